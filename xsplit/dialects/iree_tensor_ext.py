@@ -1,0 +1,265 @@
+"""IREE's `iree_tensor_ext` dialect: the tensor placeholders of a dispatch.
+
+Inside a `flow.dispatch.workgroups` body, each tensor operand and result is a
+`!iree_tensor_ext.dispatch.tensor<access:tensor<...>>` block argument. Work is
+read from and written to them with `dispatch.tensor.load` and
+`dispatch.tensor.store`, which take slices like `tensor.extract_slice` and
+`tensor.insert_slice` do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseArrayBase,
+    IndexType,
+    TensorType,
+    i64,
+)
+from xdsl.dialects.utils import DynamicIndexList, verify_dynamic_index_list
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    EnumAttribute,
+    ParametrizedAttribute,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+
+class TensorAccess(StrEnum):
+    READONLY = auto()
+    WRITEONLY = auto()
+    READWRITE = auto()
+
+
+@irdl_attr_definition
+class TensorAccessAttr(EnumAttribute[TensorAccess]):
+    """How a dispatch may use one of its tensor placeholders."""
+
+    name = "iree_tensor_ext.access"
+
+
+@irdl_attr_definition
+class DispatchTensorType(ParametrizedAttribute, TypeAttribute):
+    """
+    A placeholder for a tensor that a dispatch reads, writes, or both:
+    `!iree_tensor_ext.dispatch.tensor<readonly:tensor<4x?xf32>>`.
+    Its dynamic dimensions are carried beside it as index values.
+    """
+
+    name = "iree_tensor_ext.dispatch.tensor"
+
+    access: TensorAccessAttr
+    bound_type: TensorType
+
+    def __init__(self, access: TensorAccess, bound_type: TensorType):
+        super().__init__(TensorAccessAttr(access), bound_type)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            access = parser.parse_str_enum(TensorAccess)
+            parser.parse_punctuation(":")
+            pos = parser.pos
+            bound = parser.parse_type()
+            if not isinstance(bound, TensorType):
+                parser.raise_error("expected a ranked tensor type", pos, parser.pos)
+        return (TensorAccessAttr(access), bound)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(f"{self.access.data.value}:")
+            printer.print_attribute(self.bound_type)
+
+    @property
+    def num_dynamic_dims(self) -> int:
+        return sum(1 for d in self.bound_type.get_shape() if d == DYNAMIC_INDEX)
+
+    def can_read(self) -> bool:
+        return self.access.data != TensorAccess.WRITEONLY
+
+    def can_write(self) -> bool:
+        return self.access.data != TensorAccess.READONLY
+
+
+def _verify_slice(
+    op: DispatchTensorLoadOp | DispatchTensorStoreOp,
+    placeholder: DispatchTensorType,
+    placeholder_dims: Sequence[SSAValue],
+    slice_type: Attribute,
+) -> None:
+    if len(placeholder_dims) != placeholder.num_dynamic_dims:
+        raise VerifyException(
+            f"'{op.name}' op expects {placeholder.num_dynamic_dims} dynamic "
+            f"dimension values for {placeholder}, got {len(placeholder_dims)}"
+        )
+    rank = placeholder.bound_type.get_num_dims()
+    for what, static, dynamic in (
+        ("offsets", op.static_offsets, op.offsets),
+        ("sizes", op.static_sizes, op.sizes),
+        ("strides", op.static_strides, op.strides),
+    ):
+        values = static.get_values()
+        if len(values) != rank:
+            raise VerifyException(
+                f"'{op.name}' op expected {rank} {what} entries, got {len(values)}"
+            )
+        verify_dynamic_index_list(values, dynamic, DYNAMIC_INDEX, f" in the {what}")
+    if not isinstance(slice_type, TensorType):
+        raise VerifyException(f"'{op.name}' op expects a ranked tensor slice")
+    # The slice may drop unit dimensions, as tensor.extract_slice may.
+    kept = [s for s in op.static_sizes.get_values() if s != 1]
+    sliced = [s for s in slice_type.get_shape() if s != 1]
+    if len(sliced) > len(kept) or slice_type.element_type != (
+        placeholder.bound_type.element_type
+    ):
+        raise VerifyException(
+            f"'{op.name}' op slice type {slice_type} does not fit the sizes "
+            f"{list(op.static_sizes.get_values())} of {placeholder}"
+        )
+
+
+@irdl_op_definition
+class DispatchTensorLoadOp(IRDLOperation):
+    """
+    Reads a slice of a dispatch input placeholder into a tensor value. Every
+    workgroup may load any part of an input, including overlapping parts.
+    """
+
+    name = "iree_tensor_ext.dispatch.tensor.load"
+
+    source = operand_def(DispatchTensorType)
+    source_dims = var_operand_def(IndexType)
+    offsets = var_operand_def(IndexType)
+    sizes = var_operand_def(IndexType)
+    strides = var_operand_def(IndexType)
+    static_offsets = prop_def(DenseArrayBase.constr(i64))
+    static_sizes = prop_def(DenseArrayBase.constr(i64))
+    static_strides = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(TensorType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+    custom_directives = (DynamicIndexList,)
+
+    assembly_format = (
+        "$source `,` `offsets` `=` custom<DynamicIndexList>($offsets, $static_offsets)"
+        " `,` `sizes` `=` custom<DynamicIndexList>($sizes, $static_sizes)"
+        " `,` `strides` `=` custom<DynamicIndexList>($strides, $static_strides)"
+        " attr-dict `:` type($source) (`{` $source_dims^ `}`)? `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        source: SSAValue,
+        source_dims: Sequence[SSAValue],
+        result_type: TensorType,
+        static_offsets: Sequence[int],
+        static_sizes: Sequence[int],
+        static_strides: Sequence[int],
+        offsets: Sequence[SSAValue] = (),
+        sizes: Sequence[SSAValue] = (),
+        strides: Sequence[SSAValue] = (),
+    ):
+        super().__init__(
+            operands=[source, source_dims, offsets, sizes, strides],
+            properties={
+                "static_offsets": DenseArrayBase.from_list(i64, static_offsets),
+                "static_sizes": DenseArrayBase.from_list(i64, static_sizes),
+                "static_strides": DenseArrayBase.from_list(i64, static_strides),
+            },
+            result_types=[result_type],
+        )
+
+    def verify_(self) -> None:
+        placeholder = self.source.type
+        assert isinstance(placeholder, DispatchTensorType)
+        if not placeholder.can_read():
+            raise VerifyException(f"'{self.name}' op cannot load from {placeholder}")
+        _verify_slice(self, placeholder, self.source_dims, self.result.type)
+
+
+@irdl_op_definition
+class DispatchTensorStoreOp(IRDLOperation):
+    """
+    Writes a tensor value into a slice of a dispatch output placeholder.
+    Workgroups must store to disjoint parts of an output.
+    """
+
+    name = "iree_tensor_ext.dispatch.tensor.store"
+
+    value = operand_def(TensorType)
+    target = operand_def(DispatchTensorType)
+    target_dims = var_operand_def(IndexType)
+    offsets = var_operand_def(IndexType)
+    sizes = var_operand_def(IndexType)
+    strides = var_operand_def(IndexType)
+    static_offsets = prop_def(DenseArrayBase.constr(i64))
+    static_sizes = prop_def(DenseArrayBase.constr(i64))
+    static_strides = prop_def(DenseArrayBase.constr(i64))
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    custom_directives = (DynamicIndexList,)
+
+    assembly_format = (
+        "$value `,` $target"
+        " `,` `offsets` `=` custom<DynamicIndexList>($offsets, $static_offsets)"
+        " `,` `sizes` `=` custom<DynamicIndexList>($sizes, $static_sizes)"
+        " `,` `strides` `=` custom<DynamicIndexList>($strides, $static_strides)"
+        " attr-dict `:` type($value) `->` type($target) (`{` $target_dims^ `}`)?"
+    )
+
+    def __init__(
+        self,
+        value: SSAValue,
+        target: SSAValue,
+        target_dims: Sequence[SSAValue],
+        static_offsets: Sequence[int],
+        static_sizes: Sequence[int],
+        static_strides: Sequence[int],
+        offsets: Sequence[SSAValue] = (),
+        sizes: Sequence[SSAValue] = (),
+        strides: Sequence[SSAValue] = (),
+    ):
+        super().__init__(
+            operands=[value, target, target_dims, offsets, sizes, strides],
+            properties={
+                "static_offsets": DenseArrayBase.from_list(i64, static_offsets),
+                "static_sizes": DenseArrayBase.from_list(i64, static_sizes),
+                "static_strides": DenseArrayBase.from_list(i64, static_strides),
+            },
+        )
+
+    def verify_(self) -> None:
+        placeholder = self.target.type
+        assert isinstance(placeholder, DispatchTensorType)
+        if not placeholder.can_write():
+            raise VerifyException(f"'{self.name}' op cannot store to {placeholder}")
+        _verify_slice(self, placeholder, self.target_dims, self.value.type)
+
+
+IREETensorExt = Dialect(
+    "iree_tensor_ext",
+    [DispatchTensorLoadOp, DispatchTensorStoreOp],
+    [DispatchTensorType, TensorAccessAttr],
+)

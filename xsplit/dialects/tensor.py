@@ -1,0 +1,122 @@
+"""`tensor.parallel_insert_slice`, which xDSL 0.74 lacks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, i64
+from xdsl.dialects.utils import DynamicIndexList, verify_dynamic_index_list
+from xdsl.ir import SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    prop_def,
+    var_operand_def,
+)
+from xdsl.traits import HasParent
+from xdsl.utils.exceptions import VerifyException
+
+
+@irdl_op_definition
+class ParallelInsertSliceOp(IRDLOperation):
+    """
+    Inserts `source` into a slice of a shared output of the enclosing
+    `scf.forall`, as `tensor.insert_slice` would, but as one of the parallel
+    updates that the loop's `scf.forall.in_parallel` terminator commits. It
+    returns nothing: the loop's result carries the updated tensor.
+    """
+
+    name = "tensor.parallel_insert_slice"
+
+    source = operand_def(TensorType)
+    dest = operand_def(TensorType)
+    offsets = var_operand_def(IndexType)
+    sizes = var_operand_def(IndexType)
+    strides = var_operand_def(IndexType)
+    static_offsets = prop_def(DenseArrayBase.constr(i64))
+    static_sizes = prop_def(DenseArrayBase.constr(i64))
+    static_strides = prop_def(DenseArrayBase.constr(i64))
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    custom_directives = (DynamicIndexList,)
+    traits = lazy_traits_def(lambda: (HasParent(_in_parallel()),))
+
+    assembly_format = (
+        "$source `into` $dest ``"
+        "custom<DynamicIndexList>($offsets, $static_offsets)"
+        "custom<DynamicIndexList>($sizes, $static_sizes)"
+        "custom<DynamicIndexList>($strides, $static_strides)"
+        "attr-dict `:` type($source) `into` type($dest)"
+    )
+
+    def __init__(
+        self,
+        source: SSAValue,
+        dest: SSAValue,
+        offsets: Sequence[int | SSAValue],
+        sizes: Sequence[int | SSAValue],
+        strides: Sequence[int | SSAValue] | None = None,
+    ):
+        def split(mixed: Sequence[int | SSAValue]):
+            static = [m if isinstance(m, int) else DYNAMIC_INDEX for m in mixed]
+            return DenseArrayBase.from_list(i64, static), [
+                m for m in mixed if not isinstance(m, int)
+            ]
+
+        static_offsets, dyn_offsets = split(offsets)
+        static_sizes, dyn_sizes = split(sizes)
+        static_strides, dyn_strides = split(strides or [1] * len(sizes))
+        super().__init__(
+            operands=[source, dest, dyn_offsets, dyn_sizes, dyn_strides],
+            properties={
+                "static_offsets": static_offsets,
+                "static_sizes": static_sizes,
+                "static_strides": static_strides,
+            },
+        )
+
+    def verify_(self) -> None:
+        dest_type = self.dest.type
+        assert isinstance(dest_type, TensorType)
+        rank = dest_type.get_num_dims()
+        for what, static, dynamic in (
+            ("offset", self.static_offsets, self.offsets),
+            ("size", self.static_sizes, self.sizes),
+            ("stride", self.static_strides, self.strides),
+        ):
+            values = static.get_values()
+            if len(values) != rank:
+                raise VerifyException(
+                    f"'{self.name}' op expected {rank} {what} values, got "
+                    f"{len(values)}"
+                )
+            verify_dynamic_index_list(
+                values, dynamic, DYNAMIC_INDEX, f" in the {what} arguments"
+            )
+        source_type = self.source.type
+        assert isinstance(source_type, TensorType)
+        if source_type.element_type != dest_type.element_type:
+            raise VerifyException(
+                f"'{self.name}' op source and destination element types differ"
+            )
+        # The source may drop unit dimensions of the slice (a rank-reducing
+        # insert), so compare the slice's non-unit sizes.
+        sizes = self.static_sizes.get_values()
+        kept = [s for s in sizes if s != 1]
+        shape = [s for s in source_type.get_shape() if s != 1]
+        if len(shape) != len(kept) or any(
+            a != b and DYNAMIC_INDEX not in (a, b) for a, b in zip(shape, kept)
+        ):
+            raise VerifyException(
+                f"'{self.name}' op source type {source_type} does not match the "
+                f"slice sizes {list(sizes)}"
+            )
+
+
+def _in_parallel():
+    from xsplit.dialects.scf import InParallelOp
+
+    return InParallelOp
