@@ -1,0 +1,132 @@
+"""xsplit's Python rewrite API: text in, text out, or xDSL modules in place.
+
+Every failure raises `XsplitError`, whose `diagnostic` is the one line the
+command line prints (`file:line:col: error: ...` where there is a location).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError, ParseError
+
+from xsplit.diagnostics import XsplitError
+from xsplit.dialects import make_context
+from xsplit.passes import XSPLIT_PASSES
+
+
+class LocatingParser(Parser):
+    """A parser that gives each op the `file:line:col` it was parsed from."""
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span  # pyright: ignore[reportPrivateUsage]
+        op = super().parse_operation()
+        if isinstance(op.location, UnknownLoc):
+            loc = start.get_location()
+            op.location = FileLineColLoc(
+                StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col)
+            )
+        return op
+
+
+def one_line(message: str) -> str:
+    return " ".join(part.strip() for part in str(message).splitlines() if part.strip())
+
+
+def parse_module(
+    source: str, filename: str = "<string>", ctx: Context | None = None, first_line: int = 1
+) -> ModuleOp:
+    """Parses and verifies MLIR text; `first_line` numbers its first line."""
+    ctx = ctx or make_context()
+    padded = "\n" * (first_line - 1) + source
+    try:
+        module = LocatingParser(ctx, padded, filename).parse_module()
+    except ParseError as e:
+        raise XsplitError.at(str(e.span.get_location()), one_line(e.msg)) from None
+    except Exception as e:  # xDSL raises plain errors for some malformed input
+        raise XsplitError(f"{filename}: cannot parse: {one_line(str(e))}") from None
+    verify_module(module)
+    return module
+
+
+def verify_module(module: ModuleOp) -> None:
+    """Verifies every op, naming the first that fails by its location."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except Exception as e:
+            raise XsplitError(f"'{op.name}' op {one_line(str(e))}", op) from None
+
+
+def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    from xdsl.transforms import get_all_passes
+
+    return {**get_all_passes(), **XSPLIT_PASSES}
+
+
+def build_pipeline(pipeline: str) -> list[ModulePass]:
+    """The passes of a pipeline such as `split-k{factor=4},materialize-late`."""
+    passes = available_passes()
+    try:
+        specs = list(parse_pipeline(pipeline))
+    except ArgSpecParseError as e:
+        raise XsplitError(f"bad pass pipeline '{pipeline}': {one_line(str(e))}") from None
+    built: list[ModulePass] = []
+    for spec in specs:
+        if spec.name not in passes:
+            raise XsplitError(
+                f"unknown pass '{spec.name}'; xsplit's passes are "
+                f"{', '.join(sorted(XSPLIT_PASSES))}"
+            )
+        try:
+            built.append(passes[spec.name]().from_pass_spec(spec))
+        except XsplitError:
+            raise
+        except Exception as e:
+            raise XsplitError(f"bad options for pass '{spec.name}': {one_line(str(e))}") from None
+    return built
+
+
+def run_passes(module: ModuleOp, passes: list[ModulePass], ctx: Context | None = None) -> None:
+    """Applies the passes in order, verifying after each."""
+    ctx = ctx or make_context()
+    for p in passes:
+        try:
+            PassPipeline((p,)).apply(ctx, module)
+        except XsplitError:
+            raise
+        except Exception as e:
+            raise XsplitError(f"internal error in pass '{p.name}': {one_line(repr(e))}") from e
+        try:
+            verify_module(module)
+        except XsplitError as e:
+            raise XsplitError(f"pass '{p.name}' produced invalid IR: {e.diagnostic}") from None
+
+
+def print_module(module: Operation, generic: bool = False) -> str:
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=generic).print_op(module)
+    out.write("\n")
+    return out.getvalue()
+
+
+def rewrite_module(module: ModuleOp, pipeline: str) -> ModuleOp:
+    """Runs `pipeline` on `module` in place and returns it."""
+    run_passes(module, build_pipeline(pipeline))
+    return module
+
+
+def rewrite(source: str, pipeline: str, filename: str = "<string>") -> str:
+    """Parses `source`, runs `pipeline` on it and prints the result."""
+    passes = build_pipeline(pipeline)
+    module = parse_module(source, filename)
+    run_passes(module, passes)
+    return print_module(module)

@@ -1,0 +1,73 @@
+"""Diagnostics: the one error type xsplit raises, and remarks.
+
+Both carry the `file:line:col` of the op they are about, when the op was parsed
+from text, and print as one line in MLIR's style:
+`in.mlir:3:8: error: ...` or `in.mlir:3:8: remark: ...`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.ir import Operation
+
+
+class XsplitError(Exception):
+    """An error with the one-line diagnostic the command line prints for it."""
+
+    def __init__(self, message: str, op: Operation | None = None):
+        self.message = message
+        self.location = location_of(op) if op is not None else None
+        super().__init__(self.diagnostic)
+
+    @classmethod
+    def at(cls, location: str, message: str) -> XsplitError:
+        """An error at a `file:line:col` that no op carries (a parse error)."""
+        error = cls(message)
+        error.location = location
+        error.args = (error.diagnostic,)
+        return error
+
+    @property
+    def diagnostic(self) -> str:
+        prefix = f"{self.location}: " if self.location else ""
+        return f"{prefix}error: {self.message}"
+
+
+def location_of(op: Operation) -> str | None:
+    """`file:line:col` of the op, or of its nearest located ancestor."""
+    current: Operation | None = op
+    while current is not None:
+        loc = current.location
+        if isinstance(loc, FileLineColLoc):
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        current = current.parent_op()
+    return None
+
+
+_remarks: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "xsplit_remarks", default=None
+)
+
+
+def remark(op: Operation, message: str) -> None:
+    """Records a remark about `op` for whoever collects them (see `collect_remarks`)."""
+    sink = _remarks.get()
+    if sink is None:
+        return
+    loc = location_of(op)
+    sink.append(f"{loc}: remark: {message}" if loc else f"remark: {message}")
+
+
+@contextlib.contextmanager
+def collect_remarks() -> Iterator[list[str]]:
+    """Collects the remarks passes make inside the `with` block, in order."""
+    sink: list[str] = []
+    token = _remarks.set(sink)
+    try:
+        yield sink
+    finally:
+        _remarks.reset(token)

@@ -1,0 +1,1 @@
+"""xsplit's passes, one module each."""

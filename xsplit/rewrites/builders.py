@@ -1,0 +1,133 @@
+"""One call per op, for rewrites that build IR. Each helper inserts its op at the
+builder's insertion point and returns the value it defines, so a pattern's
+source reads in the order of the IR it produces.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import affine, arith, linalg, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.context import Context
+from xdsl.ir.affine import AffineMap
+from xdsl.parser import Parser
+
+from xsplit.dialects.affine import MaxOp
+
+Mixed = int | SSAValue
+"""A size or offset: a constant, or an index value."""
+
+
+class IRBuilder:
+    def __init__(self, builder: Builder):
+        self.b = builder
+
+    def index(self, value: int) -> SSAValue:
+        return self.b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+    def constant(self, value: Attribute) -> SSAValue:
+        return self.b.insert(arith.ConstantOp(value)).result
+
+    def muli(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self.b.insert(arith.MuliOp(lhs, rhs)).result
+
+    def apply(self, m: str | AffineMap, *operands: SSAValue) -> SSAValue:
+        """`affine.apply`, with `m` a map or MLIR map text such as `(d0) -> (d0 * 4)`."""
+        amap = parse_map(m)
+        return self.b.insert(
+            affine.ApplyOp(list(operands), AffineMapAttr(amap))
+        ).result
+
+    def min(self, m: str | AffineMap, *operands: SSAValue) -> SSAValue:
+        return self.b.insert(
+            affine.MinOp(list(operands), AffineMapAttr(parse_map(m)))
+        ).result
+
+    def max(self, m: str | AffineMap, *operands: SSAValue) -> SSAValue:
+        amap = parse_map(m)
+        return self.b.insert(
+            MaxOp(
+                AffineMapAttr(amap),
+                operands[: amap.num_dims],
+                operands[amap.num_dims :],
+            )
+        ).result
+
+    def dim(self, source: SSAValue, index: int) -> SSAValue:
+        return self.b.insert(tensor.DimOp(source, self.index(index))).result
+
+    def sizes_of(self, value: SSAValue) -> list[Mixed]:
+        """Each dimension of a tensor: its static size, or a `tensor.dim`."""
+        t = value.type
+        assert isinstance(t, TensorType)
+        return [
+            self.dim(value, i) if s == DYNAMIC_INDEX else s
+            for i, s in enumerate(t.get_shape())
+        ]
+
+    def empty(self, sizes: Sequence[Mixed], element_type: Attribute) -> SSAValue:
+        shape = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+        dynamic = [s for s in sizes if not isinstance(s, int)]
+        return self.b.insert(
+            tensor.EmptyOp(dynamic, TensorType(element_type, shape))
+        ).tensor
+
+    def fill(self, value: SSAValue, dest: SSAValue) -> SSAValue:
+        return self.b.insert(linalg.FillOp([value], [dest], [dest.type])).results[0]
+
+    def extract_slice(
+        self,
+        source: SSAValue,
+        offsets: Sequence[Mixed],
+        sizes: Sequence[Mixed],
+        drop_dims: Sequence[int] = (),
+    ) -> SSAValue:
+        """A unit-stride slice; `drop_dims` names unit dimensions to drop."""
+        source_type = source.type
+        assert isinstance(source_type, TensorType)
+        result_shape = [
+            s if isinstance(s, int) else DYNAMIC_INDEX
+            for i, s in enumerate(sizes)
+            if i not in drop_dims
+        ]
+        op = tensor.ExtractSliceOp.build(
+            operands=[source, dynamic_list(offsets), dynamic_list(sizes), []],
+            properties={
+                "static_offsets": static_list(offsets),
+                "static_sizes": static_list(sizes),
+                "static_strides": DenseArrayBase.from_list(i64, [1] * len(sizes)),
+            },
+            result_types=[TensorType(source_type.element_type, result_shape)],
+        )
+        return self.b.insert(op).result
+
+
+def static_list(mixed: Sequence[Mixed]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(
+        i64, [m if isinstance(m, int) else DYNAMIC_INDEX for m in mixed]
+    )
+
+
+def dynamic_list(mixed: Sequence[Mixed]) -> list[SSAValue]:
+    return [m for m in mixed if not isinstance(m, int)]
+
+
+def parse_map(m: str | AffineMap) -> AffineMap:
+    return m if isinstance(m, AffineMap) else _parse_map_text(m)
+
+
+@functools.cache
+def _parse_map_text(text: str) -> AffineMap:
+    return Parser(Context(), text).parse_affine_map()

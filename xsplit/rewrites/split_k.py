@@ -1,0 +1,427 @@
+"""`split-k`: rewrites a reduction into partial reductions over K-chunks and a
+merge, for any K, whether or not the factor divides it.
+
+```
+%r = linalg.matmul ins(%A, %B) outs(%C)
+```
+becomes, with `strategy=forall` (the seed's solution 2):
+```
+%partials = scf.forall (%s) in (S) shared_outs(%p = %empty) {
+  ... chunk s of K: offset, size ...
+  %acc = linalg.fill ins(%identity) outs(slice s of %p)
+  %part = linalg.matmul ins(chunk s of %A, chunk s of %B) outs(%acc)
+  scf.forall.in_parallel { tensor.parallel_insert_slice %part into %p[..., %s] }
+} {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+%r = linalg.reduce ins(%partials) outs(%C) dimensions = [last]
+```
+The merge folds the partials into the original init, so `C + A*B` stays right.
+With `strategy=expand` (the seed's first IR, for factors that divide K) the
+operands are reshaped with `tensor.expand_shape` and the reduction becomes one
+`linalg.generic` with a parallel chunk loop.
+
+Chunks: `tile=T` makes chunks of T with a shorter last one; `factor=S` makes
+S chunks of ceil(K/S); `balanced=true` makes chunk sizes differ by at most one
+(chunk s covers [floor(s*K/S), floor((s+1)*K/S))). With neither option the
+default rule applies (`default_plan`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import linalg, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xsplit.diagnostics import XsplitError, remark
+from xsplit.dialects.linalg import ContractionOp
+from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
+from xsplit.dialects.scf import ForallOp, InParallelOp
+from xsplit.dialects.tensor import ParallelInsertSliceOp
+from xsplit.rewrites.builders import IRBuilder, Mixed
+from xsplit.rewrites.reduction import (
+    Reduction,
+    identity_value,
+    match_reduction,
+)
+
+DEFAULT_MIN_CHUNK = 1024
+"""The default rule's smallest chunk of K."""
+DEFAULT_MAX_CHUNKS = 64
+"""The default rule's largest number of chunks for a static K."""
+DEFAULT_DYNAMIC_FACTOR = 16
+"""The default rule's number of chunks for a dynamic K."""
+
+
+@dataclass(frozen=True)
+class ChunkPlan:
+    """How K is cut. Exactly one reading applies:
+
+    - `balanced`: `count` chunks, chunk s = [floor(s*K/count), floor((s+1)*K/count)).
+    - `tile` set: chunks of `tile`, the last one shorter; `count` is
+      ceil(K/tile), or None when K is dynamic and the count is computed at run time.
+    - neither: `count` chunks of ceil(K/count) for a dynamic K, trailing ones
+      possibly empty.
+    """
+
+    count: int | None
+    tile: int | None = None
+    balanced: bool = False
+
+
+def default_plan(k: int | None) -> ChunkPlan | str:
+    """
+    The rule used when neither `factor` nor `tile` is given: chunks of at least
+    DEFAULT_MIN_CHUNK along K, and at most DEFAULT_MAX_CHUNKS of them, balanced.
+    A K shorter than two such chunks is left alone. A dynamic K gets
+    DEFAULT_DYNAMIC_FACTOR balanced chunks. The target-aware model replaces this.
+    """
+    if k is None:
+        return ChunkPlan(DEFAULT_DYNAMIC_FACTOR, balanced=True)
+    count = min(DEFAULT_MAX_CHUNKS, k // DEFAULT_MIN_CHUNK)
+    if count < 2:
+        return (
+            f"K = {k} is shorter than two chunks of {DEFAULT_MIN_CHUNK}, the "
+            "default rule's smallest; give factor= or tile= to split it"
+        )
+    return ChunkPlan(count, balanced=True)
+
+
+def plan_chunks(
+    op: Operation, k: int | None, factor: int | None, tile: int | None, balanced: bool
+) -> ChunkPlan | None:
+    """The chunking for one op, or None (with a remark) when it stays whole."""
+    if factor is None and tile is None:
+        plan = default_plan(k)
+        if isinstance(plan, str):
+            remark(op, f"not split: {plan}")
+            return None
+        return plan
+    if tile is not None:
+        if k is None:
+            return ChunkPlan(None, tile=tile)
+        if tile >= k:
+            remark(op, f"not split: tile = {tile} covers all of K = {k}")
+            return None
+        count = -(-k // tile)
+        return ChunkPlan(count, balanced=True) if balanced else ChunkPlan(count, tile)
+    assert factor is not None
+    if k is None:
+        return ChunkPlan(factor, balanced=balanced)
+    if factor > k:
+        remark(op, f"factor = {factor} exceeds K = {k}; using {k} chunks of 1")
+        factor = k
+    if factor == 1:
+        remark(op, "not split: factor = 1 leaves one chunk")
+        return None
+    if balanced:
+        return ChunkPlan(factor, balanced=True)
+    chunk = -(-k // factor)
+    count = -(-k // chunk)
+    if count != factor:
+        remark(
+            op,
+            f"{factor} chunks of ceil({k}/{factor}) = {chunk} cover K in {count}; "
+            f"using {count} chunks (balanced=true keeps {factor})",
+        )
+    return ChunkPlan(count, chunk)
+
+
+def chunk_bounds(
+    ir: IRBuilder, plan: ChunkPlan, s: SSAValue, k: int | SSAValue
+) -> tuple[Mixed, Mixed]:
+    """The offset and size of chunk `s` along K, as constants where they are."""
+    if isinstance(k, int):
+        if plan.balanced:
+            assert plan.count is not None
+            if k % plan.count == 0:
+                size = k // plan.count
+                return ir.apply(f"(d0) -> (d0 * {size})", s), size
+            offset = ir.apply(f"(d0) -> ((d0 * {k}) floordiv {plan.count})", s)
+            size = ir.apply(
+                f"(d0) -> ((d0 * {k} + {k}) floordiv {plan.count} - "
+                f"(d0 * {k}) floordiv {plan.count})",
+                s,
+            )
+            return offset, size
+        assert plan.tile is not None
+        offset = ir.apply(f"(d0) -> (d0 * {plan.tile})", s)
+        if k % plan.tile == 0:
+            return offset, plan.tile
+        return offset, ir.min(f"(d0) -> ({plan.tile}, -d0 * {plan.tile} + {k})", s)
+    # A dynamic K: xDSL has no semi-affine maps, so s * K is an arith.muli.
+    if plan.tile is not None:
+        offset = ir.apply(f"(d0) -> (d0 * {plan.tile})", s)
+        return offset, ir.min(f"(d0)[s0] -> ({plan.tile}, -d0 * {plan.tile} + s0)", s, k)
+    assert plan.count is not None
+    if plan.balanced:
+        scaled = ir.muli(s, k)
+        offset = ir.apply(f"(d0) -> (d0 floordiv {plan.count})", scaled)
+        end = ir.apply(f"(d0)[s0] -> ((d0 + s0) floordiv {plan.count})", scaled, k)
+        return offset, ir.apply("(d0, d1) -> (d1 - d0)", offset, end)
+    chunk = ir.apply(f"()[s0] -> (s0 ceildiv {plan.count})", k)
+    offset = ir.muli(s, chunk)
+    size = ir.min("(d0)[s0, s1] -> (s0, -d0 + s1)", offset, chunk, k)
+    return offset, ir.max("(d0) -> (d0, 0)", size)
+
+
+def _slice_along_k(
+    ir: IRBuilder,
+    red: Reduction,
+    offset: Mixed,
+    size: Mixed,
+    sizes_of: Sequence[list[Mixed]],
+) -> list[SSAValue]:
+    """Each input cut to one chunk of the reduction loop."""
+    slices: list[SSAValue] = []
+    for value, m, full in zip(red.inputs, red.input_maps, sizes_of):
+        on_k = [
+            isinstance(e, AffineDimExpr) and e.position == red.reduction_dim
+            for e in m.results
+        ]
+        if not any(on_k):
+            slices.append(value)
+            continue
+        offsets = [offset if k else 0 for k in on_k]
+        sizes = [size if k else f for k, f in zip(on_k, full)]
+        slices.append(ir.extract_slice(value, offsets, sizes))
+    return slices
+
+
+def _merge(red: Reduction, partials: SSAValue, builder: Builder) -> SSAValue:
+    """`linalg.reduce` of the partials over their last dimension into the init."""
+    element = red.acc_type.element_type
+    region = Region(Block(arg_types=[element, element]))
+    block = region.block
+    combine = red.combiner(block.args[0], block.args[1])
+    block.add_ops([combine, linalg.YieldOp(combine.results[0])])
+    rank = red.acc_type.get_num_dims()
+    reduce = builder.insert(
+        linalg.ReduceOp(
+            partials, red.init, DenseArrayBase.from_list(i64, [rank]), region
+        )
+    )
+    return reduce.results[0]
+
+
+def split_with_forall(red: Reduction, plan: ChunkPlan) -> SSAValue:
+    """The seed's solution 2: an `scf.forall` over chunks, then the merge."""
+    op = red.op
+    builder = Builder(InsertPoint.before(op))
+    ir = IRBuilder(builder)
+    element = red.acc_type.element_type
+    identity = ir.constant(identity_value(red.combiner, element))
+    input_sizes = [ir.sizes_of(v) for v in red.inputs]
+    out_sizes = ir.sizes_of(red.init)
+    i, j = red.k_operand()
+    k: int | SSAValue = input_sizes[i][j]
+    if plan.count is not None:
+        count: Mixed = plan.count
+    else:
+        assert plan.tile is not None and not isinstance(k, int)
+        count = ir.apply(f"()[s0] -> (s0 ceildiv {plan.tile})", k)
+    partials = ir.empty([*out_sizes, count], element)
+    rank = len(out_sizes)
+
+    body = Block(arg_types=[IndexType(), partials.type])
+    s, shared = body.args
+    inner = IRBuilder(Builder(InsertPoint.at_end(body)))
+    offset, size = chunk_bounds(inner, plan, s, k)
+    slices = _slice_along_k(inner, red, offset, size, input_sizes)
+    slot = ([0] * rank + [s], [*out_sizes, 1])
+    acc = inner.fill(identity, inner.extract_slice(shared, *slot, drop_dims=[rank]))
+    partial = op.clone()
+    partial.operands = [*slices, acc]
+    body.add_op(partial)
+    body.add_op(
+        InParallelOp([ParallelInsertSliceOp(partial.results[0], shared, *slot)])
+    )
+    forall = builder.insert(
+        ForallOp(
+            [0],
+            [count],
+            [1],
+            [partials],
+            Region(body),
+            mapping=[SplitReductionMappingAttr(0)],
+        )
+    )
+    return _merge(red, forall.results[0], builder)
+
+
+def split_with_expand(red: Reduction, plan: ChunkPlan, k: int) -> SSAValue:
+    """
+    The seed's first IR: K = S x (K/S) through `tensor.expand_shape`, one
+    `linalg.generic` with a parallel chunk loop, then the merge.
+    """
+    assert plan.count is not None and k % plan.count == 0
+    op = red.op
+    builder = Builder(InsertPoint.before(op))
+    ir = IRBuilder(builder)
+    count, chunk = plan.count, k // plan.count
+    element = red.acc_type.element_type
+    n, r = red.num_loops, red.reduction_dim
+    chunk_dim = AffineExpr.dimension(n)
+
+    expanded: list[SSAValue] = []
+    maps: list[AffineMap] = []
+    for value, m in zip(red.inputs, red.input_maps):
+        results: list[AffineExpr] = []
+        groups: list[list[int]] = []
+        sizes: list[Mixed] = []
+        for expr, full in zip(m.results, ir.sizes_of(value)):
+            start = len(results)
+            if isinstance(expr, AffineDimExpr) and expr.position == r:
+                results += [chunk_dim, expr]
+                sizes += [count, chunk]
+            else:
+                results.append(expr)
+                sizes.append(full)
+            groups.append(list(range(start, len(results))))
+        maps.append(AffineMap(n + 1, 0, tuple(results)))
+        if len(results) == len(m.results):
+            expanded.append(value)
+            continue
+        expanded.append(_expand_shape(builder, value, groups, sizes))
+
+    out_sizes = ir.sizes_of(red.init)
+    identity = ir.constant(identity_value(red.combiner, element))
+    partials = ir.fill(identity, ir.empty([*out_sizes, count], element))
+    out_map = AffineMap(n + 1, 0, (*red.output_map.results, chunk_dim))
+    iterators = [
+        linalg.IteratorTypeAttr.reduction()
+        if d == r
+        else linalg.IteratorTypeAttr.parallel()
+        for d in range(n + 1)
+    ]
+    batched = builder.insert(
+        linalg.GenericOp(
+            expanded,
+            [partials],
+            red.body(),
+            [AffineMapAttr(m) for m in (*maps, out_map)],
+            iterators,
+            [partials.type],
+        )
+    )
+    return _merge(red, batched.results[0], builder)
+
+
+def _expand_shape(
+    builder: Builder, value: SSAValue, groups: list[list[int]], sizes: list[Mixed]
+) -> SSAValue:
+    t = value.type
+    assert isinstance(t, TensorType)
+    static = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+    result_type = TensorType(t.element_type, static)
+    reassociation = ArrayAttr(
+        [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups]
+    )
+    return builder.insert(
+        tensor.ExpandShapeOp(
+            value,
+            [s for s in sizes if not isinstance(s, int)],
+            reassociation,
+            static,
+            result_type,
+        )
+    ).result
+
+
+def _inside_split(op: Operation) -> bool:
+    """Whether `op` is already a partial reduction of an earlier split."""
+    parent = op.parent_op()
+    return (
+        isinstance(parent, ForallOp)
+        and parent.mapping is not None
+        and any(isinstance(m, SplitReductionMappingAttr) for m in parent.mapping.data)
+    )
+
+
+@dataclass(frozen=True)
+class SplitKPass(ModulePass):
+    """
+    Splits each linalg reduction (matmul, batch_matmul, matvec, vecmat,
+    contraction-shaped linalg.generic, linalg.reduce with add/max/min) into
+    partial reductions over chunks of K and a merge. Ops it cannot split are
+    left as they are.
+    """
+
+    name = "split-k"
+
+    factor: int | None = None
+    """The number of chunks."""
+    tile: int | None = None
+    """The size of each chunk (the last may be shorter)."""
+    strategy: str = "forall"
+    """`forall` (graph-level scf.forall) or `expand` (expand_shape + generic)."""
+    balanced: bool = False
+    """Spread the remainder so chunk sizes differ by at most one."""
+
+    STRATEGIES: ClassVar[tuple[str, ...]] = ("forall", "expand")
+
+    def __post_init__(self) -> None:
+        if self.factor is not None and self.tile is not None:
+            raise XsplitError("split-k: give factor= or tile=, not both")
+        if self.factor is not None and self.factor <= 0:
+            raise XsplitError(f"split-k: factor must be positive, got {self.factor}")
+        if self.tile is not None and self.tile <= 0:
+            raise XsplitError(f"split-k: tile must be positive, got {self.tile}")
+        if self.strategy not in self.STRATEGIES:
+            raise XsplitError(
+                f"split-k: unknown strategy '{self.strategy}', expected one of "
+                f"{', '.join(self.STRATEGIES)}"
+            )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        candidates = [
+            o
+            for o in op.walk()
+            if isinstance(o, linalg.GenericOp | linalg.ReduceOp | ContractionOp)
+        ]
+        for candidate in candidates:
+            if _inside_split(candidate):
+                continue
+            red = match_reduction(candidate)
+            if isinstance(red, str):
+                continue
+            self.split(red)
+
+    def split(self, red: Reduction) -> None:
+        op = red.op
+        k = red.static_k()
+        plan = plan_chunks(op, k, self.factor, self.tile, self.balanced)
+        if plan is None:
+            return
+        strategy = self.strategy
+        if strategy == "expand" and (
+            k is None or plan.count is None or k % plan.count
+        ):
+            why = "K is dynamic" if k is None else f"{plan.count} does not divide K = {k}"
+            remark(op, f"expand needs a factor that divides K ({why}); using forall")
+            strategy = "forall"
+        if strategy == "expand":
+            assert k is not None
+            merged = split_with_expand(red, plan, k)
+        else:
+            merged = split_with_forall(red, plan)
+        op.results[0].replace_all_uses_with(merged)
+        Rewriter.erase_op(op)
+

@@ -1,0 +1,153 @@
+"""`xsplit-opt`: xsplit's passes on MLIR text, in xdsl-opt's conventions.
+
+    xsplit-opt [FILE|-] -p PIPELINE [-o OUT] [--split-input-file]
+               [--print-op-generic] [--verify-diagnostics]
+
+Errors print one line, `file:line:col: error: ...` where there is a location,
+and exit 1 (2 for bad command-line usage). The input is only read, and the
+output file is written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Sequence
+from typing import NoReturn
+
+from xsplit.api import build_pipeline, parse_module, print_module, run_passes
+from xsplit.diagnostics import XsplitError, collect_remarks
+from xsplit.dialects import make_context
+
+SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
+
+
+class _OneLineArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def make_arg_parser() -> argparse.ArgumentParser:
+    parser = _OneLineArgumentParser(
+        prog="xsplit-opt",
+        description="Split reductions (split-K) and form IREE dispatches on MLIR.",
+    )
+    parser.add_argument("input_file", nargs="?", default="-", help="input file, or - for stdin")
+    parser.add_argument("-p", "--passes", default="", help="comma-separated pass pipeline")
+    parser.add_argument("-o", "--output-file", help="output file (default: stdout)")
+    parser.add_argument(
+        "--split-input-file",
+        action="store_true",
+        help="treat '// -----' lines as boundaries between independent inputs",
+    )
+    parser.add_argument(
+        "--print-op-generic", action="store_true", help="print ops in generic form"
+    )
+    parser.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="print errors to stdout and go on with the next input chunk",
+    )
+    return parser
+
+
+def read_input(path: str) -> tuple[str, str]:
+    """The text to rewrite and the name diagnostics give it."""
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(), path
+    except IsADirectoryError:
+        raise XsplitError(f"cannot read '{path}': it is a directory") from None
+    except OSError as e:
+        raise XsplitError(f"cannot read '{path}': {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise XsplitError(f"cannot read '{path}': it is not UTF-8 text") from None
+
+
+def split_chunks(text: str, split: bool) -> list[tuple[str, int]]:
+    """The input's chunks, each with the line number it starts on."""
+    if not split:
+        return [(text, 1)]
+    chunks: list[tuple[str, int]] = []
+    start, line = 0, 1
+    for marker in SPLIT_MARKER.finditer(text):
+        chunks.append((text[start : marker.start()], line))
+        line += text.count("\n", start, marker.end()) + 1
+        start = marker.end() + 1
+    chunks.append((text[start:], line))
+    return chunks
+
+
+def write_output(path: str | None, text: str, input_path: str) -> None:
+    if path is None or path == "-":
+        sys.stdout.write(text)
+        return
+    if input_path != "-" and os.path.exists(path) and os.path.samefile(path, input_path):
+        raise XsplitError(f"refusing to overwrite the input file '{path}'")
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise XsplitError(f"cannot write '{path}': it is a directory")
+    if not os.path.isdir(directory):
+        raise XsplitError(f"cannot write '{path}': no directory '{directory}'")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".xsplit-", suffix=".mlir")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        os.unlink(tmp)
+        raise XsplitError(f"cannot write '{path}': {e.strerror}") from None
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = make_arg_parser().parse_args(argv)
+    with collect_remarks() as remarks:
+        try:
+            passes = build_pipeline(args.passes)
+            text, name = read_input(args.input_file)
+            ctx = make_context()
+            outputs: list[str] = []
+            for chunk, first_line in split_chunks(text, args.split_input_file):
+                try:
+                    module = parse_module(chunk, name, ctx, first_line)
+                    run_passes(module, passes, ctx)
+                    outputs.append(print_module(module, args.print_op_generic))
+                except XsplitError as e:
+                    if not args.verify_diagnostics:
+                        raise
+                    outputs.append(e.diagnostic + "\n")
+            write_output(args.output_file, "// -----\n".join(outputs), args.input_file)
+        except XsplitError as e:
+            _flush(remarks)
+            print(e.diagnostic, file=sys.stderr)
+            return 1
+        finally:
+            _flush(remarks)
+    return 0
+
+
+def _flush(remarks: list[str]) -> None:
+    for line in remarks:
+        print(line, file=sys.stderr)
+    remarks.clear()
+
+
+def main() -> NoReturn:
+    try:
+        code = run()
+    except KeyboardInterrupt:
+        print("xsplit-opt: error: interrupted", file=sys.stderr)
+        code = 130
+    except BrokenPipeError:
+        code = 1
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
