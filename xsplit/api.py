@@ -63,7 +63,10 @@ def verify_module(module: ModuleOp) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except Exception as e:
-            raise XsplitError(f"'{op.name}' op {one_line(str(e))}", op) from None
+            message = one_line(str(e))
+            if not message.startswith(f"'{op.name}' op"):
+                message = f"'{op.name}' op {message}"
+            raise XsplitError(message, op) from None
 
 
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:

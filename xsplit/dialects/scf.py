@@ -44,7 +44,6 @@ from xdsl.traits import (
     NoTerminator,
     RecursiveMemoryEffect,
     SingleBlockImplicitTerminator,
-    ensure_terminator,
 )
 from xdsl.utils.exceptions import VerifyException
 
@@ -74,7 +73,9 @@ class InParallelOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False)
+        printer.print_region(
+            self.body, print_entry_block_args=False, print_empty_block=False
+        )
         printer.print_op_attributes(self.attributes)
 
     @classmethod
@@ -314,8 +315,8 @@ class ForallOp(IRDLOperation):
             parser.raise_error("'mapping' must be an array of mapping attributes")
         op = cls(lbs, ubs, steps, outputs, body, mapping.data if mapping else None)
         op.attributes |= attrs
-        for trait in op.get_traits_of_type(SingleBlockImplicitTerminator):
-            ensure_terminator(op, trait)
+        if not isinstance(body.block.last_op, InParallelOp):
+            body.block.add_op(InParallelOp())
         return op
 
     def verify_(self) -> None:
