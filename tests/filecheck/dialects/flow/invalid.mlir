@@ -39,4 +39,4 @@ func.func @count_region(%b: tensor<8xf32>, %w: index) -> tensor<8xf32> {
   }
   func.return %0 : tensor<8xf32>
 }
-// CHECK: invalid.mlir:[[# @LINE - 8]]:3: error: 'flow.dispatch.region' op workgroup count region must return 3 index values
+// CHECK: invalid.mlir:[[# @LINE - 7]]:3: error: 'flow.dispatch.region' op workgroup count region must return 3 index values
