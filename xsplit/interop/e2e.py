@@ -110,11 +110,19 @@ class E2EReport:
         return all(e <= t for e, t in zip(self.max_abs_error, self.tolerances))
 
     def split_dispatch_workgroups(self, target: str) -> tuple[int | None, int | None]:
-        """Workgroups of the first dispatch, unsplit and split. With one
-        reduction per program that dispatch holds it: the split loop comes
-        before its merge, and IREE numbers dispatches in program order."""
+        """Workgroups of the reduction's dispatch, unsplit and split.
+
+        IREE numbers dispatches in program order and names each after its root
+        op. The unsplit reduction is the first dispatch not named elementwise;
+        what comes before it is the same in both programs, so the split loop's
+        dispatch has the same number (its merge comes after it)."""
         before, after = self.counts_before[target], self.counts_after[target]
-        return (before[0].total if before else None, after[0].total if after else None)
+        index = next(
+            (i for i, c in enumerate(before) if "_elementwise_" not in c.dispatch), 0
+        )
+        if index >= len(before) or index >= len(after):
+            return None, None
+        return before[index].total, after[index].total
 
 
 def run_e2e(
