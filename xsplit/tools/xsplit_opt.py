@@ -122,6 +122,7 @@ def run(argv: Sequence[str] | None = None) -> int:
                     if not args.verify_diagnostics:
                         raise
                     outputs.append(e.diagnostic + "\n")
+            _flush(remarks)
             write_output(args.output_file, "// -----\n".join(outputs), args.input_file)
         except XsplitError as e:
             _flush(remarks)
