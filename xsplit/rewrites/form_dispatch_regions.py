@@ -81,11 +81,11 @@ def wrap_in_dispatch_region(forall: ForallOp) -> DispatchRegionOp | None:
     Rewriter.insert_op(region, InsertPoint.before(forall))
     for old, new in zip(forall.results, region.results):
         old.replace_all_uses_with(new)
-    producers = [out.owner for out in forall.outputs]
+    moved_in = [v.owner for v in mapping]
     Rewriter.erase_op(forall)
-    for producer in producers:
-        if isinstance(producer, tensor.EmptyOp) and not producer.results[0].uses:
-            Rewriter.erase_op(producer)
+    for original in moved_in:
+        if isinstance(original, Operation) and not any(r.uses for r in original.results):
+            Rewriter.erase_op(original)
     return region
 
 
