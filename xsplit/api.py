@@ -81,7 +81,13 @@ def build_pipeline(pipeline: str) -> list[ModulePass]:
     try:
         specs = list(parse_pipeline(pipeline))
     except ArgSpecParseError as e:
-        raise XsplitError(f"bad pass pipeline '{pipeline}': {one_line(str(e))}") from None
+        lines = [line for line in str(e).splitlines() if line.strip()]
+        where = next((line for line in lines if line.startswith("pass-pipeline:")), "")
+        column = where.rsplit(":", 1)[-1] if where else "?"
+        reason = lines[-1].strip().lstrip("^").strip() if lines else "malformed"
+        raise XsplitError(
+            f"bad pass pipeline '{pipeline}' at column {column}: {reason}"
+        ) from None
     built: list[ModulePass] = []
     for spec in specs:
         if spec.name not in passes:

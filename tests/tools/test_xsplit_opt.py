@@ -1,0 +1,158 @@
+"""xsplit-opt on bad input: one line `file:line:col: error: ...` (where there is
+a location), a non-zero exit, no traceback, the input untouched, and no output
+file left behind."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.cases import matmul
+
+SEED = Path(__file__).parents[2] / "examples" / "matmul_123x456x51234.mlir"
+
+
+def xsplit_opt(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "xsplit.tools.xsplit_opt", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        check=False,
+    )
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], expected: str) -> None:
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1, proc.stderr
+    assert expected in errors[0], proc.stderr
+
+
+BAD_INPUTS = {
+    "malformed": (
+        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = linalg.matmul ins(%a\n}\n",
+        "{path}:3:1: error: Expected ':'",
+    ),
+    "unknown-op": (
+        "func.func @f() {\n  %0 = foo.bar() : () -> i32\n  func.return\n}\n",
+        "{path}:2:15: error: Operation foo.bar is not registered",
+    ),
+    "verifier": (
+        "func.func @f(%a: tensor<4x8xf32>, %b: tensor<7x3xf32>, %c: tensor<4x3xf32>) -> tensor<4x3xf32> {\n"
+        "  %0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<7x3xf32>) outs(%c : tensor<4x3xf32>) -> tensor<4x3xf32>\n"
+        "  func.return %0 : tensor<4x3xf32>\n}\n",
+        "{path}:2:3: error: 'linalg.matmul' op inferred size 8 for loop d2",
+    ),
+    "semi-affine": (
+        "func.func @f(%s: index, %k: index) -> index {\n"
+        "  %a = affine.apply affine_map<(d0)[s0] -> (d0 * s0)>(%s)[%k]\n"
+        "  func.return %a : index\n}\n",
+        "{path}: cannot parse",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_is_one_line_and_leaves_files_alone(name: str, tmp_path: Path) -> None:
+    text, expected = BAD_INPUTS[name]
+    src = tmp_path / "in.mlir"
+    src.write_text(text)
+    digest = hashlib.sha256(src.read_bytes()).hexdigest()
+    out = tmp_path / "out.mlir"
+    proc = xsplit_opt(str(src), "-p", "split-k{factor=4},materialize-late", "-o", str(out))
+    assert_one_line_error(proc, expected.format(path=src))
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == digest
+    assert not out.exists()
+    assert sorted(os.listdir(tmp_path)) == ["in.mlir"]
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "expected"),
+    [
+        ("split-k{factor=0}", "error: split-k: factor must be positive, got 0"),
+        ("split-k{factor=4 tile=8}", "error: split-k: give factor= or tile=, not both"),
+        ("split-k{strategy=loops}", "error: split-k: unknown strategy 'loops'"),
+        ("split-k{factor=four}", "error: bad options for pass 'split-k'"),
+        ("split-k{balanced=maybe}", "error: bad options for pass 'split-k'"),
+        ("split-k{", "error: bad pass pipeline 'split-k{' at column 9"),
+        ("no-such-pass", "error: unknown pass 'no-such-pass'"),
+    ],
+)
+def test_bad_pipeline(pipeline: str, expected: str, tmp_path: Path) -> None:
+    out = tmp_path / "out.mlir"
+    proc = xsplit_opt(str(SEED), "-p", pipeline, "-o", str(out))
+    assert_one_line_error(proc, expected)
+    assert not out.exists()
+
+
+def test_missing_file_and_directory(tmp_path: Path) -> None:
+    assert_one_line_error(
+        xsplit_opt(str(tmp_path / "nope.mlir")), "error: cannot read"
+    )
+    assert_one_line_error(xsplit_opt(str(tmp_path)), "it is a directory")
+    assert_one_line_error(
+        xsplit_opt(str(SEED), "-o", str(tmp_path / "no" / "dir" / "x.mlir")),
+        "error: cannot write",
+    )
+    assert_one_line_error(xsplit_opt(str(SEED), "-o", str(tmp_path)), "it is a directory")
+
+
+def test_refuses_to_overwrite_input(tmp_path: Path) -> None:
+    src = tmp_path / "in.mlir"
+    src.write_text(SEED.read_text())
+    proc = xsplit_opt(str(src), "-p", "split-k{factor=4}", "-o", str(src))
+    assert_one_line_error(proc, "refusing to overwrite the input file")
+    assert src.read_text() == SEED.read_text()
+
+
+def test_bad_command_line_flag() -> None:
+    proc = xsplit_opt("--bogus")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "unrecognized arguments: --bogus" in proc.stderr
+
+
+def test_output_file_and_stdin(tmp_path: Path) -> None:
+    out = tmp_path / "out.mlir"
+    proc = xsplit_opt("-", "-p", "split-k{factor=4}", "-o", str(out), stdin=matmul(4, 4, 64))
+    assert proc.returncode == 0, proc.stderr
+    assert "scf.forall" in out.read_text()
+    assert sorted(os.listdir(tmp_path)) == ["out.mlir"]
+
+
+def test_valid_ir_without_reductions_passes_through() -> None:
+    text = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %a : tensor<4xf32>\n}\n"
+    plain = xsplit_opt("-", stdin=text)
+    split = xsplit_opt("-", "-p", "split-k{factor=4},materialize-late", stdin=text)
+    assert split.returncode == 0 and split.stdout == plain.stdout and not split.stderr
+
+
+def test_rewrite_is_deterministic() -> None:
+    runs = {xsplit_opt(str(SEED), "-p", "split-k{factor=77},materialize-late").stdout for _ in range(2)}
+    assert len(runs) == 1
+
+
+def test_xdsl_opt_sees_xsplit_through_the_universe() -> None:
+    proc = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "xdsl-opt"), str(SEED), "-p", "split-k{factor=77},materialize-late"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "flow.dispatch.workgroups" in proc.stdout
+    # And it reads xsplit's output back, scf.forall and flow ops included.
+    back = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "xdsl-opt")],
+        input=proc.stdout,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert back.returncode == 0, back.stderr
