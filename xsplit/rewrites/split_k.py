@@ -201,7 +201,10 @@ def _slice_along_k(
             continue
         offsets = [offset if k else 0 for k in on_k]
         sizes = [size if k else f for k, f in zip(on_k, full)]
-        slices.append(ir.extract_slice(value, offsets, sizes))
+        chunk = ir.extract_slice(value, offsets, sizes)
+        if value.name_hint:
+            chunk.name_hint = f"{value.name_hint}_chunk"
+        slices.append(chunk)
     return slices
 
 
@@ -218,7 +221,13 @@ def _merge(red: Reduction, partials: SSAValue, builder: Builder) -> SSAValue:
             partials, red.init, DenseArrayBase.from_list(i64, [rank]), region
         )
     )
+    reduce.results[0].name_hint = "merged"
     return reduce.results[0]
+
+
+def _name(value: Mixed, hint: str) -> None:
+    if isinstance(value, SSAValue):
+        value.name_hint = hint
 
 
 def split_with_forall(red: Reduction, plan: ChunkPlan) -> SSAValue:
@@ -228,6 +237,7 @@ def split_with_forall(red: Reduction, plan: ChunkPlan) -> SSAValue:
     ir = IRBuilder(builder)
     element = red.acc_type.element_type
     identity = ir.constant(identity_value(red.combiner, element))
+    identity.name_hint = "identity"
     input_sizes = [ir.sizes_of(v) for v in red.inputs]
     out_sizes = ir.sizes_of(red.init)
     i, j = red.k_operand()
@@ -238,17 +248,23 @@ def split_with_forall(red: Reduction, plan: ChunkPlan) -> SSAValue:
         assert plan.tile is not None and not isinstance(k, int)
         count = ir.apply(f"()[s0] -> (s0 ceildiv {plan.tile})", k)
     partials = ir.empty([*out_sizes, count], element)
+    partials.name_hint = "partials_init"
     rank = len(out_sizes)
 
     body = Block(arg_types=[IndexType(), partials.type])
     s, shared = body.args
+    s.name_hint, shared.name_hint = "chunk", "partials_out"
     inner = IRBuilder(Builder(InsertPoint.at_end(body)))
     offset, size = chunk_bounds(inner, plan, s, k)
+    _name(offset, "chunk_offset")
+    _name(size, "chunk_size")
     slices = _slice_along_k(inner, red, offset, size, input_sizes)
     slot = ([0] * rank + [s], [*out_sizes, 1])
     acc = inner.fill(identity, inner.extract_slice(shared, *slot, drop_dims=[rank]))
+    acc.name_hint = "partial_init"
     partial = op.clone()
     partial.operands = [*slices, acc]
+    partial.results[0].name_hint = "partial"
     body.add_op(partial)
     body.add_op(
         InParallelOp([ParallelInsertSliceOp(partial.results[0], shared, *slot)])
@@ -263,6 +279,7 @@ def split_with_forall(red: Reduction, plan: ChunkPlan) -> SSAValue:
             mapping=[SplitReductionMappingAttr(0)],
         )
     )
+    forall.results[0].name_hint = "partials"
     return _merge(red, forall.results[0], builder)
 
 
@@ -311,6 +328,7 @@ def split_with_expand(red: Reduction, plan: ChunkPlan, k: int) -> SSAValue:
         else linalg.IteratorTypeAttr.parallel()
         for d in range(n + 1)
     ]
+    identity.name_hint = "identity"
     batched = builder.insert(
         linalg.GenericOp(
             expanded,
@@ -321,6 +339,7 @@ def split_with_expand(red: Reduction, plan: ChunkPlan, k: int) -> SSAValue:
             [partials.type],
         )
     )
+    batched.results[0].name_hint = "partials"
     return _merge(red, batched.results[0], builder)
 
 
