@@ -20,10 +20,10 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.utils import DynamicIndexList, verify_dynamic_index_list
+from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Dialect,
-    EnumAttribute,
     ParametrizedAttribute,
     SSAValue,
     TypeAttribute,

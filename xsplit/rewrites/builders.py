@@ -9,7 +9,8 @@ import functools
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import affine, arith, linalg, tensor
+from xdsl.dialects import affine, arith, tensor
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,

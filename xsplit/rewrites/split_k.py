@@ -33,7 +33,9 @@ from typing import ClassVar
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import linalg, tensor
+from xdsl.dialects import tensor
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -323,9 +325,9 @@ def split_with_expand(red: Reduction, plan: ChunkPlan, k: int) -> SSAValue:
     partials = ir.fill(identity, ir.empty([*out_sizes, count], element))
     out_map = AffineMap(n + 1, 0, (*red.output_map.results, chunk_dim))
     iterators = [
-        linalg.IteratorTypeAttr.reduction()
+        IteratorTypeAttr.reduction()
         if d == r
-        else linalg.IteratorTypeAttr.parallel()
+        else IteratorTypeAttr.parallel()
         for d in range(n + 1)
     ]
     identity.name_hint = "identity"
