@@ -59,7 +59,10 @@ def remark(op: Operation, message: str) -> None:
     if sink is None:
         return
     loc = location_of(op)
-    sink.append(f"{loc}: remark: {message}" if loc else f"remark: {message}")
+    line = f"{loc}: remark: {message}" if loc else f"remark: {message}"
+    # Patterns re-check ops until a fixpoint; say each thing once.
+    if line not in sink:
+        sink.append(line)
 
 
 @contextlib.contextmanager

@@ -1,41 +1,37 @@
-"""xsplit's passes, by name, for xsplit-opt and the xDSL universe."""
+"""xsplit's passes, by name, for xsplit-opt and the xDSL universe. Each is a
+DSL `Pass`, imported only when asked for."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass
 
-
-def _split_k() -> type[ModulePass]:
-    from xsplit.rewrites.split_k import SplitKPass
-
-    return SplitKPass
-
-
-def _materialize_late() -> type[ModulePass]:
-    from xsplit.rewrites.materialize_late import MaterializeLatePass
-
-    return MaterializeLatePass
+_PASS_MODULES = {
+    "split-k": ("xsplit.rewrites.split_k", "SPLIT_K"),
+    "materialize-late": ("xsplit.rewrites.materialize_late", "MATERIALIZE_LATE"),
+    "form-dispatch-regions": ("xsplit.rewrites.form_dispatch_regions", "FORM_DISPATCH_REGIONS"),
+    "dispatch-regions-to-workgroups": (
+        "xsplit.rewrites.dispatch_regions_to_workgroups",
+        "DISPATCH_REGIONS_TO_WORKGROUPS",
+    ),
+}
 
 
-def _form_dispatch_regions() -> type[ModulePass]:
-    from xsplit.rewrites.form_dispatch_regions import FormDispatchRegionsPass
+def _loader(module: str, attribute: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        return getattr(importlib.import_module(module), attribute).pass_class
 
-    return FormDispatchRegionsPass
-
-
-def _dispatch_regions_to_workgroups() -> type[ModulePass]:
-    from xsplit.rewrites.dispatch_regions_to_workgroups import (
-        DispatchRegionsToWorkgroupsPass,
-    )
-
-    return DispatchRegionsToWorkgroupsPass
+    return load
 
 
 XSPLIT_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
-    "split-k": _split_k,
-    "materialize-late": _materialize_late,
-    "form-dispatch-regions": _form_dispatch_regions,
-    "dispatch-regions-to-workgroups": _dispatch_regions_to_workgroups,
+    name: _loader(*where) for name, where in _PASS_MODULES.items()
 }
+
+
+def load_builtin_passes() -> None:
+    """Imports every built-in pass, so that the DSL registry lists them all."""
+    for module, _ in _PASS_MODULES.values():
+        importlib.import_module(module)

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.context import Context
 from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
@@ -113,6 +113,18 @@ class IRBuilder:
             result_types=[TensorType(source_type.element_type, result_shape)],
         )
         return self.b.insert(op).result
+
+
+def values_defined_above(op: Operation) -> list[SSAValue]:
+    """Values defined outside `op` that it or its nested ops use, in first-use order."""
+    seen: dict[SSAValue, None] = {}
+    for nested in op.walk():
+        for operand in nested.operands:
+            owner = operand.owner
+            definer = owner if isinstance(owner, Operation) else owner.parent_op()
+            if definer is None or not op.is_ancestor(definer):
+                seen.setdefault(operand, None)
+    return list(seen)
 
 
 def static_list(mixed: Sequence[Mixed]) -> DenseArrayBase:

@@ -9,24 +9,21 @@ or a count region stay as they are: iree-compile forms their workgroups itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from xdsl.builder import Builder
-from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 
-from xsplit.diagnostics import remark
 from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnOp
 from xsplit.dialects.iree_tensor_ext import (
     DispatchTensorLoadOp,
     DispatchTensorStoreOp,
     DispatchTensorType,
 )
-from xsplit.rewrites.form_dispatch_regions import in_dispatch, values_defined_above
+from xsplit.rewrites.builders import IRBuilder, values_defined_above
+from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
+from xsplit.rewrites.form_dispatch_regions import is_graph_level
 
 
 def _is_static_tensor(t: Attribute) -> bool:
@@ -38,25 +35,38 @@ def _whole(t: TensorType) -> tuple[list[int], list[int], list[int]]:
     return [0] * len(shape), shape, [1] * len(shape)
 
 
-def region_to_workgroups(region: DispatchRegionOp) -> DispatchWorkgroupsOp | None:
-    if region.workload or region.workgroup_count.blocks:
-        remark(region, "left as a dispatch region: it has a workload or count region")
-        return None
-    captures = values_defined_above(region)
+def _capture_operands(m: Match) -> bool | str:
+    """Splits what the region uses from above into constants and arguments."""
+    captures = values_defined_above(m.root)
     constants = [v for v in captures if isinstance(v.owner, arith.ConstantOp)]
-    arguments = [v for v in captures if v not in constants]
-    shaped = [v.type for v in arguments if isinstance(v.type, TensorType)]
-    if not all(_is_static_tensor(t) for t in (*shaped, *region.result_types)):
-        remark(
-            region,
-            "left as a dispatch region: it has dynamic shapes, which iree-compile "
-            "turns into workgroups itself",
-        )
-        return None
+    m.captures["constants"] = constants
+    m.captures["arguments"] = [v for v in captures if v not in constants]
+    return True
 
-    workgroups = DispatchWorkgroupsOp(
-        arguments, list(region.result_types), Region(Block())
+
+def _all_static(m: Match) -> bool | str:
+    region = m.root
+    assert isinstance(region, DispatchRegionOp)
+    shaped = [v.type for v in values_defined_above(region) if isinstance(v.type, TensorType)]
+    return all(_is_static_tensor(t) for t in (*shaped, *region.result_types)) or (
+        "it has dynamic shapes"
     )
+
+
+has_no_workload = where(
+    "has no workload or count region",
+    lambda m: not (m.root.workload or m.root.workgroup_count.blocks) or "it has",
+)
+has_static_shapes = where("has static shapes", _all_static)
+captures_operands = where("captures its operands", _capture_operands)
+
+
+def region_to_workgroups(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    region = m.root
+    assert isinstance(region, DispatchRegionOp)
+    constants: list[SSAValue] = m["constants"]
+    arguments: list[SSAValue] = m["arguments"]
+    workgroups = DispatchWorkgroupsOp(arguments, list(region.result_types), Region(Block()))
     body = workgroups.workgroup_body.block
     for t in workgroups.expected_block_arg_types():
         body.insert_arg(t, len(body.args))
@@ -71,38 +81,49 @@ def region_to_workgroups(region: DispatchRegionOp) -> DispatchWorkgroupsOp | Non
             mapping[value] = build.insert(load).result
         else:
             mapping[value] = placeholder
-
     terminator = region.body.block.last_op
     assert isinstance(terminator, ReturnOp)
     for op in region.body.block.ops:
         if op is not terminator:
             build.insert(op.clone(value_mapper=mapping))
-    outputs = body.args[len(arguments) :]
-    for value, placeholder in zip(terminator.values, outputs):
+    for value, placeholder in zip(terminator.values, body.args[len(arguments) :]):
         assert isinstance(placeholder.type, DispatchTensorType)
-        bound = placeholder.type.bound_type
-        build.insert(
-            DispatchTensorStoreOp(
-                mapping.get(value, value), placeholder, [], *_whole(bound)
-            )
-        )
+        whole = _whole(placeholder.type.bound_type)
+        build.insert(DispatchTensorStoreOp(mapping.get(value, value), placeholder, [], *whole))
     build.insert(ReturnOp())
-
     workgroups.attributes |= region.attributes
-    Rewriter.insert_op(workgroups, InsertPoint.before(region))
-    for old, new in zip(region.results, workgroups.results):
-        old.replace_all_uses_with(new)
-    Rewriter.erase_op(region)
-    return workgroups
+    return list(ir.b.insert(workgroups).results)
 
 
-@dataclass(frozen=True)
-class DispatchRegionsToWorkgroupsPass(ModulePass):
-    """Turns static-shaped `flow.dispatch.region`s into `flow.dispatch.workgroups`."""
+REGION_TO_WORKGROUPS = Pattern(
+    name="dispatch-region-to-workgroups",
+    doc="turns a static-shaped flow.dispatch.region into flow.dispatch.workgroups",
+    root=DispatchRegionOp,
+    where=is_graph_level & has_no_workload & has_static_shapes & captures_operands,
+    rewrite=region_to_workgroups,
+)
 
-    name = "dispatch-regions-to-workgroups"
+DYNAMIC_REGION = Remark(
+    name="dynamic-dispatch-region",
+    doc="says that a dynamic-shaped region is left for iree-compile to convert",
+    root=DispatchRegionOp,
+    where=is_graph_level & ~has_static_shapes,
+    message="left as a dispatch region: it has dynamic shapes, which iree-compile "
+    "turns into workgroups itself",
+)
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for region in [o for o in op.walk() if isinstance(o, DispatchRegionOp)]:
-            if not in_dispatch(region):
-                region_to_workgroups(region)
+REGION_WITH_WORKLOAD = Remark(
+    name="dispatch-region-with-workload",
+    doc="says that a region with a workload or count region is left as it is",
+    root=DispatchRegionOp,
+    where=is_graph_level & ~has_no_workload,
+    message="left as a dispatch region: it has a workload or count region",
+)
+
+DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS = (REGION_TO_WORKGROUPS, DYNAMIC_REGION, REGION_WITH_WORKLOAD)
+
+DISPATCH_REGIONS_TO_WORKGROUPS = Pass(
+    "dispatch-regions-to-workgroups",
+    "Turns static-shaped flow.dispatch.regions into flow.dispatch.workgroups.",
+    DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS,
+)

@@ -9,29 +9,18 @@ in with it. The merge stays outside, for IREE to form its own dispatch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from xdsl.builder import Builder
-from xdsl.context import Context
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 
-from xsplit.diagnostics import remark
 from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnOp
 from xsplit.dialects.gpu import BlockMappingAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp
-
-
-def is_split_reduction_loop(op: Operation) -> bool:
-    return (
-        isinstance(op, ForallOp)
-        and op.mapping is not None
-        and all(isinstance(m, SplitReductionMappingAttr) for m in op.mapping.data)
-    )
+from xsplit.rewrites.builders import IRBuilder, values_defined_above
+from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
 
 
 def in_dispatch(op: Operation) -> bool:
@@ -43,81 +32,92 @@ def in_dispatch(op: Operation) -> bool:
     return False
 
 
-def result_dims_outside(forall: ForallOp) -> list[SSAValue] | None:
-    """The dynamic sizes of the loop's results, as values defined before it."""
+def _mapping_kinds(m: Match) -> list[type]:
+    mapping = m.root.mapping if isinstance(m.root, ForallOp) else None
+    return [] if mapping is None else [type(a) for a in mapping.data]
+
+
+def _capture_result_dims(m: Match) -> bool | str:
+    """The loop's dynamic result sizes, as values defined before it."""
+    assert isinstance(m.root, ForallOp)
     dims: list[SSAValue] = []
-    for out in forall.outputs:
+    for out in m.root.outputs:
         t = out.type
         assert isinstance(t, TensorType)
         if DYNAMIC_INDEX not in t.get_shape():
             continue
-        producer = out.owner
-        if not isinstance(producer, tensor.EmptyOp):
-            return None
-        dims.extend(producer.dynamic_sizes)
-    return dims
+        if not isinstance(out.owner, tensor.EmptyOp):
+            return "a dynamic shared output is not a tensor.empty"
+        dims.extend(out.owner.dynamic_sizes)
+    m.captures["result_dims"] = dims
+    return True
 
 
-def wrap_in_dispatch_region(forall: ForallOp) -> DispatchRegionOp | None:
-    dims = result_dims_outside(forall)
-    if dims is None:
-        remark(forall, "not put in a dispatch: a dynamic shared output is not a tensor.empty")
-        return None
+is_graph_level = where("is outside any dispatch", lambda m: not in_dispatch(m.root))
+is_split_reduction_loop = where(
+    "is mapped to #iree_linalg_ext.split_reduction_mapping",
+    lambda m: bool(_mapping_kinds(m))
+    and all(k is SplitReductionMappingAttr for k in _mapping_kinds(m))
+    or "it is not",
+)
+has_sizes_outside = where("has its result sizes outside", _capture_result_dims)
+
+
+def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    """`flow.dispatch.region { empty; constants; the loop; flow.return }`."""
+    forall = m.root
+    assert isinstance(forall, ForallOp)
     body = Block()
     inside = Builder(InsertPoint.at_end(body))
     mapping: dict[SSAValue, SSAValue] = {}
     # The loop's destinations and constants are rebuilt inside: IREE needs the
-    # empty tensor there, and constants inside save dispatch operands.
+    # empty tensor there, and constants inside save dispatch operands. The
+    # engine erases the originals once nothing uses them.
     for out in forall.outputs:
         if isinstance(out.owner, tensor.EmptyOp) and out not in mapping:
             mapping[out] = inside.insert(out.owner.clone()).results[0]
     for used in values_defined_above(forall):
-        owner = used.owner
-        if isinstance(owner, arith.ConstantOp) and used not in mapping:
-            mapping[used] = inside.insert(owner.clone()).results[0]
+        if isinstance(used.owner, arith.ConstantOp) and used not in mapping:
+            mapping[used] = inside.insert(used.owner.clone()).results[0]
     moved = inside.insert(forall.clone(value_mapper=mapping))
     body.add_op(ReturnOp(*moved.results))
-    region = DispatchRegionOp(list(forall.result_types), Region(body), dims)
-    Rewriter.insert_op(region, InsertPoint.before(forall))
-    for old, new in zip(forall.results, region.results):
-        old.replace_all_uses_with(new)
-    moved_in = [v.owner for v in mapping]
-    Rewriter.erase_op(forall)
-    for original in moved_in:
-        if isinstance(original, Operation) and not any(r.uses for r in original.results):
-            Rewriter.erase_op(original)
-    return region
+    region = ir.b.insert(
+        DispatchRegionOp(list(forall.result_types), Region(body), m["result_dims"])
+    )
+    return list(region.results)
 
 
-def values_defined_above(op: Operation) -> list[SSAValue]:
-    """Values defined outside `op` that it or its nested ops use, in first-use order."""
-    seen: dict[SSAValue, None] = {}
-    for nested in op.walk():
-        for operand in nested.operands:
-            owner = operand.owner
-            definer = owner if isinstance(owner, Operation) else owner.parent_op()
-            if definer is None or not op.is_ancestor(definer):
-                seen.setdefault(operand, None)
-    return list(seen)
+WRAP_SPLIT_LOOP = Pattern(
+    name="wrap-split-loop-in-dispatch-region",
+    doc="puts a graph-level split-reduction scf.forall, its tensor.empty and "
+    "constants in a flow.dispatch.region",
+    root=ForallOp,
+    where=is_graph_level & is_split_reduction_loop & has_sizes_outside,
+    rewrite=wrap_in_dispatch_region,
+)
 
+SERIAL_BLOCK_LOOP = Remark(
+    name="serial-gpu-block-loop",
+    doc="warns that a #gpu.block-mapped scf.forall stays serial inside an IREE dispatch",
+    root=ForallOp,
+    where=is_graph_level
+    & where("is mapped to #gpu.block", lambda m: BlockMappingAttr in _mapping_kinds(m)),
+    message="#gpu.block mapping stays a serial loop in each IREE workgroup; use "
+    "#iree_linalg_ext.split_reduction_mapping to distribute it",
+)
 
-@dataclass(frozen=True)
-class FormDispatchRegionsPass(ModulePass):
-    """Puts each graph-level split-reduction `scf.forall` in a `flow.dispatch.region`."""
+DYNAMIC_OUTPUT_LOOP = Remark(
+    name="split-loop-without-sizes",
+    doc="says why a split loop whose dynamic output is not a tensor.empty stays put",
+    root=ForallOp,
+    where=is_graph_level & is_split_reduction_loop & ~has_sizes_outside,
+    message="not put in a dispatch: a dynamic shared output is not a tensor.empty",
+)
 
-    name = "form-dispatch-regions"
+FORM_DISPATCH_REGIONS_PATTERNS = (WRAP_SPLIT_LOOP, SERIAL_BLOCK_LOOP, DYNAMIC_OUTPUT_LOOP)
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for loop in [o for o in op.walk() if isinstance(o, ForallOp)]:
-            if in_dispatch(loop):
-                continue
-            if loop.mapping is not None and any(
-                isinstance(m, BlockMappingAttr) for m in loop.mapping.data
-            ):
-                remark(
-                    loop,
-                    "#gpu.block mapping stays a serial loop in each IREE workgroup; "
-                    "use #iree_linalg_ext.split_reduction_mapping to distribute it",
-                )
-            if is_split_reduction_loop(loop):
-                wrap_in_dispatch_region(loop)
+FORM_DISPATCH_REGIONS = Pass(
+    "form-dispatch-regions",
+    "Puts each graph-level split-reduction scf.forall in a flow.dispatch.region.",
+    FORM_DISPATCH_REGIONS_PATTERNS,
+)

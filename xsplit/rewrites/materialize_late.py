@@ -6,39 +6,28 @@ Today that form is a `flow.dispatch.workgroups` holding the split loop with
 workgroups (123x456x51234 in 77 chunks: 24 -> 1848 workgroups on the CPU).
 The merge stays outside, for IREE to form its own dispatch.
 
-Each materialization is one stage in `MATERIALIZATIONS`, run in order; later
-ops (grouped GEMM, `rock.reduce`, encodings) add their stages there.
+The pass is the patterns of its stages run together: a region the first stage
+forms is a new op the second stage then converts. Later materializations
+(grouped GEMM, `rock.reduce`, encodings) add their patterns to
+`MATERIALIZATIONS`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
-
 from xsplit.rewrites.dispatch_regions_to_workgroups import (
-    DispatchRegionsToWorkgroupsPass,
+    DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS,
 )
-from xsplit.rewrites.form_dispatch_regions import FormDispatchRegionsPass
+from xsplit.rewrites.dsl import Pass, Pattern, Remark
+from xsplit.rewrites.form_dispatch_regions import FORM_DISPATCH_REGIONS_PATTERNS
 
-Stage = Callable[[Context, ModuleOp], None]
-
-MATERIALIZATIONS: list[tuple[str, Stage]] = [
-    ("form-dispatch-regions", FormDispatchRegionsPass().apply),
-    ("dispatch-regions-to-workgroups", DispatchRegionsToWorkgroupsPass().apply),
+MATERIALIZATIONS: list[Pattern | Remark] = [
+    *FORM_DISPATCH_REGIONS_PATTERNS,
+    *DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS,
 ]
-"""The stages of late materialization, by name, in the order they run."""
+"""The patterns of late materialization, in the order they are tried."""
 
-
-@dataclass(frozen=True)
-class MaterializeLatePass(ModulePass):
-    """Forms IREE dispatches around split reductions, in the form IREE distributes."""
-
-    name = "materialize-late"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for _, stage in MATERIALIZATIONS:
-            stage(ctx, op)
+MATERIALIZE_LATE = Pass(
+    "materialize-late",
+    "Forms IREE dispatches around split reductions, in the form IREE distributes.",
+    MATERIALIZATIONS,
+)

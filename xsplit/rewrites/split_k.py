@@ -27,12 +27,11 @@ default rule applies (`default_plan`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any
 
 from xdsl.builder import Builder
-from xdsl.context import Context
 from xdsl.dialects import tensor
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
@@ -43,21 +42,19 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     IndexType,
     IntegerAttr,
-    ModuleOp,
     TensorType,
     i64,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 
-from xsplit.diagnostics import XsplitError, remark
-from xsplit.dialects.linalg import ContractionOp
+from xsplit.diagnostics import remark
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.rewrites.builders import IRBuilder, Mixed
+from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, divides, option, positive, where
 from xsplit.rewrites.reduction import (
     Reduction,
     identity_value,
@@ -232,11 +229,10 @@ def _name(value: Mixed, hint: str) -> None:
         value.name_hint = hint
 
 
-def split_with_forall(red: Reduction, plan: ChunkPlan) -> SSAValue:
+def split_with_forall(red: Reduction, plan: ChunkPlan, ir: IRBuilder) -> SSAValue:
     """The seed's solution 2: an `scf.forall` over chunks, then the merge."""
     op = red.op
-    builder = Builder(InsertPoint.before(op))
-    ir = IRBuilder(builder)
+    builder = ir.b
     element = red.acc_type.element_type
     identity = ir.constant(identity_value(red.combiner, element))
     identity.name_hint = "identity"
@@ -285,15 +281,13 @@ def split_with_forall(red: Reduction, plan: ChunkPlan) -> SSAValue:
     return _merge(red, forall.results[0], builder)
 
 
-def split_with_expand(red: Reduction, plan: ChunkPlan, k: int) -> SSAValue:
+def split_with_expand(red: Reduction, plan: ChunkPlan, k: int, ir: IRBuilder) -> SSAValue:
     """
     The seed's first IR: K = S x (K/S) through `tensor.expand_shape`, one
     `linalg.generic` with a parallel chunk loop, then the merge.
     """
     assert plan.count is not None and k % plan.count == 0
-    op = red.op
-    builder = Builder(InsertPoint.before(op))
-    ir = IRBuilder(builder)
+    builder = ir.b
     count, chunk = plan.count, k // plan.count
     element = red.acc_type.element_type
     n, r = red.num_loops, red.reduction_dim
@@ -376,73 +370,115 @@ def _inside_split(op: Operation) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class SplitKPass(ModulePass):
-    """
-    Splits each linalg reduction (matmul, batch_matmul, matvec, vecmat,
-    contraction-shaped linalg.generic, linalg.reduce with add/max/min) into
-    partial reductions over chunks of K and a merge. Ops it cannot split are
-    left as they are.
-    """
+# The match side: what makes an op splittable, and how K is cut.
 
-    name = "split-k"
+REDUCTION_ROOTS = (
+    "linalg.matmul",
+    "linalg.batch_matmul",
+    "linalg.matvec",
+    "linalg.vecmat",
+    "linalg.generic",
+    "linalg.reduce",
+)
 
-    factor: int | None = None
-    """The number of chunks."""
-    tile: int | None = None
-    """The size of each chunk (the last may be shorter)."""
-    strategy: str = "forall"
-    """`forall` (graph-level scf.forall) or `expand` (expand_shape + generic)."""
-    balanced: bool = False
-    """Spread the remainder so chunk sizes differ by at most one."""
 
-    STRATEGIES: ClassVar[tuple[str, ...]] = ("forall", "expand")
+def _capture_reduction(m: Match) -> bool | str:
+    red = match_reduction(m.root)
+    if isinstance(red, str):
+        return red
+    m.captures["red"] = red
+    m.captures["k"] = red.static_k()
+    return True
 
-    def __post_init__(self) -> None:
-        if self.factor is not None and self.tile is not None:
-            raise XsplitError("split-k: give factor= or tile=, not both")
-        if self.factor is not None and self.factor <= 0:
-            raise XsplitError(f"split-k: factor must be positive, got {self.factor}")
-        if self.tile is not None and self.tile <= 0:
-            raise XsplitError(f"split-k: tile must be positive, got {self.tile}")
-        if self.strategy not in self.STRATEGIES:
-            raise XsplitError(
-                f"split-k: unknown strategy '{self.strategy}', expected one of "
-                f"{', '.join(self.STRATEGIES)}"
-            )
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        candidates = [
-            o
-            for o in op.walk()
-            if isinstance(o, linalg.GenericOp | linalg.ReduceOp | ContractionOp)
-        ]
-        for candidate in candidates:
-            if _inside_split(candidate):
-                continue
-            red = match_reduction(candidate)
-            if isinstance(red, str):
-                continue
-            self.split(red)
+def _capture_plan(m: Match) -> bool | str:
+    o = m.options
+    plan = plan_chunks(m.root, m["k"], o["factor"], o["tile"], o["balanced"])
+    if plan is None:
+        return "the options leave one chunk (see the remark)"
+    m.captures["plan"] = plan
+    return True
 
-    def split(self, red: Reduction) -> None:
-        op = red.op
-        k = red.static_k()
-        plan = plan_chunks(op, k, self.factor, self.tile, self.balanced)
-        if plan is None:
-            return
-        strategy = self.strategy
-        if strategy == "expand" and (
-            k is None or plan.count is None or k % plan.count
-        ):
-            why = "K is dynamic" if k is None else f"{plan.count} does not divide K = {k}"
-            remark(op, f"expand needs a factor that divides K ({why}); using forall")
-            strategy = "forall"
-        if strategy == "expand":
-            assert k is not None
-            merged = split_with_expand(red, plan, k)
-        else:
-            merged = split_with_forall(red, plan)
-        op.results[0].replace_all_uses_with(merged)
-        Rewriter.erase_op(op)
 
+def _chunks_divide_k(m: Match) -> bool | str:
+    k, plan = m["k"], m["plan"]
+    if k is None:
+        return "K is dynamic"
+    return divides(plan.count, k) or f"{plan.count} does not divide K = {k}"
+
+
+is_splittable_reduction = where("is a splittable reduction", _capture_reduction)
+is_not_a_partial = where(
+    "is not the partial of an earlier split", lambda m: not _inside_split(m.root)
+)
+k_splits_into_chunks = where("K splits into more than one chunk", _capture_plan)
+chunk_count_divides_k = where("the chunk count divides K", _chunks_divide_k)
+
+
+# The rewrite side.
+
+
+def _rewrite_with_forall(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    if m.options["strategy"] == "expand":
+        why = _chunks_divide_k(m)
+        remark(m.root, f"expand needs a factor that divides K ({why}); using forall")
+    return [split_with_forall(m["red"], m["plan"], ir)]
+
+
+def _rewrite_with_expand(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    return [split_with_expand(m["red"], m["plan"], m["k"], ir)]
+
+
+OPTIONS = (
+    Option("factor", int, None, "the number of chunks", check=positive),
+    Option("tile", int, None, "the size of each chunk (the last may be shorter)", check=positive),
+    Option(
+        "strategy",
+        str,
+        "forall",
+        "forall (graph-level scf.forall) or expand (expand_shape + generic)",
+        choices=("forall", "expand"),
+    ),
+    Option("balanced", bool, False, "chunk sizes differ by at most one"),
+)
+
+SPLIT_K_EXPAND = Pattern(
+    name="split-k-expand",
+    doc="K = S x K/S through tensor.expand_shape, a batched linalg.generic, then a merge",
+    root=REDUCTION_ROOTS,
+    where=(option("strategy") == "expand")
+    & is_splittable_reduction
+    & is_not_a_partial
+    & k_splits_into_chunks
+    & chunk_count_divides_k,
+    rewrite=_rewrite_with_expand,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+)
+
+SPLIT_K_FORALL = Pattern(
+    name="split-k-forall",
+    doc="partial reductions over K-chunks in an scf.forall, then a linalg.reduce merge",
+    root=REDUCTION_ROOTS,
+    where=is_splittable_reduction & is_not_a_partial & k_splits_into_chunks,
+    rewrite=_rewrite_with_forall,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+)
+
+
+def _one_of_factor_and_tile(options: Mapping[str, Any]) -> str | None:
+    if options["factor"] is not None and options["tile"] is not None:
+        return "give factor= or tile=, not both"
+    return None
+
+
+SPLIT_K = Pass(
+    "split-k",
+    "Splits each linalg reduction into partial reductions over chunks of K and a merge.",
+    [SPLIT_K_EXPAND, SPLIT_K_FORALL],
+    OPTIONS,
+    validate=_one_of_factor_and_tile,
+)
+SplitKPass = SPLIT_K.pass_class

@@ -1,0 +1,62 @@
+"""xsplit's declarative rewrite DSL.
+
+A pattern is declared, not coded: its match side is data (`Constraint`s on the
+root op, its operands, their producers and the pass options, with named
+captures), and its rewrite reads like the IR it produces (a `Template` of MLIR
+text with `$capture` holes, or builder calls that mirror the ops). Patterns
+group into a `Pass` with typed `Option`s; the engine applies them greedily to a
+fixpoint, deterministically, and can count what fired and explain what did not.
+"""
+
+from xsplit.rewrites.builders import IRBuilder
+from xsplit.rewrites.dsl.constraints import (
+    ALWAYS,
+    Constraint,
+    Failure,
+    Match,
+    attr,
+    init,
+    input,
+    iterators,
+    operand,
+    option,
+    reduction_loops,
+    result,
+    root_is,
+    where,
+)
+from xsplit.rewrites.dsl.engine import engine_settings
+from xsplit.rewrites.dsl.pattern import PASSES, Option, Pass, Pattern, Remark, positive
+from xsplit.rewrites.dsl.shapes import ceildiv, dim, divides, is_static, static_shape
+from xsplit.rewrites.dsl.template import Template
+
+__all__ = [
+    "ALWAYS",
+    "PASSES",
+    "Constraint",
+    "Failure",
+    "IRBuilder",
+    "Match",
+    "Option",
+    "Pass",
+    "Pattern",
+    "Remark",
+    "Template",
+    "attr",
+    "ceildiv",
+    "dim",
+    "divides",
+    "engine_settings",
+    "init",
+    "input",
+    "is_static",
+    "iterators",
+    "operand",
+    "option",
+    "positive",
+    "reduction_loops",
+    "result",
+    "root_is",
+    "static_shape",
+    "where",
+]

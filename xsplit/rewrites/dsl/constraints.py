@@ -1,0 +1,406 @@
+"""The match side of a pattern, as data.
+
+A `Constraint` holds or fails on a `Match` (the root op, the pass options and
+the captures made so far) and, when it fails, says why. Constraints compose
+with `&`, `|` and `~`. Values around the root are named with `operand(i)`,
+`input(i)`, `init(i)` and `result(i)`; their methods give the usual
+constraints (`is_tensor()`, `element_type(...)`, `defined_by(...)`,
+`is_constant(...)`, `capture(...)`).
+
+    init().defined_by("linalg.fill", where=input(0).is_constant(0.0))
+
+reads "the init comes from a linalg.fill of the constant 0".
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+
+@dataclass
+class Match:
+    """What a pattern sees: the op it is tried on, the pass options, and captures."""
+
+    root: Operation
+    options: Mapping[str, Any] = field(default_factory=dict)
+    captures: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.captures[name]
+
+    def at(self, op: Operation) -> Match:
+        """The same match seen from another op, sharing its captures."""
+        return Match(op, self.options, self.captures)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Which constraint failed, and why."""
+
+    constraint: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"'{self.constraint}' failed: {self.reason}"
+
+
+class Constraint(ABC):
+    """A condition on a match. `check` returns None when it holds."""
+
+    description: str
+
+    @abstractmethod
+    def check(self, m: Match) -> Failure | None: ...
+
+    def holds(self, m: Match) -> bool:
+        return self.check(m) is None
+
+    def __and__(self, other: Constraint) -> Constraint:
+        return AllOf((*_parts(self, AllOf), *_parts(other, AllOf)))
+
+    def __or__(self, other: Constraint) -> Constraint:
+        return AnyOf((*_parts(self, AnyOf), *_parts(other, AnyOf)))
+
+    def __invert__(self) -> Constraint:
+        return Not(self)
+
+    def __str__(self) -> str:
+        return self.description
+
+
+def _parts(c: Constraint, kind: type[AllOf] | type[AnyOf]) -> tuple[Constraint, ...]:
+    return c.children if isinstance(c, kind) else (c,)
+
+
+@dataclass(frozen=True)
+class AllOf(Constraint):
+    """Holds when every child holds; reports the first that fails."""
+
+    children: tuple[Constraint, ...]
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        return " and ".join(f"({c})" if isinstance(c, AnyOf) else str(c) for c in self.children)
+
+    def check(self, m: Match) -> Failure | None:
+        for child in self.children:
+            if (failure := child.check(m)) is not None:
+                return failure
+        return None
+
+
+@dataclass(frozen=True)
+class AnyOf(Constraint):
+    """Holds when a child holds; tried in order, captures of failed tries dropped."""
+
+    children: tuple[Constraint, ...]
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        return " or ".join(f"({c})" if isinstance(c, AllOf) else str(c) for c in self.children)
+
+    def check(self, m: Match) -> Failure | None:
+        reasons: list[str] = []
+        for child in self.children:
+            saved = dict(m.captures)
+            failure = child.check(m)
+            if failure is None:
+                return None
+            m.captures.clear()
+            m.captures.update(saved)
+            reasons.append(str(failure))
+        return Failure(self.description, "; ".join(reasons))
+
+
+@dataclass(frozen=True)
+class Not(Constraint):
+    """Holds when its child fails. Captures made inside are dropped."""
+
+    child: Constraint
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        return f"not {self.child}"
+
+    def check(self, m: Match) -> Failure | None:
+        saved = dict(m.captures)
+        failure = self.child.check(m)
+        m.captures.clear()
+        m.captures.update(saved)
+        if failure is None:
+            return Failure(self.description, f"{self.child} holds")
+        return None
+
+
+@dataclass(frozen=True)
+class Predicate(Constraint):
+    """A named test. `test` returns True/None to hold, False or a reason to fail."""
+
+    description: str  # type: ignore[misc]
+    test: Callable[[Match], bool | str | None]
+
+    def check(self, m: Match) -> Failure | None:
+        outcome = self.test(m)
+        if outcome is True or outcome is None:
+            return None
+        return Failure(self.description, "it does not" if outcome is False else outcome)
+
+
+def where(description: str, test: Callable[[Match], bool | str | None]) -> Constraint:
+    """A constraint from a function of the match; `description` names it in diagnostics."""
+    return Predicate(description, test)
+
+
+ALWAYS = where("always", lambda m: True)
+
+
+def option(name: str) -> OptionRef:
+    """A pass option, for constraints such as `option("strategy") == "expand"`."""
+    return OptionRef(name)
+
+
+@dataclass(frozen=True)
+class OptionRef:
+    name: str
+
+    def __eq__(self, value: object) -> Constraint:  # type: ignore[override]
+        return where(
+            f"{self.name} = {value}",
+            lambda m: m.options.get(self.name) == value
+            or f"{self.name} is {m.options.get(self.name)}",
+        )
+
+    def is_set(self) -> Constraint:
+        return where(f"{self.name} is given", lambda m: m.options.get(self.name) is not None)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+class ValueRef:
+    """A value found from the match root, e.g. its first operand."""
+
+    def __init__(self, description: str, find: Callable[[Operation], SSAValue | None]):
+        self.description = description
+        self.find = find
+
+    def _check(
+        self, what: str, test: Callable[[SSAValue, Match], bool | str | None]
+    ) -> Constraint:
+        def run(m: Match) -> bool | str | None:
+            value = self.find(m.root)
+            if value is None:
+                return f"'{m.root.name}' has no {self.description}"
+            return test(value, m)
+
+        return where(f"{self.description} {what}", run)
+
+    def capture(self, name: str) -> Constraint:
+        """Always holds (if the value exists) and records it as `name`."""
+
+        def record(value: SSAValue, m: Match) -> bool:
+            m.captures[name] = value
+            return True
+
+        return self._check(f"captured as ${name}", record)
+
+    def is_tensor(self) -> Constraint:
+        return self._check(
+            "is a ranked tensor",
+            lambda v, m: isinstance(v.type, TensorType) or f"its type is {v.type}",
+        )
+
+    def has_static_shape(self) -> Constraint:
+        return self._check(
+            "has a static shape",
+            lambda v, m: (isinstance(v.type, TensorType) and v.type.has_static_shape())
+            or f"its type is {v.type}",
+        )
+
+    def element_type(self, *types: Attribute) -> Constraint:
+        names = " or ".join(str(t) for t in types)
+
+        def test(v: SSAValue, m: Match) -> bool | str:
+            t = v.type
+            element = t.get_element_type() if isinstance(t, TensorType) else t
+            return element in types or f"its element type is {element}"
+
+        return self._check(f"has element type {names}", test)
+
+    def defined_by(
+        self, op_name: str, *, capture: str | None = None, where: Constraint | None = None
+    ) -> Constraint:
+        """The value is a result of an `op_name` op, on which `where` then holds."""
+
+        def test(v: SSAValue, m: Match) -> bool | str | None:
+            producer = v.owner
+            if not isinstance(producer, Operation) or producer.name != op_name:
+                what = producer.name if isinstance(producer, Operation) else "a block argument"
+                return f"it comes from {what}"
+            if capture is not None:
+                m.captures[capture] = producer
+            if where is not None and (failure := where.check(m.at(producer))) is not None:
+                return str(failure)
+            return True
+
+        inner = f" where {where}" if where is not None else ""
+        return self._check(f"is defined by {op_name}{inner}", test)
+
+    def is_constant(self, value: int | float | None = None) -> Constraint:
+        """The value is an `arith.constant`, equal to `value` when one is given."""
+
+        def test(v: SSAValue, m: Match) -> bool | str:
+            producer = v.owner
+            if not isinstance(producer, arith.ConstantOp):
+                return "it is not an arith.constant"
+            if value is None:
+                return True
+            attr = producer.value
+            if isinstance(attr, IntegerAttr | FloatAttr):
+                actual = attr.value.data
+                # Compare as numbers, so that 0 matches 0 and 0.0 alike, and
+                # 1 never matches 0.
+                return actual == value or f"it is the constant {actual}"
+            return f"it is the constant {attr}"
+
+        what = "is a constant" if value is None else f"is the constant {value}"
+        return self._check(what, test)
+
+    def has_one_use(self) -> Constraint:
+        return self._check(
+            "has one use",
+            lambda v, m: v.uses.get_length() == 1 or f"it has {v.uses.get_length()} uses",
+        )
+
+
+def operand(index: int) -> ValueRef:
+    return ValueRef(
+        f"operand {index}",
+        lambda op: op.operands[index] if index < len(op.operands) else None,
+    )
+
+
+def result(index: int = 0) -> ValueRef:
+    return ValueRef(
+        f"result {index}",
+        lambda op: op.results[index] if index < len(op.results) else None,
+    )
+
+
+def input(index: int) -> ValueRef:  # noqa: A001 - mirrors linalg's `ins`
+    """The `index`-th input (`ins`) of a linalg op."""
+
+    def find(op: Operation) -> SSAValue | None:
+        inputs = getattr(op, "inputs", None)
+        if inputs is None and op.name == "linalg.reduce":
+            inputs = [op.operands[0]]
+        return inputs[index] if inputs is not None and index < len(inputs) else None
+
+    return ValueRef(f"input {index}", find)
+
+
+def init(index: int = 0) -> ValueRef:
+    """The `index`-th init (`outs`) of a linalg op."""
+
+    def find(op: Operation) -> SSAValue | None:
+        outputs = getattr(op, "outputs", None)
+        if outputs is None and op.name == "linalg.reduce":
+            outputs = [op.operands[1]]
+        return outputs[index] if outputs is not None and index < len(outputs) else None
+
+    return ValueRef(f"init {index}", find)
+
+
+def attr(name: str) -> AttrRef:
+    return AttrRef(name)
+
+
+@dataclass(frozen=True)
+class AttrRef:
+    """An attribute or property of the root, by name."""
+
+    name: str
+
+    def _get(self, op: Operation) -> Attribute | None:
+        return op.attributes.get(self.name) or op.properties.get(self.name)
+
+    def is_present(self) -> Constraint:
+        return where(f"has attribute {self.name}", lambda m: self._get(m.root) is not None)
+
+    def equals(self, value: Attribute) -> Constraint:
+        def test(m: Match) -> bool | str:
+            actual = self._get(m.root)
+            return actual == value or f"it is {actual}"
+
+        return where(f"attribute {self.name} is {value}", test)
+
+
+def iterators(*kinds: str) -> Constraint:
+    """The root's loops are exactly these (`"parallel"`, `"reduction"`)."""
+
+    def test(m: Match) -> bool | str:
+        actual = _iterator_kinds(m.root)
+        if actual is None:
+            return f"'{m.root.name}' has no iterator types"
+        return actual == list(kinds) or f"they are {actual}"
+
+    return where(f"iterator types are [{', '.join(kinds)}]", test)
+
+
+def reduction_loops(count: int) -> Constraint:
+    """The root has exactly `count` reduction loops."""
+
+    def test(m: Match) -> bool | str:
+        actual = _iterator_kinds(m.root)
+        if actual is None:
+            return f"'{m.root.name}' has no iterator types"
+        n = actual.count("reduction")
+        return n == count or f"it has {n}"
+
+    return where(f"has {count} reduction loop{'s' if count != 1 else ''}", test)
+
+
+def _iterator_kinds(op: Operation) -> list[str] | None:
+    getter = getattr(op, "get_iterator_types", None)
+    if getter is None:
+        return None
+    return [str(t.data) for t in getter().data]
+
+
+def root_is(*names: str) -> Constraint:
+    return where(
+        f"root is {' or '.join(names)}",
+        lambda m: m.root.name in names or f"it is {m.root.name}",
+    )
+
+
+__all__: Sequence[str] = [
+    "ALWAYS",
+    "AllOf",
+    "AnyOf",
+    "AttrRef",
+    "Constraint",
+    "Failure",
+    "Match",
+    "Not",
+    "OptionRef",
+    "Predicate",
+    "ValueRef",
+    "attr",
+    "init",
+    "input",
+    "iterators",
+    "operand",
+    "option",
+    "reduction_loops",
+    "result",
+    "root_is",
+    "where",
+]

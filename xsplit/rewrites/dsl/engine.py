@@ -1,0 +1,188 @@
+"""The engine that applies a pass's patterns: greedily, to a fixpoint.
+
+Ops are visited in IR order from a worklist. On each op the patterns rooted at
+its name are tried by decreasing benefit, then in declaration order; the first
+that matches rewrites it. The ops a rewrite creates, and the users of the
+values it produces, go back on the worklist, so the result is a fixpoint. The
+order never depends on hashing, so the same input gives the same output.
+
+With `engine_settings(stats=..., explain=True)` the engine counts the patterns
+that fired and says, for each op it tried, why each pattern did not match.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.builder import Builder
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import NoMemoryEffect, Pure
+
+from xsplit.diagnostics import XsplitError, remark
+from xsplit.rewrites.builders import IRBuilder, values_defined_above
+from xsplit.rewrites.dsl.constraints import Match
+from xsplit.rewrites.dsl.pattern import Pass, Pattern, Remark
+from xsplit.rewrites.dsl.template import Template
+
+
+@dataclass
+class EngineSettings:
+    explain: bool = False
+    stats: dict[str, dict[str, int]] | None = None
+    """Per pass, per pattern: how many times it fired. None: not collected."""
+
+
+_settings: contextvars.ContextVar[EngineSettings] = contextvars.ContextVar(
+    "xsplit_engine_settings", default=EngineSettings()
+)
+
+
+@contextlib.contextmanager
+def engine_settings(explain: bool = False, stats: bool = False) -> Iterator[EngineSettings]:
+    """Turns on explanations and statistics for passes run inside the block."""
+    settings = EngineSettings(explain, {} if stats else None)
+    token = _settings.set(settings)
+    try:
+        yield settings
+    finally:
+        _settings.reset(token)
+
+
+class _RecordingBuilder(Builder):
+    """A builder that remembers the top-level ops it inserts."""
+
+    def __init__(self, insertion_point: InsertPoint):
+        super().__init__(insertion_point)
+        self.inserted: list[Operation] = []
+
+    def insert(self, op):  # type: ignore[override]
+        self.inserted.append(op)
+        return super().insert(op)
+
+
+@dataclass
+class Engine:
+    dsl_pass: Pass
+    options: Mapping[str, Any]
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.counts = {p.name: 0 for p in self.dsl_pass.patterns if isinstance(p, Pattern)}
+        by_root: dict[str, list[Pattern]] = {}
+        remarks: dict[str, list[Remark]] = {}
+        for p in self.dsl_pass.patterns:
+            for name in p.root:
+                if isinstance(p, Remark):
+                    remarks.setdefault(name, []).append(p)
+                else:
+                    by_root.setdefault(name, []).append(p)
+        # sorted() is stable, so equal benefits keep declaration order.
+        self.by_root = {n: sorted(ps, key=lambda p: -p.benefit) for n, ps in by_root.items()}
+        self.remarks = remarks
+
+    def run(self, module: ModuleOp) -> dict[str, int]:
+        settings = _settings.get()
+        roots = self.by_root.keys() | self.remarks.keys()
+        worklist: deque[Operation] = deque(op for op in module.walk() if op.name in roots)
+        queued = set(map(id, worklist))
+        remarked: set[tuple[int, str]] = set()
+        created_by: dict[int, str] = {}
+        rewrites = 0
+        while worklist:
+            op = worklist.popleft()
+            queued.discard(id(op))
+            if op.parent is None:
+                continue  # erased by an earlier rewrite
+            self._remarks(op, remarked)
+            pattern, m = self._first_match(op, settings.explain, created_by.get(id(op)))
+            if pattern is None or m is None:
+                continue
+            rewrites += 1
+            if rewrites > self.dsl_pass.max_rewrites:
+                raise XsplitError(
+                    f"pass '{self.dsl_pass.name}' did not reach a fixpoint within "
+                    f"{self.dsl_pass.max_rewrites} rewrites",
+                    op,
+                )
+            created, users = self._apply(pattern, m)
+            for new_op in created:
+                created_by[id(new_op)] = pattern.family
+            for new_op in (*created, *users):
+                if new_op.name in roots and id(new_op) not in queued:
+                    worklist.append(new_op)
+                    queued.add(id(new_op))
+            self.counts[pattern.name] += 1
+        if settings.stats is not None:
+            totals = settings.stats.setdefault(self.dsl_pass.name, {})
+            for name, n in self.counts.items():
+                totals[name] = totals.get(name, 0) + n
+        return dict(self.counts)
+
+    def _remarks(self, op: Operation, remarked: set[tuple[int, str]]) -> None:
+        for r in self.remarks.get(op.name, ()):
+            key = (id(op), r.name)
+            if key in remarked:
+                continue
+            m = Match(op, self.options)
+            if r.where.check(m) is None:
+                remarked.add(key)
+                remark(op, r.render(m))
+
+    def _first_match(
+        self, op: Operation, explain: bool, family: str | None
+    ) -> tuple[Pattern | None, Match | None]:
+        for pattern in self.by_root.get(op.name, ()):
+            if pattern.family == family:
+                continue  # made by this family's rewrite; see Pattern.family
+            m = Match(op, self.options)
+            failure = pattern.where.check(m)
+            if failure is None:
+                return pattern, m
+            if explain:
+                remark(op, f"explain: pattern '{pattern.name}' did not match '{op.name}': {failure}")
+        return None, None
+
+    def _apply(self, pattern: Pattern, m: Match) -> tuple[list[Operation], list[Operation]]:
+        """Rewrites the root; returns the ops it created and the users of its results."""
+        root = m.root
+        builder = _RecordingBuilder(InsertPoint.before(root))
+        if isinstance(pattern.rewrite, Template):
+            replacements = pattern.rewrite.rewrite(m, builder)
+        else:
+            replacements = list(pattern.rewrite(m, IRBuilder(builder)))
+        if len(replacements) != len(root.results):
+            raise XsplitError(
+                f"pattern '{pattern.name}' replaced {len(root.results)} results with "
+                f"{len(replacements)} values",
+                root,
+            )
+        producers = [
+            v.owner for v in values_defined_above(root) if isinstance(v.owner, Operation)
+        ]
+        users: list[Operation] = []
+        for old, new in zip(root.results, replacements):
+            users.extend(use.operation for use in old.uses)
+            old.replace_all_uses_with(new)
+        Rewriter.erase_op(root)
+        _erase_if_dead(producers)
+        created = [nested for op in builder.inserted for nested in op.walk()]
+        return created, users
+
+
+def _erase_if_dead(ops: list[Operation]) -> None:
+    """Erases side-effect-free ops that a rewrite left without users."""
+    for op in dict.fromkeys(ops):
+        if op.parent is None or any(r.uses for r in op.results):
+            continue
+        if op.has_trait(Pure) or op.has_trait(NoMemoryEffect) or op.name in _FREE_OPS:
+            Rewriter.erase_op(op)
+
+
+_FREE_OPS = frozenset({"arith.constant", "tensor.empty", "linalg.fill"})
