@@ -2,7 +2,24 @@
 MLIR, for IREE. See `xsplit.api` for the Python API and `xsplit-opt` for the
 command line."""
 
-from xsplit.api import parse_module, print_module, rewrite, rewrite_module
+from xsplit.api import (
+    PatternInfo,
+    load_patterns,
+    parse_module,
+    patterns,
+    print_module,
+    rewrite,
+    rewrite_module,
+)
 from xsplit.diagnostics import XsplitError
 
-__all__ = ["XsplitError", "parse_module", "print_module", "rewrite", "rewrite_module"]
+__all__ = [
+    "PatternInfo",
+    "XsplitError",
+    "load_patterns",
+    "parse_module",
+    "patterns",
+    "print_module",
+    "rewrite",
+    "rewrite_module",
+]

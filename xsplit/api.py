@@ -6,8 +6,12 @@ command line prints (`file:line:col: error: ...` where there is a location).
 
 from __future__ import annotations
 
+import importlib.util
 import io
+import os
 from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
@@ -70,9 +74,61 @@ def verify_module(module: ModuleOp) -> None:
 
 
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """xDSL's passes, xsplit's, and any DSL pass loaded from a pattern file."""
     from xdsl.transforms import get_all_passes
 
-    return {**get_all_passes(), **XSPLIT_PASSES}
+    from xsplit.rewrites.dsl import PASSES
+
+    loaded = {name: (lambda p=p: p.pass_class) for name, p in PASSES.items()}
+    return {**get_all_passes(), **loaded, **XSPLIT_PASSES}
+
+
+@dataclass(frozen=True)
+class PatternInfo:
+    """One registered pattern, as `--list-patterns` shows it."""
+
+    name: str
+    root: tuple[str, ...]
+    pass_name: str
+    doc: str
+    kind: str
+    """`rewrite` or `remark`."""
+
+
+def patterns() -> list[PatternInfo]:
+    """Every registered pattern: xsplit's own and those loaded from files."""
+    from xsplit.passes import load_builtin_passes
+    from xsplit.rewrites.dsl import PASSES, Remark
+
+    load_builtin_passes()
+    seen: dict[str, PatternInfo] = {}
+    for pass_name, p in PASSES.items():
+        for pattern in p.patterns:
+            kind = "remark" if isinstance(pattern, Remark) else "rewrite"
+            info = PatternInfo(pattern.name, pattern.root, pass_name, pattern.doc, kind)
+            seen.setdefault(f"{pass_name}/{pattern.name}", info)
+    return list(seen.values())
+
+
+def load_patterns(path: str) -> ModuleType:
+    """Runs a Python file of DSL patterns; the passes it declares register
+    themselves and can then be named in pipelines."""
+    name = f"xsplit_user_patterns_{abs(hash(os.path.abspath(path)))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise XsplitError(f"cannot load patterns from '{path}': not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except FileNotFoundError:
+        raise XsplitError(f"cannot load patterns from '{path}': no such file") from None
+    except XsplitError as e:
+        raise XsplitError(f"cannot load patterns from '{path}': {e.message}") from None
+    except Exception as e:
+        raise XsplitError(
+            f"cannot load patterns from '{path}': {type(e).__name__}: {one_line(str(e))}"
+        ) from None
+    return module
 
 
 def build_pipeline(pipeline: str) -> list[ModulePass]:

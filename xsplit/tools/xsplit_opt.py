@@ -2,6 +2,8 @@
 
     xsplit-opt [FILE|-] -p PIPELINE [-o OUT] [--split-input-file]
                [--print-op-generic] [--verify-diagnostics]
+               [--load-patterns FILE] [--list-patterns]
+               [--xsplit-stats] [--xsplit-explain]
 
 Errors print one line, `file:line:col: error: ...` where there is a location,
 and exit 1 (2 for bad command-line usage). The input is only read, and the
@@ -18,9 +20,17 @@ import tempfile
 from collections.abc import Sequence
 from typing import NoReturn
 
-from xsplit.api import build_pipeline, parse_module, print_module, run_passes
+from xsplit.api import (
+    build_pipeline,
+    load_patterns,
+    parse_module,
+    patterns,
+    print_module,
+    run_passes,
+)
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.dialects import make_context
+from xsplit.rewrites.dsl import engine_settings
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 
@@ -46,6 +56,26 @@ def make_arg_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--print-op-generic", action="store_true", help="print ops in generic form"
+    )
+    parser.add_argument(
+        "--load-patterns",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a Python file of DSL patterns whose passes the pipeline may name",
+    )
+    parser.add_argument(
+        "--list-patterns",
+        action="store_true",
+        help="print every pattern (name, root op, pass, doc) and exit",
+    )
+    parser.add_argument(
+        "--xsplit-stats", action="store_true", help="report which patterns fired, on stderr"
+    )
+    parser.add_argument(
+        "--xsplit-explain",
+        action="store_true",
+        help="say, for each op tried, why each pattern did not match",
     )
     parser.add_argument(
         "--verify-diagnostics",
@@ -105,10 +135,37 @@ def write_output(path: str | None, text: str, input_path: str) -> None:
         raise XsplitError(f"cannot write '{path}': {e.strerror}") from None
 
 
+def list_patterns() -> str:
+    rows = [(p.name, ", ".join(p.root), p.pass_name, p.doc) for p in patterns()]
+    widths = [max(len(r[i]) for r in rows + [HEADER]) for i in range(3)]
+    return "".join(
+        f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d}\n"
+        for a, b, c, d in [HEADER, *rows]
+    )
+
+
+HEADER = ("pattern", "root", "pass", "doc")
+
+
+def format_stats(stats: dict[str, dict[str, int]]) -> list[str]:
+    return [
+        f"xsplit-stats: {pass_name}: {pattern}: {count}"
+        for pass_name, counts in stats.items()
+        for pattern, count in counts.items()
+    ]
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     args = make_arg_parser().parse_args(argv)
-    with collect_remarks() as remarks:
+    with collect_remarks() as remarks, engine_settings(
+        explain=args.xsplit_explain, stats=args.xsplit_stats
+    ) as settings:
         try:
+            for path in args.load_patterns:
+                load_patterns(path)
+            if args.list_patterns:
+                sys.stdout.write(list_patterns())
+                return 0
             passes = build_pipeline(args.passes)
             text, name = read_input(args.input_file)
             ctx = make_context()
@@ -123,6 +180,9 @@ def run(argv: Sequence[str] | None = None) -> int:
                         raise
                     outputs.append(e.diagnostic + "\n")
             _flush(remarks)
+            if settings.stats is not None:
+                for line in format_stats(settings.stats):
+                    print(line, file=sys.stderr)
             write_output(args.output_file, "// -----\n".join(outputs), args.input_file)
         except XsplitError as e:
             _flush(remarks)

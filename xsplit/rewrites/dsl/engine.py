@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import NoMemoryEffect, Pure
@@ -173,16 +173,37 @@ class Engine:
         Rewriter.erase_op(root)
         _erase_if_dead(producers)
         created = [nested for op in builder.inserted for nested in op.walk()]
+        # As in MLIR, what a rewrite makes is located where the root was.
+        for op in created:
+            if isinstance(op.location, UnknownLoc):
+                op.location = root.location
         return created, users
 
 
 def _erase_if_dead(ops: list[Operation]) -> None:
-    """Erases side-effect-free ops that a rewrite left without users."""
-    for op in dict.fromkeys(ops):
-        if op.parent is None or any(r.uses for r in op.results):
+    """Erases side-effect-free ops that a rewrite left without users, and then
+    their producers that this leaves without users, and so on."""
+    worklist = list(dict.fromkeys(ops))
+    while worklist:
+        op = worklist.pop()
+        if op.parent is None or any(r.uses for r in op.results) or not _is_free(op):
             continue
-        if op.has_trait(Pure) or op.has_trait(NoMemoryEffect) or op.name in _FREE_OPS:
-            Rewriter.erase_op(op)
+        producers = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
+        Rewriter.erase_op(op)
+        worklist.extend(producers)
 
 
-_FREE_OPS = frozenset({"arith.constant", "tensor.empty", "linalg.fill"})
+def _is_free(op: Operation) -> bool:
+    """Whether erasing `op` when unused changes nothing: pure ops, and linalg
+    ops on tensors, which have value semantics."""
+    if op.has_trait(Pure) or op.has_trait(NoMemoryEffect) or op.name in _FREE_OPS:
+        return True
+    values = [*op.operands, *op.results]
+    return (
+        op.name.startswith("linalg.")
+        and bool(op.results)
+        and all(not isinstance(v.type, MemRefType) for v in values)
+    )
+
+
+_FREE_OPS = frozenset({"arith.constant", "tensor.empty"})
