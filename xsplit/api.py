@@ -113,7 +113,10 @@ def patterns() -> list[PatternInfo]:
 def load_patterns(path: str) -> ModuleType:
     """Runs a Python file of DSL patterns; the passes it declares register
     themselves and can then be named in pipelines."""
-    name = f"xsplit_user_patterns_{abs(hash(os.path.abspath(path)))}"
+    key = os.path.realpath(path)
+    if key in _LOADED_PATTERN_FILES:
+        return _LOADED_PATTERN_FILES[key]
+    name = f"xsplit_user_patterns_{len(_LOADED_PATTERN_FILES)}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise XsplitError(f"cannot load patterns from '{path}': not a Python file")
@@ -128,7 +131,12 @@ def load_patterns(path: str) -> ModuleType:
         raise XsplitError(
             f"cannot load patterns from '{path}': {type(e).__name__}: {one_line(str(e))}"
         ) from None
+    _LOADED_PATTERN_FILES[key] = module
     return module
+
+
+_LOADED_PATTERN_FILES: dict[str, ModuleType] = {}
+"""Pattern files already run, by real path: loading one twice is a no-op."""
 
 
 def build_pipeline(pipeline: str) -> list[ModulePass]:
