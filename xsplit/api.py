@@ -168,8 +168,13 @@ def build_pipeline(pipeline: str) -> list[ModulePass]:
     return built
 
 
-def run_passes(module: ModuleOp, passes: list[ModulePass], ctx: Context | None = None) -> None:
-    """Applies the passes in order, verifying after each."""
+def run_passes(
+    module: ModuleOp,
+    passes: list[ModulePass],
+    ctx: Context | None = None,
+    verify_each: bool = True,
+) -> None:
+    """Applies the passes in order, verifying after each unless told not to."""
     ctx = ctx or make_context()
     for p in passes:
         try:
@@ -178,6 +183,8 @@ def run_passes(module: ModuleOp, passes: list[ModulePass], ctx: Context | None =
             raise
         except Exception as e:
             raise XsplitError(f"internal error in pass '{p.name}': {one_line(repr(e))}") from e
+        if not verify_each:
+            continue
         try:
             verify_module(module)
         except XsplitError as e:

@@ -117,7 +117,7 @@ def transposed_generic(m: int, n: int, k: int, dtype: str = "f32") -> str:
     a, b, c = tensor([k, m], dtype), tensor([n, k], dtype), tensor([m, n], ACC[dtype])
     acc = ACC[dtype]
     if dtype == "i8":
-        body = f"""  ^bb0(%x: i8, %y: i8, %acc: i32):
+        body = """  ^bb0(%x: i8, %y: i8, %acc: i32):
     %xe = arith.extsi %x : i8 to i32
     %ye = arith.extsi %y : i8 to i32
     %p = arith.muli %xe, %ye : i32

@@ -45,6 +45,8 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from xsplit.dialects.utils import dense_i64
+
 
 class TensorAccess(StrEnum):
     READONLY = auto()
@@ -184,9 +186,9 @@ class DispatchTensorLoadOp(IRDLOperation):
         super().__init__(
             operands=[source, source_dims, offsets, sizes, strides],
             properties={
-                "static_offsets": DenseArrayBase.from_list(i64, static_offsets),
-                "static_sizes": DenseArrayBase.from_list(i64, static_sizes),
-                "static_strides": DenseArrayBase.from_list(i64, static_strides),
+                "static_offsets": dense_i64(static_offsets),
+                "static_sizes": dense_i64(static_sizes),
+                "static_strides": dense_i64(static_strides),
             },
             result_types=[result_type],
         )
@@ -244,9 +246,9 @@ class DispatchTensorStoreOp(IRDLOperation):
         super().__init__(
             operands=[value, target, target_dims, offsets, sizes, strides],
             properties={
-                "static_offsets": DenseArrayBase.from_list(i64, static_offsets),
-                "static_sizes": DenseArrayBase.from_list(i64, static_sizes),
-                "static_strides": DenseArrayBase.from_list(i64, static_strides),
+                "static_offsets": dense_i64(static_offsets),
+                "static_sizes": dense_i64(static_sizes),
+                "static_strides": dense_i64(static_strides),
             },
         )
 

@@ -49,6 +49,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
+from xsplit.dialects.utils import split_mixed
 
 MAPPING_ATTRS = (*GPU_MAPPING_ATTRS, SplitReductionMappingAttr)
 
@@ -149,14 +150,9 @@ class ForallOp(IRDLOperation):
         body: Region,
         mapping: Sequence[Attribute] | None = None,
     ):
-        def split(mixed: Sequence[int | SSAValue]):
-            static = [m if isinstance(m, int) else DYNAMIC_INDEX for m in mixed]
-            dynamic = [m for m in mixed if not isinstance(m, int)]
-            return DenseArrayBase.from_list(i64, static), dynamic
-
-        static_lb, dynamic_lb = split(lower_bounds)
-        static_ub, dynamic_ub = split(upper_bounds)
-        static_step, dynamic_step = split(steps)
+        static_lb, dynamic_lb = split_mixed(lower_bounds)
+        static_ub, dynamic_ub = split_mixed(upper_bounds)
+        static_step, dynamic_step = split_mixed(steps)
         properties: dict[str, Attribute] = {
             "staticLowerBound": static_lb,
             "staticUpperBound": static_ub,

@@ -17,6 +17,8 @@ from xdsl.irdl import (
     var_operand_def,
 )
 from xdsl.traits import HasParent
+
+from xsplit.dialects.utils import split_mixed
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -60,15 +62,9 @@ class ParallelInsertSliceOp(IRDLOperation):
         sizes: Sequence[int | SSAValue],
         strides: Sequence[int | SSAValue] | None = None,
     ):
-        def split(mixed: Sequence[int | SSAValue]):
-            static = [m if isinstance(m, int) else DYNAMIC_INDEX for m in mixed]
-            return DenseArrayBase.from_list(i64, static), [
-                m for m in mixed if not isinstance(m, int)
-            ]
-
-        static_offsets, dyn_offsets = split(offsets)
-        static_sizes, dyn_sizes = split(sizes)
-        static_strides, dyn_strides = split(strides or [1] * len(sizes))
+        static_offsets, dyn_offsets = split_mixed(offsets)
+        static_sizes, dyn_sizes = split_mixed(sizes)
+        static_strides, dyn_strides = split_mixed(strides or [1] * len(sizes))
         super().__init__(
             operands=[source, dest, dyn_offsets, dyn_sizes, dyn_strides],
             properties={

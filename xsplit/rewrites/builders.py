@@ -18,7 +18,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     TensorType,
-    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.context import Context
@@ -26,6 +25,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
 
 from xsplit.dialects.affine import MaxOp
+from xsplit.dialects.utils import dense_i64, split_mixed
 
 Mixed = int | SSAValue
 """A size or offset: a constant, or an index value."""
@@ -108,7 +108,7 @@ class IRBuilder:
             properties={
                 "static_offsets": static_list(offsets),
                 "static_sizes": static_list(sizes),
-                "static_strides": DenseArrayBase.from_list(i64, [1] * len(sizes)),
+                "static_strides": dense_i64([1] * len(sizes)),
             },
             result_types=[TensorType(source_type.element_type, result_shape)],
         )
@@ -117,6 +117,8 @@ class IRBuilder:
 
 def values_defined_above(op: Operation) -> list[SSAValue]:
     """Values defined outside `op` that it or its nested ops use, in first-use order."""
+    if not op.regions:
+        return list(dict.fromkeys(op.operands))
     seen: dict[SSAValue, None] = {}
     for nested in op.walk():
         for operand in nested.operands:
@@ -128,13 +130,11 @@ def values_defined_above(op: Operation) -> list[SSAValue]:
 
 
 def static_list(mixed: Sequence[Mixed]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(
-        i64, [m if isinstance(m, int) else DYNAMIC_INDEX for m in mixed]
-    )
+    return split_mixed(mixed)[0]
 
 
 def dynamic_list(mixed: Sequence[Mixed]) -> list[SSAValue]:
-    return [m for m in mixed if not isinstance(m, int)]
+    return split_mixed(mixed)[1]
 
 
 def parse_map(m: str | AffineMap) -> AffineMap:

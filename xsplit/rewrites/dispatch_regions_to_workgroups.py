@@ -21,7 +21,7 @@ from xsplit.dialects.iree_tensor_ext import (
     DispatchTensorStoreOp,
     DispatchTensorType,
 )
-from xsplit.rewrites.builders import IRBuilder, values_defined_above
+from xsplit.rewrites.builders import IRBuilder
 from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
 from xsplit.rewrites.form_dispatch_regions import is_graph_level
 
@@ -37,7 +37,7 @@ def _whole(t: TensorType) -> tuple[list[int], list[int], list[int]]:
 
 def _capture_operands(m: Match) -> bool | str:
     """Splits what the region uses from above into constants and arguments."""
-    captures = values_defined_above(m.root)
+    captures = m.defined_above()
     constants = [v for v in captures if isinstance(v.owner, arith.ConstantOp)]
     m.captures["constants"] = constants
     m.captures["arguments"] = [v for v in captures if v not in constants]
@@ -47,7 +47,7 @@ def _capture_operands(m: Match) -> bool | str:
 def _all_static(m: Match) -> bool | str:
     region = m.root
     assert isinstance(region, DispatchRegionOp)
-    shaped = [v.type for v in values_defined_above(region) if isinstance(v.type, TensorType)]
+    shaped = [v.type for v in m.defined_above() if isinstance(v.type, TensorType)]
     return all(_is_static_tensor(t) for t in (*shaped, *region.result_types)) or (
         "it has dynamic shapes"
     )
@@ -83,9 +83,17 @@ def region_to_workgroups(m: Match, ir: IRBuilder) -> list[SSAValue]:
             mapping[value] = placeholder
     terminator = region.body.block.last_op
     assert isinstance(terminator, ReturnOp)
-    for op in region.body.block.ops:
+    for op in list(region.body.block.ops):
         if op is not terminator:
-            build.insert(op.clone(value_mapper=mapping))
+            op.detach()
+            build.insert(op)
+    # Rewire the moved ops (not the dispatch's own operands) to the values
+    # available inside the body.
+    for outside, inside in mapping.items():
+        outside.replace_uses_with_if(
+            inside,
+            lambda use: use.operation is not workgroups and workgroups.is_ancestor(use.operation),
+        )
     for value, placeholder in zip(terminator.values, body.args[len(arguments) :]):
         assert isinstance(placeholder.type, DispatchTensorType)
         whole = _whole(placeholder.type.bound_type)

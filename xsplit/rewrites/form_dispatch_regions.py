@@ -19,7 +19,7 @@ from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnO
 from xsplit.dialects.gpu import BlockMappingAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp
-from xsplit.rewrites.builders import IRBuilder, values_defined_above
+from xsplit.rewrites.builders import IRBuilder
 from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
 
 
@@ -63,28 +63,32 @@ is_split_reduction_loop = where(
 has_sizes_outside = where("has its result sizes outside", _capture_result_dims)
 
 
-def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> list[SSAValue]:
+def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> None:
     """`flow.dispatch.region { empty; constants; the loop; flow.return }`."""
     forall = m.root
     assert isinstance(forall, ForallOp)
-    body = Block()
+    region = ir.b.insert(
+        DispatchRegionOp(list(forall.result_types), Region(Block()), m["result_dims"])
+    )
+    body = region.body.block
     inside = Builder(InsertPoint.at_end(body))
-    mapping: dict[SSAValue, SSAValue] = {}
     # The loop's destinations and constants are rebuilt inside: IREE needs the
     # empty tensor there, and constants inside save dispatch operands. The
     # engine erases the originals once nothing uses them.
+    rebuilt: dict[SSAValue, SSAValue] = {}
     for out in forall.outputs:
-        if isinstance(out.owner, tensor.EmptyOp) and out not in mapping:
-            mapping[out] = inside.insert(out.owner.clone()).results[0]
-    for used in values_defined_above(forall):
-        if isinstance(used.owner, arith.ConstantOp) and used not in mapping:
-            mapping[used] = inside.insert(used.owner.clone()).results[0]
-    moved = inside.insert(forall.clone(value_mapper=mapping))
-    body.add_op(ReturnOp(*moved.results))
-    region = ir.b.insert(
-        DispatchRegionOp(list(forall.result_types), Region(body), m["result_dims"])
-    )
-    return list(region.results)
+        if isinstance(out.owner, tensor.EmptyOp) and out not in rebuilt:
+            rebuilt[out] = inside.insert(out.owner.clone()).results[0]
+    for used in m.defined_above():
+        if isinstance(used.owner, arith.ConstantOp) and used not in rebuilt:
+            rebuilt[used] = inside.insert(used.owner.clone()).results[0]
+    forall.detach()
+    body.add_op(forall)
+    for old, new in rebuilt.items():
+        old.replace_uses_with_if(new, lambda use: forall.is_ancestor(use.operation))
+    body.add_op(ReturnOp(*forall.results))
+    for old, new in zip(forall.results, region.results):
+        old.replace_uses_with_if(new, lambda use: not region.is_ancestor(use.operation))
 
 
 WRAP_SPLIT_LOOP = Pattern(

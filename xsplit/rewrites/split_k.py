@@ -27,7 +27,7 @@ default rule applies (`default_plan`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +39,6 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     ArrayAttr,
-    DenseArrayBase,
     IndexType,
     IntegerAttr,
     TensorType,
@@ -51,10 +50,22 @@ from xdsl.rewriter import InsertPoint
 
 from xsplit.diagnostics import remark
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
+from xsplit.dialects.utils import dense_i64
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.rewrites.builders import IRBuilder, Mixed
-from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, divides, option, positive, where
+from xsplit.dialects.linalg import ContractionOp
+from xsplit.rewrites.dsl import (
+    Match,
+    Option,
+    Pass,
+    Pattern,
+    Remark,
+    divides,
+    option,
+    positive,
+    where,
+)
 from xsplit.rewrites.reduction import (
     Reduction,
     identity_value,
@@ -217,7 +228,7 @@ def _merge(red: Reduction, partials: SSAValue, builder: Builder) -> SSAValue:
     rank = red.acc_type.get_num_dims()
     reduce = builder.insert(
         linalg.ReduceOp(
-            partials, red.init, DenseArrayBase.from_list(i64, [rank]), region
+            partials, red.init, dense_i64([rank]), region
         )
     )
     reduce.results[0].name_hint = "merged"
@@ -419,9 +430,6 @@ chunk_count_divides_k = where("the chunk count divides K", _chunks_divide_k)
 
 
 def _rewrite_with_forall(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    if m.options["strategy"] == "expand":
-        why = _chunks_divide_k(m)
-        remark(m.root, f"expand needs a factor that divides K ({why}); using forall")
     return [split_with_forall(m["red"], m["plan"], ir)]
 
 
@@ -442,6 +450,23 @@ OPTIONS = (
     Option("balanced", bool, False, "chunk sizes differ by at most one"),
 )
 
+def _shape(m: Match) -> Hashable:
+    """Everything a split depends on besides the root's operand values, so that
+    the engine builds each distinct split once and clones it for the others."""
+    root = m.root
+    body = "" if isinstance(root, ContractionOp) else str(root.regions[0])
+    return (
+        root.name,
+        tuple(v.type for v in root.operands),
+        tuple(root.result_types),
+        tuple(sorted(root.properties.items())),
+        tuple(sorted(root.attributes.items())),
+        body,
+        tuple(sorted(m.options.items())),
+        m["plan"],
+    )
+
+
 SPLIT_K_EXPAND = Pattern(
     name="split-k-expand",
     doc="K = S x K/S through tensor.expand_shape, a batched linalg.generic, then a merge",
@@ -455,6 +480,7 @@ SPLIT_K_EXPAND = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
+    memo=_shape,
 )
 
 SPLIT_K_FORALL = Pattern(
@@ -465,6 +491,20 @@ SPLIT_K_FORALL = Pattern(
     rewrite=_rewrite_with_forall,
     options=[o.name for o in OPTIONS],
     family="split-k",
+    memo=_shape,
+)
+
+EXPAND_FALLS_BACK = Remark(
+    name="split-k-expand-falls-back",
+    doc="says when strategy=expand cannot be used and forall is",
+    root=REDUCTION_ROOTS,
+    where=(option("strategy") == "expand")
+    & is_splittable_reduction
+    & is_not_a_partial
+    & k_splits_into_chunks
+    & ~chunk_count_divides_k,
+    message=lambda m: "expand needs a factor that divides K "
+    f"({chunk_count_divides_k.check(m).reason}); using forall",  # type: ignore[union-attr]
 )
 
 
@@ -477,7 +517,7 @@ def _one_of_factor_and_tile(options: Mapping[str, Any]) -> str | None:
 SPLIT_K = Pass(
     "split-k",
     "Splits each linalg reduction into partial reductions over chunks of K and a merge.",
-    [SPLIT_K_EXPAND, SPLIT_K_FORALL],
+    [EXPAND_FALLS_BACK, SPLIT_K_EXPAND, SPLIT_K_FORALL],
     OPTIONS,
     validate=_one_of_factor_and_tile,
 )

@@ -31,13 +31,26 @@ class Match:
     root: Operation
     options: Mapping[str, Any] = field(default_factory=dict)
     captures: dict[str, Any] = field(default_factory=dict)
+    analyses: dict[tuple[str, int], Any] = field(default_factory=dict)
+    """Facts about the IR computed while matching, shared by every pattern
+    tried on the same op while the IR does not change."""
 
     def __getitem__(self, name: str) -> Any:
         return self.captures[name]
 
     def at(self, op: Operation) -> Match:
         """The same match seen from another op, sharing its captures."""
-        return Match(op, self.options, self.captures)
+        return Match(op, self.options, self.captures, self.analyses)
+
+    def defined_above(self, op: Operation | None = None) -> list[SSAValue]:
+        """The values from outside `op` (default: the root) that it uses."""
+        from xsplit.rewrites.builders import values_defined_above
+
+        op = op or self.root
+        key = ("defined_above", id(op))
+        if key not in self.analyses:
+            self.analyses[key] = values_defined_above(op)
+        return self.analyses[key]
 
 
 @dataclass(frozen=True)

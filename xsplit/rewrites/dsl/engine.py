@@ -15,13 +15,13 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import MemRefType, ModuleOp, UnknownLoc
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import NoMemoryEffect, Pure
 
@@ -86,6 +86,7 @@ class Engine:
         # sorted() is stable, so equal benefits keep declaration order.
         self.by_root = {n: sorted(ps, key=lambda p: -p.benefit) for n, ps in by_root.items()}
         self.remarks = remarks
+        self.templates: dict[Hashable, _BuiltTemplate] = {}
 
     def run(self, module: ModuleOp) -> dict[str, int]:
         settings = _settings.get()
@@ -100,8 +101,11 @@ class Engine:
             queued.discard(id(op))
             if op.parent is None:
                 continue  # erased by an earlier rewrite
-            self._remarks(op, remarked)
-            pattern, m = self._first_match(op, settings.explain, created_by.get(id(op)))
+            analyses: dict[tuple[str, int], Any] = {}
+            self._remarks(op, remarked, analyses)
+            pattern, m = self._first_match(
+                op, settings.explain, created_by.get(id(op)), analyses
+            )
             if pattern is None or m is None:
                 continue
             rewrites += 1
@@ -125,23 +129,29 @@ class Engine:
                 totals[name] = totals.get(name, 0) + n
         return dict(self.counts)
 
-    def _remarks(self, op: Operation, remarked: set[tuple[int, str]]) -> None:
+    def _remarks(
+        self, op: Operation, remarked: set[tuple[int, str]], analyses: dict[tuple[str, int], Any]
+    ) -> None:
         for r in self.remarks.get(op.name, ()):
             key = (id(op), r.name)
             if key in remarked:
                 continue
-            m = Match(op, self.options)
+            m = Match(op, self.options, {}, analyses)
             if r.where.check(m) is None:
                 remarked.add(key)
                 remark(op, r.render(m))
 
     def _first_match(
-        self, op: Operation, explain: bool, family: str | None
+        self,
+        op: Operation,
+        explain: bool,
+        family: str | None,
+        analyses: dict[tuple[str, int], Any],
     ) -> tuple[Pattern | None, Match | None]:
         for pattern in self.by_root.get(op.name, ()):
             if pattern.family == family:
                 continue  # made by this family's rewrite; see Pattern.family
-            m = Match(op, self.options)
+            m = Match(op, self.options, {}, analyses)
             failure = pattern.where.check(m)
             if failure is None:
                 return pattern, m
@@ -150,27 +160,37 @@ class Engine:
         return None, None
 
     def _apply(self, pattern: Pattern, m: Match) -> tuple[list[Operation], list[Operation]]:
-        """Rewrites the root; returns the ops it created and the users of its results."""
+        """Rewrites the root; returns the ops it created and the users of its results.
+
+        A rewrite returns the values that replace the root's results, and the
+        engine erases the root; or None when it moved the root into what it
+        built and rewired the root's uses itself."""
         root = m.root
+        producers = [v.owner for v in m.defined_above() if isinstance(v.owner, Operation)]
         builder = _RecordingBuilder(InsertPoint.before(root))
-        if isinstance(pattern.rewrite, Template):
+        key = None if pattern.memo is None else (pattern.name, _operand_aliasing(root), pattern.memo(m))
+        if key is not None and key in self.templates:
+            replacements = self.templates[key].instantiate(root, builder)
+        elif isinstance(pattern.rewrite, Template):
             replacements = pattern.rewrite.rewrite(m, builder)
         else:
-            replacements = list(pattern.rewrite(m, IRBuilder(builder)))
-        if len(replacements) != len(root.results):
-            raise XsplitError(
-                f"pattern '{pattern.name}' replaced {len(root.results)} results with "
-                f"{len(replacements)} values",
-                root,
-            )
-        producers = [
-            v.owner for v in values_defined_above(root) if isinstance(v.owner, Operation)
-        ]
+            result = pattern.rewrite(m, IRBuilder(builder))
+            replacements = None if result is None else list(result)
+            if key is not None and replacements is not None:
+                if (template := _BuiltTemplate.snapshot(root, builder.inserted, replacements)):
+                    self.templates[key] = template
         users: list[Operation] = []
-        for old, new in zip(root.results, replacements):
-            users.extend(use.operation for use in old.uses)
-            old.replace_all_uses_with(new)
-        Rewriter.erase_op(root)
+        if replacements is not None:
+            if len(replacements) != len(root.results):
+                raise XsplitError(
+                    f"pattern '{pattern.name}' replaced {len(root.results)} results with "
+                    f"{len(replacements)} values",
+                    root,
+                )
+            for old, new in zip(root.results, replacements):
+                users.extend(use.operation for use in old.uses)
+                old.replace_all_uses_with(new)
+            Rewriter.erase_op(root)
         _erase_if_dead(producers)
         created = [nested for op in builder.inserted for nested in op.walk()]
         # As in MLIR, what a rewrite makes is located where the root was.
@@ -178,6 +198,49 @@ class Engine:
             if isinstance(op.location, UnknownLoc):
                 op.location = root.location
         return created, users
+
+
+def _operand_aliasing(root: Operation) -> tuple[int, ...]:
+    """Which operands are the same value, as the index of each one's first use."""
+    first: dict[SSAValue, int] = {}
+    return tuple(first.setdefault(v, i) for i, v in enumerate(root.operands))
+
+
+@dataclass
+class _BuiltTemplate:
+    """What one rewrite built, detached, with the root's operands as holes."""
+
+    block: Block
+    results: list[SSAValue]
+
+    @staticmethod
+    def snapshot(
+        root: Operation, built: list[Operation], replacements: list[SSAValue]
+    ) -> _BuiltTemplate | None:
+        holes: dict[SSAValue, int] = {}
+        for i, v in enumerate(root.operands):
+            holes.setdefault(v, i)
+        block = Block(arg_types=[v.type for v in root.operands])
+        mapping: dict[SSAValue, SSAValue] = {}
+        defined: set[SSAValue] = set()
+        for op in built:
+            for used in values_defined_above(op):
+                if used in defined:
+                    continue
+                if used not in holes:
+                    return None  # it reads something besides the root's operands
+                mapping[used] = block.args[holes[used]]
+            block.add_op(op.clone(value_mapper=mapping))
+            defined.update(op.results)
+        if not all(r in mapping for r in replacements):
+            return None
+        return _BuiltTemplate(block, [mapping[r] for r in replacements])
+
+    def instantiate(self, root: Operation, builder: Builder) -> list[SSAValue]:
+        mapping: dict[SSAValue, SSAValue] = dict(zip(self.block.args, root.operands))
+        for op in self.block.ops:
+            builder.insert(op.clone(value_mapper=mapping))
+        return [mapping[r] for r in self.results]
 
 
 def _erase_if_dead(ops: list[Operation]) -> None:

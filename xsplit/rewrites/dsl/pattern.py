@@ -16,7 +16,7 @@ A `Pass` registers itself under its name, so `xsplit-opt -p NAME` and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Union
 
@@ -30,9 +30,10 @@ from xsplit.rewrites.builders import IRBuilder
 from xsplit.rewrites.dsl.constraints import ALWAYS, Constraint, Match
 from xsplit.rewrites.dsl.template import Template
 
-BuilderRewrite = Callable[[Match, IRBuilder], Sequence[SSAValue]]
+BuilderRewrite = Callable[[Match, IRBuilder], Sequence[SSAValue] | None]
 """A rewrite as builder calls that mirror the ops it makes; returns the
-values that replace the root's results."""
+values that replace the root's results, or None if it moved the root into the
+ops it built and rewired the root's uses itself."""
 
 
 def _op_names(root: str | type[Operation] | Sequence[str | type[Operation]]) -> tuple[str, ...]:
@@ -58,6 +59,11 @@ class Pattern:
     """Ops a rewrite creates are never matched again by patterns of its
     family (by default, the pattern itself): a split's partials and merge are
     reductions too, and must not be split again in the same run."""
+    memo: Callable[[Match], Hashable] | None
+    """For builder rewrites that depend only on the root's operands: a key
+    naming everything else they depend on (types, attributes, options). The
+    engine builds once per key, keeps what it built as a template, and clones
+    that for every other match with the same key."""
 
     def __init__(
         self,
@@ -69,6 +75,7 @@ class Pattern:
         benefit: int = 1,
         options: Sequence[str] = (),
         family: str | None = None,
+        memo: Callable[[Match], Hashable] | None = None,
     ):
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "doc", doc)
@@ -78,6 +85,7 @@ class Pattern:
         object.__setattr__(self, "benefit", benefit)
         object.__setattr__(self, "options", tuple(options))
         object.__setattr__(self, "family", family or name)
+        object.__setattr__(self, "memo", memo)
 
 
 @dataclass(frozen=True, init=False)
