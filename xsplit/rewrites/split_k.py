@@ -61,6 +61,7 @@ from xsplit.rewrites.dsl import (
     Pass,
     Pattern,
     Remark,
+    ceildiv,
     divides,
     option,
     positive,
@@ -130,7 +131,7 @@ def plan_chunks(
         if tile >= k:
             remark(op, f"not split: tile = {tile} covers all of K = {k}")
             return None
-        count = -(-k // tile)
+        count = ceildiv(k, tile)
         return ChunkPlan(count, balanced=True) if balanced else ChunkPlan(count, tile)
     assert factor is not None
     if k is None:
@@ -143,8 +144,8 @@ def plan_chunks(
         return None
     if balanced:
         return ChunkPlan(factor, balanced=True)
-    chunk = -(-k // factor)
-    count = -(-k // chunk)
+    chunk = ceildiv(k, factor)
+    count = ceildiv(k, chunk)
     if count != factor:
         remark(
             op,
@@ -161,7 +162,7 @@ def chunk_bounds(
     if isinstance(k, int):
         if plan.balanced:
             assert plan.count is not None
-            if k % plan.count == 0:
+            if divides(plan.count, k):
                 size = k // plan.count
                 return ir.apply(f"(d0) -> (d0 * {size})", s), size
             offset = ir.apply(f"(d0) -> ((d0 * {k}) floordiv {plan.count})", s)
@@ -173,7 +174,7 @@ def chunk_bounds(
             return offset, size
         assert plan.tile is not None
         offset = ir.apply(f"(d0) -> (d0 * {plan.tile})", s)
-        if k % plan.tile == 0:
+        if divides(plan.tile, k):
             return offset, plan.tile
         return offset, ir.min(f"(d0) -> ({plan.tile}, -d0 * {plan.tile} + {k})", s)
     # A dynamic K: xDSL has no semi-affine maps, so s * K is an arith.muli.
@@ -297,7 +298,7 @@ def split_with_expand(red: Reduction, plan: ChunkPlan, k: int, ir: IRBuilder) ->
     The seed's first IR: K = S x (K/S) through `tensor.expand_shape`, one
     `linalg.generic` with a parallel chunk loop, then the merge.
     """
-    assert plan.count is not None and k % plan.count == 0
+    assert plan.count is not None and divides(plan.count, k)
     builder = ir.b
     count, chunk = plan.count, k // plan.count
     element = red.acc_type.element_type
