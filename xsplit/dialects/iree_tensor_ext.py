@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.dialects.utils import DynamicIndexList, verify_dynamic_index_list
+from xdsl.dialects.utils import DynamicIndexList
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
@@ -45,7 +45,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from xsplit.dialects.utils import dense_i64
+from xsplit.dialects.utils import dense_i64, verify_mixed_lists
 
 
 class TensorAccess(StrEnum):
@@ -115,18 +115,15 @@ def _verify_slice(
             f"'{op.name}' op expects {placeholder.num_dynamic_dims} dynamic "
             f"dimension values for {placeholder}, got {len(placeholder_dims)}"
         )
-    rank = placeholder.bound_type.get_num_dims()
-    for what, static, dynamic in (
-        ("offsets", op.static_offsets, op.offsets),
-        ("sizes", op.static_sizes, op.sizes),
-        ("strides", op.static_strides, op.strides),
-    ):
-        values = static.get_values()
-        if len(values) != rank:
-            raise VerifyException(
-                f"'{op.name}' op expected {rank} {what} entries, got {len(values)}"
-            )
-        verify_dynamic_index_list(values, dynamic, DYNAMIC_INDEX, f" in the {what}")
+    verify_mixed_lists(
+        op,
+        placeholder.bound_type.get_num_dims(),
+        (
+            ("offsets", op.static_offsets, op.offsets),
+            ("sizes", op.static_sizes, op.sizes),
+            ("strides", op.static_strides, op.strides),
+        ),
+    )
     if not isinstance(slice_type, TensorType):
         raise VerifyException(f"'{op.name}' op expects a ranked tensor slice")
     # The slice may drop unit dimensions, as tensor.extract_slice may.

@@ -22,7 +22,6 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.utils import (
     parse_dynamic_index_list_without_types,
     print_dynamic_index_list,
-    verify_dynamic_index_list,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
@@ -49,7 +48,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
-from xsplit.dialects.utils import split_mixed
+from xsplit.dialects.utils import split_mixed, verify_mixed_lists
 
 MAPPING_ATTRS = (*GPU_MAPPING_ATTRS, SplitReductionMappingAttr)
 
@@ -317,18 +316,15 @@ class ForallOp(IRDLOperation):
 
     def verify_(self) -> None:
         rank = self.rank
-        for what, static, dynamic in (
-            ("lower bound", self.staticLowerBound, self.dynamicLowerBound),
-            ("upper bound", self.staticUpperBound, self.dynamicUpperBound),
-            ("step", self.staticStep, self.dynamicStep),
-        ):
-            values = static.get_values()
-            if len(values) != rank:
-                raise VerifyException(
-                    f"'{self.name}' op expects {rank} {what} entries, got "
-                    f"{len(values)}"
-                )
-            verify_dynamic_index_list(values, dynamic, DYNAMIC_INDEX, f" in {what}s")
+        verify_mixed_lists(
+            self,
+            rank,
+            (
+                ("lower bounds", self.staticLowerBound, self.dynamicLowerBound),
+                ("upper bounds", self.staticUpperBound, self.dynamicUpperBound),
+                ("steps", self.staticStep, self.dynamicStep),
+            ),
+        )
         if any(s != DYNAMIC_INDEX and s <= 0 for s in self.staticStep.get_values()):
             raise VerifyException(f"'{self.name}' op requires positive steps")
         args = self.body.block.args

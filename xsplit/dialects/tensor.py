@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, i64
-from xdsl.dialects.utils import DynamicIndexList, verify_dynamic_index_list
+from xdsl.dialects.utils import DynamicIndexList
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -18,7 +18,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import HasParent
 
-from xsplit.dialects.utils import split_mixed
+from xsplit.dialects.utils import split_mixed, verify_mixed_lists
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -77,21 +77,15 @@ class ParallelInsertSliceOp(IRDLOperation):
     def verify_(self) -> None:
         dest_type = self.dest.type
         assert isinstance(dest_type, TensorType)
-        rank = dest_type.get_num_dims()
-        for what, static, dynamic in (
-            ("offset", self.static_offsets, self.offsets),
-            ("size", self.static_sizes, self.sizes),
-            ("stride", self.static_strides, self.strides),
-        ):
-            values = static.get_values()
-            if len(values) != rank:
-                raise VerifyException(
-                    f"'{self.name}' op expected {rank} {what} values, got "
-                    f"{len(values)}"
-                )
-            verify_dynamic_index_list(
-                values, dynamic, DYNAMIC_INDEX, f" in the {what} arguments"
-            )
+        verify_mixed_lists(
+            self,
+            dest_type.get_num_dims(),
+            (
+                ("offsets", self.static_offsets, self.offsets),
+                ("sizes", self.static_sizes, self.sizes),
+                ("strides", self.static_strides, self.strides),
+            ),
+        )
         source_type = self.source.type
         assert isinstance(source_type, TensorType)
         if source_type.element_type != dest_type.element_type:

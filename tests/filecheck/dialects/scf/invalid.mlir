@@ -55,3 +55,16 @@ func.func @bad_mapping_id() {
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: expected one of x, y, z
+
+// -----
+
+func.func @slice_rank(%t: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %r = scf.forall (%i) in (8) shared_outs(%o = %t) -> (tensor<8x4xf32>) {
+    %s = tensor.extract_slice %o[%i, 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%i] [4] [1] : tensor<4xf32> into tensor<8x4xf32>
+    }
+  }
+  func.return %r : tensor<8x4xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 5]]:7: error: 'tensor.parallel_insert_slice' op expects 2 offsets entries, got 1
