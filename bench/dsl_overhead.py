@@ -58,9 +58,7 @@ def measure(n: int, runs: int) -> dict[str, float]:
         print_s.append(t2 - t1)
         rewrite_s.append(t3 - t2)
         verify_s.append(t4 - t3)
-    parse, prnt, rew, ver = (
-        statistics.median(x) for x in (parse_s, print_s, rewrite_s, verify_s)
-    )
+    parse, prnt, rew, ver = (statistics.median(x) for x in (parse_s, print_s, rewrite_s, verify_s))
     return {"n": n, "parse": parse, "print": prnt, "rewrite": rew, "verify": ver}
 
 
@@ -70,13 +68,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     print(f"pipeline: {PIPELINE}; medians of {args.runs} runs")
-    print(f"{'matmuls':>8} {'parse s':>8} {'print s':>8} {'rewrite s':>9} {'verify s':>8} "
-          f"{'rewrite/(parse+print)':>22} {'rewrite us/op':>13}")
+    print(
+        f"{'matmuls':>8} {'parse s':>8} {'print s':>8} {'rewrite s':>9} {'verify s':>8} "
+        f"{'rewrite/(parse+print)':>22} {'rewrite us/op':>13}"
+    )
     for n in args.sizes:
         r = measure(n, args.runs)
         ratio = r["rewrite"] / (r["parse"] + r["print"])
-        print(f"{n:>8} {r['parse']:>8.2f} {r['print']:>8.2f} {r['rewrite']:>9.2f} "
-              f"{r['verify']:>8.2f} {ratio:>21.0%} {1e6 * r['rewrite'] / n:>13.0f}")
+        print(
+            f"{n:>8} {r['parse']:>8.2f} {r['print']:>8.2f} {r['rewrite']:>9.2f} "
+            f"{r['verify']:>8.2f} {ratio:>21.0%} {1e6 * r['rewrite'] / n:>13.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -35,9 +35,7 @@ class LocatingParser(Parser):
         op = super().parse_operation()
         if isinstance(op.location, UnknownLoc):
             loc = start.get_location()
-            op.location = FileLineColLoc(
-                StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col)
-            )
+            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
         return op
 
 
@@ -149,9 +147,7 @@ def build_pipeline(pipeline: str) -> list[ModulePass]:
         where = next((line for line in lines if line.startswith("pass-pipeline:")), "")
         column = where.rsplit(":", 1)[-1] if where else "?"
         reason = lines[-1].strip().lstrip("^").strip() if lines else "malformed"
-        raise XsplitError(
-            f"bad pass pipeline '{pipeline}' at column {column}: {reason}"
-        ) from None
+        raise XsplitError(f"bad pass pipeline '{pipeline}' at column {column}: {reason}") from None
     built: list[ModulePass] = []
     for spec in specs:
         if spec.name not in passes:

@@ -35,4 +35,8 @@ FOLD_ZERO_INIT = Pattern(
     ),
 )
 
-Pass("fold-zero-init", "Folds zero-initialised matmuls into the adds that follow them.", [FOLD_ZERO_INIT])
+Pass(
+    "fold-zero-init",
+    "Folds zero-initialised matmuls into the adds that follow them.",
+    [FOLD_ZERO_INIT],
+)

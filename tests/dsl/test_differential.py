@@ -97,5 +97,3 @@ def test_dsl_and_handwritten_agree(name: str, source: str) -> None:
     assert by_dsl == by_hand
     folds = name.startswith(("fill-0.0", "fill--0.0")) and "uses1" in name
     assert ("linalg.fill" not in by_dsl) == folds
-
-

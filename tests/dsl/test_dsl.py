@@ -52,7 +52,9 @@ def test_and_or_not_compose_and_report_the_failing_part() -> None:
     assert failure is not None
     assert failure.constraint == "operand 1 is the constant 1"
     assert failure.reason == "it is the constant 0"
-    assert str(is_zero & ~is_one) == "operand 1 is the constant 0 and not operand 1 is the constant 1"
+    assert (
+        str(is_zero & ~is_one) == "operand 1 is the constant 0 and not operand 1 is the constant 1"
+    )
 
 
 def test_constant_zero_never_matches_one() -> None:

@@ -32,7 +32,11 @@ class Case:
 
     @property
     def pipeline(self) -> str:
-        return f"split-k{{{self.options}}},materialize-late" if self.options else "split-k,materialize-late"
+        return (
+            f"split-k{{{self.options}}},materialize-late"
+            if self.options
+            else "split-k,materialize-late"
+        )
 
     @property
     def static(self) -> bool:
@@ -185,33 +189,111 @@ def _bf16(x):
 CASES: list[Case] = [
     # The seed's shape, 77 chunks of 666 with a last one of 618.
     Case("seed-123x456x51234-f77", matmul(123, 456, 51234), _mm, "factor=77"),
-    Case("seed-123x456x51234-f77-balanced", matmul(123, 456, 51234), _mm, "factor=77 balanced=true"),
+    Case(
+        "seed-123x456x51234-f77-balanced", matmul(123, 456, 51234), _mm, "factor=77 balanced=true"
+    ),
     Case("matmul-f32-prime-k-1009-f8", matmul(32, 48, 1009), _mm, "factor=8"),
     Case("matmul-f32-k1000-f7-nondividing", matmul(32, 48, 1000), _mm, "factor=7"),
     Case("matmul-f32-k1024-f4-expand", matmul(32, 48, 1024), _mm, "factor=4 strategy=expand"),
-    Case("matmul-f32-k1000-f7-expand-fallback", matmul(32, 48, 1000), _mm, "factor=7 strategy=expand"),
+    Case(
+        "matmul-f32-k1000-f7-expand-fallback", matmul(32, 48, 1000), _mm, "factor=7 strategy=expand"
+    ),
     Case("matmul-f32-k999-tile100", matmul(32, 48, 999), _mm, "tile=100"),
-    Case("matmul-f32-fill-init-k2048-default", matmul(16, 24, 4096, with_init=False), lambda a, b: _mm(a, b), ""),
+    Case(
+        "matmul-f32-fill-init-k2048-default",
+        matmul(16, 24, 4096, with_init=False),
+        lambda a, b: _mm(a, b),
+        "",
+    ),
     Case("matmul-f32-k13-factor-exceeds-k", matmul(8, 8, 13), _mm, "factor=20"),
     Case("matmul-f32-factor-1", matmul(8, 8, 512), _mm, "factor=1", splits=False),
     Case("matmul-f16-k1031-f5", matmul(16, 32, 1031, "f16"), _mm, "factor=5"),
-    Case("matmul-bf16-k1000-f6", matmul_bf16(16, 32, 1000), lambda a, b, c: _mm(_bf16(a), _bf16(b), c), "factor=6"),
+    Case(
+        "matmul-bf16-k1000-f6",
+        matmul_bf16(16, 32, 1000),
+        lambda a, b, c: _mm(_bf16(a), _bf16(b), c),
+        "factor=6",
+    ),
     Case("matmul-i8-k1021-f9", matmul(16, 32, 1021, "i8"), _mm, "factor=9"),
     Case("matmul-i8-k1024-f8-expand", matmul(16, 32, 1024, "i8"), _mm, "factor=8 strategy=expand"),
     Case("matmul-dynamic-k-tile128", matmul(16, 32, None), _mm, "tile=128", dims=[1000, 1000]),
     Case("matmul-dynamic-k-factor6", matmul(16, 32, None), _mm, "factor=6", dims=[997, 997]),
-    Case("matmul-dynamic-k-factor6-balanced", matmul(16, 32, None), _mm, "factor=6 balanced=true", dims=[997, 997]),
-    Case("batch-matmul-k997-f5", batch_matmul(3, 16, 24, 997), lambda a, b, c: np.einsum("bmk,bkn->bmn", a.astype(np.float64), b.astype(np.float64)) + c, "factor=5"),
-    Case("matvec-f32-k4099-f16", matvec(64, 4099), lambda a, x, y: a.astype(np.float64) @ x + y, "factor=16"),
-    Case("matvec-i8-k3001-f10-balanced", matvec(64, 3001, "i8"), lambda a, x, y: a.astype(np.int64) @ x.astype(np.int64) + y, "factor=10 balanced=true"),
-    Case("vecmat-f32-k2003-f4", vecmat(48, 2003), lambda x, a, y: x.astype(np.float64) @ a + y, "factor=4"),
+    Case(
+        "matmul-dynamic-k-factor6-balanced",
+        matmul(16, 32, None),
+        _mm,
+        "factor=6 balanced=true",
+        dims=[997, 997],
+    ),
+    Case(
+        "batch-matmul-k997-f5",
+        batch_matmul(3, 16, 24, 997),
+        lambda a, b, c: np.einsum("bmk,bkn->bmn", a.astype(np.float64), b.astype(np.float64)) + c,
+        "factor=5",
+    ),
+    Case(
+        "matvec-f32-k4099-f16",
+        matvec(64, 4099),
+        lambda a, x, y: a.astype(np.float64) @ x + y,
+        "factor=16",
+    ),
+    Case(
+        "matvec-i8-k3001-f10-balanced",
+        matvec(64, 3001, "i8"),
+        lambda a, x, y: a.astype(np.int64) @ x.astype(np.int64) + y,
+        "factor=10 balanced=true",
+    ),
+    Case(
+        "vecmat-f32-k2003-f4",
+        vecmat(48, 2003),
+        lambda x, a, y: x.astype(np.float64) @ a + y,
+        "factor=4",
+    ),
     # IREE 3.13 cannot compile these unsplit for gfx942 ("'linalg.fill' op write
     # affecting operations on shared resources..."); split, they compile.
-    Case("generic-transposed-f32-k1013-f6", transposed_generic(24, 40, 1013), lambda a, b, c: a.T.astype(np.float64) @ b.T + c, "factor=6", unsplit_fails_on=("rocm",)),
-    Case("generic-transposed-i8-k1000-f8", transposed_generic(24, 40, 1000, "i8"), lambda a, b, c: a.T.astype(np.int64) @ b.T.astype(np.int64) + c, "factor=8", unsplit_fails_on=("rocm",)),
-    Case("reduce-add-k5003-f7", reduce_rows(32, 5003, "arith.addf"), lambda a, c: a.astype(np.float64).sum(1) + c, "factor=7"),
-    Case("reduce-max-k5003-f7", reduce_rows(32, 5003, "arith.maximumf"), lambda a, c: np.maximum(a.max(1), c), "factor=7"),
-    Case("reduce-min-k4096-f4-expand", reduce_rows(32, 4096, "arith.minimumf"), lambda a, c: np.minimum(a.min(1), c), "factor=4 strategy=expand"),
-    Case("reduce-add-dynamic-k-tile500", reduce_rows(32, None, "arith.addf"), lambda a, c: a.astype(np.float64).sum(1) + c, "tile=500", dims=[2222]),
-    Case("matmul-relu-epilogue-k1500-f5", matmul_relu_epilogue(32, 48, 1500), lambda a, b, bias: np.maximum(_mm(a, b) + bias, 0), "factor=5"),
+    Case(
+        "generic-transposed-f32-k1013-f6",
+        transposed_generic(24, 40, 1013),
+        lambda a, b, c: a.T.astype(np.float64) @ b.T + c,
+        "factor=6",
+        unsplit_fails_on=("rocm",),
+    ),
+    Case(
+        "generic-transposed-i8-k1000-f8",
+        transposed_generic(24, 40, 1000, "i8"),
+        lambda a, b, c: a.T.astype(np.int64) @ b.T.astype(np.int64) + c,
+        "factor=8",
+        unsplit_fails_on=("rocm",),
+    ),
+    Case(
+        "reduce-add-k5003-f7",
+        reduce_rows(32, 5003, "arith.addf"),
+        lambda a, c: a.astype(np.float64).sum(1) + c,
+        "factor=7",
+    ),
+    Case(
+        "reduce-max-k5003-f7",
+        reduce_rows(32, 5003, "arith.maximumf"),
+        lambda a, c: np.maximum(a.max(1), c),
+        "factor=7",
+    ),
+    Case(
+        "reduce-min-k4096-f4-expand",
+        reduce_rows(32, 4096, "arith.minimumf"),
+        lambda a, c: np.minimum(a.min(1), c),
+        "factor=4 strategy=expand",
+    ),
+    Case(
+        "reduce-add-dynamic-k-tile500",
+        reduce_rows(32, None, "arith.addf"),
+        lambda a, c: a.astype(np.float64).sum(1) + c,
+        "tile=500",
+        dims=[2222],
+    ),
+    Case(
+        "matmul-relu-epilogue-k1500-f5",
+        matmul_relu_epilogue(32, 48, 1500),
+        lambda a, b, bias: np.maximum(_mm(a, b) + bias, 0),
+        "factor=5",
+    ),
 ]

@@ -28,8 +28,10 @@ def chunk_sizes(k: int, options: str) -> list[int]:
                 args = [values[v] for v in op.operands]
                 m = op.map.data
                 results = m.eval(args[: m.num_dims], args[m.num_dims :])
-                value = results[0] if isinstance(op, affine.ApplyOp) else (
-                    min(results) if isinstance(op, affine.MinOp) else max(results)
+                value = (
+                    results[0]
+                    if isinstance(op, affine.ApplyOp)
+                    else (min(results) if isinstance(op, affine.MinOp) else max(results))
                 )
                 values[op.results[0]] = value
         # The first apply is the offset; the size is the last index value or static.
@@ -82,5 +84,3 @@ def test_default_rule() -> None:
     assert default_plan(10**7) == ChunkPlan(64, balanced=True)
     assert isinstance(default_plan(2047), str)
     assert default_plan(None) == ChunkPlan(16, balanced=True)
-
-

@@ -93,9 +93,7 @@ def test_bad_pipeline(pipeline: str, expected: str, tmp_path: Path) -> None:
 
 
 def test_missing_file_and_directory(tmp_path: Path) -> None:
-    assert_one_line_error(
-        xsplit_opt(str(tmp_path / "nope.mlir")), "error: cannot read"
-    )
+    assert_one_line_error(xsplit_opt(str(tmp_path / "nope.mlir")), "error: cannot read")
     assert_one_line_error(xsplit_opt(str(tmp_path)), "it is a directory")
     assert_one_line_error(
         xsplit_opt(str(SEED), "-o", str(tmp_path / "no" / "dir" / "x.mlir")),
@@ -127,20 +125,29 @@ def test_output_file_and_stdin(tmp_path: Path) -> None:
 
 
 def test_valid_ir_without_reductions_passes_through() -> None:
-    text = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %a : tensor<4xf32>\n}\n"
+    text = (
+        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %a : tensor<4xf32>\n}\n"
+    )
     plain = xsplit_opt("-", stdin=text)
     split = xsplit_opt("-", "-p", "split-k{factor=4},materialize-late", stdin=text)
     assert split.returncode == 0 and split.stdout == plain.stdout and not split.stderr
 
 
 def test_rewrite_is_deterministic() -> None:
-    runs = {xsplit_opt(str(SEED), "-p", "split-k{factor=77},materialize-late").stdout for _ in range(2)}
+    runs = {
+        xsplit_opt(str(SEED), "-p", "split-k{factor=77},materialize-late").stdout for _ in range(2)
+    }
     assert len(runs) == 1
 
 
 def test_xdsl_opt_sees_xsplit_through_the_universe() -> None:
     proc = subprocess.run(
-        [os.path.join(os.path.dirname(sys.executable), "xdsl-opt"), str(SEED), "-p", "split-k{factor=77},materialize-late"],
+        [
+            os.path.join(os.path.dirname(sys.executable), "xdsl-opt"),
+            str(SEED),
+            "-p",
+            "split-k{factor=77},materialize-late",
+        ],
         capture_output=True,
         text=True,
         check=False,

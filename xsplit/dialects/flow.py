@@ -113,20 +113,18 @@ def _verify_count_region(op: Operation, count: Region, workload_size: int) -> No
     if not count.blocks:
         return
     args = count.block.args
-    if len(args) != workload_size or any(
-        not isinstance(a.type, IndexType) for a in args
-    ):
+    if len(args) != workload_size or any(not isinstance(a.type, IndexType) for a in args):
         raise VerifyException(
             f"'{op.name}' op workgroup count region takes {workload_size} index "
             f"arguments, one per workload value, got {len(args)}"
         )
     last = count.block.last_op
-    if not isinstance(last, ReturnOp) or len(last.operands) != 3 or any(
-        not isinstance(v.type, IndexType) for v in last.operands
+    if (
+        not isinstance(last, ReturnOp)
+        or len(last.operands) != 3
+        or any(not isinstance(v.type, IndexType) for v in last.operands)
     ):
-        raise VerifyException(
-            f"'{op.name}' op workgroup count region must return 3 index values"
-        )
+        raise VerifyException(f"'{op.name}' op workgroup count region must return 3 index values")
 
 
 def _verify_result_dims(
@@ -334,9 +332,7 @@ class DispatchWorkgroupsOp(IRDLOperation):
         expected: list[Attribute] = []
         for i, arg in enumerate(self.arguments):
             if isinstance(arg.type, TensorType):
-                access = (
-                    TensorAccess.READWRITE if i in tied else TensorAccess.READONLY
-                )
+                access = TensorAccess.READWRITE if i in tied else TensorAccess.READONLY
                 expected.append(DispatchTensorType(access, arg.type))
             else:
                 expected.append(arg.type)
@@ -419,11 +415,7 @@ class DispatchWorkgroupsOp(IRDLOperation):
             results = (
                 []
                 if parser.parse_optional_punctuation(")")
-                else [
-                    *parser.parse_comma_separated_list(
-                        Parser.Delimiter.NONE, parse_result
-                    )
-                ]
+                else [*parser.parse_comma_separated_list(Parser.Delimiter.NONE, parse_result)]
             )
             if results:
                 parser.parse_punctuation(")")
@@ -451,9 +443,7 @@ class DispatchWorkgroupsOp(IRDLOperation):
         return op
 
     def verify_(self) -> None:
-        _verify_result_dims(
-            self, [a.type for a in self.arguments], self.argument_dims, "arguments"
-        )
+        _verify_result_dims(self, [a.type for a in self.arguments], self.argument_dims, "arguments")
         tied = self.tied_argument_indices()
         if len(tied) != len(self.results):
             raise VerifyException(
@@ -465,8 +455,7 @@ class DispatchWorkgroupsOp(IRDLOperation):
         for t, tie in zip(self.result_types, tied):
             if tie >= len(self.arguments):
                 raise VerifyException(
-                    f"'{self.name}' op result tied to argument {tie}, which does "
-                    "not exist"
+                    f"'{self.name}' op result tied to argument {tie}, which does not exist"
                 )
             if tie >= 0 and self.arguments[tie].type != t:
                 raise VerifyException(
@@ -474,9 +463,7 @@ class DispatchWorkgroupsOp(IRDLOperation):
                     f"argument's type {self.arguments[tie].type}"
                 )
             if tie < 0 and not isinstance(t, TensorType):
-                raise VerifyException(
-                    f"'{self.name}' op results must be tensors, got {t}"
-                )
+                raise VerifyException(f"'{self.name}' op results must be tensors, got {t}")
         expected = self.expected_block_arg_types()
         actual = [a.type for a in self.workgroup_body.block.args]
         # IREE lets a tensor argument be bound with any access mode it can
@@ -491,9 +478,7 @@ class DispatchWorkgroupsOp(IRDLOperation):
             )
         terminator = self.workgroup_body.block.last_op
         if not isinstance(terminator, ReturnOp) or terminator.values:
-            raise VerifyException(
-                f"'{self.name}' op body must end in a flow.return with no values"
-            )
+            raise VerifyException(f"'{self.name}' op body must end in a flow.return with no values")
         _verify_count_region(self, self.workgroup_count, len(self.workload))
 
 

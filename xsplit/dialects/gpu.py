@@ -16,9 +16,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-MAPPING_IDS: tuple[str, ...] = ("x", "y", "z") + tuple(
-    f"linear_dim_{i}" for i in range(10)
-)
+MAPPING_IDS: tuple[str, ...] = ("x", "y", "z") + tuple(f"linear_dim_{i}" for i in range(10))
 
 
 class _ProcessorMappingAttr(ParametrizedAttribute):
@@ -37,9 +35,7 @@ class _ProcessorMappingAttr(ParametrizedAttribute):
             pos = parser.pos
             ident = parser.parse_identifier()
             if ident not in MAPPING_IDS:
-                parser.raise_error(
-                    f"expected one of {', '.join(MAPPING_IDS)}", pos, parser.pos
-                )
+                parser.raise_error(f"expected one of {', '.join(MAPPING_IDS)}", pos, parser.pos)
         return (StringAttr(ident),)
 
     def print_parameters(self, printer: Printer) -> None:
@@ -48,8 +44,7 @@ class _ProcessorMappingAttr(ParametrizedAttribute):
     def verify(self) -> None:
         if self.mapping_id.data not in MAPPING_IDS:
             raise VerifyException(
-                f"'{self.mapping_id.data}' is not a GPU mapping id "
-                f"({', '.join(MAPPING_IDS)})"
+                f"'{self.mapping_id.data}' is not a GPU mapping id ({', '.join(MAPPING_IDS)})"
             )
 
 

@@ -40,8 +40,7 @@ class SplitReductionMappingAttr(ParametrizedAttribute):
     def verify(self) -> None:
         if self.dim.data < 0:
             raise VerifyException(
-                f"split_reduction_mapping dimension must be non-negative, got "
-                f"{self.dim.data}"
+                f"split_reduction_mapping dimension must be non-negative, got {self.dim.data}"
             )
 
 

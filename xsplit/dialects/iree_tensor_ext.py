@@ -129,9 +129,7 @@ def _verify_slice(
     # The slice may drop unit dimensions, as tensor.extract_slice may.
     kept = [s for s in op.static_sizes.get_values() if s != 1]
     sliced = [s for s in slice_type.get_shape() if s != 1]
-    if len(sliced) > len(kept) or slice_type.element_type != (
-        placeholder.bound_type.element_type
-    ):
+    if len(sliced) > len(kept) or slice_type.element_type != (placeholder.bound_type.element_type):
         raise VerifyException(
             f"'{op.name}' op slice type {slice_type} does not fit the sizes "
             f"{list(op.static_sizes.get_values())} of {placeholder}"

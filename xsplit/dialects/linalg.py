@@ -91,9 +91,7 @@ class ContractionOp(NamedOperation):
         )
 
     @classmethod
-    def get_hidden_region(
-        cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]
-    ) -> Region:
+    def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
         arg_types = [_element_type(v) for v in (*inputs, *outputs)]
 
         @Builder.implicit_region(arg_types)
@@ -116,17 +114,12 @@ class ContractionOp(NamedOperation):
 
     def verify_(self) -> None:
         if len(self.inputs) != 2 or len(self.outputs) != 1:
-            raise VerifyException(
-                f"'{self.name}' op expects two inputs and one output"
-            )
+            raise VerifyException(f"'{self.name}' op expects two inputs and one output")
         for value, m in zip((*self.inputs, *self.outputs), self.DEFAULT_MAPS):
             t = value.type
-            if isinstance(t, TensorType | MemRefType) and t.get_num_dims() != len(
-                m.results
-            ):
+            if isinstance(t, TensorType | MemRefType) and t.get_num_dims() != len(m.results):
                 raise VerifyException(
-                    f"'{self.name}' op operand of type {t} should have rank "
-                    f"{len(m.results)}"
+                    f"'{self.name}' op operand of type {t} should have rank {len(m.results)}"
                 )
         # Each loop's extent must agree across the operands that use it.
         extents: dict[int, int] = {}

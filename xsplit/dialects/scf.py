@@ -64,18 +64,14 @@ class InParallelOp(IRDLOperation):
 
     body = region_def("single_block")
 
-    traits = lazy_traits_def(
-        lambda: (IsTerminator(), NoTerminator(), HasParent(ForallOp))
-    )
+    traits = lazy_traits_def(lambda: (IsTerminator(), NoTerminator(), HasParent(ForallOp)))
 
     def __init__(self, ops: Sequence[Operation] = ()):
         super().__init__(regions=[Region(Block(ops))])
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_region(
-            self.body, print_entry_block_args=False, print_empty_block=False
-        )
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
         printer.print_op_attributes(self.attributes)
 
     @classmethod
@@ -283,16 +279,12 @@ class ForallOp(IRDLOperation):
                 parser.parse_punctuation("=")
                 return arg, parser.parse_operand()
 
-            pairs = parser.parse_comma_separated_list(
-                Parser.Delimiter.PAREN, parse_shared_out
-            )
+            pairs = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parse_shared_out)
             region_outs = [a for a, _ in pairs]
             outputs = [v for _, v in pairs]
             parser.parse_punctuation("->")
             pos = parser.pos
-            types = parser.parse_comma_separated_list(
-                Parser.Delimiter.PAREN, parser.parse_type
-            )
+            types = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_type)
             if types != [o.type for o in outputs]:
                 parser.raise_error(
                     "result types must match the types of the shared outputs",
@@ -350,8 +342,7 @@ class ForallOp(IRDLOperation):
             for m in self.mapping.data:
                 if not isinstance(m, MAPPING_ATTRS):
                     raise VerifyException(
-                        f"'{self.name}' op mapping entry {m} is not a device "
-                        "mapping attribute"
+                        f"'{self.name}' op mapping entry {m} is not a device mapping attribute"
                     )
             if len(set(self.mapping.data)) != rank:
                 raise VerifyException(f"'{self.name}' op mapping repeats an entry")
@@ -359,12 +350,9 @@ class ForallOp(IRDLOperation):
             dest = op.operands[1]
             if dest not in args[rank:]:
                 raise VerifyException(
-                    f"'{op.name}' op must insert into a shared output of the "
-                    "enclosing scf.forall"
+                    f"'{op.name}' op must insert into a shared output of the enclosing scf.forall"
                 )
 
 
-def resolve_index_operands(
-    parser: Parser, operands: Sequence[UnresolvedOperand]
-) -> list[SSAValue]:
+def resolve_index_operands(parser: Parser, operands: Sequence[UnresolvedOperand]) -> list[SSAValue]:
     return [parser.resolve_operand(o, IndexType()) for o in operands]

@@ -89,9 +89,7 @@ class ParallelInsertSliceOp(IRDLOperation):
         source_type = self.source.type
         assert isinstance(source_type, TensorType)
         if source_type.element_type != dest_type.element_type:
-            raise VerifyException(
-                f"'{self.name}' op source and destination element types differ"
-            )
+            raise VerifyException(f"'{self.name}' op source and destination element types differ")
         # The source may drop unit dimensions of the slice (a rank-reducing
         # insert), so compare the slice's non-unit sizes.
         sizes = self.static_sizes.get_values()

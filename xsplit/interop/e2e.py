@@ -46,18 +46,14 @@ def numpy_dtype(element: Attribute) -> np.dtype:
 
 
 def entry_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
-    functions = [
-        op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks
-    ]
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
     for f in functions:
         if name is None or f.sym_name.data == name:
             return f
     raise XsplitError(f"no function {'@' + name if name else ''} with a body to run")
 
 
-def random_inputs(
-    f: func.FuncOp, dims: Sequence[int], seed: int = 0
-) -> list[np.ndarray]:
+def random_inputs(f: func.FuncOp, dims: Sequence[int], seed: int = 0) -> list[np.ndarray]:
     """Seeded random arguments: floats in [-1, 1), small signed integers.
     Dynamic dimensions take the values of `dims`, in order of appearance."""
     rng = np.random.default_rng(seed)
@@ -117,9 +113,7 @@ class E2EReport:
         what comes before it is the same in both programs, so the split loop's
         dispatch has the same number (its merge comes after it)."""
         before, after = self.counts_before[target], self.counts_after[target]
-        index = next(
-            (i for i, c in enumerate(before) if "_elementwise_" not in c.dispatch), 0
-        )
+        index = next((i for i, c in enumerate(before) if "_elementwise_" not in c.dispatch), 0)
         if index >= len(before) or index >= len(after):
             return None, None
         return before[index].total, after[index].total
@@ -178,8 +172,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xsplit-e2e", description=__doc__.split("\n\n")[0])
     parser.add_argument("input_file")
     parser.add_argument("-p", "--passes", required=True)
-    parser.add_argument("--dim", type=int, action="append", default=[],
-                        help="value of the next dynamic dimension of the arguments")
+    parser.add_argument(
+        "--dim",
+        type=int,
+        action="append",
+        default=[],
+        help="value of the next dynamic dimension of the arguments",
+    )
     parser.add_argument("--function", help="the function to run (default: the first)")
     parser.add_argument("--print-ir", action="store_true", help="print the rewritten IR")
     args = parser.parse_args(argv)

@@ -53,6 +53,4 @@ def target(name: str) -> Target:
     try:
         return TARGETS[name]
     except KeyError:
-        raise ValueError(
-            f"unknown target '{name}', expected one of {', '.join(TARGETS)}"
-        ) from None
+        raise ValueError(f"unknown target '{name}', expected one of {', '.join(TARGETS)}") from None

@@ -47,14 +47,10 @@ class IRBuilder:
     def apply(self, m: str | AffineMap, *operands: SSAValue) -> SSAValue:
         """`affine.apply`, with `m` a map or MLIR map text such as `(d0) -> (d0 * 4)`."""
         amap = parse_map(m)
-        return self.b.insert(
-            affine.ApplyOp(list(operands), AffineMapAttr(amap))
-        ).result
+        return self.b.insert(affine.ApplyOp(list(operands), AffineMapAttr(amap))).result
 
     def min(self, m: str | AffineMap, *operands: SSAValue) -> SSAValue:
-        return self.b.insert(
-            affine.MinOp(list(operands), AffineMapAttr(parse_map(m)))
-        ).result
+        return self.b.insert(affine.MinOp(list(operands), AffineMapAttr(parse_map(m)))).result
 
     def max(self, m: str | AffineMap, *operands: SSAValue) -> SSAValue:
         amap = parse_map(m)
@@ -74,16 +70,13 @@ class IRBuilder:
         t = value.type
         assert isinstance(t, TensorType)
         return [
-            self.dim(value, i) if s == DYNAMIC_INDEX else s
-            for i, s in enumerate(t.get_shape())
+            self.dim(value, i) if s == DYNAMIC_INDEX else s for i, s in enumerate(t.get_shape())
         ]
 
     def empty(self, sizes: Sequence[Mixed], element_type: Attribute) -> SSAValue:
         shape = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
         dynamic = [s for s in sizes if not isinstance(s, int)]
-        return self.b.insert(
-            tensor.EmptyOp(dynamic, TensorType(element_type, shape))
-        ).tensor
+        return self.b.insert(tensor.EmptyOp(dynamic, TensorType(element_type, shape))).tensor
 
     def fill(self, value: SSAValue, dest: SSAValue) -> SSAValue:
         return self.b.insert(linalg.FillOp([value], [dest], [dest.type])).results[0]

@@ -56,9 +56,11 @@ def _capture_result_dims(m: Match) -> bool | str:
 is_graph_level = where("is outside any dispatch", lambda m: not in_dispatch(m.root))
 is_split_reduction_loop = where(
     "is mapped to #iree_linalg_ext.split_reduction_mapping",
-    lambda m: bool(_mapping_kinds(m))
-    and all(k is SplitReductionMappingAttr for k in _mapping_kinds(m))
-    or "it is not",
+    lambda m: (
+        bool(_mapping_kinds(m))
+        and all(k is SplitReductionMappingAttr for k in _mapping_kinds(m))
+        or "it is not"
+    ),
 )
 has_sizes_outside = where("has its result sizes outside", _capture_result_dims)
 

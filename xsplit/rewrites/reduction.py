@@ -73,9 +73,7 @@ class Reduction:
         """An (input, dimension) pair that spans the reduction loop."""
         for i, m in enumerate(self.input_maps):
             for j, expr in enumerate(m.results):
-                if isinstance(expr, AffineDimExpr) and expr.position == (
-                    self.reduction_dim
-                ):
+                if isinstance(expr, AffineDimExpr) and expr.position == (self.reduction_dim):
                     return i, j
         raise AssertionError("a matched reduction reads its reduction loop")
 
@@ -153,12 +151,9 @@ def match_reduction(op: Operation) -> Reduction | str:
     combiner = _find_combiner(op.regions[0])
     if isinstance(combiner, str):
         return combiner
-    reduction = Reduction(
-        op, inputs, init, input_maps, output_map, reduction_dim, combiner
-    )
+    reduction = Reduction(op, inputs, init, input_maps, output_map, reduction_dim, combiner)
     if any(
-        isinstance(e, AffineDimExpr) and e.position == reduction_dim
-        for e in output_map.results
+        isinstance(e, AffineDimExpr) and e.position == reduction_dim for e in output_map.results
     ):
         return "its output is indexed by the reduction loop"
     return reduction

@@ -203,10 +203,7 @@ def _slice_along_k(
     """Each input cut to one chunk of the reduction loop."""
     slices: list[SSAValue] = []
     for value, m, full in zip(red.inputs, red.input_maps, sizes_of):
-        on_k = [
-            isinstance(e, AffineDimExpr) and e.position == red.reduction_dim
-            for e in m.results
-        ]
+        on_k = [isinstance(e, AffineDimExpr) and e.position == red.reduction_dim for e in m.results]
         if not any(on_k):
             slices.append(value)
             continue
@@ -227,11 +224,7 @@ def _merge(red: Reduction, partials: SSAValue, builder: Builder) -> SSAValue:
     combine = red.combiner(block.args[0], block.args[1])
     block.add_ops([combine, linalg.YieldOp(combine.results[0])])
     rank = red.acc_type.get_num_dims()
-    reduce = builder.insert(
-        linalg.ReduceOp(
-            partials, red.init, dense_i64([rank]), region
-        )
-    )
+    reduce = builder.insert(linalg.ReduceOp(partials, red.init, dense_i64([rank]), region))
     reduce.results[0].name_hint = "merged"
     return reduce.results[0]
 
@@ -276,9 +269,7 @@ def split_with_forall(red: Reduction, plan: ChunkPlan, ir: IRBuilder) -> SSAValu
     partial.operands = [*slices, acc]
     partial.results[0].name_hint = "partial"
     body.add_op(partial)
-    body.add_op(
-        InParallelOp([ParallelInsertSliceOp(partial.results[0], shared, *slot)])
-    )
+    body.add_op(InParallelOp([ParallelInsertSliceOp(partial.results[0], shared, *slot)]))
     forall = builder.insert(
         ForallOp(
             [0],
@@ -331,9 +322,7 @@ def split_with_expand(red: Reduction, plan: ChunkPlan, k: int, ir: IRBuilder) ->
     partials = ir.fill(identity, ir.empty([*out_sizes, count], element))
     out_map = AffineMap(n + 1, 0, (*red.output_map.results, chunk_dim))
     iterators = [
-        IteratorTypeAttr.reduction()
-        if d == r
-        else IteratorTypeAttr.parallel()
+        IteratorTypeAttr.reduction() if d == r else IteratorTypeAttr.parallel()
         for d in range(n + 1)
     ]
     identity.name_hint = "identity"
@@ -358,9 +347,7 @@ def _expand_shape(
     assert isinstance(t, TensorType)
     static = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
     result_type = TensorType(t.element_type, static)
-    reassociation = ArrayAttr(
-        [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups]
-    )
+    reassociation = ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])
     return builder.insert(
         tensor.ExpandShapeOp(
             value,
@@ -451,6 +438,7 @@ OPTIONS = (
     Option("balanced", bool, False, "chunk sizes differ by at most one"),
 )
 
+
 def _shape(m: Match) -> Hashable:
     """Everything a split depends on besides the root's operand values, so that
     the engine builds each distinct split once and clones it for the others."""
@@ -504,8 +492,10 @@ EXPAND_FALLS_BACK = Remark(
     & is_not_a_partial
     & k_splits_into_chunks
     & ~chunk_count_divides_k,
-    message=lambda m: "expand needs a factor that divides K "
-    f"({chunk_count_divides_k.check(m).reason}); using forall",  # type: ignore[union-attr]
+    message=lambda m: (
+        "expand needs a factor that divides K "
+        f"({chunk_count_divides_k.check(m).reason}); using forall"
+    ),  # type: ignore[union-attr]
 )
 
 

@@ -54,9 +54,7 @@ def make_arg_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="treat '// -----' lines as boundaries between independent inputs",
     )
-    parser.add_argument(
-        "--print-op-generic", action="store_true", help="print ops in generic form"
-    )
+    parser.add_argument("--print-op-generic", action="store_true", help="print ops in generic form")
     parser.add_argument(
         "--load-patterns",
         action="append",
@@ -157,9 +155,10 @@ def format_stats(stats: dict[str, dict[str, int]]) -> list[str]:
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = make_arg_parser().parse_args(argv)
-    with collect_remarks() as remarks, engine_settings(
-        explain=args.xsplit_explain, stats=args.xsplit_stats
-    ) as settings:
+    with (
+        collect_remarks() as remarks,
+        engine_settings(explain=args.xsplit_explain, stats=args.xsplit_stats) as settings,
+    ):
         try:
             for path in args.load_patterns:
                 load_patterns(path)

@@ -186,8 +186,9 @@ class OptionRef:
     def __eq__(self, value: object) -> Constraint:  # type: ignore[override]
         return where(
             f"{self.name} = {value}",
-            lambda m: m.options.get(self.name) == value
-            or f"{self.name} is {m.options.get(self.name)}",
+            lambda m: (
+                m.options.get(self.name) == value or f"{self.name} is {m.options.get(self.name)}"
+            ),
         )
 
     def is_set(self) -> Constraint:
@@ -204,9 +205,7 @@ class ValueRef:
         self.description = description
         self.find = find
 
-    def _check(
-        self, what: str, test: Callable[[SSAValue, Match], bool | str | None]
-    ) -> Constraint:
+    def _check(self, what: str, test: Callable[[SSAValue, Match], bool | str | None]) -> Constraint:
         def run(m: Match) -> bool | str | None:
             value = self.find(m.root)
             if value is None:
@@ -233,8 +232,10 @@ class ValueRef:
     def has_static_shape(self) -> Constraint:
         return self._check(
             "has a static shape",
-            lambda v, m: (isinstance(v.type, TensorType) and v.type.has_static_shape())
-            or f"its type is {v.type}",
+            lambda v, m: (
+                (isinstance(v.type, TensorType) and v.type.has_static_shape())
+                or f"its type is {v.type}"
+            ),
         )
 
     def element_type(self, *types: Attribute) -> Constraint:

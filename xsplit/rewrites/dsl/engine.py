@@ -103,9 +103,7 @@ class Engine:
                 continue  # erased by an earlier rewrite
             analyses: dict[tuple[str, int], Any] = {}
             self._remarks(op, remarked, analyses)
-            pattern, m = self._first_match(
-                op, settings.explain, created_by.get(id(op)), analyses
-            )
+            pattern, m = self._first_match(op, settings.explain, created_by.get(id(op)), analyses)
             if pattern is None or m is None:
                 continue
             rewrites += 1
@@ -156,7 +154,9 @@ class Engine:
             if failure is None:
                 return pattern, m
             if explain:
-                remark(op, f"explain: pattern '{pattern.name}' did not match '{op.name}': {failure}")
+                remark(
+                    op, f"explain: pattern '{pattern.name}' did not match '{op.name}': {failure}"
+                )
         return None, None
 
     def _apply(self, pattern: Pattern, m: Match) -> tuple[list[Operation], list[Operation]]:
@@ -168,7 +168,11 @@ class Engine:
         root = m.root
         producers = [v.owner for v in m.defined_above() if isinstance(v.owner, Operation)]
         builder = _RecordingBuilder(InsertPoint.before(root))
-        key = None if pattern.memo is None else (pattern.name, _operand_aliasing(root), pattern.memo(m))
+        key = (
+            None
+            if pattern.memo is None
+            else (pattern.name, _operand_aliasing(root), pattern.memo(m))
+        )
         if key is not None and key in self.templates:
             replacements = self.templates[key].instantiate(root, builder)
         elif isinstance(pattern.rewrite, Template):
@@ -177,7 +181,7 @@ class Engine:
             result = pattern.rewrite(m, IRBuilder(builder))
             replacements = None if result is None else list(result)
             if key is not None and replacements is not None:
-                if (template := _BuiltTemplate.snapshot(root, builder.inserted, replacements)):
+                if template := _BuiltTemplate.snapshot(root, builder.inserted, replacements):
                     self.templates[key] = template
         users: list[Operation] = []
         if replacements is not None:
