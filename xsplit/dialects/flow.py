@@ -37,6 +37,7 @@ from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xsplit.dialects.iree_tensor_ext import DispatchTensorType, TensorAccess
+from xsplit.dialects.utils import init_segmented
 
 
 def dynamic_dim_count(t: Attribute) -> int:
@@ -161,7 +162,7 @@ class ReturnOp(IRDLOperation):
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue | Operation):
-        super().__init__(operands=[values])
+        Operation.__init__(self, operands=[SSAValue.get(v) for v in values])
 
 
 @irdl_op_definition
@@ -199,9 +200,10 @@ class DispatchRegionOp(IRDLOperation):
         workload: Sequence[SSAValue] = (),
         workgroup_count: Region | None = None,
     ):
-        super().__init__(
-            operands=[result_dims, workload],
-            result_types=[result_types],
+        init_segmented(
+            self,
+            [result_dims, workload],
+            list(result_types),
             regions=[body, workgroup_count or Region()],
         )
 
@@ -313,10 +315,11 @@ class DispatchWorkgroupsOp(IRDLOperation):
             properties["tied_operands"] = ArrayAttr(
                 [IntegerAttr(i, IndexType()) for i in tied_operands]
             )
-        super().__init__(
-            operands=[workload, arguments, argument_dims, result_dims],
-            result_types=[result_types],
-            properties=properties,
+        init_segmented(
+            self,
+            [workload, arguments, argument_dims, result_dims],
+            list(result_types),
+            properties,
             regions=[body, workgroup_count or Region()],
         )
 

@@ -45,7 +45,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from xsplit.dialects.utils import dense_i64, verify_mixed_lists
+from xsplit.dialects.utils import dense_i64, init_segmented, verify_mixed_lists
 
 
 class TensorAccess(StrEnum):
@@ -178,14 +178,15 @@ class DispatchTensorLoadOp(IRDLOperation):
         sizes: Sequence[SSAValue] = (),
         strides: Sequence[SSAValue] = (),
     ):
-        super().__init__(
-            operands=[source, source_dims, offsets, sizes, strides],
-            properties={
+        init_segmented(
+            self,
+            [[source], source_dims, offsets, sizes, strides],
+            [result_type],
+            {
                 "static_offsets": dense_i64(static_offsets),
                 "static_sizes": dense_i64(static_sizes),
                 "static_strides": dense_i64(static_strides),
             },
-            result_types=[result_type],
         )
 
     def verify_(self) -> None:
@@ -238,8 +239,9 @@ class DispatchTensorStoreOp(IRDLOperation):
         sizes: Sequence[SSAValue] = (),
         strides: Sequence[SSAValue] = (),
     ):
-        super().__init__(
-            operands=[value, target, target_dims, offsets, sizes, strides],
+        init_segmented(
+            self,
+            [[value], [target], target_dims, offsets, sizes, strides],
             properties={
                 "static_offsets": dense_i64(static_offsets),
                 "static_sizes": dense_i64(static_sizes),

@@ -48,7 +48,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
-from xsplit.dialects.utils import split_mixed, verify_mixed_lists
+from xsplit.dialects.utils import init_segmented, split_mixed, verify_mixed_lists
 
 MAPPING_ATTRS = (*GPU_MAPPING_ATTRS, SplitReductionMappingAttr)
 
@@ -155,10 +155,11 @@ class ForallOp(IRDLOperation):
         }
         if mapping is not None:
             properties["mapping"] = ArrayAttr(mapping)
-        super().__init__(
-            operands=[dynamic_lb, dynamic_ub, dynamic_step, outputs],
-            result_types=[[o.type for o in outputs]],
-            properties=properties,
+        init_segmented(
+            self,
+            [dynamic_lb, dynamic_ub, dynamic_step, outputs],
+            [o.type for o in outputs],
+            properties,
             regions=[body],
         )
 

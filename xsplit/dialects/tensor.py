@@ -18,7 +18,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import HasParent
 
-from xsplit.dialects.utils import split_mixed, verify_mixed_lists
+from xsplit.dialects.utils import init_segmented, split_mixed, verify_mixed_lists
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -65,8 +65,9 @@ class ParallelInsertSliceOp(IRDLOperation):
         static_offsets, dyn_offsets = split_mixed(offsets)
         static_sizes, dyn_sizes = split_mixed(sizes)
         static_strides, dyn_strides = split_mixed(strides or [1] * len(sizes))
-        super().__init__(
-            operands=[source, dest, dyn_offsets, dyn_sizes, dyn_strides],
+        init_segmented(
+            self,
+            [[source], [dest], dyn_offsets, dyn_sizes, dyn_strides],
             properties={
                 "static_offsets": static_offsets,
                 "static_sizes": static_sizes,

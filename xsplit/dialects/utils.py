@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, i32, i64
 from xdsl.dialects.utils import verify_dynamic_index_list
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -42,3 +42,33 @@ def verify_mixed_lists(
                 f"'{op.name}' op expects {rank} {what} entries, got {len(values)}"
             )
         verify_dynamic_index_list(values, dynamic, DYNAMIC_INDEX, f" in the {what}")
+
+
+@functools.lru_cache(maxsize=1024)
+def _segment_sizes(sizes: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i32, sizes)
+
+
+def init_segmented(
+    op: Operation,
+    operand_groups: Sequence[Sequence[SSAValue]],
+    result_types: Sequence[Attribute] = (),
+    properties: dict[str, Attribute] | None = None,
+    regions: Sequence[Region] = (),
+) -> None:
+    """Initialises an op whose variadic operand groups are sized by an
+    `operandSegmentSizes` property, without xDSL's generic builder.
+
+    xsplit builds these ops by the thousand; the generic builder re-derives
+    the segment sizes and checks each argument on every call, which the
+    verifier does anyway once the IR is built."""
+    Operation.__init__(
+        op,
+        operands=[v for group in operand_groups for v in group],
+        result_types=result_types,
+        properties={
+            **(properties or {}),
+            "operandSegmentSizes": _segment_sizes(tuple(len(g) for g in operand_groups)),
+        },
+        regions=regions,
+    )

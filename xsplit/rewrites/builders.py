@@ -112,12 +112,17 @@ def values_defined_above(op: Operation) -> list[SSAValue]:
     """Values defined outside `op` that it or its nested ops use, in first-use order."""
     if not op.regions:
         return list(dict.fromkeys(op.operands))
+    nested = list(op.walk())
+    inside: set[SSAValue] = set()
+    for inner in nested:
+        inside.update(inner.results)
+        for region in inner.regions:
+            for block in region.blocks:
+                inside.update(block.args)
     seen: dict[SSAValue, None] = {}
-    for nested in op.walk():
-        for operand in nested.operands:
-            owner = operand.owner
-            definer = owner if isinstance(owner, Operation) else owner.parent_op()
-            if definer is None or not op.is_ancestor(definer):
+    for inner in nested:
+        for operand in inner.operands:
+            if operand not in inside:
                 seen.setdefault(operand, None)
     return list(seen)
 

@@ -87,6 +87,10 @@ class Engine:
         self.by_root = {n: sorted(ps, key=lambda p: -p.benefit) for n, ps in by_root.items()}
         self.remarks = remarks
         self.templates: dict[Hashable, _BuiltTemplate] = {}
+        self.families: dict[str, set[str]] = {}
+        for p in self.dsl_pass.patterns:
+            for name in p.root:
+                self.families.setdefault(name, set()).add(p.family)
 
     def run(self, module: ModuleOp) -> dict[str, int]:
         settings = _settings.get()
@@ -102,8 +106,9 @@ class Engine:
             if op.parent is None:
                 continue  # erased by an earlier rewrite
             analyses: dict[tuple[str, int], Any] = {}
-            self._remarks(op, remarked, analyses)
-            pattern, m = self._first_match(op, settings.explain, created_by.get(id(op)), analyses)
+            family = created_by.get(id(op))
+            self._remarks(op, remarked, analyses, family)
+            pattern, m = self._first_match(op, settings.explain, family, analyses)
             if pattern is None or m is None:
                 continue
             rewrites += 1
@@ -114,9 +119,10 @@ class Engine:
                     op,
                 )
             created, users = self._apply(pattern, m)
-            for new_op in created:
+            revisit = [new for new in created if self._wanted_by_others(new, pattern.family)]
+            for new_op in revisit:
                 created_by[id(new_op)] = pattern.family
-            for new_op in (*created, *users):
+            for new_op in (*revisit, *users):
                 if new_op.name in roots and id(new_op) not in queued:
                     worklist.append(new_op)
                     queued.add(id(new_op))
@@ -127,12 +133,20 @@ class Engine:
                 totals[name] = totals.get(name, 0) + n
         return dict(self.counts)
 
+    def _wanted_by_others(self, op: Operation, family: str) -> bool:
+        """Whether a pattern or remark outside `family` is rooted at this op."""
+        return bool(self.families.get(op.name, set()) - {family})
+
     def _remarks(
-        self, op: Operation, remarked: set[tuple[int, str]], analyses: dict[tuple[str, int], Any]
+        self,
+        op: Operation,
+        remarked: set[tuple[int, str]],
+        analyses: dict[tuple[str, int], Any],
+        family: str | None,
     ) -> None:
         for r in self.remarks.get(op.name, ()):
             key = (id(op), r.name)
-            if key in remarked:
+            if key in remarked or r.family == family:
                 continue
             m = Match(op, self.options, {}, analyses)
             if r.where.check(m) is None:
@@ -196,12 +210,19 @@ class Engine:
                 old.replace_all_uses_with(new)
             Rewriter.erase_op(root)
         _erase_if_dead(producers)
-        created = [nested for op in builder.inserted for nested in op.walk()]
-        # As in MLIR, what a rewrite makes is located where the root was.
-        for op in created:
+        # As in MLIR, what a rewrite makes is located where the root was (ops
+        # nested in it report their closest located ancestor).
+        for op in builder.inserted:
             if isinstance(op.location, UnknownLoc):
                 op.location = root.location
+        if not self.other_families(pattern.family):
+            return [], users
+        created = [nested for op in builder.inserted for nested in op.walk()]
         return created, users
+
+    def other_families(self, family: str) -> bool:
+        """Whether this pass has patterns or remarks outside `family`."""
+        return any(fams - {family} for fams in self.families.values())
 
 
 def _operand_aliasing(root: Operation) -> tuple[int, ...]:

@@ -98,6 +98,8 @@ class Remark:
     root: tuple[str, ...]
     where: Constraint
     message: str | Callable[[Match], str]
+    family: str
+    """A remark is not made on ops that patterns of its family created."""
 
     def __init__(
         self,
@@ -106,12 +108,14 @@ class Remark:
         root: str | type[Operation] | Sequence[str | type[Operation]],
         where: Constraint,
         message: str | Callable[[Match], str],
+        family: str | None = None,
     ):
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "doc", doc)
         object.__setattr__(self, "root", _op_names(root))
         object.__setattr__(self, "where", where)
         object.__setattr__(self, "message", message)
+        object.__setattr__(self, "family", family or name)
 
     @property
     def benefit(self) -> int:
