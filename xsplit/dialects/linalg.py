@@ -9,6 +9,7 @@ definitions, the body here casts each input element to the accumulator type
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -104,13 +105,10 @@ class ContractionOp(NamedOperation):
         return self.DEFAULT_MAPS
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
-        return ArrayAttr(
-            IteratorTypeAttr.parallel() if c == "p" else IteratorTypeAttr.reduction()
-            for c in self.ITERATORS
-        )
+        return _class_attrs(type(self))[1]
 
     def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
-        return ArrayAttr(AffineMapAttr(m) for m in self.DEFAULT_MAPS)
+        return _class_attrs(type(self))[0]
 
     def verify_(self) -> None:
         if len(self.inputs) != 2 or len(self.outputs) != 1:
@@ -136,6 +134,20 @@ class ContractionOp(NamedOperation):
                         f"'{self.name}' op inferred size {extents[dim]} for loop "
                         f"d{dim} but operand {t} has {size}"
                     )
+
+
+@functools.cache
+def _class_attrs(
+    cls: type[ContractionOp],
+) -> tuple[ArrayAttr[AffineMapAttr], ArrayAttr[IteratorTypeAttr]]:
+    """A contraction's maps and iterator kinds are fixed by its class; attributes
+    are immutable, so each class builds them once."""
+    maps = ArrayAttr(AffineMapAttr(m) for m in cls.DEFAULT_MAPS)
+    iterators = ArrayAttr(
+        IteratorTypeAttr.parallel() if c == "p" else IteratorTypeAttr.reduction()
+        for c in cls.ITERATORS
+    )
+    return maps, iterators
 
 
 def _maps(loops: str, lhs: str, rhs: str, acc: str) -> tuple[AffineMap, ...]:

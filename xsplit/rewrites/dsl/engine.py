@@ -217,12 +217,24 @@ class Engine:
                 op.location = root.location
         if not self.other_families(pattern.family):
             return [], users
-        created = [nested for op in builder.inserted for nested in op.walk()]
+        created = [new for op in builder.inserted for new in _walk_new(op, root)]
         return created, users
 
     def other_families(self, family: str) -> bool:
         """Whether this pass has patterns or remarks outside `family`."""
         return any(fams - {family} for fams in self.families.values())
+
+
+def _walk_new(op: Operation, moved_root: Operation) -> Iterator[Operation]:
+    """`op` and the ops nested in it, except the root a rewrite moved inside:
+    that existed before, and was visited already."""
+    if op is moved_root:
+        return
+    yield op
+    for region in op.regions:
+        for block in region.blocks:
+            for nested in block.ops:
+                yield from _walk_new(nested, moved_root)
 
 
 def _operand_aliasing(root: Operation) -> tuple[int, ...]:
