@@ -28,15 +28,33 @@ from xsplit.passes import XSPLIT_PASSES
 
 
 class LocatingParser(Parser):
-    """A parser that gives each op the `file:line:col` it was parsed from."""
+    """A parser that gives each op the `file:line:col` it was parsed from.
+
+    Lines are counted incrementally: xDSL's `Span.get_location()` counts from
+    the start of the input each time, which is quadratic over a large file."""
+
+    _line_start: int = 0
+    _line_number: int = 1
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span  # pyright: ignore[reportPrivateUsage]
         op = super().parse_operation()
         if isinstance(op.location, UnknownLoc):
-            loc = start.get_location()
-            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
+            line, col = self._line_col(start.start)
+            op.location = FileLineColLoc(
+                StringAttr(start.input.name), IntAttr(line), IntAttr(col)
+            )
         return op
+
+    def _line_col(self, pos: int) -> tuple[int, int]:
+        text = self.lexer.input.content
+        if pos < self._line_start:  # not expected: ops are parsed in order
+            self._line_start, self._line_number = 0, 1
+        line_start = text.rfind("\n", 0, pos) + 1
+        if line_start > self._line_start:
+            self._line_number += text.count("\n", self._line_start, line_start)
+            self._line_start = line_start
+        return self._line_number, pos - line_start + 1
 
 
 def one_line(message: str) -> str:
