@@ -2,9 +2,12 @@
 
 Ops are visited in IR order from a worklist. On each op the patterns rooted at
 its name are tried by decreasing benefit, then in declaration order; the first
-that matches rewrites it. The ops a rewrite creates, and the users of the
-values it produces, go back on the worklist, so the result is a fixpoint. The
-order never depends on hashing, so the same input gives the same output.
+that matches rewrites it. The users of the values a rewrite produces, and the
+ops it creates that a pattern of another family may match, go back on the
+worklist, so the result is a fixpoint (a family never re-matches its own
+output: `Pattern.family`). The order never depends on hashing, so the same
+input gives the same output, byte for byte. A rewrite with a `memo` key is
+built once per key and cloned from then on.
 
 With `engine_settings(stats=..., explain=True)` the engine counts the patterns
 that fired and says, for each op it tried, why each pattern did not match.
