@@ -38,7 +38,7 @@ class FoldZeroInitHandwritten(RewritePattern):
             if not isinstance(cst, arith.ConstantOp) or cst.value.value.data != 0:
                 continue
             new = MatmulOp([mm.inputs[0], mm.inputs[1]], [c])
-            rewriter.replace_op(op, new)
+            rewriter.replace(op, new)
             _erase_dead_chain(rewriter, mm)
             return
 
@@ -50,7 +50,7 @@ def _erase_dead_chain(rewriter: PatternRewriter, op: Operation) -> None:
         if current.parent is None or any(r.uses for r in current.results):
             continue
         producers = [v.owner for v in current.operands if isinstance(v.owner, Operation)]
-        rewriter.erase_op(current)
+        rewriter.erase(current)
         worklist.extend(p for p in producers if p.name in _FREE)
 
 
