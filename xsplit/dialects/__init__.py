@@ -20,6 +20,7 @@ from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
 from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
+from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 
@@ -27,6 +28,7 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "flow": lambda: Flow,
     "iree_tensor_ext": lambda: IREETensorExt,
     "iree_linalg_ext": lambda: IREELinalgExt,
+    "rock": lambda: Rock,
 }
 """The dialects xsplit defines, by name."""
 
