@@ -32,3 +32,8 @@ def test_errors_carry_the_cli_diagnostic() -> None:
 
 def test_package_exports() -> None:
     assert xsplit.rewrite is rewrite and xsplit.XsplitError is XsplitError
+
+
+def test_empty_input_is_an_empty_module() -> None:
+    assert rewrite("", "split-k") == rewrite("// only a comment\n", "split-k")
+    assert "builtin.module" in rewrite("", "split-k")

@@ -20,6 +20,7 @@ from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
 from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
+from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
@@ -29,6 +30,7 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "iree_tensor_ext": lambda: IREETensorExt,
     "iree_linalg_ext": lambda: IREELinalgExt,
     "rock": lambda: Rock,
+    "linalg_ext": lambda: LinalgExt,
 }
 """The dialects xsplit defines, by name."""
 

@@ -45,7 +45,8 @@ def verify_mixed_lists(
 
 
 @functools.lru_cache(maxsize=1024)
-def _segment_sizes(sizes: tuple[int, ...]) -> DenseArrayBase:
+def segment_sizes(sizes: tuple[int, ...]) -> DenseArrayBase:
+    """An `operandSegmentSizes` value (shared, as attributes are immutable)."""
     return DenseArrayBase.from_list(i32, sizes)
 
 
@@ -68,7 +69,7 @@ def init_segmented(
         result_types=result_types,
         properties={
             **(properties or {}),
-            "operandSegmentSizes": _segment_sizes(tuple(len(g) for g in operand_groups)),
+            "operandSegmentSizes": segment_sizes(tuple(len(g) for g in operand_groups)),
         },
         regions=regions,
     )
