@@ -42,9 +42,7 @@ class LocatingParser(Parser):
         op = super().parse_operation()
         if isinstance(op.location, UnknownLoc):
             line, col = self._line_col(start.start)
-            op.location = FileLineColLoc(
-                StringAttr(start.input.name), IntAttr(line), IntAttr(col)
-            )
+            op.location = FileLineColLoc(StringAttr(start.input.name), IntAttr(line), IntAttr(col))
         return op
 
     def _line_col(self, pos: int) -> tuple[int, int]:

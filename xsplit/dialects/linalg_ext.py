@@ -85,7 +85,13 @@ class SplitGroupedGemmOp(IRDLOperation):
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    PROPERTY_NAMES: ClassVar = ("indexing_maps", "iterator_types", "group_offsets", "group_count", "balanced")
+    PROPERTY_NAMES: ClassVar = (
+        "indexing_maps",
+        "iterator_types",
+        "group_offsets",
+        "group_count",
+        "balanced",
+    )
 
     def __init__(
         self,
@@ -180,7 +186,9 @@ class SplitGroupedGemmOp(IRDLOperation):
             parser.raise_error("expected indexing_maps and iterator_types", pos, parser.pos)
         parser.parse_keyword("ins")
         parser.parse_punctuation("(")
-        ins = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        ins = parser.parse_comma_separated_list(
+            Parser.Delimiter.NONE, parser.parse_unresolved_operand
+        )
         parser.parse_punctuation(":")
         in_types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
         parser.parse_punctuation(")")
@@ -216,12 +224,16 @@ class SplitGroupedGemmOp(IRDLOperation):
         maps = self.maps
         kinds = [str(t.data) for t in self.iterator_types.data]
         if len(maps) != len(self.inputs) + 1:
-            raise VerifyException(f"{name} expects one indexing map per input and one for the output")
+            raise VerifyException(
+                f"{name} expects one indexing map per input and one for the output"
+            )
         if kinds.count("reduction") != 1:
             raise VerifyException(f"{name} expects exactly one reduction loop (K)")
         for m in maps:
             if m.num_dims != len(kinds) or not all(isinstance(e, AffineDimExpr) for e in m.results):
-                raise VerifyException(f"{name} indexing maps must be projected permutations of the loops")
+                raise VerifyException(
+                    f"{name} indexing maps must be projected permutations of the loops"
+                )
         r = self.reduction_dim
         if any(e.position == r for e in maps[-1].results):  # type: ignore[union-attr]
             raise VerifyException(f"{name} the output map must not use the reduction loop")
@@ -267,7 +279,9 @@ class SplitGroupedGemmOp(IRDLOperation):
             if offsets[0] != 0 or any(a > b for a, b in zip(offsets, offsets[1:])):
                 raise VerifyException(f"{name} group offsets must start at 0 and not decrease")
             if k is not None and offsets[-1] != k:
-                raise VerifyException(f"{name} group offsets must end at K = {k}, not {offsets[-1]}")
+                raise VerifyException(
+                    f"{name} group offsets must end at K = {k}, not {offsets[-1]}"
+                )
         block = self.body.block
         if len(block.args) != len(maps):
             raise VerifyException(f"{name} body takes one scalar per operand")

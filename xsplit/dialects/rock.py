@@ -121,8 +121,7 @@ class ReduceOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' op input and init must have the same rank")
         if not 0 <= axis < in_type.get_num_dims():
             raise VerifyException(
-                f"'{self.name}' op axis {axis} is out of range for rank "
-                f"{in_type.get_num_dims()}"
+                f"'{self.name}' op axis {axis} is out of range for rank {in_type.get_num_dims()}"
             )
         for d, (i, o) in enumerate(zip(in_type.get_shape(), out_type.get_shape())):
             expected = 1 if d == axis else i
@@ -132,7 +131,9 @@ class ReduceOp(IRDLOperation):
                 )
 
 
-def evaluate_reduce(method: ReduceMethod, axis: int, input: np.ndarray, init: np.ndarray) -> np.ndarray:
+def evaluate_reduce(
+    method: ReduceMethod, axis: int, input: np.ndarray, init: np.ndarray
+) -> np.ndarray:
     """The meaning of `rock.reduce`, on numpy arrays."""
     if method is ReduceMethod.SUM:
         return init + input.sum(axis=axis, keepdims=True, dtype=init.dtype)
