@@ -10,7 +10,7 @@ from xdsl.dialects import affine
 from xsplit.api import parse_module, rewrite_module
 from xsplit.dialects.affine import MaxOp
 from xsplit.dialects.scf import ForallOp
-from xsplit.rewrites.split_k import ChunkPlan, default_plan
+from xsplit.rewrites.chunks import ChunkPlan, default_plan
 
 from tests.e2e.cases import matmul
 

@@ -1,0 +1,246 @@
+"""The grouped-GEMM route to split-K (the seed's solution 1), and its lowering.
+
+- `split-k{strategy=grouped}` turns a reduction into one
+  `linalg_ext.split_grouped_gemm` over K-groups, on partials filled with the
+  combiner's identity, and merges them with `rock.reduce` into the original
+  init, so the init is counted exactly once.
+- Materializing the grouped op gives the `scf.forall` over groups that IREE
+  distributes: late (`materialize-late`, inside the dispatch formed around the
+  op) or early (`materialize-early`, at graph level before dispatches form).
+- `rock.reduce` becomes a `linalg.reduce`, which IREE compiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    TensorType,
+    i64,
+)
+from xdsl.dialects.linalg.ops import GenericOp, ReduceOp, YieldOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr
+from xdsl.rewriter import InsertPoint
+
+from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
+from xsplit.dialects.linalg_ext import SplitGroupedGemmOp
+from xsplit.dialects.rock import ReduceMethod
+from xsplit.dialects.rock import ReduceOp as RockReduceOp
+from xsplit.dialects.scf import ForallOp, InParallelOp
+from xsplit.dialects.tensor import ParallelInsertSliceOp
+from xsplit.dialects.utils import dense_i64
+from xsplit.rewrites.builders import IRBuilder, Mixed
+from xsplit.rewrites.reduction import COMBINER_KINDS, Reduction, identity_value
+from xsplit.rewrites.chunks import ChunkPlan, chunk_bounds
+
+
+def _keep_dim_groups(rank: int) -> ArrayAttr:
+    """Reassociation adding a leading unit dimension: [[0, 1], [2], ...]."""
+    groups = [[0, 1]] + [[d + 1] for d in range(1, rank)]
+    return ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])
+
+
+def with_leading_unit(ir: IRBuilder, value: SSAValue) -> SSAValue:
+    """`tensor.expand_shape` of a tensor to one with a leading dimension of 1."""
+    t = value.type
+    assert isinstance(t, TensorType)
+    sizes: list[Mixed] = [1, *ir.sizes_of(value)]
+    static = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+    return ir.b.insert(
+        tensor.ExpandShapeOp(
+            value,
+            [s for s in sizes if not isinstance(s, int)],
+            _keep_dim_groups(t.get_num_dims()),
+            static,
+            TensorType(t.element_type, static),
+        )
+    ).result
+
+
+def without_leading_unit(ir: IRBuilder, value: SSAValue) -> SSAValue:
+    t = value.type
+    assert isinstance(t, TensorType)
+    return ir.b.insert(
+        tensor.CollapseShapeOp.build(
+            operands=[value],
+            result_types=[TensorType(t.element_type, t.get_shape()[1:])],
+            properties={"reassociation": _keep_dim_groups(t.get_num_dims() - 1)},
+        )
+    ).results[0]
+
+
+ROCK_METHODS = {"add": ReduceMethod.SUM, "max": ReduceMethod.MAX}
+"""The combiners rock.reduce can merge with."""
+
+
+def split_with_grouped_gemm(red: Reduction, plan: ChunkPlan, k: int | None, ir: IRBuilder) -> SSAValue:
+    """The grouped op over partials of the combiner's identity, then a
+    `rock.reduce` of the partials into the original init."""
+    assert plan.count is not None
+    element = red.acc_type.element_type
+    identity = ir.constant(identity_value(red.combiner, element))
+    identity.name_hint = "identity"
+    out_sizes = ir.sizes_of(red.init)
+    partials_init = ir.fill(identity, ir.empty([plan.count, *out_sizes], element))
+    partials_init.name_hint = "partials_init"
+    if k is not None:
+        offsets = [_static_bound(plan, s, k) for s in range(plan.count + 1)]
+        groups: dict[str, object] = {"group_offsets": offsets}
+    else:
+        groups = {"group_count": plan.count, "balanced": plan.balanced}
+    iterators = [
+        _iterator("reduction" if d == red.reduction_dim else "parallel")
+        for d in range(red.num_loops)
+    ]
+    grouped = ir.b.insert(
+        SplitGroupedGemmOp(
+            red.inputs,
+            partials_init,
+            red.body(),
+            [*red.input_maps, red.output_map],
+            iterators,
+            **groups,  # type: ignore[arg-type]
+        )
+    )
+    grouped.result.name_hint = "partials"
+    method = ROCK_METHODS[COMBINER_KINDS[red.combiner]]
+    merged = ir.b.insert(RockReduceOp(method, grouped.result, with_leading_unit(ir, red.init), 0))
+    merged.result.name_hint = "merged"
+    return without_leading_unit(ir, merged.result)
+
+
+def _iterator(kind: str):
+    from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+
+    return IteratorTypeAttr.parallel() if kind == "parallel" else IteratorTypeAttr.reduction()
+
+
+def _static_bound(plan: ChunkPlan, s: int, k: int) -> int:
+    """Where group s starts along a static K (s = count gives K)."""
+    assert plan.count is not None
+    if plan.balanced:
+        return (s * k) // plan.count
+    tile = plan.tile if plan.tile is not None else -(-k // plan.count)
+    return min(s * tile, k)
+
+
+def _plan_of(op: SplitGroupedGemmOp, k: int | None) -> ChunkPlan | None:
+    """The chunk plan whose bounds are the op's groups, if they have one."""
+    count = op.num_groups()
+    if op.group_offsets is None:
+        return ChunkPlan(count, balanced=op.balanced is not None)
+    assert k is not None
+    offsets = list(op.group_offsets.get_values())
+    for plan in (ChunkPlan(count, balanced=True), ChunkPlan(count, tile=offsets[1] or 1)):
+        if [_static_bound(plan, s, k) for s in range(count + 1)] == offsets:
+            return plan
+    return None
+
+
+def _group_bounds(ir: IRBuilder, op: SplitGroupedGemmOp, s: SSAValue, k: Mixed) -> tuple[Mixed, Mixed]:
+    plan = _plan_of(op, k if isinstance(k, int) else None)
+    if plan is not None:
+        return chunk_bounds(ir, plan, s, k)
+    # Arbitrary offsets: look them up in a constant table.
+    assert op.group_offsets is not None
+    offsets = list(op.group_offsets.get_values())
+    table_type = TensorType(IndexType(), [len(offsets)])
+    table = ir.constant(DenseIntOrFPElementsAttr.create_dense_int(table_type, offsets))
+    next_s = ir.apply("(d0) -> (d0 + 1)", s)
+    lo = ir.b.insert(tensor.ExtractOp(table, [s], IndexType())).result
+    hi = ir.b.insert(tensor.ExtractOp(table, [next_s], IndexType())).result
+    return lo, ir.apply("(d0, d1) -> (d1 - d0)", lo, hi)
+
+
+def materialize_grouped_gemm(op: SplitGroupedGemmOp, ir: IRBuilder) -> SSAValue:
+    """An `scf.forall` over the groups, mapped for IREE to distribute: group s
+    reads its chunk of each input and `init[s]`, and writes result[s]."""
+    maps = op.maps
+    r = op.reduction_dim
+    init_type = op.init.type
+    assert isinstance(init_type, TensorType)
+    count = op.num_groups()
+    input_sizes = [ir.sizes_of(v) for v in op.inputs]
+    k: Mixed = next(
+        sizes[pos]
+        for sizes, m in zip(input_sizes, maps)
+        for pos, e in enumerate(m.results)
+        if isinstance(e, AffineDimExpr) and e.position == r
+    )
+    out_sizes = ir.sizes_of(op.init)[1:]
+    empty = ir.empty([count, *out_sizes], init_type.element_type)
+    empty.name_hint = "partials_init"
+
+    body = Block(arg_types=[IndexType(), empty.type])
+    s, shared = body.args
+    s.name_hint, shared.name_hint = "group", "partials_out"
+    inner = IRBuilder(Builder(InsertPoint.at_end(body)))
+    offset, size = _group_bounds(inner, op, s, k)
+    chunks: list[SSAValue] = []
+    for value, m, full in zip(op.inputs, maps, input_sizes):
+        on_k = [isinstance(e, AffineDimExpr) and e.position == r for e in m.results]
+        if not any(on_k):
+            chunks.append(value)
+            continue
+        chunks.append(
+            inner.extract_slice(
+                value, [offset if x else 0 for x in on_k], [size if x else f for x, f in zip(on_k, full)]
+            )
+        )
+    slot = ([s] + [0] * len(out_sizes), [1, *out_sizes])
+    acc = inner.extract_slice(op.init, *slot, drop_dims=[0])
+    acc.name_hint = "group_init"
+    partial = GenericOp(
+        chunks, [acc], op.body.clone(), op.indexing_maps.data, op.iterator_types.data, [acc.type]
+    )
+    partial.results[0].name_hint = "partial"
+    body.add_op(partial)
+    body.add_op(InParallelOp([ParallelInsertSliceOp(partial.results[0], shared, *slot)]))
+    forall = ir.b.insert(
+        ForallOp([0], [count], [1], [empty], Region(body), mapping=[SplitReductionMappingAttr(0)])
+    )
+    forall.results[0].name_hint = "partials"
+    return forall.results[0]
+
+
+def lower_rock_reduce(op: RockReduceOp, ir: IRBuilder) -> SSAValue:
+    """`rock.reduce` as `linalg.reduce` over the axis into the collapsed init,
+    expanded back to rock's keep-dim result."""
+    axis = op.axis.value.data
+    init_type = op.init.type
+    assert isinstance(init_type, TensorType)
+    if axis != 0:
+        raise NotImplementedError("rock.reduce lowering handles axis 0")
+    init = without_leading_unit(ir, op.init)
+    element = init_type.element_type
+    region = Region(Block(arg_types=[element, element]))
+    block = region.block
+    combine_type = _rock_combiner(op.method, element)
+    combine = combine_type(block.args[0], block.args[1])
+    block.add_ops([combine, YieldOp(combine.results[0])])
+    reduced = ir.b.insert(ReduceOp(op.input, init, dense_i64([0]), region)).results[0]
+    return with_leading_unit(ir, reduced)
+
+
+def _rock_combiner(method: ReduceMethod, element) -> type[Operation]:
+    from xdsl.dialects.builtin import AnyFloat
+
+    floating = isinstance(element, AnyFloat)
+    if method is ReduceMethod.SUM:
+        return arith.AddfOp if floating else arith.AddiOp
+    return arith.MaximumfOp if floating else arith.MaxSIOp
+
+
+__all__: Sequence[str] = [
+    "lower_rock_reduce",
+    "materialize_grouped_gemm",
+    "split_with_grouped_gemm",
+]
