@@ -11,6 +11,7 @@ from xdsl.passes import ModulePass
 _PASS_MODULES = {
     "split-k": ("xsplit.rewrites.split_k", "SPLIT_K"),
     "materialize-late": ("xsplit.rewrites.materialize_late", "MATERIALIZE_LATE"),
+    "materialize-early": ("xsplit.rewrites.materialize_early", "MATERIALIZE_EARLY"),
     "form-dispatch-regions": ("xsplit.rewrites.form_dispatch_regions", "FORM_DISPATCH_REGIONS"),
     "dispatch-regions-to-workgroups": (
         "xsplit.rewrites.dispatch_regions_to_workgroups",

@@ -25,12 +25,14 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.dialects.linalg.ops import GenericOp, ReduceOp, YieldOp
+from xdsl.dialects.linalg.ops import CopyOp, FillOp, GenericOp, ReduceOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
+from xsplit.dialects.flow import DispatchRegionOp, ReturnOp
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
+from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
 from xsplit.dialects.linalg_ext import SplitGroupedGemmOp
 from xsplit.dialects.rock import ReduceMethod
 from xsplit.dialects.rock import ReduceOp as RockReduceOp
@@ -40,6 +42,8 @@ from xsplit.dialects.utils import dense_i64
 from xsplit.rewrites.builders import IRBuilder, Mixed
 from xsplit.rewrites.reduction import COMBINER_KINDS, Reduction, identity_value
 from xsplit.rewrites.chunks import ChunkPlan, chunk_bounds
+from xsplit.rewrites.dsl import Match, Pattern, where
+from xsplit.rewrites.form_dispatch_regions import is_graph_level
 
 
 def _keep_dim_groups(rank: int) -> ArrayAttr:
@@ -196,9 +200,22 @@ def materialize_grouped_gemm(op: SplitGroupedGemmOp, ir: IRBuilder) -> SSAValue:
             )
         )
     slot = ([s] + [0] * len(out_sizes), [1, *out_sizes])
-    acc = inner.extract_slice(op.init, *slot, drop_dims=[0])
+    # Each group accumulates into its own slot of the loop's output, which IREE
+    # can write in place; a slice of a read-only input would be copied to the
+    # stack. A fill of the init is redone per slot; any other init is copied in.
+    own_slot = inner.extract_slice(shared, *slot, drop_dims=[0])
+    fill = op.init.owner
+    if isinstance(fill, FillOp):
+        acc = inner.fill(fill.inputs[0], own_slot)
+        # IREE 3.13's CPU pipeline puts a filled slot of a linalg.generic, or a
+        # copied-in slot of a named op, on the stack; the other two pairs work.
+        named = _named_partial(op, chunks, acc)
+    else:
+        init_slot = inner.extract_slice(op.init, *slot, drop_dims=[0])
+        acc = inner.b.insert(CopyOp([init_slot], [own_slot], [own_slot.type])).results[0]
+        named = None
     acc.name_hint = "group_init"
-    partial = GenericOp(
+    partial = named or GenericOp(
         chunks, [acc], op.body.clone(), op.indexing_maps.data, op.iterator_types.data, [acc.type]
     )
     partial.results[0].name_hint = "partial"
@@ -209,6 +226,30 @@ def materialize_grouped_gemm(op: SplitGroupedGemmOp, ir: IRBuilder) -> SSAValue:
     )
     forall.results[0].name_hint = "partials"
     return forall.results[0]
+
+
+def _body_signature(region: Region) -> list[tuple[str, tuple]]:
+    return [(o.name, tuple(r.type for r in o.results)) for o in region.block.ops]
+
+
+def _named_partial(
+    op: SplitGroupedGemmOp, chunks: list[SSAValue], acc: SSAValue
+) -> Operation | None:
+    """The group's partial as the named op the grouped op came from, when its
+    maps and body are that op's: IREE compiles named ops better, and 3.13 puts
+    a filled slot of a linalg.generic on the CPU stack."""
+    maps = op.maps
+    for cls in (MatmulOp, BatchMatmulOp, MatvecOp, VecmatOp):
+        if maps == list(cls.DEFAULT_MAPS):
+            named = cls(chunks, [acc])
+            if _body_signature(named.regions[0]) == _body_signature(op.body):
+                return named
+    r = op.reduction_dim
+    identity = AffineMap.identity(maps[0].num_dims)
+    dropped = tuple(e for i, e in enumerate(identity.results) if i != r)
+    if len(chunks) == 1 and maps == [identity, AffineMap(identity.num_dims, 0, dropped)]:
+        return ReduceOp(chunks[0], acc, dense_i64([r]), op.body.clone())
+    return None
 
 
 def lower_rock_reduce(op: RockReduceOp, ir: IRBuilder) -> SSAValue:
@@ -244,3 +285,76 @@ __all__: Sequence[str] = [
     "materialize_grouped_gemm",
     "split_with_grouped_gemm",
 ]
+
+
+# Patterns.
+
+
+def _grouped_applies(m: Match) -> bool | str:
+    red: Reduction = m["red"]
+    plan: ChunkPlan = m["plan"]
+    if plan.count is None:
+        return "the group count is dynamic (tile= with a dynamic K)"
+    if COMBINER_KINDS[red.combiner] not in ROCK_METHODS:
+        return "rock.reduce merges only sum and max"
+    if red.acc_type.get_num_dims() == 0:
+        return "the result is a scalar"
+    return True
+
+
+grouped_applies = where("a grouped op and rock.reduce can express the split", _grouped_applies)
+
+
+def _split_grouped(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    return [split_with_grouped_gemm(m["red"], m["plan"], m["k"], ir)]
+
+
+def _wrap_and_materialize_grouped(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    """`flow.dispatch.region { the grouped op's loop; flow.return }`: the op is
+    materialized as the region forms, while its init is still the fill outside."""
+    op = m.root
+    assert isinstance(op, SplitGroupedGemmOp)
+    init_type = op.init.type
+    assert isinstance(init_type, TensorType)
+    dims = [
+        ir.dim(op.init, d) for d, size in enumerate(init_type.get_shape()) if size == DYNAMIC_INDEX
+    ]
+    body = Block()
+    inside = IRBuilder(Builder(InsertPoint.at_end(body)))
+    body.add_op(ReturnOp(materialize_grouped_gemm(op, inside)))
+    region = ir.b.insert(DispatchRegionOp([init_type], Region(body), dims))
+    return [region.results[0]]
+
+
+WRAP_GROUPED_GEMM = Pattern(
+    name="materialize-grouped-gemm-in-dispatch-region",
+    doc="forms a flow.dispatch.region around a graph-level grouped GEMM, holding "
+    "its distributed scf.forall",
+    root=SplitGroupedGemmOp,
+    where=is_graph_level,
+    rewrite=_wrap_and_materialize_grouped,
+)
+
+MATERIALIZE_GROUPED_IN_DISPATCH = Pattern(
+    name="materialize-grouped-gemm-in-dispatch",
+    doc="turns a linalg_ext.split_grouped_gemm inside a dispatch into the distributed scf.forall",
+    root=SplitGroupedGemmOp,
+    where=~is_graph_level,
+    rewrite=lambda m, ir: [materialize_grouped_gemm(m.root, ir)],  # type: ignore[arg-type]
+)
+
+MATERIALIZE_GROUPED_EARLY = Pattern(
+    name="materialize-grouped-gemm-early",
+    doc="turns a graph-level linalg_ext.split_grouped_gemm into the scf.forall form",
+    root=SplitGroupedGemmOp,
+    where=is_graph_level,
+    rewrite=lambda m, ir: [materialize_grouped_gemm(m.root, ir)],  # type: ignore[arg-type]
+)
+
+LOWER_ROCK_REDUCE = Pattern(
+    name="lower-rock-reduce",
+    doc="turns a rock.reduce over axis 0 into linalg.reduce, which IREE compiles",
+    root=RockReduceOp,
+    where=where("reduces axis 0", lambda m: m.root.axis.value.data == 0 or "it reduces another"),
+    rewrite=lambda m, ir: [lower_rock_reduce(m.root, ir)],  # type: ignore[arg-type]
+)

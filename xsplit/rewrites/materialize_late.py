@@ -7,9 +7,10 @@ workgroups (123x456x51234 in 77 chunks: 24 -> 1848 workgroups on the CPU).
 The merge stays outside, for IREE to form its own dispatch.
 
 The pass is the patterns of its stages run together: a region the first stage
-forms is a new op the second stage then converts. Later materializations
-(grouped GEMM, `rock.reduce`, encodings) add their patterns to
-`MATERIALIZATIONS`.
+forms is a new op the second stage then converts. A grouped GEMM is put in a
+dispatch first and materialized into the split loop inside it; `rock.reduce`
+becomes a `linalg.reduce`. Later materializations (encodings) add their
+patterns to `MATERIALIZATIONS`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,16 @@ from xsplit.rewrites.dispatch_regions_to_workgroups import (
 )
 from xsplit.rewrites.dsl import Pass, Pattern, Remark
 from xsplit.rewrites.form_dispatch_regions import FORM_DISPATCH_REGIONS_PATTERNS
+from xsplit.rewrites.grouped import (
+    LOWER_ROCK_REDUCE,
+    MATERIALIZE_GROUPED_IN_DISPATCH,
+    WRAP_GROUPED_GEMM,
+)
 
 MATERIALIZATIONS: list[Pattern | Remark] = [
+    WRAP_GROUPED_GEMM,
+    MATERIALIZE_GROUPED_IN_DISPATCH,
+    LOWER_ROCK_REDUCE,
     *FORM_DISPATCH_REGIONS_PATTERNS,
     *DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS,
 ]

@@ -53,6 +53,7 @@ from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.rewrites.builders import IRBuilder, Mixed
 from xsplit.rewrites.chunks import ChunkPlan, chunk_bounds, plan_chunks
+from xsplit.rewrites.grouped import _split_grouped, grouped_applies
 from xsplit.dialects.linalg import ContractionOp
 from xsplit.rewrites.dsl import (
     Match,
@@ -310,8 +311,9 @@ OPTIONS = (
         "strategy",
         str,
         "forall",
-        "forall (graph-level scf.forall) or expand (expand_shape + generic)",
-        choices=("forall", "expand"),
+        "forall (graph-level scf.forall), expand (expand_shape + generic) or "
+        "grouped (linalg_ext.split_grouped_gemm + rock.reduce)",
+        choices=("forall", "expand", "grouped"),
     ),
     Option("balanced", bool, False, "chunk sizes differ by at most one"),
 )
@@ -377,6 +379,37 @@ EXPAND_FALLS_BACK = Remark(
 )
 
 
+SPLIT_K_GROUPED = Pattern(
+    name="split-k-grouped",
+    doc="one linalg_ext.split_grouped_gemm over K-groups, then a rock.reduce merge",
+    root=REDUCTION_ROOTS,
+    where=(option("strategy") == "grouped")
+    & is_splittable_reduction
+    & is_not_a_partial
+    & k_splits_into_chunks
+    & grouped_applies,
+    rewrite=_split_grouped,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_shape,
+)
+
+GROUPED_FALLS_BACK = Remark(
+    name="split-k-grouped-falls-back",
+    doc="says when strategy=grouped cannot be used and forall is",
+    root=REDUCTION_ROOTS,
+    where=(option("strategy") == "grouped")
+    & is_splittable_reduction
+    & is_not_a_partial
+    & k_splits_into_chunks
+    & ~grouped_applies,
+    message=lambda m: f"grouped cannot express this split ({grouped_applies.check(m).reason}); "  # type: ignore[union-attr]
+    "using forall",
+    family="split-k",
+)
+
+
 def _one_of_factor_and_tile(options: Mapping[str, Any]) -> str | None:
     if options["factor"] is not None and options["tile"] is not None:
         return "give factor= or tile=, not both"
@@ -386,7 +419,7 @@ def _one_of_factor_and_tile(options: Mapping[str, Any]) -> str | None:
 SPLIT_K = Pass(
     "split-k",
     "Splits each linalg reduction into partial reductions over chunks of K and a merge.",
-    [EXPAND_FALLS_BACK, SPLIT_K_EXPAND, SPLIT_K_FORALL],
+    [EXPAND_FALLS_BACK, GROUPED_FALLS_BACK, SPLIT_K_EXPAND, SPLIT_K_GROUPED, SPLIT_K_FORALL],
     OPTIONS,
     validate=_one_of_factor_and_tile,
 )
