@@ -129,5 +129,3 @@ def chunk_bounds(
     offset = ir.muli(s, chunk)
     size = ir.min("(d0)[s0, s1] -> (s0, -d0 + s1)", offset, chunk, k)
     return offset, ir.max("(d0) -> (d0, 0)", size)
-
-

@@ -85,7 +85,9 @@ ROCK_METHODS = {"add": ReduceMethod.SUM, "max": ReduceMethod.MAX}
 """The combiners rock.reduce can merge with."""
 
 
-def split_with_grouped_gemm(red: Reduction, plan: ChunkPlan, k: int | None, ir: IRBuilder) -> SSAValue:
+def split_with_grouped_gemm(
+    red: Reduction, plan: ChunkPlan, k: int | None, ir: IRBuilder
+) -> SSAValue:
     """The grouped op over partials of the combiner's identity, then a
     `rock.reduce` of the partials into the original init."""
     assert plan.count is not None
@@ -149,7 +151,9 @@ def _plan_of(op: SplitGroupedGemmOp, k: int | None) -> ChunkPlan | None:
     return None
 
 
-def _group_bounds(ir: IRBuilder, op: SplitGroupedGemmOp, s: SSAValue, k: Mixed) -> tuple[Mixed, Mixed]:
+def _group_bounds(
+    ir: IRBuilder, op: SplitGroupedGemmOp, s: SSAValue, k: Mixed
+) -> tuple[Mixed, Mixed]:
     plan = _plan_of(op, k if isinstance(k, int) else None)
     if plan is not None:
         return chunk_bounds(ir, plan, s, k)
@@ -157,7 +161,7 @@ def _group_bounds(ir: IRBuilder, op: SplitGroupedGemmOp, s: SSAValue, k: Mixed) 
     assert op.group_offsets is not None
     offsets = list(op.group_offsets.get_values())
     table_type = TensorType(IndexType(), [len(offsets)])
-    table = ir.constant(DenseIntOrFPElementsAttr.create_dense_int(table_type, offsets))
+    table = ir.constant(DenseIntOrFPElementsAttr.from_list(table_type, offsets))
     next_s = ir.apply("(d0) -> (d0 + 1)", s)
     lo = ir.b.insert(tensor.ExtractOp(table, [s], IndexType())).result
     hi = ir.b.insert(tensor.ExtractOp(table, [next_s], IndexType())).result
@@ -196,7 +200,9 @@ def materialize_grouped_gemm(op: SplitGroupedGemmOp, ir: IRBuilder) -> SSAValue:
             continue
         chunks.append(
             inner.extract_slice(
-                value, [offset if x else 0 for x in on_k], [size if x else f for x, f in zip(on_k, full)]
+                value,
+                [offset if x else 0 for x in on_k],
+                [size if x else f for x, f in zip(on_k, full)],
             )
         )
     slot = ([s] + [0] * len(out_sizes), [1, *out_sizes])

@@ -72,6 +72,7 @@ from xsplit.rewrites.reduction import (
     match_reduction,
 )
 
+
 def _slice_along_k(
     ir: IRBuilder,
     red: Reduction,
@@ -404,8 +405,10 @@ GROUPED_FALLS_BACK = Remark(
     & is_not_a_partial
     & k_splits_into_chunks
     & ~grouped_applies,
-    message=lambda m: f"grouped cannot express this split ({grouped_applies.check(m).reason}); "  # type: ignore[union-attr]
-    "using forall",
+    message=lambda m: (
+        f"grouped cannot express this split ({grouped_applies.check(m).reason}); "  # type: ignore[union-attr]
+        "using forall"
+    ),
     family="split-k",
 )
 

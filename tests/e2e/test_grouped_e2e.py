@@ -1,0 +1,94 @@
+"""split-k{strategy=grouped}: the grouped GEMM and rock.reduce, materialized late
+(inside the dispatch) or early (at graph level), must give the numbers of the
+forall strategy and of the unsplit program, and spread over workgroups."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xsplit.api import build_pipeline, parse_module, print_module, run_passes, rewrite
+from xsplit.interop.cpu_runner import run_on_cpu
+from xsplit.interop.e2e import entry_function, random_inputs, run_e2e, tolerance
+from xsplit.interop.iree_compile import compile_mlir
+from xsplit.interop.targets import GPU_TARGETS
+from xsplit.interop.workgroups import workgroup_counts
+
+from tests.e2e.cases import CASES, Case
+
+
+def grouped_options(case: Case) -> str:
+    return (case.options + " strategy=grouped").strip()
+
+
+# Grouped covers what forall does, except min reductions (rock.reduce merges
+# sum and max) and a tile over a dynamic K (the group count must be static).
+GROUPED_CASES = [
+    c
+    for c in CASES
+    if c.splits
+    and "expand" not in c.options
+    and "min" not in c.id
+    and not ("tile" in c.options and c.dims)
+]
+
+
+def run_cpu(text: str, case: Case) -> np.ndarray:
+    inputs = random_inputs(entry_function(parse_module(case.mlir)), case.dims)
+    (result,) = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
+    return result
+
+
+def test_enough_cases() -> None:
+    assert len(GROUPED_CASES) >= 12
+    assert any("balanced" in c.options for c in GROUPED_CASES)
+    assert any("prime" in c.id for c in GROUPED_CASES)
+    assert any(c.dims for c in GROUPED_CASES)
+
+
+@pytest.mark.parametrize("case", GROUPED_CASES, ids=[c.id for c in GROUPED_CASES])
+def test_grouped_matches_forall_and_unsplit(case: Case) -> None:
+    options = grouped_options(case)
+    grouped_text, report = run_e2e(
+        case.mlir, f"split-k{{{options}}},materialize-late", case.dims, gpu_targets=()
+    )
+    assert "rock.reduce" not in grouped_text and "split_grouped_gemm" not in grouped_text
+    assert "split_reduction_mapping" in grouped_text
+    assert report.numerics_pass, (report.max_abs_error, report.tolerances)
+    forall = run_cpu(rewrite(case.mlir, case.pipeline), case)
+    grouped = run_cpu(grouped_text, case)
+    assert float(np.abs(grouped.astype(np.float64) - forall).max()) <= tolerance(grouped, forall)
+    if case.static:
+        before, after = report.split_dispatch_workgroups("cpu")
+        assert before is not None and after is not None and after > before
+
+
+def test_grouped_ir_before_materialization() -> None:
+    text = rewrite(CASES[0].mlir, "split-k{factor=77 strategy=grouped}")
+    assert "linalg_ext.split_grouped_gemm" in text and "rock.reduce sum" in text
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in GROUPED_CASES if c.id.startswith("seed") or c.dims][:3], ids=lambda c: c.id
+)
+def test_early_and_late_materialization_agree(case: Case) -> None:
+    options = grouped_options(case)
+    late = run_cpu(rewrite(case.mlir, f"split-k{{{options}}},materialize-late"), case)
+    early = run_cpu(
+        rewrite(case.mlir, f"split-k{{{options}}},materialize-early,materialize-late"), case
+    )
+    np.testing.assert_array_equal(early, late)
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.parametrize("case", GROUPED_CASES[:6], ids=[c.id for c in GROUPED_CASES[:6]])
+def test_grouped_compiles_for_gpus_and_spreads(case: Case) -> None:
+    module = parse_module(case.mlir)
+    run_passes(module, build_pipeline(f"split-k{{{grouped_options(case)}}},materialize-late"))
+    text = print_module(module)
+    for target in GPU_TARGETS:
+        after = workgroup_counts(text, target)
+        if case.static and target not in case.unsplit_fails_on:
+            before = workgroup_counts(case.mlir, target)
+            index = next(i for i, c in enumerate(before) if "_elementwise_" not in c.dispatch)
+            assert after[index].total > before[index].total  # type: ignore[operator]
