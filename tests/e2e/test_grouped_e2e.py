@@ -117,3 +117,23 @@ func.func @main(%a: tensor<4x7xf32>, %b: tensor<7x5xf32>, %p: tensor<2x4x5xf32>)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     for target in GPU_TARGETS:
         compile_mlir(out, target)
+
+
+def test_unsigned_max_is_not_merged_by_rock_reduce() -> None:
+    """rock.reduce's max lowers to a signed (or float) max, so an unsigned max
+    reduction must take the forall route."""
+    from xsplit.diagnostics import collect_remarks
+
+    text = """
+func.func @main(%a: tensor<4x1000xi32>, %c: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = linalg.reduce ins(%a : tensor<4x1000xi32>) outs(%c : tensor<4xi32>) dimensions = [1]
+    (%in: i32, %init: i32) {
+      %m = arith.maxui %in, %init : i32
+      linalg.yield %m : i32
+    }
+  func.return %0 : tensor<4xi32>
+}"""
+    with collect_remarks() as remarks:
+        out = rewrite(text, "split-k{factor=4 strategy=grouped}")
+    assert "rock.reduce" not in out and "scf.forall" in out
+    assert any("grouped cannot express this split" in r for r in remarks)

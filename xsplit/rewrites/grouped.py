@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import CopyOp, FillOp, GenericOp, ReduceOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
@@ -40,9 +41,9 @@ from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.utils import dense_i64
 from xsplit.rewrites.builders import IRBuilder, Mixed
-from xsplit.rewrites.reduction import COMBINER_KINDS, Reduction, identity_value
+from xsplit.rewrites.reduction import Reduction, identity_value
 from xsplit.rewrites.chunks import ChunkPlan, chunk_bounds
-from xsplit.rewrites.dsl import Match, Pattern, where
+from xsplit.rewrites.dsl import Match, Pattern, ceildiv, where
 from xsplit.rewrites.form_dispatch_regions import is_graph_level
 
 
@@ -81,8 +82,14 @@ def without_leading_unit(ir: IRBuilder, value: SSAValue) -> SSAValue:
     ).results[0]
 
 
-ROCK_METHODS = {"add": ReduceMethod.SUM, "max": ReduceMethod.MAX}
-"""The combiners rock.reduce can merge with."""
+ROCK_METHODS: dict[type[Operation], ReduceMethod] = {
+    arith.AddfOp: ReduceMethod.SUM,
+    arith.AddiOp: ReduceMethod.SUM,
+    arith.MaximumfOp: ReduceMethod.MAX,
+    arith.MaxSIOp: ReduceMethod.MAX,
+}
+"""The combiners a rock.reduce merge (and its lowering) reproduces exactly;
+unsigned or NaN-ignoring max are not among them."""
 
 
 def split_with_grouped_gemm(
@@ -117,15 +124,13 @@ def split_with_grouped_gemm(
         )
     )
     grouped.result.name_hint = "partials"
-    method = ROCK_METHODS[COMBINER_KINDS[red.combiner]]
+    method = ROCK_METHODS[red.combiner]
     merged = ir.b.insert(RockReduceOp(method, grouped.result, with_leading_unit(ir, red.init), 0))
     merged.result.name_hint = "merged"
     return without_leading_unit(ir, merged.result)
 
 
-def _iterator(kind: str):
-    from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-
+def _iterator(kind: str) -> IteratorTypeAttr:
     return IteratorTypeAttr.parallel() if kind == "parallel" else IteratorTypeAttr.reduction()
 
 
@@ -134,7 +139,7 @@ def _static_bound(plan: ChunkPlan, s: int, k: int) -> int:
     assert plan.count is not None
     if plan.balanced:
         return (s * k) // plan.count
-    tile = plan.tile if plan.tile is not None else -(-k // plan.count)
+    tile = plan.tile if plan.tile is not None else ceildiv(k, plan.count)
     return min(s * tile, k)
 
 
@@ -301,7 +306,7 @@ def _grouped_applies(m: Match) -> bool | str:
     plan: ChunkPlan = m["plan"]
     if plan.count is None:
         return "the group count is dynamic (tile= with a dynamic K)"
-    if COMBINER_KINDS[red.combiner] not in ROCK_METHODS:
+    if red.combiner not in ROCK_METHODS:
         return "rock.reduce merges only sum and max"
     if red.acc_type.get_num_dims() == 0:
         return "the result is a scalar"
