@@ -14,15 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IntegerType,
-    ModuleOp,
-    TensorType,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, BFloat16Type, ModuleOp, TensorType
 from xdsl.ir import Attribute
 
 from xsplit.api import parse_module, print_module, run_passes, build_pipeline
@@ -31,18 +23,18 @@ from xsplit.interop.cpu_runner import run_on_cpu
 from xsplit.interop.iree_compile import compile_mlir
 from xsplit.interop.targets import GPU_TARGETS
 from xsplit.interop.workgroups import DispatchCount, workgroup_counts
+from xsplit.reference import numpy_dtype as reference_dtype
 
 
 def numpy_dtype(element: Attribute) -> np.dtype:
-    if isinstance(element, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(element, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(element, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(element, IntegerType) and element.width.data in (8, 16, 32, 64):
-        return np.dtype(f"int{element.width.data}")
-    raise XsplitError(f"no numpy type for {element} arguments")
+    """The numpy type of an argument's elements. The runtime takes no bf16
+    arrays, so a bf16 argument is refused rather than fed as f32."""
+    if isinstance(element, BFloat16Type):
+        raise XsplitError("bf16 arguments cannot be fed from numpy; take f32 and truncate")
+    try:
+        return reference_dtype(element)
+    except NotImplementedError:
+        raise XsplitError(f"no numpy type for {element} arguments") from None
 
 
 def entry_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:

@@ -292,6 +292,9 @@ is_not_a_partial = where(
 )
 k_splits_into_chunks = where("K splits into more than one chunk", _capture_plan)
 chunk_count_divides_k = where("the chunk count divides K", _chunks_divide_k)
+splits = is_splittable_reduction & is_not_a_partial & k_splits_into_chunks
+"""What every split-k strategy needs: a reduction, not already a partial,
+whose K the options cut into more than one chunk."""
 
 
 # The rewrite side.
@@ -341,11 +344,7 @@ SPLIT_K_EXPAND = Pattern(
     name="split-k-expand",
     doc="K = S x K/S through tensor.expand_shape, a batched linalg.generic, then a merge",
     root=REDUCTION_ROOTS,
-    where=(option("strategy") == "expand")
-    & is_splittable_reduction
-    & is_not_a_partial
-    & k_splits_into_chunks
-    & chunk_count_divides_k,
+    where=(option("strategy") == "expand") & splits & chunk_count_divides_k,
     rewrite=_rewrite_with_expand,
     benefit=2,
     options=[o.name for o in OPTIONS],
@@ -357,7 +356,7 @@ SPLIT_K_FORALL = Pattern(
     name="split-k-forall",
     doc="partial reductions over K-chunks in an scf.forall, then a linalg.reduce merge",
     root=REDUCTION_ROOTS,
-    where=is_splittable_reduction & is_not_a_partial & k_splits_into_chunks,
+    where=splits,
     rewrite=_rewrite_with_forall,
     options=[o.name for o in OPTIONS],
     family="split-k",
@@ -368,11 +367,7 @@ EXPAND_FALLS_BACK = Remark(
     name="split-k-expand-falls-back",
     doc="says when strategy=expand cannot be used and forall is",
     root=REDUCTION_ROOTS,
-    where=(option("strategy") == "expand")
-    & is_splittable_reduction
-    & is_not_a_partial
-    & k_splits_into_chunks
-    & ~chunk_count_divides_k,
+    where=(option("strategy") == "expand") & splits & ~chunk_count_divides_k,
     message=lambda m: (
         "expand needs a factor that divides K "
         f"({chunk_count_divides_k.check(m).reason}); using forall"
@@ -384,11 +379,7 @@ SPLIT_K_GROUPED = Pattern(
     name="split-k-grouped",
     doc="one linalg_ext.split_grouped_gemm over K-groups, then a rock.reduce merge",
     root=REDUCTION_ROOTS,
-    where=(option("strategy") == "grouped")
-    & is_splittable_reduction
-    & is_not_a_partial
-    & k_splits_into_chunks
-    & grouped_applies,
+    where=(option("strategy") == "grouped") & splits & grouped_applies,
     rewrite=_split_grouped,
     benefit=2,
     options=[o.name for o in OPTIONS],
@@ -400,11 +391,7 @@ GROUPED_FALLS_BACK = Remark(
     name="split-k-grouped-falls-back",
     doc="says when strategy=grouped cannot be used and forall is",
     root=REDUCTION_ROOTS,
-    where=(option("strategy") == "grouped")
-    & is_splittable_reduction
-    & is_not_a_partial
-    & k_splits_into_chunks
-    & ~grouped_applies,
+    where=(option("strategy") == "grouped") & splits & ~grouped_applies,
     message=lambda m: (
         f"grouped cannot express this split ({grouped_applies.check(m).reason}); "  # type: ignore[union-attr]
         "using forall"
