@@ -21,11 +21,10 @@ class IreeCompileError(XsplitError):
     """iree-compile rejected or crashed on the input."""
 
     def __init__(self, target_name: str, stderr: str):
-        first = next((line for line in stderr.splitlines() if "error" in line), None)
-        super().__init__(
-            f"iree-compile failed for {target_name}: "
-            f"{first or stderr.strip().splitlines()[-1] if stderr.strip() else 'crashed'}"
-        )
+        lines = stderr.strip().splitlines()
+        first_error = next((line for line in lines if "error" in line), None)
+        summary = first_error or (lines[-1] if lines else "crashed")
+        super().__init__(f"iree-compile failed for {target_name}: {summary}")
         self.stderr = stderr
 
 

@@ -413,4 +413,3 @@ SPLIT_K = Pass(
     OPTIONS,
     validate=_one_of_factor_and_tile,
 )
-SplitKPass = SPLIT_K.pass_class
