@@ -256,14 +256,14 @@ CASES: list[Case] = [
         transposed_generic(24, 40, 1013),
         lambda a, b, c: a.T.astype(np.float64) @ b.T + c,
         "factor=6",
-        unsplit_fails_on=("rocm",),
+        unsplit_fails_on=("gfx942",),
     ),
     Case(
         "generic-transposed-i8-k1000-f8",
         transposed_generic(24, 40, 1000, "i8"),
         lambda a, b, c: a.T.astype(np.int64) @ b.T.astype(np.int64) + c,
         "factor=8",
-        unsplit_fails_on=("rocm",),
+        unsplit_fails_on=("gfx942",),
     ),
     Case(
         "reduce-add-k5003-f7",

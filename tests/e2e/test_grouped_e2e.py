@@ -11,7 +11,7 @@ from xsplit.api import build_pipeline, parse_module, print_module, run_passes, r
 from xsplit.interop.cpu_runner import run_on_cpu
 from xsplit.interop.e2e import entry_function, random_inputs, run_e2e, tolerance
 from xsplit.interop.iree_compile import compile_mlir
-from xsplit.interop.targets import GPU_TARGETS
+from xsplit.interop.targets import COMPILED_GPU_TARGETS
 from xsplit.interop.workgroups import workgroup_counts
 
 from tests.e2e.cases import CASES, Case
@@ -86,7 +86,7 @@ def test_grouped_compiles_for_gpus_and_spreads(case: Case) -> None:
     module = parse_module(case.mlir)
     run_passes(module, build_pipeline(f"split-k{{{grouped_options(case)}}},materialize-late"))
     text = print_module(module)
-    for target in GPU_TARGETS:
+    for target in COMPILED_GPU_TARGETS:
         after = workgroup_counts(text, target)
         if case.static and target not in case.unsplit_fails_on:
             before = workgroup_counts(case.mlir, target)
@@ -115,7 +115,7 @@ func.func @main(%a: tensor<4x7xf32>, %b: tensor<7x5xf32>, %p: tensor<2x4x5xf32>)
     (got,) = run_on_cpu(compile_mlir(out, "cpu"), "main", [a, b, p])
     want = np.stack([p[0] + a[:, :2] @ b[:2], p[1] + a[:, 2:] @ b[2:]])
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
-    for target in GPU_TARGETS:
+    for target in COMPILED_GPU_TARGETS:
         compile_mlir(out, target)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from xsplit.api import parse_module
 from xsplit.interop.e2e import E2EReport, entry_function, random_inputs, run_e2e
-from xsplit.interop.targets import GPU_TARGETS
+from xsplit.interop.targets import COMPILED_GPU_TARGETS
 
 from tests.e2e.cases import CASES, Case
 
@@ -50,7 +50,7 @@ def test_gpu_compiles_and_spreads(case: Case) -> None:
     run_passes(module, build_pipeline(case.pipeline))
     text = print_module(module)
     report = E2EReport()
-    for target in GPU_TARGETS:
+    for target in COMPILED_GPU_TARGETS:
         report.counts_after[target] = workgroup_counts(text, target)
         if target in case.unsplit_fails_on:
             with pytest.raises(IreeCompileError):

@@ -77,7 +77,7 @@ def test_bad_input_is_one_line_and_leaves_files_alone(name: str, tmp_path: Path)
     ("pipeline", "expected"),
     [
         ("split-k{factor=0}", "error: split-k: factor must be positive, got 0"),
-        ("split-k{factor=4 tile=8}", "error: split-k: give factor= or tile=, not both"),
+        ("split-k{factor=4 tile=8}", "error: split-k: give one of factor=, tile= and target=, not factor and tile"),
         ("split-k{strategy=loops}", "error: split-k: unknown strategy 'loops'"),
         ("split-k{factor=four}", "error: bad options for pass 'split-k'"),
         ("split-k{balanced=maybe}", "error: bad options for pass 'split-k'"),

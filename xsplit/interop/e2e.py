@@ -21,7 +21,7 @@ from xsplit.api import parse_module, print_module, run_passes, build_pipeline
 from xsplit.diagnostics import XsplitError
 from xsplit.interop.cpu_runner import run_on_cpu
 from xsplit.interop.iree_compile import compile_mlir
-from xsplit.interop.targets import GPU_TARGETS
+from xsplit.interop.targets import COMPILED_GPU_TARGETS
 from xsplit.interop.workgroups import DispatchCount, workgroup_counts
 from xsplit.reference import numpy_dtype as reference_dtype
 
@@ -115,7 +115,7 @@ def run_e2e(
     source: str,
     pipeline: str,
     dims: Sequence[int] = (),
-    gpu_targets: Sequence[str] = GPU_TARGETS,
+    gpu_targets: Sequence[str] = COMPILED_GPU_TARGETS,
     function: str | None = None,
     seed: int = 0,
 ) -> tuple[str, E2EReport]:
@@ -152,7 +152,7 @@ def format_report(report: E2EReport) -> str:
     for target_name in report.counts_after:
         before = ", ".join(_describe(c) for c in report.counts_before[target_name])
         after = ", ".join(_describe(c) for c in report.counts_after[target_name])
-        lines.append(f"  {target_name:5s} unsplit [{before}]  split [{after}]")
+        lines.append(f"  {target_name:6s} unsplit [{before}]  split [{after}]")
     return "\n".join(lines)
 
 

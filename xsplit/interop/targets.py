@@ -1,56 +1,177 @@
-"""The iree-compile 3.13 flags for each target xsplit compiles for: the one
-place they are written down."""
+"""The targets xsplit compiles for and chooses splits for: the one place their
+iree-compile 3.13 flags and their machine parameters are written down.
+
+Each entry holds what the split cost model (`xsplit.rewrites.cost_model`)
+needs: how many processors run workgroups side by side, the output tile IREE
+gives one workgroup, the peak arithmetic rate per element type, the memory
+bandwidth, and the per-processor cache that decides whether a workgroup's
+operand panels stay resident. The GPU numbers are the vendors' datasheet
+figures; the CPU's are what IREE's code reaches on it, measured with
+`xsplit bench` (bench/RESULTS.md), since a datasheet peak says little about
+code that does not reach it.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
+
+from xsplit.diagnostics import XsplitError
+
+TERA = 1e12
+GIGA = 1e9
+KIB = 1024
+MIB = 1024 * KIB
 
 
-@dataclass(frozen=True)
+def host_threads() -> int:
+    """The threads IREE's CPU runtime may use here: the CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@dataclass(frozen=True, eq=False)
 class Target:
     name: str
     description: str
     flags: tuple[str, ...]
     runs_here: bool
     """Whether this machine can run what the target compiles (the CPU only)."""
+    fixed_processors: int | None
+    """Workgroups that run at once: SMs or CUs. None reads the host's threads."""
+    tile: tuple[int, int]
+    """The (M, N) output tile IREE gives one workgroup of a large-K matmul.
+    Where IREE picks several by shape, this is the largest, so that the model
+    never counts more workgroups than IREE launches."""
+    peak_flops: dict[str, float]
+    """Operations per second of the whole target, by element class (f32, f16, i8)."""
+    memory_bandwidth: float
+    """Bytes per second to and from memory, all processors together."""
+    cache_per_processor: int | None
+    """Bytes of cache in which a workgroup's operand panels must fit to be read
+    from memory once (CPU: half the per-core L2). None where the code stages
+    operands itself (GPU shared memory), so that no panel is ever re-read."""
+    flops_per_processor: bool = False
+    """Whether `peak_flops` is per processor (the CPU, whose thread count varies)."""
+    reread_bandwidth: float | None = None
+    """Bytes per second per processor at which panels that do not fit are re-read."""
+    register_tile: tuple[int, int] = (8, 32)
+    """The (M, N) register tile: how often a panel that does not fit is re-read."""
+    workgroup_overhead: float = 1e-6
+    """Seconds each workgroup costs besides its arithmetic and traffic."""
+    dispatch_overhead: float = 5e-6
+    """Seconds each dispatch (the merge is one more) costs to launch."""
+    first_touch_bandwidth: float | None = None
+    """Bytes per second at which freshly allocated partials are first written,
+    where that is slower than memory (page faults on the CPU)."""
+    conflict_stride: int | None = None
+    """A row stride (bytes) at which a panel's rows share a fraction of the
+    cache's sets; such panels count `conflict_penalty` times their size."""
+    conflict_penalty: int = 1
+    compiles_as: str | None = None
+    """The entry whose flags this one uses, where IREE lacks its own."""
+    aliases: tuple[str, ...] = field(default=())
+
+    @property
+    def processors(self) -> int:
+        return self.fixed_processors if self.fixed_processors is not None else host_threads()
+
+    def processor_flops(self, element_class: str) -> float:
+        """The peak rate of one processor."""
+        peak = self.peak_flops[element_class]
+        return peak if self.flops_per_processor else peak / self.processors
+
+    @property
+    def is_gpu(self) -> bool:
+        return not self.runs_here
 
 
-TARGETS: dict[str, Target] = {
-    t.name: t
-    for t in (
-        Target(
-            "cpu",
-            "llvm-cpu, this machine's CPU",
-            (
-                "--iree-hal-target-device=local",
-                "--iree-hal-local-target-device-backends=llvm-cpu",
-                "--iree-llvmcpu-target-cpu=host",
-            ),
-            runs_here=True,
-        ),
-        # IREE 3.13 rejects sm_90 ("missing GPU target"); sm_80 is the newest
-        # CUDA target it compiles for.
-        Target(
-            "cuda",
-            "CUDA / NVPTX, sm_80 (A100)",
-            ("--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80"),
-            runs_here=False,
-        ),
-        # The flag is --iree-rocm-target; --iree-hip-target does not exist.
-        Target(
-            "rocm",
-            "ROCm / ROCDL, gfx942 (MI300X)",
-            ("--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"),
-            runs_here=False,
-        ),
-    )
-}
+_CPU = Target(
+    "cpu",
+    "llvm-cpu, this machine's CPU (IREE's local-task runtime, one worker per thread)",
+    (
+        "--iree-hal-target-device=local",
+        "--iree-hal-local-target-device-backends=llvm-cpu",
+        "--iree-llvmcpu-target-cpu=host",
+    ),
+    runs_here=True,
+    fixed_processors=None,
+    tile=(64, 64),
+    peak_flops={"f32": 24 * GIGA, "f16": 12 * GIGA, "i8": 24 * GIGA},
+    flops_per_processor=True,
+    memory_bandwidth=18 * GIGA,
+    cache_per_processor=256 * KIB,
+    reread_bandwidth=3 * GIGA,
+    workgroup_overhead=2e-6,
+    dispatch_overhead=20e-6,
+    first_touch_bandwidth=1 * GIGA,
+    conflict_stride=16 * KIB,
+    conflict_penalty=4,
+)
+"""Calibrated on this machine (AMD EPYC, Zen 3, 2 threads, 512 KiB L2 per core,
+8-way) with `xsplit bench --sweep` over the shapes in bench/shapes: what IREE's
+code reaches, not the datasheet. Panels must fit half the L2; rows 16 KiB apart
+(N = 4096 f32) use a quarter of its sets; freshly allocated partials are
+written at about 1 GB/s (page faults). The arithmetic rate is per thread;
+the bandwidths are the machine's."""
 
-GPU_TARGETS = tuple(name for name, t in TARGETS.items() if not t.runs_here)
+_SM_80 = Target(
+    "sm_80",
+    "CUDA / NVPTX, sm_80: A100 SXM, 108 SMs",
+    ("--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80"),
+    runs_here=False,
+    fixed_processors=108,
+    tile=(64, 128),
+    peak_flops={"f32": 19.5 * TERA, "f16": 312 * TERA, "i8": 624 * TERA},
+    memory_bandwidth=2039 * GIGA,
+    cache_per_processor=None,
+    aliases=("cuda",),
+)
+
+# IREE 3.13 rejects --iree-cuda-target=sm_90 ("missing GPU target"), so H100
+# code is compiled for sm_80, which it runs; the model still uses H100 figures.
+_SM_90 = Target(
+    "sm_90",
+    "CUDA / NVPTX, H100 SXM, 132 SMs (compiled for sm_80: IREE 3.13 has no sm_90)",
+    _SM_80.flags,
+    runs_here=False,
+    fixed_processors=132,
+    tile=(64, 128),
+    peak_flops={"f32": 67 * TERA, "f16": 989 * TERA, "i8": 1979 * TERA},
+    memory_bandwidth=3350 * GIGA,
+    cache_per_processor=None,
+    compiles_as="sm_80",
+)
+
+# The flag is --iree-rocm-target; --iree-hip-target does not exist.
+_GFX942 = Target(
+    "gfx942",
+    "ROCm / ROCDL, gfx942: MI300X, 304 CUs",
+    ("--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"),
+    runs_here=False,
+    fixed_processors=304,
+    tile=(128, 64),
+    peak_flops={"f32": 163.4 * TERA, "f16": 1307 * TERA, "i8": 2615 * TERA},
+    memory_bandwidth=5300 * GIGA,
+    cache_per_processor=None,
+    aliases=("rocm",),
+)
+
+TARGETS: dict[str, Target] = {t.name: t for t in (_CPU, _SM_80, _SM_90, _GFX942)}
+
+GPU_TARGETS = tuple(name for name, t in TARGETS.items() if t.is_gpu)
+"""Every GPU the model knows."""
+COMPILED_GPU_TARGETS = tuple(name for name in GPU_TARGETS if TARGETS[name].compiles_as is None)
+"""The GPU targets with flags of their own: compiling for these covers all."""
+
+_ALIASES = {alias: t for t in TARGETS.values() for alias in t.aliases}
 
 
 def target(name: str) -> Target:
-    try:
-        return TARGETS[name]
-    except KeyError:
-        raise ValueError(f"unknown target '{name}', expected one of {', '.join(TARGETS)}") from None
+    """The target called `name` (or one of its aliases, `cuda` and `rocm`)."""
+    found = TARGETS.get(name) or _ALIASES.get(name)
+    if found is None:
+        raise XsplitError(f"unknown target '{name}', expected one of {', '.join(TARGETS)}")
+    return found

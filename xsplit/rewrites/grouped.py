@@ -316,10 +316,6 @@ def _grouped_applies(m: Match) -> bool | str:
 grouped_applies = where("a grouped op and rock.reduce can express the split", _grouped_applies)
 
 
-def _split_grouped(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    return [split_with_grouped_gemm(m["red"], m["plan"], m["k"], ir)]
-
-
 def _wrap_and_materialize_grouped(m: Match, ir: IRBuilder) -> list[SSAValue]:
     """`flow.dispatch.region { the grouped op's loop; flow.return }`: the op is
     materialized as the region forms, while its init is still the fill outside."""

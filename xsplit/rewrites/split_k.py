@@ -21,8 +21,11 @@ operands are reshaped with `tensor.expand_shape` and the reduction becomes one
 
 Chunks: `tile=T` makes chunks of T with a shorter last one; `factor=S` makes
 S chunks of ceil(K/S); `balanced=true` makes chunk sizes differ by at most one
-(chunk s covers [floor(s*K/S), floor((s+1)*K/S))). With neither option the
-default rule applies (`default_plan`).
+(chunk s covers [floor(s*K/S), floor((s+1)*K/S))). `target=NAME` lets the cost
+model (`cost_model`) choose a balanced chunk count for that target, or leave
+the op whole, and records the count as `xsplit.split_factor` on the op that
+computes the partials. With none of these the default rule applies
+(`default_plan`).
 """
 
 from __future__ import annotations
@@ -52,8 +55,11 @@ from xsplit.dialects.utils import dense_i64
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.rewrites.builders import IRBuilder, Mixed
+from xsplit.diagnostics import remark
+from xsplit.interop.targets import TARGETS, Target, target
 from xsplit.rewrites.chunks import ChunkPlan, chunk_bounds, plan_chunks
-from xsplit.rewrites.grouped import _split_grouped, grouped_applies
+from xsplit.rewrites.cost_model import choose_split, problem_of
+from xsplit.rewrites.grouped import grouped_applies, split_with_grouped_gemm
 from xsplit.dialects.linalg import ContractionOp
 from xsplit.rewrites.dsl import (
     Match,
@@ -272,10 +278,28 @@ def _capture_reduction(m: Match) -> bool | str:
 
 def _capture_plan(m: Match) -> bool | str:
     o = m.options
+    if o["target"] is not None:
+        return _capture_modeled_plan(m, target(o["target"]))
     plan = plan_chunks(m.root, m["k"], o["factor"], o["tile"], o["balanced"])
     if plan is None:
         return "the options leave one chunk (see the remark)"
     m.captures["plan"] = plan
+    return True
+
+
+def _capture_modeled_plan(m: Match, chosen_for: Target) -> bool | str:
+    """The cost model's chunk count for this op on the target, or why none."""
+    problem = problem_of(m["red"])
+    if isinstance(problem, str):
+        remark(m.root, f"not split: {problem}")
+        return problem
+    choice = choose_split(problem, chosen_for)
+    if choice.factor == 1:
+        remark(m.root, f"not split: {choice.reason}")
+        return choice.reason
+    remark(m.root, f"split-k: {choice.reason}")
+    m.captures["plan"] = ChunkPlan(choice.factor, balanced=True)
+    m.captures["chosen_factor"] = choice.factor
     return True
 
 
@@ -300,12 +324,33 @@ whose K the options cut into more than one chunk."""
 # The rewrite side.
 
 
+SPLIT_FACTOR_ATTR = "xsplit.split_factor"
+"""Set on the op that computes the partials when the cost model chose the
+chunk count (`target=`), so that the choice can be read off the output."""
+
+
+def record_choice(m: Match, merged: SSAValue) -> list[SSAValue]:
+    """Marks the partials' producer, the merge's first operand, with the
+    factor the cost model chose."""
+    factor = m.captures.get("chosen_factor")
+    merge = merged.owner
+    if factor is not None and isinstance(merge, Operation):
+        partials = merge.operands[0].owner
+        if isinstance(partials, Operation):
+            partials.attributes[SPLIT_FACTOR_ATTR] = IntegerAttr(factor, i64)
+    return [merged]
+
+
 def _rewrite_with_forall(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    return [split_with_forall(m["red"], m["plan"], ir)]
+    return record_choice(m, split_with_forall(m["red"], m["plan"], ir))
 
 
 def _rewrite_with_expand(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    return [split_with_expand(m["red"], m["plan"], m["k"], ir)]
+    return record_choice(m, split_with_expand(m["red"], m["plan"], m["k"], ir))
+
+
+def _rewrite_with_grouped(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    return record_choice(m, split_with_grouped_gemm(m["red"], m["plan"], m["k"], ir))
 
 
 OPTIONS = (
@@ -320,6 +365,14 @@ OPTIONS = (
         choices=("forall", "expand", "grouped"),
     ),
     Option("balanced", bool, False, "chunk sizes differ by at most one"),
+    Option(
+        "target",
+        str,
+        None,
+        "choose the chunk count with the cost model for this target "
+        f"({', '.join(TARGETS)}); leaves ops no split pays for whole",
+        choices=tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases),
+    ),
 )
 
 
@@ -380,7 +433,7 @@ SPLIT_K_GROUPED = Pattern(
     doc="one linalg_ext.split_grouped_gemm over K-groups, then a rock.reduce merge",
     root=REDUCTION_ROOTS,
     where=(option("strategy") == "grouped") & splits & grouped_applies,
-    rewrite=_split_grouped,
+    rewrite=_rewrite_with_grouped,
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
@@ -400,9 +453,10 @@ GROUPED_FALLS_BACK = Remark(
 )
 
 
-def _one_of_factor_and_tile(options: Mapping[str, Any]) -> str | None:
-    if options["factor"] is not None and options["tile"] is not None:
-        return "give factor= or tile=, not both"
+def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
+    given = [name for name in ("factor", "tile", "target") if options[name] is not None]
+    if len(given) > 1:
+        return f"give one of factor=, tile= and target=, not {' and '.join(given)}"
     return None
 
 
@@ -411,5 +465,5 @@ SPLIT_K = Pass(
     "Splits each linalg reduction into partial reductions over chunks of K and a merge.",
     [EXPAND_FALLS_BACK, GROUPED_FALLS_BACK, SPLIT_K_EXPAND, SPLIT_K_GROUPED, SPLIT_K_FORALL],
     OPTIONS,
-    validate=_one_of_factor_and_tile,
+    validate=_one_way_to_choose_chunks,
 )

@@ -1,0 +1,298 @@
+"""The split cost model behind `split-k{target=NAME}`: how many chunks of K
+make a reduction fastest on a target, or that none do.
+
+A reduction's output is cut into `tiles` workgroup tiles of the target's tile
+shape (`Target.tile`, clipped to the output). Splitting K into S chunks of
+kc = ceil(K/S) makes tiles x S workgroups, each reducing kc steps, and a merge.
+The model estimates, for each S:
+
+- **waves and tile quantization**: the workgroups run `processors` at a time,
+  so a split costs ceil(tiles x S / processors) waves of one workgroup's time.
+  A GPU with 8 tiles and 304 CUs gains up to 38x from the split; a CPU whose
+  tiles already outnumber its cores gains nothing here.
+- **a workgroup's time**: the larger of its arithmetic (at the target's peak
+  share per processor) and its operand traffic, plus a fixed overhead. The
+  traffic is the workgroup's operand panels (its tile's rows of A and columns
+  of B over kc). On a CPU, panels that fit the per-processor cache are read
+  from memory once, at a fair share of the bandwidth; panels that do not are
+  re-streamed once per register tile at the much lower re-read bandwidth. This
+  is where a CPU gains from a split: short chunks keep the panels resident.
+- **partial-buffer traffic**: the S partial outputs are written (first touch:
+  page faults on a CPU) and read back.
+- **the merge**: one more dispatch that reads the partials and the init and
+  writes the result.
+
+The chosen S is the cheapest by this sum; among splits within 1% of the
+cheapest, the fewest chunks. A split is taken only if the model has it at least
+`MIN_GAIN` faster than the unsplit op, so it never picks a split that its own
+estimate makes slower.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType
+from xdsl.ir import Attribute
+from xdsl.ir.affine import AffineDimExpr
+
+from xsplit.interop.targets import Target
+from xsplit.rewrites.dsl import ceildiv
+from xsplit.rewrites.reduction import Reduction
+
+MIN_GAIN = 0.05
+"""The modeled speedup below which a split is not worth its merge."""
+NEAR_TIE = 0.01
+"""Splits this close to the cheapest count as ties, won by the fewest chunks."""
+MAX_FACTOR = 4096
+"""The most chunks the model considers."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What the model needs of a reduction: its output as batch x M x N, K,
+    element sizes, and which output dimensions each input spans."""
+
+    batch: int
+    m: int
+    n: int
+    k: int
+    element_class: str
+    """f32, f16 or i8: which peak rate of the target applies."""
+    input_bytes: int
+    acc_bytes: int
+    operations_per_point: int
+    """2 for a multiply-accumulate, 1 for a plain reduction."""
+    spans: tuple[tuple[bool, bool], ...]
+    """For each input, whether it spans the M and the N dimension of the output."""
+    k_strides: tuple[int, ...] = ()
+    """For each input, the bytes between consecutive steps of K in its
+    row-major layout: rows this far apart may collide in the cache's sets."""
+
+    def describe(self) -> str:
+        batch = f"{self.batch}x" if self.batch > 1 else ""
+        return f"{batch}{self.m}x{self.n} output, K = {self.k}"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The modeled cost of one split of one problem on one target."""
+
+    factor: int
+    chunk: int
+    workgroups: int
+    waves: int
+    fill: float
+    """Busy processors over all processors, averaged over the waves."""
+    panel_bytes: int
+    panel_fits: bool | None
+    """Whether the operand panels fit the cache; None where no cache is modeled."""
+    main: float
+    """Seconds of the (split) reduction dispatch."""
+    partials: float
+    """Seconds to write the partials and read them back."""
+    merge: float
+    """Seconds of the merge dispatch, launch included."""
+
+    @property
+    def seconds(self) -> float:
+        return self.main + self.partials + self.merge
+
+    def describe(self) -> str:
+        panel = ""
+        if self.panel_fits is not None:
+            fits = "fits" if self.panel_fits else "does not fit"
+            panel = f", {self.panel_bytes // 1024} KiB panel ({fits} the cache)"
+        return (
+            f"{self.factor} chunk{'s' if self.factor > 1 else ''} of {self.chunk}: "
+            f"{self.workgroups} workgroups, {self.waves} wave{'s' if self.waves > 1 else ''} "
+            f"at {self.fill:.0%} fill{panel}, {_time(self.seconds)}"
+        )
+
+
+@dataclass(frozen=True)
+class Choice:
+    factor: int
+    """The number of chunks; 1 leaves the op whole."""
+    chosen: Estimate
+    unsplit: Estimate
+    reason: str
+
+    @property
+    def speedup(self) -> float:
+        return self.unsplit.seconds / self.chosen.seconds
+
+
+def _time(seconds: float) -> str:
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds * 1e6:.3g} us"
+
+
+def _element_class(element: Attribute) -> str:
+    if isinstance(element, AnyFloat) and element.bitwidth <= 16:
+        return "f16"
+    if isinstance(element, IntegerType) and element.width.data <= 8:
+        return "i8"
+    return "f32"
+
+
+def _bytes(element: Attribute) -> int:
+    if isinstance(element, AnyFloat):
+        return max(1, element.bitwidth // 8)
+    if isinstance(element, IntegerType):
+        return max(1, element.width.data // 8)
+    return 4
+
+
+def problem_of(red: Reduction) -> Problem | str:
+    """The model's view of a matched reduction, or why it has none."""
+    k = red.static_k()
+    out_shape = red.acc_type.get_shape()
+    if k is None or any(d < 0 for d in out_shape):
+        return "the cost model needs static sizes; give factor= or tile="
+    # The output's last two dimensions are the tile's M and N; the rest are batch.
+    out_dims = [e.position for e in red.output_map.results if isinstance(e, AffineDimExpr)]
+    n_dim = out_dims[-1] if out_dims else None
+    m_dim = out_dims[-2] if len(out_dims) >= 2 else None
+    n = out_shape[-1] if out_shape else 1
+    m = out_shape[-2] if len(out_shape) >= 2 else 1
+    batch = 1
+    for d in out_shape[:-2]:
+        batch *= d
+    first = red.inputs[0].type
+    assert isinstance(first, TensorType)
+    element = first.element_type
+    spans, k_strides = [], []
+    for value, input_map in zip(red.inputs, red.input_maps):
+        positions = [e.position for e in input_map.results if isinstance(e, AffineDimExpr)]
+        spans.append((m_dim in positions, n_dim in positions))
+        shape = value.type.get_shape() if isinstance(value.type, TensorType) else ()
+        stride = _bytes(element)
+        if red.reduction_dim in positions:
+            for size in shape[positions.index(red.reduction_dim) + 1 :]:
+                stride *= max(size, 1)
+        k_strides.append(stride)
+    return Problem(
+        batch,
+        m,
+        n,
+        k,
+        _element_class(element),
+        _bytes(element),
+        _bytes(red.acc_type.element_type),
+        2 if len(red.inputs) > 1 else 1,
+        tuple(spans),
+        tuple(k_strides),
+    )
+
+
+def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
+    """The modeled cost of cutting `problem`'s K into `factor` chunks on `target`."""
+    p = problem
+    processors = target.processors
+    tile_m, tile_n = min(target.tile[0], p.m), min(target.tile[1], p.n)
+    tiles = p.batch * ceildiv(p.m, tile_m) * ceildiv(p.n, tile_n)
+    chunk = ceildiv(p.k, factor)
+    factor = ceildiv(p.k, chunk)  # the chunks that are not empty
+    workgroups = tiles * factor
+    waves = ceildiv(workgroups, processors)
+    fill = workgroups / (waves * processors)
+
+    panel_elements = [
+        (tile_m if spans_m else 1) * (tile_n if spans_n else 1) * chunk
+        for spans_m, spans_n in p.spans
+    ]
+    panel_bytes = sum(panel_elements) * p.input_bytes
+    conflict = target.conflict_stride
+    footprint = panel_bytes
+    if conflict is not None:
+        # Rows a multiple of the conflict stride apart map to a fraction of the
+        # cache's sets, so such a panel occupies that much more of the cache.
+        footprint = p.input_bytes * sum(
+            elements * (target.conflict_penalty if stride % conflict == 0 else 1)
+            for elements, stride in zip(panel_elements, p.k_strides or [1] * len(p.spans))
+        )
+    cache = target.cache_per_processor
+    panel_fits = cache is None or footprint <= cache
+    # A processor draws at most its share of the bandwidth: a wave that leaves
+    # processors idle leaves their share unused.
+    read_once = panel_bytes / (target.memory_bandwidth / processors)
+    if panel_fits:
+        traffic = read_once
+    else:
+        register_m, register_n = target.register_tile
+        rereads = [
+            # A panel along N is walked once per register row, and one along M
+            # once per register column.
+            elements * (ceildiv(tile_m, register_m) if spans_n and not spans_m else 1)
+            * (ceildiv(tile_n, register_n) if spans_m and not spans_n else 1)
+            for elements, (spans_m, spans_n) in zip(panel_elements, p.spans)
+        ]
+        assert target.reread_bandwidth is not None
+        traffic = max(read_once, sum(rereads) * p.input_bytes / target.reread_bandwidth)
+    arithmetic = (
+        p.operations_per_point * tile_m * tile_n * chunk / target.processor_flops(p.element_class)
+    )
+    workgroup = max(arithmetic, traffic) + target.workgroup_overhead
+    main = waves * workgroup + target.dispatch_overhead
+
+    partials = merge = 0.0
+    if factor > 1:
+        output_bytes = p.batch * p.m * p.n * p.acc_bytes
+        partial_bytes = output_bytes * factor
+        write = target.first_touch_bandwidth or target.memory_bandwidth
+        partials = partial_bytes / write + partial_bytes / target.memory_bandwidth
+        merge = target.dispatch_overhead + 2 * output_bytes / target.memory_bandwidth
+    return Estimate(
+        factor,
+        chunk,
+        workgroups,
+        waves,
+        fill,
+        panel_bytes,
+        None if cache is None else panel_fits,
+        main,
+        partials,
+        merge,
+    )
+
+
+@lru_cache(maxsize=1024)
+def _choose(problem: Problem, target: Target, processors: int) -> Choice:
+    unsplit = estimate(problem, target, 1)
+    seen: set[int] = set()
+    candidates: list[Estimate] = []
+    for factor in range(2, min(problem.k, MAX_FACTOR) + 1):
+        chunk = ceildiv(problem.k, factor)
+        if chunk in seen:
+            continue
+        seen.add(chunk)
+        candidates.append(estimate(problem, target, factor))
+    if not candidates:
+        return Choice(1, unsplit, unsplit, f"K = {problem.k} has one element")
+    cheapest = min(e.seconds for e in candidates)
+    best = min(
+        (e for e in candidates if e.seconds <= cheapest * (1 + NEAR_TIE)), key=lambda e: e.factor
+    )
+    if best.seconds > unsplit.seconds * (1 - MIN_GAIN):
+        return Choice(
+            1,
+            unsplit,
+            unsplit,
+            f"no split pays on {target.name}: unsplit {unsplit.describe()}; the best split, "
+            f"{best.describe()}, gains under {MIN_GAIN:.0%}",
+        )
+    return Choice(
+        best.factor,
+        best,
+        unsplit,
+        f"{target.name} chose {best.describe()}; unsplit {unsplit.describe()}; "
+        f"modeled speedup {unsplit.seconds / best.seconds:.2f}x",
+    )
+
+
+def choose_split(problem: Problem, target: Target) -> Choice:
+    """The model's choice of chunk count for `problem` on `target`."""
+    return _choose(problem, target, target.processors)
