@@ -19,8 +19,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.dialects.utils import DynamicIndexList
-from xdsl.dialects.utils import EnumAttribute
+from xdsl.dialects.utils import DynamicIndexList, EnumAttribute
 from xdsl.ir import (
     Attribute,
     Dialect,

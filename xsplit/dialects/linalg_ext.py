@@ -49,12 +49,12 @@ from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
+    operand_def,
     opt_prop_def,
     prop_def,
     region_def,
     result_def,
     var_operand_def,
-    operand_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer

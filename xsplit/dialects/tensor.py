@@ -17,9 +17,9 @@ from xdsl.irdl import (
     var_operand_def,
 )
 from xdsl.traits import HasParent
+from xdsl.utils.exceptions import VerifyException
 
 from xsplit.dialects.utils import init_segmented, split_mixed, verify_mixed_lists
-from xdsl.utils.exceptions import VerifyException
 
 
 @irdl_op_definition

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import iree.runtime as rt
+import numpy as np
 
 
 def run_on_cpu(vmfb: bytes, function: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -17,7 +17,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, BFloat16Type, ModuleOp, TensorType
 from xdsl.ir import Attribute
 
-from xsplit.api import parse_module, print_module, run_passes, build_pipeline
+from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.diagnostics import XsplitError
 from xsplit.interop.cpu_runner import run_on_cpu
 from xsplit.interop.iree_compile import compile_mlir

@@ -9,8 +9,8 @@ import functools
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
+from xdsl.context import Context
 from xdsl.dialects import affine, arith, tensor
-from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -19,8 +19,8 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     TensorType,
 )
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.context import Context
 from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
 

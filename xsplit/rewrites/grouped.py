@@ -41,10 +41,10 @@ from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.utils import dense_i64
 from xsplit.rewrites.builders import IRBuilder, Mixed
-from xsplit.rewrites.reduction import Reduction, identity_value
 from xsplit.rewrites.chunks import ChunkPlan, chunk_bounds
 from xsplit.rewrites.dsl import Match, Pattern, ceildiv, where
 from xsplit.rewrites.form_dispatch_regions import is_graph_level
+from xsplit.rewrites.reduction import Reduction, identity_value
 
 
 def _keep_dim_groups(rank: int) -> ArrayAttr:

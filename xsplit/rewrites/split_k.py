@@ -35,8 +35,6 @@ from typing import Any
 
 from xdsl.builder import Builder
 from xdsl.dialects import tensor
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -46,21 +44,22 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
+from xsplit.diagnostics import remark
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
-from xsplit.dialects.utils import dense_i64
+from xsplit.dialects.linalg import ContractionOp
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
-from xsplit.rewrites.builders import IRBuilder, Mixed
-from xsplit.diagnostics import remark
+from xsplit.dialects.utils import dense_i64
 from xsplit.interop.targets import TARGETS, Target, target
+from xsplit.rewrites.builders import IRBuilder, Mixed
 from xsplit.rewrites.chunks import ChunkPlan, chunk_bounds, plan_chunks
 from xsplit.rewrites.cost_model import choose_split, problem_of
-from xsplit.rewrites.grouped import grouped_applies, split_with_grouped_gemm
-from xsplit.dialects.linalg import ContractionOp
 from xsplit.rewrites.dsl import (
     Match,
     Option,
@@ -72,6 +71,7 @@ from xsplit.rewrites.dsl import (
     positive,
     where,
 )
+from xsplit.rewrites.grouped import grouped_applies, split_with_grouped_gemm
 from xsplit.rewrites.reduction import (
     Reduction,
     identity_value,

@@ -13,10 +13,8 @@ output file is written whole or not at all.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
-import tempfile
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -31,6 +29,7 @@ from xsplit.api import (
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.dialects import make_context
 from xsplit.rewrites.dsl import engine_settings
+from xsplit.tools.files import write_atomically
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 
@@ -116,21 +115,7 @@ def write_output(path: str | None, text: str, input_path: str) -> None:
     if path is None or path == "-":
         sys.stdout.write(text)
         return
-    if input_path != "-" and os.path.exists(path) and os.path.samefile(path, input_path):
-        raise XsplitError(f"refusing to overwrite the input file '{path}'")
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise XsplitError(f"cannot write '{path}': it is a directory")
-    if not os.path.isdir(directory):
-        raise XsplitError(f"cannot write '{path}': no directory '{directory}'")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".xsplit-", suffix=".mlir")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as e:
-        os.unlink(tmp)
-        raise XsplitError(f"cannot write '{path}': {e.strerror}") from None
+    write_atomically(path, text, input_path)
 
 
 def list_patterns() -> str:

@@ -88,7 +88,7 @@ class Constraint(ABC):
         return self.description
 
 
-def _parts(c: Constraint, kind: type[AllOf] | type[AnyOf]) -> tuple[Constraint, ...]:
+def _parts(c: Constraint, kind: type[AllOf | AnyOf]) -> tuple[Constraint, ...]:
     return c.children if isinstance(c, kind) else (c,)
 
 
@@ -267,7 +267,7 @@ class ValueRef:
         inner = f" where {where}" if where is not None else ""
         return self._check(f"is defined by {op_name}{inner}", test)
 
-    def is_constant(self, value: int | float | None = None) -> Constraint:
+    def is_constant(self, value: float | None = None) -> Constraint:
         """The value is an `arith.constant`, equal to `value` when one is given."""
 
         def test(v: SSAValue, m: Match) -> bool | str:
@@ -308,7 +308,7 @@ def result(index: int = 0) -> ValueRef:
     )
 
 
-def input(index: int) -> ValueRef:  # noqa: A001 - mirrors linalg's `ins`
+def input(index: int) -> ValueRef:
     """The `index`-th input (`ins`) of a linalg op."""
 
     def find(op: Operation) -> SSAValue | None:
