@@ -1,0 +1,58 @@
+// RUN: xsplit-opt --split-input-file %s -p 'split-k{target=gfx942}' 2>/dev/null | filecheck %s --check-prefix=GFX942
+// RUN: xsplit-opt --split-input-file %s -p 'split-k{target=gfx942}' 2>&1 >/dev/null | filecheck %s --check-prefix=GFX942-REMARK
+// RUN: xsplit-opt --split-input-file %s -p 'split-k{target=rocm}' 2>/dev/null | filecheck %s --check-prefix=GFX942
+// RUN: xsplit-opt --split-input-file %s -p 'split-k{target=sm_80}' 2>&1 | filecheck %s --check-prefix=SM80
+// RUN: xsplit-opt --split-input-file %s -p 'split-k{target=cpu},materialize-late' --xsplit-explain 2>&1 | filecheck %s --check-prefix=CPU
+// RUN: not xsplit-opt %s -p 'split-k{target=cpu factor=4}' 2>&1 | filecheck %s --check-prefix=BOTH
+// RUN: not xsplit-opt %s -p 'split-k{target=tpu}' 2>&1 | filecheck %s --check-prefix=UNKNOWN
+
+// The seed on MI300X: 8 tiles of 128x64 leave 296 of 304 CUs idle; 38 chunks
+// fill one wave exactly. On A100, 27 chunks of 8 tiles make two waves of 108.
+// GFX942-REMARK: target.mlir:[[# @LINE + 16]]:3: remark: split-k: gfx942 chose 38 chunks of 1349: 304 workgroups, 1 wave at 100% fill
+// GFX942-REMARK-SAME: unsplit 1 chunk of 51234: 8 workgroups, 1 wave at 3% fill
+// GFX942-LABEL: func.func @seed
+// GFX942:      %[[PARTIALS:.*]] = scf.forall (%{{.*}}) in (38) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<123x456x38xf32>)
+// GFX942:      } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>], xsplit.split_factor = 38 : i64}
+// GFX942:      linalg.reduce ins(%[[PARTIALS]]
+// SM80: remark: split-k: sm_80 chose 27 chunks of 1898: 216 workgroups, 2 waves at 100% fill
+// SM80: scf.forall (%{{.*}}) in (27)
+// SM80: xsplit.split_factor = 27 : i64
+// CPU: remark: split-k: cpu chose {{[0-9]+}} chunks
+// CPU: remark: not split: no split pays on cpu
+// CPU: remark: explain: pattern 'split-k-forall' did not match 'linalg.matmul': 'K splits into more than one chunk' failed: no split pays on cpu
+// CPU: remark: not split: the cost model needs static sizes
+// CPU-LABEL: func.func @seed
+// CPU: flow.dispatch.workgroups
+func.func @seed(%a: tensor<123x51234xf32>, %b: tensor<51234x456xf32>, %c: tensor<123x456xf32>) -> tensor<123x456xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<123x51234xf32>, tensor<51234x456xf32>) outs(%c : tensor<123x456xf32>) -> tensor<123x456xf32>
+  return %0 : tensor<123x456xf32>
+}
+
+// -----
+
+// A large output already fills every target many times over: nothing pays for
+// the merge, the op stays whole and --xsplit-explain says why.
+// GFX942-REMARK: remark: not split: no split pays on gfx942: unsplit 1 chunk of 4096: 8192 workgroups, 27 waves
+// GFX942-LABEL: func.func @large_output
+// GFX942-NOT: scf.forall
+// GFX942: linalg.matmul
+// CPU-LABEL: func.func @large_output
+// CPU-NOT: scf.forall
+func.func @large_output(%a: tensor<8192x4096xf16>, %b: tensor<4096x8192xf16>, %c: tensor<8192x8192xf32>) -> tensor<8192x8192xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<8192x4096xf16>, tensor<4096x8192xf16>) outs(%c : tensor<8192x8192xf32>) -> tensor<8192x8192xf32>
+  return %0 : tensor<8192x8192xf32>
+}
+
+// -----
+
+// The model needs static sizes.
+// GFX942-REMARK: remark: not split: the cost model needs static sizes; give factor= or tile=
+// GFX942-LABEL: func.func @dynamic_k
+// GFX942-NOT: scf.forall
+func.func @dynamic_k(%a: tensor<64x?xf32>, %b: tensor<?x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x?xf32>, tensor<?x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// BOTH: error: split-k: give one of factor=, tile= and target=, not factor and target
+// UNKNOWN: error: split-k: unknown target 'tpu', expected one of cpu, sm_80, sm_90, gfx942, cuda, rocm
