@@ -1,0 +1,160 @@
+"""The split cost model: monotone where it must be, and never choosing a split
+its own estimate makes slower."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import pytest
+
+from xsplit.interop import targets
+from xsplit.interop.targets import TARGETS
+from xsplit.rewrites.cost_model import MIN_GAIN, Problem, choose_split, estimate, problem_of
+from xsplit.rewrites.reduction import match_reduction
+from xsplit.api import parse_module
+
+MATMUL_SPANS = ((True, False), (False, True))
+
+
+def matmul(m: int, n: int, k: int, batch: int = 1, element: str = "f32") -> Problem:
+    size = {"f32": 4, "f16": 2, "i8": 1}[element]
+    acc = 4
+    return Problem(batch, m, n, k, element, size, acc, 2, MATMUL_SPANS, (size, n * size))
+
+
+ALL_TARGETS = list(TARGETS.values())
+GPUS = [t for t in ALL_TARGETS if t.is_gpu]
+
+
+@pytest.mark.parametrize("target", ALL_TARGETS, ids=lambda t: t.name)
+def test_chosen_split_is_never_slower_than_unsplit_by_the_model(target) -> None:
+    for m, n, k in itertools.product((1, 16, 123, 512, 4096), (64, 456, 4096), (64, 1000, 51234)):
+        problem = matmul(m, n, k)
+        choice = choose_split(problem, target)
+        unsplit = estimate(problem, target, 1)
+        assert choice.unsplit.seconds == unsplit.seconds
+        if choice.factor > 1:
+            assert choice.chosen.seconds <= unsplit.seconds * (1 - MIN_GAIN), (m, n, k)
+        else:
+            assert choice.chosen == unsplit
+
+
+@pytest.mark.parametrize("target", ALL_TARGETS, ids=lambda t: t.name)
+def test_unsplit_time_grows_with_k_and_with_the_output(target) -> None:
+    times_k = [estimate(matmul(123, 456, k), target, 1).seconds for k in (256, 1024, 4096, 51234)]
+    assert times_k == sorted(times_k)
+    times_mn = [estimate(matmul(s, s, 4096), target, 1).seconds for s in (64, 256, 1024, 4096)]
+    assert times_mn == sorted(times_mn)
+
+
+@pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
+def test_gpu_splits_less_as_the_output_fills_the_machine(target) -> None:
+    """More output tiles leave fewer idle processors for a split to fill."""
+    factors = [choose_split(matmul(m, 1024, 65536), target).factor for m in (64, 256, 1024, 4096)]
+    assert factors == sorted(factors, reverse=True), factors
+    assert factors[0] > 1
+
+
+@pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
+def test_gpu_split_of_a_starved_dispatch_fills_a_wave(target) -> None:
+    """The seed fills under 10% of every GPU; its split fills (nearly) a wave
+    of the model's tiles, which are never smaller than IREE's."""
+    choice = choose_split(matmul(123, 456, 51234), target)
+    assert choice.unsplit.workgroups < 0.1 * target.processors
+    assert choice.chosen.workgroups >= 0.95 * target.processors
+
+
+@pytest.mark.parametrize("target", ALL_TARGETS, ids=lambda t: t.name)
+def test_k_smaller_than_a_chunk_stays_whole(target) -> None:
+    for k in (1, 2, 16, 64):
+        choice = choose_split(matmul(64, 64, k), target)
+        assert choice.factor == 1, (k, choice.reason)
+    assert "one element" in choose_split(matmul(64, 64, 1), target).reason
+
+
+@pytest.mark.parametrize("target", ALL_TARGETS, ids=lambda t: t.name)
+def test_output_larger_than_the_machine_stays_whole(target) -> None:
+    choice = choose_split(matmul(8192, 8192, 4096, element="f16"), target)
+    assert choice.factor == 1
+    assert choice.reason.startswith(f"no split pays on {target.name}")
+    assert choice.unsplit.waves > 1
+
+
+def test_cpu_gains_from_panels_that_fit_the_cache() -> None:
+    """The seed's unsplit panels (25 MiB) overflow the CPU's cache; the chosen
+    chunks bring them under it, which is the whole gain on a CPU whose cores
+    are already all busy."""
+    cpu = TARGETS["cpu"]
+    choice = choose_split(matmul(123, 456, 51234), cpu)
+    assert choice.unsplit.fill == pytest.approx(1.0)
+    assert not choice.unsplit.panel_fits
+    assert choice.chosen.panel_fits
+    assert choice.chosen.panel_bytes <= cpu.cache_per_processor
+
+
+def test_cpu_reads_its_thread_count_at_run_time(monkeypatch) -> None:
+    problem = matmul(64, 64, 8192)
+    monkeypatch.setattr(targets, "host_threads", lambda: 2)
+    two = estimate(problem, TARGETS["cpu"], 8)
+    monkeypatch.setattr(targets, "host_threads", lambda: 16)
+    sixteen = estimate(problem, TARGETS["cpu"], 8)
+    assert (two.waves, sixteen.waves) == (4, 1)
+    assert sixteen.main < two.main
+
+
+def test_more_processors_never_split_less() -> None:
+    small = dataclasses.replace(TARGETS["gfx942"], fixed_processors=38)
+    big = TARGETS["gfx942"]
+    for m in (1, 64, 123, 512):
+        problem = matmul(m, 456, 51234)
+        assert choose_split(problem, small).factor <= choose_split(problem, big).factor
+
+
+def test_waves_and_fill() -> None:
+    gfx942 = TARGETS["gfx942"]
+    seed = matmul(123, 456, 51234)
+    assert estimate(seed, gfx942, 1).workgroups == 4
+    e = estimate(seed, gfx942, 76)
+    assert (e.workgroups, e.waves, e.fill) == (304, 1, 1.0)
+    e = estimate(seed, gfx942, 77)
+    assert (e.workgroups, e.waves) == (308, 2)
+    # Empty chunks are not counted: 10 chunks of ceil(25/10) = 3 cover K in 9.
+    assert estimate(matmul(64, 64, 25), gfx942, 10).factor == 9
+
+
+def test_problem_of_reads_named_ops_and_reductions() -> None:
+    module = parse_module(
+        """
+        func.func @f(%a: tensor<4x8x100xf16>, %b: tensor<4x100x16xf16>, %c: tensor<4x8x16xf32>,
+                     %x: tensor<32x1000xf32>, %y: tensor<32xf32>) -> (tensor<4x8x16xf32>, tensor<32xf32>) {
+          %0 = linalg.batch_matmul ins(%a, %b : tensor<4x8x100xf16>, tensor<4x100x16xf16>) outs(%c : tensor<4x8x16xf32>) -> tensor<4x8x16xf32>
+          %1 = linalg.reduce ins(%x : tensor<32x1000xf32>) outs(%y : tensor<32xf32>) dimensions = [1]
+            (%in: f32, %acc: f32) {
+              %s = arith.addf %in, %acc : f32
+              linalg.yield %s : f32
+            }
+          return %0, %1 : tensor<4x8x16xf32>, tensor<32xf32>
+        }
+        """
+    )
+    ops = [op for op in module.walk() if op.name in ("linalg.batch_matmul", "linalg.reduce")]
+    batched = problem_of(match_reduction(ops[0]))
+    assert batched == Problem(4, 8, 16, 100, "f16", 2, 4, 2, MATMUL_SPANS, (2, 32))
+    reduce = problem_of(match_reduction(ops[1]))
+    assert reduce == Problem(1, 1, 32, 1000, "f32", 4, 4, 1, ((False, True),), (4,))
+
+
+def test_problem_of_a_dynamic_k_says_why() -> None:
+    module = parse_module(
+        """
+        func.func @f(%a: tensor<8x?xf32>, %b: tensor<?x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+          %0 = linalg.matmul ins(%a, %b : tensor<8x?xf32>, tensor<?x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+          return %0 : tensor<8x8xf32>
+        }
+        """
+    )
+    op = next(op for op in module.walk() if op.name == "linalg.matmul")
+    assert problem_of(match_reduction(op)) == (
+        "the cost model needs static sizes; give factor= or tile="
+    )
