@@ -31,6 +31,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--sweep", default=DEFAULT_SWEEP)
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument(
+        "--gpu-only", action="store_true", help="only the GPU workgroup counts, no CPU timings"
+    )
     parser.add_argument("shapes", nargs="*", type=Path)
     args = parser.parse_args()
     sweep = [int(f) for f in args.sweep.split(",")]
@@ -41,6 +44,10 @@ def main() -> int:
     never_slower = True
     for path in shapes:
         print(f"benchmarking {path.name} ...", file=sys.stderr)
+        if args.gpu_only:
+            report = bench.run_bench(path.read_text(), path.name, runs=0)
+            gpu_rows += _gpu_rows(path, report)
+            continue
         report = bench.run_bench(path.read_text(), path.name, sweep=sweep, runs=args.runs)
         bench.write_json(report, str(args.out / f"{path.stem}.json"))
         bench.plot(report, str(args.out / f"{path.stem}.png"))
@@ -61,17 +68,36 @@ def main() -> int:
             f"{summary['model_over_best_iree']:.2f}x | {summary['model_over_iree_default']:.2f}x | "
             f"{best.factor} ({best.median_ms:.1f}) | {quality:.2f} |"
         )
-        for g in report.gpu:
-            unsplit = bench.GpuFill.fill_of(g.unsplit_workgroups, g.processors)
-            split = g.split_waves
-            needed = unsplit is not None and unsplit < 0.10
-            ok = "n/a" if not needed else ("yes" if split is not None and split >= 1 else "NO")
-            gpu_rows.append(
-                f"| {path.stem} | {g.target} | {g.unsplit_workgroups} | "
-                f"{_pct(unsplit)} | {g.split_factor} | {g.split_workgroups} | "
-                f"{_num(split)} | {ok} |"
-            )
+        gpu_rows += _gpu_rows(path, report)
 
+    if not args.gpu_only:
+        _print_cpu_summary(rows, over_best_iree, never_slower, model_quality)
+    print("| shape | GPU | unsplit workgroups | unsplit fill | chunks | split workgroups |"
+          " split waves | under 10% -> one full wave |")
+    print("|---|---|---|---|---|---|---|---|")
+    print("\n".join(gpu_rows))
+    print(f"\nGPU targets: {', '.join(GPU_TARGETS)}", file=sys.stderr)
+    return 0
+
+
+def _gpu_rows(path: Path, report: bench.BenchReport) -> list[str]:
+    rows = []
+    for g in report.gpu:
+        unsplit = bench.GpuFill.fill_of(g.unsplit_workgroups, g.processors)
+        split = g.split_waves
+        needed = unsplit is not None and unsplit < 0.10
+        ok = "n/a" if not needed else ("yes" if split is not None and split >= 1 else "NO")
+        rows.append(
+            f"| {path.stem} | {g.target} | {g.unsplit_workgroups} | "
+            f"{_pct(unsplit)} | {g.split_factor} | {g.split_workgroups} | "
+            f"{_num(split)} | {ok} |"
+        )
+    return rows
+
+
+def _print_cpu_summary(
+    rows: list[str], over_best_iree: list[float], never_slower: bool, model_quality: list[float]
+) -> None:
     print("| shape | IREE default ms | IREE data-tiling ms | IREE split ms | model chunks |"
           " xsplit ms | over IREE's best | over IREE default | sweep best (ms) |"
           " model / best |")
@@ -86,12 +112,6 @@ def main() -> int:
         f"(worst {max(model_quality):.2f})"
     )
     print()
-    print("| shape | GPU | unsplit workgroups | unsplit fill | chunks | split workgroups |"
-          " split waves | under 10% -> one full wave |")
-    print("|---|---|---|---|---|---|---|---|")
-    print("\n".join(gpu_rows))
-    print(f"\nGPU targets: {', '.join(GPU_TARGETS)}", file=sys.stderr)
-    return 0
 
 
 def _ms(value: float | None) -> str:
