@@ -24,6 +24,7 @@ from xsplit.interop.iree_compile import compile_mlir
 from xsplit.interop.targets import COMPILED_GPU_TARGETS
 from xsplit.interop.workgroups import DispatchCount, workgroup_counts
 from xsplit.reference import numpy_dtype as reference_dtype
+from xsplit.tools.args import add_run_options
 
 
 def numpy_dtype(element: Attribute) -> np.dtype:
@@ -164,14 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xsplit-e2e", description=__doc__.split("\n\n")[0])
     parser.add_argument("input_file")
     parser.add_argument("-p", "--passes", required=True)
-    parser.add_argument(
-        "--dim",
-        type=int,
-        action="append",
-        default=[],
-        help="value of the next dynamic dimension of the arguments",
-    )
-    parser.add_argument("--function", help="the function to run (default: the first)")
+    add_run_options(parser)
     parser.add_argument("--print-ir", action="store_true", help="print the rewritten IR")
     args = parser.parse_args(argv)
     try:

@@ -12,23 +12,22 @@ on an error.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from xsplit.api import load_patterns
 from xsplit.diagnostics import XsplitError
 from xsplit.interop.targets import GPU_TARGETS, TARGETS
+from xsplit.tools.args import (
+    USAGE_ERROR,
+    OneLineArgumentParser,
+    add_load_patterns,
+    add_run_options,
+)
+from xsplit.tools.files import ensure_writable
 from xsplit.tools.xsplit_opt import read_input
 
-EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
-
-
-class _OneLineArgumentParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        sys.exit(EXIT_ERROR)
+EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, USAGE_ERROR
 
 
 def _factors(text: str) -> list[int]:
@@ -53,27 +52,14 @@ def _positive(text: str) -> int:
 
 def _add_program_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input_file", help="the MLIR program")
-    parser.add_argument(
-        "--dim",
-        type=int,
-        action="append",
-        default=[],
-        help="the size of the next dynamic dimension of the arguments, in order",
-    )
-    parser.add_argument("--function", help="the function to run (default: the first with a body)")
+    add_run_options(parser)
     parser.add_argument("--seed", type=int, default=0, help="the random inputs' seed")
-    parser.add_argument(
-        "--load-patterns",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="a Python file of DSL patterns whose passes the pipeline may name",
-    )
+    add_load_patterns(parser)
 
 
 def make_arg_parser() -> argparse.ArgumentParser:
-    parser = _OneLineArgumentParser(prog="xsplit", description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineArgumentParser)
+    parser = OneLineArgumentParser(prog="xsplit", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineArgumentParser)
 
     check = commands.add_parser(
         "check",
@@ -131,8 +117,8 @@ def run_bench(args: argparse.Namespace, source: str) -> int:
     from xsplit.interop import bench
 
     for path in (args.json, args.plot):
-        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            raise XsplitError(f"cannot write '{path}': no directory '{os.path.dirname(path)}'")
+        if path:
+            ensure_writable(path, args.input_file)
     if args.plot:
         bench.require_matplotlib()
     gpu_targets = () if args.no_gpu else GPU_TARGETS

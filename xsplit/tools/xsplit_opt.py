@@ -29,19 +29,14 @@ from xsplit.api import (
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.dialects import make_context
 from xsplit.rewrites.dsl import engine_settings
+from xsplit.tools.args import OneLineArgumentParser, add_load_patterns
 from xsplit.tools.files import write_atomically
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 
 
-class _OneLineArgumentParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        sys.exit(2)
-
-
 def make_arg_parser() -> argparse.ArgumentParser:
-    parser = _OneLineArgumentParser(
+    parser = OneLineArgumentParser(
         prog="xsplit-opt",
         description="Split reductions (split-K) and form IREE dispatches on MLIR.",
     )
@@ -54,13 +49,7 @@ def make_arg_parser() -> argparse.ArgumentParser:
         help="treat '// -----' lines as boundaries between independent inputs",
     )
     parser.add_argument("--print-op-generic", action="store_true", help="print ops in generic form")
-    parser.add_argument(
-        "--load-patterns",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="a Python file of DSL patterns whose passes the pipeline may name",
-    )
+    add_load_patterns(parser)
     parser.add_argument(
         "--list-patterns",
         action="store_true",
