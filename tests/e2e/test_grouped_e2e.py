@@ -9,7 +9,8 @@ import pytest
 
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes, rewrite
 from xsplit.interop.cpu_runner import run_on_cpu
-from xsplit.interop.e2e import entry_function, random_inputs, run_e2e, tolerance
+from xsplit.interop.check import entry_function, random_inputs, tolerance
+from xsplit.interop.e2e import run_e2e
 from xsplit.interop.iree_compile import compile_mlir
 from xsplit.interop.targets import COMPILED_GPU_TARGETS
 from xsplit.interop.workgroups import workgroup_counts

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from xsplit.api import parse_module
-from xsplit.interop.e2e import E2EReport, entry_function, random_inputs, run_e2e
+from xsplit.interop.check import entry_function, random_inputs
+from xsplit.interop.e2e import E2EReport, run_e2e
 from xsplit.interop.targets import COMPILED_GPU_TARGETS
 
 from tests.e2e.cases import CASES, Case

@@ -8,11 +8,11 @@ import itertools
 
 import pytest
 
+from xsplit.api import parse_module
 from xsplit.interop import targets
 from xsplit.interop.targets import TARGETS
 from xsplit.rewrites.cost_model import MIN_GAIN, Problem, choose_split, estimate, problem_of
 from xsplit.rewrites.reduction import match_reduction
-from xsplit.api import parse_module
 
 MATMUL_SPANS = ((True, False), (False, True))
 

@@ -22,14 +22,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import IntegerAttr
 
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.diagnostics import XsplitError, collect_remarks
-from xsplit.interop.check import compare
-from xsplit.interop.e2e import entry_function, random_inputs
+from xsplit.interop.check import compare, entry_function, random_inputs
+from xsplit.interop.cpu_runner import to_numpy
 from xsplit.interop.iree_compile import compile_mlir
 from xsplit.interop.targets import GPU_TARGETS, target
-from xsplit.interop.workgroups import workgroup_counts
+from xsplit.interop.workgroups import split_dispatch_pair, workgroup_counts
 from xsplit.rewrites.split_k import SPLIT_FACTOR_ATTR
 from xsplit.tools.files import write_atomically
 
@@ -148,32 +149,21 @@ class BenchReport:
         return data
 
 
-def _chosen_factor(text: str) -> int:
-    marker = f"{SPLIT_FACTOR_ATTR} = "
-    at = text.find(marker)
-    if at < 0:
-        return 1
-    digits = text[at + len(marker) :].split(" ", 1)[0]
-    return int(digits)
+@dataclass(frozen=True)
+class Rewritten:
+    text: str
+    remarks: list[str]
+    factor: int
+    """The chunk count the cost model recorded on the first split, 1 if none."""
 
 
-def _rewrite(source: str, pipeline: str, name: str) -> tuple[str, list[str]]:
+def _rewrite(source: str, pipeline: str, name: str) -> Rewritten:
     with collect_remarks() as remarks:
         module = parse_module(source, name)
         run_passes(module, build_pipeline(pipeline))
-    return print_module(module), list(remarks)
-
-
-def split_dispatch_workgroups(source: str, target_name: str, rewritten: str) -> tuple[int | None, int | None]:
-    """Workgroups of the reduction's dispatch before and after the split:
-    the first dispatch not named elementwise, which keeps its place in
-    program order (the merge comes after it)."""
-    before = workgroup_counts(source, target_name)
-    after = workgroup_counts(rewritten, target_name)
-    index = next((i for i, c in enumerate(before) if "_elementwise_" not in c.dispatch), 0)
-    if index >= len(before) or index >= len(after):
-        return None, None
-    return before[index].total, after[index].total
+    recorded = (op.attributes.get(SPLIT_FACTOR_ATTR) for op in module.walk())
+    factor = next((a.value.data for a in recorded if isinstance(a, IntegerAttr)), 1)
+    return Rewritten(print_module(module), list(remarks), factor)
 
 
 Progress = Callable[[str], None]
@@ -204,13 +194,12 @@ def run_bench(
     programs: list[tuple[ConfigResult, str]] = [
         (ConfigResult(config_name, None, list(flags)), source) for config_name, flags in IREE_CONFIGS
     ]
-    model_text, remarks = _rewrite(source, split_pipeline(f"target={model_target}", strategy), name)
-    model_factor = _chosen_factor(model_text)
-    programs.append((ConfigResult(MODEL_CONFIG, model_factor, []), model_text))
+    model = _rewrite(source, split_pipeline(f"target={model_target}", strategy), name)
+    programs.append((ConfigResult(MODEL_CONFIG, model.factor, []), model.text))
     for factor in sweep:
         text = source if factor == 1 else _rewrite(
             source, split_pipeline(f"factor={factor} balanced=true", strategy), name
-        )[0]
+        ).text
         programs.append((ConfigResult(f"xsplit-x{factor}", factor, []), text))
 
     config = rt.Config("local-task")
@@ -226,7 +215,7 @@ def run_bench(
             call = context.modules.module[fn]
             # Fresh inputs: IREE may write a result into an argument's buffer
             # (an `outs` init), so timed calls leave the shared ones changed.
-            outputs = _host(call(*[rt.asdevicearray(config.device, a) for a in inputs]))
+            outputs = to_numpy(call(*[rt.asdevicearray(config.device, a) for a in inputs]))
         except XsplitError as e:
             result.error = e.message
             continue
@@ -243,18 +232,18 @@ def run_bench(
         progress(f"round {round_index + 1}/{runs}")
         for result, call in loaded:
             start = time.perf_counter()
-            _host(call(*device_inputs))
+            to_numpy(call(*device_inputs))
             result.times_ms.append((time.perf_counter() - start) * 1e3)
 
     gpu: list[GpuFill] = []
     for target_name in gpu_targets:
         progress(f"compile for {target_name}")
         t = target(target_name)
-        split_text, _ = _rewrite(source, split_pipeline(f"target={t.name}", strategy), name)
-        fill = GpuFill(t.name, t.processors, _chosen_factor(split_text), None, None)
+        split = _rewrite(source, split_pipeline(f"target={t.name}", strategy), name)
+        fill = GpuFill(t.name, t.processors, split.factor, None, None)
         try:
-            fill.unsplit_workgroups, fill.split_workgroups = split_dispatch_workgroups(
-                source, t.name, split_text
+            fill.unsplit_workgroups, fill.split_workgroups = split_dispatch_pair(
+                workgroup_counts(source, t.name), workgroup_counts(split.text, t.name)
             )
         except XsplitError as e:
             fill.error = e.message
@@ -266,18 +255,11 @@ def run_bench(
         target("cpu").processors,
         runs,
         model_target,
-        model_factor,
-        remarks,
+        model.factor,
+        model.remarks,
         [r for r, _ in programs],
         gpu,
     )
-
-
-def _host(results: Any) -> list[np.ndarray]:
-    if not isinstance(results, tuple | list):
-        results = (results,)
-    # Copies: a host view of a result's buffer changes when the runtime reuses it.
-    return [np.array(r.to_host() if hasattr(r, "to_host") else r, copy=True) for r in results]
 
 
 def steps(sweep: Sequence[int], runs: int, gpu_targets: Sequence[str]) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import iree.runtime as rt
 import numpy as np
@@ -13,7 +14,12 @@ def run_on_cpu(vmfb: bytes, function: str, inputs: Sequence[np.ndarray]) -> list
     config = rt.Config("local-task")
     context = rt.SystemContext(config=config)
     context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
-    results = context.modules.module[function](*inputs)
+    return to_numpy(context.modules.module[function](*inputs))
+
+
+def to_numpy(results: Any) -> list[np.ndarray]:
+    """A call's result or results as host arrays of their own."""
     if not isinstance(results, tuple | list):
         results = (results,)
-    return [np.asarray(r.to_host() if hasattr(r, "to_host") else r) for r in results]
+    # Copies: a host view of a result's buffer changes when the runtime reuses it.
+    return [np.array(r.to_host() if hasattr(r, "to_host") else r, copy=True) for r in results]

@@ -55,3 +55,18 @@ def workgroup_counts(source: str, target_name: str) -> list[DispatchCount]:
     """Compiles `source` for a target and reads each dispatch's workgroup grid."""
     ir = compile_mlir(source, target_name, compile_to="executable-targets")
     return read_counts(ir.decode())
+
+
+def split_dispatch_pair(
+    before: list[DispatchCount], after: list[DispatchCount]
+) -> tuple[int | None, int | None]:
+    """Workgroups of the reduction's dispatch, unsplit and split.
+
+    IREE numbers dispatches in program order and names each after its root
+    op. The unsplit reduction is the first dispatch not named elementwise;
+    what comes before it is the same in both programs, so the split loop's
+    dispatch has the same number (its merge comes after it)."""
+    index = next((i for i, c in enumerate(before) if "_elementwise_" not in c.dispatch), 0)
+    if index >= len(before) or index >= len(after):
+        return None, None
+    return before[index].total, after[index].total

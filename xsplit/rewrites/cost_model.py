@@ -66,7 +66,7 @@ class Problem:
     """2 for a multiply-accumulate, 1 for a plain reduction."""
     spans: tuple[tuple[bool, bool], ...]
     """For each input, whether it spans the M and the N dimension of the output."""
-    k_strides: tuple[int, ...] = ()
+    k_strides: tuple[int, ...]
     """For each input, the bytes between consecutive steps of K in its
     row-major layout: rows this far apart may collide in the cache's sets."""
 
@@ -212,7 +212,7 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         # cache's sets, so such a panel occupies that much more of the cache.
         footprint = p.input_bytes * sum(
             elements * (target.conflict_penalty if stride % conflict == 0 else 1)
-            for elements, stride in zip(panel_elements, p.k_strides or [1] * len(p.spans))
+            for elements, stride in zip(panel_elements, p.k_strides)
         )
     cache = target.cache_per_processor
     panel_fits = cache is None or footprint <= cache

@@ -101,9 +101,11 @@ def make_arg_parser() -> argparse.ArgumentParser:
 
 
 def run_check(args: argparse.Namespace, source: str) -> int:
-    from xsplit.interop.check import check_pipeline
+    from xsplit.interop.check import check_rewrite
 
-    results = check_pipeline(source, args.passes, args.dim, args.function, args.seed, args.input_file)
+    _, results = check_rewrite(
+        source, args.passes, args.dim, args.function, args.seed, args.input_file
+    )
     for result in results:
         print(result.describe())
     passed = all(r.passed for r in results)
