@@ -15,84 +15,33 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_pipeline
-from xdsl.utils.exceptions import ArgSpecParseError, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects import make_context
 from xsplit.passes import XSPLIT_PASSES
-
-
-class LocatingParser(Parser):
-    """A parser that gives each op the `file:line:col` it was parsed from.
-
-    Lines are counted incrementally: xDSL's `Span.get_location()` counts from
-    the start of the input each time, which is quadratic over a large file."""
-
-    _line_start: int = 0
-    _line_number: int = 1
-
-    def parse_operation(self) -> Operation:
-        start = self._current_token.span  # pyright: ignore[reportPrivateUsage]
-        op = super().parse_operation()
-        if isinstance(op.location, UnknownLoc):
-            line, col = self._line_col(start.start)
-            op.location = FileLineColLoc(StringAttr(start.input.name), IntAttr(line), IntAttr(col))
-        return op
-
-    def _line_col(self, pos: int) -> tuple[int, int]:
-        text = self.lexer.input.content
-        if pos < self._line_start:  # not expected: ops are parsed in order
-            self._line_start, self._line_number = 0, 1
-        line_start = text.rfind("\n", 0, pos) + 1
-        if line_start > self._line_start:
-            self._line_number += text.count("\n", self._line_start, line_start)
-            self._line_start = line_start
-        return self._line_number, pos - line_start + 1
+from xsplit.reader import one_line, read_module, verify_module, was_carried
 
 
 _COMMENT = re.compile(r"//[^\n]*")
 
 
-def one_line(message: str) -> str:
-    return " ".join(part.strip() for part in str(message).splitlines() if part.strip())
-
-
 def parse_module(
     source: str, filename: str = "<string>", ctx: Context | None = None, first_line: int = 1
 ) -> ModuleOp:
-    """Parses and verifies MLIR text; `first_line` numbers its first line."""
-    ctx = ctx or make_context()
+    """Parses and verifies MLIR text; `first_line` numbers its first line.
+
+    Whatever iree-opt 3.13 reads is read: see `xsplit.reader`."""
     if not _COMMENT.sub("", source).strip():
         # mlir-opt reads an empty input (or one of only comments) as an empty
         # module; xDSL 0.74's parser rejects it.
         return ModuleOp([])
-    padded = "\n" * (first_line - 1) + source
-    try:
-        module = LocatingParser(ctx, padded, filename).parse_module()
-    except ParseError as e:
-        raise XsplitError.at(str(e.span.get_location()), one_line(e.msg)) from None
-    except Exception as e:  # xDSL raises plain errors for some malformed input
-        raise XsplitError(f"{filename}: cannot parse: {one_line(str(e))}") from None
-    verify_module(module)
-    return module
-
-
-def verify_module(module: ModuleOp) -> None:
-    """Verifies every op, naming the first that fails by its location."""
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except Exception as e:
-            message = one_line(str(e))
-            if not message.startswith(f"'{op.name}' op"):
-                message = f"'{op.name}' op {message}"
-            raise XsplitError(message, op) from None
+    return read_module(source, filename, ctx, first_line)
 
 
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
@@ -212,10 +161,18 @@ def run_passes(
 
 
 def print_module(module: Operation, generic: bool = False) -> str:
+    """The module's text. One read through iree-opt is printed through it
+    again, so that what xsplit carried reads as iree-opt prints it."""
+    carried = isinstance(module, ModuleOp) and was_carried(module)
     out = io.StringIO()
-    Printer(stream=out, print_generic_format=generic).print_op(module)
+    Printer(stream=out, print_generic_format=generic or carried).print_op(module)
     out.write("\n")
-    return out.getvalue()
+    if not carried:
+        return out.getvalue()
+    from xsplit.interop.iree_opt import run_iree_opt
+
+    flags = ["--mlir-print-op-generic"] if generic else []
+    return run_iree_opt(out.getvalue(), "<xsplit output>", flags)
 
 
 def rewrite_module(module: ModuleOp, pipeline: str) -> ModuleOp:

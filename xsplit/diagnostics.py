@@ -31,6 +31,14 @@ class XsplitError(Exception):
         error.args = (error.diagnostic,)
         return error
 
+    @classmethod
+    def at_diagnostic(cls, diagnostic: str) -> XsplitError:
+        """An error from a diagnostic another tool printed, `[file:line:col: ]error: msg`."""
+        location, sep, message = diagnostic.partition(": error: ")
+        if not sep:
+            return cls(diagnostic.removeprefix("error: "))
+        return cls.at(location, message)
+
     @property
     def diagnostic(self) -> str:
         prefix = f"{self.location}: " if self.location else ""

@@ -38,7 +38,7 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], expected: str)
 BAD_INPUTS = {
     "malformed": (
         "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = linalg.matmul ins(%a\n}\n",
-        "{path}:3:1: error: Expected ':'",
+        "{path}:2:28: error: expected ':'",
     ),
     "unknown-op": (
         "func.func @f() {\n  %0 = foo.bar() : () -> i32\n  func.return\n}\n",
@@ -50,11 +50,26 @@ BAD_INPUTS = {
         "  func.return %0 : tensor<4x3xf32>\n}\n",
         "{path}:2:3: error: 'linalg.matmul' op inferred size 8 for loop d2",
     ),
-    "semi-affine": (
-        "func.func @f(%s: index, %k: index) -> index {\n"
-        "  %a = affine.apply affine_map<(d0)[s0] -> (d0 * s0)>(%s)[%k]\n"
-        "  func.return %a : index\n}\n",
-        "{path}: cannot parse",
+    "use-before-def": (
+        "func.func @f(%a: f32) -> f32 {\n"
+        "  %0 = arith.addf %1, %a : f32\n"
+        "  %1 = arith.mulf %a, %a : f32\n"
+        "  func.return %0 : f32\n}\n",
+        "{path}:2:3: error: operand #0 of 'arith.addf' does not dominate this use",
+    ),
+    "nested-use-before-def": (
+        "func.func @f(%a: f32) -> f32 {\n"
+        "  %0 = scf.execute_region -> f32 {\n"
+        "    scf.yield %1 : f32\n"
+        "  }\n"
+        "  %1 = arith.mulf %a, %a : f32\n"
+        "  func.return %0 : f32\n}\n",
+        "{path}:3:5: error: operand #0 of 'scf.yield' does not dominate this use",
+    ),
+    "rejected-by-iree-opt-only": (
+        "util.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  util.return %a, %a : tensor<4xf32>, tensor<4xf32>\n}\n",
+        "{path}:2:3: error: 'util.return' op has 2 operands, but enclosing function-like op returns 1",
     ),
 }
 
