@@ -46,7 +46,7 @@ func.func @bad_mapping_id() {
   } {mapping = [#gpu.block<w>]}
   func.return
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: expected one of x, y, z
+// CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: expected ::mlir::gpu::MappingId to be one of: x, y, z
 
 // -----
 
