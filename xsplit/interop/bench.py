@@ -187,7 +187,7 @@ def run_bench(
     import iree.runtime as rt
 
     module = parse_module(source, name)
-    f = entry_function(module, function)
+    f = entry_function(module, function, name)
     fn = f.sym_name.data
     inputs = random_inputs(f, dims, seed)
 
@@ -218,6 +218,9 @@ def run_bench(
             outputs = to_numpy(call(*[rt.asdevicearray(config.device, a) for a in inputs]))
         except XsplitError as e:
             result.error = e.message
+            continue
+        except (ValueError, RuntimeError) as e:  # the runtime's, on a program it cannot run
+            result.error = f"the IREE runtime failed: {str(e).strip().splitlines()[0]}"
             continue
         if reference is None:
             reference = outputs

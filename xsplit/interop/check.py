@@ -33,12 +33,21 @@ def numpy_dtype(element: Attribute) -> np.dtype:
         raise XsplitError(f"no numpy type for {element} arguments") from None
 
 
-def entry_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
+def entry_function(
+    module: ModuleOp, name: str | None = None, filename: str | None = None
+) -> func.FuncOp:
     functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
     for f in functions:
         if name is None or f.sym_name.data == name:
             return f
-    raise XsplitError(f"no function {'@' + name if name else ''} with a body to run")
+    if name is None:
+        message = "no function with a body to run"
+    else:
+        have = ", ".join(f"@{f.sym_name.data}" for f in functions) or "none"
+        message = f"no function @{name} with a body to run (--function); functions: {have}"
+    if filename is None:
+        raise XsplitError(message)
+    raise XsplitError.at(filename, message)
 
 
 def _dimension_classes(f: func.FuncOp) -> dict[tuple[SSAValue, int], tuple[SSAValue, int]]:
@@ -47,7 +56,8 @@ def _dimension_classes(f: func.FuncOp) -> dict[tuple[SSAValue, int], tuple[SSAVa
     parent: dict[tuple[SSAValue, int], tuple[SSAValue, int]] = {}
 
     def find(x: tuple[SSAValue, int]) -> tuple[SSAValue, int]:
-        while parent.get(x, x) != x:
+        parent.setdefault(x, x)
+        while parent[x] != x:
             x = parent[x]
         return x
 
@@ -101,24 +111,25 @@ def argument_shapes(f: func.FuncOp, dims: Sequence[int]) -> list[list[int]]:
     types = list(f.function_type.inputs.data)
     for t in types:
         if not isinstance(t, TensorType):
-            raise XsplitError(f"{name} takes {t}; only tensors can be fed")
+            raise XsplitError(f"{name} takes {t}; only tensors can be fed", f)
     dynamic = [
         (i, d) for i, t in enumerate(types) for d, size in enumerate(t.get_shape())
         if size == DYNAMIC_INDEX
     ]
     if not dynamic and dims:
-        raise XsplitError(f"{name} has no dynamic dimensions; --dim does not apply to it")
+        raise XsplitError(f"{name} has no dynamic dimensions; --dim does not apply to it", f)
     if len(dims) != len(dynamic):
         raise XsplitError(
             f"{name} has {len(dynamic)} dynamic "
             f"{'dimension' if len(dynamic) == 1 else 'dimensions'}, but --dim gave "
-            f"{len(dims)} {'size' if len(dims) == 1 else 'sizes'}"
+            f"{len(dims)} {'size' if len(dims) == 1 else 'sizes'}",
+            f,
         )
     shapes = [list(t.get_shape()) for t in types]
     given: dict[tuple[int, int], int] = {}
     for (i, d), size in zip(dynamic, dims):
         if size < 0:
-            raise XsplitError(f"--dim {size}: a size cannot be negative")
+            raise XsplitError(f"--dim {size}: a size cannot be negative", f)
         shapes[i][d] = size
         given[(i, d)] = size
     classes = _dimension_classes(f)
@@ -136,10 +147,15 @@ def argument_shapes(f: func.FuncOp, dims: Sequence[int]) -> list[list[int]]:
                     first = f"dimension {e} of {_argument_name(f, j)}"
                     second = f"dimension {d} of {_argument_name(f, i)}"
                     how = lambda key: "given" if key in given else "static"  # noqa: E731
+                    static = [shapes[j][e]] if (j, e) not in given else (
+                        [shapes[i][d]] if (i, d) not in given else []
+                    )
+                    fix = f"give --dim {static[0]}" if static else "give the same --dim for both"
                     raise XsplitError(
                         f"{first} ({how((j, e))} {shapes[j][e]}) and {second} "
                         f"({how((i, d))} {shapes[i][d]}) must be equal: {name} indexes "
-                        "them with the same loop; give the same --dim for both"
+                        f"them with the same loop; {fix}",
+                        f,
                     )
             else:
                 seen[root] = (i, d)
@@ -152,7 +168,10 @@ def random_inputs(f: func.FuncOp, dims: Sequence[int], seed: int = 0) -> list[np
     rng = np.random.default_rng(seed)
     inputs: list[np.ndarray] = []
     for t, shape in zip(f.function_type.inputs.data, argument_shapes(f, dims)):
-        dtype = numpy_dtype(t.element_type)  # type: ignore[attr-defined]
+        try:
+            dtype = numpy_dtype(t.element_type)  # type: ignore[attr-defined]
+        except XsplitError as e:
+            raise XsplitError(f"@{f.sym_name.data}: {e.message}", f) from None
         if dtype.kind == "f":
             inputs.append(rng.uniform(-1, 1, shape).astype(dtype))
         else:
@@ -269,7 +288,7 @@ def check_rewrite(
     `complete` is False."""
     passes = build_pipeline(pipeline)
     original = parse_module(source, name)
-    f = entry_function(original, function)
+    f = entry_function(original, function, name)
     inputs = random_inputs(f, dims, seed)
     rewritten = parse_module(source, name)
     run_passes(rewritten, passes)
@@ -278,12 +297,16 @@ def check_rewrite(
     rewritten_text = print_module(rewritten)
     fn = f.sym_name.data
     expected = run_on_cpu(
-        compile_mlir(source, "cpu", phase=f"compiling {name} as it is"), fn, inputs
+        compile_mlir(source, "cpu", phase=f"compiling {name} as it is"),
+        fn,
+        inputs,
+        f"running {name} as it is",
     )
     actual = run_on_cpu(
         compile_mlir(rewritten_text, "cpu", phase=f"compiling {name} rewritten by '{pipeline}'"),
         fn,
         inputs,
+        f"running {name} rewritten by '{pipeline}'",
     )
     checks = [compare(a, e, i) for i, (a, e) in enumerate(zip(actual, expected, strict=True))]
     return rewritten_text, checks

@@ -63,7 +63,7 @@ def _write_log(
 ) -> tuple[str | None, str | None]:
     """Writes the input and a log of the failed run; returns their paths
     (None when the log directory cannot be written: the error still goes out)."""
-    slug = re.sub(r"[^a-z0-9]+", "-", f"{tool} {target_name or ''} {phase}".lower()).strip("-")
+    slug = re.sub(r"[^a-z0-9_]+", "-", f"{tool} {target_name or ''}".lower()).strip("-")
     try:
         os.makedirs(log_dir(), exist_ok=True)
         fd, log_path = tempfile.mkstemp(prefix=f"{slug}-", suffix=".log", dir=log_dir())
