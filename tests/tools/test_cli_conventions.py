@@ -390,3 +390,14 @@ def test_bench_table_reads_as_english() -> None:
     assert "xsplit with the model's 1 chunk takes 1.20x as long as IREE's best (iree-default)" in table
     assert "best of the sweep: 1 chunk; the model's pick takes 1.20x as long as that" in table
     assert "unsplit 1 workgroup, 0.00 waves, 0% fill; split in 1 chunk: 1 workgroup" in table
+
+
+def test_the_cost_model_s_remark_counts_in_english() -> None:
+    from xsplit.api import rewrite
+    from xsplit.diagnostics import collect_remarks
+
+    with collect_remarks() as remarks:
+        rewrite(SMALL.read_text(), "split-k{target=cpu}", "small.mlir")
+    (line,) = remarks
+    assert "unsplit 1 chunk of 1000: 1 workgroup, 1 wave at 50% fill" in line, line
+    assert not re.search(r"\b1 (chunks|workgroups|waves)\b", line), line
