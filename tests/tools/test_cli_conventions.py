@@ -401,3 +401,26 @@ def test_the_cost_model_s_remark_counts_in_english() -> None:
     (line,) = remarks
     assert "unsplit 1 chunk of 1000: 1 workgroup, 1 wave at 50% fill" in line, line
     assert not re.search(r"\b1 (chunks|workgroups|waves)\b", line), line
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "graph_level"),
+    [
+        ("split-k{factor=3}", True),
+        ("split-k{factor=3},materialize-late", False),
+        ("split-k{factor=3},form-dispatch-regions", False),
+        ("split-k{factor=3 strategy=grouped},materialize-early", True),
+        ("split-k{factor=3 strategy=grouped},materialize-late", False),
+        ("split-k{factor=4 strategy=expand}", False),
+    ],
+)
+def test_the_crash_cause_is_named_only_for_a_graph_level_forall(
+    pipeline: str, graph_level: bool
+) -> None:
+    from xsplit.api import rewrite
+    from xsplit.interop.iree_compile import has_graph_level_forall, known_cause
+
+    text = rewrite(SMALL.read_text(), pipeline)
+    assert has_graph_level_forall(text) is graph_level
+    cause = known_cause("iree-compile", text, -11, "Stack dump:\n")
+    assert (cause is not None and "graph-level scf.forall" in cause) is graph_level

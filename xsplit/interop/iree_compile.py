@@ -107,16 +107,20 @@ _DISPATCH = re.compile(r"\bflow\.dispatch\.(workgroups|region)\b")
 def has_graph_level_forall(source: str) -> bool:
     """Whether an scf.forall lies outside every dispatch: iree-compile 3.13
     segfaults on that (in stream affinity analysis)."""
-    depth_of_dispatch: list[int] = []
+    # Each open dispatch: the brace depth it starts at, and whether its region
+    # has opened yet (its `{` may come on a later line).
+    dispatches: list[list[int | bool]] = []
     depth = 0
     for line in source.splitlines():
         if _DISPATCH.search(line):
-            depth_of_dispatch.append(depth)
-        if _GRAPH_LEVEL_FORALL.match(line) and not depth_of_dispatch:
+            dispatches.append([depth, False])
+        if _GRAPH_LEVEL_FORALL.match(line) and not dispatches:
             return True
         depth += line.count("{") - line.count("}")
-        while depth_of_dispatch and depth <= depth_of_dispatch[-1]:
-            depth_of_dispatch.pop()
+        for d in dispatches:
+            d[1] = d[1] or depth > d[0]
+        while dispatches and dispatches[-1][1] and depth <= dispatches[-1][0]:
+            dispatches.pop()
     return False
 
 
