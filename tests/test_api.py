@@ -47,6 +47,7 @@ def test_errors_carry_the_cli_diagnostic() -> None:
             lambda: xsplit.rewrite_module(parse_module(matmul(8, 8, 100)), ["split-k"]),
             "error: a pass pipeline is text, not list",
         ),
+        (lambda: xsplit.load_patterns(3), "error: load_patterns takes a file path, not int"),
         (
             lambda: xsplit.rewrite(matmul(8, 8, 100), "split-k{factor=true}"),
             "error: split-k: factor must be an integer >= 1, got 'true'",

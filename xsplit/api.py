@@ -135,6 +135,9 @@ def patterns() -> list[PatternInfo]:
 def load_patterns(path: str) -> ModuleType:
     """Runs a Python file of DSL patterns; the passes it declares register
     themselves and can then be named in pipelines."""
+    if not isinstance(path, str | os.PathLike):
+        raise XsplitError(f"load_patterns takes a file path, not {type(path).__name__}")
+    path = os.fspath(path)
     key = os.path.realpath(path)
     if key in _LOADED_PATTERN_FILES:
         return _LOADED_PATTERN_FILES[key]
