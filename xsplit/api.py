@@ -84,6 +84,9 @@ def patterns() -> list[PatternInfo]:
 def load_patterns(path: str) -> ModuleType:
     """Runs a Python file of DSL patterns; the passes it declares register
     themselves and can then be named in pipelines."""
+    if not isinstance(path, str | os.PathLike):
+        raise XsplitError(f"load_patterns takes a file path, not {type(path).__name__}")
+    path = os.fspath(path)
     key = os.path.realpath(path)
     if key in _LOADED_PATTERN_FILES:
         return _LOADED_PATTERN_FILES[key]
@@ -112,21 +115,30 @@ _LOADED_PATTERN_FILES: dict[str, ModuleType] = {}
 
 def build_pipeline(pipeline: str) -> list[ModulePass]:
     """The passes of a pipeline such as `split-k{factor=4},materialize-late`."""
+    if not isinstance(pipeline, str):
+        raise XsplitError(f"a pass pipeline is text, not {type(pipeline).__name__}")
     passes = available_passes()
+    if (comma := _comma_between_options(pipeline)) is not None:
+        raise _pipeline_error(
+            pipeline, comma, "pass options are separated by spaces, not commas"
+        )
     try:
         specs = list(parse_pipeline(pipeline))
     except ArgSpecParseError as e:
+        # xDSL keeps neither the token nor the reason: read them off its text,
+        # `pass-pipeline:1:COL`, the line, a caret, then the reason.
         lines = [line for line in str(e).splitlines() if line.strip()]
-        where = next((line for line in lines if line.startswith("pass-pipeline:")), "")
-        column = where.rsplit(":", 1)[-1] if where else "?"
+        where = next((line for line in lines if line.startswith("pass-pipeline:")), ":0")
+        column = where.rsplit(":", 1)[-1]
         reason = lines[-1].strip().lstrip("^").strip() if lines else "malformed"
-        raise XsplitError(f"bad pass pipeline '{pipeline}' at column {column}: {reason}") from None
+        offset = int(column) - 1 if column.isdigit() else len(pipeline)
+        raise _pipeline_error(pipeline, offset, reason.replace("`", "'")) from None
     built: list[ModulePass] = []
     for spec in specs:
         if spec.name not in passes:
             raise XsplitError(
                 f"unknown pass '{spec.name}'; xsplit's passes are "
-                f"{', '.join(sorted(XSPLIT_PASSES))}"
+                f"{', '.join(xsplit_pass_names())} (xDSL's own passes are accepted too)"
             )
         try:
             built.append(passes[spec.name]().from_pass_spec(spec))
@@ -135,6 +147,39 @@ def build_pipeline(pipeline: str) -> list[ModulePass]:
         except Exception as e:
             raise XsplitError(f"bad options for pass '{spec.name}': {one_line(str(e))}") from None
     return built
+
+
+def xsplit_pass_names() -> list[str]:
+    """xsplit's own passes, then those loaded from pattern files, sorted."""
+    from xsplit.rewrites.dsl import PASSES
+
+    loaded = sorted(name for name in PASSES if name not in XSPLIT_PASSES)
+    return sorted(XSPLIT_PASSES) + loaded
+
+
+def _pipeline_error(pipeline: str, offset: int, reason: str) -> XsplitError:
+    column = min(offset, len(pipeline)) + 1
+    at = f"'{pipeline[offset]}'" if offset < len(pipeline) else "the end"
+    return XsplitError(f"bad pass pipeline '{pipeline}' at column {column} ({at}): {reason}")
+
+
+_OPTION_AFTER_COMMA = re.compile(r",\s*[A-Za-z_][A-Za-z0-9_-]*\s*=")
+
+
+def _comma_between_options(pipeline: str) -> int | None:
+    """Where a comma separates two options inside `{...}` (`{factor=3,tile=4}`).
+
+    xDSL reads `3,tile` as a list value and then trips on the `=` after it;
+    the mistake is the comma, so that is what the error points at."""
+    depth = 0
+    for i, char in enumerate(pipeline):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(depth - 1, 0)
+        elif char == "," and depth and _OPTION_AFTER_COMMA.match(pipeline, i):
+            return i
+    return None
 
 
 def run_passes(
@@ -177,12 +222,17 @@ def print_module(module: Operation, generic: bool = False) -> str:
 
 def rewrite_module(module: ModuleOp, pipeline: str) -> ModuleOp:
     """Runs `pipeline` on `module` in place and returns it."""
+    if not isinstance(module, ModuleOp):
+        raise XsplitError(f"rewrite_module takes an xDSL ModuleOp, not {type(module).__name__}")
     run_passes(module, build_pipeline(pipeline))
     return module
 
 
 def rewrite(source: str, pipeline: str, filename: str = "<string>") -> str:
     """Parses `source`, runs `pipeline` on it and prints the result."""
+    for what, value in (("source", source), ("filename", filename)):
+        if not isinstance(value, str):
+            raise XsplitError(f"rewrite's {what} is text, not {type(value).__name__}")
     passes = build_pipeline(pipeline)
     module = parse_module(source, filename)
     run_passes(module, passes)
