@@ -17,6 +17,8 @@ _PASS_MODULES = {
         "xsplit.rewrites.dispatch_regions_to_workgroups",
         "DISPATCH_REGIONS_TO_WORKGROUPS",
     ),
+    "insert-barriers": ("xsplit.rewrites.insert_barriers", "INSERT_BARRIERS"),
+    "verify-sync": ("xsplit.rewrites.verify_sync", "VERIFY_SYNC"),
 }
 
 

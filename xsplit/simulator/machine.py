@@ -260,7 +260,8 @@ def eval_map(m: AffineMap, operands: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 
 def _prop(op: Operation, name: str) -> Attribute | None:
-    return op.properties.get(name) or op.attributes.get(name)
+    value = op.properties.get(name)
+    return value if value is not None else op.attributes.get(name)
 
 
 def _dim_index(op: Operation) -> int:
@@ -343,6 +344,8 @@ class Machine:
     def run(self, func: Operation, args: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Runs `func` on copies of `args`; returns the arguments' final contents."""
         body = func.regions[0].blocks[0]
+        for op in func.walk():  # op indices in program order
+            self.index_of(op)
         views = []
         for i, (arg, value) in enumerate(zip(body.args, args)):
             if not isinstance(arg.type, MemRefType):

@@ -33,7 +33,8 @@ class Race:
         from xsplit.simulator.machine import describe_op
 
         a, b = machine.ops[self.first_op], machine.ops[self.second_op]
-        more = f" ({self.elements} elements race between these ops)" if self.elements > 1 else ""
+        count = f"at least {self.elements}" if self.elements >= _EXAMINED else str(self.elements)
+        more = f" ({count} elements race between these ops)" if self.elements > 1 else ""
         return (
             f"race on {self.element}: {_KIND_WORD[self.first_kind]} by "
             f"{machine.launch.describe_lane(self.first_lane)} at {describe_op(a)}, "
@@ -112,7 +113,7 @@ def _racing_groups(key_parts, lane, block, kind, across_blocks: bool) -> list[np
     return [order[s:e] for s, e, r in zip(starts, ends, race) if r][:_EXAMINED]
 
 
-_EXAMINED = 256
+_EXAMINED = 1024
 """Racing elements examined for witnesses, per buffer and kind of pair."""
 
 

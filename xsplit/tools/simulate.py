@@ -65,7 +65,8 @@ def make_arg_parser() -> argparse.ArgumentParser:
 def _has_thread_foralls(func) -> bool:
     for op in func.walk():
         if op.name == "scf.forall":
-            mapping = op.properties.get("mapping") or op.attributes.get("mapping")
+            mapping = op.properties.get("mapping")
+            mapping = mapping if mapping is not None else op.attributes.get("mapping")
             if mapping is not None and any(w in str(mapping) for w in ("#gpu.thread", "#gpu.block", "#gpu.warp")):
                 return True
     return False
