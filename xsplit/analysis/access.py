@@ -243,6 +243,8 @@ class AccessAnalysis:
         self._spaces: dict[int, Space] = {}
         self._loop_info: dict[int, tuple[str, object]] = {}
         self._atom_names: dict[int, str] = {}
+        self._atom_steps: dict[str, int] = {}
+        self._atom_lower: dict[str, int] = {}
         self.accesses: list[Access] = []
         for i, op in enumerate(func.walk()):
             self.accesses.extend(self._accesses_of(op, i))
@@ -521,8 +523,11 @@ class AccessAnalysis:
             self._nums[key] = self._num(v, space)  # type: ignore[assignment]
         return self._nums[key]
 
-    def _atom(self, v: SSAValue, uniform: bool) -> Num:
+    def _atom(self, v: SSAValue, uniform: bool, step: int | None = None) -> Num:
         name = self._atom_names.setdefault(id(v), f"{v.name_hint or 'v'}#{len(self._atom_names)}")
+        if step is not None:
+            self._atom_steps[name] = step
+            self._atom_steps[name + "'"] = step
         return Num(np.zeros(1, dtype=np.int64), {name: 1}, varying_unknown=not uniform)
 
     def _num(self, v: SSAValue, space: Space) -> Num | None:
@@ -539,7 +544,7 @@ class AccessAnalysis:
                 outer = self.space_of(owner)
                 lb, _, step = self._bounds(owner, outer)
                 uniform = lb is not None and step is not None and _uniform(lb) and _uniform(step)
-                return self._atom(v, uniform)
+                return self._atom(v, uniform, self._lower_bound(step) if uniform else None)
             if owner is not None and owner.name == "scf.forall":
                 sym = self.symbolic(v)
                 if sym is not None and sym.coeffs and sym.coeffs[0][0] in ("tx", "ty", "tz"):
@@ -562,7 +567,10 @@ class AccessAnalysis:
         if name == "gpu.block_dim" and self.block:
             return Num(np.array(self.block[_dim_of(op)]))
         if name in _UNIFORM_ID_OPS:
-            return self._atom(v, True)
+            atom = self._atom(v, True)
+            counts = ("gpu.block_dim", "gpu.grid_dim", "hal.interface.workgroup.count", "hal.interface.workgroup.size")
+            self._atom_lower[next(iter(atom.atoms))] = 1 if name in counts else 0
+            return atom
         if name in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui"):
             return self.num(op.operands[0], space)
         operands = [self.num(x, space) for x in op.operands]
@@ -601,6 +609,21 @@ class AccessAnalysis:
             if name == "arith.select":
                 return Num(np.where(operands[0].const, operands[1].const, operands[2].const))  # type: ignore[union-attr]
         return self._atom(v, all(_uniform(x) for x in operands))  # type: ignore[arg-type]
+
+    def _lower_bound(self, x: Num | None) -> int | None:
+        """A positive lower bound of a uniform step, from its symbols' (counts >= 1, ids >= 0)."""
+        if x is None or x.varying_unknown:
+            return None
+        c = np.ravel(x.const)
+        if c.size == 0 or np.any(c != c[0]):
+            return None
+        total = int(c[0])
+        for k, coef in x.atoms.items():
+            low = self._atom_lower.get(k)
+            if low is None or coef < 0:
+                return None
+            total += coef * low
+        return total if total > 0 else None
 
     def _tid(self, d: int) -> np.ndarray:
         t = np.arange(self.threads)
@@ -662,15 +685,13 @@ class AccessAnalysis:
                     full[i] = x
                 local = full
             local = [_add(o, _mul_num(x, s)) for o, x, s in zip(offs, local, strs)]
-        flat = Num(np.array(0))
-        for x, s in zip(local, strides):
-            flat = _add(flat, _scale_num(x, s))
-        if flat.varying_unknown:
+        del strides
+        if any(x.varying_unknown for x in local):
             return None
-        atoms = {rename.get(k, k): c for k, c in flat.atoms.items()}
-        valid = _bcast(space.valid, full_shape)
-        const = np.broadcast_to(_bcast(flat.const, full_shape), full_shape)
-        return const, atoms, np.broadcast_to(valid, full_shape), space
+        consts = [np.broadcast_to(_bcast(x.const, full_shape), full_shape) for x in local]
+        atoms = [{rename.get(k, k): c for k, c in x.atoms.items()} for x in local]
+        valid = np.broadcast_to(_bcast(space.valid, full_shape), full_shape)
+        return consts, atoms, valid, space
 
     def _memref_operand(self, access: Access) -> SSAValue:
         op = access.op
@@ -756,9 +777,15 @@ class AccessAnalysis:
             return Verdict("unknown", "an index is not an affine or thread-computable function")
         ca, atoms_a, va, sa = pa
         cb, atoms_b, vb, sb = pb
-        if atoms_a != atoms_b:
-            diff = {k: atoms_a.get(k, 0) - atoms_b.get(k, 0) for k in set(atoms_a) | set(atoms_b)}
-            names = sorted(k.split("#")[0] for k, c in diff.items() if c)
+        for d, (xa, xb) in enumerate(zip(atoms_a, atoms_b)):
+            if xa == xb:
+                continue
+            diff = {k: xa.get(k, 0) - xb.get(k, 0) for k in set(xa) | set(xb)}
+            diff = {k: c for k, c in diff.items() if c}
+            separated = self._separated(diff, rename_b, ca[d][va], cb[d][vb])
+            if separated:
+                return Verdict("none", f"disjoint: {separated}")
+            names = sorted({k.split("#")[0] for k in diff})
             return Verdict("unknown", f"the indices differ by symbols ({', '.join(names)})")
         # Shared enumerated loops: their iteration is part of the key.
         shared_axes = [(sa.loops.index(l), sb.loops.index(l)) for l in shared_loops if l in sa.loops and l in sb.loops]
@@ -766,24 +793,44 @@ class AccessAnalysis:
         kb = self._keys(cb, vb, shared_axes, 1)
         return self._compare(ka, kb, a, b)
 
-    def _keys(self, const: np.ndarray, valid: np.ndarray, shared_axes, side) -> tuple[np.ndarray, ...]:
-        shape = const.shape
-        idx = np.indices(shape, sparse=False) if const.size <= MAX_POINTS else None
-        if idx is None:
+    def _separated(self, diff: dict[str, int], rename: dict[str, str], ca, cb) -> str | None:
+        """Whether one dimension differs by c*(iv' - iv) for a loop run in two
+        different iterations, a nonzero multiple of c*step, while the rest of
+        the index spans less than that: then the two never meet."""
+        pairs = [(k, c) for k, c in diff.items() if k in rename and diff.get(rename[k]) == -c]
+        if len(pairs) != 1 or len(diff) != 2 or ca.size == 0 or cb.size == 0:
+            return None
+        name, c = pairs[0]
+        step = self._atom_steps.get(name)
+        if step is None:
+            return None
+        sep = abs(c) * step
+        span = max(int(ca.max()) - int(cb.min()), int(cb.max()) - int(ca.min()))
+        if span < sep:
+            return (
+                f"different iterations of the loop over {name.split('#')[0]} step at least "
+                f"{step} touch different elements"
+            )
+        return None
+
+    def _keys(self, consts: list[np.ndarray], valid: np.ndarray, shared_axes, side) -> tuple:
+        shape = valid.shape
+        if valid.size > MAX_POINTS:
             raise _TooLarge()
+        idx = np.indices(shape, sparse=True)
         sel = valid.reshape(-1)
-        thread = idx[0].reshape(-1)[sel]
-        elem = const.reshape(-1)[sel]
-        counters = [idx[1 + ax[side]].reshape(-1)[sel] for ax in shared_axes]
-        return (elem, thread, *counters)
+        thread = np.broadcast_to(idx[0], shape).reshape(-1)[sel]
+        elems = [c.reshape(-1)[sel] for c in consts]
+        counters = [np.broadcast_to(idx[1 + ax[side]], shape).reshape(-1)[sel] for ax in shared_axes]
+        return (elems, thread, *counters)
 
     def _compare(self, ka, kb, a: Access, b: Access) -> Verdict:
         ea, ta, *ca = ka
         eb, tb, *cb = kb
-        if len(ea) == 0 or len(eb) == 0:
-            return Verdict("none", "one of the accesses never runs")
-        key_a = _pack([ea, *ca], [eb, *cb], 0)
-        key_b = _pack([ea, *ca], [eb, *cb], 1)
+        if len(ta) == 0 or len(tb) == 0:
+            return Verdict("none", "disjoint: one of the accesses never runs")
+        key_a = _pack([*ea, *ca], [*eb, *cb], 0)
+        key_b = _pack([*ea, *ca], [*eb, *cb], 1)
         keys, inv = np.unique(np.concatenate([key_a, key_b]), return_inverse=True)
         n = len(keys)
         big = np.iinfo(np.int64).max
@@ -805,11 +852,12 @@ class AccessAnalysis:
         k = int(np.nonzero(bad)[0][0])
         t1 = int(amin[k]) if amin[k] != bmax[k] else int(amax[k])
         t2 = int(bmax[k]) if bmax[k] != t1 else int(bmin[k])
-        flat = int(ea[ia == k][0])
+        first = np.nonzero(ia == k)[0][0]
+        element = [int(e[first]) for e in ea]
         return Verdict(
             "conflict",
             f"threads {self._thread_name(t1)} and {self._thread_name(t2)} both touch "
-            f"{_base_name(a.base)}{self._element(a, flat)}",
+            f"{_base_name(a.base)}{element}",
         )
 
     def _thread_name(self, t: int) -> str:
@@ -1071,14 +1119,15 @@ class SyncAnalysis:
             return False
         ops = list(dep.block.ops)
         ia, ib = ops.index(dep.first_anchor), ops.index(dep.second_anchor)  # type: ignore[arg-type]
-        bars = [q for q, o in enumerate(ops) if o.name == "gpu.barrier"]
+        space = dep.first.space_name
+        bars = [q for q, o in enumerate(ops) if o.name == "gpu.barrier" and orders(o, space)]
         if dep.wrap:
             if any(q > ia or q < ib for q in bars) or (ia < ib and bars):
                 return True
         elif any(ia < q < ib for q in bars):
             return True
-        return _barrier_after(dep.first.op, dep.first_anchor) or _barrier_before(
-            dep.second.op, dep.second_anchor
+        return _barrier_after(dep.first.op, dep.first_anchor, space) or _barrier_before(
+            dep.second.op, dep.second_anchor, space
         )
 
     def divergence(self, block: Block) -> Operation | None:
@@ -1119,7 +1168,9 @@ class SyncAnalysis:
         unfixable = [d for d in pending if d.unfixable]
         pending = [d for d in pending if not d.unfixable]
         while pending:
-            pending.sort(key=lambda d: walk_index.get(id(d.second_anchor), 0))
+            # Innermost blocks first: a barrier inside a loop also orders what
+            # runs around the loop. Within a block, as late as possible.
+            pending.sort(key=lambda d: (-_depth(d.block), walk_index.get(id(d.second_anchor), 0)))
             d = pending[0]
             barrier = _new_barrier()
             d.block.insert_op_before(barrier, d.second_anchor)  # type: ignore[union-attr, arg-type]
@@ -1128,7 +1179,15 @@ class SyncAnalysis:
         return placed, unfixable
 
 
-def _barrier_after(op: Operation, anchor: Operation | None) -> bool:
+def _depth(block: Block | None) -> int:
+    depth = 0
+    while block is not None and block.parent_op() is not None:
+        depth += 1
+        block = block.parent_op().parent_block()  # type: ignore[union-attr]
+    return depth
+
+
+def _barrier_after(op: Operation, anchor: Operation | None, space: str) -> bool:
     cur = op
     while cur is not anchor and cur is not None:
         block = cur.parent_block()
@@ -1138,13 +1197,13 @@ def _barrier_after(op: Operation, anchor: Operation | None) -> bool:
         for o in block.ops:
             if o is cur:
                 seen = True
-            elif seen and o.name == "gpu.barrier":
+            elif seen and o.name == "gpu.barrier" and orders(o, space):
                 return True
         cur = block.parent_op()  # type: ignore[assignment]
     return False
 
 
-def _barrier_before(op: Operation, anchor: Operation | None) -> bool:
+def _barrier_before(op: Operation, anchor: Operation | None, space: str) -> bool:
     cur = op
     while cur is not anchor and cur is not None:
         block = cur.parent_block()
@@ -1153,7 +1212,7 @@ def _barrier_before(op: Operation, anchor: Operation | None) -> bool:
         for o in block.ops:
             if o is cur:
                 break
-            if o.name == "gpu.barrier":
+            if o.name == "gpu.barrier" and orders(o, space):
                 return True
         cur = block.parent_op()  # type: ignore[assignment]
     return False
@@ -1173,7 +1232,20 @@ def _new_barrier() -> Operation:
 
             cls = BarrierOp
         _BARRIER_CLASS.append(cls)
-    return _BARRIER_CLASS[0].create()
+    try:
+        return _BARRIER_CLASS[0]()
+    except TypeError:
+        return _BARRIER_CLASS[0].create()
+
+
+def orders(barrier: Operation, space: str) -> bool:
+    """Whether a barrier orders accesses to `space` across a workgroup: its
+    scope is the workgroup, and its fence (if limited) covers that space."""
+    scope = _prop(barrier, "scope")
+    if scope is not None and "workgroup" not in str(scope):
+        return False
+    fenced = _prop(barrier, "address_spaces")
+    return fenced is None or space in str(fenced)
 
 
 def is_kernel(func: Operation) -> bool:
