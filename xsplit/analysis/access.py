@@ -1150,10 +1150,10 @@ class SyncAnalysis:
             cur = cur.parent_op()
         return None
 
-    def plan(self) -> tuple[list[tuple[Block, Operation]], list[Dependence]]:
+    def plan(self) -> tuple[list[tuple[Block, Operation, Dependence]], list[Dependence]]:
         """Where to insert barriers (before each op), fewest first-fit; and the
         dependences no barrier can order."""
-        placed: list[tuple[Block, Operation]] = []
+        placed: list[tuple[Block, Operation, Dependence]] = []
         unfixable: list[Dependence] = []
         pending = [d for d in self.dependences if not self.satisfied(d)]
         walk_index = {id(op): i for i, op in enumerate(self.func.walk())}
@@ -1174,7 +1174,7 @@ class SyncAnalysis:
             d = pending[0]
             barrier = _new_barrier()
             d.block.insert_op_before(barrier, d.second_anchor)  # type: ignore[union-attr, arg-type]
-            placed.append((d.block, d.second_anchor))  # type: ignore[arg-type]
+            placed.append((d.block, d.second_anchor, d))  # type: ignore[arg-type]
             pending = [x for x in pending if not self.satisfied(x)]
         return placed, unfixable
 

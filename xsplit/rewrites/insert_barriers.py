@@ -82,8 +82,13 @@ def insert(m: Match, b: IRBuilder) -> Sequence[SSAValue] | None:
     sync: SyncAnalysis = m["sync"]
     proof_remarks(sync)
     placed, unfixable = sync.plan()
-    for block, before in placed:
-        remark(before, f"inserted gpu.barrier before {where_op(before)}")
+    for _, before, d in placed:
+        across = " across loop iterations" if d.wrap else ""
+        remark(
+            before,
+            f"inserted gpu.barrier before {where_op(before)}: {d.kind} dependence{across} "
+            f"from {where_op(d.first.op)} to {where_op(d.second.op)} ({d.verdict.detail})",
+        )
     for d in sync.dependences:
         if d.verdict.status == "unknown" and not d.unfixable:
             warning(
