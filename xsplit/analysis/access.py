@@ -1167,6 +1167,8 @@ class SyncAnalysis:
                 )
         unfixable = [d for d in pending if d.unfixable]
         pending = [d for d in pending if not d.unfixable]
+        needed = list(pending)
+        barriers: list[Operation] = []
         while pending:
             # Innermost blocks first: a barrier inside a loop also orders what
             # runs around the loop. Within a block, as late as possible.
@@ -1175,7 +1177,19 @@ class SyncAnalysis:
             barrier = _new_barrier()
             d.block.insert_op_before(barrier, d.second_anchor)  # type: ignore[union-attr, arg-type]
             placed.append((d.block, d.second_anchor, d))  # type: ignore[arg-type]
+            barriers.append(barrier)
             pending = [x for x in pending if not self.satisfied(x)]
+        # A barrier placed early may be made redundant by later ones: drop,
+        # latest first, each one whose dependences the others still order.
+        for i in range(len(barriers) - 1, -1, -1):
+            barrier = barriers[i]
+            block, before = barrier.parent_block(), barrier.next_op
+            block.detach_op(barrier)  # type: ignore[union-attr]
+            if all(self.satisfied(x) for x in needed):
+                barrier.erase()
+                del placed[i]
+            else:
+                block.insert_op_before(barrier, before)  # type: ignore[union-attr, arg-type]
         return placed, unfixable
 
 

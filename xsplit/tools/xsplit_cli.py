@@ -2,6 +2,7 @@
 
     xsplit check IN.mlir -p PIPELINE [--dim N ...] [--function F] [--seed S]
     xsplit bench IN.mlir [--sweep 1,2,4,...] [--runs N] [--json OUT] [--plot OUT.png]
+    xsplit simulate IN.mlir [--grid X[,Y,Z]] [--block X[,Y,Z]] [--reference FILE]
 
 `check` exits 0 when every result matches within its tolerance, 1 when one
 does not, and 2 on an error (bad input, bad options, a failed compile).
@@ -97,6 +98,11 @@ def make_arg_parser() -> argparse.ArgumentParser:
         "--no-gpu", action="store_true", help="skip the GPU targets' workgroup counts"
     )
     bench.add_argument("--no-progress", action="store_true", help="no progress bar")
+    from xsplit.tools import simulate
+
+    simulate.add_arguments(
+        commands.add_parser("simulate", help="run a GPU kernel in the SPMD simulator")
+    )
     return parser
 
 
@@ -158,6 +164,10 @@ def run_bench(args: argparse.Namespace, source: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = make_arg_parser().parse_args(argv)
+    if args.command == "simulate":
+        from xsplit.tools.simulate import run_parsed
+
+        return run_parsed(args)
     try:
         for path in args.load_patterns:
             load_patterns(path)
