@@ -152,6 +152,14 @@ def run_parsed(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("xsplit simulate: interrupted", file=sys.stderr)
         return 130
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError, AssertionError) as e:
+        # A kernel shape the simulator does not model; say so on one line.
+        print(
+            f"{args.input_file}: error: the simulator cannot run this kernel "
+            f"(internal {type(e).__name__})",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":
