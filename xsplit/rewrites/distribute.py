@@ -195,7 +195,10 @@ def _loop_dims(loop: Operation, ranges: RangeAnalysis) -> list[LoopDim]:
         ivs = list(loop.body.block.args)
     dims = []
     for lb, ub, step, iv in zip(*bounds, ivs):
-        dims.append(LoopDim(lb, ub, step, iv, ranges.of(lb), ranges.of(ub), ranges.of(step)))
+        r = [ranges.of(v) for v in (lb, ub, step)]
+        # Constant bounds fold into the arithmetic distribution emits.
+        lb, ub, step = (x.constant if x.constant is not None else v for x, v in zip(r, (lb, ub, step)))
+        dims.append(LoopDim(lb, ub, step, iv, *r))
     return dims
 
 
@@ -547,10 +550,11 @@ def decide(group: Group, ctx: Context, requested: str) -> Decision:
                 f"trip count {trips} <= {procs} processors ({ctx.source(group.space)}): "
                 "one iteration per processor under a guard",
             )
-        return Decision(
-            "cyclic",
-            f"cannot prove trip count <= processor count ({facts}): a loop strided by the processor count",
-        )
+        if trips.lo is not None and procs.hi is not None and trips.lo > procs.hi:
+            why = f"trip count {trips} > {procs} processors ({ctx.source(group.space)})"
+        else:
+            why = f"cannot prove trip count <= processor count ({facts})"
+        return Decision("cyclic", f"{why}: a loop strided by the processor count")
     if requested == "exact" and not exact:
         raise Unproven(f"strategy=exact needs trip count = processor count, which is not proven: {facts}")
     if requested == "oversubscribed" and not (over or exact):
@@ -607,9 +611,12 @@ class Distribution:
             else:
                 rest = index
                 for d in reversed(group.dims):
-                    n = self._dim_trips(ib, d)
-                    k = ib.rem(rest, n) if d is not group.dims[0] else rest
-                    rest = ib.floordiv(rest, n)
+                    if d is group.dims[0]:
+                        k = rest
+                    else:
+                        n = self._dim_trips(ib, d)
+                        k = ib.rem(rest, n)
+                        rest = ib.floordiv(rest, n)
                     new[d.iv] = ib.scale_add(k, d.step, d.lb)
             return self._emit_group(ib, i + 1, o, new)
 
@@ -819,6 +826,9 @@ DISTRIBUTE_LOOP = Pattern(
     where=is_mapped & plans,
     rewrite=_rewrite,
     options=("strategy", "chunk", "grid", "block", "warp_size"),
+    # Loops nested in a distributed loop move with its body and are
+    # distributed in their turn: the family must not shield them.
+    family="distribute",
 )
 
 def _unsupported_message(m: Match) -> str:
@@ -846,6 +856,7 @@ UNSUPPORTED_LOOP = Remark(
     root=[ForallOp, scf.ParallelOp],
     where=where("has a mapping distribute does not handle", _is_unsupported),
     message=_unsupported_message,
+    family="distribute",
 )
 
 OPTIONS = (
