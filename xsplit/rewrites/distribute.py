@@ -504,6 +504,9 @@ class Context:
     def ids(self, e: Emitter, space: Space) -> tuple[SSAValue | int, Mixed]:
         """This processor's id in the space, and the space's size."""
         level = "block" if space.level == "block" else "thread"
+        if space.level == "lane":
+            # Lanes are the x threads modulo the warp size, whatever the axis.
+            return e.rem(self._axis_id(e, "thread", 0), self.warp_size), self.warp_size
         if space.axis == "linear":
             ident: Mixed = 0
             stride: Mixed = 1
@@ -521,9 +524,6 @@ class Context:
         if space.level == "warp" and space.axis in ("x", "linear"):
             ident = e.floordiv(ident, self.warp_size)
             count = e.ceildiv(count, self.warp_size)
-        elif space.level == "lane":
-            ident = e.rem(e.b.insert(gpu.ThreadIdOp("x")).result, self.warp_size)
-            count = self.warp_size
         return ident, count
 
 
