@@ -71,6 +71,9 @@ class BlockMappingAttr(_ProcessorMappingAttr):
 
     name = "gpu.block"
     LEVEL = "block"
+    # Declared on each attribute: xDSL compares and hashes attributes by the
+    # parameters their own class declares, so #gpu.block<x> != #gpu.block<y>.
+    mapping_id: StringAttr
 
 
 @irdl_attr_definition
@@ -79,6 +82,9 @@ class WarpgroupMappingAttr(_ProcessorMappingAttr):
 
     name = "gpu.warpgroup"
     LEVEL = "warpgroup"
+    # Declared on each attribute: xDSL compares and hashes attributes by the
+    # parameters their own class declares, so #gpu.block<x> != #gpu.block<y>.
+    mapping_id: StringAttr
 
 
 @irdl_attr_definition
@@ -87,6 +93,9 @@ class WarpMappingAttr(_ProcessorMappingAttr):
 
     name = "gpu.warp"
     LEVEL = "warp"
+    # Declared on each attribute: xDSL compares and hashes attributes by the
+    # parameters their own class declares, so #gpu.block<x> != #gpu.block<y>.
+    mapping_id: StringAttr
 
 
 @irdl_attr_definition
@@ -95,6 +104,9 @@ class ThreadMappingAttr(_ProcessorMappingAttr):
 
     name = "gpu.thread"
     LEVEL = "thread"
+    # Declared on each attribute: xDSL compares and hashes attributes by the
+    # parameters their own class declares, so #gpu.block<x> != #gpu.block<y>.
+    mapping_id: StringAttr
 
 
 @irdl_attr_definition
@@ -103,6 +115,9 @@ class LaneMappingAttr(_ProcessorMappingAttr):
 
     name = "gpu.lane"
     LEVEL = "lane"
+    # Declared on each attribute: xDSL compares and hashes attributes by the
+    # parameters their own class declares, so #gpu.block<x> != #gpu.block<y>.
+    mapping_id: StringAttr
 
 
 GPU_MAPPING_ATTRS = (
