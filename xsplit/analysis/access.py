@@ -256,29 +256,75 @@ class AccessAnalysis:
         if isinstance(attr, DenseArrayBase):
             sizes = [int(v) for v in attr.get_values()]
             return tuple((sizes + [1, 1, 1])[:3])  # type: ignore[return-value]
+        # Before distribution: the largest extent any thread-mapped loop asks for.
+        extents = [0, 0, 0]
         for op in self.func.walk():
             if op.name == "scf.forall" and "#gpu.thread" in str(_prop(op, "mapping")):
-                extents = [1, 1, 1]
                 for dim, trip in self._forall_thread_dims(op):
-                    extents[dim] = trip
-                return tuple(extents)  # type: ignore[return-value]
-        return None
+                    extents[dim] = max(extents[dim], trip)
+        if not any(extents):
+            return None
+        return tuple(max(e, 1) for e in extents)  # type: ignore[return-value]
 
     def _forall_thread_dims(self, op: Operation) -> list[tuple[int, int]]:
+        """(thread dimension, trip count) of a forall's x/y/z-mapped
+        dimensions; linear dimensions count as x, with their product."""
+        info = self._forall_info(op)
+        if info is None:
+            return []
+        out = [(dim, trip) for kind, dim, _, _, trip in info if kind == "xyz"]
+        linear = [trip for kind, _, _, _, trip in info if kind == "linear"]
+        if linear:
+            out.append((0, int(np.prod(linear))))
+        return out
+
+    def _forall_info(self, op: Operation) -> list[tuple[str, int, int, int, int]] | None:
+        """Per dimension of a thread-mapped forall with static bounds: ('xyz',
+        dim) or ('linear', k), lower bound, step, trip count."""
         mapping = _prop(op, "mapping")
+        if mapping is None or "#gpu.thread" not in str(mapping):
+            return None
         lbs = _prop(op, "staticLowerBound").get_values()  # type: ignore[union-attr]
         ubs = _prop(op, "staticUpperBound").get_values()  # type: ignore[union-attr]
         steps = _prop(op, "staticStep").get_values()  # type: ignore[union-attr]
         out = []
-        for i, m in enumerate(mapping.data if mapping is not None else []):  # type: ignore[union-attr]
+        for i, m in enumerate(mapping.data):  # type: ignore[union-attr]
             text = str(m)
-            dim = next((d for d, c in enumerate("xyz") if f"<{c}>" in text), None)
-            if dim is None and "linear_dim_" in text:
-                dim = int(text.split("linear_dim_")[1].split(">")[0])
-            if dim is None or ubs[i] < 0 or lbs[i] < 0 or steps[i] <= 0:
-                continue
-            out.append((min(dim, 2), max(0, -(-(ubs[i] - lbs[i]) // steps[i]))))
+            if min(lbs[i], ubs[i], steps[i]) < 0 or steps[i] == 0 or "#gpu.thread" not in text:
+                return None
+            trip = max(0, -(-(ubs[i] - lbs[i]) // steps[i]))
+            if "linear_dim_" in text:
+                out.append(("linear", int(text.split("linear_dim_")[1].split(">")[0]), lbs[i], steps[i], trip))
+            else:
+                dim = next((d for d, c in enumerate("xyz") if f"<{c}>" in text), None)
+                if dim is None:
+                    return None
+                out.append(("xyz", dim, lbs[i], steps[i], trip))
         return out
+
+    def _forall_ids(self, op: Operation) -> tuple[list[np.ndarray], np.ndarray] | None:
+        """Each dimension's index per thread of the block, and which threads
+        run an iteration (the others are surplus)."""
+        info = self._forall_info(op)
+        if info is None or not self.block:
+            return None
+        t = np.arange(self.threads)
+        valid = np.ones(self.threads, dtype=bool)
+        ivs: list[np.ndarray] = [np.zeros(self.threads, np.int64)] * len(info)
+        linear = sorted((k, i) for i, (kind, k, _, _, _) in enumerate(info) if kind == "linear")
+        rest = t.copy()
+        for _, i in linear:
+            trip = info[i][4]
+            ivs[i] = rest % max(trip, 1)
+            rest = rest // max(trip, 1)
+        if linear:
+            valid &= rest == 0
+        for i, (kind, dim, lb, step, trip) in enumerate(info):
+            if kind == "xyz":
+                ivs[i] = self._tid(dim)
+                valid &= ivs[i] < trip
+            ivs[i] = lb + step * ivs[i]
+        return ivs, valid
 
     def _accesses_of(self, op: Operation, order: int) -> Iterator[Access]:
         name = op.name
@@ -389,15 +435,11 @@ class AccessAnalysis:
         if isinstance(v, BlockArgument):
             owner = v.block.parent_op()
             if owner is not None and owner.name == "scf.forall":
-                for dim, _ in self._forall_thread_dims(owner):
-                    pass
-                mapping = _prop(owner, "mapping")
-                if mapping is not None and v.index < len(mapping.data):  # type: ignore[union-attr]
-                    text = str(mapping.data[v.index])  # type: ignore[union-attr]
-                    if "#gpu.thread" in text:
-                        c = next((c for c in "xyz" if f"<{c}>" in text), None)
-                        if c:
-                            return Affine.of(f"t{c}")
+                info = self._forall_info(owner)
+                if info is not None:
+                    kind, dim, lb, step, _ = info[v.index]
+                    name = f"t{'xyz'[dim]}" if kind == "xyz" else f"tlinear{dim}"
+                    return Affine.of(name).scale(step) + Affine.constant(lb)
             return Affine.of(v.name_hint or f"arg{v.index}")
         op = v.owner
         assert isinstance(op, Operation)
@@ -444,6 +486,8 @@ class AccessAnalysis:
             parent = cur.parent_op()
             if parent is not None and parent.name in _LOOPS:
                 loops.append(parent)
+            if parent is not None and parent.name == "scf.forall" and self._forall_info(parent):
+                guards.append((parent, 2))
             if parent is not None and parent.name == "scf.if" and parent_block is not None:
                 region = parent_block.parent_region()
                 guards.append((parent, 0 if region is parent.regions[0] else 1))
@@ -466,6 +510,12 @@ class AccessAnalysis:
                 trips, size = info
                 space = outer.extend(loop, trips, size)
         for guard, branch in guards:
+            if branch == 2:
+                ids = self._forall_ids(guard)
+                if ids is not None:
+                    valid = space.valid & _bcast(ids[1], space.shape)
+                    space = Space(space.loops, space.shape, valid)
+                continue
             cond = self.num(guard.operands[0], space)
             if cond is not None and cond.concrete:
                 c = _bcast(cond.const, space.shape).astype(bool)
@@ -546,11 +596,10 @@ class AccessAnalysis:
                 uniform = lb is not None and step is not None and _uniform(lb) and _uniform(step)
                 return self._atom(v, uniform, self._lower_bound(step) if uniform else None)
             if owner is not None and owner.name == "scf.forall":
-                sym = self.symbolic(v)
-                if sym is not None and sym.coeffs and sym.coeffs[0][0] in ("tx", "ty", "tz"):
-                    d = "xyz".index(sym.coeffs[0][0][1])
-                    return Num(self._tid(d))
-                return self._atom(v, True)
+                ids = self._forall_ids(owner)
+                if ids is not None:
+                    return Num(ids[0][v.index])
+                return self._atom(v, self._forall_info(owner) is None)
             if owner is self.func:
                 return self._atom(v, True)
             return self._atom(v, False)
