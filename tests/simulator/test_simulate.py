@@ -252,3 +252,25 @@ def test_grid_and_block_options_override_known_sizes(tmp_path, capsys):
     # The known grid (2) leaves row 2 alone; --grid 3 covers it.
     assert run_cli(capsys, fixed, "--reference", ref)[0] == 1
     assert run_cli(capsys, fixed, "--reference", ref, "--grid", "3")[0] == 0
+
+
+def test_undistributed_input_is_distributed_and_checked_against_itself(tmp_path, capsys):
+    """No reference: the thread-mapped loops run sequentially are the
+    reference for what `distribute` makes of them. Distributed as is, the
+    fill and the matmul race; with insert-barriers they do not."""
+    loops = str(Path(__file__).parent / "inputs" / "fill_rows_matmul_loops.mlir")
+    code, out, _ = run_cli(capsys, loops)
+    assert code == 1
+    assert f"at {loops}:9:5 (linalg.fill)" in out and f"at {loops}:17:5 (linalg.matmul)" in out
+    from xsplit.api import rewrite
+
+    synced = write(
+        tmp_path, "synced.mlir", rewrite(Path(loops).read_text(), "insert-barriers", loops)
+    )
+    code, out, _ = run_cli(capsys, synced)
+    assert code == 0, out
+    distributed = write(
+        tmp_path, "dist.mlir", rewrite(Path(loops).read_text(), "distribute,insert-barriers", loops)
+    )
+    code, out, _ = run_cli(capsys, distributed, "--reference", loops)
+    assert code == 0, out
