@@ -274,3 +274,30 @@ def test_undistributed_input_is_distributed_and_checked_against_itself(tmp_path,
     )
     code, out, _ = run_cli(capsys, distributed, "--reference", loops)
     assert code == 0, out
+
+
+def test_exported_dispatch_runs_with_bindings_and_dispatch_sizes(tmp_path, capsys):
+    """export-dispatch's form: buffers bound by hal.interface.binding.subspan,
+    the grid from the export's count, the block from translation_info."""
+    from xsplit.api import rewrite
+
+    staged = (Path(__file__).parent / "inputs" / "staged_matmul_256.mlir").read_text()
+    exported = write(tmp_path, "exported.mlir", rewrite(staged, "export-dispatch{target=sm_80}"))
+    assert "hal.interface.binding.subspan" in Path(exported).read_text()
+    reference = write(
+        tmp_path,
+        "ref.mlir",
+        """\
+func.func @dot(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>, %c: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%zero : f32) outs(%c : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<128x128xf32>, tensor<128x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}
+""",
+    )
+    code, out, _ = run_cli(capsys, exported, "--reference", reference, "--schedule", "reverse")
+    assert code == 0, out
+    racy = write(tmp_path, "racy.mlir", Path(exported).read_text().replace("gpu.barrier\n", "\n"))
+    code, out, _ = run_cli(capsys, racy, "--schedule", "lockstep")
+    assert code == 1 and "race on %sa[" in out

@@ -256,6 +256,14 @@ class AccessAnalysis:
         if isinstance(attr, DenseArrayBase):
             sizes = [int(v) for v in attr.get_values()]
             return tuple((sizes + [1, 1, 1])[:3])  # type: ignore[return-value]
+        info = _prop(self.func, "translation_info")
+        if info is not None:
+            import re
+
+            m = re.search(r"workgroup_size\s*=\s*\[([0-9,\s]+)\]", str(info))
+            if m:
+                sizes = [int(x) for x in m.group(1).split(",")]
+                return tuple((sizes + [1, 1, 1])[:3])  # type: ignore[return-value]
         # Before distribution: the largest extent any thread-mapped loop asks for.
         extents = [0, 0, 0]
         for op in self.func.walk():

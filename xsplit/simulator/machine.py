@@ -316,6 +316,7 @@ class Machine:
         self.ops: list[Operation] = []
         self.op_index: dict[int, int] = {}
         self._sync_cache: dict[int, bool] = {}
+        self.bindings: dict[int, View] = {}
 
     # -- set-up --------------------------------------------------------------
 
@@ -346,14 +347,19 @@ class Machine:
         body = func.regions[0].blocks[0]
         for op in func.walk():  # op indices in program order
             self.index_of(op)
+        from xsplit.simulator.run import parameters
+
         views = []
-        for i, (arg, value) in enumerate(zip(body.args, args)):
-            if not isinstance(arg.type, MemRefType):
+        for i, ((name, t, holder), value) in enumerate(zip(parameters(func), args)):
+            if not isinstance(t, MemRefType):
                 raise SimulationError(
-                    f"argument {i} has type {arg.type}; the simulator runs kernels on memrefs", func
+                    f"argument {i} has type {t}; the simulator runs kernels on memrefs", func
                 )
-            view = self.new_buffer(arg.name_hint and f"%{arg.name_hint}" or f"%arg{i}", arg.type, value)
-            self.env[arg] = view
+            view = self.new_buffer(name, t, value)
+            if isinstance(holder, Operation):
+                self.bindings[id(holder)] = view
+            else:
+                self.env[holder] = view  # type: ignore[index]
             views.append(view)
         mask = np.ones(self.launch.lanes, dtype=bool)
         with np.errstate(all="ignore"):
@@ -968,6 +974,10 @@ def _hal_id(kind: str):
     return run
 
 
+def _subspan(m: Machine, op, mask, chunked) -> None:
+    m.set(op.results[0], m.bindings[id(op)], mask)
+
+
 def _unsupported_call(m: Machine, op, mask, chunked) -> None:
     raise SimulationError("the simulator does not run function calls", op)
 
@@ -1012,6 +1022,7 @@ _HANDLERS: dict[str, Callable[[Machine, Operation, np.ndarray, bool], None]] = {
     "scf.if": _scf_if,
     "scf.forall": _forall,
     "func.call": _unsupported_call,
+    "hal.interface.binding.subspan": _subspan,
 }
 
 

@@ -43,10 +43,58 @@ def pick_function(module: ModuleOp, name: str | None) -> Operation:
     return (with_ids or funcs)[0]
 
 
+def parameters(func: Operation) -> list[tuple[str, object, object]]:
+    """The kernel's buffers, in order: its arguments, or (a function of a
+    `hal.executable.source`, without arguments) its bindings by number.
+    Each is (name, type, the value that stands for it)."""
+    args = list(func.regions[0].blocks[0].args)
+    if args:
+        return [(a.name_hint and f"%{a.name_hint}" or f"%arg{i}", a.type, a) for i, a in enumerate(args)]
+    subspans = [op for op in func.walk() if op.name == "hal.interface.binding.subspan"]
+    subspans.sort(key=lambda op: int(op.properties["binding"].value.data))  # type: ignore[union-attr]
+    return [
+        (op.results[0].name_hint and f"%{op.results[0].name_hint}" or f"%binding{i}", op.results[0].type, op)
+        for i, op in enumerate(subspans)
+    ]
+
+
+def _dispatch_sizes(func: Operation) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
+    """Grid (the export's constant count) and block (translation_info's
+    workgroup_size) of a kernel inside a `hal.executable.source`."""
+    import re
+
+    block = None
+    info = func.attributes.get("translation_info")
+    if info is not None:
+        m = re.search(r"workgroup_size\s*=\s*\[([0-9,\s]+)\]", str(info))
+        if m:
+            block = tuple((([int(x) for x in m.group(1).split(",")]) + [1, 1, 1])[:3])
+    grid = None
+    source = func.parent_op()
+    while source is not None and source.name != "hal.executable.source":
+        source = source.parent_op()
+    if source is not None:
+        name = func.sym_name.data  # type: ignore[attr-defined]
+        for op in source.walk():
+            if op.name == "hal.executable.export" and op.properties["sym_name"].data == name:  # type: ignore[union-attr]
+                ret = op.regions[0].blocks[0].last_op
+                sizes = []
+                for v in ret.operands if ret is not None else []:
+                    owner = v.owner
+                    value = owner.properties.get("value") if isinstance(owner, Operation) else None
+                    sizes.append(int(value.value.data) if value is not None else None)  # type: ignore[union-attr]
+                if sizes and all(x is not None for x in sizes):
+                    grid = tuple((sizes + [1, 1, 1])[:3])
+    return grid, block  # type: ignore[return-value]
+
+
 def known_size(func: Operation, attr: str) -> tuple[int, int, int] | None:
-    value = func.attributes.get(attr) or func.properties.get(attr)
+    value = func.attributes.get(attr)
     if value is None:
-        return None
+        value = func.properties.get(attr)
+    if value is None:
+        grid, block = _dispatch_sizes(func)
+        return grid if attr == "gpu.known_grid_size" else block
     if isinstance(value, DenseArrayBase):
         sizes = [int(v) for v in value.get_values()]
     elif isinstance(value, ArrayAttr):
@@ -64,7 +112,9 @@ def launch_sizes(
 
     g = pad(grid) if grid else known_size(func, "gpu.known_grid_size")
     b = pad(block) if block else known_size(func, "gpu.known_block_size")
-    uses_blocks = any(op.name in ("gpu.block_id", "gpu.grid_dim") for op in func.walk())
+    uses_blocks = any(
+        op.name in ("gpu.block_id", "gpu.grid_dim", "hal.interface.workgroup.id") for op in func.walk()
+    )
     uses_threads = any(op.name in ("gpu.thread_id", "gpu.block_dim") for op in func.walk())
     if g is None:
         if uses_blocks:
@@ -87,8 +137,7 @@ def random_inputs(func: Operation, seed: int) -> list[np.ndarray]:
     """Values that are not all ones: floats in [-1, 1), integers in [-8, 8)."""
     rng = np.random.default_rng(seed)
     out = []
-    for i, arg in enumerate(func.regions[0].blocks[0].args):
-        t = arg.type
+    for i, (_, t, _) in enumerate(parameters(func)):
         if not isinstance(t, MemRefType | TensorType):
             raise SimulationError(
                 f"argument {i} has type {t}; the simulator runs kernels on memrefs", func
@@ -120,10 +169,9 @@ def schedules(lanes: int, seed: int, chunks: int = 16) -> dict[str, Schedule]:
 
 def written_arguments(func: Operation) -> list[int]:
     """The arguments the kernel may write, through any view of them."""
-    body = func.regions[0].blocks[0]
     roots = {}
-    for i, a in enumerate(body.args):
-        roots[a] = i
+    for i, (_, _, value) in enumerate(parameters(func)):
+        roots[value if not isinstance(value, Operation) else value.results[0]] = i
     for op in func.walk():
         if op.name in ("memref.subview", "memref.cast", "memref.assume_alignment") and op.results:
             src = op.operands[0]
@@ -205,7 +253,7 @@ def simulate(
     launch = Launch(g, b, subgroup_size)
     args = list(inputs) if inputs is not None else random_inputs(func, seed)
     report = Report()
-    names = [a.name_hint and f"%{a.name_hint}" or f"%arg{i}" for i, a in enumerate(func.regions[0].blocks[0].args)]
+    names = [name for name, _, _ in parameters(func)]
     all_orders = schedules(launch.lanes, seed)
     for order_name in orders or list(all_orders):
         machine = Machine(launch, all_orders[order_name])
