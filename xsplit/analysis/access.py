@@ -1142,7 +1142,12 @@ class SyncAnalysis:
         common = an.common_loops(a.op, b.op)
         block, xa, xb = _common_block(a.op, b.op, self.func)
         found = False
-        same = self._verdict(a, b, len(common))
+        exclusive = a.op is not b.op and xa is xb
+        if exclusive and xa.name == "scf.if" and self.divergence_of(xa) is None:
+            # Exclusive branches of a uniform scf.if: a workgroup takes one.
+            same = Verdict("none", "disjoint: exclusive branches of a uniform scf.if")
+        else:
+            same = self._verdict(a, b, len(common))
         if same.status != "none":
             found = True
             if a.op is b.op or xa is xb:
@@ -1186,6 +1191,12 @@ class SyncAnalysis:
         return _barrier_after(dep.first.op, dep.first_anchor, space) or _barrier_before(
             dep.second.op, dep.second_anchor, space
         )
+
+    def divergence_of(self, op: Operation) -> Operation | None:
+        """`op` itself if its condition or bounds depend on the thread, else
+        the thread-dependent control flow around it, if any."""
+        region_block = op.regions[0].blocks[0] if op.regions and op.regions[0].blocks else None
+        return self.divergence(region_block) if region_block is not None else None
 
     def divergence(self, block: Block) -> Operation | None:
         """The thread-dependent `scf.if` or loop around `block`, if any."""

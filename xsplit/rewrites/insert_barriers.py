@@ -81,6 +81,9 @@ def proof_remarks(sync: SyncAnalysis) -> None:
 def insert(m: Match, b: IRBuilder) -> Sequence[SSAValue] | None:
     sync: SyncAnalysis = m["sync"]
     proof_remarks(sync)
+    undecided = [
+        d for d in sync.dependences if d.verdict.status == "unknown" and not sync.satisfied(d)
+    ]
     placed, unfixable = sync.plan()
     for _, before, d in placed:
         across = " across loop iterations" if d.wrap else ""
@@ -89,8 +92,8 @@ def insert(m: Match, b: IRBuilder) -> Sequence[SSAValue] | None:
             f"inserted gpu.barrier before {where_op(before)}: {d.kind} dependence{across} "
             f"from {where_op(d.first.op)} to {where_op(d.second.op)} ({d.verdict.detail})",
         )
-    for d in sync.dependences:
-        if d.verdict.status == "unknown" and not d.unfixable:
+    for d in undecided:
+        if not d.unfixable:
             warning(
                 d.second.op,
                 f"cannot decide whether {where_op(d.first.op)} and {where_op(d.second.op)} "
