@@ -39,6 +39,7 @@ from xdsl.ir.affine import (
     AffineConstantExpr,
     AffineDimExpr,
     AffineExpr,
+    AffineMap,
     AffineSymExpr,
 )
 
@@ -199,6 +200,7 @@ class Access:
     indices: list[Affine | None] | None
     """Per dimension of the base buffer; None when not known per dimension."""
     box: tuple[int, ...] = ()
+    loop_indices: tuple[str, ...] = ()
     unknown: bool = False
     reason: str = ""
     order: int = 0
@@ -206,6 +208,30 @@ class Access:
     @property
     def writes(self) -> bool:
         return self.kind in (WRITE, ATOMIC)
+
+    @property
+    def undecidable(self) -> bool:
+        """May touch anything, as far as the analysis can tell."""
+        return self.unknown or self.indices is None or any(i is None for i in self.indices)
+
+    def affine_map(self) -> tuple[AffineMap, list[str], list[str]] | None:
+        """The indices as an affine map: dimensions are the thread ids, loop
+        indices and box offsets (names returned first), symbols the uniform
+        values (names returned second). None when undecidable."""
+        if self.undecidable:
+            return None
+        names = sorted({k for i in self.indices for k, _ in i.coeffs})  # type: ignore[union-attr]
+        dims = [n for n in names if n in ("tx", "ty", "tz") or n.startswith(("tlinear", "r"))]
+        dims += [n for n in self.loop_indices if n in names and n not in dims]
+        syms = [n for n in names if n not in dims]
+        exprs = []
+        for i in self.indices:  # type: ignore[union-attr]
+            e: AffineExpr = AffineConstantExpr(i.const)  # type: ignore[union-attr]
+            for k, c in i.coeffs:  # type: ignore[union-attr]
+                v = AffineDimExpr(dims.index(k)) if k in dims else AffineSymExpr(syms.index(k))
+                e = e + v * c
+            exprs.append(e)
+        return AffineMap(len(dims), len(syms), tuple(exprs)), dims, syms
 
     def describe_indices(self) -> str:
         name = _base_name(self.base)
@@ -396,7 +422,11 @@ class AccessAnalysis:
         else:
             local = [self.symbolic(v) for v in operands]
         indices = self._compose(chain, local)
-        return Access(op, kind, base, space, indices, box, order=order)
+        loops = tuple(
+            loop.regions[0].blocks[0].args[0].name_hint or ""
+            for loop in self.space_loops_all(op)
+        )
+        return Access(op, kind, base, space, indices, box, loops, order=order)
 
     def _compose(self, chain: list[Operation], local: list[Affine | None]) -> list[Affine | None] | None:
         """Indices in the base buffer's coordinates, through a chain of views."""
