@@ -35,7 +35,7 @@ func.func @no_grid(%out: memref<4xf32>) {
 
 // -----
 
-// CHECK: invalid.mlir:[[# @LINE + 4]]:3: error: export-dispatch: this loop is still mapped to processors; run distribute first
+// CHECK: invalid.mlir:[[# @LINE + 3]]:3: error: export-dispatch: this loop is still mapped to processors; run distribute first
 func.func @not_distributed(%out: memref<4xf32>) attributes {gpu.known_grid_size = array<i32: 4, 1, 1>} {
   %v = arith.constant 1.0 : f32
   scf.forall (%i) in (4) {
