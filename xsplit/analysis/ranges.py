@@ -138,7 +138,10 @@ class Range:
         return Range(lo, hi)
 
     def clamp_nonneg(self) -> Range:
-        return self.meet(Range(0, None))
+        """max(self, 0): a span that may be negative is an empty loop."""
+        return Range(
+            0 if self.lo is None else max(self.lo, 0), None if self.hi is None else max(self.hi, 0)
+        )
 
 
 def _nonneg(r: Range) -> bool:

@@ -249,7 +249,29 @@ def loop_groups(loop: Operation, ranges: RangeAnalysis) -> list[Group]:
 # ---------------------------------------------------------------------------
 
 
+_READ_ONLY_OPS = frozenset(
+    {
+        "affine.apply",
+        "affine.min",
+        "affine.max",
+        "memref.load",
+        "memref.dim",
+        "memref.subview",
+        "memref.cast",
+        "memref.reinterpret_cast",
+        "memref.expand_shape",
+        "memref.collapse_shape",
+        "tensor.dim",
+        "tensor.empty",
+        "tensor.extract_slice",
+    }
+)
+"""Ops that write no memory though xDSL 0.74 declares no effects for them."""
+
+
 def _writes_memory(op: Operation) -> bool:
+    if op.name in _READ_ONLY_OPS or op.name.split(".")[0] in ("arith", "math", "index"):
+        return False
     effects = get_effects(op)
     return effects is None or any(e.kind == MemoryEffectKind.WRITE for e in effects)
 
