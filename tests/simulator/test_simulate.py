@@ -229,7 +229,7 @@ def test_staged_matmul_without_its_barriers_races(tmp_path, capsys):
 )
 def test_errors_are_one_located_line(tmp_path, capsys, text, message):
     path = write(tmp_path, "bad.mlir", text)
-    code, out, err = run_cli(capsys, path)
+    code, _, err = run_cli(capsys, path)
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1, err

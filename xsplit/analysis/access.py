@@ -619,7 +619,6 @@ class AccessAnalysis:
         return Num(np.zeros(1, dtype=np.int64), {name: 1}, varying_unknown=not uniform)
 
     def _num(self, v: SSAValue, space: Space) -> Num | None:
-        threads = self.threads
         if isinstance(v, BlockArgument):
             owner = v.block.parent_op()
             if owner is not None and owner.name in _LOOPS and v.index == 0:

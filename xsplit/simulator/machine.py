@@ -24,7 +24,6 @@ import numpy as np
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
-    IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -743,16 +742,17 @@ def _subview(m: Machine, op, mask, chunked) -> None:
     # reduction drops the unit dimensions the result type does not keep.
     full = [(s if isinstance(s, int) else -1) for s in sizes]
     new_strides = [src_s * int(s) for src_s, s in zip(src.strides, strides)]
+    kept = list(range(len(full)))
     if len(result_shape) != len(full):
-        keep = [i for i, s in enumerate(full) if s != 1]
-        if len(keep) != len(result_shape):
+        kept = [i for i, s in enumerate(full) if s != 1]
+        if len(kept) != len(result_shape):
             raise SimulationError("this rank-reducing subview is not supported", op)
-        full = [full[i] for i in keep]
-        new_strides = [new_strides[i] for i in keep]
+        full = [full[i] for i in kept]
+        new_strides = [new_strides[i] for i in kept]
     shape = []
     for d, s in enumerate(full):
         if s < 0:
-            dyn_size = sizes[[i for i, x in enumerate(sizes)][d]]
+            dyn_size = sizes[kept[d]]
             sel = np.asarray(dyn_size)[mask] if isinstance(dyn_size, np.ndarray) else None
             if sel is None or sel.size == 0 or np.any(sel != sel[0]):
                 raise SimulationError("subviews whose size differs between threads are not supported", op)

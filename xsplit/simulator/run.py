@@ -11,8 +11,6 @@ from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, MemRefType, ModuleO
 from xdsl.ir import Operation
 
 from xsplit.simulator.machine import (
-    ATOMIC,
-    WRITE,
     Launch,
     Machine,
     Schedule,
@@ -21,7 +19,7 @@ from xsplit.simulator.machine import (
     lockstep,
     numpy_dtype,
 )
-from xsplit.simulator.races import Race, find_races
+from xsplit.simulator.races import find_races
 
 _ID_OPS = ("gpu.thread_id", "gpu.block_id", "hal.interface.workgroup.id")
 
@@ -300,7 +298,3 @@ def run_tensor_reference(
     for i, r in zip(written, results):
         expected[i] = np.asarray(r).reshape(expected[i].shape)
     return expected
-
-
-def kinds_written(kind: int) -> bool:
-    return bool(kind & (WRITE | ATOMIC))
