@@ -602,7 +602,8 @@ class AccessAnalysis:
         vals = [self.num(v, space) for v in operands]
         if any(v is None for v in vals):
             return None
-        return [_num_affine(e, vals[: amap.num_dims], vals[amap.num_dims :], space) for e in amap.results]  # type: ignore[arg-type]
+        dims, syms = vals[: amap.num_dims], vals[amap.num_dims :]
+        return [_num_affine(e, dims, syms, space) for e in amap.results]  # type: ignore[arg-type]
 
     def num(self, v: SSAValue, space: Space) -> Num | None:
         """`v` at every point of `space` (which encloses v's definition)."""
@@ -627,7 +628,9 @@ class AccessAnalysis:
                     outer = self._space(space.loops[: axis - 1])
                     lb, _, step = self._bounds(owner, outer)
                     k = np.arange(space.shape[axis]).reshape((1,) * axis + (-1,))
-                    return Num(_bcast(lb.const, space.shape[: axis + 1]) + _bcast(step.const, space.shape[: axis + 1]) * k)  # type: ignore[union-attr]
+                    prefix = space.shape[: axis + 1]
+                    start = _bcast(lb.const, prefix)  # type: ignore[union-attr]
+                    return Num(start + _bcast(step.const, prefix) * k)  # type: ignore[union-attr]
                 outer = self.space_of(owner)
                 lb, _, step = self._bounds(owner, outer)
                 uniform = lb is not None and step is not None and _uniform(lb) and _uniform(step)
@@ -654,7 +657,10 @@ class AccessAnalysis:
             return Num(np.array(self.block[_dim_of(op)]))
         if name in _UNIFORM_ID_OPS:
             atom = self._atom(v, True)
-            counts = ("gpu.block_dim", "gpu.grid_dim", "hal.interface.workgroup.count", "hal.interface.workgroup.size")
+            counts = (
+                "gpu.block_dim", "gpu.grid_dim", "hal.interface.workgroup.count",
+                "hal.interface.workgroup.size",
+            )  # fmt: skip
             self._atom_lower[next(iter(atom.atoms))] = 1 if name in counts else 0
             return atom
         if name in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui"):
@@ -667,7 +673,8 @@ class AccessAnalysis:
             return _num_affine(amap.results[0], operands[: amap.num_dims], operands[amap.num_dims :], space)  # type: ignore[arg-type]
         if name in ("affine.min", "affine.max"):
             amap = _prop(op, "map").data  # type: ignore[union-attr]
-            vals = [_num_affine(e, operands[: amap.num_dims], operands[amap.num_dims :], space) for e in amap.results]  # type: ignore[arg-type]
+            dims, syms = operands[: amap.num_dims], operands[amap.num_dims :]
+            vals = [_num_affine(e, dims, syms, space) for e in amap.results]  # type: ignore[arg-type]
             if all(x.concrete for x in vals):
                 fn = np.min if name == "affine.min" else np.max
                 return Num(fn(np.broadcast_arrays(*[_bcast(x.const, space.shape) for x in vals]), axis=0))
@@ -718,7 +725,9 @@ class AccessAnalysis:
 
     # -- points of an access ----------------------------------------------------
 
-    def points(self, access: Access, space: Space, rename: dict[str, str]) -> tuple[np.ndarray, dict[str, int], np.ndarray, Space] | None:
+    def points(
+        self, access: Access, space: Space, rename: dict[str, str]
+    ) -> tuple[list[np.ndarray], list[dict[str, int]], np.ndarray, Space] | None:
         """The flat element per point (threads x loops x box) with the uniform
         symbols' coefficients, and the validity mask; None if not evaluable."""
         if access.unknown:
@@ -839,10 +848,10 @@ class AccessAnalysis:
             cur = cur.parent_op()
         return loops[::-1]
 
-    def conflict(self, a: Access, b: Access, shared: int, differ: Operation | None = None) -> Verdict:
+    def conflict(self, a: Access, b: Access, shared: int) -> Verdict:
         """May two different threads of a block touch one element through `a`
         and `b`? The first `shared` common loops run the same iteration for
-        both; `differ` (a common loop) runs different iterations."""
+        both; the loops inside those run any iterations, independently."""
         if not self.block:
             return Verdict("unknown", "the block size is not known (no gpu.known_block_size)")
         if a.unknown or b.unknown:
@@ -874,7 +883,11 @@ class AccessAnalysis:
             names = sorted({k.split("#")[0] for k in diff})
             return Verdict("unknown", f"the indices differ by symbols ({', '.join(names)})")
         # Shared enumerated loops: their iteration is part of the key.
-        shared_axes = [(sa.loops.index(l), sb.loops.index(l)) for l in shared_loops if l in sa.loops and l in sb.loops]
+        shared_axes = [
+            (sa.loops.index(loop), sb.loops.index(loop))
+            for loop in shared_loops
+            if loop in sa.loops and loop in sb.loops
+        ]
         ka = self._keys(ca, va, shared_axes, 0)
         kb = self._keys(cb, vb, shared_axes, 1)
         return self._compare(ka, kb, a, b)

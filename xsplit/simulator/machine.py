@@ -114,7 +114,8 @@ class View:
     def merged(self, other: View, mask: np.ndarray) -> View:
         if other.buffer is not self.buffer:
             return self
-        return View(self.buffer, np.where(mask, self.offset, other.offset), self.shape, self.strides)
+        offset = np.where(mask, self.offset, other.offset)
+        return View(self.buffer, offset, self.shape, self.strides)
 
 
 @dataclass
@@ -177,7 +178,9 @@ class AccessLog:
         default_factory=dict
     )
 
-    def record(self, buf: Buffer, flat: np.ndarray, lanes: np.ndarray, op: int, kind: int, epoch: int):
+    def record(
+        self, buf: Buffer, flat: np.ndarray, lanes: np.ndarray, op: int, kind: int, epoch: int
+    ) -> None:
         if len(flat):
             self.entries.setdefault(buf.ident, []).append((flat, lanes, op, kind, epoch))
 
@@ -487,13 +490,15 @@ class Machine:
         if name in _BINARY:
             a, b = self.arr(op.operands[0]), self.arr(op.operands[1])
             r = _BINARY[name](a, b)
-            self.set(op.results[0], np.asarray(r).astype(self._dtype(op.results[0]), copy=False), mask)
+            dtype = self._dtype(op.results[0])
+            self.set(op.results[0], np.asarray(r).astype(dtype, copy=False), mask)
             return
         if name in _UNARY:
             self.set(op.results[0], _UNARY[name](self.arr(op.operands[0])), mask)
             return
         if name in _CASTS:
-            self.set(op.results[0], self.arr(op.operands[0]).astype(self._dtype(op.results[0])), mask)
+            dtype = self._dtype(op.results[0])
+            self.set(op.results[0], self.arr(op.operands[0]).astype(dtype), mask)
             return
         raise SimulationError(f"the simulator does not run '{name}'", op)
 
@@ -502,7 +507,9 @@ class Machine:
 
     # memory -----------------------------------------------------------------
 
-    def flat_index(self, view: View, indices: Sequence[np.ndarray], op: Operation, mask) -> np.ndarray:
+    def flat_index(
+        self, view: View, indices: Sequence[np.ndarray], op: Operation, mask: np.ndarray
+    ) -> np.ndarray:
         flat = view.offset[mask].copy()
         for d, (i, size, stride) in enumerate(zip(indices, view.shape, view.strides)):
             idx = np.broadcast_to(i, mask.shape)[mask]
@@ -720,7 +727,8 @@ def _alloc(m: Machine, op, mask, chunked) -> None:
         if op.operands:
             raise SimulationError("dynamically sized allocations are not supported", op)
         name = op.results[0].name_hint
-        m.allocs[key] = m.new_buffer(f"%{name}" if name else f"%alloc{len(m.allocs)}", op.results[0].type)
+        label = f"%{name}" if name else f"%alloc{len(m.allocs)}"
+        m.allocs[key] = m.new_buffer(label, op.results[0].type)
     m.set(op.results[0], m.allocs[key], mask)
 
 
@@ -755,7 +763,9 @@ def _subview(m: Machine, op, mask, chunked) -> None:
             dyn_size = sizes[kept[d]]
             sel = np.asarray(dyn_size)[mask] if isinstance(dyn_size, np.ndarray) else None
             if sel is None or sel.size == 0 or np.any(sel != sel[0]):
-                raise SimulationError("subviews whose size differs between threads are not supported", op)
+                raise SimulationError(
+                    "subviews whose size differs between threads are not supported", op
+                )
             s = int(sel[0])
         shape.append(s)
     m.set(op.results[0], View(src.buffer, offset, tuple(shape), tuple(new_strides)), mask)
@@ -815,7 +825,9 @@ def _matmul(m: Machine, op, mask, chunked) -> None:
     a = m.read_box(ins[0], mask, op)  # type: ignore[arg-type]
     b = m.read_box(ins[1], mask, op)  # type: ignore[arg-type]
     c = m.read_box(outs[0], mask, op)
-    acc = c.astype(np.float64) + np.einsum("lmk,lkn->lmn", a.astype(np.float64), b.astype(np.float64))
+    # In f64, so that the order of the sum does not matter at f32 precision.
+    product = np.einsum("lmk,lkn->lmn", a.astype(np.float64), b.astype(np.float64))
+    acc = c.astype(np.float64) + product
     m.write_box(outs[0], acc, mask, op)
 
 
@@ -868,7 +880,9 @@ def _scf_if(m: Machine, op, mask, chunked) -> None:
     cond = m.arr(op.operands[0]).astype(bool)
     then_mask = mask & cond
     else_mask = mask & ~cond
-    then_vals = m.exec_block(op.regions[0].blocks[0], then_mask, chunked) if then_mask.any() else None
+    then_vals = None
+    if then_mask.any():
+        then_vals = m.exec_block(op.regions[0].blocks[0], then_mask, chunked)
     else_vals = None
     if len(op.regions) > 1 and op.regions[1].blocks and else_mask.any():
         else_vals = m.exec_block(op.regions[1].blocks[0], else_mask, chunked)
@@ -900,7 +914,9 @@ def _forall(m: Machine, op, mask, chunked) -> None:
             return x
         sel = x[mask]
         if sel.size == 0 or np.any(sel != sel[0]):
-            raise SimulationError("scf.forall bounds that differ between lanes are not supported", op)
+            raise SimulationError(
+                "scf.forall bounds that differ between lanes are not supported", op
+            )
         return int(sel[0])
 
     ranges = [range(uniform(lbs[i]), uniform(ubs[i]), uniform(steps[i])) for i in range(n)]
@@ -940,7 +956,11 @@ def _shuffle(m: Machine, op, mask, chunked) -> None:
 def _subgroup_reduce(m: Machine, op, mask, chunked) -> None:
     value = m.arr(op.operands[0])
     text = str(_prop(op, "op"))
-    kind = next((k for k in ("add", "mul", "minsi", "minui", "minimumf", "minnumf", "maxsi", "maxui", "maximumf", "maxnumf", "and", "or", "xor") if re.search(rf"\b{k}\b", text)), None)
+    kinds = (
+        "add", "mul", "minsi", "minui", "minimumf", "minnumf", "maxsi", "maxui", "maximumf",
+        "maxnumf", "and", "or", "xor",
+    )  # fmt: skip
+    kind = next((k for k in kinds if re.search(rf"\b{k}\b", text)), None)
     ufunc = {
         "add": np.add, "mul": np.multiply, "minsi": np.minimum, "minui": np.minimum,
         "minimumf": np.minimum, "minnumf": np.fmin, "maxsi": np.maximum, "maxui": np.maximum,

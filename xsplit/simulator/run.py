@@ -47,16 +47,22 @@ def parameters(func: Operation) -> list[tuple[str, object, object]]:
     Each is (name, type, the value that stands for it)."""
     args = list(func.regions[0].blocks[0].args)
     if args:
-        return [(a.name_hint and f"%{a.name_hint}" or f"%arg{i}", a.type, a) for i, a in enumerate(args)]
+        return [
+            (a.name_hint and f"%{a.name_hint}" or f"%arg{i}", a.type, a) for i, a in enumerate(args)
+        ]
     subspans = [op for op in func.walk() if op.name == "hal.interface.binding.subspan"]
     subspans.sort(key=lambda op: int(op.properties["binding"].value.data))  # type: ignore[union-attr]
-    return [
-        (op.results[0].name_hint and f"%{op.results[0].name_hint}" or f"%binding{i}", op.results[0].type, op)
-        for i, op in enumerate(subspans)
-    ]
+    out: list[tuple[str, object, object]] = []
+    for i, op in enumerate(subspans):
+        hint = op.results[0].name_hint
+        out.append((f"%{hint}" if hint else f"%binding{i}", op.results[0].type, op))
+    return out
 
 
-def _dispatch_sizes(func: Operation) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
+Sizes = tuple[int, int, int]
+
+
+def _dispatch_sizes(func: Operation) -> tuple[Sizes | None, Sizes | None]:
     """Grid (the export's constant count) and block (translation_info's
     workgroup_size) of a kernel inside a `hal.executable.source`."""
     import re
@@ -206,7 +212,8 @@ def compare(
     if got.shape != want.shape:
         return Mismatch(index, name, f"shape {got.shape} against {want.shape}")
     if got.dtype.kind == "f":
-        scale = max(1.0, float(np.nanmax(np.abs(want))) if want.size and not np.all(np.isnan(want)) else 1.0)
+        finite = want.size and not np.all(np.isnan(want))
+        scale = max(1.0, float(np.nanmax(np.abs(want))) if finite else 1.0)
         bad = ~np.isclose(got, want, rtol=rtol, atol=rtol * scale, equal_nan=True)
     else:
         bad = got != want

@@ -42,8 +42,12 @@ def _sizes(text: str) -> list[int]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input_file", help="the kernel (func.func on memrefs)")
-    parser.add_argument("--grid", type=_sizes, help="workgroups X[,Y,Z] (default: gpu.known_grid_size)")
-    parser.add_argument("--block", type=_sizes, help="threads X[,Y,Z] (default: gpu.known_block_size)")
+    parser.add_argument(
+        "--grid", type=_sizes, help="workgroups X[,Y,Z] (default: gpu.known_grid_size)"
+    )
+    parser.add_argument(
+        "--block", type=_sizes, help="threads X[,Y,Z] (default: gpu.known_block_size)"
+    )
     parser.add_argument("--reference", metavar="FILE", help="the sequential reference program")
     parser.add_argument("--function", help="the kernel function (default: the first using GPU ids)")
     parser.add_argument("--seed", type=int, default=0, help="the random inputs' seed")
@@ -67,7 +71,8 @@ def _has_thread_foralls(func) -> bool:
         if op.name == "scf.forall":
             mapping = op.properties.get("mapping")
             mapping = mapping if mapping is not None else op.attributes.get("mapping")
-            if mapping is not None and any(w in str(mapping) for w in ("#gpu.thread", "#gpu.block", "#gpu.warp")):
+            levels = ("#gpu.thread", "#gpu.block", "#gpu.warp")
+            if mapping is not None and any(w in str(mapping) for w in levels):
                 return True
     return False
 
@@ -114,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
         from xsplit.passes import XSPLIT_PASSES
 
         if "distribute" not in XSPLIT_PASSES:
-            raise XsplitError("the input is not distributed and no 'distribute' pass is available", func)
+            raise XsplitError(
+                "the input is not distributed and no 'distribute' pass is available", func
+            )
         reference = run_sequential(func, inputs)
         from xsplit.api import build_pipeline, run_passes
 
