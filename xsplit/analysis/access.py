@@ -642,6 +642,8 @@ class AccessAnalysis:
                 return self._atom(v, self._forall_info(owner) is None)
             if owner is self.func:
                 return self._atom(v, True)
+            if owner is not None and owner.name == "scf.for" and v.index > 0:
+                return self._carried(owner, v, space)
             return self._atom(v, False)
         op = v.owner
         assert isinstance(op, Operation)
@@ -717,6 +719,28 @@ class AccessAnalysis:
                 return None
             total += coef * low
         return total if total > 0 else None
+
+    def _carried(self, loop: Operation, v: BlockArgument, space: Space) -> Num:
+        """A loop-carried value: a uniform symbol when it starts uniform and
+        each iteration yields a uniform value from uniform ones (assumed for
+        itself while checking, which induction over the iterations justifies)."""
+        key = (id(v), tuple(map(id, space.loops)))
+        atom = self._atom(v, True)
+        before = set(self._nums)
+        self._nums[key] = atom
+        init = self.num(loop.operands[3 + v.index - 1], self.space_of(loop))
+        body = loop.regions[0].blocks[0]
+        yielded = body.last_op.operands[v.index - 1] if body.last_op is not None else None
+        inner = self.space_of(body.last_op) if body.last_op is not None else space
+        step = self.num(yielded, inner) if yielded is not None else None
+        if init is None or step is None or not (_uniform(init) and _uniform(step)):
+            atom = self._atom(v, False)
+            # What was computed under the assumption does not hold.
+            for stale in set(self._nums) - before:
+                del self._nums[stale]
+        else:
+            del self._nums[key]
+        return atom
 
     def _tid(self, d: int) -> np.ndarray:
         t = np.arange(self.threads)

@@ -437,7 +437,13 @@ class Machine:
 
     def _check_uniform(self, op: Operation, mask: np.ndarray) -> None:
         blocks = self.launch.block_of_lane
-        for v in op.operands:
+        # The bounds or the condition; loop-carried values may differ freely.
+        controls = op.operands[:3] if op.name == "scf.for" else op.operands[:1]
+        if op.name == "affine.for":
+            lbm, ubm = _prop(op, "lowerBoundMap").data, _prop(op, "upperBoundMap").data  # type: ignore[union-attr]
+            n = lbm.num_dims + lbm.num_symbols + ubm.num_dims + ubm.num_symbols
+            controls = op.operands[:n]
+        for v in controls:
             value = self.env.get(v)
             if not isinstance(value, np.ndarray) or value.ndim != 1:
                 continue

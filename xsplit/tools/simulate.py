@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     from xsplit.api import parse_module
     from xsplit.dialects import make_context
     from xsplit.simulator.run import (
+        kernels,
         pick_function,
         random_inputs,
         run_sequential,
@@ -100,7 +101,13 @@ def run(args: argparse.Namespace) -> int:
     if args.reference:
         ref_text, ref_name = read_input(args.reference)
         ref_module = parse_module(ref_text, ref_name, ctx)
-        ref_func = pick_function(ref_module, args.function or func.sym_name.data)  # type: ignore[attr-defined]
+        candidates = kernels(ref_module)
+        name = args.function or func.sym_name.data  # type: ignore[attr-defined]
+        # The reference's function of the kernel's name, or its only one.
+        if len(candidates) == 1:
+            ref_func = candidates[0]
+        else:
+            ref_func = pick_function(ref_module, name)
         ref_args = ref_func.regions[0].blocks[0].args
         if len(ref_args) != len(inputs):
             raise XsplitError(
