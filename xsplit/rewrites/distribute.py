@@ -400,13 +400,18 @@ class Emitter:
 
     def __init__(self, b: Builder):
         self.b = b
+        # One constant per value per block: the builder only appends to one block.
+        self._constants: dict[int, SSAValue] = {}
 
     def at(self, block: Block) -> Emitter:
         return Emitter(Builder(InsertPoint.at_end(block)))
 
     def val(self, x: Mixed) -> SSAValue:
         if isinstance(x, int):
-            return self.b.insert(arith.ConstantOp(IntegerAttr(x, IndexType()))).result
+            if x not in self._constants:
+                op = arith.ConstantOp(IntegerAttr(x, IndexType()))
+                self._constants[x] = self.b.insert(op).result
+            return self._constants[x]
         return x
 
     def affine(self, text: str, *operands: SSAValue) -> SSAValue:
