@@ -676,7 +676,12 @@ class Distribution:
     def _dim_trips(self, e: Emitter, d: LoopDim) -> Mixed:
         if (t := d.trips().constant) is not None:
             return t
-        return e.ceildiv(e.sub(d.ub, d.lb), d.step)
+        span = e.sub(d.ub, d.lb)
+        low = (d.ub_range - d.lb_range).lo
+        if low is None or low < 0:
+            # ub < lb is an empty loop, not a huge unsigned trip count.
+            span = e.b.insert(arith.MaxSIOp(e.val(span), e.val(0))).result
+        return e.ceildiv(span, d.step)
 
     def _trips(self, e: Emitter, group: Group) -> Mixed:
         out: Mixed = 1
