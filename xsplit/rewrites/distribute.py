@@ -43,10 +43,10 @@ from xdsl.builder import Builder
 from xdsl.dialects import affine, arith, func, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    ArrayAttr,
     AffineMapAttr,
     IndexType,
     IntegerAttr,
-    TensorType,
 )
 from xdsl.dialects.gpu import LoopDimMapAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -94,8 +94,7 @@ class Space:
     axis: str
 
     def __str__(self) -> str:
-        axis = "linear" if self.axis == "linear" else self.axis
-        return f"#gpu.{self.level}<{axis}>"
+        return f"#gpu.{self.level}<{self.axis}>"
 
 
 @dataclass
@@ -162,8 +161,6 @@ def _mapping(loop: Operation) -> list[Attribute] | None:
     if isinstance(loop, ForallOp):
         return None if loop.mapping is None else list(loop.mapping.data)
     attr = loop.attributes.get("mapping")
-    from xdsl.dialects.builtin import ArrayAttr
-
     return list(attr.data) if isinstance(attr, ArrayAttr) else None
 
 
