@@ -117,3 +117,23 @@ def test_trip_count_known_only_at_run_time(grid: int, options: str, form: str) -
         expected = out.copy()
         expected[:rows] = a[:rows].sum(axis=1)
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5, err_msg=f"{n=}")
+
+
+def test_generated_split_k_nests() -> None:
+    """Random split-K nests (chunks that need not divide K, tiles that need
+    not divide M, any grid): linearized and distributed, every (chunk, tile)
+    pair adds its partial exactly once."""
+    rng = np.random.default_rng(99)
+    for _ in range(4):
+        m, k = int(rng.integers(1, 24)), int(rng.integers(1, 120))
+        chunks, tiles = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        grid = int(rng.integers(1, 40))
+        strategy = str(rng.choice(["auto", "cyclic", "block-cyclic"]))
+        chunk = int(rng.integers(0, 4))
+        a, b, out = _inputs(rng, (m, k), (k,), (m,))
+        options = f"distribute{{strategy={strategy} chunk={chunk}}}"
+        (got,) = run_exported(split_k_matvec(m, k, chunks, tiles, grid), "splitk", [a, b, out], options)
+        np.testing.assert_allclose(
+            got, out + a @ b, rtol=1e-4, atol=1e-4,
+            err_msg=f"{m=} {k=} {chunks=} {tiles=} {grid=} {options}",
+        )
