@@ -57,6 +57,15 @@ func.func @body_args(%b: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+// iree-opt 3.13 accepts a workgroup id of dimension 3 (xsplit's verifier would not).
+func.func @workgroup_id_3() -> index {
+  %i = hal.interface.workgroup.id[3] : index
+  return %i : index
+}
+// CHECK: hal.interface.workgroup.id[3] : index
+
+// -----
+
 // A multi-block region.
 func.func @cfg(%c: i1, %a: f32, %b: f32) -> f32 {
   cf.cond_br %c, ^bb1(%a : f32), ^bb1(%b : f32)

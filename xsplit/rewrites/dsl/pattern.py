@@ -147,8 +147,14 @@ class Check:
 positive = Check(lambda value: value >= 1, ">= 1")
 """An integer option that counts something: 1 or more."""
 
-_KIND_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
-_TYPE_NAMES = {bool: "bool", int: "integer", float: "number", str: "string"}
+_KIND_WORDS = {
+    bool: "true or false",
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    tuple: "a comma-separated list of integers",
+}
+_TYPE_NAMES = {bool: "bool", int: "integer", float: "number", str: "string", tuple: "list"}
 _TRUE = frozenset({"true", "True", "TRUE", "1"})
 _FALSE = frozenset({"false", "False", "FALSE", "0"})
 """What MLIR's (LLVM's) boolean option parser accepts."""
@@ -216,6 +222,11 @@ class Option:
         shown = f"'{text}'" if given else "no value"
         if self.type is bool and not given:
             return True  # `{balanced}` alone, as MLIR reads a flag
+        if self.type is tuple:
+            # A list option, `grid=4,2` as MLIR writes one: integers.
+            if not given or any(isinstance(v, bool) or not isinstance(v, int) for v in given):
+                raise self._bad(pass_name, shown)
+            return self._checked(pass_name, tuple(given), shown)
         if len(given) != 1:
             raise self._bad(pass_name, shown)
         (value,) = given
@@ -236,6 +247,9 @@ class Option:
             value = str(value)
         if self.choices is not None and value not in self.choices:
             raise self._bad(pass_name, shown)
+        return self._checked(pass_name, value, shown)
+
+    def _checked(self, pass_name: str, value: Any, shown: str) -> Any:
         if self.check is not None and (message := self.check(value)) is not None:
             if isinstance(self.check, Check):
                 raise self._bad(pass_name, shown)

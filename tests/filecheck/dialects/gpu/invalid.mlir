@@ -4,7 +4,7 @@ func.func @bad_dim() -> index {
   %t = gpu.thread_id w
   func.return %t : index
 }
-// CHECK: invalid.mlir:4:22: error: expected one of x, y, z
+// CHECK: invalid.mlir:4:22: error: custom op 'gpu.thread_id' expected string or keyword containing one of the following enum values for attribute 'dimension' [x, y, z]
 
 // -----
 
@@ -20,7 +20,7 @@ func.func @bad_space() {
   gpu.barrier memfence [#gpu.address_space<shared>]
   func.return
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: Expected `global`, `workgroup`, or `private`.
+// CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: expected ::mlir::gpu::AddressSpace to be one of: global, workgroup, private, constant
 
 // -----
 

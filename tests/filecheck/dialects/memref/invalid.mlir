@@ -20,4 +20,4 @@ func.func @kind(%m: memref<4xf32>, %v: f32, %c: index) {
   %0 = memref.atomic_rmw addition %v, %m[%c] : (f32, memref<4xf32>) -> f32
   func.return
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:26: error: expected an atomic_rmw kind
+// CHECK: invalid.mlir:[[# @LINE - 3]]:26: error: custom op 'memref.atomic_rmw' expected string or keyword containing one of the following enum values for attribute 'kind'

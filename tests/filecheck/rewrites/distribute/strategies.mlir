@@ -84,4 +84,4 @@ func.func @rows(%a: memref<64x100xf32>, %out: memref<64xf32>) attributes {gpu.kn
 
 // NOT-EXACT: strategies.mlir:21:3: error: distribute: strategy=exact needs trip count = processor count, which is not proven: trip count 64, 80 processors (the grid option)
 // NOT-OVER: strategies.mlir:21:3: error: distribute: strategy=oversubscribed needs trip count <= processor count, which is not proven: trip count 64, 63 processors (the grid option)
-// BAD-OPTION: error: distribute: unknown strategy 'spread', expected one of auto, cyclic, block-cyclic, oversubscribed, exact
+// BAD-OPTION: error: distribute: strategy must be one of auto, cyclic, block-cyclic, oversubscribed, exact, got 'spread'
