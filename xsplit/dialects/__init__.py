@@ -19,7 +19,7 @@ from xsplit.dialects.flow import Flow
 from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
-from xsplit.dialects.linalg import LINALG_OPS
+from xsplit.dialects.linalg import LINALG_OPS, extend_generic_parser
 from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
@@ -71,6 +71,7 @@ def register_upstream_extensions() -> None:
     upstream = get_all_dialects()
     for name in UPSTREAM_EXTENSIONS:
         _extend(upstream[name]())
+    extend_generic_parser()
     _extended = True
 
 

@@ -27,12 +27,14 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerType,
     MemRefType,
+    StringAttr,
     TensorType,
 )
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg import ops as xdsl_linalg
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import YieldOp
-from xdsl.ir import Attribute, BlockArgument, Region, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -526,7 +528,63 @@ class DepthwiseConv2DNhwcHwcOp(ConvOp):
     OPERANDS: ClassVar = ("nHWc", "yxc", "nhwc")
 
 
-LINALG_OPS: tuple[type[StructuredNamedOp], ...] = (
+def parse_generic(cls: type[xdsl_linalg.GenericOp], parser: Parser) -> xdsl_linalg.GenericOp:
+    """`linalg.generic`'s custom form, reading what xDSL 0.74's parser does
+    not: several results (`-> (tensor<4xf32>, tensor<4xi32>)`, as an argmax
+    has), and attributes other than the structured ones in the leading
+    dictionary (MLIR keeps them; xDSL 0.74 drops them)."""
+    start = parser.pos
+    attrs = parser.parse_optional_attr_dict()
+    maps = attrs.pop("indexing_maps", None)
+    iterators = attrs.pop("iterator_types", None)
+    if not isinstance(maps, ArrayAttr) or not isinstance(iterators, ArrayAttr):
+        parser.raise_error(
+            "linalg.generic needs indexing_maps and iterator_types", start, parser.pos
+        )
+    iterator_types: list[IteratorTypeAttr] = []
+    for it in iterators.data:  # pyright: ignore[reportUnknownMemberType]
+        if isinstance(it, IteratorTypeAttr):
+            iterator_types.append(it)
+        elif isinstance(it, StringAttr) and it.data in ("parallel", "reduction", "window"):
+            iterator_types.append(IteratorTypeAttr(IteratorType(it.data)))
+        else:
+            parser.raise_error(f"unknown iterator type {it}", start, parser.pos)
+    doc = attrs.pop("doc", None)
+    library_call = attrs.pop("library_call", None)
+    ins = StructuredNamedOp._parse_operands(parser, "ins")
+    outs = StructuredNamedOp._parse_operands(parser, "outs")
+    if parser.parse_optional_keyword("attrs"):
+        parser.parse_punctuation("=")
+        attrs |= parser.expect(parser.parse_optional_attr_dict, "expected an attribute dictionary")
+    body = parser.parse_region()
+    res_types: list[Attribute] = []
+    if parser.parse_optional_punctuation("->"):
+        parsed = parser.parse_optional_comma_separated_list(
+            Parser.Delimiter.PAREN, parser.parse_type
+        )
+        res_types = parsed if parsed is not None else [parser.parse_type()]
+    generic = cls(
+        ins,
+        outs,
+        body,
+        maps,  # pyright: ignore[reportArgumentType]
+        iterator_types,
+        res_types,
+        doc,  # pyright: ignore[reportArgumentType]
+        library_call,  # pyright: ignore[reportArgumentType]
+    )
+    generic.attributes |= attrs
+    return generic
+
+
+def extend_generic_parser() -> None:
+    """Gives xDSL's `linalg.generic` the parser above. The op class itself
+    stays xDSL's, so that every `isinstance` check and builder keeps working;
+    an IRDL op cannot be subclassed."""
+    xdsl_linalg.GenericOp.parse = classmethod(parse_generic)  # type: ignore[method-assign]
+
+
+LINALG_OPS: tuple[type[Operation], ...] = (
     MatmulOp,
     BatchMatmulOp,
     MatvecOp,
