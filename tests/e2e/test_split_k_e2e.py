@@ -12,10 +12,12 @@ from xsplit.interop.check import entry_function, random_inputs
 from xsplit.interop.e2e import E2EReport, run_e2e
 from xsplit.interop.targets import COMPILED_GPU_TARGETS
 
-from tests.e2e.cases import CASES, Case
+from tests.e2e.cases import CASES, OP_CASES, Case
+
+ALL_CASES = CASES + OP_CASES
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", ALL_CASES, ids=[c.id for c in ALL_CASES])
 def test_cpu_numerics(case: Case) -> None:
     text, report = run_e2e(case.mlir, case.pipeline, case.dims, gpu_targets=())
     split = "split_reduction_mapping" in text or "tensor.expand_shape" in text
@@ -27,21 +29,25 @@ def test_cpu_numerics(case: Case) -> None:
     from xsplit.interop.cpu_runner import run_on_cpu
     from xsplit.interop.iree_compile import compile_mlir
 
-    (got,) = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
-    want = case.reference(*inputs)
-    if got.dtype.kind == "i":
-        np.testing.assert_array_equal(got, want)
-    else:
-        scale = max(1.0, float(np.abs(want).max()))
-        rtol = 1e-2 if "f16" in case.id or "bf16" in case.id else 1e-4
-        assert float(np.abs(got - want).max()) <= rtol * scale
+    results = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
+    wanted = case.reference(*inputs)
+    if not isinstance(wanted, tuple):
+        wanted = (wanted,)
+    assert len(results) == len(wanted)
+    for got, want in zip(results, wanted):
+        if got.dtype.kind == "i":
+            np.testing.assert_array_equal(got, want)
+        else:
+            scale = max(1.0, float(np.abs(want).max()))
+            rtol = 1e-2 if "f16" in case.id or "bf16" in case.id else 1e-4
+            assert float(np.abs(got - want).max()) <= rtol * scale
     if case.spreads_on_cpu:
         before, after = report.split_dispatch_workgroups("cpu")
         assert before is not None and after is not None and after > before
 
 
 @pytest.mark.gpu_compile
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", ALL_CASES, ids=[c.id for c in ALL_CASES])
 def test_gpu_compiles_and_spreads(case: Case) -> None:
     from xsplit.api import build_pipeline, print_module, run_passes
     from xsplit.interop.iree_compile import IreeCompileError
