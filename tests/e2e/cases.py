@@ -408,9 +408,7 @@ def argmax(
     else:
         value = f"%val = arith.{'maxsi' if biggest else 'minsi'} %in, %out : {dtype}"
     idx = "%idx = linalg.index 1 : index"
-    cast = (
-        f"%ic = arith.index_cast %idx : index to {index}" if index != "index" else "%ic = arith.addi %idx, %zero_idx : index"
-    )
+    cast = f"%ic = arith.index_cast %idx : index to {index}"
     ident = "affine_map<(d0, d1) -> (d0, d1)>"
     quant = ""
     if floating and quantize:
@@ -434,11 +432,10 @@ def argmax(
     else:
         args = f"%x: {x}, %vi: {v}, %ii: {ix}"
         inits = ""
-    zero_idx = "\n    %zero_idx = arith.constant 0 : index" if index == "index" else ""
     return f"""
 func.func @main({args}) -> ({v}, {ix}) {{{inits}
   %0:2 = linalg.generic {{indexing_maps = [{ident}, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}} ins(%x : {x}) outs(%vi, %ii : {v}, {ix}) {{
-  ^bb0({in_name}: {dtype}, %out: {dtype}, %out_i: {index}):{zero_idx}{quant}
+  ^bb0({in_name}: {dtype}, %out: {dtype}, %out_i: {index}):{quant}
     {idx}
     {cast}
     %c = {cmp} {predicate}, %in, %out : {dtype}

@@ -389,6 +389,10 @@ def match_reduction(op: Operation) -> Reduction | str:
         found = find_arg_select(op.regions[0], len(inputs), split)
         if isinstance(found, str):
             return found
+        if not isinstance(found.index_type, IntegerType):
+            # The partial indices would cross a dispatch boundary, and IREE
+            # rejects index-typed dispatch operands.
+            return "its index result is not an integer type (IREE keeps index off dispatch operands)"
         arg = found
         combiner = found.value_combiner or _ordering_combiner(found)
     else:

@@ -163,7 +163,12 @@ def _merge(red: Reduction, partials: SSAValue, builder: Builder) -> SSAValue:
     return reduce.results[0]
 
 
-def _merge_arg(red: Reduction, partials: Sequence[SSAValue], ir: IRBuilder) -> list[SSAValue]:
+def _merge_arg(
+    red: Reduction,
+    partials: Sequence[SSAValue],
+    identities: Sequence[SSAValue],
+    ir: IRBuilder,
+) -> list[SSAValue]:
     """
     The partial (value, index) pairs merged in two steps. First the chunks
     among themselves: the best value wins and, among equal values, the
@@ -178,13 +183,10 @@ def _merge_arg(red: Reduction, partials: Sequence[SSAValue], ir: IRBuilder) -> l
     v_type, i_type = (t.element_type for t in (red.acc_type, red.inits[1].type))  # type: ignore[union-attr]
     out_sizes = ir.sizes_of(red.init)
     rank = len(out_sizes)
-    value_identity = ir.constant(identity_value(red.combiner, v_type))
-    index_identity = ir.constant(_zero(i_type))
     accs = [
-        ir.fill(value_identity, ir.empty(out_sizes, v_type)),
-        ir.fill(index_identity, ir.empty(out_sizes, i_type)),
+        ir.fill(identities[0], ir.empty(out_sizes, v_type)),
+        ir.fill(identities[1], ir.empty(out_sizes, i_type)),
     ]
-    value_identity.name_hint, index_identity.name_hint = "best_identity", "index_identity"
     accs[0].name_hint, accs[1].name_hint = "best_init", "best_index_init"
 
     chunks = Block(arg_types=[v_type, i_type, v_type, i_type])
@@ -358,7 +360,7 @@ def split_with_forall(
     forall.results[0].name_hint = "partials"
     if red.arg is not None:
         forall.results[1].name_hint = "partial_indices"
-        return _merge_arg(red, forall.results, ir), forall
+        return _merge_arg(red, forall.results, identities, ir), forall
     return [_merge(red, forall.results[0], builder)], forall
 
 
@@ -403,12 +405,13 @@ def split_with_expand(
     out_map = AffineMap(n + 1, 0, (*red.output_map.results, chunk_dim))
     # The chunk loop is parallel; every original loop keeps its kind, so the
     # loops a chunk reduces whole (a conv's window) stay reductions.
-    iterators = [*red.op.get_iterator_types().data, IteratorTypeAttr.parallel()]  # type: ignore[attr-defined]
     if isinstance(red.op, linalg.ReduceOp):
         iterators = [
             IteratorTypeAttr.reduction() if d == r else IteratorTypeAttr.parallel()
             for d in range(n + 1)
         ]
+    else:
+        iterators = [*red.op.get_iterator_types().data, IteratorTypeAttr.parallel()]  # type: ignore[attr-defined]
     identity.name_hint = "identity"
     batched = builder.insert(
         linalg.GenericOp(
@@ -674,6 +677,7 @@ EXPAND_FALLS_BACK = Remark(
         f"expand cannot express this split ({expand_expresses_it.check(m).reason}); "  # type: ignore[union-attr]
         "using forall"
     ),
+    family="split-k",
 )
 
 EXPAND_NEEDS_DIVIDING_FACTOR = Remark(
@@ -688,6 +692,7 @@ EXPAND_NEEDS_DIVIDING_FACTOR = Remark(
         "expand needs a factor that divides K "
         f"({chunk_count_divides_k.check(m).reason}); using forall"
     ),  # type: ignore[union-attr]
+    family="split-k",
 )
 
 
