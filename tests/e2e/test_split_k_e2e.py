@@ -12,7 +12,14 @@ from xsplit.interop.check import entry_function, random_inputs
 from xsplit.interop.e2e import E2EReport, run_e2e
 from xsplit.interop.targets import COMPILED_GPU_TARGETS
 
-from tests.e2e.cases import CASES, OP_CASES, Case
+from tests.e2e.cases import (
+    CASES,
+    OP_CASES,
+    Case,
+    argmax,
+    argmax_reference,
+    util_func_matmul,
+)
 
 ALL_CASES = CASES + OP_CASES
 
@@ -68,3 +75,58 @@ def test_gpu_compiles_and_spreads(case: Case) -> None:
             before, after = report.split_dispatch_workgroups(target)
             assert before is not None and after is not None, (target, report)
             assert after > before, (target, report)
+
+
+UTIL_FUNC_CASES = [
+    ("matmul", util_func_matmul(16, 24, 1013), "factor=5", lambda a, b, c: a.astype(np.float64) @ b + c),
+    (
+        "argmax",
+        argmax(8, 1000).replace("func.func @main", "util.func public @main").replace(
+            "  return %0#0", "  util.return %0#0"
+        ),
+        "factor=4",
+        argmax_reference(),
+    ),
+]
+
+
+@pytest.mark.parametrize("name,mlir,options,reference", UTIL_FUNC_CASES, ids=[c[0] for c in UTIL_FUNC_CASES])
+def test_util_func_cpu_numerics(name, mlir, options, reference) -> None:
+    """A reduction inside IREE's util.func splits as one inside func.func does,
+    and the split program matches the unsplit one and numpy."""
+    from xsplit.api import build_pipeline, print_module, run_passes
+    from xsplit.dialects.util import FuncOp as UtilFuncOp
+    from xsplit.interop.cpu_runner import run_on_cpu
+    from xsplit.interop.iree_compile import compile_mlir
+
+    module = parse_module(mlir)
+    run_passes(module, build_pipeline(f"split-k{{{options}}},materialize-late"))
+    text = print_module(module)
+    assert "split_reduction_mapping" in text and "util.func public @main" in text
+    (f,) = [op for op in parse_module(mlir).ops if isinstance(op, UtilFuncOp)]
+    inputs = random_inputs(f, [])  # type: ignore[arg-type]
+    unsplit = run_on_cpu(compile_mlir(mlir, "cpu"), "main", inputs)
+    split = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
+    wanted = reference(*inputs)
+    wanted = wanted if isinstance(wanted, tuple) else (wanted,)
+    for got, before, want in zip(split, unsplit, wanted):
+        if got.dtype.kind == "i":
+            np.testing.assert_array_equal(got, before)
+            np.testing.assert_array_equal(got, want)
+        else:
+            scale = max(1.0, float(np.abs(want).max()))
+            assert float(np.abs(got - before).max()) <= 1e-4 * scale
+            assert float(np.abs(got - want).max()) <= 1e-4 * scale
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.parametrize("name,mlir,options,reference", UTIL_FUNC_CASES, ids=[c[0] for c in UTIL_FUNC_CASES])
+def test_util_func_gpu_compiles(name, mlir, options, reference) -> None:
+    from xsplit.api import build_pipeline, print_module, run_passes
+    from xsplit.interop.workgroups import workgroup_counts
+
+    module = parse_module(mlir)
+    run_passes(module, build_pipeline(f"split-k{{{options}}},materialize-late"))
+    text = print_module(module)
+    for target in COMPILED_GPU_TARGETS:
+        assert workgroup_counts(text, target)

@@ -24,6 +24,7 @@ from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
+from xsplit.dialects.util import Util
 
 XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "flow": lambda: Flow,
@@ -31,6 +32,7 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "iree_linalg_ext": lambda: IREELinalgExt,
     "rock": lambda: Rock,
     "linalg_ext": lambda: LinalgExt,
+    "util": lambda: Util,
 }
 """The dialects xsplit defines, by name."""
 
