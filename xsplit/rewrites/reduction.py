@@ -214,9 +214,9 @@ def loop_name(op: Operation, dim: int) -> str:
 
 def choose_split_loop(reductions: list[int], extents: dict[int, int], maps: list[AffineMap]) -> int:
     """
-    The reduction loop to cut: the longest, as IREE's split-reduction sizing
-    also cuts the long reduction loops and leaves short ones whole. In a
-    forward conv that is the input channels (hundreds) rather than a 3x3
+    The reduction loop to cut: the longest, the one whose length starves the
+    machine (IREE's split-reduction sizing, too, cuts only long reduction
+    loops). In a forward conv that is the input channels (hundreds) rather than a 3x3
     window; in mmt4d the K tiles rather than the k0 inside one; in
     batch_reduce_matmul whichever of batch and k is longer. A dynamic extent
     counts as longest. Among equals, a loop that indexes the inputs only
