@@ -15,84 +15,33 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_pipeline
-from xdsl.utils.exceptions import ArgSpecParseError, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects import make_context
 from xsplit.passes import XSPLIT_PASSES
-
-
-class LocatingParser(Parser):
-    """A parser that gives each op the `file:line:col` it was parsed from.
-
-    Lines are counted incrementally: xDSL's `Span.get_location()` counts from
-    the start of the input each time, which is quadratic over a large file."""
-
-    _line_start: int = 0
-    _line_number: int = 1
-
-    def parse_operation(self) -> Operation:
-        start = self._current_token.span  # pyright: ignore[reportPrivateUsage]
-        op = super().parse_operation()
-        if isinstance(op.location, UnknownLoc):
-            line, col = self._line_col(start.start)
-            op.location = FileLineColLoc(StringAttr(start.input.name), IntAttr(line), IntAttr(col))
-        return op
-
-    def _line_col(self, pos: int) -> tuple[int, int]:
-        text = self.lexer.input.content
-        if pos < self._line_start:  # not expected: ops are parsed in order
-            self._line_start, self._line_number = 0, 1
-        line_start = text.rfind("\n", 0, pos) + 1
-        if line_start > self._line_start:
-            self._line_number += text.count("\n", self._line_start, line_start)
-            self._line_start = line_start
-        return self._line_number, pos - line_start + 1
+from xsplit.reader import one_line, read_module, verify_module, was_carried
 
 
 _COMMENT = re.compile(r"//[^\n]*")
 
 
-def one_line(message: str) -> str:
-    return " ".join(part.strip() for part in str(message).splitlines() if part.strip())
-
-
 def parse_module(
     source: str, filename: str = "<string>", ctx: Context | None = None, first_line: int = 1
 ) -> ModuleOp:
-    """Parses and verifies MLIR text; `first_line` numbers its first line."""
-    ctx = ctx or make_context()
+    """Parses and verifies MLIR text; `first_line` numbers its first line.
+
+    Whatever iree-opt 3.13 reads is read: see `xsplit.reader`."""
     if not _COMMENT.sub("", source).strip():
         # mlir-opt reads an empty input (or one of only comments) as an empty
         # module; xDSL 0.74's parser rejects it.
         return ModuleOp([])
-    padded = "\n" * (first_line - 1) + source
-    try:
-        module = LocatingParser(ctx, padded, filename).parse_module()
-    except ParseError as e:
-        raise XsplitError.at(str(e.span.get_location()), one_line(e.msg)) from None
-    except Exception as e:  # xDSL raises plain errors for some malformed input
-        raise XsplitError(f"{filename}: cannot parse: {one_line(str(e))}") from None
-    verify_module(module)
-    return module
-
-
-def verify_module(module: ModuleOp) -> None:
-    """Verifies every op, naming the first that fails by its location."""
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except Exception as e:
-            message = one_line(str(e))
-            if not message.startswith(f"'{op.name}' op"):
-                message = f"'{op.name}' op {message}"
-            raise XsplitError(message, op) from None
+    return read_module(source, filename, ctx, first_line)
 
 
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
@@ -135,6 +84,9 @@ def patterns() -> list[PatternInfo]:
 def load_patterns(path: str) -> ModuleType:
     """Runs a Python file of DSL patterns; the passes it declares register
     themselves and can then be named in pipelines."""
+    if not isinstance(path, str | os.PathLike):
+        raise XsplitError(f"load_patterns takes a file path, not {type(path).__name__}")
+    path = os.fspath(path)
     key = os.path.realpath(path)
     if key in _LOADED_PATTERN_FILES:
         return _LOADED_PATTERN_FILES[key]
@@ -163,21 +115,30 @@ _LOADED_PATTERN_FILES: dict[str, ModuleType] = {}
 
 def build_pipeline(pipeline: str) -> list[ModulePass]:
     """The passes of a pipeline such as `split-k{factor=4},materialize-late`."""
+    if not isinstance(pipeline, str):
+        raise XsplitError(f"a pass pipeline is text, not {type(pipeline).__name__}")
     passes = available_passes()
+    if (comma := _comma_between_options(pipeline)) is not None:
+        raise _pipeline_error(
+            pipeline, comma, "pass options are separated by spaces, not commas"
+        )
     try:
         specs = list(parse_pipeline(pipeline))
     except ArgSpecParseError as e:
+        # xDSL keeps neither the token nor the reason: read them off its text,
+        # `pass-pipeline:1:COL`, the line, a caret, then the reason.
         lines = [line for line in str(e).splitlines() if line.strip()]
-        where = next((line for line in lines if line.startswith("pass-pipeline:")), "")
-        column = where.rsplit(":", 1)[-1] if where else "?"
+        where = next((line for line in lines if line.startswith("pass-pipeline:")), ":0")
+        column = where.rsplit(":", 1)[-1]
         reason = lines[-1].strip().lstrip("^").strip() if lines else "malformed"
-        raise XsplitError(f"bad pass pipeline '{pipeline}' at column {column}: {reason}") from None
+        offset = int(column) - 1 if column.isdigit() else len(pipeline)
+        raise _pipeline_error(pipeline, offset, reason.replace("`", "'")) from None
     built: list[ModulePass] = []
     for spec in specs:
         if spec.name not in passes:
             raise XsplitError(
                 f"unknown pass '{spec.name}'; xsplit's passes are "
-                f"{', '.join(sorted(XSPLIT_PASSES))}"
+                f"{', '.join(xsplit_pass_names())} (xDSL's own passes are accepted too)"
             )
         try:
             built.append(passes[spec.name]().from_pass_spec(spec))
@@ -186,6 +147,39 @@ def build_pipeline(pipeline: str) -> list[ModulePass]:
         except Exception as e:
             raise XsplitError(f"bad options for pass '{spec.name}': {one_line(str(e))}") from None
     return built
+
+
+def xsplit_pass_names() -> list[str]:
+    """xsplit's own passes, then those loaded from pattern files, sorted."""
+    from xsplit.rewrites.dsl import PASSES
+
+    loaded = sorted(name for name in PASSES if name not in XSPLIT_PASSES)
+    return sorted(XSPLIT_PASSES) + loaded
+
+
+def _pipeline_error(pipeline: str, offset: int, reason: str) -> XsplitError:
+    column = min(offset, len(pipeline)) + 1
+    at = f"'{pipeline[offset]}'" if offset < len(pipeline) else "the end"
+    return XsplitError(f"bad pass pipeline '{pipeline}' at column {column} ({at}): {reason}")
+
+
+_OPTION_AFTER_COMMA = re.compile(r",\s*[A-Za-z_][A-Za-z0-9_-]*\s*=")
+
+
+def _comma_between_options(pipeline: str) -> int | None:
+    """Where a comma separates two options inside `{...}` (`{factor=3,tile=4}`).
+
+    xDSL reads `3,tile` as a list value and then trips on the `=` after it;
+    the mistake is the comma, so that is what the error points at."""
+    depth = 0
+    for i, char in enumerate(pipeline):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(depth - 1, 0)
+        elif char == "," and depth and _OPTION_AFTER_COMMA.match(pipeline, i):
+            return i
+    return None
 
 
 def run_passes(
@@ -212,20 +206,33 @@ def run_passes(
 
 
 def print_module(module: Operation, generic: bool = False) -> str:
+    """The module's text. One read through iree-opt is printed through it
+    again, so that what xsplit carried reads as iree-opt prints it."""
+    carried = isinstance(module, ModuleOp) and was_carried(module)
     out = io.StringIO()
-    Printer(stream=out, print_generic_format=generic).print_op(module)
+    Printer(stream=out, print_generic_format=generic or carried).print_op(module)
     out.write("\n")
-    return out.getvalue()
+    if not carried:
+        return out.getvalue()
+    from xsplit.interop.iree_opt import run_iree_opt
+
+    flags = ["--mlir-print-op-generic"] if generic else []
+    return run_iree_opt(out.getvalue(), "<xsplit output>", flags)
 
 
 def rewrite_module(module: ModuleOp, pipeline: str) -> ModuleOp:
     """Runs `pipeline` on `module` in place and returns it."""
+    if not isinstance(module, ModuleOp):
+        raise XsplitError(f"rewrite_module takes an xDSL ModuleOp, not {type(module).__name__}")
     run_passes(module, build_pipeline(pipeline))
     return module
 
 
 def rewrite(source: str, pipeline: str, filename: str = "<string>") -> str:
     """Parses `source`, runs `pipeline` on it and prints the result."""
+    for what, value in (("source", source), ("filename", filename)):
+        if not isinstance(value, str):
+            raise XsplitError(f"rewrite's {what} is text, not {type(value).__name__}")
     passes = build_pipeline(pipeline)
     module = parse_module(source, filename)
     run_passes(module, passes)

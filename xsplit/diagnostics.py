@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import sys
 from collections.abc import Iterator
 
 from xdsl.dialects.builtin import FileLineColLoc
@@ -30,6 +31,14 @@ class XsplitError(Exception):
         error.location = location
         error.args = (error.diagnostic,)
         return error
+
+    @classmethod
+    def at_diagnostic(cls, diagnostic: str) -> XsplitError:
+        """An error from a diagnostic another tool printed, `[file:line:col: ]error: msg`."""
+        location, sep, message = diagnostic.partition(": error: ")
+        if not sep:
+            return cls(diagnostic.removeprefix("error: "))
+        return cls.at(location, message)
 
     @property
     def diagnostic(self) -> str:
@@ -74,3 +83,20 @@ def collect_remarks() -> Iterator[list[str]]:
         yield sink
     finally:
         _remarks.reset(token)
+
+
+@contextlib.contextmanager
+def report_remarks() -> Iterator[None]:
+    """Prints to stderr, at the end of the block, the remarks nobody collects.
+
+    A tool that collects remarks (xsplit-opt, xsplit check) prints them itself;
+    a pass run by plain `xdsl-opt` would otherwise say nothing."""
+    if _remarks.get() is not None:
+        yield
+        return
+    with collect_remarks() as sink:
+        try:
+            yield
+        finally:
+            for line in sink:
+                print(line, file=sys.stderr)

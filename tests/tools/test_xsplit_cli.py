@@ -74,7 +74,7 @@ def test_check_takes_dynamic_dimensions_from_dim(tmp_path: Path) -> None:
     pipeline = "split-k{factor=3},materialize-late"
     missing = xsplit("check", str(path), "-p", pipeline)
     assert missing.returncode == 2
-    assert_one_line_error(missing, "more dynamic dimensions than the 0 given with --dim")
+    assert_one_line_error(missing, "@dynamic_k has 2 dynamic dimensions, but --dim gave 0 sizes")
     given = xsplit("check", str(path), "-p", pipeline, "--dim", "100", "--dim", "100")
     assert given.returncode == 0, given.stderr
 
@@ -83,11 +83,11 @@ def test_check_takes_dynamic_dimensions_from_dim(tmp_path: Path) -> None:
     ("args", "expected"),
     [
         (["check", "/no/such.mlir", "-p", "split-k"], "cannot read '/no/such.mlir'"),
-        (["check", str(SMALL), "-p", "split-k{factor=0}"], "factor must be positive"),
+        (["check", str(SMALL), "-p", "split-k{factor=0}"], "factor must be an integer >= 1"),
         (["check", str(SMALL), "-p", "no-such-pass"], "unknown pass 'no-such-pass'"),
         (["check", str(SMALL)], "the following arguments are required: -p/--passes"),
-        (["bench", str(SMALL), "--sweep", "1,x"], "expected comma-separated integers"),
-        (["bench", str(SMALL), "--runs", "0"], "expected a positive integer"),
+        (["bench", str(SMALL), "--sweep", "1,x"], "expected comma-separated chunk counts"),
+        (["bench", str(SMALL), "--runs", "0"], "expected an integer >= 1, got 0"),
         (["bench", str(SMALL), "--json", "/no/dir/out.json"], "cannot write '/no/dir/out.json'"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
     ],

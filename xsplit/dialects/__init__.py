@@ -15,6 +15,7 @@ from xdsl.context import Context
 from xdsl.ir import Attribute, Dialect, Operation
 
 from xsplit.dialects.affine import MaxOp
+from xsplit.dialects.builtin import install_dense_splat_fixes
 from xsplit.dialects.flow import Flow
 from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
@@ -68,6 +69,7 @@ def register_upstream_extensions() -> None:
     global _extended
     if _extended:
         return
+    install_dense_splat_fixes()
     from xdsl.dialects import get_all_dialects
 
     upstream = get_all_dialects()

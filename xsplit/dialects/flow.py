@@ -336,13 +336,13 @@ class DispatchWorkgroupsOp(IRDLOperation):
         for i, arg in enumerate(self.arguments):
             if isinstance(arg.type, TensorType):
                 access = TensorAccess.READWRITE if i in tied else TensorAccess.READONLY
-                expected.append(DispatchTensorType(access, arg.type))
+                expected.append(DispatchTensorType.get(access, arg.type))
             else:
                 expected.append(arg.type)
         for t, tie in zip(self.result_types, tied):
             if tie < 0:
                 assert isinstance(t, TensorType)
-                expected.append(DispatchTensorType(TensorAccess.WRITEONLY, t))
+                expected.append(DispatchTensorType.get(TensorAccess.WRITEONLY, t))
         return expected
 
     def print(self, printer: Printer) -> None:

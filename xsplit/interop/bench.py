@@ -187,7 +187,7 @@ def run_bench(
     import iree.runtime as rt
 
     module = parse_module(source, name)
-    f = entry_function(module, function)
+    f = entry_function(module, function, name)
     fn = f.sym_name.data
     inputs = random_inputs(f, dims, seed)
 
@@ -209,7 +209,7 @@ def run_bench(
     for result, text in programs:
         progress(f"compile {result.name}")
         try:
-            vmfb = compile_mlir(text, "cpu", result.flags)
+            vmfb = compile_mlir(text, "cpu", result.flags, phase=f"compiling {result.name}")
             context = rt.SystemContext(config=config)
             context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
             call = context.modules.module[fn]
@@ -218,6 +218,9 @@ def run_bench(
             outputs = to_numpy(call(*[rt.asdevicearray(config.device, a) for a in inputs]))
         except XsplitError as e:
             result.error = e.message
+            continue
+        except (ValueError, RuntimeError) as e:  # the runtime's, on a program it cannot run
+            result.error = f"the IREE runtime failed: {str(e).strip().splitlines()[0]}"
             continue
         if reference is None:
             reference = outputs
@@ -243,7 +246,10 @@ def run_bench(
         fill = GpuFill(t.name, t.processors, split.factor, None, None)
         try:
             fill.unsplit_workgroups, fill.split_workgroups = split_dispatch_pair(
-                workgroup_counts(source, t.name), workgroup_counts(split.text, t.name)
+                workgroup_counts(source, t.name, f"reading the workgroup counts of {name}"),
+                workgroup_counts(
+                    split.text, t.name, f"reading the workgroup counts of {name} split"
+                ),
             )
         except XsplitError as e:
             fill.error = e.message
@@ -274,26 +280,30 @@ def format_table(report: BenchReport) -> str:
             f"{report.input} @{report.function}: CPU, {report.threads} threads, "
             f"median of {report.runs} alternating runs"
         ),
-        f"  {'configuration':24s} {'chunks':>6s} {'median ms':>10s} {'vs IREE default':>16s}",
+        f"  {'configuration':24s} {'chunks':>6s} {'median ms':>10s} {'speedup over IREE default':>26s}",
     ]
     for c in report.configs:
-        chunks = "" if c.factor is None else str(c.factor)
+        count = "" if c.factor is None else str(c.factor)
         if c.median_ms is None:
-            lines.append(f"  {c.name:24s} {chunks:>6s} {'-':>10s} {c.error or 'not run'}")
+            lines.append(f"  {c.name:24s} {count:>6s} {'-':>10s}  {c.error or 'not run'}")
             continue
         speedup = f"{base / c.median_ms:.2f}x" if base else "-"
-        lines.append(f"  {c.name:24s} {chunks:>6s} {c.median_ms:10.2f} {speedup:>16s}")
+        lines.append(f"  {c.name:24s} {count:>6s} {c.median_ms:10.2f} {speedup:>26s}")
     best_iree, model = report.best_iree(), report.config(MODEL_CONFIG).median_ms
     if best_iree and model:
         lines.append(
-            f"  xsplit (model, {report.model_factor} chunks) over IREE's best "
-            f"({best_iree.name}): {best_iree.median_ms / model:.2f}x"  # type: ignore[operator]
+            "  "
+            + _compare(
+                f"xsplit with the model's {chunks(report.model_factor)}",
+                f"IREE's best ({best_iree.name})",
+                best_iree.median_ms / model,  # type: ignore[operator]
+            )
         )
     best = report.best_sweep()
     if best and model:
         lines.append(
-            f"  best of the sweep: {best.factor} chunks; the model's pick takes "
-            f"{model / best.median_ms:.2f}x its time"  # type: ignore[operator]
+            f"  best of the sweep: {chunks(best.factor or 1)}; "
+            + _compare("the model's pick", "that", best.median_ms / model)  # type: ignore[operator]
         )
     if report.gpu:
         lines.append("GPU targets (compiled): the split dispatch's workgroups over processors")
@@ -303,7 +313,8 @@ def format_table(report: BenchReport) -> str:
                 continue
             lines.append(
                 f"  {g.target:7s} {g.processors:4d} processors: unsplit "
-                f"{_waves(g.unsplit_workgroups, g.processors)}; split in {g.split_factor}: "
+                f"{_waves(g.unsplit_workgroups, g.processors)}; split in "
+                f"{chunks(g.split_factor)}: "
                 f"{_waves(g.split_workgroups, g.processors)}"
             )
     return "\n".join(lines)
@@ -313,7 +324,29 @@ def _waves(workgroups: int | None, processors: int) -> str:
     if workgroups is None:
         return "dynamic"
     fill = GpuFill.fill_of(workgroups, processors)
-    return f"{workgroups} workgroups, {workgroups / processors:.2f} waves, {fill:.0%} fill"
+    waves = workgroups / processors
+    return (
+        f"{plural(workgroups, 'workgroup')}, {waves:.2f} {'wave' if waves == 1 else 'waves'}, "
+        f"{fill:.0%} fill"
+    )
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def chunks(n: int) -> str:
+    return plural(n, "chunk")
+
+
+def _compare(subject: str, other: str, ratio: float) -> str:
+    """`subject` against `other` in plain English; `ratio` is the other's
+    time over the subject's."""
+    if abs(ratio - 1) < 0.005:
+        return f"{subject} is as fast as {other}"
+    if ratio > 1:
+        return f"{subject} is {ratio:.2f}x as fast as {other}"
+    return f"{subject} takes {1 / ratio:.2f}x as long as {other}"
 
 
 def write_json(report: BenchReport, path: str) -> None:
@@ -326,7 +359,7 @@ def require_matplotlib() -> None:
 
         matplotlib.use("Agg")
     except ImportError:
-        raise XsplitError("--plot needs matplotlib: pip install 'xsplit[plot]'") from None
+        raise XsplitError("--plot needs matplotlib: pip install -e '.[plot]'") from None
 
 
 def plot(report: BenchReport, path: str) -> None:

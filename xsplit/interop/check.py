@@ -12,10 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, BFloat16Type, ModuleOp, TensorType
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
-from xsplit.diagnostics import XsplitError
+from xsplit.diagnostics import XsplitError, remark
 from xsplit.interop.cpu_runner import run_on_cpu
 from xsplit.interop.iree_compile import compile_mlir
 from xsplit.reference import numpy_dtype as reference_dtype
@@ -32,34 +33,145 @@ def numpy_dtype(element: Attribute) -> np.dtype:
         raise XsplitError(f"no numpy type for {element} arguments") from None
 
 
-def entry_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
+def entry_function(
+    module: ModuleOp, name: str | None = None, filename: str | None = None
+) -> func.FuncOp:
     functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
     for f in functions:
         if name is None or f.sym_name.data == name:
             return f
-    raise XsplitError(f"no function {'@' + name if name else ''} with a body to run")
+    if name is None:
+        message = "no function with a body to run"
+    else:
+        have = ", ".join(f"@{f.sym_name.data}" for f in functions) or "none"
+        message = f"no function @{name} with a body to run (--function); functions: {have}"
+    if filename is None:
+        raise XsplitError(message)
+    raise XsplitError.at(filename, message)
+
+
+def _dimension_classes(f: func.FuncOp) -> dict[tuple[SSAValue, int], tuple[SSAValue, int]]:
+    """Which tensor dimensions in `f` must be equal: those that a linalg op
+    indexes with the same loop. Returns a union-find parent map."""
+    parent: dict[tuple[SSAValue, int], tuple[SSAValue, int]] = {}
+
+    def find(x: tuple[SSAValue, int]) -> tuple[SSAValue, int]:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    def union(a: tuple[SSAValue, int], b: tuple[SSAValue, int]) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[rb] = ra
+
+    for op in f.walk():
+        get_maps = getattr(op, "get_indexing_maps", None)
+        if get_maps is None:
+            continue
+        try:
+            maps = [m.data for m in get_maps().data]
+        except Exception:
+            continue
+        values = [*op.operands][: len(maps)]
+        if len(values) != len(maps):
+            continue
+        by_loop: dict[int, tuple[SSAValue, int]] = {}
+        for value, m in zip(values, maps):
+            if not isinstance(value.type, TensorType):
+                continue
+            for dim, expr in enumerate(m.results):
+                if isinstance(expr, AffineDimExpr):
+                    if expr.position in by_loop:
+                        union(by_loop[expr.position], (value, dim))
+                    else:
+                        by_loop[expr.position] = (value, dim)
+        # The result is the init's value, with the init's shape.
+        for result, init in zip(op.results, values[len(values) - len(op.results) :]):
+            if isinstance(result.type, TensorType):
+                for dim in range(result.type.get_num_dims()):
+                    union((init, dim), (result, dim))
+    return {x: find(x) for x in parent}
+
+
+def _argument_name(f: func.FuncOp, index: int) -> str:
+    arg = f.body.block.args[index]
+    return f"%{arg.name_hint}" if arg.name_hint else f"argument {index}"
+
+
+def argument_shapes(f: func.FuncOp, dims: Sequence[int]) -> list[list[int]]:
+    """The arguments' shapes, dynamic sizes taken from `dims` in order.
+
+    Refuses sizes that cannot be right: `dims` for a program with no dynamic
+    size, too few or too many of them, and two different sizes for
+    dimensions that the program indexes with the same loop (or a size that
+    differs from the static size such a dimension has elsewhere)."""
+    name = f"@{f.sym_name.data}"
+    types = list(f.function_type.inputs.data)
+    for t in types:
+        if not isinstance(t, TensorType):
+            raise XsplitError(f"{name} takes {t}; only tensors can be fed", f)
+    dynamic = [
+        (i, d) for i, t in enumerate(types) for d, size in enumerate(t.get_shape())
+        if size == DYNAMIC_INDEX
+    ]
+    if not dynamic and dims:
+        raise XsplitError(f"{name} has no dynamic dimensions; --dim does not apply to it", f)
+    if len(dims) != len(dynamic):
+        raise XsplitError(
+            f"{name} has {len(dynamic)} dynamic "
+            f"{'dimension' if len(dynamic) == 1 else 'dimensions'}, but --dim gave "
+            f"{len(dims)} {'size' if len(dims) == 1 else 'sizes'}",
+            f,
+        )
+    shapes = [list(t.get_shape()) for t in types]
+    given: dict[tuple[int, int], int] = {}
+    for (i, d), size in zip(dynamic, dims):
+        if size < 0:
+            raise XsplitError(f"--dim {size}: a size cannot be negative", f)
+        shapes[i][d] = size
+        given[(i, d)] = size
+    classes = _dimension_classes(f)
+    args = f.body.block.args
+    root_of = {(i, d): classes.get((args[i], d)) for i in range(len(types)) for d in range(len(shapes[i]))}
+    seen: dict[object, tuple[int, int]] = {}
+    for i in range(len(types)):
+        for d in range(len(shapes[i])):
+            root = root_of[(i, d)]
+            if root is None:
+                continue
+            if root in seen:
+                j, e = seen[root]
+                if shapes[i][d] != shapes[j][e]:
+                    first = f"dimension {e} of {_argument_name(f, j)}"
+                    second = f"dimension {d} of {_argument_name(f, i)}"
+                    how = lambda key: "given" if key in given else "static"  # noqa: E731
+                    static = [shapes[j][e]] if (j, e) not in given else (
+                        [shapes[i][d]] if (i, d) not in given else []
+                    )
+                    fix = f"give --dim {static[0]}" if static else "give the same --dim for both"
+                    raise XsplitError(
+                        f"{first} ({how((j, e))} {shapes[j][e]}) and {second} "
+                        f"({how((i, d))} {shapes[i][d]}) must be equal: {name} indexes "
+                        f"them with the same loop; {fix}",
+                        f,
+                    )
+            else:
+                seen[root] = (i, d)
+    return shapes
 
 
 def random_inputs(f: func.FuncOp, dims: Sequence[int], seed: int = 0) -> list[np.ndarray]:
     """Seeded random arguments: floats in [-1, 1), small signed integers.
     Dynamic dimensions take the values of `dims`, in order of appearance."""
     rng = np.random.default_rng(seed)
-    pending = list(dims)
     inputs: list[np.ndarray] = []
-    for t in f.function_type.inputs.data:
-        if not isinstance(t, TensorType):
-            raise XsplitError(f"@{f.sym_name.data} takes {t}; only tensors can be fed")
-        shape = []
-        for d in t.get_shape():
-            if d == DYNAMIC_INDEX:
-                if not pending:
-                    raise XsplitError(
-                        f"@{f.sym_name.data} has more dynamic dimensions than the "
-                        f"{len(dims)} given with --dim"
-                    )
-                d = pending.pop(0)
-            shape.append(d)
-        dtype = numpy_dtype(t.element_type)
+    for t, shape in zip(f.function_type.inputs.data, argument_shapes(f, dims)):
+        try:
+            dtype = numpy_dtype(t.element_type)  # type: ignore[attr-defined]
+        except XsplitError as e:
+            raise XsplitError(f"@{f.sym_name.data}: {e.message}", f) from None
         if dtype.kind == "f":
             inputs.append(rng.uniform(-1, 1, shape).astype(dtype))
         else:
@@ -120,6 +232,46 @@ def compare(actual: np.ndarray, expected: np.ndarray, index: int) -> ResultCheck
     )
 
 
+IREE_READY_PIPELINE = "materialize-late"
+"""What turns split-k's graph-level output into the form iree-compile takes."""
+
+
+def _needs_materializing(module: ModuleOp) -> Operation | None:
+    """The first op iree-compile 3.13 cannot take as it is: a graph-level
+    scf.forall (a crash) or one of xsplit's own ops (unknown to it)."""
+    for op in module.walk():
+        if op.name.split(".")[0] in ("linalg_ext", "rock"):
+            return op
+        if op.name == "scf.forall" and not _inside_dispatch(op):
+            return op
+    return None
+
+
+def _inside_dispatch(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if parent.name.startswith("flow.dispatch."):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def complete_for_iree(module: ModuleOp, tool: str) -> bool:
+    """Runs materialize-late when a pipeline left what iree-compile cannot take,
+    and says so in a remark; returns whether it did."""
+    op = _needs_materializing(module)
+    if op is None:
+        return False
+    what = "a graph-level scf.forall" if op.name == "scf.forall" else f"xsplit's {op.name}"
+    remark(
+        op,
+        f"{tool}: the pipeline leaves {what}, which iree-compile 3.13 cannot compile; "
+        f"{tool} adds {IREE_READY_PIPELINE} (add it to the pipeline yourself to silence this)",
+    )
+    run_passes(module, build_pipeline(IREE_READY_PIPELINE))
+    return True
+
+
 def check_rewrite(
     source: str,
     pipeline: str,
@@ -127,17 +279,34 @@ def check_rewrite(
     function: str | None = None,
     seed: int = 0,
     name: str = "<string>",
+    tool: str = "xsplit check",
+    complete: bool = True,
 ) -> tuple[str, list[ResultCheck]]:
     """Runs `source` and its rewrite by `pipeline` on the CPU and compares each
-    result; returns the rewritten IR too."""
+    result; returns the rewritten IR too. A pipeline that leaves a graph-level
+    loop is completed with materialize-late (see `complete_for_iree`) unless
+    `complete` is False."""
+    passes = build_pipeline(pipeline)
     original = parse_module(source, name)
-    f = entry_function(original, function)
+    f = entry_function(original, function, name)
     inputs = random_inputs(f, dims, seed)
     rewritten = parse_module(source, name)
-    run_passes(rewritten, build_pipeline(pipeline))
+    run_passes(rewritten, passes)
+    if complete:
+        complete_for_iree(rewritten, tool)
     rewritten_text = print_module(rewritten)
     fn = f.sym_name.data
-    expected = run_on_cpu(compile_mlir(source, "cpu"), fn, inputs)
-    actual = run_on_cpu(compile_mlir(rewritten_text, "cpu"), fn, inputs)
+    expected = run_on_cpu(
+        compile_mlir(source, "cpu", phase=f"compiling {name} as it is"),
+        fn,
+        inputs,
+        f"running {name} as it is",
+    )
+    actual = run_on_cpu(
+        compile_mlir(rewritten_text, "cpu", phase=f"compiling {name} rewritten by '{pipeline}'"),
+        fn,
+        inputs,
+        f"running {name} rewritten by '{pipeline}'",
+    )
     checks = [compare(a, e, i) for i, (a, e) in enumerate(zip(actual, expected, strict=True))]
     return rewritten_text, checks

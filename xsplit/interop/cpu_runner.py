@@ -8,13 +8,22 @@ from typing import Any
 import iree.runtime as rt
 import numpy as np
 
+from xsplit.diagnostics import XsplitError
 
-def run_on_cpu(vmfb: bytes, function: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Calls `function` of a CPU-compiled module; returns its results as arrays."""
+
+def run_on_cpu(
+    vmfb: bytes, function: str, inputs: Sequence[np.ndarray], phase: str = "running the program"
+) -> list[np.ndarray]:
+    """Calls `function` of a CPU-compiled module; returns its results as arrays.
+    A failure in the runtime is an XsplitError that says what was running."""
     config = rt.Config("local-task")
-    context = rt.SystemContext(config=config)
-    context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
-    return to_numpy(context.modules.module[function](*inputs))
+    try:
+        context = rt.SystemContext(config=config)
+        context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
+        return to_numpy(context.modules.module[function](*inputs))
+    except (ValueError, RuntimeError) as e:
+        first = next((line.strip() for line in str(e).splitlines() if line.strip()), type(e).__name__)
+        raise XsplitError(f"the IREE runtime failed {phase} (@{function}) on the CPU: {first}") from None
 
 
 def to_numpy(results: Any) -> list[np.ndarray]:

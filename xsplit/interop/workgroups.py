@@ -51,9 +51,11 @@ def read_counts(executable_targets_ir: str) -> list[DispatchCount]:
     return counts
 
 
-def workgroup_counts(source: str, target_name: str) -> list[DispatchCount]:
+def workgroup_counts(
+    source: str, target_name: str, phase: str = "reading the workgroup counts"
+) -> list[DispatchCount]:
     """Compiles `source` for a target and reads each dispatch's workgroup grid."""
-    ir = compile_mlir(source, target_name, compile_to="executable-targets")
+    ir = compile_mlir(source, target_name, compile_to="executable-targets", phase=phase)
     return read_counts(ir.decode())
 
 

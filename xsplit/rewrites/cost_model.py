@@ -106,7 +106,8 @@ class Estimate:
             panel = f", {self.panel_bytes // 1024} KiB panel ({fits} the cache)"
         return (
             f"{self.factor} chunk{'s' if self.factor > 1 else ''} of {self.chunk}: "
-            f"{self.workgroups} workgroups, {self.waves} wave{'s' if self.waves > 1 else ''} "
+            f"{self.workgroups} workgroup{'s' if self.workgroups != 1 else ''}, "
+            f"{self.waves} wave{'s' if self.waves > 1 else ''} "
             f"at {self.fill:.0%} fill{panel}, {_time(self.seconds)}"
         )
 

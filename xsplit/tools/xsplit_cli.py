@@ -1,28 +1,39 @@
-"""`xsplit`: checking and benchmarking what xsplit's pipelines do.
+"""xsplit: checking, benchmarking and running end to end what xsplit's
+pipelines do.
 
     xsplit check IN.mlir -p PIPELINE [--dim N ...] [--function F] [--seed S]
     xsplit bench IN.mlir [--sweep 1,2,4,...] [--runs N] [--json OUT] [--plot OUT.png]
+    xsplit e2e IN.mlir -p PIPELINE [--dim N ...] [--no-gpu] [--print-ir]
 
-`check` exits 0 when every result matches within its tolerance, 1 when one
-does not, and 2 on an error (bad input, bad options, a failed compile).
-`bench` exits 0 when it has timed every configuration it could compile, and 2
+check and e2e exit 0 when every result matches within its tolerance, 1 when
+one does not, and 2 on an error (bad input, bad options, a failed compile).
+bench exits 0 when it has timed every configuration it could compile, and 2
 on an error.
+
+A subcommand is one entry of SUBCOMMANDS: its options and what it runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from xsplit.api import load_patterns
-from xsplit.diagnostics import XsplitError
-from xsplit.interop.targets import GPU_TARGETS, TARGETS
+from xsplit.diagnostics import XsplitError, collect_remarks
+from xsplit.interop.targets import COMPILED_GPU_TARGETS, GPU_TARGETS, TARGETS
 from xsplit.tools.args import (
     USAGE_ERROR,
     OneLineArgumentParser,
+    add_input,
     add_load_patterns,
+    add_no_gpu,
+    add_pipeline,
     add_run_options,
+    load_pattern_files,
+    passes_epilog,
+    positive_int,
 )
 from xsplit.tools.files import ensure_writable
 from xsplit.tools.xsplit_opt import read_input
@@ -30,81 +41,59 @@ from xsplit.tools.xsplit_opt import read_input
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, USAGE_ERROR
 
 
+@dataclass(frozen=True)
+class Subcommand:
+    """One `xsplit NAME` command."""
+
+    help: str
+    """One line, for `xsplit --help`."""
+    description: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    """Adds the options besides the input file and --load-patterns."""
+    run: Callable[[argparse.Namespace, str, str], int]
+    """Runs it on the input's text and name; returns the exit code."""
+    takes_pipeline: bool = False
+    """Whether its help lists the passes."""
+
+
 def _factors(text: str) -> list[int]:
     try:
         factors = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got '{text}'")
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated chunk counts (integers >= 1), got '{text}'"
+        ) from None
     if not factors or any(f < 1 for f in factors):
-        raise argparse.ArgumentTypeError(f"expected positive chunk counts, got '{text}'")
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated chunk counts (integers >= 1), got '{text}'"
+        )
     return sorted(set(factors))
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+def _add_exact_pipeline(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--exact-pipeline",
+        action="store_true",
+        help="run the pipeline as given, even when it leaves a graph-level loop that "
+        "iree-compile 3.13 cannot take (by default materialize-late is added, with a remark)",
+    )
 
 
-def _add_program_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input_file", help="the MLIR program")
+# xsplit check
+
+
+def _configure_check(parser: argparse.ArgumentParser) -> None:
+    add_pipeline(parser, required=True, what="the pipeline to check")
     add_run_options(parser)
-    parser.add_argument("--seed", type=int, default=0, help="the random inputs' seed")
-    add_load_patterns(parser)
+    _add_exact_pipeline(parser)
 
 
-def make_arg_parser() -> argparse.ArgumentParser:
-    parser = OneLineArgumentParser(prog="xsplit", description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineArgumentParser)
-
-    check = commands.add_parser(
-        "check",
-        help="compare a program and its rewrite on the CPU",
-        description="Compiles the program and its rewrite for the CPU, runs both on the "
-        "same seeded random inputs, and compares every result.",
-    )
-    _add_program_options(check)
-    check.add_argument("-p", "--passes", required=True, help="the pipeline to check")
-
-    bench = commands.add_parser(
-        "bench",
-        help="time xsplit's split against IREE alone",
-        description="Times IREE default, data-tiling and split-reduction, xsplit with the "
-        "cost model's choice and a sweep of factors on this CPU, alternating, and reports "
-        "each GPU target's waves.",
-    )
-    _add_program_options(bench)
-    bench.add_argument(
-        "--sweep", type=_factors, default=[], metavar="1,2,4,...", help="chunk counts to time"
-    )
-    bench.add_argument("--runs", type=_positive, default=7, help="timed rounds (median of these)")
-    bench.add_argument(
-        "--target",
-        default="cpu",
-        choices=[name for name, t in TARGETS.items() if t.runs_here],
-        help="the target whose cost model picks the timed split",
-    )
-    bench.add_argument(
-        "--strategy", default="forall", choices=["forall", "grouped"], help="split-k's strategy"
-    )
-    bench.add_argument("--json", metavar="OUT", help="write the full report as JSON")
-    bench.add_argument("--plot", metavar="OUT.png", help="plot speedup against chunk count")
-    bench.add_argument(
-        "--no-gpu", action="store_true", help="skip the GPU targets' workgroup counts"
-    )
-    bench.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return parser
-
-
-def run_check(args: argparse.Namespace, source: str) -> int:
+def _run_check(args: argparse.Namespace, source: str, name: str) -> int:
     from xsplit.interop.check import check_rewrite
 
     _, results = check_rewrite(
-        source, args.passes, args.dim, args.function, args.seed, args.input_file
+        source, args.passes, args.dim, args.function, args.seed, name,
+        tool="xsplit check", complete=not args.exact_pipeline,
     )
     for result in results:
         print(result.describe())
@@ -113,7 +102,38 @@ def run_check(args: argparse.Namespace, source: str) -> int:
     return EXIT_PASS if passed else EXIT_FAIL
 
 
-def run_bench(args: argparse.Namespace, source: str) -> int:
+# xsplit bench
+
+
+def _configure_bench(parser: argparse.ArgumentParser) -> None:
+    add_run_options(parser)
+    parser.add_argument(
+        "--sweep", type=_factors, default=[], metavar="1,2,4,...", help="chunk counts to time"
+    )
+    parser.add_argument(
+        "--runs", type=positive_int, default=7, metavar="N",
+        help="timed rounds; each configuration reports the median (default: 7)",
+    )
+    parser.add_argument(
+        "--target",
+        default="cpu",
+        choices=[name for name, t in TARGETS.items() if t.runs_here],
+        help="the target whose cost model picks the timed split (default: cpu)",
+    )
+    parser.add_argument(
+        "--strategy", default="forall", choices=["forall", "grouped"],
+        help="split-k's strategy (default: forall)",
+    )
+    parser.add_argument("--json", metavar="OUT.json", help="write the full report as JSON")
+    parser.add_argument(
+        "--plot", metavar="OUT.png",
+        help="plot speedup against chunk count (needs matplotlib: pip install -e '.[plot]')",
+    )
+    add_no_gpu(parser, "the GPU targets' workgroup counts")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _run_bench(args: argparse.Namespace, source: str, name: str) -> int:
     from tqdm import tqdm
 
     from xsplit.interop import bench
@@ -135,7 +155,7 @@ def run_bench(args: argparse.Namespace, source: str) -> int:
 
         report = bench.run_bench(
             source,
-            args.input_file,
+            name,
             sweep=args.sweep,
             runs=args.runs,
             model_target=args.target,
@@ -156,21 +176,141 @@ def run_bench(args: argparse.Namespace, source: str) -> int:
     return EXIT_PASS
 
 
+# xsplit e2e
+
+
+def _configure_e2e(parser: argparse.ArgumentParser) -> None:
+    add_pipeline(parser, required=True, what="the pipeline to run")
+    add_run_options(parser)
+    add_no_gpu(parser, f"the GPU compiles ({', '.join(COMPILED_GPU_TARGETS)}): CPU only")
+    parser.add_argument("--print-ir", action="store_true", help="print the rewritten IR first")
+    _add_exact_pipeline(parser)
+
+
+def _run_e2e(args: argparse.Namespace, source: str, name: str) -> int:
+    from xsplit.interop.e2e import format_report, run_e2e
+
+    text, report = run_e2e(
+        source,
+        args.passes,
+        args.dim,
+        gpu_targets=() if args.no_gpu else COMPILED_GPU_TARGETS,
+        function=args.function,
+        seed=args.seed,
+        name=name,
+        tool=args.tool_name,
+        complete=not args.exact_pipeline,
+    )
+    if args.print_ir:
+        print(text)
+    print(format_report(report))
+    return EXIT_PASS if report.numerics_pass else EXIT_FAIL
+
+
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "check": Subcommand(
+        "compare a program and its rewrite on the CPU",
+        "Compiles the program and its rewrite for the CPU, runs both on the same seeded "
+        "random inputs, and compares every result. Exits 0 on PASS, 1 on FAIL, 2 on an error.",
+        _configure_check,
+        _run_check,
+        takes_pipeline=True,
+    ),
+    "bench": Subcommand(
+        "time xsplit's split against IREE alone",
+        "Times IREE default, data-tiling and split-reduction, xsplit with the cost model's "
+        "choice and a sweep of chunk counts on this CPU, alternating, and reports each GPU "
+        "target's waves.",
+        _configure_bench,
+        _run_bench,
+    ),
+    "e2e": Subcommand(
+        "rewrite, check on the CPU, and compare workgroups on every target",
+        "Rewrites the program, compiles it and the original for the CPU, runs both on the same "
+        "seeded random inputs and compares every result, then compiles both for each target "
+        "and prints each dispatch's workgroup count. Exits 0 on PASS, 1 on FAIL, 2 on an error.",
+        _configure_e2e,
+        _run_e2e,
+        takes_pipeline=True,
+    ),
+}
+"""Every `xsplit` subcommand, by name, in the order `xsplit --help` lists them."""
+
+
+def _configure(parser: argparse.ArgumentParser, command: Subcommand) -> None:
+    add_input(parser)
+    command.configure(parser)
+    add_load_patterns(parser)
+    if command.takes_pipeline:
+        parser.epilog = passes_epilog()
+
+
+def make_arg_parser() -> argparse.ArgumentParser:
+    parser = OneLineArgumentParser(prog="xsplit", description=__doc__.split("\n\nA subcommand")[0])
+    commands = parser.add_subparsers(
+        dest="command", required=True, parser_class=OneLineArgumentParser, metavar="COMMAND"
+    )
+    for name, command in SUBCOMMANDS.items():
+        sub = commands.add_parser(
+            name, help=command.help, description=textwrap.fill(command.description, 79)
+        )
+        _configure(sub, command)
+    return parser
+
+
+def _execute(
+    parse: Callable[[], argparse.Namespace], argv: Sequence[str], tool_name: str | None
+) -> int:
+    """Loads the pattern files, parses, reads the input and runs the command,
+    printing remarks and errors as one line each."""
+    with collect_remarks() as remarks:
+        try:
+            try:
+                load_pattern_files(argv)
+            except XsplitError as e:
+                print(e.diagnostic, file=sys.stderr)
+                return EXIT_ERROR
+            args = parse()
+            args.tool_name = tool_name or f"xsplit {args.command}"
+            source, name = read_input(args.input_file)
+            return SUBCOMMANDS[args.command].run(args, source, name)
+        except XsplitError as e:
+            _flush(remarks)
+            print(e.diagnostic, file=sys.stderr)
+            return EXIT_ERROR
+        except KeyboardInterrupt:
+            _flush(remarks)
+            print(f"{tool_name or 'xsplit'}: interrupted", file=sys.stderr)
+            return 130
+        finally:
+            _flush(remarks)
+
+
+def _flush(remarks: list[str]) -> None:
+    for line in remarks:
+        print(line, file=sys.stderr)
+    remarks.clear()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = make_arg_parser().parse_args(argv)
-    try:
-        for path in args.load_patterns:
-            load_patterns(path)
-        source, _ = read_input(args.input_file)
-        if args.command == "check":
-            return run_check(args, source)
-        return run_bench(args, source)
-    except XsplitError as e:
-        print(e.diagnostic, file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("xsplit: interrupted", file=sys.stderr)
-        return 130
+    argv = list(sys.argv[1:] if argv is None else argv)
+    return _execute(lambda: make_arg_parser().parse_args(argv), argv, None)
+
+
+def run_subcommand(name: str, argv: Sequence[str], prog: str) -> int:
+    """One subcommand as a program of its own (`xsplit-e2e` is `xsplit e2e`)."""
+    command = SUBCOMMANDS[name]
+
+    def parse() -> argparse.Namespace:
+        parser = OneLineArgumentParser(
+            prog=prog, description=textwrap.fill(command.description, 79)
+        )
+        _configure(parser, command)
+        args = parser.parse_args(argv)
+        args.command = name
+        return args
+
+    return _execute(parse, argv, prog)
 
 
 def console_main() -> None:

@@ -2,7 +2,7 @@
 
     xsplit-opt [FILE|-] -p PIPELINE [-o OUT] [--split-input-file]
                [--print-op-generic] [--verify-diagnostics]
-               [--load-patterns FILE] [--list-patterns]
+               [--load-patterns FILE] [--help-pass NAME] [--list-patterns]
                [--xsplit-stats] [--xsplit-explain]
 
 Errors print one line, `file:line:col: error: ...` where there is a location,
@@ -20,7 +20,6 @@ from typing import NoReturn
 
 from xsplit.api import (
     build_pipeline,
-    load_patterns,
     parse_module,
     patterns,
     print_module,
@@ -29,20 +28,31 @@ from xsplit.api import (
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.dialects import make_context
 from xsplit.rewrites.dsl import engine_settings
-from xsplit.tools.args import OneLineArgumentParser, add_load_patterns
+from xsplit.tools.args import (
+    OneLineArgumentParser,
+    add_input,
+    add_load_patterns,
+    add_pipeline,
+    describe_pass,
+    load_pattern_files,
+    passes_epilog,
+)
 from xsplit.tools.files import write_atomically
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 
 
 def make_arg_parser() -> argparse.ArgumentParser:
+    """The parser; its --help lists the passes, those of pattern files loaded
+    beforehand included."""
     parser = OneLineArgumentParser(
         prog="xsplit-opt",
         description="Split reductions (split-K) and form IREE dispatches on MLIR.",
+        epilog=passes_epilog(),
     )
-    parser.add_argument("input_file", nargs="?", default="-", help="input file, or - for stdin")
-    parser.add_argument("-p", "--passes", default="", help="comma-separated pass pipeline")
-    parser.add_argument("-o", "--output-file", help="output file (default: stdout)")
+    add_input(parser, optional=True)
+    add_pipeline(parser, required=False, what="the passes to run")
+    parser.add_argument("-o", "--output-file", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument(
         "--split-input-file",
         action="store_true",
@@ -50,6 +60,11 @@ def make_arg_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--print-op-generic", action="store_true", help="print ops in generic form")
     add_load_patterns(parser)
+    parser.add_argument(
+        "--help-pass",
+        metavar="NAME",
+        help="print a pass's options (name, type, default, meaning) and exit",
+    )
     parser.add_argument(
         "--list-patterns",
         action="store_true",
@@ -128,14 +143,22 @@ def format_stats(stats: dict[str, dict[str, int]]) -> list[str]:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        # Before the full parse: --help lists the passes these files declare.
+        load_pattern_files(argv)
+    except XsplitError as e:
+        print(e.diagnostic, file=sys.stderr)
+        return 1
     args = make_arg_parser().parse_args(argv)
     with (
         collect_remarks() as remarks,
         engine_settings(explain=args.xsplit_explain, stats=args.xsplit_stats) as settings,
     ):
         try:
-            for path in args.load_patterns:
-                load_patterns(path)
+            if args.help_pass is not None:
+                sys.stdout.write(describe_pass(args.help_pass))
+                return 0
             if args.list_patterns:
                 sys.stdout.write(list_patterns())
                 return 0

@@ -26,18 +26,29 @@ from xsplit.rewrites.dsl.constraints import (
     where,
 )
 from xsplit.rewrites.dsl.engine import engine_settings
-from xsplit.rewrites.dsl.pattern import PASSES, Option, Pass, Pattern, Remark, positive
+from xsplit.rewrites.dsl.pattern import (
+    PASSES,
+    Check,
+    Option,
+    OptionError,
+    Pass,
+    Pattern,
+    Remark,
+    positive,
+)
 from xsplit.rewrites.dsl.shapes import ceildiv, dim, divides, is_static, static_shape
 from xsplit.rewrites.dsl.template import Template
 
 __all__ = [
     "ALWAYS",
     "PASSES",
+    "Check",
     "Constraint",
     "Failure",
     "IRBuilder",
     "Match",
     "Option",
+    "OptionError",
     "Pass",
     "Pattern",
     "Remark",

@@ -5,7 +5,7 @@ its name are tried by decreasing benefit, then in declaration order; the first
 that matches rewrites it. The users of the values a rewrite produces, and the
 ops it creates that a pattern of another family may match, go back on the
 worklist, so the result is a fixpoint (a family never re-matches its own
-output: `Pattern.family`). The order never depends on hashing, so the same
+output: `Pattern.family`, nor remarks on it: `Remark.family`). The order never depends on hashing, so the same
 input gives the same output, byte for byte. A rewrite with a `memo` key is
 built once per key and cloned from then on.
 
@@ -28,6 +28,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import NoMemoryEffect, Pure
 
+from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError, remark
 from xsplit.rewrites.builders import IRBuilder, values_defined_above
 from xsplit.rewrites.dsl.constraints import Match
@@ -92,10 +93,17 @@ class Engine:
         self.templates: dict[Hashable, _BuiltTemplate] = {}
         self.families: dict[str, set[str]] = {}
         for p in self.dsl_pass.patterns:
+            owners = (
+                self.dsl_pass.families_of(p) if isinstance(p, Remark) else frozenset({p.family})
+            )
             for name in p.root:
-                self.families.setdefault(name, set()).add(p.family)
+                self.families.setdefault(name, set()).update(owners)
 
     def run(self, module: ModuleOp) -> dict[str, int]:
+        with collector_paused():
+            return self._run(module)
+
+    def _run(self, module: ModuleOp) -> dict[str, int]:
         settings = _settings.get()
         roots = self.by_root.keys() | self.remarks.keys()
         worklist: deque[Operation] = deque(op for op in module.walk() if op.name in roots)
@@ -149,8 +157,8 @@ class Engine:
     ) -> None:
         for r in self.remarks.get(op.name, ()):
             key = (id(op), r.name)
-            if key in remarked or r.family == family:
-                continue
+            if key in remarked or family in self.dsl_pass.families_of(r):
+                continue  # its family's own output: see Remark.family
             m = Match(op, self.options, {}, analyses)
             if r.where.check(m) is None:
                 remarked.add(key)

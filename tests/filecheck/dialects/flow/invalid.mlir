@@ -20,17 +20,6 @@ func.func @region_dims(%b: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-func.func @body_args(%b: tensor<8xf32>) -> tensor<8xf32> {
-  %n = flow.dispatch.workgroups(%b) : (tensor<8xf32>) -> tensor<8xf32> =
-      (%y: !iree_tensor_ext.dispatch.tensor<readonly:tensor<8xf32>>) {
-    flow.return
-  }
-  func.return %n : tensor<8xf32>
-}
-// CHECK: invalid.mlir:[[# @LINE - 6]]:3: error: 'flow.dispatch.workgroups' op body arguments (!iree_tensor_ext.dispatch.tensor<readonly:tensor<8xf32>>) do not match the dispatch signature
-
-// -----
-
 func.func @count_region(%b: tensor<8xf32>, %w: index) -> tensor<8xf32> {
   %0 = flow.dispatch.region[%w] -> (tensor<8xf32>) {
     flow.return %b : tensor<8xf32>

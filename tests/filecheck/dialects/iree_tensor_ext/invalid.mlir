@@ -23,10 +23,3 @@ func.func @missing_dims(%b: tensor<?xf32>, %d: index) -> tensor<?xf32> {
 }
 // CHECK: invalid.mlir:[[# @LINE - 5]]:5: error: 'iree_tensor_ext.dispatch.tensor.load' op expects 1 dynamic dimension values for !iree_tensor_ext.dispatch.tensor<readonly:tensor<?xf32>>, got 0
 
-// -----
-
-func.func @bad_access(%b: tensor<8xf32>) {
-  %t = "test.op"() : () -> !iree_tensor_ext.dispatch.tensor<sometimes:tensor<8xf32>>
-  func.return
-}
-// CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: {{.*}}readonly{{.*}}

@@ -21,9 +21,9 @@ func.func @small_k(%a: tensor<8x13xf32>, %b: tensor<13x8xf32>, %c: tensor<8x8xf3
   func.return %0 : tensor<8x8xf32>
 }
 
-// ZERO: error: split-k: factor must be positive, got 0
-// NEGATIVE: error: split-k: factor must be positive, got -3
+// ZERO: error: split-k: factor must be an integer >= 1, got '0'
+// NEGATIVE: error: split-k: factor must be an integer >= 1, got '-3'
 // BOTH: error: split-k: give one of factor=, tile= and target=, not factor and tile
-// STRATEGY: error: split-k: unknown strategy 'loops', expected one of forall, expand
-// TYPE: error: bad options for pass 'split-k':
-// UNKNOWN: error: bad options for pass 'split-k': Provided arguments ["fctor"] not found
+// STRATEGY: error: split-k: strategy must be one of forall, expand, grouped, got 'loops'
+// TYPE: error: split-k: factor must be an integer >= 1, got 'four'
+// UNKNOWN: error: split-k: unknown option 'fctor'; its options are factor, tile, strategy, balanced, target
