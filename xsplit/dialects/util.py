@@ -139,11 +139,21 @@ class ReturnOp(IRDLOperation):
         func = self.parent_op()
         if not isinstance(func, FuncOp):
             return
+        # iree-opt's wording, so that a message does not depend on which
+        # reader took the module.
         expected: Sequence[Attribute] = func.function_type.outputs.data
-        if tuple(expected) != tuple(self.arguments.types):
+        got = self.arguments.types
+        if len(expected) != len(got):
             raise VerifyException(
-                "'util.return' op operand types must match the function's result types"
+                f"'util.return' op has {len(got)} operands, but enclosing "
+                f"function-like op returns {len(expected)}"
             )
+        for i, (want, have) in enumerate(zip(expected, got)):
+            if want != have:
+                raise VerifyException(
+                    f"'util.return' op type of return operand {i} ('{have}') doesn't "
+                    f"match function result type ('{want}')"
+                )
 
 
 Util = Dialect("util", [FuncOp, ReturnOp], [])
