@@ -12,10 +12,19 @@ from xsplit.interop.check import entry_function, random_inputs
 from xsplit.interop.e2e import E2EReport, run_e2e
 from xsplit.interop.targets import COMPILED_GPU_TARGETS
 
-from tests.e2e.cases import CASES, Case
+from tests.e2e.cases import (
+    CASES,
+    OP_CASES,
+    Case,
+    argmax,
+    argmax_reference,
+    util_func_matmul,
+)
+
+ALL_CASES = CASES + OP_CASES
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", ALL_CASES, ids=[c.id for c in ALL_CASES])
 def test_cpu_numerics(case: Case) -> None:
     text, report = run_e2e(case.mlir, case.pipeline, case.dims, gpu_targets=())
     split = "split_reduction_mapping" in text or "tensor.expand_shape" in text
@@ -27,21 +36,25 @@ def test_cpu_numerics(case: Case) -> None:
     from xsplit.interop.cpu_runner import run_on_cpu
     from xsplit.interop.iree_compile import compile_mlir
 
-    (got,) = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
-    want = case.reference(*inputs)
-    if got.dtype.kind == "i":
-        np.testing.assert_array_equal(got, want)
-    else:
-        scale = max(1.0, float(np.abs(want).max()))
-        rtol = 1e-2 if "f16" in case.id or "bf16" in case.id else 1e-4
-        assert float(np.abs(got - want).max()) <= rtol * scale
+    results = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
+    wanted = case.reference(*inputs)
+    if not isinstance(wanted, tuple):
+        wanted = (wanted,)
+    assert len(results) == len(wanted)
+    for got, want in zip(results, wanted):
+        if got.dtype.kind == "i":
+            np.testing.assert_array_equal(got, want)
+        else:
+            scale = max(1.0, float(np.abs(want).max()))
+            rtol = 1e-2 if "f16" in case.id or "bf16" in case.id else 1e-4
+            assert float(np.abs(got - want).max()) <= rtol * scale
     if case.spreads_on_cpu:
         before, after = report.split_dispatch_workgroups("cpu")
         assert before is not None and after is not None and after > before
 
 
 @pytest.mark.gpu_compile
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", ALL_CASES, ids=[c.id for c in ALL_CASES])
 def test_gpu_compiles_and_spreads(case: Case) -> None:
     from xsplit.api import build_pipeline, print_module, run_passes
     from xsplit.interop.iree_compile import IreeCompileError
@@ -62,3 +75,58 @@ def test_gpu_compiles_and_spreads(case: Case) -> None:
             before, after = report.split_dispatch_workgroups(target)
             assert before is not None and after is not None, (target, report)
             assert after > before, (target, report)
+
+
+UTIL_FUNC_CASES = [
+    ("matmul", util_func_matmul(16, 24, 1013), "factor=5", lambda a, b, c: a.astype(np.float64) @ b + c),
+    (
+        "argmax",
+        argmax(8, 1000).replace("func.func @main", "util.func public @main").replace(
+            "  return %0#0", "  util.return %0#0"
+        ),
+        "factor=4",
+        argmax_reference(),
+    ),
+]
+
+
+@pytest.mark.parametrize("name,mlir,options,reference", UTIL_FUNC_CASES, ids=[c[0] for c in UTIL_FUNC_CASES])
+def test_util_func_cpu_numerics(name, mlir, options, reference) -> None:
+    """A reduction inside IREE's util.func splits as one inside func.func does,
+    and the split program matches the unsplit one and numpy."""
+    from xsplit.api import build_pipeline, print_module, run_passes
+    from xsplit.dialects.util import FuncOp as UtilFuncOp
+    from xsplit.interop.cpu_runner import run_on_cpu
+    from xsplit.interop.iree_compile import compile_mlir
+
+    module = parse_module(mlir)
+    run_passes(module, build_pipeline(f"split-k{{{options}}},materialize-late"))
+    text = print_module(module)
+    assert "split_reduction_mapping" in text and "util.func public @main" in text
+    (f,) = [op for op in parse_module(mlir).ops if isinstance(op, UtilFuncOp)]
+    inputs = random_inputs(f, [])  # type: ignore[arg-type]
+    unsplit = run_on_cpu(compile_mlir(mlir, "cpu"), "main", inputs)
+    split = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
+    wanted = reference(*inputs)
+    wanted = wanted if isinstance(wanted, tuple) else (wanted,)
+    for got, before, want in zip(split, unsplit, wanted):
+        if got.dtype.kind == "i":
+            np.testing.assert_array_equal(got, before)
+            np.testing.assert_array_equal(got, want)
+        else:
+            scale = max(1.0, float(np.abs(want).max()))
+            assert float(np.abs(got - before).max()) <= 1e-4 * scale
+            assert float(np.abs(got - want).max()) <= 1e-4 * scale
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.parametrize("name,mlir,options,reference", UTIL_FUNC_CASES, ids=[c[0] for c in UTIL_FUNC_CASES])
+def test_util_func_gpu_compiles(name, mlir, options, reference) -> None:
+    from xsplit.api import build_pipeline, print_module, run_passes
+    from xsplit.interop.workgroups import workgroup_counts
+
+    module = parse_module(mlir)
+    run_passes(module, build_pipeline(f"split-k{{{options}}},materialize-late"))
+    text = print_module(module)
+    for target in COMPILED_GPU_TARGETS:
+        assert workgroup_counts(text, target)

@@ -22,12 +22,13 @@ from xsplit.dialects.hal import HAL
 from xsplit.dialects.iree_codegen import IREECodegen
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
-from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
+from xsplit.dialects.linalg import LINALG_OPS, extend_generic_parser
 from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.memref import MEMREF_EXTENSION_OPS
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
+from xsplit.dialects.util import Util
 
 XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "flow": lambda: Flow,
@@ -37,6 +38,7 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "linalg_ext": lambda: LinalgExt,
     "hal": lambda: HAL,
     "iree_codegen": lambda: IREECodegen,
+    "util": lambda: Util,
 }
 """The dialects xsplit defines, by name."""
 
@@ -44,7 +46,7 @@ UPSTREAM_EXTENSIONS: dict[str, tuple[list[type[Operation]], list[type[Attribute]
     "scf": ([ForallOp, InParallelOp], []),
     "tensor": ([ParallelInsertSliceOp], []),
     "affine": ([MaxOp], []),
-    "linalg": ([MatmulOp, BatchMatmulOp, MatvecOp, VecmatOp], []),
+    "linalg": (list(LINALG_OPS), []),
     "gpu": (list(GPU_EXTENSION_OPS), [*GPU_MAPPING_ATTRS, *GPU_EXTENSION_ATTRS]),
     "memref": (list(MEMREF_EXTENSION_OPS), []),
 }
@@ -79,6 +81,7 @@ def register_upstream_extensions() -> None:
     upstream = get_all_dialects()
     for name in UPSTREAM_EXTENSIONS:
         _extend(upstream[name]())
+    extend_generic_parser()
     _extended = True
 
 

@@ -306,6 +306,10 @@ def _grouped_applies(m: Match) -> bool | str:
     plan: ChunkPlan = m["plan"]
     if plan.count is None:
         return "the group count is dynamic (tile= with a dynamic K)"
+    if red.arg is not None:
+        return "rock.reduce merges one result, not a value and its index"
+    if not red.simple:
+        return "the grouped op takes one reduction loop and projected-permutation maps"
     if red.combiner not in ROCK_METHODS:
         return "rock.reduce merges only sum and max"
     if red.acc_type.get_num_dims() == 0:

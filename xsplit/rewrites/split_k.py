@@ -34,25 +34,26 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from xdsl.builder import Builder
-from xdsl.dialects import tensor
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     ArrayAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     TensorType,
     i64,
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from xsplit.diagnostics import remark
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
-from xsplit.dialects.linalg import ContractionOp
+from xsplit.dialects.linalg import BatchMmt4DOp, Mmt4DOp, StructuredNamedOp, linear_form
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.utils import dense_i64
@@ -75,8 +76,37 @@ from xsplit.rewrites.grouped import grouped_applies, split_with_grouped_gemm
 from xsplit.rewrites.reduction import (
     Reduction,
     identity_value,
+    loop_name,
     match_reduction,
 )
+
+
+def _affine_sum(ir: IRBuilder, terms: Sequence[tuple[int, Mixed]], const: int) -> Mixed:
+    """`const + sum(c * x)`, folded to an int where every `x` is one."""
+    dynamic: list[tuple[int, SSAValue]] = []
+    for c, x in terms:
+        if isinstance(x, int):
+            const += c * x
+        else:
+            dynamic.append((c, x))
+    if not dynamic:
+        return const
+    if dynamic == [(1, dynamic[0][1])] and const == 0:
+        return dynamic[0][1]
+    dims = ", ".join(f"d{i}" for i in range(len(dynamic)))
+    expr = " + ".join(f"d{i} * {c}" for i, (c, _) in enumerate(dynamic))
+    return ir.apply(f"({dims}) -> ({expr} + {const})", *(x for _, x in dynamic))
+
+
+def _loop_sizes(red: Reduction, sizes_of: Sequence[list[Mixed]]) -> dict[int, Mixed]:
+    """Each loop's extent, from an operand (inputs, then inits) that indexes it plainly."""
+    sizes: dict[int, Mixed] = {}
+    maps = [*red.input_maps, *(red.output_map for _ in red.inits)]
+    for m, full in zip(maps, sizes_of):
+        for e, size in zip(m.results, full):
+            if isinstance(e, AffineDimExpr):
+                sizes.setdefault(e.position, size)
+    return sizes
 
 
 def _slice_along_k(
@@ -85,16 +115,34 @@ def _slice_along_k(
     offset: Mixed,
     size: Mixed,
     sizes_of: Sequence[list[Mixed]],
+    loop_sizes: Mapping[int, Mixed],
 ) -> list[SSAValue]:
-    """Each input cut to one chunk of the reduction loop."""
+    """Each input cut to one chunk of the split loop. A dimension indexed by a
+    window `c_r * r + sum(c_d * d)` (a conv's input rows under a split filter
+    height) gets the rows that chunk reads: from `c_r * offset`, for
+    `c_r * (size - 1) + sum(c_d * (extent_d - 1)) + 1` rows."""
+    r = red.reduction_dim
     slices: list[SSAValue] = []
     for value, m, full in zip(red.inputs, red.input_maps, sizes_of):
-        on_k = [isinstance(e, AffineDimExpr) and e.position == red.reduction_dim for e in m.results]
-        if not any(on_k):
+        offsets: list[Mixed] = []
+        sizes: list[Mixed] = []
+        for expr, f in zip(m.results, full):
+            linear = linear_form(expr)
+            coeffs, const = linear if linear is not None else ({}, 0)
+            if r not in coeffs:
+                offsets.append(0)
+                sizes.append(f)
+            elif isinstance(expr, AffineDimExpr):
+                offsets.append(offset)
+                sizes.append(size)
+            else:
+                offsets.append(_affine_sum(ir, [(coeffs[r], offset)], 0))
+                # The last row read, + 1: sum(c * (extent - 1)) + const + 1.
+                extents = [(c, size if d == r else loop_sizes[d]) for d, c in coeffs.items()]
+                sizes.append(_affine_sum(ir, extents, const + 1 - sum(coeffs.values())))
+        if all(o == 0 for o in offsets) and sizes == full:
             slices.append(value)
             continue
-        offsets = [offset if k else 0 for k in on_k]
-        sizes = [size if k else f for k, f in zip(on_k, full)]
         chunk = ir.extract_slice(value, offsets, sizes)
         if value.name_hint:
             chunk.name_hint = f"{value.name_hint}_chunk"
@@ -115,20 +163,144 @@ def _merge(red: Reduction, partials: SSAValue, builder: Builder) -> SSAValue:
     return reduce.results[0]
 
 
+def _merge_arg(
+    red: Reduction,
+    partials: Sequence[SSAValue],
+    identities: Sequence[SSAValue],
+    ir: IRBuilder,
+) -> list[SSAValue]:
+    """
+    The partial (value, index) pairs merged in two steps. First the chunks
+    among themselves: the best value wins and, among equal values, the
+    smallest index (the largest for a non-strict comparison) wins. That rule
+    does not depend on the order the chunks are visited in, so any reduction
+    order IREE picks gives the unsplit answer on ties. Then that winner against
+    the original init, by the op's own comparison, as the unsplit loop would
+    have compared them.
+    """
+    arg = red.arg
+    assert arg is not None
+    v_type, i_type = (t.element_type for t in (red.acc_type, red.inits[1].type))  # type: ignore[union-attr]
+    out_sizes = ir.sizes_of(red.init)
+    rank = len(out_sizes)
+    accs = [
+        ir.fill(identities[0], ir.empty(out_sizes, v_type)),
+        ir.fill(identities[1], ir.empty(out_sizes, i_type)),
+    ]
+    accs[0].name_hint, accs[1].name_hint = "best_init", "best_index_init"
+
+    chunks = Block(arg_types=[v_type, i_type, v_type, i_type])
+    pv, pi, av, ai = chunks.args
+    better = arg.compare(pv, av, arg.strict_predicate())
+    equal = arg.compare(pv, av, arg.equal_predicate())
+    earlier = arith.CmpiOp(pi, ai, "slt" if arg.strict else "sgt")
+    tie = arith.AndIOp(equal, earlier)
+    take = arith.OrIOp(better, tie)
+    v = arith.SelectOp(take, pv, av)
+    i = arith.SelectOp(take, pi, ai)
+    chunks.add_ops([better, equal, earlier, tie, take, v, i, linalg.YieldOp(v, i)])
+    full = AffineMap.identity(rank + 1)
+    kept = AffineMap(rank + 1, 0, full.results[:rank])
+    merged = ir.b.insert(
+        linalg.GenericOp(
+            list(partials),
+            accs,
+            Region(chunks),
+            [AffineMapAttr(m) for m in (full, full, kept, kept)],
+            [IteratorTypeAttr.parallel()] * rank + [IteratorTypeAttr.reduction()],
+            [a.type for a in accs],
+        )
+    )
+    merged.results[0].name_hint, merged.results[1].name_hint = "best", "best_index"
+
+    final = Block(arg_types=[v_type, i_type, v_type, i_type])
+    mv, mi, iv, ii = final.args
+    keep = arg.compare(mv, iv, arg.predicate)
+    value = (
+        arg.value_combiner(mv, iv) if arg.value_combiner else arith.SelectOp(keep, mv, iv)
+    )
+    index = arith.SelectOp(keep, mi, ii)
+    final.add_ops([keep, value, index, linalg.YieldOp(value.results[0], index.result)])
+    same = AffineMap.identity(rank)
+    combined = ir.b.insert(
+        linalg.GenericOp(
+            list(merged.results),
+            list(red.inits),
+            Region(final),
+            [AffineMapAttr(same)] * 4,
+            [IteratorTypeAttr.parallel()] * rank,
+            [v.type for v in red.inits],
+        )
+    )
+    combined.results[0].name_hint, combined.results[1].name_hint = "merged", "merged_index"
+    return list(combined.results)
+
+
+def _zero(element: Attribute) -> Attribute:
+    if isinstance(element, IndexType):
+        return IntegerAttr(0, IndexType())
+    assert isinstance(element, IntegerType)
+    return IntegerAttr(0, element)
+
+
+def _offset_index(partial: Operation, loop: int, offset: Mixed, ir: IRBuilder) -> None:
+    """Inside a chunk's op, `linalg.index loop` counts from the chunk's start;
+    the index an arg-reduction keeps must count from K's."""
+    if isinstance(offset, int):
+        offset = ir.index(offset)
+    for inner in list(partial.walk()):
+        if not isinstance(inner, linalg.IndexOp) or inner.dim.value.data != loop:
+            continue
+        shifted = arith.AddiOp(inner.result, offset)
+        block = inner.parent_block()
+        assert block is not None
+        block.insert_op_after(shifted, inner)
+        for use in list(inner.result.uses):
+            if use.operation is not shifted:
+                use.operation.operands[use.index] = shifted.result
+
+
+def _partial_op(red: Reduction, operands: list[SSAValue]) -> Operation:
+    """The op that reduces one chunk: the original op on the chunk's operands.
+    mmt4d goes in its generic form: IREE 3.13 computes a `linalg.mmt4d` wrongly
+    as the partial inside a split-reduction loop (CPU results off by the
+    order of the values), while the same generic is right."""
+    op = red.op
+    if isinstance(op, Mmt4DOp | BatchMmt4DOp):
+        return linalg.GenericOp(
+            operands[: len(red.inputs)],
+            operands[len(red.inputs) :],
+            red.body(),
+            list(op.get_indexing_maps().data),
+            list(op.get_iterator_types().data),
+            [v.type for v in operands[len(red.inputs) :]],
+        )
+    partial = op.clone()
+    partial.operands = operands
+    return partial
+
+
 def _name(value: Mixed, hint: str) -> None:
     if isinstance(value, SSAValue):
         value.name_hint = hint
 
 
-def split_with_forall(red: Reduction, plan: ChunkPlan, ir: IRBuilder) -> SSAValue:
-    """The seed's solution 2: an `scf.forall` over chunks, then the merge."""
+def split_with_forall(
+    red: Reduction, plan: ChunkPlan, ir: IRBuilder
+) -> tuple[list[SSAValue], Operation]:
+    """The seed's solution 2: an `scf.forall` over chunks, then the merge.
+    Returns the merged results and the loop that computes the partials."""
     op = red.op
     builder = ir.b
-    element = red.acc_type.element_type
-    identity = ir.constant(identity_value(red.combiner, element))
-    identity.name_hint = "identity"
+    elements = [t.element_type for t in (v.type for v in red.inits)]  # type: ignore[union-attr]
+    identity_values = [identity_value(red.combiner, elements[0])]
+    if red.arg is not None:
+        identity_values.append(_zero(elements[1]))
+    identities = [ir.constant(v) for v in identity_values]
+    identities[0].name_hint = "identity"
     input_sizes = [ir.sizes_of(v) for v in red.inputs]
     out_sizes = ir.sizes_of(red.init)
+    loop_sizes = _loop_sizes(red, [*input_sizes, out_sizes])
     i, j = red.k_operand()
     k: int | SSAValue = input_sizes[i][j]
     if plan.count is not None:
@@ -136,41 +308,65 @@ def split_with_forall(red: Reduction, plan: ChunkPlan, ir: IRBuilder) -> SSAValu
     else:
         assert plan.tile is not None and not isinstance(k, int)
         count = ir.apply(f"()[s0] -> (s0 ceildiv {plan.tile})", k)
-    partials = ir.empty([*out_sizes, count], element)
-    partials.name_hint = "partials_init"
+    partials = [ir.empty([*out_sizes, count], e) for e in elements]
+    partials[0].name_hint = "partials_init"
+    if red.arg is not None:
+        identities[1].name_hint = "index_identity"
+        partials[1].name_hint = "partial_indices_init"
     rank = len(out_sizes)
 
-    body = Block(arg_types=[IndexType(), partials.type])
-    s, shared = body.args
-    s.name_hint, shared.name_hint = "chunk", "partials_out"
+    body = Block(arg_types=[IndexType(), *(p.type for p in partials)])
+    s, *shared = body.args
+    s.name_hint = "chunk"
+    shared[0].name_hint = "partials_out"
     inner = IRBuilder(Builder(InsertPoint.at_end(body)))
     offset, size = chunk_bounds(inner, plan, s, k)
     _name(offset, "chunk_offset")
     _name(size, "chunk_size")
-    slices = _slice_along_k(inner, red, offset, size, input_sizes)
+    slices = _slice_along_k(inner, red, offset, size, input_sizes, loop_sizes)
     slot = ([0] * rank + [s], [*out_sizes, 1])
-    acc = inner.fill(identity, inner.extract_slice(shared, *slot, drop_dims=[rank]))
-    acc.name_hint = "partial_init"
-    partial = op.clone()
-    partial.operands = [*slices, acc]
+    accs = [
+        inner.fill(identity, inner.extract_slice(out, *slot, drop_dims=[rank]))
+        for identity, out in zip(identities, shared)
+    ]
+    accs[0].name_hint = "partial_init"
+    partial = _partial_op(red, [*slices, *accs])
     partial.results[0].name_hint = "partial"
+    if red.arg is not None:
+        shared[1].name_hint = "partial_indices_out"
+        accs[1].name_hint = "partial_index_init"
+        partial.results[1].name_hint = "partial_index"
     body.add_op(partial)
-    body.add_op(InParallelOp([ParallelInsertSliceOp(partial.results[0], shared, *slot)]))
+    if red.arg is not None:
+        _offset_index(partial, red.reduction_dim, offset, inner)
+    body.add_op(
+        InParallelOp(
+            [
+                ParallelInsertSliceOp(result, out, *slot)
+                for result, out in zip(partial.results, shared)
+            ]
+        )
+    )
     forall = builder.insert(
         ForallOp(
             [0],
             [count],
             [1],
-            [partials],
+            partials,
             Region(body),
             mapping=[SplitReductionMappingAttr(0)],
         )
     )
     forall.results[0].name_hint = "partials"
-    return _merge(red, forall.results[0], builder)
+    if red.arg is not None:
+        forall.results[1].name_hint = "partial_indices"
+        return _merge_arg(red, forall.results, identities, ir), forall
+    return [_merge(red, forall.results[0], builder)], forall
 
 
-def split_with_expand(red: Reduction, plan: ChunkPlan, k: int, ir: IRBuilder) -> SSAValue:
+def split_with_expand(
+    red: Reduction, plan: ChunkPlan, k: int, ir: IRBuilder
+) -> tuple[SSAValue, Operation]:
     """
     The seed's first IR: K = S x (K/S) through `tensor.expand_shape`, one
     `linalg.generic` with a parallel chunk loop, then the merge.
@@ -207,10 +403,15 @@ def split_with_expand(red: Reduction, plan: ChunkPlan, k: int, ir: IRBuilder) ->
     identity = ir.constant(identity_value(red.combiner, element))
     partials = ir.fill(identity, ir.empty([*out_sizes, count], element))
     out_map = AffineMap(n + 1, 0, (*red.output_map.results, chunk_dim))
-    iterators = [
-        IteratorTypeAttr.reduction() if d == r else IteratorTypeAttr.parallel()
-        for d in range(n + 1)
-    ]
+    # The chunk loop is parallel; every original loop keeps its kind, so the
+    # loops a chunk reduces whole (a conv's window) stay reductions.
+    if isinstance(red.op, linalg.ReduceOp):
+        iterators = [
+            IteratorTypeAttr.reduction() if d == r else IteratorTypeAttr.parallel()
+            for d in range(n + 1)
+        ]
+    else:
+        iterators = [*red.op.get_iterator_types().data, IteratorTypeAttr.parallel()]  # type: ignore[attr-defined]
     identity.name_hint = "identity"
     batched = builder.insert(
         linalg.GenericOp(
@@ -223,7 +424,7 @@ def split_with_expand(red: Reduction, plan: ChunkPlan, k: int, ir: IRBuilder) ->
         )
     )
     batched.results[0].name_hint = "partials"
-    return _merge(red, batched.results[0], builder)
+    return _merge(red, batched.results[0], builder), batched
 
 
 def _expand_shape(
@@ -262,6 +463,13 @@ REDUCTION_ROOTS = (
     "linalg.batch_matmul",
     "linalg.matvec",
     "linalg.vecmat",
+    "linalg.mmt4d",
+    "linalg.batch_mmt4d",
+    "linalg.batch_reduce_matmul",
+    "linalg.contract",
+    "linalg.conv_2d_nhwc_hwcf",
+    "linalg.conv_2d_nchw_fchw",
+    "linalg.depthwise_conv_2d_nhwc_hwc",
     "linalg.generic",
     "linalg.reduce",
 )
@@ -279,12 +487,32 @@ def _capture_reduction(m: Match) -> bool | str:
 def _capture_plan(m: Match) -> bool | str:
     o = m.options
     if o["target"] is not None:
-        return _capture_modeled_plan(m, target(o["target"]))
+        chosen = _capture_modeled_plan(m, target(o["target"]))
+        if chosen is True:
+            _say_which_loop(m)
+        return chosen
     plan = plan_chunks(m.root, m["k"], o["factor"], o["tile"], o["balanced"])
     if plan is None:
         return "the options leave one chunk (see the remark)"
     m.captures["plan"] = plan
+    _say_which_loop(m)
     return True
+
+
+def _say_which_loop(m: Match) -> None:
+    """With several reduction loops, which one is cut is a choice; say it."""
+    red: Reduction = m["red"]
+    if len(red.reduction_dims) < 2:
+        return
+    op, r = m.root, red.reduction_dim
+    k = red.static_k()
+    others = [loop_name(op, d) for d in red.reduction_dims if d != r]
+    remark(
+        op,
+        f"split-k: cutting reduction loop {loop_name(op, r)} "
+        f"(extent {'?' if k is None else k}), the longest; {', '.join(others)} "
+        f"{'stays' if len(others) == 1 else 'stay'} whole in each chunk",
+    )
 
 
 def _capture_modeled_plan(m: Match, chosen_for: Target) -> bool | str:
@@ -310,12 +538,25 @@ def _chunks_divide_k(m: Match) -> bool | str:
     return divides(plan.count, k) or f"{plan.count} does not divide K = {k}"
 
 
+def _expressible_by_expand(m: Match) -> bool | str:
+    """expand_shape reshapes the split loop's dimension in place: it cannot cut
+    a window dimension, and a batched generic's linalg.index would count
+    within a chunk."""
+    red: Reduction = m["red"]
+    if red.arg is not None:
+        return "an arg-reduction's index must count from the start of K"
+    if not red.split_only_plainly():
+        return "the split loop indexes an input inside a window"
+    return True
+
+
 is_splittable_reduction = where("is a splittable reduction", _capture_reduction)
 is_not_a_partial = where(
     "is not the partial of an earlier split", lambda m: not _inside_split(m.root)
 )
 k_splits_into_chunks = where("K splits into more than one chunk", _capture_plan)
 chunk_count_divides_k = where("the chunk count divides K", _chunks_divide_k)
+expand_expresses_it = where("expand_shape can express the split", _expressible_by_expand)
 splits = is_splittable_reduction & is_not_a_partial & k_splits_into_chunks
 """What every split-k strategy needs: a reduction, not already a partial,
 whose K the options cut into more than one chunk."""
@@ -329,28 +570,35 @@ SPLIT_FACTOR_ATTR = "xsplit.split_factor"
 chunk count (`target=`), so that the choice can be read off the output."""
 
 
-def record_choice(m: Match, merged: SSAValue) -> list[SSAValue]:
-    """Marks the partials' producer, the merge's first operand, with the
-    factor the cost model chose."""
+def record_choice(m: Match, producer: Operation) -> None:
+    """Marks the op that computes the partials with the factor the cost model chose."""
     factor = m.captures.get("chosen_factor")
-    merge = merged.owner
-    if factor is not None and isinstance(merge, Operation):
-        partials = merge.operands[0].owner
-        if isinstance(partials, Operation):
-            partials.attributes[SPLIT_FACTOR_ATTR] = IntegerAttr(factor, i64)
-    return [merged]
+    if factor is not None:
+        producer.attributes[SPLIT_FACTOR_ATTR] = IntegerAttr(factor, i64)
 
 
 def _rewrite_with_forall(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    return record_choice(m, split_with_forall(m["red"], m["plan"], ir))
+    merged, producer = split_with_forall(m["red"], m["plan"], ir)
+    record_choice(m, producer)
+    return merged
 
 
 def _rewrite_with_expand(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    return record_choice(m, split_with_expand(m["red"], m["plan"], m["k"], ir))
+    merged, producer = split_with_expand(m["red"], m["plan"], m["k"], ir)
+    record_choice(m, producer)
+    return [merged]
 
 
 def _rewrite_with_grouped(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    return record_choice(m, split_with_grouped_gemm(m["red"], m["plan"], m["k"], ir))
+    merged = split_with_grouped_gemm(m["red"], m["plan"], m["k"], ir)
+    rock_reduce = merged.owner
+    while isinstance(rock_reduce, Operation) and rock_reduce.name != "rock.reduce":
+        rock_reduce = rock_reduce.operands[0].owner
+    if isinstance(rock_reduce, Operation):
+        producer = rock_reduce.operands[0].owner
+        if isinstance(producer, Operation):
+            record_choice(m, producer)
+    return [merged]
 
 
 OPTIONS = (
@@ -380,7 +628,8 @@ def _shape(m: Match) -> Hashable:
     """Everything a split depends on besides the root's operand values, so that
     the engine builds each distinct split once and clones it for the others."""
     root = m.root
-    body = "" if isinstance(root, ContractionOp) else str(root.regions[0])
+    # A named op's body follows from its operand types.
+    body = "" if isinstance(root, StructuredNamedOp) else str(root.regions[0])
     return (
         root.name,
         tuple(v.type for v in root.operands),
@@ -397,7 +646,10 @@ SPLIT_K_EXPAND = Pattern(
     name="split-k-expand",
     doc="K = S x K/S through tensor.expand_shape, a batched linalg.generic, then a merge",
     root=REDUCTION_ROOTS,
-    where=(option("strategy") == "expand") & splits & chunk_count_divides_k,
+    where=(option("strategy") == "expand")
+    & splits
+    & expand_expresses_it
+    & chunk_count_divides_k,
     rewrite=_rewrite_with_expand,
     benefit=2,
     options=[o.name for o in OPTIONS],
@@ -420,11 +672,27 @@ EXPAND_FALLS_BACK = Remark(
     name="split-k-expand-falls-back",
     doc="says when strategy=expand cannot be used and forall is",
     root=REDUCTION_ROOTS,
-    where=(option("strategy") == "expand") & splits & ~chunk_count_divides_k,
+    where=(option("strategy") == "expand") & splits & ~expand_expresses_it,
+    message=lambda m: (
+        f"expand cannot express this split ({expand_expresses_it.check(m).reason}); "  # type: ignore[union-attr]
+        "using forall"
+    ),
+    family="split-k",
+)
+
+EXPAND_NEEDS_DIVIDING_FACTOR = Remark(
+    name="split-k-expand-needs-dividing-factor",
+    doc="says when strategy=expand needs a factor that divides K and forall is used",
+    root=REDUCTION_ROOTS,
+    where=(option("strategy") == "expand")
+    & splits
+    & expand_expresses_it
+    & ~chunk_count_divides_k,
     message=lambda m: (
         "expand needs a factor that divides K "
         f"({chunk_count_divides_k.check(m).reason}); using forall"
     ),  # type: ignore[union-attr]
+    family="split-k",
 )
 
 
@@ -463,7 +731,14 @@ def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
 SPLIT_K = Pass(
     "split-k",
     "Splits each linalg reduction into partial reductions over chunks of K and a merge.",
-    [EXPAND_FALLS_BACK, GROUPED_FALLS_BACK, SPLIT_K_EXPAND, SPLIT_K_GROUPED, SPLIT_K_FORALL],
+    [
+        EXPAND_FALLS_BACK,
+        EXPAND_NEEDS_DIVIDING_FACTOR,
+        GROUPED_FALLS_BACK,
+        SPLIT_K_EXPAND,
+        SPLIT_K_GROUPED,
+        SPLIT_K_FORALL,
+    ],
     OPTIONS,
     validate=_one_way_to_choose_chunks,
 )

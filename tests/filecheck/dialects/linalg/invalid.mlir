@@ -13,3 +13,36 @@ func.func @rank(%a: tensor<4x8xf32>, %x: tensor<8x1xf32>, %y: tensor<4xf32>) -> 
   func.return %0 : tensor<4xf32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'linalg.matvec' op operand of type tensor<8x1xf32> should have rank 1
+
+// -----
+
+// mmt4d's A and B must agree on the reduction tile k0 (their last dimension).
+func.func @mmt4d_k0(%a: tensor<2x8x4x2xf32>, %b: tensor<3x8x5x3xf32>, %c: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = linalg.mmt4d ins(%a, %b : tensor<2x8x4x2xf32>, tensor<3x8x5x3xf32>) outs(%c : tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+  func.return %0 : tensor<2x3x4x5xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'linalg.mmt4d' op inferred size 2 for loop d5 but operand tensor<3x8x5x3xf32> has 3
+
+// -----
+
+func.func @batch_mmt4d_rank(%a: tensor<2x8x4x2xf32>, %b: tensor<1x3x8x5x2xf32>, %c: tensor<1x2x3x4x5xf32>) -> tensor<1x2x3x4x5xf32> {
+  %0 = linalg.batch_mmt4d ins(%a, %b : tensor<2x8x4x2xf32>, tensor<1x3x8x5x2xf32>) outs(%c : tensor<1x2x3x4x5xf32>) -> tensor<1x2x3x4x5xf32>
+  func.return %0 : tensor<1x2x3x4x5xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'linalg.batch_mmt4d' op operand of type tensor<2x8x4x2xf32> should have rank 5
+
+// -----
+
+func.func @conv_window(%i: tensor<1x9x10x8xf32>, %f: tensor<3x3x8x4xf32>, %o: tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf ins(%i, %f : tensor<1x9x10x8xf32>, tensor<3x3x8x4xf32>) outs(%o : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  func.return %0 : tensor<1x8x8x4xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'linalg.conv_2d_nhwc_hwcf' op operand of type tensor<1x9x10x8xf32> needs at least 10 along (d1 + d4), has 9
+
+// -----
+
+func.func @transposed_k(%a: tensor<8x4xf32>, %b: tensor<7x3xf32>, %c: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %b : tensor<8x4xf32>, tensor<7x3xf32>) outs(%c : tensor<4x3xf32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'linalg.matmul' op inferred size 8 for loop d2 but operand tensor<7x3xf32> has 7
