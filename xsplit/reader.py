@@ -28,7 +28,9 @@ import json
 import math
 import re
 import weakref
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.func import FuncOp
@@ -49,7 +51,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
-from xdsl.utils.exceptions import ParseError
+from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from xsplit.diagnostics import XsplitError
@@ -429,12 +431,13 @@ def _carry_ops_xsplit_misreads(module: ModuleOp) -> None:
     """Turns each known op whose generic form xDSL's class rejects into an
     unregistered op with the same operands, results, attributes, properties,
     successors and regions. Why each was is kept for `demoted_ops`."""
-    misread = [
-        (op, reason)
-        for op in module.walk(reverse=True)
-        if not isinstance(op, UnregisteredOp | ModuleOp)
-        and (reason := _verify_failure(op)) is not None
-    ]
+    with _plain_verify_errors():
+        misread = [
+            (op, reason)
+            for op in module.walk(reverse=True)
+            if not isinstance(op, UnregisteredOp | ModuleOp)
+            and (reason := _verify_failure(op)) is not None
+        ]
     if misread:
         _DEMOTED[module] = [(op.name, reason) for op, reason in reversed(misread)]
     for op, _ in misread:
@@ -461,6 +464,23 @@ def demoted_ops(module: ModuleOp) -> list[tuple[str, str]]:
     class: (op name, the verifier's message), in program order. Passes do not
     see these ops as what they are."""
     return list(_DEMOTED.get(module, ()))
+
+
+@contextmanager
+def _plain_verify_errors() -> Iterator[None]:
+    """xDSL's verifier prints the whole module into each failure's message:
+    quadratic when many ops of a large module fail. Here only the message is
+    needed."""
+    xdsl_emit_error = Operation.emit_error
+
+    def emit_error(self: Operation, message: str, underlying_error: Exception) -> NoReturn:
+        raise VerifyException(str(underlying_error)) from underlying_error
+
+    Operation.emit_error = emit_error  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Operation.emit_error = xdsl_emit_error  # type: ignore[method-assign]
 
 
 def _verify_failure(op: Operation) -> str | None:
