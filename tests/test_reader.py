@@ -389,3 +389,28 @@ def test_error_is_an_xsplit_error_in_the_api() -> None:
     with pytest.raises(XsplitError) as info:
         parse_module("util.func public @f(%a: i32) -> f32 {\n  util.return %a : i32\n}\n", "api.mlir")
     assert info.value.diagnostic.startswith("api.mlir:2:3: error: ")
+
+
+def test_demoting_many_ops_does_not_print_the_module(monkeypatch) -> None:
+    # xDSL's verifier prints the whole module into each failure's message;
+    # with one failure per demoted op that made reading quadratic.
+    from xdsl.printer import Printer
+
+    calls = []
+    original = Printer.print_op
+    monkeypatch.setattr(
+        Printer, "print_op", lambda self, op: (calls.append(op), original(self, op))[1]
+    )
+    matmuls = "\n".join(
+        f"  %m{i} = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) "
+        f"outs({'%c' if i == 0 else f'%m{i - 1}'} : tensor<4x16xf32>) -> tensor<4x16xf32>"
+        for i in range(40)
+    )
+    text = (
+        "util.func public @many(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>)"
+        f" -> tensor<4x16xf32> {{\n{matmuls}\n  util.return %m39 : tensor<4x16xf32>\n}}\n"
+    )
+    module = parse_module(text, "many.mlir")
+    assert was_carried(module)
+    assert calls == []
+    assert len(demoted_ops(module)) in (0, 40)
