@@ -414,3 +414,17 @@ def test_demoting_many_ops_does_not_print_the_module(monkeypatch) -> None:
     assert was_carried(module)
     assert calls == []
     assert len(demoted_ops(module)) in (0, 40)
+
+
+def test_carrying_failure_names_the_input_location() -> None:
+    # Where xsplit cannot carry what iree-opt printed, the error names the
+    # input's file:line:col that iree-opt printed on the op's line.
+    from xsplit.reader import _input_location
+
+    generic = (
+        '"builtin.module"() ({\n'
+        '  %0 = "a.b"() {x = #weird<"loc(\\"no\\":1:1)">} : () -> i32 loc("in put.mlir":7:12)\n'
+        '}) : () -> () loc("in put.mlir":0:0)\n'
+    )
+    assert _input_location(generic, generic.index("#weird")) == "in put.mlir:7:12"
+    assert _input_location("no locations here", 3) is None
