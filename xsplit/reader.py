@@ -7,7 +7,9 @@ in two ways:
 
 - natively: xDSL parses the text with xsplit's dialects. This keeps the user's
   SSA names and prints in xDSL's form, and it is the only way to read xsplit's
-  own dialects (`rock`, `linalg_ext`), which iree-opt does not know.
+  own dialects (`rock`, `linalg_ext`), which iree-opt does not know. Text that
+  xDSL reads but loses part of (file metadata such as resource blobs, a
+  function declaration's argument attributes) is read carried instead.
 - carried: when xDSL cannot parse the text, iree-opt parses and verifies it and
   prints it generic, alias-free and with every location. xsplit then parses
   that with every op it does not know kept as an unregistered op, every
@@ -15,7 +17,8 @@ in two ways:
   `OpaqueType`), and every known op that MLIR's generic form does not fit
   xDSL's definition of kept as an unregistered op too. Rewrites see the ops
   they match as xsplit's classes, and everything else goes through untouched.
-  Such a module is printed back through iree-opt, in its form.
+  Such a module is printed back through iree-opt, in its custom form where
+  that reads back as the same program, else in its generic form.
 
 Either way an error names `file:line:col`: xDSL's parse errors and verifier
 failures by the op's location, iree-opt's by its own diagnostic.
