@@ -5,14 +5,10 @@ element when it parses it, and unpacks every element again to decide whether
 it is a splat when it prints it: minutes and gigabytes for a 62M-element
 constant that MLIR holds as one value. xsplit's parser (`xsplit.reader`) makes
 a `SplatElementsAttr`, which stores the one value, for every large splat.
-Printing any dense attribute decides splat-ness on the packed bytes, and a NaN
-or an infinity is spelled as MLIR spells it (`0xFF800000`).
+Printing any dense attribute decides splat-ness on the packed bytes.
 """
 
 from __future__ import annotations
-
-import math
-from typing import Any
 
 from xdsl.dialects.builtin import BuiltinAttribute, DenseIntOrFPElementsAttr
 from xdsl.ir import Attribute, ParametrizedAttribute
@@ -79,28 +75,14 @@ def _print_without_type(attr: DenseIntOrFPElementsAttr, printer: Printer) -> Non
     _xdsl_print_without_type(attr, printer)
 
 
-_xdsl_print_float = Printer.print_float
-
-
-def _print_float(printer: Printer, value: float, type: Any) -> None:
-    """MLIR's spelling of a NaN or an infinity: its bits in upper-case hex
-    (`0xFF800000`), where xDSL writes lower case."""
-    if math.isnan(value) or math.isinf(value):
-        printer.print_string(f"0x{type.pack((value,))[::-1].hex().upper()}")
-        return
-    _xdsl_print_float(printer, value, type)
-
-
 _installed = False
 
 
 def install_dense_splat_fixes() -> None:
-    """Makes xDSL's dense attribute decide and print splats on packed bytes,
-    and spell non-finite floats as MLIR does."""
+    """Makes xDSL's dense attribute decide and print splats on packed bytes."""
     global _installed
     if _installed:
         return
     DenseIntOrFPElementsAttr.is_splat = _is_splat  # type: ignore[method-assign]
     DenseIntOrFPElementsAttr.print_without_type = _print_without_type  # type: ignore[method-assign]
-    Printer.print_float = _print_float  # type: ignore[method-assign]
     _installed = True

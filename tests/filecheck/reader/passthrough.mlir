@@ -21,8 +21,8 @@ func.func @hex_floats() -> (tensor<4xf32>, tensor<3xbf16>) {
   return %a, %b : tensor<4xf32>, tensor<3xbf16>
 }
 // CHECK-LABEL: func.func @hex_floats
-// CHECK:         dense<0xFF800000> : tensor<4xf32>
-// CHECK:         dense<[0x7FC0, 1.000000e+00, 0xFF80]> : tensor<3xbf16>
+// CHECK:         dense<0xff800000> : tensor<4xf32>
+// CHECK:         dense<[0x7fc0, 1.000000e+00, 0xff80]> : tensor<3xbf16>
 // IREE: dense<0xFF800000> : tensor<4xf32>
 // IREE: dense<[0x7FC0, 1.000000e+00, 0xFF80]> : tensor<3xbf16>
 
