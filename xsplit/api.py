@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects import make_context
 from xsplit.passes import XSPLIT_PASSES
-from xsplit.reader import one_line, read_module, verify_module, was_carried
+from xsplit.reader import one_line, print_carried, read_module, verify_module, was_carried
 
 
 _COMMENT = re.compile(r"//[^\n]*")
@@ -208,16 +208,12 @@ def run_passes(
 def print_module(module: Operation, generic: bool = False) -> str:
     """The module's text. One read through iree-opt is printed through it
     again, so that what xsplit carried reads as iree-opt prints it."""
-    carried = isinstance(module, ModuleOp) and was_carried(module)
+    if isinstance(module, ModuleOp) and was_carried(module):
+        return print_carried(module, generic)
     out = io.StringIO()
-    Printer(stream=out, print_generic_format=generic or carried).print_op(module)
+    Printer(stream=out, print_generic_format=generic).print_op(module)
     out.write("\n")
-    if not carried:
-        return out.getvalue()
-    from xsplit.interop.iree_opt import run_iree_opt
-
-    flags = ["--mlir-print-op-generic"] if generic else []
-    return run_iree_opt(out.getvalue(), "<xsplit output>", flags)
+    return out.getvalue()
 
 
 def rewrite_module(module: ModuleOp, pipeline: str) -> ModuleOp:

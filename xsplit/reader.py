@@ -7,7 +7,9 @@ in two ways:
 
 - natively: xDSL parses the text with xsplit's dialects. This keeps the user's
   SSA names and prints in xDSL's form, and it is the only way to read xsplit's
-  own dialects (`rock`, `linalg_ext`), which iree-opt does not know.
+  own dialects (`rock`, `linalg_ext`), which iree-opt does not know. Text that
+  xDSL reads but loses part of (file metadata such as resource blobs, a
+  function declaration's argument attributes) is read carried instead.
 - carried: when xDSL cannot parse the text, iree-opt parses and verifies it and
   prints it generic, alias-free and with every location. xsplit then parses
   that with every op it does not know kept as an unregistered op, every
@@ -15,7 +17,8 @@ in two ways:
   `OpaqueType`), and every known op that MLIR's generic form does not fit
   xDSL's definition of kept as an unregistered op too. Rewrites see the ops
   they match as xsplit's classes, and everything else goes through untouched.
-  Such a module is printed back through iree-opt, in its form.
+  Such a module is printed back through iree-opt, in its custom form where
+  that reads back as the same program, else in its generic form.
 
 Either way an error names `file:line:col`: xDSL's parse errors and verifier
 failures by the op's location, iree-opt's by its own diagnostic.
@@ -23,13 +26,21 @@ failures by the op's location, iree-opt's by its own diagnostic.
 
 from __future__ import annotations
 
+import io
+import json
 import math
+import re
 import weakref
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
 
 from xdsl.context import Context
+from xdsl.dialects.func import FuncOp
 from xdsl.dialects.builtin import (
+    AnyFloat,
     BytesAttr,
+    ComplexType,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
     IntAttr,
@@ -41,8 +52,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
-from xdsl.utils.exceptions import ParseError
+from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from xsplit.collector import collector_paused
@@ -53,41 +65,92 @@ from xsplit.dialects.opaque import OpaqueAttr, OpaqueType
 
 
 class XsplitParser(Parser):
-    """xDSL's parser with large splats read in constant time per element type."""
+    """xDSL's parser with large splats read in constant time per element type,
+    hexadecimal floats read as MLIR reads them, and resource handles kept."""
+
+    def _parse_dialect_resource_handle(self, dialect_name: str, interface: Any) -> str:
+        # xDSL declares each handle in its dialect's storage, which outlives
+        # the context, and renames a key it has seen before (`blob` becomes
+        # `blob_0` in the second module a process reads). xsplit reads no
+        # blobs into that storage (a carried module keeps its `{-# ... #-}`
+        # text), so the handle is just its name.
+        return self.parse_identifier(" for resource handle")
 
     def parse_dense_int_or_fp_elements_attr(self, type: Any) -> DenseIntOrFPElementsAttr:
         start = self._current_token.span.start
-        splat = self._parse_optional_splat(type)
-        if splat is not None:
-            return splat
+        literal = self._parse_optional_literal(type)
+        if literal is not None:
+            return literal
         self._resume_from(start)
         return super().parse_dense_int_or_fp_elements_attr(type)
 
-    def _parse_optional_splat(self, type: Any) -> DenseIntOrFPElementsAttr | None:
-        """`<scalar> [: type]`, or None (with the position undefined) if it is not one."""
+    def _parse_optional_literal(self, type: Any) -> DenseIntOrFPElementsAttr | None:
+        """A splat `<v> [: type]`, or a literal with hexadecimal floats, or
+        None (with the position undefined) for what xDSL's parser reads right.
+
+        MLIR reads a hexadecimal integer for a float element as its bits
+        (`dense<0xFF800000> : tensor<4xf32>` is -inf); xDSL converts the
+        integer's value."""
         if self.parse_optional_punctuation("<") is None:
             return None
-        if self._current_token.text in (">", "[") or self.parse_optional_str_literal():
+        if self._current_token.text in (">", "[") and not self._hex_ahead():
+            return None
+        if self.parse_optional_str_literal():
             return None
         try:
             values, shape = self._parse_tensor_literal()
         except ParseError:
             return None
-        if shape or len(values) != 1 or self.parse_optional_punctuation(">") is None:
+        if self.parse_optional_punctuation(">") is None:
             return None
         if type is None:
             self.parse_punctuation(":", " in dense attribute")
             type = self._parse_dense_literal_type()
         element_type = type.element_type
-        value = values[0].to_type(self, element_type)
-        one = DenseIntOrFPElementsAttr.from_list(
+        if isinstance(element_type, ComplexType):
+            return None
+        if shape:
+            if not isinstance(element_type, AnyFloat) or not any(map(_is_hex, values)):
+                return None
+            if list(type.get_shape()) != shape:
+                self.raise_error(
+                    f"Shape mismatch in dense literal. Expected {list(type.get_shape())} "
+                    f"shape from the type, but got {shape} shape."
+                )
+            data = b"".join(self._element_bytes(v, type) for v in values)
+            return DenseIntOrFPElementsAttr(type, BytesAttr(data))
+        if len(values) != 1:
+            return None
+        one = DenseIntOrFPElementsAttr(
             type.__class__(element_type, [1]),  # pyright: ignore[reportCallIssue]
-            [value],
+            BytesAttr(self._element_bytes(values[0], type)),
         )
         count = math.prod(type.get_shape())
         if count > SPLAT_STORED_ONCE_ABOVE:
             return SplatElementsAttr(type, one)  # pyright: ignore[reportReturnType]
         return DenseIntOrFPElementsAttr(type, BytesAttr(one.data.data * count))
+
+    def _hex_ahead(self) -> bool:
+        """Whether the bracketed literal starting here holds a `0x` number."""
+        text = self.lexer.input.content
+        start = self._current_token.span.start
+        end = text.find(">", start)
+        return "0x" in text[start : end if end >= 0 else len(text)]
+
+    def _element_bytes(self, value: Any, type: Any) -> bytes:
+        element_type = type.element_type
+        if isinstance(element_type, AnyFloat) and _is_hex(value):
+            size = element_type.compile_time_size
+            bits = int(value.span.text, 16)
+            if bits >= 1 << (8 * size):
+                self.raise_error(f"hexadecimal float literal does not fit {element_type}", value.span)
+            return bits.to_bytes(size, "little")
+        one = type.__class__(element_type, [1])
+        return DenseIntOrFPElementsAttr.from_list(one, [value.to_type(self, element_type)]).data.data
+
+
+def _is_hex(value: Any) -> bool:
+    return value.span.text.lower().startswith("0x")
 
 
 class LocatingParser(XsplitParser):
@@ -102,6 +165,8 @@ class LocatingParser(XsplitParser):
     def parse_operation(self) -> Operation:
         start = self._current_token.span  # pyright: ignore[reportPrivateUsage]
         op = super().parse_operation()
+        if _loses_attributes(op, self.lexer.input.content[start.start : self.pos]):
+            raise MustCarry(op.name)
         if isinstance(op.location, UnknownLoc):
             line, col = self._line_col(start.start)
             op.location = FileLineColLoc(StringAttr(start.input.name), IntAttr(line), IntAttr(col))
@@ -116,6 +181,21 @@ class LocatingParser(XsplitParser):
             self._line_number += text.count("\n", self._line_start, line_start)
             self._line_start = line_start
         return self._line_number, pos - line_start + 1
+
+
+class MustCarry(Exception):
+    """The text parsed natively, but xDSL's op lost part of it: read it carried."""
+
+
+def _loses_attributes(op: Operation, text: str) -> bool:
+    """Whether xDSL dropped attributes of `op` that its text spells.
+
+    xDSL 0.74 parses a function declaration's argument and result attributes
+    (`func.func private @f(tensor<4xf32> {a.b = 1})`) and forgets them."""
+    if not isinstance(op, FuncOp) or op.body.blocks:
+        return False
+    signature = text.split(" attributes", 1)[0]
+    return "{" in signature
 
 
 class CarryingParser(XsplitParser):
@@ -140,7 +220,9 @@ class CarryingParser(XsplitParser):
             return attr
         self._resume_from(after_name)
         sigil = "!" if is_type else "#"
-        return self._carry(sigil + attr_or_dialect_name, after_name, is_type)
+        # A typed dialect attribute prints its type after it
+        # (`#flow.parameter.named<...> : tensor<i32>`): it is part of the attribute.
+        return self._carry(sigil + attr_or_dialect_name, after_name, is_type, typed=not is_type)
 
     def _parse_optional_builtin_parametrized_attr(self) -> Attribute | None:
         return self._builtin_or_carried(super()._parse_optional_builtin_parametrized_attr, False)
@@ -228,6 +310,10 @@ def read_module(
 ) -> ModuleOp:
     """Parses and verifies MLIR text; `first_line` numbers its first line."""
     padded = "\n" * (first_line - 1) + source
+    if "{-#" in source:
+        # File metadata (`{-# dialect_resources: ... #-}`, the blobs behind
+        # `dense_resource<...>`): xDSL reads and drops it; iree-opt keeps it.
+        return _read_carried(padded, filename)
     try:
         with collector_paused():
             module = LocatingParser(ctx or make_context(), padded, filename).parse_module()
@@ -265,17 +351,77 @@ def _read_carried(
             location = str(parse_error.span.get_location())
             raise XsplitError.at(location, one_line(parse_error.msg)) from None
         raise mlir_error from None
+    generic, metadata = _split_metadata(generic)
+    if "{-#" in padded and not metadata:
+        # iree-opt prints no resources in local-scope form: ask for them alone.
+        _, metadata = _split_metadata(run_iree_opt(padded, filename, ["--mlir-print-op-generic"]))
     try:
         module = CarryingParser(_carrying_context(), generic, filename).parse_module()
     except ParseError as e:
-        raise XsplitError.at(
-            str(e.span.get_location()), f"cannot carry iree-opt's output: {one_line(e.msg)}"
-        ) from None
+        where = _input_location(generic, e.span.start) or filename
+        raise XsplitError.at(where, f"xsplit cannot carry this op: {one_line(e.msg)}") from None
     except Exception:
         raise XsplitError(f"{filename}: iree-opt reads it, but xsplit cannot carry it") from None
     _carry_ops_xsplit_misreads(module)
     _CARRIED.add(module)
+    if metadata:
+        _METADATA[module] = metadata
     return module
+
+
+_METADATA: weakref.WeakKeyDictionary[ModuleOp, str] = weakref.WeakKeyDictionary()
+"""The `{-# ... #-}` file metadata of a carried module, printed after it."""
+
+
+def _split_metadata(generic: str) -> tuple[str, str]:
+    """iree-opt's output as the module's text and the metadata after it."""
+    at = generic.find("\n{-#")
+    if at < 0:
+        return generic, ""
+    return generic[:at] + "\n", generic[at + 1 :]
+
+
+_LOC = re.compile(r'loc\(("(?:[^"\\]|\\.)*"):(\d+):(\d+)\)')
+
+
+def _input_location(generic: str, pos: int) -> str | None:
+    """`file:line:col` of the op whose generic line holds `pos`: iree-opt
+    printed each op's input location at the end of its line."""
+    line_start = generic.rfind("\n", 0, pos) + 1
+    line_end = generic.find("\n", pos)
+    found = _LOC.findall(generic[line_start : line_end if line_end >= 0 else len(generic)])
+    if not found:
+        return None
+    name, line, col = found[-1]
+    return f"{json.loads(name)}:{line}:{col}"
+
+
+def print_carried(module: ModuleOp, generic: bool = False) -> str:
+    """A carried module's text, as iree-opt prints it.
+
+    MLIR's custom printers are not all a fixed point: `util.func @f` (no
+    visibility) prints as `util.func public @f`, which reads back with a
+    `sym_visibility` the module did not have. Where iree-opt's custom form
+    does not read back as the module, the generic form is given: the same
+    program is what matters."""
+    from xsplit.interop.iree_opt import run_iree_opt
+    from xsplit.interop.roundtrip import generic_forms
+
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=True).print_op(module)
+    out.write("\n")
+    out.write(_METADATA.get(module, ""))
+    text = out.getvalue()
+    if generic:
+        return run_iree_opt(text, _OUTPUT_NAME, ["--mlir-print-op-generic"])
+    custom = run_iree_opt(text, _OUTPUT_NAME)
+    held, printed = generic_forms([text, custom])
+    if held is not None and held == printed:
+        return custom
+    return run_iree_opt(text, _OUTPUT_NAME, ["--mlir-print-op-generic"])
+
+
+_OUTPUT_NAME = "<xsplit output>"
 
 
 _MLIR_UNKNOWN_OP_MESSAGES = ("is unknown", "not found for custom op", "is not registered")
@@ -289,13 +435,17 @@ def _carrying_context() -> Context:
 def _carry_ops_xsplit_misreads(module: ModuleOp) -> None:
     """Turns each known op whose generic form xDSL's class rejects into an
     unregistered op with the same operands, results, attributes, properties,
-    successors and regions."""
-    misread = [
-        op
-        for op in module.walk(reverse=True)
-        if not isinstance(op, UnregisteredOp | ModuleOp) and not _verifies(op)
-    ]
-    for op in misread:
+    successors and regions. Why each was is kept for `demoted_ops`."""
+    with _plain_verify_errors():
+        misread = [
+            (op, reason)
+            for op in module.walk(reverse=True)
+            if not isinstance(op, UnregisteredOp | ModuleOp)
+            and (reason := _verify_failure(op)) is not None
+        ]
+    if misread:
+        _DEMOTED[module] = [(op.name, reason) for op, reason in reversed(misread)]
+    for op, _ in misread:
         carried = UnregisteredOp.with_name(op.name).create(
             operands=op.operands,
             result_types=op.result_types,
@@ -310,12 +460,40 @@ def _carry_ops_xsplit_misreads(module: ModuleOp) -> None:
         Rewriter.replace_op(op, carried)
 
 
-def _verifies(op: Operation) -> bool:
+_DEMOTED: weakref.WeakKeyDictionary[ModuleOp, list[tuple[str, str]]] = weakref.WeakKeyDictionary()
+
+
+def demoted_ops(module: ModuleOp) -> list[tuple[str, str]]:
+    """The ops of a carried module that xsplit has a class for but holds as
+    unregistered ops, because MLIR's form of them did not verify as that
+    class: (op name, the verifier's message), in program order. Passes do not
+    see these ops as what they are."""
+    return list(_DEMOTED.get(module, ()))
+
+
+@contextmanager
+def _plain_verify_errors() -> Iterator[None]:
+    """xDSL's verifier prints the whole module into each failure's message:
+    quadratic when many ops of a large module fail. Here only the message is
+    needed."""
+    xdsl_emit_error = Operation.emit_error
+
+    def emit_error(self: Operation, message: str, underlying_error: Exception) -> NoReturn:
+        raise VerifyException(str(underlying_error)) from underlying_error
+
+    Operation.emit_error = emit_error  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Operation.emit_error = xdsl_emit_error  # type: ignore[method-assign]
+
+
+def _verify_failure(op: Operation) -> str | None:
     try:
         op.verify(verify_nested_ops=False)
-    except Exception:
-        return False
-    return True
+    except Exception as e:
+        return one_line(str(e)) or type(e).__name__
+    return None
 
 
 def one_line(message: str) -> str:
