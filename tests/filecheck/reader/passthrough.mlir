@@ -57,9 +57,11 @@ func.func private @declaration(tensor<4xf32> {iree.abi.name = "x"}) -> (tensor<4
 // -----
 
 // `util.func @f` prints as `util.func public @f`, which reads back with a
-// visibility the input did not have: the module is printed generic instead.
+// visibility the input did not have: a carried module (an unregistered op
+// makes it one) is printed generic instead.
 util.func @no_visibility(%a: f32) -> f32 {
-  util.return %a : f32
+  %b = "some.op"(%a) : (f32) -> f32
+  util.return %b : f32
 }
 // CHECK: "util.func"() <{function_type = (f32) -> f32, sym_name = "no_visibility"
 // CHECK-NOT: sym_visibility
