@@ -64,11 +64,21 @@ _remarks: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
 
 def remark(op: Operation, message: str) -> None:
     """Records a remark about `op` for whoever collects them (see `collect_remarks`)."""
+    diagnose(op, "remark", message)
+
+
+def warning(op: Operation, message: str) -> None:
+    """Records a warning about `op`, collected with the remarks."""
+    diagnose(op, "warning", message)
+
+
+def diagnose(op: Operation, severity: str, message: str) -> None:
+    """Records a `remark`, `warning` or (non-fatal, more may follow) `error` line."""
     sink = _remarks.get()
     if sink is None:
         return
     loc = location_of(op)
-    line = f"{loc}: remark: {message}" if loc else f"remark: {message}"
+    line = f"{loc}: {severity}: {message}" if loc else f"{severity}: {message}"
     # Patterns re-check ops until a fixpoint; say each thing once.
     if line not in sink:
         sink.append(line)

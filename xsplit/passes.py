@@ -12,11 +12,15 @@ _PASS_MODULES = {
     "split-k": ("xsplit.rewrites.split_k", "SPLIT_K"),
     "materialize-late": ("xsplit.rewrites.materialize_late", "MATERIALIZE_LATE"),
     "materialize-early": ("xsplit.rewrites.materialize_early", "MATERIALIZE_EARLY"),
+    "distribute": ("xsplit.rewrites.distribute", "DISTRIBUTE"),
+    "export-dispatch": ("xsplit.rewrites.export_dispatch", "EXPORT_DISPATCH"),
     "form-dispatch-regions": ("xsplit.rewrites.form_dispatch_regions", "FORM_DISPATCH_REGIONS"),
     "dispatch-regions-to-workgroups": (
         "xsplit.rewrites.dispatch_regions_to_workgroups",
         "DISPATCH_REGIONS_TO_WORKGROUPS",
     ),
+    "insert-barriers": ("xsplit.rewrites.insert_barriers", "INSERT_BARRIERS"),
+    "verify-sync": ("xsplit.rewrites.verify_sync", "VERIFY_SYNC"),
 }
 
 

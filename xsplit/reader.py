@@ -45,6 +45,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects import make_context
 from xsplit.dialects.builtin import SPLAT_STORED_ONCE_ABOVE, SplatElementsAttr
@@ -228,7 +229,8 @@ def read_module(
     """Parses and verifies MLIR text; `first_line` numbers its first line."""
     padded = "\n" * (first_line - 1) + source
     try:
-        module = LocatingParser(ctx or make_context(), padded, filename).parse_module()
+        with collector_paused():
+            module = LocatingParser(ctx or make_context(), padded, filename).parse_module()
     except ParseError as e:
         return _read_carried(padded, filename, parse_error=e)
     except Exception:  # xDSL raises plain errors for some input it cannot parse
@@ -323,6 +325,12 @@ def one_line(message: str) -> str:
 def verify_module(module: ModuleOp) -> None:
     """Verifies every op and that every use is dominated by its definition,
     naming the first op that fails by its location."""
+    with collector_paused():
+        _verify_ops(module)
+        verify_dominance(module)
+
+
+def _verify_ops(module: ModuleOp) -> None:
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
@@ -331,7 +339,6 @@ def verify_module(module: ModuleOp) -> None:
             if not message.startswith(f"'{op.name}' op"):
                 message = f"'{op.name}' op {message}"
             raise XsplitError(message, op) from None
-    verify_dominance(module)
 
 
 def verify_dominance(module: ModuleOp) -> None:

@@ -1,7 +1,7 @@
 """xsplit's dialects, and the upstream ops xDSL 0.74 lacks.
 
-IREE's `flow`, `iree_tensor_ext` and `iree_linalg_ext` are dialects of their
-own. The upstream additions (`scf.forall`, `tensor.parallel_insert_slice`,
+IREE's `flow`, `hal`, `iree_codegen`, `iree_tensor_ext` and `iree_linalg_ext`
+are dialects of their own. The upstream additions (`scf.forall`, `tensor.parallel_insert_slice`,
 `affine.max`, the GPU mapping attributes and the linalg contractions) belong to
 dialects xDSL already has, so they are added to those, the way an MLIR dialect
 extension adds ops to a dialect it does not own.
@@ -17,11 +17,14 @@ from xdsl.ir import Attribute, Dialect, Operation
 from xsplit.dialects.affine import MaxOp
 from xsplit.dialects.builtin import install_dense_splat_fixes
 from xsplit.dialects.flow import Flow
-from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
+from xsplit.dialects.gpu import GPU_EXTENSION_ATTRS, GPU_EXTENSION_OPS, GPU_MAPPING_ATTRS
+from xsplit.dialects.hal import HAL
+from xsplit.dialects.iree_codegen import IREECodegen
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
 from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
 from xsplit.dialects.linalg_ext import LinalgExt
+from xsplit.dialects.memref import MEMREF_EXTENSION_OPS
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
@@ -32,6 +35,8 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "iree_linalg_ext": lambda: IREELinalgExt,
     "rock": lambda: Rock,
     "linalg_ext": lambda: LinalgExt,
+    "hal": lambda: HAL,
+    "iree_codegen": lambda: IREECodegen,
 }
 """The dialects xsplit defines, by name."""
 
@@ -40,7 +45,8 @@ UPSTREAM_EXTENSIONS: dict[str, tuple[list[type[Operation]], list[type[Attribute]
     "tensor": ([ParallelInsertSliceOp], []),
     "affine": ([MaxOp], []),
     "linalg": ([MatmulOp, BatchMatmulOp, MatvecOp, VecmatOp], []),
-    "gpu": ([], list(GPU_MAPPING_ATTRS)),
+    "gpu": (list(GPU_EXTENSION_OPS), [*GPU_MAPPING_ATTRS, *GPU_EXTENSION_ATTRS]),
+    "memref": (list(MEMREF_EXTENSION_OPS), []),
 }
 """Ops and attributes xsplit adds to (or replaces in) upstream dialects."""
 

@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     IndexType,
     IntegerAttr,
+    SymbolRefAttr,
     TensorType,
 )
 from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
@@ -26,6 +27,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     lazy_traits_def,
     opt_prop_def,
+    prop_def,
     region_def,
     traits_def,
     var_operand_def,
@@ -336,13 +338,13 @@ class DispatchWorkgroupsOp(IRDLOperation):
         for i, arg in enumerate(self.arguments):
             if isinstance(arg.type, TensorType):
                 access = TensorAccess.READWRITE if i in tied else TensorAccess.READONLY
-                expected.append(DispatchTensorType(access, arg.type))
+                expected.append(DispatchTensorType.get(access, arg.type))
             else:
                 expected.append(arg.type)
         for t, tie in zip(self.result_types, tied):
             if tie < 0:
                 assert isinstance(t, TensorType)
-                expected.append(DispatchTensorType(TensorAccess.WRITEONLY, t))
+                expected.append(DispatchTensorType.get(TensorAccess.WRITEONLY, t))
         return expected
 
     def print(self, printer: Printer) -> None:
@@ -485,13 +487,184 @@ class DispatchWorkgroupsOp(IRDLOperation):
         _verify_count_region(self, self.workgroup_count, len(self.workload))
 
 
+@irdl_op_definition
+class DispatchOp(IRDLOperation):
+    """
+    Launches an executable's entry point (`@executable::@export`) on tensors.
+    A result written as an argument's SSA name is tied to that argument: the
+    dispatch updates it in place, which is how a hand-written kernel returns
+    the buffers it writes.
+
+    ```mlir
+    %r = flow.dispatch @ex::@k(%a, %out) : (tensor<8xf32>, tensor<8xf32>) -> %out
+    ```
+    """
+
+    name = "flow.dispatch"
+
+    workload = var_operand_def(IndexType)
+    arguments = var_operand_def()
+    argument_dims = var_operand_def(IndexType)
+    result_dims = var_operand_def(IndexType)
+    entry_points = prop_def(ArrayAttr[SymbolRefAttr])
+    tied_operands = opt_prop_def(ArrayAttr[IntegerAttr])
+    results_ = var_result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        entry_point: SymbolRefAttr | Sequence[SymbolRefAttr],
+        arguments: Sequence[SSAValue],
+        result_types: Sequence[Attribute],
+        tied_operands: Sequence[int] | None = None,
+        argument_dims: Sequence[SSAValue] = (),
+        result_dims: Sequence[SSAValue] = (),
+        workload: Sequence[SSAValue] = (),
+    ):
+        points = [entry_point] if isinstance(entry_point, SymbolRefAttr) else list(entry_point)
+        properties: dict[str, Attribute] = {"entry_points": ArrayAttr(points)}
+        ties = list(tied_operands) if tied_operands is not None else [-1] * len(result_types)
+        properties["tied_operands"] = ArrayAttr([IntegerAttr(i, IndexType()) for i in ties])
+        init_segmented(
+            self,
+            [workload, arguments, argument_dims, result_dims],
+            list(result_types),
+            properties,
+        )
+
+    def tied_argument_indices(self) -> list[int]:
+        """For each result, the index of the argument it is tied to, or -1."""
+        if self.tied_operands is None:
+            return [-1] * len(self.results)
+        return [a.value.data for a in self.tied_operands.data]
+
+    def print(self, printer: Printer) -> None:
+        points = self.entry_points.data
+        printer.print_string(" ")
+        if len(points) == 1:
+            printer.print_attribute(points[0])
+        else:
+            printer.print_string("{")
+            printer.print_list(points, printer.print_attribute)
+            printer.print_string("}")
+        _print_workload(printer, self.workload)
+        printer.print_string("(")
+        printer.print_list(self.arguments, printer.print_ssa_value)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : (")
+        printer.print_list(
+            _take_dims([a.type for a in self.arguments], self.argument_dims),
+            lambda pair: _print_type_with_dims(printer, *pair),
+        )
+        printer.print_string(") -> ")
+        tied = self.tied_argument_indices()
+        untied = [t for t, tie in zip(self.result_types, tied) if tie < 0]
+        dims = iter(_take_dims(untied, self.result_dims))
+
+        def print_item(i: int) -> None:
+            if tied[i] >= 0:
+                printer.print_ssa_value(self.arguments[tied[i]])
+            else:
+                _print_type_with_dims(printer, *next(dims))
+
+        if len(tied) == 1:
+            print_item(0)
+            return
+        printer.print_string("(")
+        printer.print_list(range(len(tied)), print_item)
+        printer.print_string(")")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DispatchOp:
+        pos = parser.pos
+        if parser.parse_optional_punctuation("{") is not None:
+            points = parser.parse_comma_separated_list(
+                Parser.Delimiter.NONE, parser.parse_attribute
+            )
+            parser.parse_punctuation("}")
+        else:
+            points = [parser.parse_attribute()]
+        if not all(isinstance(p, SymbolRefAttr) for p in points):
+            parser.raise_error("expected @executable::@entry_point", pos, parser.pos)
+        workload = _parse_workload(parser)
+        unresolved = parser.parse_comma_separated_list(
+            Parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        typed_args = parser.parse_comma_separated_list(
+            Parser.Delimiter.PAREN, lambda: _parse_type_with_dims(parser)
+        )
+        if len(typed_args) != len(unresolved):
+            parser.raise_error(
+                f"expected {len(unresolved)} argument types, got {len(typed_args)}", pos, parser.pos
+            )
+        arguments = [parser.resolve_operand(u, t) for u, (t, _) in zip(unresolved, typed_args)]
+        parser.parse_punctuation("->")
+
+        def parse_result() -> tuple[Attribute, list[SSAValue], int]:
+            pos = parser.pos
+            if (value := parser.parse_optional_operand()) is not None:
+                if value not in arguments:
+                    parser.raise_error("tied result must name one of the arguments", pos, parser.pos)
+                return value.type, [], arguments.index(value)
+            t, dims = _parse_type_with_dims(parser)
+            return t, dims, -1
+
+        if parser.parse_optional_punctuation("(") is not None:
+            results = (
+                []
+                if parser.parse_optional_punctuation(")")
+                else [*parser.parse_comma_separated_list(Parser.Delimiter.NONE, parse_result)]
+            )
+            if results:
+                parser.parse_punctuation(")")
+        else:
+            results = [parse_result()]
+        op = cls(
+            points,  # pyright: ignore[reportArgumentType]
+            arguments,
+            [t for t, _, _ in results],
+            [tie for _, _, tie in results],
+            [d for _, dims in typed_args for d in dims],
+            [d for _, dims, _ in results for d in dims],
+            workload,
+        )
+        op.attributes |= attrs
+        return op
+
+    def verify_(self) -> None:
+        _verify_result_dims(self, [a.type for a in self.arguments], self.argument_dims, "arguments")
+        tied = self.tied_argument_indices()
+        if len(tied) != len(self.results):
+            raise VerifyException(
+                f"'{self.name}' op tied_operands has {len(tied)} entries for {len(self.results)} results"
+            )
+        for t, tie in zip(self.result_types, tied):
+            if tie >= len(self.arguments):
+                raise VerifyException(
+                    f"'{self.name}' op result tied to argument {tie}, which does not exist"
+                )
+            if tie >= 0 and self.arguments[tie].type != t:
+                raise VerifyException(
+                    f"'{self.name}' op result type {t} differs from its tied "
+                    f"argument's type {self.arguments[tie].type}"
+                )
+        untied = [t for t, tie in zip(self.result_types, tied) if tie < 0]
+        _verify_result_dims(self, untied, self.result_dims, "results")
+
+
 def _bound(t: Attribute) -> Attribute:
     return t.bound_type if isinstance(t, DispatchTensorType) else t
 
 
-Flow = Dialect("flow", [DispatchRegionOp, DispatchWorkgroupsOp, ReturnOp], [])
+Flow = Dialect("flow", [DispatchOp, DispatchRegionOp, DispatchWorkgroupsOp, ReturnOp], [])
 
 __all__ = [
+    "DispatchOp",
     "DispatchRegionOp",
     "DispatchWorkgroupsOp",
     "Flow",

@@ -9,6 +9,8 @@ read from and written to them with `dispatch.tensor.load` and
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Sequence
 from enum import auto
 
@@ -75,6 +77,13 @@ class DispatchTensorType(ParametrizedAttribute, TypeAttribute):
 
     def __init__(self, access: TensorAccess, bound_type: TensorType):
         super().__init__(TensorAccessAttr(access), bound_type)
+
+    @staticmethod
+    @functools.cache
+    def get(access: TensorAccess, bound_type: TensorType) -> DispatchTensorType:
+        """The placeholder type, built and verified once per access and tensor
+        type: dispatch formation asks for the same few thousands of times."""
+        return DispatchTensorType(access, bound_type)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:

@@ -4,9 +4,12 @@ pipelines do.
     xsplit check IN.mlir -p PIPELINE [--dim N ...] [--function F] [--seed S]
     xsplit bench IN.mlir [--sweep 1,2,4,...] [--runs N] [--json OUT] [--plot OUT.png]
     xsplit e2e IN.mlir -p PIPELINE [--dim N ...] [--no-gpu] [--print-ir]
+    xsplit simulate IN.mlir [--grid X[,Y,Z]] [--block X[,Y,Z]] [--reference FILE]
 
 check and e2e exit 0 when every result matches within its tolerance, 1 when
 one does not, and 2 on an error (bad input, bad options, a failed compile).
+simulate exits 0 when the kernel has no race and its results match, 1 when
+it races or differs, and 2 on an error.
 bench exits 0 when it has timed every configuration it could compile, and 2
 on an error.
 
@@ -207,6 +210,21 @@ def _run_e2e(args: argparse.Namespace, source: str, name: str) -> int:
     return EXIT_PASS if report.numerics_pass else EXIT_FAIL
 
 
+# xsplit simulate
+
+
+def _configure_simulate(parser: argparse.ArgumentParser) -> None:
+    from xsplit.tools import simulate
+
+    simulate.add_options(parser)
+
+
+def _run_simulate(args: argparse.Namespace, source: str, name: str) -> int:
+    from xsplit.tools import simulate
+
+    return simulate.run(args)
+
+
 SUBCOMMANDS: dict[str, Subcommand] = {
     "check": Subcommand(
         "compare a program and its rewrite on the CPU",
@@ -232,6 +250,14 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         _configure_e2e,
         _run_e2e,
         takes_pipeline=True,
+    ),
+    "simulate": Subcommand(
+        "run a GPU kernel in the SPMD simulator",
+        "Runs every thread of the kernel, phase by phase between barriers, in several orders, "
+        "reports each race, and compares the results with the program's sequential semantics. "
+        "Exits 0 when clean and equal, 1 on a race or a mismatch, 2 on an error.",
+        _configure_simulate,
+        _run_simulate,
     ),
 }
 """Every `xsplit` subcommand, by name, in the order `xsplit --help` lists them."""

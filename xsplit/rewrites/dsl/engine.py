@@ -28,6 +28,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import NoMemoryEffect, Pure
 
+from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError, remark
 from xsplit.rewrites.builders import IRBuilder, values_defined_above
 from xsplit.rewrites.dsl.constraints import Match
@@ -99,6 +100,10 @@ class Engine:
                 self.families.setdefault(name, set()).update(owners)
 
     def run(self, module: ModuleOp) -> dict[str, int]:
+        with collector_paused():
+            return self._run(module)
+
+    def _run(self, module: ModuleOp) -> dict[str, int]:
         settings = _settings.get()
         roots = self.by_root.keys() | self.remarks.keys()
         worklist: deque[Operation] = deque(op for op in module.walk() if op.name in roots)

@@ -1,0 +1,49 @@
+// RUN: xsplit-opt --split-input-file --verify-diagnostics %s | filecheck %s
+
+#layout = #hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer>]>
+func.func @binding_out_of_range() {
+  %A = hal.interface.binding.subspan layout(#layout) binding(1) : memref<8xf32>
+  func.return
+}
+// CHECK: invalid.mlir:5:3: error: 'hal.interface.binding.subspan' op binding 1 is out of range: the layout has 1 bindings
+
+// -----
+
+#layout = #hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer>]>
+func.func @missing_dims() {
+  %A = hal.interface.binding.subspan layout(#layout) binding(0) : memref<?xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'hal.interface.binding.subspan' op result type memref<?xf32> has 1 dynamic dimensions but 0 dimension values are given
+
+// -----
+
+func.func @bad_dimension() -> index {
+  %i = hal.interface.workgroup.id[3] : index
+  func.return %i : index
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'hal.interface.workgroup.id' op dimension must be 0, 1 or 2, got 3
+
+// -----
+
+#layout = #hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer, Writable>]>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:{{[0-9]+}}: error: unknown descriptor flag 'Writable'
+
+// -----
+
+#layout = #hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer>]>
+hal.executable.source private @ex {
+  hal.executable.export public @k ordinal(0) layout(#layout) count(%device: !hal.device) -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    hal.return %c1, %c1 : index, index
+  }
+}
+// CHECK: invalid.mlir:[[# @LINE - 5]]:3: error: 'hal.executable.export' op count region must return 3 index values
+
+// -----
+
+func.func @untied(%b: tensor<8xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
+  %r = flow.dispatch @ex::@k(%b, %c) : (tensor<8xf32>, tensor<8xf32>) -> %c
+  return %r : tensor<4xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:34: error: operand is used with type tensor<8xf32>, but has been previously used or defined with type tensor<4xf32>

@@ -1,0 +1,106 @@
+"""The parts of IREE's `iree_codegen` dialect that a custom dispatch needs.
+
+A kernel written by hand carries
+`translation_info = #iree_codegen.translation_info<pipeline = #iree_codegen.no_pipeline workgroup_size = [256, 1, 1]>`:
+IREE then lowers its ops as they are, with that many threads per workgroup,
+instead of tiling and distributing it with one of its own pipelines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntAttr
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+TRANSLATION_INFO = "translation_info"
+"""The function attribute that names a kernel's codegen pipeline."""
+
+
+@irdl_attr_definition
+class NoPipelineAttr(ParametrizedAttribute):
+    """The pipeline that leaves a kernel's ops as written."""
+
+    name = "iree_codegen.no_pipeline"
+
+
+@irdl_attr_definition
+class TranslationInfoAttr(ParametrizedAttribute):
+    """How IREE lowers one kernel: its pipeline, workgroup size and subgroup size."""
+
+    name = "iree_codegen.translation_info"
+
+    pipeline: Attribute
+    workgroup_size: ArrayAttr[IntAttr]
+    subgroup_size: IntAttr
+    configuration: DictionaryAttr
+
+    def __init__(
+        self,
+        pipeline: Attribute | None = None,
+        workgroup_size: Sequence[int] = (),
+        subgroup_size: int = 0,
+        configuration: DictionaryAttr | None = None,
+    ):
+        super().__init__(
+            pipeline or NoPipelineAttr(),
+            ArrayAttr([IntAttr(n) for n in workgroup_size]),
+            IntAttr(subgroup_size),
+            configuration or DictionaryAttr({}),
+        )
+
+    @property
+    def workgroup_sizes(self) -> list[int]:
+        return [a.data for a in self.workgroup_size.data]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        sizes: list[int] = []
+        subgroup = 0
+        config = DictionaryAttr({})
+        with parser.in_angle_brackets():
+            parser.parse_keyword("pipeline")
+            parser.parse_punctuation("=")
+            pipeline = parser.parse_attribute()
+            if parser.parse_optional_keyword("workgroup_size") is not None:
+                parser.parse_punctuation("=")
+                sizes = parser.parse_comma_separated_list(
+                    AttrParser.Delimiter.SQUARE,
+                    lambda: parser.parse_integer(allow_boolean=False, allow_negative=False),
+                )
+            if parser.parse_optional_keyword("subgroup_size") is not None:
+                parser.parse_punctuation("=")
+                subgroup = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            if parser.parse_optional_punctuation(","):
+                pos = parser.pos
+                config = parser.parse_attribute()
+                if not isinstance(config, DictionaryAttr):
+                    parser.raise_error("expected a configuration dictionary", pos, parser.pos)
+        return (pipeline, ArrayAttr([IntAttr(n) for n in sizes]), IntAttr(subgroup), config)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<pipeline = ")
+        printer.print_attribute(self.pipeline)
+        if self.workgroup_size.data:
+            printer.print_string(" workgroup_size = [")
+            printer.print_list(self.workgroup_sizes, lambda n: printer.print_string(str(n)))
+            printer.print_string("]")
+        if self.subgroup_size.data:
+            printer.print_string(f" subgroup_size = {self.subgroup_size.data}")
+        if self.configuration.data:
+            printer.print_string(", ")
+            printer.print_attribute(self.configuration)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if len(self.workgroup_size.data) > 3 or any(n <= 0 for n in self.workgroup_sizes):
+            raise VerifyException(
+                f"translation_info workgroup_size must be at most 3 positive sizes, got {self.workgroup_sizes}"
+            )
+
+
+IREECodegen = Dialect("iree_codegen", [], [NoPipelineAttr, TranslationInfoAttr])
