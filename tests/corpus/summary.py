@@ -60,7 +60,7 @@ def summary(stats: dict[str, list[object]]) -> list[str]:
         by_phase = split[which]
         per_phase = ", ".join(f"{p} {count(by_phase[p])}" for p in PHASES if by_phase[p])
         lines.append(
-            f"  {label},materialize-late: ran {count(by_phase['runs'])}; "
+            f"  {label},materialize-late: {count(by_phase['runs'])} tests pass; "
             f"dumps split: {per_phase}"
         )
     if numerics:
