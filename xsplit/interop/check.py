@@ -8,10 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DYNAMIC_INDEX, BFloat16Type, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    BFloat16Type,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    UnregisteredOp,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
@@ -40,14 +49,116 @@ def entry_function(
     for f in functions:
         if name is None or f.sym_name.data == name:
             return f
+    _no_entry(name, [f.sym_name.data for f in functions], filename)
+
+
+def _no_entry(name: str | None, have: Sequence[str], filename: str | None) -> NoReturn:
     if name is None:
         message = "no function with a body to run"
     else:
-        have = ", ".join(f"@{f.sym_name.data}" for f in functions) or "none"
-        message = f"no function @{name} with a body to run (--function); functions: {have}"
+        listed = ", ".join(f"@{n}" for n in have) or "none"
+        message = f"no function @{name} with a body to run (--function); functions: {listed}"
     if filename is None:
         raise XsplitError(message)
     raise XsplitError.at(filename, message)
+
+
+@dataclass(frozen=True, eq=False)
+class AbiFunction:
+    """A public `util.func` that IREE's runtime calls by name, as
+    `iree-compile --compile-to=input` leaves a model's entry point: its
+    arguments are `!hal.buffer_view`s, each holding the tensor that the
+    `hal.tensor.import` it reaches (through the `$async` variant's `util.call`)
+    reads. xsplit carries `util` and `hal` without modelling them, so they are
+    read by name."""
+
+    name: str
+    op: Operation
+    inputs: tuple[TensorType, ...]
+
+
+def _op_name(op: Operation) -> str:
+    return op.op_name.data if isinstance(op, UnregisteredOp) else op.name
+
+
+def _abi_inputs(fn: Operation, functions: dict[str, Operation]) -> tuple[TensorType, ...] | None:
+    """The tensors `fn`'s arguments hold, or None if one is not a tensor the
+    runtime can be given (a fence, a device)."""
+    inputs: list[TensorType] = []
+    for arg in fn.regions[0].blocks[0].args:
+        found = arg.type if isinstance(arg.type, TensorType) else _imported(arg, functions, set())
+        if found is None:
+            return None
+        inputs.append(found)
+    return tuple(inputs)
+
+
+def _imported(arg: SSAValue, functions: dict[str, Operation], seen: set[str]) -> TensorType | None:
+    for use in arg.uses:
+        user = use.operation
+        kind = _op_name(user)
+        if kind == "hal.tensor.import" and use.index == 0:
+            result = user.results[0].type
+            return result if isinstance(result, TensorType) else None
+        callee = user.properties.get("callee") if kind == "util.call" else None
+        if not isinstance(callee, SymbolRefAttr) or callee.string_value() in seen:
+            continue
+        seen.add(callee.string_value())
+        target = functions.get(callee.string_value())
+        if target is None or not target.regions or not target.regions[0].blocks:
+            continue
+        args = target.regions[0].blocks[0].args
+        found = _imported(args[use.index], functions, seen) if use.index < len(args) else None
+        if found is not None:
+            return found
+    return None
+
+
+def _symbol(op: Operation) -> str:
+    sym = op.properties.get("sym_name") or op.attributes.get("sym_name")
+    return sym.data if isinstance(sym, StringAttr) else ""
+
+
+def _public_util_funcs(module: ModuleOp) -> tuple[list[Operation], dict[str, Operation]]:
+    funcs = [op for op in module.ops if _op_name(op) == "util.func"]
+    public = [
+        op
+        for op in funcs
+        if getattr(op.properties.get("sym_visibility"), "data", "public") == "public"
+        and op.regions
+        and op.regions[0].blocks
+    ]
+    return public, {_symbol(op): op for op in funcs}
+
+
+def entry_point(
+    module: ModuleOp, name: str | None = None, filename: str | None = None
+) -> func.FuncOp | AbiFunction:
+    """The function `xsplit check` runs: `name`, or else the first that can be
+    called with tensors, a `func.func` or a HAL-ABI `util.func`."""
+    public, by_name = _public_util_funcs(module)
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+    if not public:
+        return entry_function(module, name, filename)
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op in functions:
+            if name is None or op.sym_name.data == name:
+                return op
+        elif op in public and (name is None or _symbol(op) == name):
+            inputs = _abi_inputs(op, by_name)
+            if inputs is not None:
+                return AbiFunction(_symbol(op), op, inputs)
+            if name is not None:
+                raise XsplitError(
+                    f"@{name} takes arguments that are not tensors the runtime can be given "
+                    "(fences, devices); call the function that takes only buffer views",
+                    op,
+                )
+    _no_entry(name, [f.sym_name.data for f in functions] + [_symbol(op) for op in public], filename)
+
+
+def entry_name(f: func.FuncOp | AbiFunction) -> str:
+    return f.name if isinstance(f, AbiFunction) else f.sym_name.data
 
 
 def _dimension_classes(f: func.FuncOp) -> dict[tuple[SSAValue, int], tuple[SSAValue, int]]:
@@ -162,21 +273,44 @@ def argument_shapes(f: func.FuncOp, dims: Sequence[int]) -> list[list[int]]:
     return shapes
 
 
-def random_inputs(f: func.FuncOp, dims: Sequence[int], seed: int = 0) -> list[np.ndarray]:
+def random_inputs(
+    f: func.FuncOp | AbiFunction, dims: Sequence[int], seed: int = 0
+) -> list[np.ndarray]:
     """Seeded random arguments: floats in [-1, 1), small signed integers.
     Dynamic dimensions take the values of `dims`, in order of appearance."""
     rng = np.random.default_rng(seed)
     inputs: list[np.ndarray] = []
-    for t, shape in zip(f.function_type.inputs.data, argument_shapes(f, dims)):
+    if isinstance(f, AbiFunction):
+        types, shapes, op = list(f.inputs), _abi_shapes(f, dims), f.op
+    else:
+        types, shapes, op = list(f.function_type.inputs.data), argument_shapes(f, dims), f
+    for t, shape in zip(types, shapes):
         try:
             dtype = numpy_dtype(t.element_type)  # type: ignore[attr-defined]
         except XsplitError as e:
-            raise XsplitError(f"@{f.sym_name.data}: {e.message}", f) from None
+            raise XsplitError(f"@{entry_name(f)}: {e.message}", op) from None
         if dtype.kind == "f":
             inputs.append(rng.uniform(-1, 1, shape).astype(dtype))
         else:
             inputs.append(rng.integers(-8, 8, shape).astype(dtype))
     return inputs
+
+
+def _abi_shapes(f: AbiFunction, dims: Sequence[int]) -> list[list[int]]:
+    """The imported tensors' shapes, dynamic sizes taken from `dims` in order."""
+    dynamic = sum(size == DYNAMIC_INDEX for t in f.inputs for size in t.get_shape())
+    if len(dims) != dynamic:
+        raise XsplitError(
+            f"@{f.name} has {dynamic} dynamic "
+            f"{'dimension' if dynamic == 1 else 'dimensions'}, but --dim gave "
+            f"{len(dims)} {'size' if len(dims) == 1 else 'sizes'}",
+            f.op,
+        )
+    pending = iter(dims)
+    return [
+        [next(pending) if size == DYNAMIC_INDEX else size for size in t.get_shape()]
+        for t in f.inputs
+    ]
 
 
 RELATIVE_TOLERANCE = {"float64": 1e-10, "float32": 2e-4, "float16": 2e-2}
@@ -285,17 +419,18 @@ def check_rewrite(
     """Runs `source` and its rewrite by `pipeline` on the CPU and compares each
     result; returns the rewritten IR too. A pipeline that leaves a graph-level
     loop is completed with materialize-late (see `complete_for_iree`) unless
-    `complete` is False."""
+    `complete` is False. The entry is a `func.func` or, in what
+    `iree-compile --compile-to=input` prints, a HAL-ABI `util.func`."""
     passes = build_pipeline(pipeline)
     original = parse_module(source, name)
-    f = entry_function(original, function, name)
+    f = entry_point(original, function, name)
     inputs = random_inputs(f, dims, seed)
     rewritten = parse_module(source, name)
     run_passes(rewritten, passes)
     if complete:
         complete_for_iree(rewritten, tool)
     rewritten_text = print_module(rewritten)
-    fn = f.sym_name.data
+    fn = entry_name(f)
     expected = run_on_cpu(
         compile_mlir(source, "cpu", phase=f"compiling {name} as it is"),
         fn,

@@ -66,7 +66,15 @@ def region_to_workgroups(m: Match, ir: IRBuilder) -> list[SSAValue]:
     assert isinstance(region, DispatchRegionOp)
     constants: list[SSAValue] = m["constants"]
     arguments: list[SSAValue] = m["arguments"]
-    workgroups = DispatchWorkgroupsOp(arguments, list(region.result_types), Region(Block()))
+    # No result is tied to an argument. Said explicitly, as MLIR's flow dialect
+    # does: iree-opt adds `[-1 : index]` per result when it reads the op back,
+    # so a module without it would not print as the same program.
+    workgroups = DispatchWorkgroupsOp(
+        arguments,
+        list(region.result_types),
+        Region(Block()),
+        tied_operands=[-1] * len(region.result_types),
+    )
     body = workgroups.workgroup_body.block
     for t in workgroups.expected_block_arg_types():
         body.insert_arg(t, len(body.args))

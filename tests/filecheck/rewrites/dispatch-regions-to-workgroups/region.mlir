@@ -35,3 +35,19 @@ func.func @dynamic(%a: tensor<?xf32>, %d: index) -> tensor<?xf32> {
   }
   func.return %r : tensor<?xf32>
 }
+
+// -----
+
+// No result is tied, and the op says so, as MLIR's flow dialect does once it
+// has read the op: without it, a module that xsplit carried and prints
+// through iree-opt would not print as the same program.
+// RUN: xsplit-opt --split-input-file %s -p dispatch-regions-to-workgroups --print-op-generic 2>/dev/null | filecheck %s --check-prefix=GENERIC
+// GENERIC-LABEL: "func.func"() <{sym_name = "untied"
+// GENERIC: "flow.dispatch.workgroups"(%{{.*}}) <{tied_operands = [-1 : index], operandSegmentSizes = array<i32: 0, 1, 0, 0>}>
+func.func @untied(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %r = flow.dispatch.region -> (tensor<8xf32>) {
+    %e = math.exp %a : tensor<8xf32>
+    flow.return %e : tensor<8xf32>
+  }
+  func.return %r : tensor<8xf32>
+}
