@@ -19,7 +19,14 @@ from xsplit.dialects.flow import Flow
 from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
-from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
+from xsplit.dialects.linalg import (
+    BatchMatmulOp,
+    BatchMmt4DOp,
+    MatmulOp,
+    MatvecOp,
+    Mmt4DOp,
+    VecmatOp,
+)
 from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
@@ -38,7 +45,7 @@ UPSTREAM_EXTENSIONS: dict[str, tuple[list[type[Operation]], list[type[Attribute]
     "scf": ([ForallOp, InParallelOp], []),
     "tensor": ([ParallelInsertSliceOp], []),
     "affine": ([MaxOp], []),
-    "linalg": ([MatmulOp, BatchMatmulOp, MatvecOp, VecmatOp], []),
+    "linalg": ([MatmulOp, BatchMatmulOp, MatvecOp, VecmatOp, Mmt4DOp, BatchMmt4DOp], []),
     "gpu": ([], list(GPU_MAPPING_ATTRS)),
 }
 """Ops and attributes xsplit adds to (or replaces in) upstream dialects."""

@@ -1,7 +1,7 @@
 """Linalg contraction ops for xsplit: `linalg.matmul`, `linalg.batch_matmul`,
-`linalg.matvec` and `linalg.vecmat`.
+`linalg.matvec`, `linalg.vecmat`, `linalg.mmt4d` and `linalg.batch_mmt4d`.
 
-xDSL 0.74 lacks the last three, and its `linalg.matmul` builds an ill-typed body
+xDSL 0.74 lacks all but the first, and its `linalg.matmul` builds an ill-typed body
 for mixed precision (f16 x f16 -> f32, i8 x i8 -> i32). As in MLIR's named-op
 definitions, the body here casts each input element to the accumulator type
 (signed for integers) before the multiply-add.
@@ -192,3 +192,23 @@ class VecmatOp(ContractionOp):
     name = "linalg.vecmat"
     DEFAULT_MAPS: ClassVar = _maps("nk", "k", "kn", "n")
     ITERATORS: ClassVar = "pr"
+
+
+@irdl_op_definition
+class Mmt4DOp(ContractionOp):
+    """`C[m, n, m0, n0] += A[m, k, m0, k0] * B[n, k, n0, k0]`: a matmul on
+    data-tiled operands, B transposed, each tile row-major. Two reduction loops:
+    the outer `k` over tiles and the inner `k0` within one."""
+
+    name = "linalg.mmt4d"
+    DEFAULT_MAPS: ClassVar = _maps("mnkMNK", "mkMK", "nkNK", "mnMN")
+    ITERATORS: ClassVar = "pprppr"
+
+
+@irdl_op_definition
+class BatchMmt4DOp(ContractionOp):
+    """`C[b, m, n, m0, n0] += A[b, m, k, m0, k0] * B[b, n, k, n0, k0]`."""
+
+    name = "linalg.batch_mmt4d"
+    DEFAULT_MAPS: ClassVar = _maps("bmnkMNK", "bmkMK", "bnkNK", "bmnMN")
+    ITERATORS: ClassVar = "ppprppr"

@@ -13,3 +13,20 @@ func.func @rank(%a: tensor<4x8xf32>, %x: tensor<8x1xf32>, %y: tensor<4xf32>) -> 
   func.return %0 : tensor<4xf32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'linalg.matvec' op operand of type tensor<8x1xf32> should have rank 1
+
+// -----
+
+// mmt4d's A and B must agree on the reduction tile k0 (their last dimension).
+func.func @mmt4d_k0(%a: tensor<2x8x4x2xf32>, %b: tensor<3x8x5x3xf32>, %c: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = linalg.mmt4d ins(%a, %b : tensor<2x8x4x2xf32>, tensor<3x8x5x3xf32>) outs(%c : tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+  func.return %0 : tensor<2x3x4x5xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'linalg.mmt4d' op inferred size 2 for loop d5 but operand tensor<3x8x5x3xf32> has 3
+
+// -----
+
+func.func @batch_mmt4d_rank(%a: tensor<2x8x4x2xf32>, %b: tensor<1x3x8x5x2xf32>, %c: tensor<1x2x3x4x5xf32>) -> tensor<1x2x3x4x5xf32> {
+  %0 = linalg.batch_mmt4d ins(%a, %b : tensor<2x8x4x2xf32>, tensor<1x3x8x5x2xf32>) outs(%c : tensor<1x2x3x4x5xf32>) -> tensor<1x2x3x4x5xf32>
+  func.return %0 : tensor<1x2x3x4x5xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'linalg.batch_mmt4d' op operand of type tensor<2x8x4x2xf32> should have rank 5
