@@ -17,6 +17,7 @@ from xdsl.ir import Attribute, Dialect, Operation
 from xsplit.dialects.affine import MaxOp
 from xsplit.dialects.flow import Flow
 from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
+from xsplit.dialects.iree_encoding import IREEEncoding
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
 from xsplit.dialects.linalg import (
@@ -28,6 +29,7 @@ from xsplit.dialects.linalg import (
     VecmatOp,
 )
 from xsplit.dialects.linalg_ext import LinalgExt
+from xsplit.dialects.linalg_layout import PackOp, UnpackOp
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
@@ -36,6 +38,7 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "flow": lambda: Flow,
     "iree_tensor_ext": lambda: IREETensorExt,
     "iree_linalg_ext": lambda: IREELinalgExt,
+    "iree_encoding": lambda: IREEEncoding,
     "rock": lambda: Rock,
     "linalg_ext": lambda: LinalgExt,
 }
@@ -45,7 +48,10 @@ UPSTREAM_EXTENSIONS: dict[str, tuple[list[type[Operation]], list[type[Attribute]
     "scf": ([ForallOp, InParallelOp], []),
     "tensor": ([ParallelInsertSliceOp], []),
     "affine": ([MaxOp], []),
-    "linalg": ([MatmulOp, BatchMatmulOp, MatvecOp, VecmatOp, Mmt4DOp, BatchMmt4DOp], []),
+    "linalg": (
+        [MatmulOp, BatchMatmulOp, MatvecOp, VecmatOp, Mmt4DOp, BatchMmt4DOp, PackOp, UnpackOp],
+        [],
+    ),
     "gpu": ([], list(GPU_MAPPING_ATTRS)),
 }
 """Ops and attributes xsplit adds to (or replaces in) upstream dialects."""
