@@ -12,6 +12,7 @@ _PASS_MODULES = {
     "split-k": ("xsplit.rewrites.split_k", "SPLIT_K"),
     "materialize-late": ("xsplit.rewrites.materialize_late", "MATERIALIZE_LATE"),
     "materialize-early": ("xsplit.rewrites.materialize_early", "MATERIALIZE_EARLY"),
+    "set-encoding": ("xsplit.rewrites.set_encoding", "SET_ENCODING"),
     "form-dispatch-regions": ("xsplit.rewrites.form_dispatch_regions", "FORM_DISPATCH_REGIONS"),
     "dispatch-regions-to-workgroups": (
         "xsplit.rewrites.dispatch_regions_to_workgroups",

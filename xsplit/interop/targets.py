@@ -16,6 +16,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from xdsl.dialects.builtin import AnyFloat, IntegerType
+from xdsl.ir import Attribute
+
+from xsplit.analysis.cpu_info import CpuInfo, host_cpu
 from xsplit.diagnostics import XsplitError
 
 TERA = 1e12
@@ -73,6 +77,9 @@ class Target:
     compiles_as: str | None = None
     """The entry whose flags this one uses, where IREE lacks its own."""
     aliases: tuple[str, ...] = field(default=())
+    data_tiling: bool = False
+    """Whether IREE 3.13 materializes data-tiling encodings for this target
+    (packs and mmt4d); elsewhere it drops them, and so does xsplit."""
 
     @property
     def processors(self) -> int:
@@ -86,6 +93,16 @@ class Target:
     @property
     def is_gpu(self) -> bool:
         return not self.runs_here
+
+    def data_tiles(
+        self, elements: tuple[Attribute, Attribute, Attribute], m: int | None, n: int | None
+    ) -> tuple[int, int, int] | None:
+        """The (m0, n0, k0) inner tile of a data-tiled contraction with these
+        element types and M, N sizes (None where the op has no such loop);
+        None where this target drops encodings."""
+        if not self.data_tiling:
+            return None
+        return cpu_data_tiles(host_cpu(), elements, m, n)
 
 
 _CPU = Target(
@@ -109,6 +126,7 @@ _CPU = Target(
     first_touch_bandwidth=1 * GIGA,
     conflict_stride=16 * KIB,
     conflict_penalty=4,
+    data_tiling=True,
 )
 """Calibrated on this machine (AMD EPYC, Zen 3, 2 threads, 512 KiB L2 per core,
 8-way) with `xsplit bench --sweep` over the shapes in bench/shapes: what IREE's
@@ -160,6 +178,35 @@ _GFX942 = Target(
     cache_per_processor=None,
     aliases=("rocm",),
 )
+
+def _narrow(tile: int, size: int | None) -> int:
+    """IREE's narrow tiles: a loop shorter than the tile (a matvec's 1) gets
+    the smallest power of two that covers it."""
+    if size is None:
+        return 1
+    if size >= tile:
+        return tile
+    narrow = 1
+    while narrow < size:
+        narrow *= 2
+    return narrow
+
+
+def cpu_data_tiles(
+    cpu: CpuInfo, elements: tuple[Attribute, Attribute, Attribute], m: int | None, n: int | None
+) -> tuple[int, int, int]:
+    """IREE's x86 data tiles (its CPU encoding resolver) for this CPU's SIMD:
+    f32 and f16 as 16x16x1 with AVX-512, 8x8x1 with AVX2 (8x4x1 without);
+    i8 x i8 -> i32 with a K tile of 2 (VNNI pairs), bf16 with AVX512-BF16 too."""
+    lhs, _, _ = elements
+    lanes = max(4, cpu.simd_bits // 32)
+    m0, n0, k0 = (lanes, lanes, 1) if cpu.simd_bits >= 256 else (8, 4, 1)
+    if isinstance(lhs, IntegerType) and lhs.width.data <= 8:
+        k0 = 2
+    elif isinstance(lhs, AnyFloat) and lhs.bitwidth == 16 and cpu.bf16 and "bf16" in str(lhs):
+        k0 = 2
+    return _narrow(m0, m), _narrow(n0, n), k0
+
 
 TARGETS: dict[str, Target] = {t.name: t for t in (_CPU, _SM_80, _SM_90, _GFX942)}
 

@@ -296,3 +296,104 @@ def _choose(problem: Problem, target: Target, processors: int) -> Choice:
 def choose_split(problem: Problem, target: Target) -> Choice:
     """The model's choice of chunk count for `problem` on `target`."""
     return _choose(problem, target, target.processors)
+
+
+# Data tiling: whether to encode, and then whether to split the encoded op.
+
+PACK_BANDWIDTH_SHARE = 0.25
+"""The share of the memory bandwidth a pack (a transposing copy into tiles)
+reaches on IREE's CPU code: on the benchmark machines, packing the RHS of a
+16x4096x16384 decode took about as long as four streaming passes over it."""
+MMT4D_WORKGROUP_TILE = (64, 64)
+"""The output tile (M, N) of one workgroup of IREE's CPU mmt4d dispatch."""
+
+
+@dataclass(frozen=True)
+class TilingDecision:
+    """The target model's choice for one op: split (factor > 1), encode, both or neither."""
+
+    encode: bool
+    factor: int
+    seconds: float
+    reason: str
+
+    @property
+    def kind(self) -> str:
+        if self.encode:
+            return "split+encode" if self.factor > 1 else "encode"
+        return "split" if self.factor > 1 else "none"
+
+
+def encoded_seconds(problem: Problem, target: Target, factor: int) -> tuple[float, int]:
+    """The modeled time of the data-tiled op cut into `factor` chunks (1: not
+    split): the packs, the (batch_)mmt4d, the unpack and, when split, the
+    partials and the merge. Returns the time and the mmt4d's workgroups."""
+    from xsplit.analysis.cpu_info import host_cpu
+
+    p = problem
+    cpu = host_cpu()
+    processors = target.processors
+    rate = cpu.f32_flops_per_core() * (2 if p.element_class != "f32" else 1)
+    bandwidth = cpu.memory_bandwidth()
+    pack_bw = bandwidth * PACK_BANDWIDTH_SHARE
+    input_elements = sum(
+        (p.m if spans_m else 1) * (p.n if spans_n else 1) * p.k * p.batch
+        for spans_m, spans_n in p.spans
+    )
+    packs = 2 * input_elements * p.input_bytes / pack_bw + 2 * target.dispatch_overhead
+    output_bytes = p.batch * p.m * p.n * p.acc_bytes
+    wg_m, wg_n = MMT4D_WORKGROUP_TILE
+    tiles = p.batch * ceildiv(p.m, wg_m) * ceildiv(p.n, wg_n)
+    chunk = ceildiv(p.k, factor)
+    workgroups = tiles * ceildiv(p.k, chunk)
+    waves = ceildiv(workgroups, processors)
+    per_workgroup = (
+        p.operations_per_point * min(wg_m, p.m) * min(wg_n, p.n) * chunk / rate
+        + target.workgroup_overhead
+    )
+    # The packed operands stream from memory once per output tile row/column.
+    traffic = input_elements * p.input_bytes / bandwidth
+    main = max(waves * per_workgroup, traffic) + target.dispatch_overhead
+    unpack = 2 * output_bytes * factor / pack_bw + target.dispatch_overhead
+    merge = 0.0
+    if factor > 1:
+        write = target.first_touch_bandwidth or target.memory_bandwidth
+        merge = output_bytes * factor / write + 2 * output_bytes / bandwidth
+        merge += target.dispatch_overhead
+    return packs + main + unpack + merge, workgroups
+
+
+@lru_cache(maxsize=1024)
+def _choose_tiling(problem: Problem, target: Target, processors: int) -> TilingDecision:
+    plain = choose_split(problem, target)
+    plain_kind = f"split in {plain.factor}" if plain.factor > 1 else "left whole"
+    if not target.data_tiling:
+        return TilingDecision(
+            False, plain.factor, plain.chosen.seconds,
+            f"{target.name} drops encodings; {plain.reason}",
+        )
+    best_factor, best = 1, encoded_seconds(problem, target, 1)[0]
+    seen: set[int] = set()
+    for factor in range(2, min(problem.k, 512) + 1):
+        chunk = ceildiv(problem.k, factor)
+        if chunk in seen:
+            continue
+        seen.add(chunk)
+        seconds = encoded_seconds(problem, target, factor)[0]
+        if seconds < best * (1 - MIN_GAIN):
+            best_factor, best = factor, seconds
+    encoded_kind = f"encoded in {best_factor} chunks" if best_factor > 1 else "encoded"
+    summary = (
+        f"{problem.describe()} on {target.name}: {plain_kind} {_time(plain.chosen.seconds)}, "
+        f"{encoded_kind} {_time(best)}"
+    )
+    if best < plain.chosen.seconds * (1 - MIN_GAIN):
+        kind = "split+encode" if best_factor > 1 else "encode"
+        return TilingDecision(True, best_factor, best, f"{kind} chosen: {summary}")
+    kind = "split" if plain.factor > 1 else "none"
+    return TilingDecision(False, plain.factor, plain.chosen.seconds, f"{kind} chosen: {summary}")
+
+
+def choose_tiling(problem: Problem, target: Target) -> TilingDecision:
+    """The model's choice between no split, split, encode, and split plus encode."""
+    return _choose_tiling(problem, target, target.processors)
