@@ -29,6 +29,8 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
     IndexType,
+    IntegerAttr,
+    i64,
     IntegerType,
     TensorType,
 )
@@ -151,6 +153,7 @@ def split_and_encode(
         iterators,
         [partials_init.type],
     )
+    partial.attributes[SPLIT_CHUNKS_ATTR] = IntegerAttr(chunks, i64)
     partials = encode(partial, ir)
     for detached in (partial, fill, empty):
         detached.erase()
@@ -185,3 +188,82 @@ def k_of(op: Operation) -> int | None:
         if dims.k in positions and isinstance(t, TensorType):
             return t.get_shape()[positions.index(dims.k)]
     return None
+
+
+# `split-k` on an encoded contraction (set-encoding ran first).
+
+
+def _capture_encoded_split(m):  # type: ignore[no-untyped-def]
+    from xsplit.diagnostics import remark
+    from xsplit.interop.targets import target
+    from xsplit.rewrites.chunks import plan_chunks
+    from xsplit.rewrites.cost_model import choose_tiling, problem_of
+    from xsplit.rewrites.encoding import match_encoded
+    from xsplit.rewrites.form_dispatch_regions import in_dispatch
+
+    if in_dispatch(m.root):
+        return "it is inside a dispatch"
+    ec = match_encoded(m.root)
+    if isinstance(ec, str):
+        return ec
+    if _is_split(ec.op):
+        return "it already holds the partial products of a split"
+    k = ec.size(ec.dims.k)
+    o = m.options
+    if o["target"] is not None:
+        red = match_reduction(ec.op)
+        problem = problem_of(red) if not isinstance(red, str) else red
+        if isinstance(problem, str):
+            remark(m.root, f"not split: {problem}")
+            return problem
+        decision = choose_tiling(problem, target(o["target"]))
+        if decision.factor == 1:
+            remark(m.root, f"not split: {decision.reason}")
+            return decision.reason
+        remark(m.root, f"split-k: {decision.reason}")
+        count = decision.factor
+    else:
+        plan = plan_chunks(m.root, k, o["factor"], o["tile"], o["balanced"])
+        if plan is None:
+            return "the options leave one chunk (see the remark)"
+        assert plan.count is not None
+        count = plan.count
+    m.captures.update(ec=ec, count=count)
+    return True
+
+
+def _is_split(op: Operation) -> bool:
+    from xsplit.rewrites.split_k import SPLIT_FACTOR_ATTR
+
+    return SPLIT_CHUNKS_ATTR in op.attributes or SPLIT_FACTOR_ATTR in op.attributes
+
+
+SPLIT_CHUNKS_ATTR = "xsplit.split_chunks"
+"""Set on the encoded contraction that computes a split's partial products."""
+
+
+def _rewrite_encoded_split(m, ir: IRBuilder) -> list[SSAValue]:  # type: ignore[no-untyped-def]
+    ec = m["ec"]
+    init = ec.init
+    if init is None:
+        t = ec.unset.result.type
+        assert isinstance(t, TensorType)
+        init = ir.fill(ec.fill_value, ir.empty(list(t.get_shape()), t.element_type))
+    return [split_and_encode(ec.op, ec.inputs, init, m["count"], ir)]
+
+
+def make_split_encoded_pattern(options: list[str]):  # type: ignore[no-untyped-def]
+    """The split-k pattern for an encoded contraction, with split-k's options."""
+    from xsplit.rewrites.dsl import Pattern, where
+
+    return Pattern(
+        name="split-k-encoded",
+        doc="splits an encoded contraction into encoded partial products over "
+        "chunks aligned to the inner K tile (K padded), then a merge",
+        root="iree_encoding.unset_encoding",
+        where=where("ends an encoded contraction split-k can split", _capture_encoded_split),
+        rewrite=_rewrite_encoded_split,
+        benefit=3,
+        options=options,
+        family="split-k",
+    )

@@ -77,6 +77,13 @@ _FUSED_PRODUCERS = (tensor.PadOp, tensor.ExpandShapeOp, tensor.CollapseShapeOp)
 """What IREE fuses into a pack's dispatch: the pad and reshapes before it."""
 
 
+def _only_feeds_encoding(v: SSAValue) -> bool:
+    """Whether `v` is used only by the set_encoding that the materialized
+    pack replaces (and which dies with the rewrite), or by one other op."""
+    users = [use.operation for use in v.uses]
+    return len([u for u in users if not isinstance(u, SetEncodingOp)]) <= 1 and len(users) <= 2
+
+
 def _in_region(ir: IRBuilder, build: Callable[[IRBuilder], SSAValue], pulled: list[Operation]) -> SSAValue:
     """`build`'s ops in a `flow.dispatch.region` of their own, with the
     single-use pads and reshapes feeding them cloned in."""
@@ -88,7 +95,7 @@ def _in_region(ir: IRBuilder, build: Callable[[IRBuilder], SSAValue], pulled: li
         for i, operand in enumerate(op.operands):
             chain: list[Operation] = []
             v = operand
-            while isinstance(v.owner, _FUSED_PRODUCERS) and v.uses.get_length() == 1:
+            while isinstance(v.owner, _FUSED_PRODUCERS) and _only_feeds_encoding(v):
                 chain.append(v.owner)
                 v = v.owner.operands[0]
             if not chain:

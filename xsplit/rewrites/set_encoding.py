@@ -25,6 +25,7 @@ from __future__ import annotations
 from xdsl.dialects import tensor
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
 
 from xsplit.analysis.contraction import op_contraction_dims
 from xsplit.diagnostics import remark
@@ -157,10 +158,21 @@ def _capture_split_loop(m: Match) -> bool | str:
     return True
 
 
-def _encode_split_loop(m: Match, ir: IRBuilder) -> list[SSAValue]:
+def _encode_split_loop(m: Match, ir: IRBuilder) -> None:
     merge = m.root
     assert isinstance(merge, linalg.ReduceOp)
-    return [split_and_encode(m["partial"], m["sources"], merge.init, m["count"], ir)]
+    merged = split_and_encode(m["partial"], m["sources"], merge.init, m["count"], ir)
+    # The loop is not side-effect free to the engine, so the rewrite removes
+    # it (and what only it used) itself.
+    forall = merge.operands[0].owner
+    assert isinstance(forall, ForallOp)
+    merge.results[0].replace_all_uses_with(merged)
+    Rewriter.erase_op(merge)
+    producers = [v.owner for v in forall.operands if isinstance(v.owner, Operation)]
+    Rewriter.erase_op(forall)
+    for op in producers:
+        if op.parent is not None and not any(r.uses for r in op.results):
+            Rewriter.erase_op(op)
 
 
 ENCODE_SPLIT_LOOP = Pattern(

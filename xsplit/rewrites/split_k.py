@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     IndexType,
     IntegerAttr,
+    NoneAttr,
     TensorType,
     i64,
 )
@@ -60,6 +61,7 @@ from xsplit.interop.targets import TARGETS, Target, target
 from xsplit.rewrites.builders import IRBuilder, Mixed
 from xsplit.rewrites.chunks import ChunkPlan, chunk_bounds, plan_chunks
 from xsplit.rewrites.cost_model import choose_split, problem_of
+from xsplit.rewrites.encoded_split import make_split_encoded_pattern
 from xsplit.rewrites.dsl import (
     Match,
     Option,
@@ -316,7 +318,11 @@ is_not_a_partial = where(
 )
 k_splits_into_chunks = where("K splits into more than one chunk", _capture_plan)
 chunk_count_divides_k = where("the chunk count divides K", _chunks_divide_k)
-splits = is_splittable_reduction & is_not_a_partial & k_splits_into_chunks
+is_not_encoded = where(
+    "has no encoded operand (split-k-encoded splits those)",
+    lambda m: not any(isinstance(v.type, TensorType) and v.type.encoding != NoneAttr() for v in m.root.operands),
+)
+splits = is_splittable_reduction & is_not_encoded & is_not_a_partial & k_splits_into_chunks
 """What every split-k strategy needs: a reduction, not already a partial,
 whose K the options cut into more than one chunk."""
 
@@ -460,10 +466,14 @@ def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
     return None
 
 
+# An encoded contraction (set-encoding ran first) splits into encoded partials
+# (encoded_split.py), so that they run as batch_mmt4d.
+SPLIT_K_ENCODED = make_split_encoded_pattern([o.name for o in OPTIONS])
+
 SPLIT_K = Pass(
     "split-k",
     "Splits each linalg reduction into partial reductions over chunks of K and a merge.",
-    [EXPAND_FALLS_BACK, GROUPED_FALLS_BACK, SPLIT_K_EXPAND, SPLIT_K_GROUPED, SPLIT_K_FORALL],
+    [SPLIT_K_ENCODED, EXPAND_FALLS_BACK, GROUPED_FALLS_BACK, SPLIT_K_EXPAND, SPLIT_K_GROUPED, SPLIT_K_FORALL],
     OPTIONS,
     validate=_one_way_to_choose_chunks,
 )
