@@ -13,6 +13,7 @@ _PASS_MODULES = {
     "materialize-late": ("xsplit.rewrites.materialize_late", "MATERIALIZE_LATE"),
     "materialize-early": ("xsplit.rewrites.materialize_early", "MATERIALIZE_EARLY"),
     "set-encoding": ("xsplit.rewrites.set_encoding", "SET_ENCODING"),
+    "auto": ("xsplit.rewrites.auto", "AUTO"),
     "form-dispatch-regions": ("xsplit.rewrites.form_dispatch_regions", "FORM_DISPATCH_REGIONS"),
     "dispatch-regions-to-workgroups": (
         "xsplit.rewrites.dispatch_regions_to_workgroups",

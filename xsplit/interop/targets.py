@@ -105,35 +105,50 @@ class Target:
         return cpu_data_tiles(host_cpu(), elements, m, n)
 
 
-_CPU = Target(
-    "cpu",
-    "llvm-cpu, this machine's CPU (IREE's local-task runtime, one worker per thread)",
-    (
-        "--iree-hal-target-device=local",
-        "--iree-hal-local-target-device-backends=llvm-cpu",
-        "--iree-llvmcpu-target-cpu=host",
-    ),
-    runs_here=True,
-    fixed_processors=None,
-    tile=(64, 64),
-    peak_flops={"f32": 24 * GIGA, "f16": 12 * GIGA, "i8": 24 * GIGA},
-    flops_per_processor=True,
-    memory_bandwidth=18 * GIGA,
-    cache_per_processor=256 * KIB,
-    reread_bandwidth=3 * GIGA,
-    workgroup_overhead=2e-6,
-    dispatch_overhead=20e-6,
-    first_touch_bandwidth=1 * GIGA,
-    conflict_stride=16 * KIB,
-    conflict_penalty=4,
-    data_tiling=True,
-)
-"""Calibrated on this machine (AMD EPYC, Zen 3, 2 threads, 512 KiB L2 per core,
+def cpu_target(cpu: CpuInfo | None = None) -> Target:
+    """The CPU entry for `cpu` (default: this machine, see
+    `xsplit.analysis.cpu_info.host_cpu`): its cores in the affinity mask, half
+    its per-core L2 for the operand panels, and its calibrated rates where
+    `xsplit bench --calibrate` measured them."""
+    cpu = cpu or host_cpu()
+    per_thread = 24 * GIGA
+    if cpu.flops_per_core is not None:
+        # IREE's default (not data-tiled) code reached about half the
+        # data-tiled rate the calibration measures, on the calibration machine.
+        per_thread = cpu.flops_per_core / 2
+    return Target(
+        "cpu",
+        f"llvm-cpu, this machine's CPU ({cpu.describe()})",
+        (
+            "--iree-hal-target-device=local",
+            "--iree-hal-local-target-device-backends=llvm-cpu",
+            "--iree-llvmcpu-target-cpu=host",
+        ),
+        runs_here=True,
+        fixed_processors=cpu.cores if cpu.source != "detected" else None,
+        tile=(64, 64),
+        peak_flops={"f32": per_thread, "f16": per_thread / 2, "i8": per_thread},
+        flops_per_processor=True,
+        memory_bandwidth=cpu.bandwidth or 18 * GIGA,
+        cache_per_processor=cpu.l2 // 2,
+        reread_bandwidth=3 * GIGA,
+        workgroup_overhead=2e-6,
+        dispatch_overhead=20e-6,
+        first_touch_bandwidth=1 * GIGA,
+        conflict_stride=16 * KIB,
+        conflict_penalty=4,
+        data_tiling=True,
+    )
+
+
+_CPU = cpu_target()
+"""Calibrated on a Zen 3 machine (AMD EPYC, 2 threads, 512 KiB L2 per core,
 8-way) with `xsplit bench --sweep` over the shapes in bench/shapes: what IREE's
-code reaches, not the datasheet. Panels must fit half the L2; rows 16 KiB apart
-(N = 4096 f32) use a quarter of its sets; freshly allocated partials are
-written at about 1 GB/s (page faults). The arithmetic rate is per thread;
-the bandwidths are the machine's."""
+code reaches, not the datasheet. Panels must fit half the L2 (read from this
+machine); rows 16 KiB apart (N = 4096 f32) use a quarter of its sets; freshly
+allocated partials are written at about 1 GB/s (page faults). The arithmetic
+rate is per thread (24 GFLOP/s unless calibrated); the bandwidths are the
+machine's."""
 
 _SM_80 = Target(
     "sm_80",
