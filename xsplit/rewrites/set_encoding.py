@@ -33,7 +33,7 @@ from xsplit.dialects.iree_encoding import encoding_of
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp
 from xsplit.interop.targets import TARGETS, target
-from xsplit.rewrites.builders import IRBuilder
+from xsplit.rewrites.builders import IRBuilder, values_defined_above
 from xsplit.rewrites.cost_model import choose_tiling, problem_of
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, where
 from xsplit.rewrites.encoded_split import split_and_encode
@@ -168,7 +168,7 @@ def _encode_split_loop(m: Match, ir: IRBuilder) -> None:
     assert isinstance(forall, ForallOp)
     merge.results[0].replace_all_uses_with(merged)
     Rewriter.erase_op(merge)
-    producers = [v.owner for v in forall.operands if isinstance(v.owner, Operation)]
+    producers = [v.owner for v in values_defined_above(forall) if isinstance(v.owner, Operation)]
     Rewriter.erase_op(forall)
     for op in producers:
         if op.parent is not None and not any(r.uses for r in op.results):
