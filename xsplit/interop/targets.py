@@ -78,6 +78,16 @@ class Target:
     """The entry whose flags this one uses, where IREE lacks its own."""
     aliases: tuple[str, ...] = field(default=())
     data_tiling: bool = False
+    resident_workgroups: int = 1
+    """Workgroups one processor (SM, CU) holds at once. A processor with
+    fewer hides less memory latency: with c of them resident it reaches c /
+    `resident_workgroups` of its rate, so a wave is processors x this many."""
+    cpu: CpuInfo | None = None
+    """The CPU this entry describes (CPU targets only): its SIMD picks the data tiles."""
+    matvec_tile: int | None = None
+    """The output tile along N (along M for an N of 1) IREE gives a matvec or
+    decode (M = 1) workgroup, which it tiles as a matvec, not a matmul; None:
+    the matmul tile."""
     """Whether IREE 3.13 materializes data-tiling encodings for this target
     (packs and mmt4d); elsewhere it drops them, and so does xsplit."""
 
@@ -102,7 +112,7 @@ class Target:
         None where this target drops encodings."""
         if not self.data_tiling:
             return None
-        return cpu_data_tiles(host_cpu(), elements, m, n)
+        return cpu_data_tiles(self.cpu or host_cpu(), elements, m, n)
 
 
 def cpu_target(cpu: CpuInfo | None = None) -> Target:
@@ -138,6 +148,7 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
         conflict_stride=16 * KIB,
         conflict_penalty=4,
         data_tiling=True,
+        cpu=cpu,
     )
 
 
@@ -161,6 +172,8 @@ _SM_80 = Target(
     memory_bandwidth=2039 * GIGA,
     cache_per_processor=None,
     aliases=("cuda",),
+    resident_workgroups=2,
+    matvec_tile=1,
 )
 
 # IREE 3.13 rejects --iree-cuda-target=sm_90 ("missing GPU target"), so H100
@@ -176,6 +189,8 @@ _SM_90 = Target(
     memory_bandwidth=3350 * GIGA,
     cache_per_processor=None,
     compiles_as="sm_80",
+    resident_workgroups=2,
+    matvec_tile=1,
 )
 
 # The flag is --iree-rocm-target; --iree-hip-target does not exist.
@@ -192,6 +207,9 @@ _GFX942 = Target(
     memory_bandwidth=5300 * GIGA,
     cache_per_processor=None,
     aliases=("rocm",),
+    resident_workgroups=2,
+    # A 1x4096x14336 decode compiles to 512 workgroups: 8 outputs each.
+    matvec_tile=8,
 )
 
 def _narrow(tile: int, size: int | None) -> int:

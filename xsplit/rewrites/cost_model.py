@@ -188,17 +188,29 @@ def problem_of(red: Reduction) -> Problem | str:
     )
 
 
+def tile_of(p: Problem, target: Target) -> tuple[int, int]:
+    """The output tile IREE gives one workgroup of this op on this target: a
+    matvec or decode (M or N of 1) is tiled as a matvec, not a matmul."""
+    if target.matvec_tile is not None and (p.m == 1 or p.n == 1):
+        if p.m == 1:
+            return 1, min(target.matvec_tile, p.n)
+        return min(target.matvec_tile, p.m), 1
+    return min(target.tile[0], p.m), min(target.tile[1], p.n)
+
+
 def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     """The modeled cost of cutting `problem`'s K into `factor` chunks on `target`."""
     p = problem
     processors = target.processors
-    tile_m, tile_n = min(target.tile[0], p.m), min(target.tile[1], p.n)
+    tile_m, tile_n = tile_of(p, target)
     tiles = p.batch * ceildiv(p.m, tile_m) * ceildiv(p.n, tile_n)
     chunk = ceildiv(p.k, factor)
     factor = ceildiv(p.k, chunk)  # the chunks that are not empty
     workgroups = tiles * factor
-    waves = ceildiv(workgroups, processors)
-    fill = workgroups / (waves * processors)
+    resident = target.resident_workgroups
+    slots = processors * resident
+    waves = ceildiv(workgroups, slots)
+    fill = min(workgroups, processors) / processors if waves == 1 else workgroups / (waves * slots)
 
     panel_elements = [
         (tile_m if spans_m else 1) * (tile_n if spans_n else 1) * chunk
@@ -236,7 +248,10 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         p.operations_per_point * tile_m * tile_n * chunk / target.processor_flops(p.element_class)
     )
     workgroup = max(arithmetic, traffic) + target.workgroup_overhead
-    main = waves * workgroup + target.dispatch_overhead
+    # A wave keeps up to `resident` workgroups on each processor; with fewer it
+    # hides less latency (c resident reach c / resident of the rate), so a wave
+    # takes `resident` workgroup times however full it is.
+    main = waves * resident * workgroup + target.dispatch_overhead
 
     partials = merge = 0.0
     if factor > 1:
@@ -272,6 +287,14 @@ def _choose(problem: Problem, target: Target, processors: int) -> Choice:
         candidates.append(estimate(problem, target, factor))
     if not candidates:
         return Choice(1, unsplit, unsplit, f"K = {problem.k} has one element")
+    if target.is_gpu and unsplit.workgroups >= target.processors:
+        return Choice(
+            1,
+            unsplit,
+            unsplit,
+            f"no split on {target.name}: the dispatch already fills the machine "
+            f"({unsplit.workgroups} workgroups on {target.processors} processors)",
+        )
     cheapest = min(e.seconds for e in candidates)
     best = min(
         (e for e in candidates if e.seconds <= cheapest * (1 + NEAR_TIE)), key=lambda e: e.factor
@@ -331,7 +354,7 @@ def encoded_seconds(problem: Problem, target: Target, factor: int) -> tuple[floa
     from xsplit.analysis.cpu_info import host_cpu
 
     p = problem
-    cpu = host_cpu()
+    cpu = target.cpu or host_cpu()
     processors = target.processors
     rate = cpu.f32_flops_per_core() * (2 if p.element_class != "f32" else 1)
     bandwidth = cpu.memory_bandwidth()
