@@ -51,8 +51,12 @@ class CpuInfo:
         return self.simd_bits // 32
 
     def peak_flops_per_core(self) -> float:
-        """Datasheet-style f32 peak: two FMA pipes of `f32_lanes`, 2 flops each."""
-        return 2 * (2 if self.fma else 1) * self.f32_lanes * self.ghz * 1e9
+        """Datasheet-style f32 peak: two FMA pipes of `f32_lanes`, 2 flops each.
+        AMD's Zen 4 runs AVX-512 on 256-bit pipes, so counts as AVX2 there."""
+        lanes = self.f32_lanes
+        if "AMD" in self.name.upper() or self.name.startswith("znver"):
+            lanes = min(lanes, 8)
+        return 2 * (2 if self.fma else 1) * lanes * self.ghz * 1e9
 
     def f32_flops_per_core(self) -> float:
         """What the model takes one core to reach on IREE's mmt4d code: the

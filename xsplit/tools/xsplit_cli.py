@@ -2,6 +2,7 @@
 
     xsplit check IN.mlir -p PIPELINE [--dim N ...] [--function F] [--seed S]
     xsplit bench IN.mlir [--sweep 1,2,4,...] [--runs N] [--json OUT] [--plot OUT.png]
+    xsplit bench --calibrate
 
 `check` exits 0 when every result matches within its tolerance, 1 when one
 does not, and 2 on an error (bad input, bad options, a failed compile).
@@ -50,8 +51,8 @@ def _positive(text: str) -> int:
     return value
 
 
-def _add_program_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input_file", help="the MLIR program")
+def _add_program_options(parser: argparse.ArgumentParser, optional: bool = False) -> None:
+    parser.add_argument("input_file", nargs="?" if optional else None, help="the MLIR program")
     add_run_options(parser)
     parser.add_argument("--seed", type=int, default=0, help="the random inputs' seed")
     add_load_patterns(parser)
@@ -77,7 +78,7 @@ def make_arg_parser() -> argparse.ArgumentParser:
         "cost model's choice and a sweep of factors on this CPU, alternating, and reports "
         "each GPU target's waves.",
     )
-    _add_program_options(bench)
+    _add_program_options(bench, optional=True)
     bench.add_argument(
         "--sweep", type=_factors, default=[], metavar="1,2,4,...", help="chunk counts to time"
     )
@@ -97,7 +98,29 @@ def make_arg_parser() -> argparse.ArgumentParser:
         "--no-gpu", action="store_true", help="skip the GPU targets' workgroup counts"
     )
     bench.add_argument("--no-progress", action="store_true", help="no progress bar")
+    bench.add_argument(
+        "--no-encodings",
+        action="store_true",
+        help="leave out auto{target=...} and the sweep with encodings (set-encoding first)",
+    )
+    bench.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="measure this CPU's per-core FLOP/s and streaming bandwidth and save them "
+        "for target=cpu (no program needed)",
+    )
     return parser
+
+
+def run_calibrate() -> int:
+    from xsplit.interop import bench
+
+    flops, bandwidth, path = bench.calibrate()
+    print(
+        f"calibrated: {flops / 1e9:.1f} GFLOP/s per core (f32, IREE data-tiled), "
+        f"{bandwidth / 1e9:.1f} GB/s streaming; saved to {path}"
+    )
+    return EXIT_PASS
 
 
 def run_check(args: argparse.Namespace, source: str) -> int:
@@ -124,7 +147,7 @@ def run_bench(args: argparse.Namespace, source: str) -> int:
     if args.plot:
         bench.require_matplotlib()
     gpu_targets = () if args.no_gpu else GPU_TARGETS
-    total = bench.steps(args.sweep, args.runs, gpu_targets)
+    total = bench.steps(args.sweep, args.runs, gpu_targets, not args.no_encodings)
     with tqdm(
         total=total, desc="xsplit bench", unit="step", disable=args.no_progress, leave=False
     ) as bar:
@@ -145,6 +168,7 @@ def run_bench(args: argparse.Namespace, source: str) -> int:
             seed=args.seed,
             strategy=args.strategy,
             progress=progress,
+            encodings=not args.no_encodings,
         )
     for remark in report.model_remarks:
         print(remark, file=sys.stderr)
@@ -161,6 +185,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         for path in args.load_patterns:
             load_patterns(path)
+        if args.command == "bench" and args.calibrate:
+            return run_calibrate()
+        if args.input_file is None:
+            raise XsplitError(f"xsplit {args.command}: an input file is needed")
         source, _ = read_input(args.input_file)
         if args.command == "check":
             return run_check(args, source)
