@@ -127,6 +127,9 @@ class BenchReport:
     peak_gflops: float | None = None
     """This CPU's f32 peak, all threads (xsplit.analysis.cpu_info)."""
     cpu: str = ""
+    auto_choice: str = ""
+    """What auto{target=cpu} did: whole, split N, encode, or split+encode N."""
+    auto_remarks: list[str] = field(default_factory=list)
 
     def config(self, name: str) -> ConfigResult:
         return next(c for c in self.configs if c.name == name)
@@ -255,8 +258,12 @@ def run_bench(
             source, split_pipeline(f"factor={factor} balanced=true", strategy), name
         ).text
         programs.append((ConfigResult(f"xsplit-x{factor}", factor, []), text))
+    auto_choice, auto_remarks = "", []
     if encodings:
-        programs += _encoded_programs(source, name, sweep, model_target)
+        encoded_programs, auto_choice, auto_remarks = _encoded_programs(
+            source, name, sweep, model_target
+        )
+        programs += encoded_programs
 
     config = rt.Config("local-task")
     device_inputs = [rt.asdevicearray(config.device, a) for a in inputs]
@@ -328,19 +335,31 @@ def run_bench(
         flops=matmul_flops(inputs),
         peak_gflops=cpu.peak_flops_per_core() * target("cpu").processors / 1e9,
         cpu=cpu.describe(),
+        auto_choice=auto_choice,
+        auto_remarks=auto_remarks,
     )
 
 
 def _encoded_programs(
     source: str, name: str, sweep: Sequence[int], model_target: str
-) -> list[tuple[ConfigResult, str]]:
-    """`auto{target=...}` and, for each sweep factor, the encoded split."""
+) -> tuple[list[tuple[ConfigResult, str]], str, list[str]]:
+    """`auto{target=...}` and, for each sweep factor, the encoded split; with
+    what auto chose and its remarks."""
     auto = _rewrite(source, auto_pipeline(model_target), name)
-    programs = [(ConfigResult(AUTO_CONFIG, _encoded_factor(auto), []), auto.text)]
-    for factor in sweep:
-        text = _rewrite(source, encoded_pipeline(factor), name).text
-        programs.append((ConfigResult(f"{ENCODED_SWEEP}{factor}", factor, []), text))
-    return programs
+    factor = _encoded_factor(auto)
+    programs = [(ConfigResult(AUTO_CONFIG, factor, []), auto.text)]
+    for f in sweep:
+        text = _rewrite(source, encoded_pipeline(f), name).text
+        programs.append((ConfigResult(f"{ENCODED_SWEEP}{f}", f, []), text))
+    if "linalg.batch_mmt4d" in auto.text:
+        choice = f"split+encode {factor}"
+    elif "linalg.mmt4d" in auto.text:
+        choice = "encode"
+    elif factor > 1:
+        choice = f"split {factor}"
+    else:
+        choice = "whole"
+    return programs, choice, auto.remarks
 
 
 def _encoded_factor(rewritten: Rewritten) -> int:
