@@ -80,3 +80,23 @@ def test_gpu_compiles_without_encodings(case: Case, gpu: str) -> None:
     text = print_module(module)
     assert "iree_encoding" not in text and "linalg.pack" not in text
     compile_mlir(text, gpu)
+
+
+AUTO_CASES = [c for c in ENCODABLE if c.id.startswith(("seed", "batch", "matvec-i8", "matmul-f16"))]
+
+
+@pytest.mark.parametrize("case", AUTO_CASES, ids=[c.id for c in AUTO_CASES])
+def test_auto_runs_right_on_the_cpu(case: Case) -> None:
+    text = _check(case, "auto{target=cpu}")
+    assert "iree_encoding" not in text
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.parametrize("gpu", COMPILED_GPU_TARGETS)
+def test_auto_compiles_for_gpus(gpu: str) -> None:
+    case = AUTO_CASES[0]
+    module = parse_module(case.mlir)
+    run_passes(module, build_pipeline(f"auto{{target={gpu}}}"))
+    text = print_module(module)
+    assert "split_reduction_mapping" in text and "iree_encoding" not in text
+    compile_mlir(text, gpu)

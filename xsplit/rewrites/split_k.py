@@ -320,7 +320,10 @@ k_splits_into_chunks = where("K splits into more than one chunk", _capture_plan)
 chunk_count_divides_k = where("the chunk count divides K", _chunks_divide_k)
 is_not_encoded = where(
     "has no encoded operand (split-k-encoded splits those)",
-    lambda m: not any(isinstance(v.type, TensorType) and v.type.encoding != NoneAttr() for v in m.root.operands),
+    lambda m: not any(
+        isinstance(v.type, TensorType) and v.type.encoding != NoneAttr() for v in m.root.operands
+    )
+    or "its operands are encoded",
 )
 splits = is_splittable_reduction & is_not_encoded & is_not_a_partial & k_splits_into_chunks
 """What every split-k strategy needs: a reduction, not already a partial,
