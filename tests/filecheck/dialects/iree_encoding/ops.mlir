@@ -5,6 +5,8 @@
 // RUN: iree-opt --mlir-print-local-scope %s | filecheck %s
 // RUN: xsplit-opt %s | iree-opt --mlir-print-local-scope | filecheck %s
 // RUN: iree-opt --mlir-print-local-scope %s | xsplit-opt | filecheck %s
+// RUN: xsplit-opt --print-op-generic %s | iree-opt --mlir-print-local-scope | filecheck %s
+// RUN: iree-opt --mlir-print-op-generic --mlir-print-local-scope %s | xsplit-opt | filecheck %s
 
 #lhs = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f16, f16, f32], user_indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iteration_sizes = [96, 48, 200]>
 #acc = #iree_encoding.encoding<operand_index = 2 : index, op_type = matmul, element_types = [f16, f16, f32], user_indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iteration_sizes = [96, 48, 200]>

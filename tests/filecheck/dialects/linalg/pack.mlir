@@ -4,6 +4,9 @@
 // RUN: iree-opt %s | filecheck %s
 // RUN: xsplit-opt %s | iree-opt | filecheck %s
 // RUN: iree-opt %s | xsplit-opt | filecheck %s
+// Generic form, both ways.
+// RUN: xsplit-opt --print-op-generic %s | iree-opt | filecheck %s
+// RUN: iree-opt --mlir-print-op-generic %s | xsplit-opt | filecheck %s
 
 // CHECK-LABEL: func.func @pack_unpack
 // CHECK:      %{{.*}} = linalg.pack %{{.*}} padding_value(%{{.*}} : f32) outer_dims_perm = [1, 0, 2] inner_dims_pos = [0, 2] inner_tiles = [16, 1] into %{{.*}} : tensor<100x3x334xf32> -> tensor<3x7x334x16x1xf32>
