@@ -83,7 +83,8 @@ def main() -> int:
         auto = ms.get(bench.AUTO_CONFIG)
         best_any = report.best_of_all_sweeps()
         if best_iree is None or auto is None or best_any is None:
-            cpu_rows.append(f"| {path.stem} | failed: {[c.error for c in report.configs if c.error]} |")
+            errors = [c.error for c in report.configs if c.error]
+            cpu_rows.append(f"| {path.stem} | failed: {errors} |")
             continue
         ratio = best_iree.median_ms / auto  # type: ignore[operator]
         over_best.append(ratio)

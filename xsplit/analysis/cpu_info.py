@@ -256,7 +256,9 @@ def parse_cpu_spec(spec: str) -> CpuInfo:
     for item in filter(None, overrides.split(",")):
         key, _, value = item.partition("=")
         if key not in _OVERRIDABLE:
-            raise ValueError(f"unknown CPU override '{key}', expected one of {', '.join(_OVERRIDABLE)}")
+            raise ValueError(
+                f"unknown CPU override '{key}', expected one of {', '.join(_OVERRIDABLE)}"
+            )
         try:
             changes[key] = _size(value) if key in ("l1d", "l2", "l3") else _OVERRIDABLE[key](value)
         except ValueError:

@@ -140,7 +140,9 @@ class EncodingAttr(ParametrizedAttribute):
                     values[key] = StringAttr(op_type)
                 elif key == "element_types":
                     values[key] = ArrayAttr(
-                        parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_type)
+                        parser.parse_comma_separated_list(
+                            parser.Delimiter.SQUARE, parser.parse_type
+                        )
                     )
                 elif key == "user_indexing_maps":
                     values[key] = parser.parse_attribute()
@@ -236,9 +238,10 @@ def _parse_dims(parser: Parser, keyword: str | None) -> list[SSAValue]:
         parser.parse_punctuation("{")
     dims: list[SSAValue] = []
     if parser.parse_optional_punctuation("}") is None:
-        dims = parser.parse_comma_separated_list(
-            parser.Delimiter.NONE, lambda: parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
-        )
+        def dim() -> SSAValue:
+            return parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+
+        dims = parser.parse_comma_separated_list(parser.Delimiter.NONE, dim)
         parser.parse_punctuation("}")
     return dims
 

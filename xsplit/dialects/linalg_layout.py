@@ -125,7 +125,14 @@ class _LayoutOp(IRDLOperation):
     @staticmethod
     def _parse_layout(
         parser: Parser,
-    ) -> tuple[list[int] | None, list[int], list[int], list[SSAValue], UnresolvedOperand, dict[str, Attribute]]:
+    ) -> tuple[
+        list[int] | None,
+        list[int],
+        list[int],
+        list[SSAValue],
+        UnresolvedOperand,
+        dict[str, Attribute],
+    ]:
         perm = None
         if parser.parse_optional_keyword("outer_dims_perm") is not None:
             parser.parse_punctuation("=")

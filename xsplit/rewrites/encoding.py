@@ -45,7 +45,6 @@ from xsplit.dialects.iree_encoding import (
     SetEncodingOp,
     UnsetEncodingOp,
     encoding_of,
-    without_encoding,
 )
 from xsplit.dialects.linalg import BatchMmt4DOp, Mmt4DOp
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp, packed_shape
@@ -78,7 +77,9 @@ def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[Integ
     return ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])
 
 
-def expand(ir: IRBuilder, value: SSAValue, groups: Sequence[Sequence[int]], shape: Sequence[int]) -> SSAValue:
+def expand(
+    ir: IRBuilder, value: SSAValue, groups: Sequence[Sequence[int]], shape: Sequence[int]
+) -> SSAValue:
     result_type = TensorType(_element(value), list(shape))
     return ir.b.insert(
         tensor.ExpandShapeOp(value, [], _reassociation(groups), list(shape), result_type)
@@ -104,7 +105,9 @@ def collapse(ir: IRBuilder, value: SSAValue, groups: Sequence[Sequence[int]]) ->
 # Setting encodings.
 
 
-def rebuild(op: Operation, operands: Sequence[SSAValue], result_types: Sequence[Attribute]) -> Operation:
+def rebuild(
+    op: Operation, operands: Sequence[SSAValue], result_types: Sequence[Attribute]
+) -> Operation:
     """`op` with other operands and result types (encoded or not): a clone
     cannot change its results' types."""
     return type(op).create(
@@ -132,7 +135,8 @@ def loop_sizes(op: Operation) -> list[int] | str:
 def encodings_for(op: Operation, sizes: Sequence[int]) -> list[EncodingAttr]:
     """The encodings IREE's SetEncoding gives the op's LHS, RHS and result."""
     elements = [_element(v) for v in op.operands]
-    maps = [AffineMapAttr(m.data) for m in op.get_indexing_maps().data]  # type: ignore[attr-defined]
+    indexing_maps = op.get_indexing_maps().data  # type: ignore[attr-defined]
+    maps = [AffineMapAttr(m.data) for m in indexing_maps]
     return [EncodingAttr(i, elements, maps, list(sizes)) for i in range(3)]
 
 
@@ -223,7 +227,9 @@ def match_encoded(unset: Operation) -> EncodedContraction | str:
     init = fill_value = None
     if isinstance(acc.owner, SetEncodingOp):
         init = acc.owner.source
-    elif isinstance(acc.owner, linalg.FillOp) and isinstance(acc.owner.outputs[0].owner, tensor.EmptyOp):
+    elif isinstance(acc.owner, linalg.FillOp) and isinstance(
+        acc.owner.outputs[0].owner, tensor.EmptyOp
+    ):
         fill_value = acc.owner.inputs[0]
     else:
         return "the encoded accumulator is neither set_encoding nor a filled tensor.empty"
@@ -285,7 +291,9 @@ def pack(ir: IRBuilder, value: SSAValue, layout: Layout) -> SSAValue:
     dest = ir.empty(packed, _element(value))
     padding = ir.constant(zero_of(_element(value)))
     result = ir.b.insert(
-        PackOp(value, dest, layout.inner_dims_pos, layout.inner_tiles, padding, layout.outer_dims_perm)
+        PackOp(
+            value, dest, layout.inner_dims_pos, layout.inner_tiles, padding, layout.outer_dims_perm
+        )
     ).result
     return _collapse_batch(ir, result, layout.batch)
 
@@ -301,7 +309,9 @@ def unpack(ir: IRBuilder, packed: SSAValue, layout: Layout, result_type: TensorT
     """The inverse of `pack` into a tensor of `result_type`."""
     shape = list(result_type.get_shape())
     unpacked_shape = [*shape, 1] if layout.unit_dim else shape
-    full = packed_shape(unpacked_shape, layout.inner_dims_pos, layout.inner_tiles, layout.outer_dims_perm)
+    full = packed_shape(
+        unpacked_shape, layout.inner_dims_pos, layout.inner_tiles, layout.outer_dims_perm
+    )
     if layout.batch > 1:
         groups = [list(range(layout.batch)), *([d] for d in range(layout.batch, len(full)))]
         packed = expand(ir, packed, groups, full)
@@ -385,7 +395,3 @@ def _product(values: Sequence[int]) -> int:
     for v in values:
         p *= v
     return p
-
-
-def strip(t: Attribute) -> Attribute:
-    return without_encoding(t) if isinstance(t, TensorType) else t

@@ -84,7 +84,9 @@ def _only_feeds_encoding(v: SSAValue) -> bool:
     return len([u for u in users if not isinstance(u, SetEncodingOp)]) <= 1 and len(users) <= 2
 
 
-def _in_region(ir: IRBuilder, build: Callable[[IRBuilder], SSAValue], pulled: list[Operation]) -> SSAValue:
+def _in_region(
+    ir: IRBuilder, build: Callable[[IRBuilder], SSAValue], pulled: list[Operation]
+) -> SSAValue:
     """`build`'s ops in a `flow.dispatch.region` of their own, with the
     single-use pads and reshapes feeding them cloned in."""
     body = Block()
@@ -162,7 +164,8 @@ def _cancels(m: Match) -> bool | str:
 
 FOLD_ENCODING_PAIR = Pattern(
     name="fold-cancelling-encodings",
-    doc="set_encoding(unset_encoding(x)) and unset_encoding(set_encoding(x)) of the same encoding are x",
+    doc="set_encoding(unset_encoding(x)) and unset_encoding(set_encoding(x)) "
+    "of the same encoding are x",
     root=(SetEncodingOp, UnsetEncodingOp),
     where=where("undoes its source", _cancels),
     rewrite=lambda m, ir: [m.root.operands[0].owner.operands[0]],  # type: ignore[union-attr]
