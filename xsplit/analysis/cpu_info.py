@@ -64,7 +64,7 @@ class CpuInfo:
         on the machines measured (bench/RESULTS.md)."""
         if self.flops_per_core is not None:
             return self.flops_per_core
-        return 0.3 * self.peak_flops_per_core()
+        return 0.4 * self.peak_flops_per_core()
 
     def memory_bandwidth(self) -> float:
         if self.bandwidth is not None:
