@@ -335,10 +335,16 @@ def materialize(
     tiles: Tiles,
     ir: IRBuilder,
     wrap: Callable[[Callable[[IRBuilder], SSAValue]], SSAValue] | None = None,
+    merge: linalg.ReduceOp | None = None,
 ) -> SSAValue:
     """The encoded contraction as pack, mmt4d and unpack, returning the
     unpacked result (what the unset_encoding gave). `wrap`, given, builds
-    each of those steps where it wants them (in a dispatch of its own)."""
+    each of those steps where it wants them (in a dispatch of its own).
+
+    With `merge` (a `linalg.reduce` of the result over its one batch loop,
+    `merged_chunks`), the chunks are merged in the packed layout, into the
+    packed init, and only the merged result is unpacked: the partials are
+    never unpacked. Returns the merge's result then."""
 
     def step(build: Callable[[IRBuilder], SSAValue]) -> SSAValue:
         return build(ir) if wrap is None else wrap(build)
@@ -374,7 +380,66 @@ def materialize(
             return b.b.insert(kind([lhs, rhs], [acc])).results[0]
 
     result = step(contract)
+    if merge is not None:
+        # The merge stays at graph level, as split-k's merge does: IREE forms
+        # its dispatch and ties the packed init to its result.
+        return _merge_packed(merge, result, layouts[2], step, lambda build: build(ir))
     return step(lambda b: unpack(b, result, layouts[2], acc_type))
+
+
+def merged_chunks(ec: EncodedContraction) -> linalg.ReduceOp | None:
+    """The `linalg.reduce` that merges the encoded op's result over its one
+    batch loop (a split's chunks), if that is the result's only use."""
+    uses = list(ec.unset.result.uses)
+    if len(ec.dims.batch) != 1 or len(uses) != 1:
+        return None
+    merge = uses[0].operation
+    if not isinstance(merge, linalg.ReduceOp) or merge.operands[0] is not ec.unset.result:
+        return None
+    acc_positions = [e.position for e in ec.maps[2].results]  # type: ignore[union-attr]
+    if list(merge.dimensions.get_values()) != [acc_positions.index(ec.dims.batch[0])]:
+        return None
+    return merge
+
+
+def _without_batch(layout: Layout) -> Layout:
+    """The accumulator's layout for the merged result, which lacks the batch loop."""
+    perm = layout.outer_dims_perm or tuple(range(len(layout.inner_dims_pos) + 1))
+    chunk = perm[0]
+
+    def shift(p: int) -> int:
+        return p - 1 if p > chunk else p
+
+    rest = tuple(shift(p) for p in perm[1:])
+    return Layout(
+        layout.unit_dim,
+        tuple(shift(p) for p in layout.inner_dims_pos),
+        layout.inner_tiles,
+        None if rest == tuple(range(len(rest))) else rest,
+        0,
+    )
+
+
+def _merge_packed(
+    merge: linalg.ReduceOp,
+    partials: SSAValue,
+    layout: Layout,
+    step: Callable[[Callable[[IRBuilder], SSAValue]], SSAValue],
+    graph_step: Callable[[Callable[[IRBuilder], SSAValue]], SSAValue],
+) -> SSAValue:
+    merged_layout = _without_batch(layout)
+    init = merge.init
+    init_type = init.type
+    assert isinstance(init_type, TensorType)
+    packed_init = step(lambda b: pack(b, init, merged_layout))
+    from xsplit.dialects.utils import dense_i64
+
+    def reduce(b: IRBuilder) -> SSAValue:
+        op = linalg.ReduceOp(partials, packed_init, dense_i64([0]), merge.region.clone())
+        return b.b.insert(op).results[0]
+
+    merged = graph_step(reduce)
+    return step(lambda b: unpack(b, merged, merged_layout, init_type))
 
 
 def drop(ec: EncodedContraction, ir: IRBuilder) -> SSAValue:

@@ -34,7 +34,15 @@ from xsplit.dialects.linalg_layout import PackOp, UnpackOp
 from xsplit.interop.targets import TARGETS, target
 from xsplit.rewrites.builders import IRBuilder
 from xsplit.rewrites.dsl import Match, Option, Pattern, where
-from xsplit.rewrites.encoding import EncodedContraction, drop, match_encoded, materialize
+from xdsl.dialects.linalg import ops as linalg
+
+from xsplit.rewrites.encoding import (
+    EncodedContraction,
+    drop,
+    match_encoded,
+    materialize,
+    merged_chunks,
+)
 from xsplit.rewrites.form_dispatch_regions import in_dispatch
 
 TARGET_OPTION = Option(
@@ -52,6 +60,22 @@ def _capture_encoded(m: Match) -> bool | str:
     ec = match_encoded(m.root)
     if isinstance(ec, str):
         return ec
+    if merged_chunks(ec) is not None:
+        return "its chunks are merged in the packed layout (with the merge)"
+    m.captures["ec"] = ec
+    return True
+
+
+def _capture_merged(m: Match) -> bool | str:
+    """A merge over the chunks of an encoded split, at graph level."""
+    if in_dispatch(m.root):
+        return "it is inside a dispatch"
+    source = m.root.operands[0].owner
+    ec = match_encoded(source) if isinstance(source, Operation) else "no source op"
+    if isinstance(ec, str):
+        return ec
+    if merged_chunks(ec) is not m.root:
+        return "it does not merge the chunks of an encoded split"
     m.captures["ec"] = ec
     return True
 
@@ -69,8 +93,23 @@ def _tiles(m: Match) -> tuple[int, int, int] | None:
 def _materialize_early(m: Match, ir: IRBuilder) -> list[SSAValue]:
     tiles = _tiles(m)
     if tiles is None:
-        return [drop(m["ec"], ir)]
-    return [materialize(m["ec"], tiles, ir)]
+        return [_drop(m, ir)]
+    return [materialize(m["ec"], tiles, ir, merge=_merge_of(m))]
+
+
+def _merge_of(m: Match) -> linalg.ReduceOp | None:
+    return m.root if isinstance(m.root, linalg.ReduceOp) else None
+
+
+def _drop(m: Match, ir: IRBuilder) -> SSAValue:
+    """The encodings dropped; a merge root is rebuilt on the plain partials."""
+    plain = drop(m["ec"], ir)
+    merge = _merge_of(m)
+    if merge is None:
+        return plain
+    rebuilt = merge.clone()
+    rebuilt.operands[0] = plain
+    return ir.b.insert(rebuilt).results[0]
 
 
 _FUSED_PRODUCERS = (tensor.PadOp, tensor.ExpandShapeOp, tensor.CollapseShapeOp)
@@ -117,10 +156,14 @@ def _in_region(
 def _materialize_late(m: Match, ir: IRBuilder) -> list[SSAValue]:
     tiles = _tiles(m)
     if tiles is None:
-        return [drop(m["ec"], ir)]
+        return [_drop(m, ir)]
     pulled: list[Operation] = []
     result = materialize(
-        m["ec"], tiles, ir, wrap=lambda build: _in_region(ir, build, pulled)
+        m["ec"],
+        tiles,
+        ir,
+        wrap=lambda build: _in_region(ir, build, pulled),
+        merge=_merge_of(m),
     )
     for op in pulled:
         if op.parent is not None and not any(r.uses for r in op.results):
@@ -129,6 +172,26 @@ def _materialize_late(m: Match, ir: IRBuilder) -> list[SSAValue]:
 
 
 is_encoded_contraction = where("ends an encoded contraction at graph level", _capture_encoded)
+merges_encoded_chunks = where("merges the chunks of an encoded split", _capture_merged)
+
+MATERIALIZE_MERGED_EARLY = Pattern(
+    name="materialize-encoded-split-early",
+    doc="an encoded split and its merge as packs, batch_mmt4d, a merge of the "
+    "packed partials into the packed init, and one unpack",
+    root="linalg.reduce",
+    where=merges_encoded_chunks,
+    rewrite=_materialize_early,
+    options=["target"],
+)
+
+MATERIALIZE_MERGED_LATE = Pattern(
+    name="materialize-encoded-split-in-dispatches",
+    doc="the same as materialize-encoded-split-early, one dispatch per step",
+    root="linalg.reduce",
+    where=merges_encoded_chunks,
+    rewrite=_materialize_late,
+    options=["target"],
+)
 
 MATERIALIZE_ENCODING_EARLY = Pattern(
     name="materialize-encoding-early",
@@ -205,5 +268,15 @@ FOLD_UNPACK_PACK = Pattern(
     benefit=3,
 )
 
-EARLY_PATTERNS = (FOLD_ENCODING_PAIR, MATERIALIZE_ENCODING_EARLY, FOLD_UNPACK_PACK)
-LATE_PATTERNS = (FOLD_ENCODING_PAIR, MATERIALIZE_ENCODING_LATE, FOLD_UNPACK_PACK)
+EARLY_PATTERNS = (
+    FOLD_ENCODING_PAIR,
+    MATERIALIZE_MERGED_EARLY,
+    MATERIALIZE_ENCODING_EARLY,
+    FOLD_UNPACK_PACK,
+)
+LATE_PATTERNS = (
+    FOLD_ENCODING_PAIR,
+    MATERIALIZE_MERGED_LATE,
+    MATERIALIZE_ENCODING_LATE,
+    FOLD_UNPACK_PACK,
+)

@@ -19,16 +19,24 @@
 // CHECK:         linalg.pack %{{.*}} padding_value(%{{.*}} : f32) outer_dims_perm = [1, 0, 2] inner_dims_pos = [0, 2] inner_tiles = [8, 1] into %{{.*}} : tensor<100x7x143xf32> -> tensor<7x13x143x8x1xf32>
 // LATE:          flow.dispatch.workgroups(%[[B]])
 // CHECK:         linalg.pack %{{.*}} padding_value(%{{.*}} : f32) outer_dims_perm = [0, 2, 1] inner_dims_pos = [2, 1] inner_tiles = [8, 1] into %{{.*}} : tensor<7x143x70xf32> -> tensor<7x9x143x8x1xf32>
-// CHECK:         linalg.batch_mmt4d ins(%{{.*}}, %{{.*}} : tensor<7x13x143x8x1xf32>, tensor<7x9x143x8x1xf32>) outs(%{{.*}} : tensor<7x13x9x8x8xf32>)
-// CHECK:         %[[P:.*]] = linalg.unpack %{{.*}} inner_dims_pos = [1, 2] inner_tiles = [8, 8] into %{{.*}} : tensor<7x13x9x8x8xf32> -> tensor<7x100x70xf32>
-// LATE:          flow.return
-// CHECK:         %[[M:.*]] = linalg.reduce ins(%{{.*}}:tensor<7x100x70xf32>) outs(%[[C]]:tensor<100x70xf32>) dimensions = [0]
-// CHECK:         func.return %[[M]]
-// With strategy=expand first, the chunk loop is the output's last dimension.
+// The partial products are one batch_mmt4d on packed tiles; the chunks are
+// merged in the packed layout into the packed %c (never unpacked), at graph
+// level where IREE forms the merge's dispatch; only the merged result is unpacked.
+// CHECK:         %[[P:.*]] = {{.*}}linalg.batch_mmt4d ins(%{{.*}}, %{{.*}} : tensor<7x13x143x8x1xf32>, tensor<7x9x143x8x1xf32>) outs(%{{.*}} : tensor<7x13x9x8x8xf32>)
+// EARLY:         %[[PC:.*]] = linalg.pack %[[C]] padding_value(%{{.*}} : f32) inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %{{.*}} : tensor<100x70xf32> -> tensor<13x9x8x8xf32>
+// LATE:          %[[PC:.*]] = flow.dispatch.workgroups(%[[C]]) : (tensor<100x70xf32>) -> tensor<13x9x8x8xf32>
+// LATE:            linalg.pack
+// CHECK:         %[[R:.*]] = linalg.reduce ins(%{{.*}}:tensor<7x13x9x8x8xf32>) outs(%[[PC]]:tensor<13x9x8x8xf32>) dimensions = [0]
+// CHECK-NOT:     linalg.unpack {{.*}} -> tensor<7x
+// LATE:          flow.dispatch.workgroups(%[[R]]) : (tensor<13x9x8x8xf32>) -> tensor<100x70xf32>
+// CHECK:         %[[M:.*]] = linalg.unpack %{{.*}} inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %{{.*}} : tensor<13x9x8x8xf32> -> tensor<100x70xf32>
+// CHECK:         func.return
+// With strategy=expand first, the chunk loop is the output's last dimension;
+// its packed layout puts it first all the same.
 // EXPAND-LABEL: func.func @aligned
 // EXPAND:         linalg.batch_mmt4d ins(%{{.*}}, %{{.*}} : tensor<7x13x143x8x1xf32>, tensor<7x9x143x8x1xf32>)
-// EXPAND:         linalg.unpack %{{.*}} outer_dims_perm = [2, 0, 1] inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %{{.*}} : tensor<7x13x9x8x8xf32> -> tensor<100x70x7xf32>
-// EXPAND:         linalg.reduce ins(%{{.*}}:tensor<100x70x7xf32>) outs(%{{.*}}:tensor<100x70xf32>) dimensions = [2]
+// EXPAND:         linalg.reduce ins(%{{.*}}:tensor<7x13x9x8x8xf32>) outs(%{{.*}}:tensor<13x9x8x8xf32>) dimensions = [0]
+// EXPAND:         linalg.unpack %{{.*}} inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %{{.*}} : tensor<13x9x8x8xf32> -> tensor<100x70xf32>
 // Before materialization: the partials are one encoded contraction over (d0, d1, d2, d3 = chunk).
 // ENCODED-LABEL: func.func @aligned
 // ENCODED:         iree_encoding.set_encoding %{{.*}} : tensor<100x7x143xf32> -> tensor<100x7x143xf32, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d3, d2, d1)>, affine_map<(d0, d1, d2, d3) -> (d3, d0, d1)>], iteration_sizes = [100, 70, 143, 7]>>
