@@ -389,12 +389,14 @@ def encoded_seconds(problem: Problem, target: Target, factor: int) -> tuple[floa
     # The packed operands stream from memory once per output tile row/column.
     traffic = input_elements * p.input_bytes / bandwidth
     main = max(waves * per_workgroup, traffic) + target.dispatch_overhead
-    unpack = 2 * output_bytes * factor / pack_bw + target.dispatch_overhead
+    unpack = 2 * output_bytes / pack_bw + target.dispatch_overhead
     merge = 0.0
     if factor > 1:
+        # The packed partials are merged into the packed init (one more pack)
+        # and only the merged result is unpacked.
         write = target.first_touch_bandwidth or target.memory_bandwidth
-        merge = output_bytes * factor / write + 2 * output_bytes / bandwidth
-        merge += target.dispatch_overhead
+        merge = output_bytes * factor / write + output_bytes * factor / bandwidth
+        merge += 2 * output_bytes / pack_bw + 2 * target.dispatch_overhead
     return packs + main + unpack + merge, workgroups
 
 
