@@ -31,6 +31,7 @@ from xsplit.interop import bench
 
 HERE = Path(__file__).parent
 DEFAULT_SWEEP = "1,2,4,8,16,32,64,128"
+MARKER = "<!-- end of bench/data_tiling.py's section -->\n"
 
 
 def geomean(values: list[float]) -> float:
@@ -155,7 +156,11 @@ def main() -> int:
             *gpu_rows,
             "",
         ]
-    args.out.write_text("\n".join(lines))
+    # The earlier sections (split choice) stay below this run's.
+    earlier = args.out.read_text() if args.out.exists() else ""
+    if MARKER in earlier:
+        earlier = earlier.split(MARKER, 1)[1]
+    args.out.write_text("\n".join([*lines, MARKER, earlier.lstrip("\n")]))
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
