@@ -14,6 +14,8 @@ _PASS_MODULES = {
     "materialize-early": ("xsplit.rewrites.materialize_early", "MATERIALIZE_EARLY"),
     "distribute": ("xsplit.rewrites.distribute", "DISTRIBUTE"),
     "export-dispatch": ("xsplit.rewrites.export_dispatch", "EXPORT_DISPATCH"),
+    "set-encoding": ("xsplit.rewrites.set_encoding", "SET_ENCODING"),
+    "auto": ("xsplit.rewrites.auto", "AUTO"),
     "form-dispatch-regions": ("xsplit.rewrites.form_dispatch_regions", "FORM_DISPATCH_REGIONS"),
     "dispatch-regions-to-workgroups": (
         "xsplit.rewrites.dispatch_regions_to_workgroups",

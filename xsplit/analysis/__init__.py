@@ -1,1 +1,1 @@
-"""Analyses shared by xsplit's passes."""
+"""Analyses shared by passes and the cost model."""

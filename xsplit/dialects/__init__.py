@@ -20,11 +20,13 @@ from xsplit.dialects.flow import Flow
 from xsplit.dialects.gpu import GPU_EXTENSION_ATTRS, GPU_EXTENSION_OPS, GPU_MAPPING_ATTRS
 from xsplit.dialects.hal import HAL
 from xsplit.dialects.iree_codegen import IREECodegen
+from xsplit.dialects.iree_encoding import IREEEncoding
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
 from xsplit.dialects.linalg import LINALG_OPS, extend_generic_parser
 from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.memref import MEMREF_EXTENSION_OPS
+from xsplit.dialects.linalg_layout import PackOp, UnpackOp
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
@@ -34,6 +36,7 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "flow": lambda: Flow,
     "iree_tensor_ext": lambda: IREETensorExt,
     "iree_linalg_ext": lambda: IREELinalgExt,
+    "iree_encoding": lambda: IREEEncoding,
     "rock": lambda: Rock,
     "linalg_ext": lambda: LinalgExt,
     "hal": lambda: HAL,
@@ -46,7 +49,7 @@ UPSTREAM_EXTENSIONS: dict[str, tuple[list[type[Operation]], list[type[Attribute]
     "scf": ([ForallOp, InParallelOp], []),
     "tensor": ([ParallelInsertSliceOp], []),
     "affine": ([MaxOp], []),
-    "linalg": (list(LINALG_OPS), []),
+    "linalg": ([*LINALG_OPS, PackOp, UnpackOp], []),
     "gpu": (list(GPU_EXTENSION_OPS), [*GPU_MAPPING_ATTRS, *GPU_EXTENSION_ATTRS]),
     "memref": (list(MEMREF_EXTENSION_OPS), []),
 }

@@ -43,6 +43,23 @@ IREE_CONFIGS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 MODEL_CONFIG = "xsplit-model"
 
+AUTO_CONFIG = "xsplit-auto"
+"""`auto{target=cpu}`: the target model's choice of split, encode or both."""
+ENCODED_SWEEP = "xsplit-enc-x"
+"""Prefix of the encoded sweep: `set-encoding,split-k{factor=N},materialize-late`."""
+NUMPY_CONFIG = "numpy"
+
+
+def auto_pipeline(target_name: str) -> str:
+    return f"auto{{target={target_name}}}"
+
+
+def encoded_pipeline(factor: int) -> str:
+    """The encoded sweep's pipeline: data tiling, split in `factor` chunks."""
+    if factor == 1:
+        return "set-encoding,materialize-late"
+    return f"set-encoding,split-k{{factor={factor}}},materialize-late"
+
 
 def split_pipeline(choice: str, strategy: str = "forall") -> str:
     """The pipeline bench runs: split-k with `choice` (factor=N or target=NAME)."""
@@ -105,6 +122,14 @@ class BenchReport:
     model_remarks: list[str]
     configs: list[ConfigResult]
     gpu: list[GpuFill]
+    flops: float | None = None
+    """Multiply-adds x 2 of the program's contractions (None: not a matmul)."""
+    peak_gflops: float | None = None
+    """This CPU's f32 peak, all threads (xsplit.analysis.cpu_info)."""
+    cpu: str = ""
+    auto_choice: str = ""
+    """What auto{target=cpu} did: whole, split N, encode, or split+encode N."""
+    auto_remarks: list[str] = field(default_factory=list)
 
     def config(self, name: str) -> ConfigResult:
         return next(c for c in self.configs if c.name == name)
@@ -119,6 +144,23 @@ class BenchReport:
 
     def sweep(self) -> list[ConfigResult]:
         return [c for c in self.configs if c.name.startswith("xsplit-x") and c.median_ms]
+
+    def encoded_sweep(self) -> list[ConfigResult]:
+        return [c for c in self.configs if c.name.startswith(ENCODED_SWEEP) and c.median_ms]
+
+    def has(self, name: str) -> bool:
+        return any(c.name == name for c in self.configs)
+
+    def gflops(self, name: str) -> float | None:
+        ms = self.config(name).median_ms if self.has(name) else None
+        return None if ms is None or self.flops is None else self.flops / ms / 1e6
+
+    def best_of_all_sweeps(self) -> ConfigResult | None:
+        return min(
+            [*self.sweep(), *self.encoded_sweep()],
+            key=lambda c: c.median_ms,  # type: ignore[arg-type,return-value]
+            default=None,
+        )
 
     def best_sweep(self) -> ConfigResult | None:
         return min(self.sweep(), key=lambda c: c.median_ms, default=None)  # type: ignore[arg-type,return-value]
@@ -135,7 +177,21 @@ class BenchReport:
             raw["split_fill"] = GpuFill.fill_of(g.split_workgroups, g.processors)
         best, best_iree = self.best_sweep(), self.best_iree()
         model = self.config(MODEL_CONFIG).median_ms
+        auto = self.config(AUTO_CONFIG).median_ms if self.has(AUTO_CONFIG) else None
+        best_any = self.best_of_all_sweeps()
         data["summary"] = {
+            "cpu": self.cpu,
+            "auto_over_best_iree": (
+                best_iree.median_ms / auto if best_iree and auto else None  # type: ignore[operator]
+            ),
+            "auto_over_best_sweep": (
+                auto / best_any.median_ms if best_any and auto else None  # type: ignore[operator]
+            ),
+            "best_sweep_config": best_any.name if best_any else None,
+            "auto_gflops": self.gflops(AUTO_CONFIG),
+            "best_iree_gflops": self.gflops(best_iree.name) if best_iree else None,
+            "numpy_gflops": self.gflops(NUMPY_CONFIG),
+            "peak_gflops": self.peak_gflops,
             "best_iree": best_iree.name if best_iree else None,
             "model_over_best_iree": (
                 best_iree.median_ms / model if best_iree and model else None  # type: ignore[operator]
@@ -181,6 +237,7 @@ def run_bench(
     seed: int = 0,
     strategy: str = "forall",
     progress: Progress = lambda step: None,
+    encodings: bool = True,
 ) -> BenchReport:
     """Compiles, checks and times every configuration; see the module doc.
     `progress` is called once per step (a compile, a round of timings)."""
@@ -201,6 +258,12 @@ def run_bench(
             source, split_pipeline(f"factor={factor} balanced=true", strategy), name
         ).text
         programs.append((ConfigResult(f"xsplit-x{factor}", factor, []), text))
+    auto_choice, auto_remarks = "", []
+    if encodings:
+        encoded_programs, auto_choice, auto_remarks = _encoded_programs(
+            source, name, sweep, model_target
+        )
+        programs += encoded_programs
 
     config = rt.Config("local-task")
     device_inputs = [rt.asdevicearray(config.device, a) for a in inputs]
@@ -231,12 +294,26 @@ def run_bench(
             continue
         loaded.append((result, call))
 
+    numpy_call = numpy_matmul(inputs) if encodings else None
+    numpy_result = ConfigResult(NUMPY_CONFIG, None, [])
+    if numpy_call is not None and reference is not None and len(reference) == 1:
+        check = compare(np.asarray(numpy_call(), dtype=reference[0].dtype), reference[0], 0)
+        numpy_result.max_rel_error = check.max_rel_error
+        if not check.passed:
+            numpy_result.error = f"wrong results (max rel error {check.max_rel_error:.3g})"
+            numpy_call = None
+    elif numpy_call is not None:
+        numpy_call = None
     for round_index in range(runs):
         progress(f"round {round_index + 1}/{runs}")
         for result, call in loaded:
             start = time.perf_counter()
             to_numpy(call(*device_inputs))
             result.times_ms.append((time.perf_counter() - start) * 1e3)
+        if numpy_call is not None:
+            start = time.perf_counter()
+            numpy_call()
+            numpy_result.times_ms.append((time.perf_counter() - start) * 1e3)
 
     gpu: list[GpuFill] = []
     for target_name in gpu_targets:
@@ -255,6 +332,10 @@ def run_bench(
             fill.error = e.message
         gpu.append(fill)
 
+    from xsplit.analysis.cpu_info import host_cpu
+
+    cpu = host_cpu()
+    configs = [r for r, _ in programs] + ([numpy_result] if numpy_result.times_ms else [])
     return BenchReport(
         name,
         fn,
@@ -263,14 +344,144 @@ def run_bench(
         model_target,
         model.factor,
         model.remarks,
-        [r for r, _ in programs],
+        configs,
         gpu,
+        flops=matmul_flops(inputs),
+        peak_gflops=cpu.peak_flops_per_core() * target("cpu").processors / 1e9,
+        cpu=cpu.describe(),
+        auto_choice=auto_choice,
+        auto_remarks=auto_remarks,
     )
 
 
-def steps(sweep: Sequence[int], runs: int, gpu_targets: Sequence[str]) -> int:
+def _encoded_programs(
+    source: str, name: str, sweep: Sequence[int], model_target: str
+) -> tuple[list[tuple[ConfigResult, str]], str, list[str]]:
+    """`auto{target=...}` and, for each sweep factor, the encoded split; with
+    what auto chose and its remarks."""
+    auto = _rewrite(source, auto_pipeline(model_target), name)
+    factor = _encoded_factor(auto)
+    programs = [(ConfigResult(AUTO_CONFIG, factor, []), auto.text)]
+    for f in sweep:
+        text = _rewrite(source, encoded_pipeline(f), name).text
+        programs.append((ConfigResult(f"{ENCODED_SWEEP}{f}", f, []), text))
+    if "linalg.batch_mmt4d" in auto.text:
+        choice = f"split+encode {factor}"
+    elif "linalg.mmt4d" in auto.text:
+        choice = "encode"
+    elif factor > 1:
+        choice = f"split {factor}"
+    else:
+        choice = "whole"
+    return programs, choice, auto.remarks
+
+
+def _encoded_factor(rewritten: Rewritten) -> int:
+    """The chunk count of a program `auto` produced: split-k's recorded factor,
+    or the chunks of an encoded split (the batch_mmt4d's batch size)."""
+    if rewritten.factor > 1:
+        return rewritten.factor
+    import re
+
+    found = re.search(r"linalg\.batch_mmt4d ins\(%\S+, %\S+ : tensor<(\d+)x", rewritten.text)
+    return int(found.group(1)) if found else 1
+
+
+def _matmul_operands(inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...] | None:
+    """The A, B (and C) of a matmul entry point, judged by shapes."""
+    if len(inputs) not in (2, 3) or inputs[0].ndim != 2 or inputs[1].ndim != 2:
+        return None
+    a, b = inputs[0], inputs[1]
+    if a.shape[1] != b.shape[0] or a.dtype.kind != "f":
+        return None
+    return tuple(inputs)
+
+
+def matmul_flops(inputs: Sequence[np.ndarray]) -> float | None:
+    operands = _matmul_operands(inputs)
+    if operands is None:
+        return None
+    a, b = operands[0], operands[1]
+    return 2.0 * a.shape[0] * a.shape[1] * b.shape[1]
+
+
+def numpy_matmul(inputs: Sequence[np.ndarray]) -> Callable[[], Any] | None:
+    """numpy's (OpenBLAS's) `A @ B + C` on the same inputs, for the same table."""
+    operands = _matmul_operands(inputs)
+    if operands is None:
+        return None
+    a, b = operands[0], operands[1]
+    c = operands[2] if len(operands) == 3 else None
+    return (lambda: a @ b + c) if c is not None else (lambda: a @ b)
+
+
+def calibrate(seconds_per_measure: float = 2.0) -> tuple[float, float, str]:
+    """Measures this CPU's per-core f32 FLOP/s on IREE's data-tiled matmul and
+    its streaming bandwidth (an IREE elementwise map over 128 MiB), saves
+    them in the per-user cache `target=cpu` reads, and returns them with the
+    cache's path."""
+    import iree.runtime as rt
+
+    from xsplit.analysis import cpu_info
+
+    cpu = cpu_info.detect()
+    config = rt.Config("local-task")
+
+    def load(text: str, flags: Sequence[str] = ()) -> Callable[..., Any]:
+        vmfb = compile_mlir(text, "cpu", flags)
+        context = rt.SystemContext(config=config)
+        context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
+        return context.modules.module["main"]
+
+    def best_time(call: Callable[[], Any]) -> float:
+        call()
+        times, start = [], time.perf_counter()
+        while time.perf_counter() - start < seconds_per_measure or len(times) < 3:
+            t = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    n = 1024
+    mm = load(
+        f"""func.func @main(%a: tensor<{n}x{n}xf32>, %b: tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{n}x{n}xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<{n}x{n}xf32>, tensor<{n}x{n}xf32>) outs(%f : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
+  return %r : tensor<{n}x{n}xf32>
+}}""",
+        ("--iree-opt-data-tiling",),
+    )
+    rng = np.random.default_rng(0)
+    a = rt.asdevicearray(config.device, rng.standard_normal((n, n), dtype=np.float32))
+    b = rt.asdevicearray(config.device, rng.standard_normal((n, n), dtype=np.float32))
+    flops_per_core = 2.0 * n**3 / best_time(lambda: mm(a, b)) / cpu.cores
+
+    size = 32 * 1024 * 1024  # 128 MiB in, 128 MiB out: well past the caches
+    copy = load(
+        f"""func.func @main(%x: tensor<{size}xf32>) -> tensor<{size}xf32> {{
+  %e = tensor.empty() : tensor<{size}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%x : tensor<{size}xf32>) outs(%e : tensor<{size}xf32>) {{
+  ^bb0(%v: f32, %o: f32):
+    %w = arith.addf %v, %v : f32
+    linalg.yield %w : f32
+  }} -> tensor<{size}xf32>
+  return %r : tensor<{size}xf32>
+}}"""
+    )
+    x = rt.asdevicearray(config.device, np.ones(size, dtype=np.float32))
+    bandwidth = 2.0 * size * 4 / best_time(lambda: copy(x))
+    path = cpu_info.save_calibration(cpu, flops_per_core, bandwidth)
+    return flops_per_core, bandwidth, str(path)
+
+
+def steps(
+    sweep: Sequence[int], runs: int, gpu_targets: Sequence[str], encodings: bool = True
+) -> int:
     """How many times `run_bench` calls `progress`."""
-    return len(IREE_CONFIGS) + 1 + len(sweep) + runs + len(gpu_targets)
+    encoded = 1 + len(sweep) if encodings else 0
+    return len(IREE_CONFIGS) + 1 + len(sweep) + encoded + runs + len(gpu_targets)
 
 
 def format_table(report: BenchReport) -> str:
@@ -305,6 +516,7 @@ def format_table(report: BenchReport) -> str:
             f"  best of the sweep: {chunks(best.factor or 1)}; "
             + _compare("the model's pick", "that", best.median_ms / model)  # type: ignore[operator]
         )
+    lines += _encoding_lines(report)
     if report.gpu:
         lines.append("GPU targets (compiled): the split dispatch's workgroups over processors")
         for g in report.gpu:
@@ -318,6 +530,32 @@ def format_table(report: BenchReport) -> str:
                 f"{_waves(g.split_workgroups, g.processors)}"
             )
     return "\n".join(lines)
+
+
+def _encoding_lines(report: BenchReport) -> list[str]:
+    """What `auto` and the encoded sweep add to the table."""
+    lines: list[str] = []
+    best_iree = report.best_iree()
+    auto = report.config(AUTO_CONFIG).median_ms if report.has(AUTO_CONFIG) else None
+    if best_iree and auto:
+        lines.append(
+            f"  xsplit auto over IREE's best ({best_iree.name}): "
+            f"{best_iree.median_ms / auto:.2f}x"  # type: ignore[operator]
+        )
+    best = report.best_of_all_sweeps()
+    if best and auto:
+        lines.append(
+            f"  best of both sweeps: {best.name}; auto takes {auto / best.median_ms:.2f}x its time"  # type: ignore[operator]
+        )
+    if report.flops is not None and report.peak_gflops:
+        for name in (AUTO_CONFIG, best_iree.name if best_iree else None, NUMPY_CONFIG):
+            rate = report.gflops(name) if name else None
+            if rate is not None:
+                lines.append(
+                    f"  {name}: {rate:.1f} GFLOP/s, {rate / report.peak_gflops:.0%} of the "
+                    f"CPU's peak ({report.peak_gflops:.0f} GFLOP/s)"
+                )
+    return lines
 
 
 def _waves(workgroups: int | None, processors: int) -> str:
@@ -375,6 +613,25 @@ def plot(report: BenchReport, path: str) -> None:
         marker="o",
         label="xsplit, factor sweep",
     )
+    encoded = sorted(report.encoded_sweep(), key=lambda c: c.factor or 0)
+    if encoded:
+        axes.plot(
+            [c.factor for c in encoded],
+            [report.speedup(c.name) for c in encoded],
+            marker="s",
+            label="xsplit, factor sweep with encodings",
+        )
+    auto = report.speedup(AUTO_CONFIG) if report.has(AUTO_CONFIG) else None
+    if auto is not None:
+        axes.plot(
+            [report.config(AUTO_CONFIG).factor or 1],
+            [auto],
+            marker="P",
+            markersize=14,
+            linestyle="none",
+            color="darkgreen",
+            label="auto{target=cpu}",
+        )
     model = report.speedup(MODEL_CONFIG)
     if model is not None:
         axes.plot(

@@ -16,6 +16,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from xdsl.dialects.builtin import AnyFloat, IntegerType
+from xdsl.ir import Attribute
+
+from xsplit.analysis.cpu_info import CpuInfo, host_cpu
 from xsplit.diagnostics import XsplitError
 
 TERA = 1e12
@@ -73,6 +77,19 @@ class Target:
     compiles_as: str | None = None
     """The entry whose flags this one uses, where IREE lacks its own."""
     aliases: tuple[str, ...] = field(default=())
+    data_tiling: bool = False
+    resident_workgroups: int = 1
+    """Workgroups one processor (SM, CU) holds at once. A processor with
+    fewer hides less memory latency: with c of them resident it reaches c /
+    `resident_workgroups` of its rate, so a wave is processors x this many."""
+    cpu: CpuInfo | None = None
+    """The CPU this entry describes (CPU targets only): its SIMD picks the data tiles."""
+    matvec_tile: int | None = None
+    """The output tile along N (along M for an N of 1) IREE gives a matvec or
+    decode (M = 1) workgroup, which it tiles as a matvec, not a matmul; None:
+    the matmul tile."""
+    """Whether IREE 3.13 materializes data-tiling encodings for this target
+    (packs and mmt4d); elsewhere it drops them, and so does xsplit."""
 
     @property
     def processors(self) -> int:
@@ -87,35 +104,62 @@ class Target:
     def is_gpu(self) -> bool:
         return not self.runs_here
 
+    def data_tiles(
+        self, elements: tuple[Attribute, Attribute, Attribute], m: int | None, n: int | None
+    ) -> tuple[int, int, int] | None:
+        """The (m0, n0, k0) inner tile of a data-tiled contraction with these
+        element types and M, N sizes (None where the op has no such loop);
+        None where this target drops encodings."""
+        if not self.data_tiling:
+            return None
+        return cpu_data_tiles(self.cpu or host_cpu(), elements, m, n)
 
-_CPU = Target(
-    "cpu",
-    "llvm-cpu, this machine's CPU (IREE's local-task runtime, one worker per thread)",
-    (
-        "--iree-hal-target-device=local",
-        "--iree-hal-local-target-device-backends=llvm-cpu",
-        "--iree-llvmcpu-target-cpu=host",
-    ),
-    runs_here=True,
-    fixed_processors=None,
-    tile=(64, 64),
-    peak_flops={"f32": 24 * GIGA, "f16": 12 * GIGA, "i8": 24 * GIGA},
-    flops_per_processor=True,
-    memory_bandwidth=18 * GIGA,
-    cache_per_processor=256 * KIB,
-    reread_bandwidth=3 * GIGA,
-    workgroup_overhead=2e-6,
-    dispatch_overhead=20e-6,
-    first_touch_bandwidth=1 * GIGA,
-    conflict_stride=16 * KIB,
-    conflict_penalty=4,
-)
-"""Calibrated on this machine (AMD EPYC, Zen 3, 2 threads, 512 KiB L2 per core,
+
+def cpu_target(cpu: CpuInfo | None = None) -> Target:
+    """The CPU entry for `cpu` (default: this machine, see
+    `xsplit.analysis.cpu_info.host_cpu`): its cores in the affinity mask, half
+    its per-core L2 for the operand panels, and its calibrated rates where
+    `xsplit bench --calibrate` measured them."""
+    cpu = cpu or host_cpu()
+    per_thread = 24 * GIGA
+    if cpu.flops_per_core is not None:
+        # IREE's default (not data-tiled) code reached about half the
+        # data-tiled rate the calibration measures, on the calibration machine.
+        per_thread = cpu.flops_per_core / 2
+    return Target(
+        "cpu",
+        f"llvm-cpu, this machine's CPU ({cpu.describe()})",
+        (
+            "--iree-hal-target-device=local",
+            "--iree-hal-local-target-device-backends=llvm-cpu",
+            "--iree-llvmcpu-target-cpu=host",
+        ),
+        runs_here=True,
+        fixed_processors=cpu.cores if cpu.source != "detected" else None,
+        tile=(64, 64),
+        peak_flops={"f32": per_thread, "f16": per_thread / 2, "i8": per_thread},
+        flops_per_processor=True,
+        memory_bandwidth=cpu.bandwidth or 18 * GIGA,
+        cache_per_processor=cpu.l2 // 2,
+        reread_bandwidth=3 * GIGA,
+        workgroup_overhead=2e-6,
+        dispatch_overhead=20e-6,
+        first_touch_bandwidth=1 * GIGA,
+        conflict_stride=16 * KIB,
+        conflict_penalty=4,
+        data_tiling=True,
+        cpu=cpu,
+    )
+
+
+_CPU = cpu_target()
+"""Calibrated on a Zen 3 machine (AMD EPYC, 2 threads, 512 KiB L2 per core,
 8-way) with `xsplit bench --sweep` over the shapes in bench/shapes: what IREE's
-code reaches, not the datasheet. Panels must fit half the L2; rows 16 KiB apart
-(N = 4096 f32) use a quarter of its sets; freshly allocated partials are
-written at about 1 GB/s (page faults). The arithmetic rate is per thread;
-the bandwidths are the machine's."""
+code reaches, not the datasheet. Panels must fit half the L2 (read from this
+machine); rows 16 KiB apart (N = 4096 f32) use a quarter of its sets; freshly
+allocated partials are written at about 1 GB/s (page faults). The arithmetic
+rate is per thread (24 GFLOP/s unless calibrated); the bandwidths are the
+machine's."""
 
 _SM_80 = Target(
     "sm_80",
@@ -128,6 +172,8 @@ _SM_80 = Target(
     memory_bandwidth=2039 * GIGA,
     cache_per_processor=None,
     aliases=("cuda",),
+    resident_workgroups=2,
+    matvec_tile=1,
 )
 
 # IREE 3.13 rejects --iree-cuda-target=sm_90 ("missing GPU target"), so H100
@@ -143,6 +189,8 @@ _SM_90 = Target(
     memory_bandwidth=3350 * GIGA,
     cache_per_processor=None,
     compiles_as="sm_80",
+    resident_workgroups=2,
+    matvec_tile=1,
 )
 
 # The flag is --iree-rocm-target; --iree-hip-target does not exist.
@@ -159,7 +207,39 @@ _GFX942 = Target(
     memory_bandwidth=5300 * GIGA,
     cache_per_processor=None,
     aliases=("rocm",),
+    resident_workgroups=2,
+    # A 1x4096x14336 decode compiles to 512 workgroups: 8 outputs each.
+    matvec_tile=8,
 )
+
+def _narrow(tile: int, size: int | None) -> int:
+    """IREE's narrow tiles: a loop shorter than the tile (a matvec's 1) gets
+    the smallest power of two that covers it."""
+    if size is None:
+        return 1
+    if size >= tile:
+        return tile
+    narrow = 1
+    while narrow < size:
+        narrow *= 2
+    return narrow
+
+
+def cpu_data_tiles(
+    cpu: CpuInfo, elements: tuple[Attribute, Attribute, Attribute], m: int | None, n: int | None
+) -> tuple[int, int, int]:
+    """IREE's x86 data tiles (its CPU encoding resolver) for this CPU's SIMD:
+    f32 and f16 as 16x16x1 with AVX-512, 8x8x1 with AVX2 (8x4x1 without);
+    i8 x i8 -> i32 with a K tile of 2 (VNNI pairs), bf16 with AVX512-BF16 too."""
+    lhs, _, _ = elements
+    lanes = max(4, cpu.simd_bits // 32)
+    m0, n0, k0 = (lanes, lanes, 1) if cpu.simd_bits >= 256 else (8, 4, 1)
+    if isinstance(lhs, IntegerType) and lhs.width.data <= 8:
+        k0 = 2
+    elif isinstance(lhs, AnyFloat) and lhs.bitwidth == 16 and cpu.bf16 and "bf16" in str(lhs):
+        k0 = 2
+    return _narrow(m0, m), _narrow(n0, n), k0
+
 
 TARGETS: dict[str, Target] = {t.name: t for t in (_CPU, _SM_80, _SM_90, _GFX942)}
 

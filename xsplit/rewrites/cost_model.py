@@ -189,17 +189,29 @@ def problem_of(red: Reduction) -> Problem | str:
     )
 
 
+def tile_of(p: Problem, target: Target) -> tuple[int, int]:
+    """The output tile IREE gives one workgroup of this op on this target: a
+    matvec or decode (M or N of 1) is tiled as a matvec, not a matmul."""
+    if target.matvec_tile is not None and (p.m == 1 or p.n == 1):
+        if p.m == 1:
+            return 1, min(target.matvec_tile, p.n)
+        return min(target.matvec_tile, p.m), 1
+    return min(target.tile[0], p.m), min(target.tile[1], p.n)
+
+
 def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     """The modeled cost of cutting `problem`'s K into `factor` chunks on `target`."""
     p = problem
     processors = target.processors
-    tile_m, tile_n = min(target.tile[0], p.m), min(target.tile[1], p.n)
+    tile_m, tile_n = tile_of(p, target)
     tiles = p.batch * ceildiv(p.m, tile_m) * ceildiv(p.n, tile_n)
     chunk = ceildiv(p.k, factor)
     factor = ceildiv(p.k, chunk)  # the chunks that are not empty
     workgroups = tiles * factor
-    waves = ceildiv(workgroups, processors)
-    fill = workgroups / (waves * processors)
+    resident = target.resident_workgroups
+    slots = processors * resident
+    waves = ceildiv(workgroups, slots)
+    fill = min(workgroups, processors) / processors if waves == 1 else workgroups / (waves * slots)
 
     panel_elements = [
         (tile_m if spans_m else 1) * (tile_n if spans_n else 1) * chunk
@@ -237,7 +249,10 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         p.operations_per_point * tile_m * tile_n * chunk / target.processor_flops(p.element_class)
     )
     workgroup = max(arithmetic, traffic) + target.workgroup_overhead
-    main = waves * workgroup + target.dispatch_overhead
+    # A wave keeps up to `resident` workgroups on each processor; with fewer it
+    # hides less latency (c resident reach c / resident of the rate), so a wave
+    # takes `resident` workgroup times however full it is.
+    main = waves * resident * workgroup + target.dispatch_overhead
 
     partials = merge = 0.0
     if factor > 1:
@@ -273,6 +288,14 @@ def _choose(problem: Problem, target: Target, processors: int) -> Choice:
         candidates.append(estimate(problem, target, factor))
     if not candidates:
         return Choice(1, unsplit, unsplit, f"K = {problem.k} has one element")
+    if target.is_gpu and unsplit.workgroups >= target.processors:
+        return Choice(
+            1,
+            unsplit,
+            unsplit,
+            f"no split on {target.name}: the dispatch already fills the machine "
+            f"({unsplit.workgroups} workgroups on {target.processors} processors)",
+        )
     cheapest = min(e.seconds for e in candidates)
     best = min(
         (e for e in candidates if e.seconds <= cheapest * (1 + NEAR_TIE)), key=lambda e: e.factor
@@ -297,3 +320,118 @@ def _choose(problem: Problem, target: Target, processors: int) -> Choice:
 def choose_split(problem: Problem, target: Target) -> Choice:
     """The model's choice of chunk count for `problem` on `target`."""
     return _choose(problem, target, target.processors)
+
+
+# Data tiling: whether to encode, and then whether to split the encoded op.
+
+PACK_BANDWIDTH_SHARE = 0.25
+"""The share of the memory bandwidth a pack (a transposing copy into tiles)
+reaches on IREE's CPU code: on the benchmark machines, packing the RHS of a
+16x4096x16384 decode took about as long as four streaming passes over it."""
+MMT4D_WORKGROUP_TILE = (64, 64)
+"""The output tile (M, N) of one workgroup of IREE's CPU mmt4d dispatch."""
+
+
+@dataclass(frozen=True)
+class TilingDecision:
+    """The target model's choice for one op: split (factor > 1), encode, both or neither."""
+
+    encode: bool
+    factor: int
+    seconds: float
+    reason: str
+
+    @property
+    def kind(self) -> str:
+        if self.encode:
+            return "split+encode" if self.factor > 1 else "encode"
+        return "split" if self.factor > 1 else "none"
+
+
+def encoded_seconds(problem: Problem, target: Target, factor: int) -> tuple[float, int]:
+    """The modeled time of the data-tiled op cut into `factor` chunks (1: not
+    split): the packs, the (batch_)mmt4d, the unpack and, when split, the
+    partials and the merge. Returns the time and the mmt4d's workgroups."""
+    from xsplit.analysis.cpu_info import host_cpu
+
+    p = problem
+    cpu = target.cpu or host_cpu()
+    processors = target.processors
+    rate = cpu.f32_flops_per_core() * (2 if p.element_class != "f32" else 1)
+    bandwidth = cpu.memory_bandwidth()
+    pack_bw = bandwidth * PACK_BANDWIDTH_SHARE
+    input_elements = sum(
+        (p.m if spans_m else 1) * (p.n if spans_n else 1) * p.k * p.batch
+        for spans_m, spans_n in p.spans
+    )
+    packs = 2 * input_elements * p.input_bytes / pack_bw + 2 * target.dispatch_overhead
+    output_bytes = p.batch * p.m * p.n * p.acc_bytes
+    wg_m, wg_n = MMT4D_WORKGROUP_TILE
+    tiles = p.batch * ceildiv(p.m, wg_m) * ceildiv(p.n, wg_n)
+    chunk = ceildiv(p.k, factor)
+    workgroups = tiles * ceildiv(p.k, chunk)
+    waves = ceildiv(workgroups, processors)
+    tile_m, tile_n = min(wg_m, p.m), min(wg_n, p.n)
+    per_workgroup = p.operations_per_point * tile_m * tile_n * chunk / rate
+    # The ukernel walks the workgroup's (m0 x n0) register tiles, each reading
+    # its packed rows of A and B over the chunk: from the cache when the
+    # workgroup's panels fit it, else from memory once per register tile.
+    # This is where a split pays on a data-tiled op with a long K (measured:
+    # 384x384x24576 split and data-tiled in 81 ms, data-tiled alone in 100 ms).
+    panel = (tile_m + tile_n) * chunk * p.input_bytes
+    cache = target.cache_per_processor
+    if cache is not None and panel > cache:
+        lanes = max(4, cpu.simd_bits // 32)
+        m0, n0 = min(lanes, tile_m), min(lanes, tile_n)
+        register_tiles = ceildiv(tile_m, m0) * ceildiv(tile_n, n0)
+        reread = register_tiles * (m0 + n0) * chunk * p.input_bytes
+        per_workgroup = max(per_workgroup, reread / (bandwidth / processors))
+    per_workgroup += target.workgroup_overhead
+    # The packed operands stream from memory once per output tile row/column.
+    traffic = input_elements * p.input_bytes / bandwidth
+    main = max(waves * per_workgroup, traffic) + target.dispatch_overhead
+    unpack = 2 * output_bytes / pack_bw + target.dispatch_overhead
+    merge = 0.0
+    if factor > 1:
+        # The packed partials are merged into the packed init (one more pack)
+        # and only the merged result is unpacked.
+        write = target.first_touch_bandwidth or target.memory_bandwidth
+        merge = output_bytes * factor / write + output_bytes * factor / bandwidth
+        merge += 2 * output_bytes / pack_bw + 2 * target.dispatch_overhead
+    return packs + main + unpack + merge, workgroups
+
+
+@lru_cache(maxsize=1024)
+def _choose_tiling(problem: Problem, target: Target, processors: int) -> TilingDecision:
+    plain = choose_split(problem, target)
+    plain_kind = f"split in {plain.factor}" if plain.factor > 1 else "left whole"
+    if not target.data_tiling:
+        return TilingDecision(
+            False, plain.factor, plain.chosen.seconds,
+            f"{target.name} drops encodings; {plain.reason}",
+        )
+    best_factor, best = 1, encoded_seconds(problem, target, 1)[0]
+    seen: set[int] = set()
+    for factor in range(2, min(problem.k, 512) + 1):
+        chunk = ceildiv(problem.k, factor)
+        if chunk in seen:
+            continue
+        seen.add(chunk)
+        seconds = encoded_seconds(problem, target, factor)[0]
+        if seconds < best * (1 - MIN_GAIN):
+            best_factor, best = factor, seconds
+    encoded_kind = f"encoded in {best_factor} chunks" if best_factor > 1 else "encoded"
+    summary = (
+        f"{problem.describe()} on {target.name}: {plain_kind} {_time(plain.chosen.seconds)}, "
+        f"{encoded_kind} {_time(best)}"
+    )
+    if best < plain.chosen.seconds * (1 - MIN_GAIN):
+        kind = "split+encode" if best_factor > 1 else "encode"
+        return TilingDecision(True, best_factor, best, f"{kind} chosen: {summary}")
+    kind = "split" if plain.factor > 1 else "none"
+    return TilingDecision(False, plain.factor, plain.chosen.seconds, f"{kind} chosen: {summary}")
+
+
+def choose_tiling(problem: Problem, target: Target) -> TilingDecision:
+    """The model's choice between no split, split, encode, and split plus encode."""
+    return _choose_tiling(problem, target, target.processors)

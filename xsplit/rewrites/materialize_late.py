@@ -9,8 +9,10 @@ The merge stays outside, for IREE to form its own dispatch.
 The pass is the patterns of its stages run together: a region the first stage
 forms is a new op the second stage then converts. A grouped GEMM is put in a
 dispatch first and materialized into the split loop inside it; `rock.reduce`
-becomes a `linalg.reduce`. Later materializations (encodings) add their
-patterns to `MATERIALIZATIONS`.
+becomes a `linalg.reduce`. An encoded contraction (from `set-encoding`) gets
+a dispatch for each pack, its mmt4d and its unpack, and its encodings are
+materialized inside them with the data tiles of `target=` (dropped where the
+target does not data-tile; see materialize_encodings.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from xsplit.rewrites.dispatch_regions_to_workgroups import (
 )
 from xsplit.rewrites.dsl import Pass, Pattern, Remark
 from xsplit.rewrites.form_dispatch_regions import FORM_DISPATCH_REGIONS_PATTERNS
+from xsplit.rewrites.materialize_encodings import LATE_PATTERNS, TARGET_OPTION
 from xsplit.rewrites.grouped import (
     LOWER_ROCK_REDUCE,
     MATERIALIZE_GROUPED_IN_DISPATCH,
@@ -27,6 +30,7 @@ from xsplit.rewrites.grouped import (
 )
 
 MATERIALIZATIONS: list[Pattern | Remark] = [
+    *LATE_PATTERNS,
     WRAP_GROUPED_GEMM,
     MATERIALIZE_GROUPED_IN_DISPATCH,
     LOWER_ROCK_REDUCE,
@@ -39,4 +43,5 @@ MATERIALIZE_LATE = Pass(
     "materialize-late",
     "Forms IREE dispatches around split reductions, in the form IREE distributes.",
     MATERIALIZATIONS,
+    [TARGET_OPTION],
 )

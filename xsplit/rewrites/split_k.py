@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    NoneAttr,
     TensorType,
     i64,
 )
@@ -61,6 +62,7 @@ from xsplit.interop.targets import TARGETS, Target, target
 from xsplit.rewrites.builders import IRBuilder, Mixed
 from xsplit.rewrites.chunks import ChunkPlan, chunk_bounds, plan_chunks
 from xsplit.rewrites.cost_model import choose_split, problem_of
+from xsplit.rewrites.encoded_split import make_split_encoded_pattern
 from xsplit.rewrites.dsl import (
     Match,
     Option,
@@ -557,7 +559,14 @@ is_not_a_partial = where(
 k_splits_into_chunks = where("K splits into more than one chunk", _capture_plan)
 chunk_count_divides_k = where("the chunk count divides K", _chunks_divide_k)
 expand_expresses_it = where("expand_shape can express the split", _expressible_by_expand)
-splits = is_splittable_reduction & is_not_a_partial & k_splits_into_chunks
+is_not_encoded = where(
+    "has no encoded operand (split-k-encoded splits those)",
+    lambda m: not any(
+        isinstance(v.type, TensorType) and v.type.encoding != NoneAttr() for v in m.root.operands
+    )
+    or "its operands are encoded",
+)
+splits = is_splittable_reduction & is_not_encoded & is_not_a_partial & k_splits_into_chunks
 """What every split-k strategy needs: a reduction, not already a partial,
 whose K the options cut into more than one chunk."""
 
@@ -728,10 +737,15 @@ def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
     return None
 
 
+# An encoded contraction (set-encoding ran first) splits into encoded partials
+# (encoded_split.py), so that they run as batch_mmt4d.
+SPLIT_K_ENCODED = make_split_encoded_pattern([o.name for o in OPTIONS])
+
 SPLIT_K = Pass(
     "split-k",
     "Splits each linalg reduction into partial reductions over chunks of K and a merge.",
     [
+        SPLIT_K_ENCODED,
         EXPAND_FALLS_BACK,
         EXPAND_NEEDS_DIVIDING_FACTOR,
         GROUPED_FALLS_BACK,

@@ -5,6 +5,7 @@ pipelines do.
     xsplit bench IN.mlir [--sweep 1,2,4,...] [--runs N] [--json OUT] [--plot OUT.png]
     xsplit e2e IN.mlir -p PIPELINE [--dim N ...] [--no-gpu] [--print-ir]
     xsplit simulate IN.mlir [--grid X[,Y,Z]] [--block X[,Y,Z]] [--reference FILE]
+    xsplit bench --calibrate
 
 check and e2e exit 0 when every result matches within its tolerance, 1 when
 one does not, and 2 on an error (bad input, bad options, a failed compile).
@@ -57,6 +58,8 @@ class Subcommand:
     """Runs it on the input's text and name; returns the exit code."""
     takes_pipeline: bool = False
     """Whether its help lists the passes."""
+    input_optional: bool = False
+    """Whether it may run without an input (`bench --calibrate`); stdin is the default."""
 
 
 def _factors(text: str) -> list[int]:
@@ -134,6 +137,17 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
     )
     add_no_gpu(parser, "the GPU targets' workgroup counts")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-encodings",
+        action="store_true",
+        help="leave out auto{target=...} and the sweep with encodings (set-encoding first)",
+    )
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="measure this CPU's per-core FLOP/s and streaming bandwidth and save them "
+        "for target=cpu (no program needed)",
+    )
 
 
 def _run_bench(args: argparse.Namespace, source: str, name: str) -> int:
@@ -147,7 +161,7 @@ def _run_bench(args: argparse.Namespace, source: str, name: str) -> int:
     if args.plot:
         bench.require_matplotlib()
     gpu_targets = () if args.no_gpu else GPU_TARGETS
-    total = bench.steps(args.sweep, args.runs, gpu_targets)
+    total = bench.steps(args.sweep, args.runs, gpu_targets, not args.no_encodings)
     with tqdm(
         total=total, desc="xsplit bench", unit="step", disable=args.no_progress, leave=False
     ) as bar:
@@ -168,6 +182,7 @@ def _run_bench(args: argparse.Namespace, source: str, name: str) -> int:
             seed=args.seed,
             strategy=args.strategy,
             progress=progress,
+            encodings=not args.no_encodings,
         )
     for remark in report.model_remarks:
         print(remark, file=sys.stderr)
@@ -210,6 +225,17 @@ def _run_e2e(args: argparse.Namespace, source: str, name: str) -> int:
     return EXIT_PASS if report.numerics_pass else EXIT_FAIL
 
 
+def run_calibrate() -> int:
+    from xsplit.interop import bench
+
+    flops, bandwidth, path = bench.calibrate()
+    print(
+        f"calibrated: {flops / 1e9:.1f} GFLOP/s per core (f32, IREE data-tiled), "
+        f"{bandwidth / 1e9:.1f} GB/s streaming; saved to {path}"
+    )
+    return EXIT_PASS
+
+
 # xsplit simulate
 
 
@@ -241,6 +267,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "target's waves.",
         _configure_bench,
         _run_bench,
+        input_optional=True,
     ),
     "e2e": Subcommand(
         "rewrite, check on the CPU, and compare workgroups on every target",
@@ -264,7 +291,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 
 
 def _configure(parser: argparse.ArgumentParser, command: Subcommand) -> None:
-    add_input(parser)
+    add_input(parser, optional=command.input_optional)
     command.configure(parser)
     add_load_patterns(parser)
     if command.takes_pipeline:
@@ -298,6 +325,8 @@ def _execute(
                 return EXIT_ERROR
             args = parse()
             args.tool_name = tool_name or f"xsplit {args.command}"
+            if getattr(args, "calibrate", False):
+                return run_calibrate()
             source, name = read_input(args.input_file)
             return SUBCOMMANDS[args.command].run(args, source, name)
         except XsplitError as e:

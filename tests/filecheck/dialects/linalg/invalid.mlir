@@ -46,3 +46,28 @@ func.func @transposed_k(%a: tensor<8x4xf32>, %b: tensor<7x3xf32>, %c: tensor<4x3
   func.return %0 : tensor<4x3xf32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'linalg.matmul' op inferred size 8 for loop d2 but operand tensor<7x3xf32> has 7
+
+// -----
+
+func.func @pack_artificial_padding(%a: tensor<100x1201xf32>, %d: tensor<13x152x8x8xf32>) -> tensor<13x152x8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = linalg.pack %a padding_value(%z : f32) inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %d : tensor<100x1201xf32> -> tensor<13x152x8x8xf32>
+  func.return %p : tensor<13x152x8x8xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: 'linalg.pack' op expected tensor<13x151x8x8xf32> for the packed domain value, got tensor<13x152x8x8xf32>
+
+// -----
+
+func.func @unpack_rank(%a: tensor<13x151x8xf32>, %d: tensor<100x1201xf32>) -> tensor<100x1201xf32> {
+  %u = linalg.unpack %a inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %d : tensor<13x151x8xf32> -> tensor<100x1201xf32>
+  func.return %u : tensor<100x1201xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: 'linalg.unpack' op packed rank != (unpacked rank + num tiling factors), got 3 != 4
+
+// -----
+
+func.func @pack_perm(%a: tensor<16x16xf32>, %d: tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32> {
+  %p = linalg.pack %a outer_dims_perm = [0, 0] inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %d : tensor<16x16xf32> -> tensor<2x2x8x8xf32>
+  func.return %p : tensor<2x2x8x8xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: 'linalg.pack' op invalid outer_dims_perm vector

@@ -6,15 +6,16 @@
 // RUN: not xsplit-opt %s -p 'split-k{target=cpu factor=4}' 2>&1 | filecheck %s --check-prefix=BOTH
 // RUN: not xsplit-opt %s -p 'split-k{target=tpu}' 2>&1 | filecheck %s --check-prefix=UNKNOWN
 
-// The seed on MI300X: 4 tiles of 128x128 leave 300 of 304 CUs idle; 75 chunks
-// fill one wave. On A100, 27 chunks of 8 tiles make two waves of 108.
-// GFX942-REMARK: target.mlir:[[# @LINE + 16]]:3: remark: split-k: gfx942 chose 75 chunks of 684: 300 workgroups, 1 wave at 99% fill
+// The seed on MI300X: 4 tiles of 128x128 leave 300 of 304 CUs idle; 149 chunks
+// fill one wave of two resident workgroups per CU. On A100, 27 chunks of 8
+// tiles fill one wave of 2 x 108.
+// GFX942-REMARK: target.mlir:[[# @LINE + 16]]:3: remark: split-k: gfx942 chose 149 chunks of 344: 596 workgroups, 1 wave at 100% fill
 // GFX942-REMARK-SAME: unsplit 1 chunk of 51234: 4 workgroups, 1 wave at 1% fill
 // GFX942-LABEL: func.func @seed
-// GFX942:      %[[PARTIALS:.*]] = scf.forall (%{{.*}}) in (75) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<123x456x75xf32>)
-// GFX942:      } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>], xsplit.split_factor = 75 : i64}
+// GFX942:      %[[PARTIALS:.*]] = scf.forall (%{{.*}}) in (149) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<123x456x149xf32>)
+// GFX942:      } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>], xsplit.split_factor = 149 : i64}
 // GFX942:      linalg.reduce ins(%[[PARTIALS]]
-// SM80: remark: split-k: sm_80 chose 27 chunks of 1898: 216 workgroups, 2 waves at 100% fill
+// SM80: remark: split-k: sm_80 chose 27 chunks of 1898: 216 workgroups, 1 wave at 100% fill
 // SM80: scf.forall (%{{.*}}) in (27)
 // SM80: xsplit.split_factor = 27 : i64
 // CPU: remark: split-k: cpu chose {{[0-9]+}} chunks
@@ -30,9 +31,9 @@ func.func @seed(%a: tensor<123x51234xf32>, %b: tensor<51234x456xf32>, %c: tensor
 
 // -----
 
-// A large output already fills every target many times over: nothing pays for
-// the merge, the op stays whole and --xsplit-explain says why.
-// GFX942-REMARK: remark: not split: no split pays on gfx942: unsplit 1 chunk of 4096: 4096 workgroups, 14 waves
+// A large output already fills every target many times over: a GPU dispatch
+// that fills the machine is not split, the op stays whole and --xsplit-explain says why.
+// GFX942-REMARK: remark: not split: no split on gfx942: the dispatch already fills the machine (4096 workgroups on 304 processors)
 // GFX942-LABEL: func.func @large_output
 // GFX942-NOT: scf.forall
 // GFX942: linalg.matmul

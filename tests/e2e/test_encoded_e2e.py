@@ -1,0 +1,102 @@
+"""Encodings end to end: every contraction of the split-K e2e suite (each op
+and dtype it covers, prime K included) encoded, split and materialized in
+both orders, early and late, must match the unsplit program and numpy on the
+CPU, run its partial products as batch_mmt4d on packed tiles, and compile for
+CUDA and ROCm (where the encodings are dropped)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from xsplit.api import build_pipeline, parse_module, print_module, run_passes
+from xsplit.interop.check import check_rewrite, entry_function, random_inputs
+from xsplit.interop.cpu_runner import run_on_cpu
+from xsplit.interop.iree_compile import compile_mlir
+from xsplit.interop.targets import COMPILED_GPU_TARGETS
+
+from tests.e2e.cases import CASES, Case
+
+ENCODABLE = [
+    c
+    for c in CASES
+    if c.static and c.splits and "reduce" not in c.id and "factor-exceeds" not in c.id
+]
+"""The static contractions the suite splits (linalg.reduce is not data-tiled)."""
+
+
+def _split_options(case: Case) -> str:
+    return case.options or "factor=4"
+
+
+ORDERS = {
+    "encode-then-split": "set-encoding,split-k{{{o}}},materialize-late",
+    "split-then-encode": "split-k{{{o}}},set-encoding,materialize-late",
+    "early": "set-encoding,split-k{{{o}}},materialize-early",
+}
+
+
+def _check(case: Case, pipeline: str) -> str:
+    text, checks = check_rewrite(case.mlir, pipeline, case.dims, None, 0)
+    assert all(c.max_abs_error <= c.tolerance for c in checks), [
+        (c.max_abs_error, c.tolerance) for c in checks
+    ]
+    inputs = random_inputs(entry_function(parse_module(case.mlir)), case.dims)
+    (got,) = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
+    want = case.reference(*inputs)
+    if got.dtype.kind == "i":
+        np.testing.assert_array_equal(got, want)
+    else:
+        scale = max(1.0, float(np.abs(want).max()))
+        rtol = 1e-2 if "f16" in case.id or "bf16" in case.id else 1e-4
+        assert float(np.abs(got - want).max()) <= rtol * scale
+    return text
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("case", ENCODABLE, ids=[c.id for c in ENCODABLE])
+def test_cpu_numerics_and_mmt4d(case: Case, order: str) -> None:
+    text = _check(case, ORDERS[order].format(o=_split_options(case)))
+    assert "iree_encoding" not in text
+    assert re.search(r"linalg\.batch_mmt4d", text), "the partial products are not a batch_mmt4d"
+    assert "linalg.pack" in text and "linalg.unpack" in text
+    if order != "early":
+        # One dispatch per pack, the mmt4d and the unpack: no dispatch holds two.
+        for body in text.split("flow.dispatch.workgroups")[1:]:
+            body = body.split("flow.return")[0]
+            kinds = re.findall(r"linalg\.(pack|unpack|batch_mmt4d|mmt4d)\b", body)
+            assert len(kinds) <= 1, kinds
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.parametrize("gpu", COMPILED_GPU_TARGETS)
+@pytest.mark.parametrize("case", ENCODABLE[:6], ids=[c.id for c in ENCODABLE[:6]])
+def test_gpu_compiles_without_encodings(case: Case, gpu: str) -> None:
+    pipeline = f"set-encoding,split-k{{{_split_options(case)}}},materialize-late{{target={gpu}}}"
+    module = parse_module(case.mlir)
+    run_passes(module, build_pipeline(pipeline))
+    text = print_module(module)
+    assert "iree_encoding" not in text and "linalg.pack" not in text
+    compile_mlir(text, gpu)
+
+
+AUTO_CASES = [c for c in ENCODABLE if c.id.startswith(("seed", "batch", "matvec-i8", "matmul-f16"))]
+
+
+@pytest.mark.parametrize("case", AUTO_CASES, ids=[c.id for c in AUTO_CASES])
+def test_auto_runs_right_on_the_cpu(case: Case) -> None:
+    text = _check(case, "auto{target=cpu}")
+    assert "iree_encoding" not in text
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.parametrize("gpu", COMPILED_GPU_TARGETS)
+def test_auto_compiles_for_gpus(gpu: str) -> None:
+    case = AUTO_CASES[0]
+    module = parse_module(case.mlir)
+    run_passes(module, build_pipeline(f"auto{{target={gpu}}}"))
+    text = print_module(module)
+    assert "split_reduction_mapping" in text and "iree_encoding" not in text
+    compile_mlir(text, gpu)

@@ -1,0 +1,68 @@
+"""`xsplit bench`'s new configurations: auto{target=cpu}, the sweep with
+encodings and numpy, each checked against IREE default before it is timed;
+and `--calibrate` writing the per-user cache that target=cpu reads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from xsplit.interop import bench
+
+SHAPE = """
+func.func @mm(%a: tensor<48x3001xf32>, %b: tensor<3001x40xf32>, %c: tensor<48x40xf32>) -> tensor<48x40xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<48x3001xf32>, tensor<3001x40xf32>) outs(%c : tensor<48x40xf32>) -> tensor<48x40xf32>
+  return %r : tensor<48x40xf32>
+}
+"""
+
+
+def test_bench_times_auto_the_encoded_sweep_and_numpy(tmp_path: Path) -> None:
+    report = bench.run_bench(SHAPE, "shape.mlir", sweep=[1, 3], runs=2, gpu_targets=())
+    names = {c.name for c in report.configs}
+    assert {bench.AUTO_CONFIG, "xsplit-enc-x1", "xsplit-enc-x3", bench.NUMPY_CONFIG} <= names
+    for c in report.configs:
+        assert c.error is None, (c.name, c.error)
+        assert c.max_rel_error is not None and c.max_rel_error < 1e-3, c.name
+        assert len(c.times_ms) == 2
+    assert report.flops == 2.0 * 48 * 3001 * 40
+    assert report.peak_gflops and report.peak_gflops > 0
+    assert report.auto_choice in ("whole", "encode") or report.auto_choice.split()[0] in (
+        "split",
+        "split+encode",
+    )
+    summary = report.to_json()["summary"]
+    assert summary["auto_over_best_iree"] > 0
+    assert summary["best_sweep_config"] in names
+    table = bench.format_table(report)
+    assert "xsplit auto over IREE's best" in table and "of the CPU's peak" in table
+    out = tmp_path / "p.png"
+    bench.plot(report, str(out))
+    assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_calibrate_writes_the_cache_target_cpu_reads(tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    code = (
+        "from xsplit.interop import bench; import sys; "
+        "f, b, p = bench.calibrate(0.2); print(f, b, p)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    flops, bandwidth, path = proc.stdout.split()
+    assert float(flops) > 1e8 and float(bandwidth) > 1e8
+    data = json.loads(Path(path).read_text())
+    (entry,) = data.values()
+    assert entry["flops_per_core"] == float(flops)
+    # A fresh process reading the host CPU picks the rates up.
+    check = (
+        "from xsplit.analysis.cpu_info import host_cpu; c = host_cpu(); "
+        "print(c.flops_per_core, c.bandwidth, c.source)"
+    )
+    proc = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True)
+    got_flops, got_bandwidth, *_ = proc.stdout.split()
+    assert float(got_flops) == float(flops) and float(got_bandwidth) == float(bandwidth)
+    assert "calibrated" in proc.stdout

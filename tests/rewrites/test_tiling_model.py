@@ -1,0 +1,97 @@
+"""The target model's new decisions: GPU tiles per op kind, resident
+workgroups, not splitting what fills the machine, and the CPU's choice
+between no split, split, encode and split plus encode."""
+
+from __future__ import annotations
+
+import pytest
+
+from xsplit.analysis.cpu_info import NAMED_CPUS
+from xsplit.interop.targets import TARGETS, cpu_target
+from xsplit.rewrites.cost_model import (
+    choose_split,
+    choose_tiling,
+    encoded_seconds,
+    estimate,
+    tile_of,
+)
+
+from tests.rewrites.test_cost_model import matmul
+
+GPUS = [t for t in TARGETS.values() if t.is_gpu]
+ZEN3 = cpu_target(NAMED_CPUS["znver3"])
+ZEN4 = cpu_target(NAMED_CPUS["znver4"])
+
+
+@pytest.mark.parametrize(
+    ("gpu", "shape"), [("gfx942", (64, 384, 65521)), ("sm_80", (32, 32, 500009))]
+)
+def test_starved_dispatch_gets_a_full_wave(gpu: str, shape: tuple[int, int, int]) -> None:
+    target = TARGETS[gpu]
+    choice = choose_split(matmul(*shape), target)
+    assert choice.unsplit.workgroups < 0.1 * target.processors
+    assert choice.chosen.workgroups >= target.processors, choice.reason
+
+
+@pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
+def test_decode_is_tiled_as_a_matvec_and_not_split_when_it_fills(target) -> None:
+    decode = matmul(1, 4096, 14336)
+    assert tile_of(decode, target)[0] == 1
+    assert tile_of(decode, target)[1] < target.tile[1]
+    choice = choose_split(decode, target)
+    assert choice.factor == 1
+    assert "already fills the machine" in choice.reason
+
+
+@pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
+def test_resident_workgroups_make_a_half_full_wave_cost_a_full_one(target) -> None:
+    seed = matmul(123, 456, 51234)
+    tiles = estimate(seed, target, 1).workgroups
+    per_wave = target.processors * target.resident_workgroups
+    one = estimate(seed, target, max(1, target.processors // tiles))
+    full = estimate(seed, target, per_wave // tiles)
+    assert one.waves == full.waves == 1
+    # Same wave, shorter chunks: the fuller wave is faster.
+    assert full.main < one.main
+
+
+@pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
+def test_gpus_never_encode(target) -> None:
+    for shape in ((512, 512, 16384), (16, 4096, 16384), (123, 456, 51234)):
+        decision = choose_tiling(matmul(*shape), target)
+        assert not decision.encode
+        assert decision.kind in ("none", "split")
+        assert "drops encodings" in decision.reason
+
+
+@pytest.mark.parametrize("cpu", [ZEN3, ZEN4], ids=["znver3", "znver4"])
+def test_cpu_encodes_compute_bound_and_splits_decode(cpu) -> None:
+    # Compute-bound: packing costs little next to the arithmetic.
+    square = choose_tiling(matmul(512, 512, 16384), cpu)
+    assert square.encode, square.reason
+    # A decode's packs cost as much as its arithmetic: split, do not encode.
+    decode = choose_tiling(matmul(16, 4096, 16384), cpu)
+    assert not decode.encode and decode.factor > 1, decode.reason
+    assert decode.kind == "split"
+    assert "chosen" in square.reason and "encoded" in square.reason
+
+
+def test_choice_is_the_cheapest_by_the_model() -> None:
+    for shape in ((512, 512, 16384), (16, 4096, 16384), (64, 384, 65521), (123, 456, 51234)):
+        problem = matmul(*shape)
+        decision = choose_tiling(problem, ZEN3)
+        plain = choose_split(problem, ZEN3).chosen.seconds
+        encoded = min(encoded_seconds(problem, ZEN3, f)[0] for f in (1, 2, 4, 8, 16, 32, 64))
+        assert decision.seconds <= min(plain, encoded) * 1.06, (shape, decision.reason)
+
+
+def test_more_cores_split_an_encoded_op_more() -> None:
+    """An encoded op with few output tiles leaves cores idle; a split fills them."""
+    import dataclasses
+
+    many = cpu_target(dataclasses.replace(NAMED_CPUS["znver4"], cores=64))
+    problem = matmul(64, 384, 65521)
+    few_cores = encoded_seconds(problem, ZEN4, 1)[1]
+    assert few_cores < many.processors
+    best = min(range(1, 256), key=lambda f: encoded_seconds(problem, many, f)[0])
+    assert best > 1

@@ -1,0 +1,281 @@
+"""What the cost model needs to know of the CPU it runs on, read from the
+machine (Linux sysfs and /proc/cpuinfo), from a named CPU, or given outright.
+
+- cores: the CPUs in this process's affinity mask (IREE's local-task runtime
+  runs one worker per such CPU);
+- cache sizes per level, per core (a cache shared by several cores counts its
+  share), from /sys/devices/system/cpu/cpu*/cache;
+- the SIMD width and FMA, from the CPU flags.
+
+`xsplit bench --calibrate` measures two rates (per-core f32 FLOP/s with IREE's
+data-tiled code, and streaming bandwidth) and stores them per user
+(`calibration_path()`); `host_cpu()` then uses them instead of estimates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+KIB = 1024
+MIB = 1024 * KIB
+
+
+@dataclass(frozen=True)
+class CpuInfo:
+    name: str
+    cores: int
+    l1d: int
+    """Bytes of L1 data cache per core."""
+    l2: int
+    """Bytes of L2 per core (its share where cores share it)."""
+    l3: int
+    """Bytes of last-level cache per core (its share)."""
+    simd_bits: int
+    """The widest vector registers IREE's x86 code uses: 512 (AVX-512), 256, 128."""
+    fma: bool
+    vnni: bool = False
+    bf16: bool = False
+    ghz: float = 3.0
+    flops_per_core: float | None = None
+    """Measured f32 FLOP/s of one core (calibration); None: estimated from SIMD."""
+    bandwidth: float | None = None
+    """Measured streaming bytes/s, all cores (calibration); None: estimated."""
+    source: str = "detected"
+
+    @property
+    def f32_lanes(self) -> int:
+        return self.simd_bits // 32
+
+    def peak_flops_per_core(self) -> float:
+        """Datasheet-style f32 peak: two FMA pipes of `f32_lanes`, 2 flops each.
+        AMD's Zen 4 runs AVX-512 on 256-bit pipes, so counts as AVX2 there."""
+        lanes = self.f32_lanes
+        if "AMD" in self.name.upper() or self.name.startswith("znver"):
+            lanes = min(lanes, 8)
+        return 2 * (2 if self.fma else 1) * lanes * self.ghz * 1e9
+
+    def f32_flops_per_core(self) -> float:
+        """What the model takes one core to reach on IREE's mmt4d code: the
+        calibrated rate, else a fraction of the peak that IREE's code reached
+        on the machines measured (bench/RESULTS.md)."""
+        if self.flops_per_core is not None:
+            return self.flops_per_core
+        return 0.4 * self.peak_flops_per_core()
+
+    def memory_bandwidth(self) -> float:
+        if self.bandwidth is not None:
+            return self.bandwidth
+        return 9e9 * self.cores
+
+    def describe(self) -> str:
+        rates = ""
+        if self.flops_per_core is not None:
+            rates = f", calibrated {self.flops_per_core / 1e9:.0f} GFLOP/s per core"
+        if self.bandwidth is not None:
+            rates += f", {self.bandwidth / 1e9:.0f} GB/s"
+        return (
+            f"{self.name} ({self.source}): {self.cores} cores, L1d {self.l1d // KIB} KiB, "
+            f"L2 {self.l2 // KIB} KiB, L3 {self.l3 // KIB} KiB per core, "
+            f"{self.simd_bits}-bit SIMD{' + FMA' if self.fma else ''}{rates}"
+        )
+
+
+NAMED_CPUS: dict[str, CpuInfo] = {
+    c.name: c
+    for c in (
+        CpuInfo("znver3", 2, 32 * KIB, 512 * KIB, 16 * MIB, 256, True, ghz=3.0, source="named"),
+        CpuInfo(
+            "znver4", 2, 32 * KIB, 1 * MIB, 16 * MIB, 512, True, vnni=True, bf16=True,
+            ghz=3.0, source="named",
+        ),
+        CpuInfo("skylake-avx512", 2, 32 * KIB, 1 * MIB, 1375 * KIB, 512, True, ghz=3.0,
+                source="named"),
+        CpuInfo("haswell", 2, 32 * KIB, 256 * KIB, 2 * MIB, 256, True, ghz=3.0, source="named"),
+    )
+}
+"""CPUs by LLVM's name, 2 cores each (override `cores=` for more)."""
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def _size(text: str) -> int:
+    text = text.strip().upper()
+    for suffix, scale in (("K", KIB), ("M", MIB), ("G", 1024 * MIB)):
+        if text.endswith(suffix):
+            return int(float(text[:-1]) * scale)
+    return int(text)
+
+
+def _cpu_list_count(text: str) -> int:
+    count = 0
+    for part in text.split(","):
+        if "-" in part:
+            lo, hi = part.split("-")
+            count += int(hi) - int(lo) + 1
+        elif part:
+            count += 1
+    return count
+
+
+def affinity_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def read_caches(sysfs: Path = Path("/sys/devices/system/cpu")) -> dict[int, int]:
+    """Per-core bytes of each data or unified cache level of cpu0."""
+    caches: dict[int, int] = {}
+    base = sysfs / "cpu0" / "cache"
+    if not base.is_dir():
+        return caches
+    for index in sorted(base.glob("index*")):
+        kind, level, size = (_read(index / f) for f in ("type", "level", "size"))
+        if kind not in ("Data", "Unified") or level is None or size is None:
+            continue
+        sharing = _read(index / "shared_cpu_list")
+        share = max(1, _cpu_list_count(sharing)) if sharing else 1
+        caches[int(level)] = _size(size) // share
+    return caches
+
+
+def read_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, set[str]]:
+    """The model name and flags of the first CPU listed."""
+    text = _read(cpuinfo) or ""
+    name, flags = platform.processor() or "cpu", set()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key == "model name" and name in ("cpu", "", platform.processor()):
+            name = value.strip()
+        if key in ("flags", "Features"):
+            flags = set(value.split())
+            break
+    return name, flags
+
+
+def detect(
+    sysfs: Path = Path("/sys/devices/system/cpu"), cpuinfo: Path = Path("/proc/cpuinfo")
+) -> CpuInfo:
+    """The running machine's CPU."""
+    name, flags = read_flags(cpuinfo)
+    caches = read_caches(sysfs)
+    simd = 512 if "avx512f" in flags else 256 if "avx2" in flags or "avx" in flags else 128
+    return CpuInfo(
+        name or "cpu",
+        affinity_cores(),
+        caches.get(1, 32 * KIB),
+        caches.get(2, 512 * KIB),
+        caches.get(3, 0),
+        simd,
+        "fma" in flags or "asimd" in flags,
+        vnni="avx512_vnni" in flags or "avx_vnni" in flags,
+        bf16="avx512_bf16" in flags,
+    )
+
+
+def calibration_path() -> Path:
+    """Where `xsplit bench --calibrate` keeps its measurements for this user."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "xsplit" / "cpu-calibration.json"
+
+
+def load_calibration(cpu: CpuInfo, path: Path | None = None) -> CpuInfo:
+    """`cpu` with the rates measured on it, if a calibration for this CPU
+    (same name, cores and SIMD width) was saved."""
+    path = path or calibration_path()
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return cpu
+    entry = data.get(_key(cpu)) if isinstance(data, dict) else None
+    if not isinstance(entry, dict):
+        return cpu
+    try:
+        return replace(
+            cpu,
+            flops_per_core=float(entry["flops_per_core"]),
+            bandwidth=float(entry["bandwidth"]),
+            source=f"{cpu.source}, calibrated",
+        )
+    except (KeyError, TypeError, ValueError):
+        return cpu
+
+
+def save_calibration(
+    cpu: CpuInfo, flops_per_core: float, bandwidth: float, path: Path | None = None
+) -> Path:
+    path = path or calibration_path()
+    try:
+        data = json.loads(path.read_text())
+        if not isinstance(data, dict):
+            data = {}
+    except (OSError, ValueError):
+        data = {}
+    data[_key(cpu)] = {
+        "flops_per_core": flops_per_core,
+        "bandwidth": bandwidth,
+        "cpu": asdict(cpu),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    tmp.replace(path)
+    return path
+
+
+def _key(cpu: CpuInfo) -> str:
+    return f"{cpu.name}|{cpu.cores}|{cpu.simd_bits}"
+
+
+_OVERRIDABLE = {"cores": int, "l1d": int, "l2": int, "l3": int, "simd_bits": int, "ghz": float,
+                "flops_per_core": float, "bandwidth": float}
+
+
+def parse_cpu_spec(spec: str) -> CpuInfo:
+    """`host`, a named CPU (`znver3`), either followed by `:key=value,...`
+    overrides (`host:cores=8,l2=2M`); cache sizes take K/M suffixes."""
+    base, _, overrides = spec.partition(":")
+    if base in ("", "host"):
+        cpu = load_calibration(detect())
+    elif base in NAMED_CPUS:
+        cpu = NAMED_CPUS[base]
+    else:
+        raise ValueError(f"unknown CPU '{base}', expected host or one of {', '.join(NAMED_CPUS)}")
+    changes: dict[str, object] = {}
+    for item in filter(None, overrides.split(",")):
+        key, _, value = item.partition("=")
+        if key not in _OVERRIDABLE:
+            raise ValueError(
+                f"unknown CPU override '{key}', expected one of {', '.join(_OVERRIDABLE)}"
+            )
+        try:
+            changes[key] = _size(value) if key in ("l1d", "l2", "l3") else _OVERRIDABLE[key](value)
+        except ValueError:
+            raise ValueError(f"bad value '{value}' for CPU override '{key}'") from None
+    if changes:
+        cpu = replace(cpu, source=f"{cpu.source}, overridden", **changes)  # type: ignore[arg-type]
+    return cpu
+
+
+_HOST: CpuInfo | None = None
+
+
+def host_cpu() -> CpuInfo:
+    """This machine's CPU with its calibration, read once per process
+    (`XSPLIT_CPU` names another CPU spec, as `parse_cpu_spec` reads it)."""
+    global _HOST
+    if _HOST is None:
+        spec = os.environ.get("XSPLIT_CPU", "host")
+        _HOST = parse_cpu_spec(spec)
+    return _HOST
