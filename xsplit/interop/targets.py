@@ -73,6 +73,10 @@ class Target:
     compiles_as: str | None = None
     """The entry whose flags this one uses, where IREE lacks its own."""
     aliases: tuple[str, ...] = field(default=())
+    subgroup_size: int = 1
+    """Lanes of a subgroup (a warp, a wave); 1 where workgroups are one thread."""
+    waves_per_block: int = 1
+    """Subgroups per workgroup in the kernels xsplit writes itself (lower-reduce)."""
 
     @property
     def processors(self) -> int:
@@ -128,6 +132,8 @@ _SM_80 = Target(
     memory_bandwidth=2039 * GIGA,
     cache_per_processor=None,
     aliases=("cuda",),
+    subgroup_size=32,
+    waves_per_block=8,
 )
 
 # IREE 3.13 rejects --iree-cuda-target=sm_90 ("missing GPU target"), so H100
@@ -143,6 +149,8 @@ _SM_90 = Target(
     memory_bandwidth=3350 * GIGA,
     cache_per_processor=None,
     compiles_as="sm_80",
+    subgroup_size=32,
+    waves_per_block=8,
 )
 
 # The flag is --iree-rocm-target; --iree-hip-target does not exist.
@@ -159,6 +167,8 @@ _GFX942 = Target(
     memory_bandwidth=5300 * GIGA,
     cache_per_processor=None,
     aliases=("rocm",),
+    subgroup_size=64,
+    waves_per_block=4,
 )
 
 TARGETS: dict[str, Target] = {t.name: t for t in (_CPU, _SM_80, _SM_90, _GFX942)}
