@@ -91,3 +91,25 @@ def test_generated_cases(tmp_path: Path, capsys) -> None:
         sub = tmp_path / str(i)
         sub.mkdir()
         _simulate(case, f"lower-reduce{{stage={stage} target={target}}}", sub, capsys)
+
+
+@pytest.mark.parametrize("stage", ["lds", "subgroup"])
+def test_each_barrier_is_needed(stage: str, tmp_path: Path, capsys) -> None:
+    """Take any one barrier out of the lowered kernel: verify-sync rejects it and
+    the simulator finds the race (or wrong results)."""
+    from xsplit.diagnostics import XsplitError
+
+    case = standalone("sum", shape=(5, 300, 3))
+    out = rewrite(case.program(), f"lower-reduce{{stage={stage} target=sm_80}}")
+    lines = out.splitlines()
+    barriers = [i for i, line in enumerate(lines) if line.strip() == "gpu.barrier"]
+    assert barriers
+    (tmp_path / "ref.mlir").write_text(case.reference())
+    for i in barriers[:3]:
+        broken = "\n".join(lines[:i] + lines[i + 1 :])
+        with pytest.raises(XsplitError, match="unsynchronized"):
+            rewrite(broken, "verify-sync")
+        (tmp_path / "broken.mlir").write_text(broken)
+        rc = simulate_main([str(tmp_path / "broken.mlir"), "--reference", str(tmp_path / "ref.mlir")])
+        assert rc == 1, capsys.readouterr().out
+        capsys.readouterr()
