@@ -94,3 +94,28 @@ def run_exported(source: str, function: str, inputs: list[np.ndarray], distribut
     """Distributes, exports and runs a kernel on the CPU through IREE."""
     text = exported(source, distribute)
     return run_on_cpu(compile_mlir(text, "cpu"), function, inputs)
+
+
+def prefix_rows(m: int, k: int, grid: int) -> str:
+    """out[i] = sum_j a[i, j] for the first n rows only, n read at run time
+    (and clamped to m by an affine.min, which bounds the trip count)."""
+    return f"""
+func.func @prefix(%a: memref<{m}x{k}xf32>, %nbuf: memref<1xi32>, %out: memref<{m}xf32>) attributes {{gpu.known_grid_size = array<i32: {grid}, 1, 1>}} {{
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ck = arith.constant {k} : index
+  %raw = memref.load %nbuf[%c0] : memref<1xi32>
+  %nn = arith.index_cast %raw : i32 to index
+  %n = affine.min affine_map<(d0) -> (d0, {m})>(%nn)
+  scf.forall (%i) in (%n) {{
+    %s = scf.for %j = %c0 to %ck step %c1 iter_args(%acc = %zero) -> (f32) {{
+      %v = memref.load %a[%i, %j] : memref<{m}x{k}xf32>
+      %r = arith.addf %acc, %v : f32
+      scf.yield %r : f32
+    }}
+    memref.store %s, %out[%i] : memref<{m}xf32>
+  }} {{mapping = [#gpu.block<x>]}}
+  func.return
+}}
+"""

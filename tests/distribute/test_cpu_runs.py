@@ -7,8 +7,17 @@ import numpy as np
 import pytest
 
 from xsplit import XsplitError
+from xsplit.interop.cpu_runner import run_on_cpu
+from xsplit.interop.iree_compile import compile_mlir
 
-from tests.distribute.kernels import add_2d, row_sum, run_exported, split_k_matvec
+from tests.distribute.kernels import (
+    add_2d,
+    exported,
+    prefix_rows,
+    row_sum,
+    run_exported,
+    split_k_matvec,
+)
 
 
 def _inputs(rng: np.random.Generator, *shapes: tuple[int, ...]) -> list[np.ndarray]:
@@ -85,3 +94,46 @@ def test_generated_cases() -> None:
             continue
         (got,) = run_exported(row_sum(m, k, grid), "rows", [a, out], options)
         np.testing.assert_allclose(got, a.sum(axis=1), rtol=1e-5, atol=1e-5, err_msg=f"{m=} {k=} {grid=} {options}")
+
+
+@pytest.mark.parametrize(
+    ("grid", "options", "form"),
+    [
+        (40, "", "scf.if"),  # the affine.min bounds n by 40: guarded, proven
+        (7, "", "scf.for"),  # cyclic
+        (7, "strategy=block-cyclic", "arith.ceildivui"),  # block size computed at run time
+    ],
+)
+def test_trip_count_known_only_at_run_time(grid: int, options: str, form: str) -> None:
+    rng = np.random.default_rng(grid)
+    a, out = _inputs(rng, (40, 9), (40,))
+    text = exported(prefix_rows(40, 9, grid), f"distribute{{{options}}}")
+    assert form in text
+    vmfb = compile_mlir(text, "cpu")
+    for n in (0, 13, 40, 55):
+        nbuf = np.array([n], dtype=np.int32)
+        (got,) = run_on_cpu(vmfb, "prefix", [a, nbuf, out])
+        rows = min(n, 40)
+        expected = out.copy()
+        expected[:rows] = a[:rows].sum(axis=1)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5, err_msg=f"{n=}")
+
+
+def test_generated_split_k_nests() -> None:
+    """Random split-K nests (chunks that need not divide K, tiles that need
+    not divide M, any grid): linearized and distributed, every (chunk, tile)
+    pair adds its partial exactly once."""
+    rng = np.random.default_rng(99)
+    for _ in range(4):
+        m, k = int(rng.integers(1, 24)), int(rng.integers(1, 120))
+        chunks, tiles = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        grid = int(rng.integers(1, 40))
+        strategy = str(rng.choice(["auto", "cyclic", "block-cyclic"]))
+        chunk = int(rng.integers(0, 4))
+        a, b, out = _inputs(rng, (m, k), (k,), (m,))
+        options = f"distribute{{strategy={strategy} chunk={chunk}}}"
+        (got,) = run_exported(split_k_matvec(m, k, chunks, tiles, grid), "splitk", [a, b, out], options)
+        np.testing.assert_allclose(
+            got, out + a @ b, rtol=1e-4, atol=1e-4,
+            err_msg=f"{m=} {k=} {chunks=} {tiles=} {grid=} {options}",
+        )

@@ -165,20 +165,25 @@ class PipelineLayoutAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        constants = 0
         with parser.in_angle_brackets():
-            if parser.parse_optional_keyword("constants") is not None:
-                parser.parse_punctuation("=")
-                constants = parser.parse_integer(allow_boolean=False, allow_negative=False)
-                parser.parse_punctuation(",")
-            parser.parse_keyword("bindings")
+            return cls.parse_body(parser)
+
+    @classmethod
+    def parse_body(cls, parser: AttrParser) -> Sequence[Attribute]:
+        """What is between the angle brackets."""
+        constants = 0
+        if parser.parse_optional_keyword("constants") is not None:
             parser.parse_punctuation("=")
-            pos = parser.pos
-            bindings = parser.parse_comma_separated_list(
-                AttrParser.Delimiter.SQUARE, parser.parse_attribute
-            )
-            if not all(isinstance(b, PipelineBindingAttr) for b in bindings):
-                parser.raise_error("expected #hal.pipeline.binding attributes", pos, parser.pos)
+            constants = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            parser.parse_punctuation(",")
+        parser.parse_keyword("bindings")
+        parser.parse_punctuation("=")
+        pos = parser.pos
+        bindings = parser.parse_comma_separated_list(
+            AttrParser.Delimiter.SQUARE, parser.parse_attribute
+        )
+        if not all(isinstance(b, PipelineBindingAttr) for b in bindings):
+            parser.raise_error("expected #hal.pipeline.binding attributes", pos, parser.pos)
         return (IntAttr(constants), ArrayAttr(bindings))
 
     def print_parameters(self, printer: Printer) -> None:
@@ -188,6 +193,28 @@ class PipelineLayoutAttr(ParametrizedAttribute):
         printer.print_string("bindings = [")
         printer.print_list(self.bindings.data, printer.print_attribute)
         printer.print_string("]>")
+
+
+def _parse_layout_operand(parser: Parser) -> PipelineLayoutAttr:
+    """`layout(...)` of an interface op: the layout with its `#hal.pipeline.layout`
+    prefix elided, as MLIR prints an attribute whose kind the op fixes, or in full."""
+    parser.parse_keyword("layout")
+    pos = parser.pos
+    with parser.in_parens():
+        if parser.parse_optional_punctuation("<") is not None:
+            params = PipelineLayoutAttr.parse_body(parser)
+            parser.parse_punctuation(">")
+            return PipelineLayoutAttr.new(params)
+        layout = parser.parse_attribute()
+    if not isinstance(layout, PipelineLayoutAttr):
+        parser.raise_error("expected a #hal.pipeline.layout", pos, parser.pos)
+    return layout
+
+
+def _print_layout_operand(printer: Printer, layout: PipelineLayoutAttr) -> None:
+    printer.print_string(" layout(")
+    layout.print_parameters(printer)
+    printer.print_string(")")
 
 
 def _parse_visibility(parser: Parser) -> str | None:
@@ -412,9 +439,8 @@ class InterfaceBindingSubspanOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" layout(")
-        printer.print_attribute(self.layout)
-        printer.print_string(f") binding({self.binding.value.data})")
+        _print_layout_operand(printer, self.layout)
+        printer.print_string(f" binding({self.binding.value.data})")
         if self.alignment is not None:
             printer.print_string(f" alignment({self.alignment.value.data})")
         if self.byte_offset is not None:
@@ -433,12 +459,7 @@ class InterfaceBindingSubspanOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> InterfaceBindingSubspanOp:
-        parser.parse_keyword("layout")
-        pos = parser.pos
-        with parser.in_parens():
-            layout = parser.parse_attribute()
-        if not isinstance(layout, PipelineLayoutAttr):
-            parser.raise_error("expected a #hal.pipeline.layout", pos, parser.pos)
+        layout = _parse_layout_operand(parser)
         parser.parse_keyword("binding")
         with parser.in_parens():
             binding = parser.parse_integer(allow_boolean=False, allow_negative=False)
@@ -585,9 +606,8 @@ class InterfaceConstantLoadOp(IRDLOperation):
         super().__init__(result_types=[result_type], properties=props)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" layout(")
-        printer.print_attribute(self.layout)
-        printer.print_string(f") ordinal({self.ordinal.value.data})")
+        _print_layout_operand(printer, self.layout)
+        printer.print_string(f" ordinal({self.ordinal.value.data})")
         if self.alignment is not None:
             printer.print_string(f" alignment({self.alignment.value.data})")
         printer.print_op_attributes(self.attributes)
@@ -596,12 +616,7 @@ class InterfaceConstantLoadOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> InterfaceConstantLoadOp:
-        parser.parse_keyword("layout")
-        pos = parser.pos
-        with parser.in_parens():
-            layout = parser.parse_attribute()
-        if not isinstance(layout, PipelineLayoutAttr):
-            parser.raise_error("expected a #hal.pipeline.layout", pos, parser.pos)
+        layout = _parse_layout_operand(parser)
         parser.parse_keyword("ordinal")
         with parser.in_parens():
             ordinal = parser.parse_integer(allow_boolean=False, allow_negative=False)

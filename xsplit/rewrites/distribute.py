@@ -43,10 +43,10 @@ from xdsl.builder import Builder
 from xdsl.dialects import affine, arith, func, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    ArrayAttr,
     AffineMapAttr,
     IndexType,
     IntegerAttr,
-    TensorType,
 )
 from xdsl.dialects.gpu import LoopDimMapAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -94,8 +94,7 @@ class Space:
     axis: str
 
     def __str__(self) -> str:
-        axis = "linear" if self.axis == "linear" else self.axis
-        return f"#gpu.{self.level}<{axis}>"
+        return f"#gpu.{self.level}<{self.axis}>"
 
 
 @dataclass
@@ -162,8 +161,6 @@ def _mapping(loop: Operation) -> list[Attribute] | None:
     if isinstance(loop, ForallOp):
         return None if loop.mapping is None else list(loop.mapping.data)
     attr = loop.attributes.get("mapping")
-    from xdsl.dialects.builtin import ArrayAttr
-
     return list(attr.data) if isinstance(attr, ArrayAttr) else None
 
 
@@ -400,13 +397,18 @@ class Emitter:
 
     def __init__(self, b: Builder):
         self.b = b
+        # One constant per value per block: the builder only appends to one block.
+        self._constants: dict[int, SSAValue] = {}
 
     def at(self, block: Block) -> Emitter:
         return Emitter(Builder(InsertPoint.at_end(block)))
 
     def val(self, x: Mixed) -> SSAValue:
         if isinstance(x, int):
-            return self.b.insert(arith.ConstantOp(IntegerAttr(x, IndexType()))).result
+            if x not in self._constants:
+                op = arith.ConstantOp(IntegerAttr(x, IndexType()))
+                self._constants[x] = self.b.insert(op).result
+            return self._constants[x]
         return x
 
     def affine(self, text: str, *operands: SSAValue) -> SSAValue:
@@ -671,7 +673,12 @@ class Distribution:
     def _dim_trips(self, e: Emitter, d: LoopDim) -> Mixed:
         if (t := d.trips().constant) is not None:
             return t
-        return e.ceildiv(e.sub(d.ub, d.lb), d.step)
+        span = e.sub(d.ub, d.lb)
+        low = (d.ub_range - d.lb_range).lo
+        if low is None or low < 0:
+            # ub < lb is an empty loop, not a huge unsigned trip count.
+            span = e.b.insert(arith.MaxSIOp(e.val(span), e.val(0))).result
+        return e.ceildiv(span, d.step)
 
     def _trips(self, e: Emitter, group: Group) -> Mixed:
         out: Mixed = 1

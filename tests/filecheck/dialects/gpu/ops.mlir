@@ -3,6 +3,8 @@
 // RUN: iree-opt %s | xsplit-opt | filecheck %s
 // RUN: iree-opt --mlir-print-op-generic %s | xsplit-opt | filecheck %s
 // RUN: xsplit-opt --print-op-generic %s | iree-opt | filecheck %s --check-prefix=IREE
+// The checks are iree-opt's own printing:
+// RUN: iree-opt --mlir-print-local-scope %s | filecheck %s
 
 // CHECK-LABEL: func.func @ids
 // CHECK-SAME: attributes {gpu.known_block_size = array<i32: 64, 2, 1>, gpu.known_grid_size = array<i32: 4, 1, 1>}

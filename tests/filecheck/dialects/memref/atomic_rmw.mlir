@@ -3,6 +3,8 @@
 // RUN: iree-opt %s | xsplit-opt | filecheck %s
 // RUN: iree-opt --mlir-print-op-generic %s | xsplit-opt | filecheck %s
 // RUN: xsplit-opt --print-op-generic %s | filecheck %s --check-prefix=GENERIC
+// The checks are iree-opt's own printing:
+// RUN: iree-opt --mlir-print-local-scope %s | filecheck %s
 
 // Every kind, so each name is checked against the integer MLIR stores for it.
 // GENERIC-COUNT-6: "memref.atomic_rmw"(%{{.*}}) <{kind = {{(0|4|5|8|9|12)}} : i64}>

@@ -55,7 +55,7 @@ func.func @warps(%m: memref<4x32xf32>) attributes {gpu.known_block_size = array<
 // -----
 
 // Linear ids: a 2-D loop over the linearized block of 16 x 4 threads.
-// REMARK: levels.mlir:[[# @LINE + 14]]:3: remark: distribute: dimensions on #gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>: exact: trip count 64 = 64 processors (gpu.known_block_size)
+// REMARK: levels.mlir:[[# @LINE + 13]]:3: remark: distribute: dimensions on #gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>: exact: trip count 64 = 64 processors (gpu.known_block_size)
 // CHECK-LABEL: func.func @linear
 // CHECK:       %[[X:.*]] = gpu.thread_id x
 // CHECK-NEXT:  %[[Y:.*]] = gpu.thread_id y
@@ -64,8 +64,7 @@ func.func @warps(%m: memref<4x32xf32>) attributes {gpu.known_block_size = array<
 // CHECK-NEXT:  %[[LIN:.*]] = arith.addi %[[X]], %[[YS]] : index
 // CHECK-NEXT:  %[[C8:.*]] = arith.constant 8 : index
 // CHECK-NEXT:  %[[J:.*]] = arith.remui %[[LIN]], %[[C8]] : index
-// CHECK-NEXT:  %[[C8B:.*]] = arith.constant 8 : index
-// CHECK-NEXT:  %[[I:.*]] = arith.divui %[[LIN]], %[[C8B]] : index
+// CHECK-NEXT:  %[[I:.*]] = arith.divui %[[LIN]], %[[C8]] : index
 // CHECK-NEXT:  memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]]] : memref<8x8xf32>
 func.func @linear(%m: memref<8x8xf32>) attributes {gpu.known_block_size = array<i32: 16, 4, 1>} {
   %v = arith.constant 2.0 : f32

@@ -8,15 +8,14 @@
 
 // 4 chunks of K x 8 tiles of 2 rows = 32 iterations on 32 blocks: block b
 // takes chunk b / 8 and tile b mod 8.
-// REMARK: nested.mlir:[[# @LINE + 25]]:3: remark: distribute: linearized the nested loop at {{.*}}nested.mlir:[[# @LINE + 28]]:5 (#gpu.block<x>) with this one (#gpu.block<x>) onto one processor space #gpu.block<x>: 4 x 8 iterations
-// REMARK: nested.mlir:[[# @LINE + 24]]:3: remark: distribute: dimensions on #gpu.block<x>: exact: trip count 32 = 32 processors (gpu.known_grid_size): no loop, no guard
+// REMARK: nested.mlir:[[# @LINE + 23]]:3: remark: distribute: linearized the nested loop at {{.*}}nested.mlir:[[# @LINE + 26]]:5 (#gpu.block<x>) with this one (#gpu.block<x>) onto one processor space #gpu.block<x>: 4 x 8 iterations
+// REMARK: nested.mlir:[[# @LINE + 22]]:3: remark: distribute: dimensions on #gpu.block<x>: exact: trip count 32 = 32 processors (gpu.known_grid_size): no loop, no guard
 // CHECK-LABEL: func.func @splitk
 // CHECK-NOT:   scf.forall
 // CHECK:       %[[B:.*]] = gpu.block_id x
 // CHECK-NEXT:  %[[C8:.*]] = arith.constant 8 : index
 // CHECK-NEXT:  %[[TILE:.*]] = arith.remui %[[B]], %[[C8]] : index
-// CHECK-NEXT:  %[[C8B:.*]] = arith.constant 8 : index
-// CHECK-NEXT:  %[[CHUNK:.*]] = arith.divui %[[B]], %[[C8B]] : index
+// CHECK-NEXT:  %[[CHUNK:.*]] = arith.divui %[[B]], %[[C8]] : index
 // CHECK-NEXT:  %[[K0:.*]] = affine.apply affine_map<(d0) -> ((d0 * 25))> (%[[CHUNK]])
 // CHECK-NEXT:  %{{.*}} = affine.apply affine_map<(d0) -> (((d0 * 25) + 25))> (%[[CHUNK]])
 // CHECK-NEXT:  %[[M0:.*]] = affine.apply affine_map<(d0) -> ((d0 * 2))> (%[[TILE]])
@@ -28,8 +27,7 @@
 // CYCLIC-NEXT: scf.for %[[L:.*]] = %[[B]] to %[[T]] step %[[P]] {
 // CYCLIC-NEXT:   %[[C8:.*]] = arith.constant 8 : index
 // CYCLIC-NEXT:   %{{.*}} = arith.remui %[[L]], %[[C8]] : index
-// CYCLIC-NEXT:   %[[C8B:.*]] = arith.constant 8 : index
-// CYCLIC-NEXT:   %{{.*}} = arith.divui %[[L]], %[[C8B]] : index
+// CYCLIC-NEXT:   %{{.*}} = arith.divui %[[L]], %[[C8]] : index
 func.func @splitk(%a: memref<16x100xf32>, %b: memref<100xf32>, %out: memref<16xf32>) attributes {gpu.known_grid_size = array<i32: 32, 1, 1>} {
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32

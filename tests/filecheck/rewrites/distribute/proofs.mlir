@@ -6,10 +6,13 @@
 
 // A tile of at most 334 rows (the last chunk of 1000 is 332) on 512 threads:
 // affine.min bounds the trip count, so one guarded row per thread.
-// REMARK: proofs.mlir:[[# @LINE + 8]]:3: remark: distribute: dimension on #gpu.thread<x>: oversubscribed: trip count [0, 334] <= 512 processors (gpu.known_block_size): one iteration per processor under a guard
+// REMARK: proofs.mlir:[[# @LINE + 11]]:3: remark: distribute: dimension on #gpu.thread<x>: oversubscribed: trip count [0, 334] <= 512 processors (gpu.known_block_size): one iteration per processor under a guard
 // CHECK-LABEL: func.func @tile_rows
+// CHECK:       %[[N:.*]] = affine.min
 // CHECK:       %[[T:.*]] = gpu.thread_id x
-// CHECK-NEXT:  %[[IN:.*]] = arith.cmpi ult, %[[T]], %[[N:.*]] : index
+// CHECK-NEXT:  %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:  %[[TRIPS:.*]] = arith.maxsi %[[N]], %[[ZERO]] : index
+// CHECK-NEXT:  %[[IN:.*]] = arith.cmpi ult, %[[T]], %[[TRIPS]] : index
 // CHECK-NEXT:  scf.if %[[IN]] {
 func.func @tile_rows(%chunk: index, %out: memref<1000xf32>) attributes {gpu.known_block_size = array<i32: 512, 1, 1>} {
   %n = affine.min affine_map<(d0) -> (334, d0 * -334 + 1000)>(%chunk)

@@ -54,9 +54,8 @@ func.func @rows(%a: memref<64x100xf32>, %out: memref<64xf32>) attributes {gpu.kn
 
 // Cyclic: for m = id to 64 step count; the count is the known grid size.
 // CYCLIC:       %[[ID:.*]] = gpu.block_id x
-// CYCLIC-NEXT:  %[[UB:.*]] = arith.constant 64 : index
-// CYCLIC-NEXT:  %[[P:.*]] = arith.constant 64 : index
-// CYCLIC-NEXT:  scf.for %[[M:.*]] = %[[ID]] to %[[UB]] step %[[P]] {
+// CYCLIC-NEXT:  %[[C64:.*]] = arith.constant 64 : index
+// CYCLIC-NEXT:  scf.for %[[M:.*]] = %[[ID]] to %[[C64]] step %[[C64]] {
 // CYCLIC:         memref.load %{{.*}}[%[[M]], %{{.*}}]
 // CYCLIC:         memref.store %{{.*}}, %{{.*}}[%[[M]]] : memref<64xf32>
 // CYCLIC-NEXT:  }

@@ -15,9 +15,8 @@
 
 // CYCLIC:      %[[B:.*]] = gpu.block_id x
 // CYCLIC-NEXT: %[[LB:.*]] = affine.apply affine_map<(d0) -> ((d0 * 8))> (%[[B]])
-// CYCLIC-NEXT: %[[UB:.*]] = arith.constant 64 : index
-// CYCLIC-NEXT: %[[STEP:.*]] = arith.constant 64 : index
-// CYCLIC-NEXT: %[[R:.*]] = scf.for %[[I:.*]] = %[[LB]] to %[[UB]] step %[[STEP]] iter_args(%[[O:.*]] = %{{.*}}) -> (tensor<64x32xf32>) {
+// CYCLIC-NEXT: %[[C64:.*]] = arith.constant 64 : index
+// CYCLIC-NEXT: %[[R:.*]] = scf.for %[[I:.*]] = %[[LB]] to %[[C64]] step %[[C64]] iter_args(%[[O:.*]] = %{{.*}}) -> (tensor<64x32xf32>) {
 // CYCLIC-NEXT:   %[[S:.*]] = tensor.extract_slice %[[O]][%[[I]], 0] [8, 32] [1, 1]
 // CYCLIC-NEXT:   %[[F:.*]] = linalg.fill
 // CYCLIC-NEXT:   %[[N:.*]] = tensor.insert_slice %[[F]] into %[[O]][%[[I]], 0] [8, 32] [1, 1]
