@@ -113,3 +113,20 @@ def test_each_barrier_is_needed(stage: str, tmp_path: Path, capsys) -> None:
         rc = simulate_main([str(tmp_path / "broken.mlir"), "--reference", str(tmp_path / "ref.mlir")])
         assert rc == 1, capsys.readouterr().out
         capsys.readouterr()
+
+
+INPUTS = Path(__file__).parent / "inputs"
+
+
+@pytest.mark.parametrize("name", ["generic_transposed", "batch_matmul"])
+@pytest.mark.parametrize("stage", STAGES)
+def test_fused_contractions(name: str, stage: str, tmp_path: Path, capsys) -> None:
+    """A contraction generic with transposed operands, and a batch_matmul whose
+    output is reduced over the batch axis, fused and simulated."""
+    source = (INPUTS / f"{name}.mlir").read_text()
+    out = rewrite(source, f"fuse-reduction,lower-reduce{{stage={stage} target=sm_80}}")
+    assert "linalg." not in out
+    (tmp_path / "out.mlir").write_text(out)
+    rc = simulate_main([str(tmp_path / "out.mlir"), "--reference", str(INPUTS / f"{name}.ref.mlir")])
+    text = capsys.readouterr().out
+    assert rc == 0, text

@@ -10,8 +10,9 @@ makes a round trip through memory. The GEMM's output is still written, by the
 thread that computed each element, only when the function returns it (its
 other users); otherwise it is never stored.
 
-It fuses `linalg.matmul` and `linalg.batch_matmul` on static f32 tensors
-into a `rock.reduce` or a one-dimension `linalg.reduce` (sum or max). Anything
+It fuses `linalg.matmul`, `linalg.batch_matmul` and contraction
+`linalg.generic`s (projected-permutation maps, one reduction loop, a body
+`out + a * b`) on static f32 tensors into a `rock.reduce` or a one-dimension `linalg.reduce` (sum or max). Anything
 else passes through unchanged, with a remark saying why.
 """
 
@@ -23,9 +24,9 @@ from xdsl.ir import Operation, SSAValue
 from xsplit.diagnostics import location_of, remark
 from xsplit.rewrites.builders import IRBuilder
 from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
-from xsplit.rewrites.lower_reduce import FUSED, REDUCTIONS
+from xsplit.rewrites.lower_reduce import FUSED, REDUCTIONS, _contraction_dims
 
-GEMMS = ("linalg.matmul", "linalg.batch_matmul")
+GEMMS = ("linalg.matmul", "linalg.batch_matmul", "linalg.generic")
 
 
 def _why_not(op: Operation) -> str | None:
@@ -36,10 +37,12 @@ def _why_not(op: Operation) -> str | None:
     producer = source.owner
     if not isinstance(producer, Operation):
         return "its input is a block argument, not a GEMM's result"
-    if producer.name == "linalg.generic":
-        return "its producer is a linalg.generic; only linalg.matmul and batch_matmul are fused"
     if producer.name not in GEMMS:
         return f"its producer '{producer.name}' is not a GEMM"
+    if producer.name == "linalg.generic":
+        dims = _contraction_dims(producer)
+        if isinstance(dims, str):
+            return dims
     if producer.parent_block() is not op.parent_block():
         return "the GEMM is in another block"
     types = [v.type for v in producer.operands] + [source.type]

@@ -66,7 +66,8 @@ FUSED = "xsplit.fused_producer"
 
 @dataclass
 class Gemm:
-    """A GEMM producing the reduced values: C[.., i, j] = init + sum_k A[.., i, k] B[.., k, j]."""
+    """A contraction producing the reduced values: over its loops,
+    C[out] = init + sum_k A[a] * B[b], each index a list of loop dimensions."""
 
     a: int
     b: int
@@ -75,8 +76,12 @@ class Gemm:
     init_const: str | None
     store: bool
     """Whether the GEMM's result is returned: then its init argument is written."""
-    batch: bool
+    a_dims: list[int]
+    b_dims: list[int]
+    out_dims: list[int]
+    k_dim: int
     k: int
+    """The contraction's extent."""
 
 
 @dataclass
@@ -125,10 +130,47 @@ def _static_f32(t) -> bool:
     )
 
 
+def _contraction_dims(producer: Operation) -> tuple[list[int], list[int], list[int], int] | str:
+    """Loop dimensions of A, B and C, and the contracted one."""
+    if producer.name == "linalg.matmul":
+        return [0, 2], [2, 1], [0, 1], 2
+    if producer.name == "linalg.batch_matmul":
+        return [0, 1, 3], [0, 3, 2], [0, 1, 2], 3
+    if producer.name != "linalg.generic":
+        return f"its producer '{producer.name}' is not a GEMM this lowering fuses"
+    from xdsl.ir.affine import AffineDimExpr
+
+    if len(producer.operands) != 3:
+        return "the generic is not a contraction of two operands"
+    kinds = [str(t.data) for t in producer.iterator_types.data]  # type: ignore[attr-defined]
+    reductions = [i for i, k in enumerate(kinds) if "reduction" in k]
+    if len(reductions) != 1:
+        return "the generic does not contract exactly one loop"
+    dims = []
+    for m in producer.indexing_maps.data:  # type: ignore[attr-defined]
+        results = m.data.results
+        if not all(isinstance(r, AffineDimExpr) for r in results):
+            return "the generic's indexing maps are not projected permutations"
+        dims.append([r.position for r in results])  # type: ignore[attr-defined]
+    a_dims, b_dims, out_dims = dims
+    if reductions[0] in out_dims or sorted(out_dims) != [i for i in range(len(kinds)) if i not in reductions]:
+        return "the generic's output is not indexed by its parallel loops"
+    body = list(producer.regions[0].block.ops)
+    args = producer.regions[0].block.args
+    if [o.name for o in body] != ["arith.mulf", "arith.addf", "linalg.yield"]:
+        return "the generic's body is not a multiply-add"
+    mul, add = body[0], body[1]
+    if set(mul.operands) != {args[0], args[1]} or set(add.operands) != {args[2], mul.results[0]}:
+        return "the generic's body is not out + a * b"
+    return a_dims, b_dims, out_dims, reductions[0]
+
+
 def _gemm(producer: Operation, fn: func.FuncOp, results: list[SSAValue]) -> Gemm | str:
     args = list(fn.args)
-    if producer.name not in ("linalg.matmul", "linalg.batch_matmul"):
-        return f"its producer '{producer.name}' is not a GEMM this lowering fuses"
+    dims = _contraction_dims(producer)
+    if isinstance(dims, str):
+        return dims
+    a_dims, b_dims, out_dims, k_dim = dims
     a, b = producer.operands[0], producer.operands[1]
     init = producer.operands[2]
     if a not in args or b not in args:
@@ -151,10 +193,10 @@ def _gemm(producer: Operation, fn: func.FuncOp, results: list[SSAValue]) -> Gemm
     store = producer.results[0] in results
     if store and init_arg is None:
         return "the GEMM's result is returned but its init is not an argument to write it into"
-    k = a.type.get_shape()[-1]  # type: ignore[union-attr]
+    k = a.type.get_shape()[a_dims.index(k_dim)]  # type: ignore[union-attr]
     return Gemm(
-        args.index(a), args.index(b), init_arg, init_const, store,
-        producer.name == "linalg.batch_matmul", k,
+        args.index(a), args.index(b), init_arg, init_const, store, a_dims, b_dims, out_dims,
+        k_dim, k,
     )  # fmt: skip
 
 
@@ -413,7 +455,7 @@ class KernelWriter:
         if isinstance(src, int):
             t = _memref(red.arg_shapes[src])
             return em.op(f"memref.load {self.arg_names[src]}[{', '.join(idx)}] : {t}")
-        lead, i, j = idx[:-2], idx[-2], idx[-1]
+        loops: dict[int, str] = dict(zip(src.out_dims, idx))
         if src.init_arg is not None:
             t = _memref(red.arg_shapes[src.init_arg])
             init = em.op(f"memref.load {self.arg_names[src.init_arg]}[{', '.join(idx)}] : {t}")
@@ -426,8 +468,11 @@ class KernelWriter:
         )
         em.indent += 1
         ta, tb = _memref(red.arg_shapes[src.a]), _memref(red.arg_shapes[src.b])
-        av = em.op(f"memref.load {self.arg_names[src.a]}[{', '.join([*lead, i, kk])}] : {ta}")
-        bv = em.op(f"memref.load {self.arg_names[src.b]}[{', '.join([*lead, kk, j])}] : {tb}")
+        loops[src.k_dim] = kk
+        a_idx = ", ".join(loops[d] for d in src.a_dims)
+        b_idx = ", ".join(loops[d] for d in src.b_dims)
+        av = em.op(f"memref.load {self.arg_names[src.a]}[{a_idx}] : {ta}")
+        bv = em.op(f"memref.load {self.arg_names[src.b]}[{b_idx}] : {tb}")
         prod = em.op(f"arith.mulf {av}, {bv} : f32")
         nxt = em.op(f"arith.addf {acc}, {prod} : f32")
         em.emit(f"scf.yield {nxt} : f32")

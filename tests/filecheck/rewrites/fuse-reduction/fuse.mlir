@@ -35,3 +35,26 @@ func.func @dropped(%a: tensor<2x5x8xf32>, %b: tensor<2x8x9xf32>, %o: tensor<1x5x
 // KERNEL-NOT:     linalg.
 // KERNEL-NOT:     memref.store %{{.*}}, %c
 // KERNEL:         memref.atomic_rmw maxnumf
+
+// A contraction generic with a transposed A: the kernel indexes A[k, i] and B[j, k] by its maps.
+// REMARK: fuse.mlir:[[# @LINE + 11]]:3: remark: fuse-reduction: fused with linalg.generic
+#ta = affine_map<(d0, d1, d2) -> (d2, d0)>
+#tb = affine_map<(d0, d1, d2) -> (d1, d2)>
+#tc = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @generic(%a: tensor<24x13xf32>, %b: tensor<70x24xf32>, %c: tensor<13x70xf32>, %o: tensor<1x70xf32>) -> tensor<1x70xf32> {
+  %mm = linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<24x13xf32>, tensor<70x24xf32>) outs(%c : tensor<13x70xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<13x70xf32>
+  %r = rock.reduce max %mm into %o {axis = 0 : index} : tensor<13x70xf32> into tensor<1x70xf32> -> tensor<1x70xf32>
+  return %r : tensor<1x70xf32>
+}
+// KERNEL-LABEL: func.func @generic
+// KERNEL:         %[[INIT:.*]] = memref.load %c[%[[I:.*]], %[[J:.*]]] : memref<13x70xf32>
+// KERNEL-NEXT:    scf.for %[[K:.*]] = %c0 to %c24 step %c1
+// KERNEL-NEXT:      memref.load %a[%[[K]], %[[I]]] : memref<24x13xf32>
+// KERNEL-NEXT:      memref.load %b[%[[J]], %[[K]]] : memref<70x24xf32>
+// KERNEL-NOT:     memref.store %{{.*}}, %c
+// KERNEL:         memref.atomic_rmw maxnumf

@@ -32,3 +32,18 @@ func.func @half(%a: tensor<4x8xf16>, %b: tensor<8x6xf16>, %c: tensor<4x6xf16>, %
 }
 
 // UNCHANGED-NOT: xsplit.fused_producer
+
+// A generic that is not a multiply-add is not a contraction.
+// REMARK: negative.mlir:[[# @LINE + 10]]:3: remark: fuse-reduction: not fused: the generic's body is not a multiply-add
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @not_contraction(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>, %c: tensor<4x6xf32>, %o: tensor<4x1xf32>) -> tensor<4x1xf32> {
+  %g = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<4x8xf32>, tensor<8x6xf32>) outs(%c : tensor<4x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %m = arith.maximumf %x, %y : f32
+    linalg.yield %m : f32
+  } -> tensor<4x6xf32>
+  %r = rock.reduce sum %g into %o {axis = 1 : index} : tensor<4x6xf32> into tensor<4x1xf32> -> tensor<4x1xf32>
+  return %r : tensor<4x1xf32>
+}
