@@ -85,6 +85,15 @@ class Gemm:
 
 
 @dataclass
+class Product:
+    """The reduced values are a product of arguments over a loop nest (a
+    matmul seen as a reduction along K): each indexed by its loop positions."""
+
+    inputs: list[int]
+    dims: list[list[int]]
+
+
+@dataclass
 class Reduction:
     fn: func.FuncOp
     op: Operation
@@ -92,8 +101,8 @@ class Reduction:
     shape: list[int]
     """The reduced tensor's shape."""
     axis: int
-    source: int | Gemm
-    """The argument holding the reduced tensor, or the GEMM computing it."""
+    source: int | Gemm | Product
+    """The argument holding the reduced tensor, the GEMM computing it, or a product of arguments."""
     out: int
     keepdim: bool
     arg_shapes: list[list[int]]
@@ -318,9 +327,12 @@ def choose_stage(red: Reduction, tgt: Target) -> tuple[str, str]:
     )
 
 
-def plan(red: Reduction, m: Match) -> Plan:
-    tgt = find_target(m.options["target"])
-    stage, why = m.options["stage"], ""
+def plan(red: Reduction, m: Match | None, options: dict | None = None) -> Plan:
+    opts = dict(m.options) if m is not None else dict(options or {})
+    for key, default in (("block", 0), ("grid", 0), ("chunk", 0), ("stage", ""), ("deterministic", False)):
+        opts.setdefault(key, default)
+    tgt = find_target(opts["target"])
+    stage, why = opts["stage"], ""
     if not stage:
         stage, why = choose_stage(red, tgt)
     if stage != "atomic" and not tgt.is_gpu:
@@ -330,7 +342,7 @@ def plan(red: Reduction, m: Match) -> Plan:
             red.op,
         )
     width = tgt.subgroup_size if tgt.is_gpu else 1
-    block = m.options["block"] or red.block or (tgt.subgroup_size * tgt.waves_per_block)
+    block = opts["block"] or red.block or (tgt.subgroup_size * tgt.waves_per_block)
     if not tgt.is_gpu:
         block = 1
     if stage in ("lds", "subgroup") and (block & (block - 1) or block < width):
@@ -343,15 +355,15 @@ def plan(red: Reduction, m: Match) -> Plan:
     if stage == "atomic":
         # A thread's serial chunk: long enough to amortize its atomic, short
         # enough to leave work for every thread of the machine.
-        chunk = min(extent, max(1, m.options["chunk"] or 16))
+        chunk = min(extent, max(1, opts["chunk"] or 16))
     else:
-        chunk = min(extent, block * max(1, m.options["chunk"] or 4))
+        chunk = min(extent, block * max(1, opts["chunk"] or 4))
     chunks = -(-extent // chunk)
     work = red.elements * chunks
     items = -(-work // block) if stage == "atomic" else work
-    cap = m.options["grid"] or red.grid or tgt.processors * 8
+    cap = opts["grid"] or red.grid or tgt.processors * 8
     grid = max(1, min(items, cap))
-    return Plan(stage, m.options["deterministic"], tgt, block, width, chunk, chunks, items, grid, why)
+    return Plan(stage, opts["deterministic"], tgt, block, width, chunk, chunks, items, grid, why)
 
 
 # ---------------------------------------------------------------------------
@@ -455,6 +467,16 @@ class KernelWriter:
         if isinstance(src, int):
             t = _memref(red.arg_shapes[src])
             return em.op(f"memref.load {self.arg_names[src]}[{', '.join(idx)}] : {t}")
+        if isinstance(src, Product):
+            factors = []
+            for arg, dims in zip(src.inputs, src.dims):
+                t = _memref(red.arg_shapes[arg])
+                at = ", ".join(idx[d] for d in dims)
+                factors.append(em.op(f"memref.load {self.arg_names[arg]}[{at}] : {t}"))
+            value = factors[0]
+            for f in factors[1:]:
+                value = em.op(f"arith.mulf {value}, {f} : f32")
+            return value
         loops: dict[int, str] = dict(zip(src.out_dims, idx))
         if src.init_arg is not None:
             t = _memref(red.arg_shapes[src.init_arg])
@@ -793,6 +815,15 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
     red: Reduction = m["red"]
     p = plan(red, m)
     remark(red.op, describe(p, red))
+    replace_function(red, p)
+    return None
+
+
+def replace_function(red: Reduction, p: Plan) -> None:
+    """Replaces the reduction's function with its kernels, distributed."""
+    from xsplit.api import build_pipeline, parse_module, run_passes
+    from xsplit.dialects import make_context
+
     text = kernels_text(red, p)
     ctx = make_context()
     try:
@@ -813,6 +844,78 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
         fn.parent.insert_op_before(op, fn)
     fn.detach()
     fn.erase()
+
+
+def lower_split(op: Operation, chunk: int, merge: str, target_name: str) -> None:
+    """`split-k{merge=...}`: the linalg reduction `op` (a matmul, say) seen as a
+    reduction along K in chunks of `chunk`, each work item's partial merged
+    inside the split kernel: with atomics, or (`deterministic`) into a
+    partials buffer that a fixed-order kernel merges."""
+    from xsplit.rewrites.reduction import match_reduction
+
+    fn = op.parent_op()
+    r = match_reduction(op)
+    if isinstance(r, str) or not isinstance(fn, func.FuncOp):
+        raise XsplitError(f"split-k: merge={merge} cannot lower this op", op)
+    why = _split_lowerable(op, fn, r)
+    if why is not None:
+        raise XsplitError(f"split-k: merge={merge} needs {why}", op)
+    args = list(fn.args)
+    loops = [0] * r.num_loops
+    for v, m in [*zip(r.inputs, r.input_maps), (r.init, r.output_map)]:
+        for p, e in enumerate(m.results):
+            loops[e.position] = v.type.get_shape()[p]  # type: ignore[attr-defined,union-attr]
+    method = "sum" if r.kind == "add" else "max"
+    source = Product([args.index(v) for v in r.inputs], [[e.position for e in m.results] for m in r.input_maps])  # type: ignore[attr-defined]
+    red = Reduction(
+        fn, op, method, loops, r.reduction_dim, source, args.index(r.init), False,
+        [list(a.type.get_shape()) for a in args],  # type: ignore[union-attr]
+    )  # fmt: skip
+    tgt = find_target(target_name)
+    p = plan(red, None, {"target": tgt.name, "stage": "atomic", "chunk": chunk,
+                         "deterministic": merge == "deterministic"})  # fmt: skip
+    saved = red.elements * p.chunks * 4
+    remark(
+        op,
+        f"split-k: merge={merge} on {tgt.name}: {p.chunks} chunks of {p.chunk} merged inside the "
+        f"split kernel ({p.grid} workgroups of {p.block} threads"
+        + (
+            f", then a fixed-order merge kernel; partials {saved} bytes)"
+            if p.deterministic
+            else f"); no partial buffer ({saved} bytes saved) and no merge dispatch)"
+        ),
+    )
+    replace_function(red, p)
+
+
+def _split_lowerable(op: Operation, fn: func.FuncOp, r) -> str | None:
+    from xdsl.ir.affine import AffineDimExpr
+
+    args = list(fn.args)
+    if op.parent_block() is not fn.body.block:
+        return "the op at the top level of its function"
+    if not all(_static_f32(a.type) for a in args):
+        return "a function on static f32 tensors"
+    if r.init not in args or any(v not in args for v in r.inputs):
+        return "its operands and init to be function arguments (destination-passing form)"
+    ret = fn.body.block.last_op
+    if ret is None or list(ret.operands) != [op.results[0]]:
+        return "the function to return only the op's result"
+    if any(o not in (op, ret) for o in fn.body.block.ops):
+        return "the function to hold only the op"
+    if r.kind not in ("add", "max") or len(r.inputs) > 2:
+        return "a sum or max of one input or of a product of two"
+    maps = [*r.input_maps, r.output_map]
+    if not all(isinstance(e, AffineDimExpr) for m in maps for e in m.results):
+        return "projected-permutation indexing maps"
+    parallel = [d for d in range(r.num_loops) if d != r.reduction_dim]
+    if [e.position for e in r.output_map.results] != parallel:  # type: ignore[attr-defined]
+        return "an output indexed by its parallel loops in order"
+    body = list(op.regions[0].block.ops) if op.regions and op.regions[0].blocks else []
+    names = [o.name for o in body]
+    expected = (["arith.mulf"] if len(r.inputs) == 2 else []) + [r.combiner.name, "linalg.yield"]
+    if body and names != expected:
+        return "a body that is the combiner of the accumulator and the product of the inputs"
     return None
 
 

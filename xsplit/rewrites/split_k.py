@@ -278,7 +278,7 @@ def _capture_reduction(m: Match) -> bool | str:
 
 def _capture_plan(m: Match) -> bool | str:
     o = m.options
-    if o["target"] is not None:
+    if o["target"] is not None and not (o["merge"] and (o["factor"] or o["tile"])):
         return _capture_modeled_plan(m, target(o["target"]))
     plan = plan_chunks(m.root, m["k"], o["factor"], o["tile"], o["balanced"])
     if plan is None:
@@ -365,6 +365,14 @@ OPTIONS = (
         choices=("forall", "expand", "grouped"),
     ),
     Option("balanced", bool, False, "chunk sizes differ by at most one"),
+    Option(
+        "merge",
+        str,
+        "",
+        "GPU targets: merge the partials inside the split kernel with atomics (atomic) or a "
+        "fixed-order second kernel (deterministic), by lower-reduce's lowering",
+        choices=("", "atomic", "deterministic"),
+    ),
     Option(
         "target",
         str,
@@ -455,15 +463,39 @@ GROUPED_FALLS_BACK = Remark(
 
 def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
     given = [name for name in ("factor", "tile", "target") if options[name] is not None]
-    if len(given) > 1:
+    if len(given) > 1 and not (options["merge"] and given == ["factor", "target"]):
         return f"give one of factor=, tile= and target=, not {' and '.join(given)}"
+    if options["merge"] and options["target"] is None:
+        return "merge= needs target= (the GPU the merged kernel is for)"
     return None
+
+
+def _rewrite_merged(m: Match, ir: IRBuilder) -> None:
+    from xsplit.rewrites.lower_reduce import lower_split
+
+    plan, k = m["plan"], m["k"]
+    chunk = plan.tile or -(-k // plan.count)
+    lower_split(m.root, chunk, m.options["merge"], m.options["target"] or "")
+
+
+SPLIT_K_MERGED = Pattern(
+    name="split-k-merged",
+    doc="a kernel whose chunks merge their partials inside it (lower-reduce's lowering)",
+    root=REDUCTION_ROOTS,
+    where=where("merge= is given", lambda m: bool(m.options["merge"]) or "merge is not given")
+    & splits
+    & where("K is static", lambda m: m["k"] is not None or "K is dynamic"),
+    rewrite=_rewrite_merged,
+    benefit=3,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+)
 
 
 SPLIT_K = Pass(
     "split-k",
     "Splits each linalg reduction into partial reductions over chunks of K and a merge.",
-    [EXPAND_FALLS_BACK, GROUPED_FALLS_BACK, SPLIT_K_EXPAND, SPLIT_K_GROUPED, SPLIT_K_FORALL],
+    [SPLIT_K_MERGED, EXPAND_FALLS_BACK, GROUPED_FALLS_BACK, SPLIT_K_EXPAND, SPLIT_K_GROUPED, SPLIT_K_FORALL],
     OPTIONS,
     validate=_one_way_to_choose_chunks,
 )
