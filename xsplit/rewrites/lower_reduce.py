@@ -1,7 +1,8 @@
 """`lower-reduce{stage=atomic|lds|subgroup deterministic=false|true target=NAME}`:
 a reduction along one axis becomes a distributed kernel, in rocMLIR's stages.
 
-The input is a function in destination-passing form: tensor arguments, a
+The input is rocMLIR's: a kernel whose body is a memref `rock.reduce` of one
+argument into another; or a function in destination-passing form: tensor arguments, a
 `rock.reduce` or a one-dimension `linalg.reduce` (sum or max, f32) whose init
 is an argument, and results that are the reduction (and, for a reduction
 `fuse-reduction` fused with its GEMM, the GEMM's result when it has other
@@ -43,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
+from xdsl.dialects.builtin import Float32Type, MemRefType, ModuleOp, NoneAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from xsplit.diagnostics import XsplitError, collect_remarks, remark
@@ -216,7 +217,7 @@ def analyze(op: Operation) -> Reduction | str:
         return "it is not at the top level of a function"
     if isinstance(op, RockReduceOp):
         if op.on_memrefs:
-            return "it is on memrefs; lower-reduce takes the tensor form"
+            return _analyze_memref(op, fn)
         method, axis, keepdim = op.method.value, op.axis.value.data, True
         source, init = op.input, op.init
         block = op.block_size.value.data if op.block_size is not None else None
@@ -275,6 +276,32 @@ def analyze(op: Operation) -> Reduction | str:
     return Reduction(
         fn, op, method, list(source.type.get_shape()), axis, src,  # type: ignore[union-attr]
         args.index(init), keepdim, [list(a.type.get_shape()) for a in args], block, grid,  # type: ignore[union-attr]
+    )  # fmt: skip
+
+
+def _static_f32_memref(t) -> bool:
+    return isinstance(t, MemRefType) and t.has_static_shape() and isinstance(
+        t.element_type, Float32Type
+    ) and isinstance(t.layout, NoneAttr) and isinstance(t.memory_space, NoneAttr)
+
+
+def _analyze_memref(op: RockReduceOp, fn: func.FuncOp) -> Reduction | str:
+    """rocMLIR's own input: `rock.reduce` on memref arguments, alone in a kernel."""
+    args = list(fn.args)
+    if not all(_static_f32_memref(a.type) for a in args):
+        return "the function's arguments are not all static f32 memrefs"
+    if op.input not in args or op.init not in args:
+        return "its operands are not function arguments"
+    if any(o is not op and o.name != "func.return" for o in fn.body.block.ops):
+        return "the function also does other things"
+    if fn.function_type.outputs.data:
+        return "the function returns values"
+    return Reduction(
+        fn, op, op.method.value, list(op.input.type.get_shape()), op.axis.value.data,  # type: ignore[union-attr]
+        args.index(op.input), args.index(op.init), True,
+        [list(a.type.get_shape()) for a in args],  # type: ignore[union-attr]
+        op.block_size.value.data if op.block_size is not None else None,
+        op.grid_size.value.data if op.grid_size is not None else None,
     )  # fmt: skip
 
 
