@@ -87,10 +87,14 @@ def test_subgroup_stage(t: str, kind: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("t", ["sm_80", "gfx942"])
 @pytest.mark.parametrize("stage", ["atomic", "lds", "subgroup"])
-def test_deterministic_has_no_atomics(t: str, stage: str, tmp_path: Path) -> None:
-    case = standalone("sum")
+@pytest.mark.parametrize("kind", ["standalone", "fused"])
+def test_deterministic_has_no_atomics(t: str, stage: str, kind: str, tmp_path: Path) -> None:
+    case = standalone("sum") if kind == "standalone" else fused("max")
+    pre = "fuse-reduction," if kind == "fused" else ""
     asm = assembly(
-        lowered(case, f"lower-reduce{{stage={stage} target={t} deterministic=true}}", t), t, tmp_path
+        lowered(case, f"{pre}lower-reduce{{stage={stage} target={t} deterministic=true}}", t),
+        t,
+        tmp_path,
     )
     assert not re.search(ANY_ATOMIC[t], asm)
     if stage == "subgroup":
