@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import Float32Type, MemRefType, ModuleOp, NoneAttr, TensorType
+from xdsl.dialects.builtin import Float32Type, MemRefType, NoneAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from xsplit.diagnostics import XsplitError, collect_remarks, remark
@@ -989,4 +989,4 @@ LOWER_REDUCE = Pass(
     ),
 )
 
-__all__ = ["LOWER_REDUCE", "analyze", "ModuleOp"]
+__all__ = ["LOWER_REDUCE", "analyze", "lower_split"]
