@@ -23,6 +23,8 @@ _PASS_MODULES = {
     ),
     "insert-barriers": ("xsplit.rewrites.insert_barriers", "INSERT_BARRIERS"),
     "verify-sync": ("xsplit.rewrites.verify_sync", "VERIFY_SYNC"),
+    "lower-reduce": ("xsplit.rewrites.lower_reduce", "LOWER_REDUCE"),
+    "fuse-reduction": ("xsplit.rewrites.fuse_reduction", "FUSE_REDUCTION"),
 }
 
 

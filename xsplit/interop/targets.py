@@ -78,6 +78,8 @@ class Target:
     """The entry whose flags this one uses, where IREE lacks its own."""
     aliases: tuple[str, ...] = field(default=())
     data_tiling: bool = False
+    """Whether IREE 3.13 materializes data-tiling encodings for this target
+    (packs and mmt4d); elsewhere it drops them, and so does xsplit."""
     resident_workgroups: int = 1
     """Workgroups one processor (SM, CU) holds at once. A processor with
     fewer hides less memory latency: with c of them resident it reaches c /
@@ -88,8 +90,10 @@ class Target:
     """The output tile along N (along M for an N of 1) IREE gives a matvec or
     decode (M = 1) workgroup, which it tiles as a matvec, not a matmul; None:
     the matmul tile."""
-    """Whether IREE 3.13 materializes data-tiling encodings for this target
-    (packs and mmt4d); elsewhere it drops them, and so does xsplit."""
+    subgroup_size: int = 1
+    """Lanes of a subgroup (a warp, a wave); 1 where workgroups are one thread."""
+    waves_per_block: int = 1
+    """Subgroups per workgroup in the kernels xsplit writes itself (lower-reduce)."""
 
     @property
     def processors(self) -> int:
@@ -174,6 +178,8 @@ _SM_80 = Target(
     aliases=("cuda",),
     resident_workgroups=2,
     matvec_tile=1,
+    subgroup_size=32,
+    waves_per_block=8,
 )
 
 # IREE 3.13 rejects --iree-cuda-target=sm_90 ("missing GPU target"), so H100
@@ -191,6 +197,8 @@ _SM_90 = Target(
     compiles_as="sm_80",
     resident_workgroups=2,
     matvec_tile=1,
+    subgroup_size=32,
+    waves_per_block=8,
 )
 
 # The flag is --iree-rocm-target; --iree-hip-target does not exist.
@@ -210,6 +218,8 @@ _GFX942 = Target(
     resident_workgroups=2,
     # A 1x4096x14336 decode compiles to 512 workgroups: 8 outputs each.
     matvec_tile=8,
+    subgroup_size=64,
+    waves_per_block=4,
 )
 
 def _narrow(tile: int, size: int | None) -> int:

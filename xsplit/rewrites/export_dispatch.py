@@ -111,6 +111,8 @@ def _is_kernel(m: Match) -> bool | str:
     assert isinstance(fn, func.FuncOp)
     if fn.is_declaration:
         return "it is a declaration"
+    if "xsplit.host" in fn.attributes:
+        return "it is a host function (export-host converts it)"
     if fn.sym_visibility is not None and fn.sym_visibility.data != "public":
         return "it is not public"
     parent = fn.parent_op()
@@ -280,6 +282,9 @@ is_kernel = where("is a kernel on memrefs", _is_kernel)
 exportable = where("can be exported for the target", _check_kernel)
 
 
+from xsplit.rewrites.export_host import EXPORT_HOST  # noqa: E402  (it imports _writes lazily)
+
+
 def _check_target(name: str) -> str | None:
     if not name:
         return "is required (cpu, sm_80, gfx942, ...)"
@@ -302,7 +307,7 @@ EXPORT_KERNEL = Pattern(
 EXPORT_DISPATCH = Pass(
     "export-dispatch",
     "Wraps distributed kernels in the custom-dispatch form iree-compile takes.",
-    [EXPORT_KERNEL],
+    [EXPORT_KERNEL, EXPORT_HOST],
     (
         Option("target", str, "", "cpu, sm_80, sm_90, gfx942 (or cuda, rocm)", check=_check_target),
         Option("grid", tuple, (), "the launch grid, X[,Y[,Z]] workgroups", check=check_sizes),

@@ -488,7 +488,7 @@ def _capture_reduction(m: Match) -> bool | str:
 
 def _capture_plan(m: Match) -> bool | str:
     o = m.options
-    if o["target"] is not None:
+    if o["target"] is not None and not (o["merge"] and (o["factor"] or o["tile"])):
         chosen = _capture_modeled_plan(m, target(o["target"]))
         if chosen is True:
             _say_which_loop(m)
@@ -623,6 +623,14 @@ OPTIONS = (
     ),
     Option("balanced", bool, False, "chunk sizes differ by at most one"),
     Option(
+        "merge",
+        str,
+        "",
+        "GPU targets: merge the partials inside the split kernel with atomics (atomic) or a "
+        "fixed-order second kernel (deterministic), by lower-reduce's lowering",
+        choices=("", "atomic", "deterministic"),
+    ),
+    Option(
         "target",
         str,
         None,
@@ -732,8 +740,10 @@ GROUPED_FALLS_BACK = Remark(
 
 def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
     given = [name for name in ("factor", "tile", "target") if options[name] is not None]
-    if len(given) > 1:
+    if len(given) > 1 and not (options["merge"] and given == ["factor", "target"]):
         return f"give one of factor=, tile= and target=, not {' and '.join(given)}"
+    if options["merge"] and options["target"] is None:
+        return "merge= needs target= (the GPU the merged kernel is for)"
     return None
 
 
@@ -741,10 +751,34 @@ def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
 # (encoded_split.py), so that they run as batch_mmt4d.
 SPLIT_K_ENCODED = make_split_encoded_pattern([o.name for o in OPTIONS])
 
+
+def _rewrite_merged(m: Match, ir: IRBuilder) -> None:
+    from xsplit.rewrites.lower_reduce import lower_split
+
+    plan, k = m["plan"], m["k"]
+    chunk = plan.tile or -(-k // plan.count)
+    lower_split(m.root, chunk, m.options["merge"], m.options["target"] or "")
+
+
+SPLIT_K_MERGED = Pattern(
+    name="split-k-merged",
+    doc="a kernel whose chunks merge their partials inside it (lower-reduce's lowering)",
+    root=REDUCTION_ROOTS,
+    where=where("merge= is given", lambda m: bool(m.options["merge"]) or "merge is not given")
+    & splits
+    & where("K is static", lambda m: m["k"] is not None or "K is dynamic"),
+    rewrite=_rewrite_merged,
+    benefit=3,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+)
+
+
 SPLIT_K = Pass(
     "split-k",
     "Splits each linalg reduction into partial reductions over chunks of K and a merge.",
     [
+        SPLIT_K_MERGED,
         SPLIT_K_ENCODED,
         EXPAND_FALLS_BACK,
         EXPAND_NEEDS_DIVIDING_FACTOR,

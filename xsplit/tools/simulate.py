@@ -99,7 +99,10 @@ def run(args: argparse.Namespace) -> int:
     ctx = make_context()
     text, name = read_input(args.input_file)
     module = parse_module(text, name, ctx)
-    func = pick_function(module, args.function)
+    from xsplit.simulator.program import host_function, host_written, simulate_program
+
+    host = host_function(module, args.function)  # a program of several launches
+    func = host if host is not None else pick_function(module, args.function)
     inputs = random_inputs(func, args.seed)
     reference = None
     started = time.perf_counter()
@@ -123,7 +126,10 @@ def run(args: argparse.Namespace) -> int:
 
         if any(isinstance(a.type, TensorType) for a in ref_args):
             reference = run_tensor_reference(
-                ref_text, ref_func.sym_name.data, inputs, written_arguments(func)  # type: ignore[attr-defined]
+                ref_text,
+                ref_func.sym_name.data,  # type: ignore[attr-defined]
+                inputs,
+                host_written(module, host) if host is not None else written_arguments(func),
             )
         else:
             reference = run_sequential(ref_func, inputs)
@@ -139,9 +145,15 @@ def run(args: argparse.Namespace) -> int:
 
         run_passes(module, build_pipeline("distribute"), ctx)
         func = pick_function(module, func.sym_name.data)  # type: ignore[attr-defined]
-    report = simulate(
-        func, args.grid, args.block, reference, inputs, args.seed, args.schedule, args.subgroup_size
-    )
+    if host is not None:
+        report = simulate_program(
+            module, host, reference, inputs, args.seed, args.schedule, args.subgroup_size
+        )
+    else:
+        report = simulate(
+            func, args.grid, args.block, reference, inputs, args.seed, args.schedule,
+            args.subgroup_size,
+        )
     elapsed = time.perf_counter() - started
     for line in report.races:
         print(line)

@@ -1,0 +1,60 @@
+// fuse-reduction: a GEMM feeding a reduction along an output axis becomes one kernel with lower-reduce.
+// RUN: xsplit-opt %s -p fuse-reduction 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: xsplit-opt %s -p fuse-reduction 2>/dev/null | filecheck %s --check-prefix=MARKED
+// RUN: xsplit-opt %s -p 'fuse-reduction,lower-reduce{stage=lds target=gfx942},verify-sync' 2>/dev/null | filecheck %s --check-prefix=KERNEL
+
+// The GEMM's output is returned too: the fused kernel writes it as well.
+// REMARK: fuse.mlir:[[# @LINE + 4]]:3: remark: fuse-reduction: fused with linalg.matmul at {{.*}}fuse.mlir:[[# @LINE + 3]]:3: one kernel, each workgroup computes its GEMM elements and reduces them into the result; the GEMM's output is also written (it is returned)
+// MARKED: rock.reduce sum %{{.*}} into %{{.*}} {axis = 1 : index, xsplit.fused_producer}
+func.func @returned(%a: tensor<13x24xf32>, %b: tensor<24x70xf32>, %c: tensor<13x70xf32>, %o: tensor<13x1xf32>) -> (tensor<13x70xf32>, tensor<13x1xf32>) {
+  %mm = linalg.matmul ins(%a, %b : tensor<13x24xf32>, tensor<24x70xf32>) outs(%c : tensor<13x70xf32>) -> tensor<13x70xf32>
+  %r = rock.reduce sum %mm into %o {axis = 1 : index} : tensor<13x70xf32> into tensor<13x1xf32> -> tensor<13x1xf32>
+  return %mm, %r : tensor<13x70xf32>, tensor<13x1xf32>
+}
+// KERNEL-LABEL: func.func @returned(%a: memref<13x24xf32>, %b: memref<24x70xf32>, %c: memref<13x70xf32>, %o: memref<13x1xf32>)
+// KERNEL-NOT:     linalg.
+// KERNEL:         %[[INIT:.*]] = memref.load %c[%[[I:.*]], %[[J:.*]]] : memref<13x70xf32>
+// KERNEL-NEXT:    %[[DOT:.*]] = scf.for %[[K:.*]] = %c0 to %c24 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// KERNEL-NEXT:      memref.load %a[%[[I]], %[[K]]]
+// KERNEL-NEXT:      memref.load %b[%[[K]], %[[J]]]
+// KERNEL:         memref.store %[[DOT]], %c[%[[I]], %[[J]]] : memref<13x70xf32>
+// KERNEL:         gpu.barrier
+// KERNEL:         memref.atomic_rmw addf %{{.*}}, %o[
+
+// Not returned: the GEMM's output is never written, its init is the constant.
+// REMARK: fuse.mlir:[[# @LINE + 6]]:3: remark: fuse-reduction: fused with linalg.batch_matmul {{.*}} output is never written
+func.func @dropped(%a: tensor<2x5x8xf32>, %b: tensor<2x8x9xf32>, %o: tensor<1x5x9xf32>) -> tensor<1x5x9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x5x9xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x5x9xf32>) -> tensor<2x5x9xf32>
+  %mm = linalg.batch_matmul ins(%a, %b : tensor<2x5x8xf32>, tensor<2x8x9xf32>) outs(%f : tensor<2x5x9xf32>) -> tensor<2x5x9xf32>
+  %r = rock.reduce max %mm into %o {axis = 0 : index} : tensor<2x5x9xf32> into tensor<1x5x9xf32> -> tensor<1x5x9xf32>
+  return %r : tensor<1x5x9xf32>
+}
+// KERNEL-LABEL: func.func @dropped(%a: memref<2x5x8xf32>, %b: memref<2x8x9xf32>, %o: memref<1x5x9xf32>)
+// KERNEL-NOT:     linalg.
+// KERNEL-NOT:     memref.store %{{.*}}, %c
+// KERNEL:         memref.atomic_rmw maxnumf
+
+// A contraction generic with a transposed A: the kernel indexes A[k, i] and B[j, k] by its maps.
+// REMARK: fuse.mlir:[[# @LINE + 11]]:3: remark: fuse-reduction: fused with linalg.generic
+#ta = affine_map<(d0, d1, d2) -> (d2, d0)>
+#tb = affine_map<(d0, d1, d2) -> (d1, d2)>
+#tc = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @generic(%a: tensor<24x13xf32>, %b: tensor<70x24xf32>, %c: tensor<13x70xf32>, %o: tensor<1x70xf32>) -> tensor<1x70xf32> {
+  %mm = linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<24x13xf32>, tensor<70x24xf32>) outs(%c : tensor<13x70xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<13x70xf32>
+  %r = rock.reduce max %mm into %o {axis = 0 : index} : tensor<13x70xf32> into tensor<1x70xf32> -> tensor<1x70xf32>
+  return %r : tensor<1x70xf32>
+}
+// KERNEL-LABEL: func.func @generic
+// KERNEL:         %[[INIT:.*]] = memref.load %c[%[[I:.*]], %[[J:.*]]] : memref<13x70xf32>
+// KERNEL-NEXT:    scf.for %[[K:.*]] = %c0 to %c24 step %c1
+// KERNEL-NEXT:      memref.load %a[%[[K]], %[[I]]] : memref<24x13xf32>
+// KERNEL-NEXT:      memref.load %b[%[[J]], %[[K]]] : memref<70x24xf32>
+// KERNEL-NOT:     memref.store %{{.*}}, %c
+// KERNEL:         memref.atomic_rmw maxnumf

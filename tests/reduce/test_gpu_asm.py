@@ -1,0 +1,103 @@
+"""Through export-dispatch every stage compiles with iree-compile for sm_80
+and gfx942 (not run: no GPU here), and the assembly holds what the stage
+promises: global atomics; barriers and shared-memory accesses; warp shuffles
+(shfl.sync) or DPP; no atomics at all in the deterministic form."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.reduce.cases import fused, standalone
+from xsplit.api import rewrite
+from xsplit.interop.iree_compile import iree_compile_path
+from xsplit.interop.targets import target
+
+pytestmark = pytest.mark.gpu_compile
+
+SUFFIX = {"sm_80": ".ptx", "gfx942": ".rocmasm"}
+ATOMIC = {"sm_80": r"\b(atom|red)\.[\w.]*global", "gfx942": r"\bglobal_atomic_\w+"}
+BARRIER = {"sm_80": r"\bbar\.sync", "gfx942": r"\bs_barrier\b"}
+SHARED = {"sm_80": r"\b(st|ld)\.shared", "gfx942": r"\bds_(write|read)\w*"}
+EXCHANGE = {"sm_80": r"\bshfl\.sync\.bfly", "gfx942": r"row_(mirror|half_mirror|bcast:\d+|shr:\d+)|\bdpp\b"}
+ANY_ATOMIC = {"sm_80": r"\b(atom|red)\.", "gfx942": r"atomic"}
+
+
+def assembly(source: str, target_name: str, tmp_path: Path) -> str:
+    dump = tmp_path / target_name
+    proc = subprocess.run(
+        [
+            iree_compile_path(),
+            *target(target_name).flags,
+            f"--iree-hal-dump-executable-files-to={dump}",
+            "-",
+            "-o",
+            str(tmp_path / "out.vmfb"),
+        ],
+        input=source.encode(),
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    files = sorted(p for p in dump.iterdir() if p.name.endswith(SUFFIX[target_name]))
+    assert files
+    return "\n".join(p.read_text() for p in files)
+
+
+def lowered(case, pipeline: str, t: str) -> str:
+    return rewrite(case.program(), f"{pipeline},export-dispatch{{target={t}}}")
+
+
+@pytest.mark.parametrize("t", ["sm_80", "gfx942"])
+@pytest.mark.parametrize("kind", ["standalone", "fused"])
+def test_atomic_stage(t: str, kind: str, tmp_path: Path) -> None:
+    case = standalone("sum") if kind == "standalone" else fused("max")
+    pre = "fuse-reduction," if kind == "fused" else ""
+    asm = assembly(lowered(case, f"{pre}lower-reduce{{stage=atomic target={t}}}", t), t, tmp_path)
+    assert re.search(ATOMIC[t], asm)
+    assert not re.search(BARRIER[t], asm)
+
+
+@pytest.mark.parametrize("t", ["sm_80", "gfx942"])
+@pytest.mark.parametrize("kind", ["standalone", "fused"])
+def test_lds_stage(t: str, kind: str, tmp_path: Path) -> None:
+    case = standalone("max") if kind == "standalone" else fused("sum")
+    pre = "fuse-reduction," if kind == "fused" else ""
+    asm = assembly(lowered(case, f"{pre}lower-reduce{{stage=lds target={t}}}", t), t, tmp_path)
+    assert re.search(ATOMIC[t], asm)
+    # A tree over 256 threads: a barrier per level, shared stores and loads.
+    assert len(re.findall(BARRIER[t], asm)) >= 7
+    assert re.search(SHARED[t], asm)
+
+
+@pytest.mark.parametrize("t", ["sm_80", "gfx942"])
+@pytest.mark.parametrize("kind", ["standalone", "fused"])
+def test_subgroup_stage(t: str, kind: str, tmp_path: Path) -> None:
+    case = standalone("sum") if kind == "standalone" else fused("max")
+    pre = "fuse-reduction," if kind == "fused" else ""
+    asm = assembly(lowered(case, f"{pre}lower-reduce{{stage=subgroup target={t}}}", t), t, tmp_path)
+    assert re.search(EXCHANGE[t], asm)
+    assert re.search(ATOMIC[t], asm)
+    # 256 threads are several subgroups: their partials meet in shared memory.
+    assert re.search(BARRIER[t], asm) and re.search(SHARED[t], asm)
+
+
+@pytest.mark.parametrize("t", ["sm_80", "gfx942"])
+@pytest.mark.parametrize("stage", ["atomic", "lds", "subgroup"])
+@pytest.mark.parametrize("kind", ["standalone", "fused"])
+def test_deterministic_has_no_atomics(t: str, stage: str, kind: str, tmp_path: Path) -> None:
+    case = standalone("sum") if kind == "standalone" else fused("max")
+    pre = "fuse-reduction," if kind == "fused" else ""
+    asm = assembly(
+        lowered(case, f"{pre}lower-reduce{{stage={stage} target={t} deterministic=true}}", t),
+        t,
+        tmp_path,
+    )
+    assert not re.search(ANY_ATOMIC[t], asm)
+    if stage == "subgroup":
+        assert re.search(EXCHANGE[t], asm)
+    if stage != "atomic":
+        assert re.search(BARRIER[t], asm)

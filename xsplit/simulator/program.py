@@ -1,0 +1,131 @@
+"""Running a host function that launches kernels in order, as one program.
+
+`lower-reduce{deterministic=true}` writes a host function (marked
+`xsplit.host`) that allocates a buffer and calls two kernels with
+`func.call`. Each call is one launch, with the callee's known grid and block,
+run by the simulator under the schedule of the whole run. Memory persists
+from one launch to the next, as device memory does; a buffer the host
+allocates starts as NaN, so a read of a partial no kernel wrote shows up as a
+mismatch. Races are looked for per launch (launches are ordered). Since the
+program must not depend on the thread order, its results under every order
+are also compared bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.ir import Operation
+
+from xsplit.simulator.machine import Launch, Machine, SimulationError, numpy_dtype
+from xsplit.simulator.races import find_races
+from xsplit.simulator.run import Report, compare, launch_sizes, parameters, schedules
+
+HOST = "xsplit.host"
+
+
+def host_function(module: ModuleOp, name: str | None) -> Operation | None:
+    """The host function named `name` (or the first one), if the module has one."""
+    for op in module.walk():
+        if op.name == "func.func" and HOST in op.attributes:
+            if name is None or op.sym_name.data == name:  # type: ignore[attr-defined]
+                return op
+    return None
+
+
+def _callee(module: ModuleOp, name: str, at: Operation) -> Operation:
+    for op in module.walk():
+        if op.name == "func.func" and op.sym_name.data == name and op.regions[0].blocks:  # type: ignore[attr-defined]
+            return op
+    raise SimulationError(f"no kernel named '{name}'", at)
+
+
+def run_program(
+    module: ModuleOp,
+    host: Operation,
+    inputs: Sequence[np.ndarray],
+    order: str,
+    seed: int,
+    subgroup_size: int,
+    report: Report | None = None,
+) -> list[np.ndarray]:
+    from xsplit.diagnostics import location_of
+
+    values: dict[object, np.ndarray] = {
+        a: np.asarray(x).copy() for a, x in zip(host.regions[0].blocks[0].args, inputs)
+    }
+    for op in host.regions[0].blocks[0].ops:
+        if op.name == "memref.alloc":
+            t = op.results[0].type
+            assert isinstance(t, MemRefType)
+            dtype = numpy_dtype(t.element_type)
+            values[op.results[0]] = np.full(tuple(t.get_shape()), np.nan, dtype=dtype)
+        elif op.name == "func.call":
+            callee = _callee(module, op.properties["callee"].string_value(), op)  # type: ignore[union-attr]
+            g, b = launch_sizes(callee, None, None)
+            launch = Launch(g, b, subgroup_size)
+            machine = Machine(launch, schedules(launch.lanes, seed)[order])
+            args = [values[v] for v in op.operands]
+            results = machine.run(callee, [a.copy() for a in args])
+            for v, r in zip(op.operands, results):
+                values[v] = r
+            if report is not None:
+                for race in find_races(machine):
+                    a, bop = machine.ops[race.first_op], machine.ops[race.second_op]
+                    pair = (str(location_of(a)), str(location_of(bop)))
+                    if pair not in report.race_pairs:
+                        report.race_pairs.add(pair)
+                        report.races.append(race.describe(machine))
+        elif op.name in ("memref.dealloc", "func.return"):
+            continue
+        else:
+            raise SimulationError(f"a host function runs allocations and calls, not '{op.name}'", op)
+    return [values[a] for a in host.regions[0].blocks[0].args]
+
+
+def simulate_program(
+    module: ModuleOp,
+    host: Operation,
+    reference: Sequence[np.ndarray] | None,
+    inputs: Sequence[np.ndarray],
+    seed: int = 0,
+    orders: Sequence[str] | None = None,
+    subgroup_size: int = 32,
+) -> Report:
+    report = Report()
+    names = [name for name, _, _ in parameters(host)]
+    first: list[np.ndarray] | None = None
+    for order in orders or ["lockstep", "forward", "reverse", "shuffled"]:
+        results = run_program(module, host, inputs, order, seed, subgroup_size, report)
+        if reference is not None:
+            for i, (got, want) in enumerate(zip(results, reference)):
+                mismatch = compare(got, np.asarray(want), i, names[i])
+                if mismatch is not None:
+                    report.mismatches.append(f"{mismatch.describe()} (schedule {order})")
+        if first is None:
+            first = results
+            continue
+        for i, (a, b) in enumerate(zip(first, results)):
+            if a.tobytes() != b.tobytes():
+                report.mismatches.append(
+                    f"{names[i]} (argument {i}) differs bitwise between thread orders "
+                    f"(schedule {order})"
+                )
+    return report
+
+
+def host_written(module: ModuleOp, host: Operation) -> list[int]:
+    """The host's arguments some launch may write."""
+    from xsplit.simulator.run import written_arguments
+
+    args = list(host.regions[0].blocks[0].args)
+    written: set[int] = set()
+    for op in host.regions[0].blocks[0].ops:
+        if op.name == "func.call":
+            callee = _callee(module, op.properties["callee"].string_value(), op)  # type: ignore[union-attr]
+            for i in written_arguments(callee):
+                if op.operands[i] in args:
+                    written.add(args.index(op.operands[i]))
+    return sorted(written)
