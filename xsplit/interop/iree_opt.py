@@ -61,6 +61,9 @@ def _first_error(proc: subprocess.CompletedProcess[bytes], filename: str) -> str
     if first is not None:
         return first
     if proc.returncode < 0:
-        return f"error: iree-opt crashed (signal {-proc.returncode}) on {filename}"
+        return (
+            f"error: iree-opt crashed (signal {-proc.returncode}) while xsplit read or printed "
+            f"{filename} through it (no target: iree-opt only parses and verifies)"
+        )
     last = next((line for line in reversed(lines) if line.strip()), "no message")
     return f"error: iree-opt rejected {filename}: {last.strip()}"
