@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.cases import matmul
+from xsplit.passes import XSPLIT_PASSES
 
 SEED = Path(__file__).parents[2] / "examples" / "matmul_123x456x51234.mlir"
 
@@ -104,7 +105,7 @@ BAD_PIPELINES = {
     ),
     "split-k{colour=red}": (
         "error: split-k: unknown option 'colour'; its options are factor, tile, strategy, "
-        "balanced, target"
+        "balanced, merge, target"
     ),
     "split-k{factor=3,tile=4}": (
         "error: bad pass pipeline 'split-k{factor=3,tile=4}' at column 17 (','): pass options "
@@ -115,9 +116,9 @@ BAD_PIPELINES = {
     "split-k{factor=3}}": "error: bad pass pipeline 'split-k{factor=3}}' at column 18 ('}'): "
     "Expected a comma after pass argument dict here",
     "no-such-pass": (
-        "error: unknown pass 'no-such-pass'; xsplit's passes are dispatch-regions-to-workgroups, "
-        "form-dispatch-regions, materialize-early, materialize-late, split-k (xDSL's own passes "
-        "are accepted too)"
+        "error: unknown pass 'no-such-pass'; xsplit's passes are "
+        + ", ".join(sorted(XSPLIT_PASSES))
+        + " (xDSL's own passes are accepted too)"
     ),
 }
 

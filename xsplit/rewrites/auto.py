@@ -32,7 +32,7 @@ def auto_pipeline(target_name: str) -> str:
 
 @dataclass(frozen=True)
 class AutoPass(ModulePass):
-    """set-encoding, split-k and materialize-late with the target model's choices."""
+    """Runs set-encoding, split-k and materialize-late with the target model's choices."""
 
     name = "auto"
     target: str = "cpu"

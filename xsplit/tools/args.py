@@ -57,7 +57,20 @@ def pass_summaries() -> list[tuple[str, str]]:
     from xsplit.rewrites.dsl import PASSES
 
     load_builtin_passes()
-    return [(name, PASSES[name].doc) for name in xsplit_pass_names() if name in PASSES]
+    return [(name, pass_doc(name)) for name in xsplit_pass_names()]
+
+
+def pass_doc(name: str) -> str:
+    """A pass's one-line doc: the DSL's, or the first line of a plain
+    ModulePass's docstring (`auto` is a pipeline alias, not a DSL pass)."""
+    from xsplit.api import available_passes
+    from xsplit.rewrites.dsl import PASSES
+
+    if name in PASSES:
+        return PASSES[name].doc
+    doc = available_passes()[name]().__doc__ or ""
+    first = doc.strip().splitlines()[0] if doc.strip() else ""
+    return first[:1].upper() + first[1:] if first else "(no description)"
 
 
 def passes_epilog(help_pass: str = "xsplit-opt --help-pass NAME") -> str:
