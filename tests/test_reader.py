@@ -177,6 +177,29 @@ def typed_dialect_attr(rng: random.Random, i: int) -> tuple[str, str]:
     )
 
 
+def util_declaration_with_attrs(rng: random.Random, i: int) -> tuple[str, str]:
+    # util.func reads natively since it has a class; a declaration's argument
+    # attributes must not be lost on that path.
+    return (
+        f"util.func private @ext{i}(%a: tensor<{rng.randint(1, 9)}xf32> {{arg.attr{i}}}, "
+        f"%b: i32 {{other.attr = {rng.randint(0, 9)} : i32}})\n",
+        "",
+    )
+
+
+def translation_info_with_empty_config(rng: random.Random, i: int) -> tuple[str, str]:
+    # An explicit empty configuration dictionary is part of the attribute.
+    size = rng.choice([32, 64, 128])
+    config = "{}" if i == 0 else rng.choice(["{}", "{x = 1 : i64}", ""])
+    tail = f", {config}" if config else ""
+    return (
+        f"func.func @t{i}() attributes {{translation_info = #iree_codegen.translation_info<"
+        f"pipeline = #iree_codegen.no_pipeline workgroup_size = [{size}, 1, 1]{tail}>}} {{\n"
+        "  return\n}\n",
+        "",
+    )
+
+
 CONSTRUCTS: list[Construct] = [
     util_func_with_attrs,
     encoded_tensor,
@@ -189,6 +212,8 @@ CONSTRUCTS: list[Construct] = [
     hex_floats,
     declaration_with_attrs,
     typed_dialect_attr,
+    util_declaration_with_attrs,
+    translation_info_with_empty_config,
 ]
 
 

@@ -61,6 +61,7 @@ from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects import make_context
 from xsplit.dialects.builtin import SPLAT_STORED_ONCE_ABOVE, SplatElementsAttr
+from xsplit.dialects.util import FuncOp as UtilFuncOp
 from xsplit.dialects.opaque import OpaqueAttr, OpaqueType
 
 
@@ -191,8 +192,9 @@ def _loses_attributes(op: Operation, text: str) -> bool:
     """Whether xDSL dropped attributes of `op` that its text spells.
 
     xDSL 0.74 parses a function declaration's argument and result attributes
-    (`func.func private @f(tensor<4xf32> {a.b = 1})`) and forgets them."""
-    if not isinstance(op, FuncOp) or op.body.blocks:
+    (`func.func private @f(tensor<4xf32> {a.b = 1})`) and forgets them; so
+    does `util.func`, which reads its signature the same way."""
+    if not isinstance(op, FuncOp | UtilFuncOp) or op.body.blocks:
         return False
     signature = text.split(" attributes", 1)[0]
     return "{" in signature

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntAttr, NoneAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -37,7 +37,8 @@ class TranslationInfoAttr(ParametrizedAttribute):
     pipeline: Attribute
     workgroup_size: ArrayAttr[IntAttr]
     subgroup_size: IntAttr
-    configuration: DictionaryAttr
+    configuration: DictionaryAttr | NoneAttr
+    """The `, {...}` dictionary, or none; an empty one given is kept, as MLIR keeps it."""
 
     def __init__(
         self,
@@ -50,7 +51,7 @@ class TranslationInfoAttr(ParametrizedAttribute):
             pipeline or NoPipelineAttr(),
             ArrayAttr([IntAttr(n) for n in workgroup_size]),
             IntAttr(subgroup_size),
-            configuration or DictionaryAttr({}),
+            configuration or NoneAttr(),
         )
 
     @property
@@ -61,7 +62,7 @@ class TranslationInfoAttr(ParametrizedAttribute):
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         sizes: list[int] = []
         subgroup = 0
-        config = DictionaryAttr({})
+        config: Attribute = NoneAttr()
         with parser.in_angle_brackets():
             parser.parse_keyword("pipeline")
             parser.parse_punctuation("=")
@@ -91,7 +92,7 @@ class TranslationInfoAttr(ParametrizedAttribute):
             printer.print_string("]")
         if self.subgroup_size.data:
             printer.print_string(f" subgroup_size = {self.subgroup_size.data}")
-        if self.configuration.data:
+        if isinstance(self.configuration, DictionaryAttr):
             printer.print_string(", ")
             printer.print_attribute(self.configuration)
         printer.print_string(">")
