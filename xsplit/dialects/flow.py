@@ -78,6 +78,31 @@ def _parse_type_with_dims(parser: Parser) -> tuple[Attribute, list[SSAValue]]:
     return t, dims
 
 
+def _parse_tied_results(
+    parser: Parser, arguments: Sequence[SSAValue]
+) -> list[tuple[Attribute, list[SSAValue], int]]:
+    """The results after `->`: `type{dims}` or a tied argument `%arg`, one
+    alone or a parenthesized list. Each is (type, dynamic dims, tied argument
+    index or -1)."""
+
+    def parse_result() -> tuple[Attribute, list[SSAValue], int]:
+        pos = parser.pos
+        if (value := parser.parse_optional_operand()) is not None:
+            if value not in arguments:
+                parser.raise_error("tied result must name one of the arguments", pos, parser.pos)
+            return value.type, [], list(arguments).index(value)
+        t, dims = _parse_type_with_dims(parser)
+        return t, dims, -1
+
+    if parser.parse_optional_punctuation("(") is None:
+        return [parse_result()]
+    if parser.parse_optional_punctuation(")") is not None:
+        return []
+    results = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parse_result)
+    parser.parse_punctuation(")")
+    return results
+
+
 def _parse_workload(parser: Parser) -> list[SSAValue]:
     workload = parser.parse_optional_comma_separated_list(
         Parser.Delimiter.SQUARE, lambda: parser.parse_operand()
@@ -405,27 +430,7 @@ class DispatchWorkgroupsOp(IRDLOperation):
             )
         parser.parse_punctuation("->")
 
-        def parse_result() -> tuple[Attribute, list[SSAValue], int]:
-            pos = parser.pos
-            if (value := parser.parse_optional_operand()) is not None:
-                if value not in arguments:
-                    parser.raise_error(
-                        "tied result must name one of the arguments", pos, parser.pos
-                    )
-                return value.type, [], arguments.index(value)
-            t, dims = _parse_type_with_dims(parser)
-            return t, dims, -1
-
-        if parser.parse_optional_punctuation("(") is not None:
-            results = (
-                []
-                if parser.parse_optional_punctuation(")")
-                else [*parser.parse_comma_separated_list(Parser.Delimiter.NONE, parse_result)]
-            )
-            if results:
-                parser.parse_punctuation(")")
-        else:
-            results = [parse_result()]
+        results = _parse_tied_results(parser, arguments)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         parser.parse_punctuation("=")
         block_args = parser.parse_comma_separated_list(
@@ -605,25 +610,7 @@ class DispatchOp(IRDLOperation):
         arguments = [parser.resolve_operand(u, t) for u, (t, _) in zip(unresolved, typed_args)]
         parser.parse_punctuation("->")
 
-        def parse_result() -> tuple[Attribute, list[SSAValue], int]:
-            pos = parser.pos
-            if (value := parser.parse_optional_operand()) is not None:
-                if value not in arguments:
-                    parser.raise_error("tied result must name one of the arguments", pos, parser.pos)
-                return value.type, [], arguments.index(value)
-            t, dims = _parse_type_with_dims(parser)
-            return t, dims, -1
-
-        if parser.parse_optional_punctuation("(") is not None:
-            results = (
-                []
-                if parser.parse_optional_punctuation(")")
-                else [*parser.parse_comma_separated_list(Parser.Delimiter.NONE, parse_result)]
-            )
-            if results:
-                parser.parse_punctuation(")")
-        else:
-            results = [parse_result()]
+        results = _parse_tied_results(parser, arguments)
         op = cls(
             points,  # pyright: ignore[reportArgumentType]
             arguments,
