@@ -6,19 +6,16 @@ promises: global atomics; barriers and shared-memory accesses; warp shuffles
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.gpu_assembly import dumped_assembly
 from tests.reduce.cases import fused, standalone
 from xsplit.api import rewrite
-from xsplit.interop.iree_compile import iree_compile_path
-from xsplit.interop.targets import target
 
 pytestmark = pytest.mark.gpu_compile
 
-SUFFIX = {"sm_80": ".ptx", "gfx942": ".rocmasm"}
 ATOMIC = {"sm_80": r"\b(atom|red)\.[\w.]*global", "gfx942": r"\bglobal_atomic_\w+"}
 BARRIER = {"sm_80": r"\bbar\.sync", "gfx942": r"\bs_barrier\b"}
 SHARED = {"sm_80": r"\b(st|ld)\.shared", "gfx942": r"\bds_(write|read)\w*"}
@@ -27,24 +24,9 @@ ANY_ATOMIC = {"sm_80": r"\b(atom|red)\.", "gfx942": r"atomic"}
 
 
 def assembly(source: str, target_name: str, tmp_path: Path) -> str:
-    dump = tmp_path / target_name
-    proc = subprocess.run(
-        [
-            iree_compile_path(),
-            *target(target_name).flags,
-            f"--iree-hal-dump-executable-files-to={dump}",
-            "-",
-            "-o",
-            str(tmp_path / "out.vmfb"),
-        ],
-        input=source.encode(),
-        capture_output=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
-    files = sorted(p for p in dump.iterdir() if p.name.endswith(SUFFIX[target_name]))
-    assert files
-    return "\n".join(p.read_text() for p in files)
+    texts = dumped_assembly(source, target_name, tmp_path)
+    assert texts
+    return "\n".join(texts)
 
 
 def lowered(case, pipeline: str, t: str) -> str:

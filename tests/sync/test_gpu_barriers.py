@@ -7,14 +7,12 @@ every store by a barrier since the last load (the previous iteration's)."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.gpu_assembly import dumped_assembly
 from xsplit.api import rewrite
-from xsplit.interop.iree_compile import iree_compile_path
-from xsplit.interop.targets import target
 
 pytestmark = pytest.mark.gpu_compile
 
@@ -41,33 +39,17 @@ func.func @neighbours(%a: memref<4x256xf32>, %b: memref<4x256xf32>) attributes {
 """
 
 TOKENS = {
-    # target: (dump suffix, {token kind: pattern})
-    "sm_80": (".ptx", {"bar": r"bar\.sync", "st": r"st\.shared", "ld": r"ld\.shared"}),
-    "gfx942": (".rocmasm", {"bar": r"s_barrier", "st": r"ds_write", "ld": r"ds_read"}),
+    # target: {token kind: pattern}
+    "sm_80": {"bar": r"bar\.sync", "st": r"st\.shared", "ld": r"ld\.shared"},
+    "gfx942": {"bar": r"s_barrier", "st": r"ds_write", "ld": r"ds_read"},
 }
 
 
 def shared_memory_sequence(source: str, target_name: str, tmp_path: Path) -> list[str]:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    dump = tmp_path / target_name
-    proc = subprocess.run(
-        [
-            iree_compile_path(),
-            *target(target_name).flags,
-            f"--iree-hal-dump-executable-files-to={dump}",
-            "-",
-            "-o",
-            str(tmp_path / "out.vmfb"),
-        ],
-        input=source.encode(),
-        capture_output=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
-    suffix, kinds = TOKENS[target_name]
-    (path,) = [p for p in dump.iterdir() if p.name.endswith(suffix)]
+    kinds = TOKENS[target_name]
+    (text,) = dumped_assembly(source, target_name, tmp_path)
     pattern = re.compile("|".join(f"(?P<{k}>\\b{p})" for k, p in kinds.items()))
-    sequence = [m.lastgroup for m in pattern.finditer(path.read_text())]
+    sequence = [m.lastgroup for m in pattern.finditer(text)]
     # Consecutive accesses of one kind are one step.
     return [k for i, k in enumerate(sequence) if i == 0 or sequence[i - 1] != k]  # type: ignore[misc]
 
