@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 USAGE_ERROR = 2
@@ -155,34 +155,24 @@ def add_load_patterns(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _size(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a size (an integer >= 0), got '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a size (an integer >= 0), got {value}")
-    return value
+def _int_at_least(minimum: int, kind: str) -> Callable[[str], int]:
+    """An argparse type for integers >= `minimum`, named in errors as `kind`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind}, got '{text}'") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {value}")
+        return value
+
+    return parse
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
+_size = _int_at_least(0, "a size (an integer >= 0)")
+positive_int = _int_at_least(1, "an integer >= 1")
+_seed = _int_at_least(0, "an integer >= 0")
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
