@@ -71,7 +71,8 @@ def test_calibration_round_trip(tmp_path: Path) -> None:
     assert cpu_info.load_calibration(other, path) == other
     # The CPU target uses them.
     target = cpu_target(calibrated)
-    assert target.memory_bandwidth == 30e9
+    # It streams into fresh pages; reads of resident operands run 3x faster.
+    assert target.memory_bandwidth == 90e9
     assert target.peak_flops["f32"] == 20e9
     # A corrupt cache is ignored.
     path.write_text("{not json")

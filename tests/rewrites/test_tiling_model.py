@@ -13,6 +13,7 @@ from xsplit.rewrites.cost_model import (
     choose_tiling,
     encoded_seconds,
     estimate,
+    plain_seconds,
     tile_of,
 )
 
@@ -67,7 +68,7 @@ def test_gpus_never_encode(target) -> None:
 @pytest.mark.parametrize("cpu", [ZEN3, ZEN4], ids=["znver3", "znver4"])
 def test_cpu_encodes_compute_bound_and_splits_decode(cpu) -> None:
     # Compute-bound: packing costs little next to the arithmetic.
-    square = choose_tiling(matmul(512, 512, 16384), cpu)
+    square = choose_tiling(matmul(1024, 1024, 16384), cpu)
     assert square.encode, square.reason
     # A decode's packs cost as much as its arithmetic: split, do not encode.
     decode = choose_tiling(matmul(16, 4096, 16384), cpu)
@@ -80,7 +81,7 @@ def test_choice_is_the_cheapest_by_the_model() -> None:
     for shape in ((512, 512, 16384), (16, 4096, 16384), (64, 384, 65521), (123, 456, 51234)):
         problem = matmul(*shape)
         decision = choose_tiling(problem, ZEN3)
-        plain = choose_split(problem, ZEN3).chosen.seconds
+        plain = plain_seconds(problem, ZEN3, choose_split(problem, ZEN3).factor)
         encoded = min(encoded_seconds(problem, ZEN3, f)[0] for f in (1, 2, 4, 8, 16, 32, 64))
         assert decision.seconds <= min(plain, encoded) * 1.06, (shape, decision.reason)
 
@@ -95,3 +96,40 @@ def test_more_cores_split_an_encoded_op_more() -> None:
     assert few_cores < many.processors
     best = min(range(1, 256), key=lambda f: encoded_seconds(problem, many, f)[0])
     assert best > 1
+
+
+def test_encoding_pays_as_arithmetic_outgrows_packing() -> None:
+    """Packs cost in proportion to the operands, the arithmetic to M x N x K:
+    growing a square output from 256 to 2048 moves the choice from a plain
+    split to data tiling, and never back."""
+    kinds = [choose_tiling(matmul(s, s, 16384), ZEN4).encode for s in (256, 512, 1024, 2048)]
+    assert kinds[0] is False and kinds[-1] is True
+    assert kinds == sorted(kinds), kinds
+
+
+def test_unaligned_m_prices_the_padding_copy() -> None:
+    aligned, ragged = matmul(128, 456, 51234), matmul(123, 456, 51234)
+    assert ZEN4.split_pad_m is not None
+    # The ragged op has less arithmetic but pays for copying its LHS.
+    assert plain_seconds(ragged, ZEN4, 32) > plain_seconds(aligned, ZEN4, 32) * 0.99
+    assert plain_seconds(ragged, ZEN4, 1) < plain_seconds(aligned, ZEN4, 1)
+
+
+@pytest.mark.parametrize("k", [14336, 16384, 65536, 32768, 8191])
+def test_aligned_target_prefers_a_count_whose_chunk_divides_k(k: int) -> None:
+    """A count whose aligned chunk divides K saves the tail chunk: when one is
+    within TAIL_WORTH of the model's best, the pick is such a count."""
+    from xsplit.rewrites.cost_model import MAX_FACTOR, TAIL_WORTH
+
+    problem = matmul(1, 4096, k)
+    align = ZEN4.split_align
+    assert align is not None
+    choice = choose_split(problem, ZEN4)
+    assert choice.factor > 1
+    divides = lambda f: k % f == 0 and (k // f) % align == 0  # noqa: E731
+    cheapest = min(estimate(problem, ZEN4, f).seconds for f in range(2, min(k, MAX_FACTOR) + 1))
+    near = [
+        f for f in range(2, min(k, MAX_FACTOR) + 1)
+        if divides(f) and estimate(problem, ZEN4, f).seconds <= cheapest * (1.01 + TAIL_WORTH)
+    ]
+    assert divides(choice.factor) == bool(near), (near, choice.reason)

@@ -61,6 +61,15 @@ def encoded_pipeline(factor: int) -> str:
     return f"set-encoding,split-k{{factor={factor}}},materialize-late"
 
 
+def sweep_options(factor: int) -> str:
+    """split-k's options for one point of the CPU sweep: the chunk count, in
+    the form the CPU model's own split takes (aligned static chunks where the
+    op allows, else balanced ones), so that the sweep is the model's rival."""
+    cpu = target("cpu")
+    aligned = f" align={cpu.split_align} pad_m={cpu.split_pad_m}" if cpu.split_align else ""
+    return f"factor={factor} balanced=true{aligned}"
+
+
 def split_pipeline(choice: str, strategy: str = "forall") -> str:
     """The pipeline bench runs: split-k with `choice` (factor=N or target=NAME)."""
     return f"split-k{{{choice} strategy={strategy}}},materialize-late"
@@ -255,7 +264,7 @@ def run_bench(
     programs.append((ConfigResult(MODEL_CONFIG, model.factor, []), model.text))
     for factor in sweep:
         text = source if factor == 1 else _rewrite(
-            source, split_pipeline(f"factor={factor} balanced=true", strategy), name
+            source, split_pipeline(sweep_options(factor), strategy), name
         ).text
         programs.append((ConfigResult(f"xsplit-x{factor}", factor, []), text))
     auto_choice, auto_remarks = "", []

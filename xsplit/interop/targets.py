@@ -94,6 +94,12 @@ class Target:
     """Lanes of a subgroup (a warp, a wave); 1 where workgroups are one thread."""
     waves_per_block: int = 1
     """Subgroups per workgroup in the kernels xsplit writes itself (lower-reduce)."""
+    split_align: int | None = None
+    """Where set, split-k{target=} cuts contractions into static chunks of a
+    multiple of this (`aligned_split`): IREE's code for this target is slow
+    on other chunk sizes."""
+    split_pad_m: int | None = None
+    """With `split_align`: M is padded to a multiple of this (the register tile's M)."""
 
     @property
     def processors(self) -> int:
@@ -143,7 +149,9 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
         tile=(64, 64),
         peak_flops={"f32": per_thread, "f16": per_thread / 2, "i8": per_thread},
         flops_per_processor=True,
-        memory_bandwidth=cpu.bandwidth or 18 * GIGA,
+        # The calibration streams into fresh pages; reading operands already
+        # in memory runs about three times faster (cost_model.READ_SPEEDUP).
+        memory_bandwidth=3 * cpu.bandwidth if cpu.bandwidth else 18 * GIGA,
         cache_per_processor=cpu.l2 // 2,
         reread_bandwidth=3 * GIGA,
         workgroup_overhead=2e-6,
@@ -153,6 +161,11 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
         conflict_penalty=4,
         data_tiling=True,
         cpu=cpu,
+        # Measured on Zen 4 (bench/RESULTS.md): chunks of 808, 824 and 1000
+        # run at a third of the rate of 800, 816 and 1008; M = 123 at half
+        # that of M = 120 or 128.
+        split_align=16,
+        split_pad_m=8,
     )
 
 

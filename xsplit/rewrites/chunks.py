@@ -33,6 +33,11 @@ class ChunkPlan:
     count: int | None
     tile: int | None = None
     balanced: bool = False
+    align: int | None = None
+    """Where set, a contraction is cut into static chunks of a multiple of
+    this and its tail peeled (`aligned_split`); other ops read the plan as above."""
+    pad_m: int | None = None
+    """With `align`: M is padded to a multiple of this where it is longer."""
 
 
 def default_plan(k: int | None) -> ChunkPlan | str:
@@ -54,9 +59,24 @@ def default_plan(k: int | None) -> ChunkPlan | str:
 
 
 def plan_chunks(
-    op: Operation, k: int | None, factor: int | None, tile: int | None, balanced: bool
+    op: Operation,
+    k: int | None,
+    factor: int | None,
+    tile: int | None,
+    balanced: bool,
+    align: int | None = None,
+    pad_m: int | None = None,
 ) -> ChunkPlan | None:
     """The chunking for one op, or None (with a remark) when it stays whole."""
+    plan = _plan_chunks(op, k, factor, tile, balanced)
+    if plan is None or align is None:
+        return plan
+    return ChunkPlan(plan.count, plan.tile, plan.balanced, align, pad_m)
+
+
+def _plan_chunks(
+    op: Operation, k: int | None, factor: int | None, tile: int | None, balanced: bool
+) -> ChunkPlan | None:
     if factor is None and tile is None:
         plan = default_plan(k)
         if isinstance(plan, str):

@@ -300,6 +300,7 @@ def _choose(problem: Problem, target: Target, processors: int) -> Choice:
     best = min(
         (e for e in candidates if e.seconds <= cheapest * (1 + NEAR_TIE)), key=lambda e: e.factor
     )
+    best = _without_tail(problem, target, best)
     if best.seconds > unsplit.seconds * (1 - MIN_GAIN):
         return Choice(
             1,
@@ -317,19 +318,53 @@ def _choose(problem: Problem, target: Target, processors: int) -> Choice:
     )
 
 
+TAIL_WORTH = 0.10
+"""Where the target splits into aligned chunks, a chunk count whose aligned
+chunk divides K saves the tail chunk's dispatch and its padding: measured on
+the CPU, 32 chunks of 448 ran a 1x4096x14336 decode in 10.8 ms, 29 chunks
+(28 of 496 and a tail) in 16.5 ms. Such a count is taken when the model has
+it at most this much slower than its pick."""
+
+
+def _without_tail(problem: Problem, target: Target, best: Estimate) -> Estimate:
+    align = target.split_align
+    if align is None or best.factor == 1:
+        return best
+    dividing = [
+        estimate(problem, target, factor)
+        for factor in range(2, min(problem.k, MAX_FACTOR) + 1)
+        if problem.k % factor == 0 and (problem.k // factor) % align == 0
+    ]
+    near = [e for e in dividing if e.seconds <= best.seconds * (1 + TAIL_WORTH)]
+    if not near or any(e.factor == best.factor for e in near):
+        return best
+    return min(near, key=lambda e: (abs(e.factor - best.factor), e.factor))
+
+
 def choose_split(problem: Problem, target: Target) -> Choice:
     """The model's choice of chunk count for `problem` on `target`."""
     return _choose(problem, target, target.processors)
 
 
 # Data tiling: whether to encode, and then whether to split the encoded op.
+#
+# The CPU decision prices both sides in the same calibrated rates
+# (`xsplit bench --calibrate`: the data-tiled FLOP/s of a core and the
+# streaming bandwidth into fresh memory), so that what it compares is what
+# this machine runs. Fitted on the shapes of bench/shapes (bench/RESULTS.md):
 
-PACK_BANDWIDTH_SHARE = 0.25
-"""The share of the memory bandwidth a pack (a transposing copy into tiles)
-reaches on IREE's CPU code: on the benchmark machines, packing the RHS of a
-16x4096x16384 decode took about as long as four streaming passes over it."""
+PACK_PASSES = 2.5
+"""A pack or unpack costs this many streaming passes over what it packs: it
+reads the operand and writes a transposed, freshly allocated copy."""
+PLAIN_SHARE = 0.7
+"""IREE's matmul code without data tiling, on aligned chunks, reaches this
+share of the data-tiled rate (measured 0.5-0.8)."""
+READ_SPEEDUP = 3.0
+"""Reading operands already in memory runs this much faster than the
+calibrated stream, whose writes go to fresh pages."""
 MMT4D_WORKGROUP_TILE = (64, 64)
-"""The output tile (M, N) of one workgroup of IREE's CPU mmt4d dispatch."""
+"""The output tile (M, N) of one workgroup of IREE's CPU mmt4d dispatch: each
+workgroup reads its rows of A and columns of B once."""
 
 
 @dataclass(frozen=True)
@@ -348,56 +383,77 @@ class TilingDecision:
         return "split" if self.factor > 1 else "none"
 
 
+def _cpu_rates(p: Problem, target: Target) -> tuple[float, float]:
+    """(data-tiled FLOP/s of one core for this element class, streaming bytes/s)."""
+    from xsplit.analysis.cpu_info import host_cpu
+
+    cpu = target.cpu or host_cpu()
+    rate = cpu.f32_flops_per_core() * (2 if p.element_class != "f32" else 1)
+    return rate, cpu.memory_bandwidth()
+
+
+def _operand_bytes(p: Problem) -> list[int]:
+    return [
+        (p.m if spans_m else 1) * (p.n if spans_n else 1) * p.k * p.batch * p.input_bytes
+        for spans_m, spans_n in p.spans
+    ]
+
+
+def plain_seconds(problem: Problem, target: Target, factor: int) -> float:
+    """The modeled time of the op cut into `factor` aligned chunks (1: whole)
+    without data tiling: its arithmetic or its operand reads, whichever is
+    longer, then the partials written to fresh memory and merged, and the
+    copy that pads M where the split pads it."""
+    p = problem
+    rate, stream = _cpu_rates(p, target)
+    tile_m, tile_n = tile_of(p, target)
+    tiles = p.batch * ceildiv(p.m, tile_m) * ceildiv(p.n, tile_n)
+    busy = min(target.processors, tiles * factor)
+    flops = p.operations_per_point * p.batch * p.m * p.n * p.k
+    operands = _operand_bytes(p)
+    seconds = max(flops / (rate * PLAIN_SHARE * busy), sum(operands) / (stream * READ_SPEEDUP))
+    seconds += target.dispatch_overhead
+    if factor > 1:
+        output_bytes = p.batch * p.m * p.n * p.acc_bytes
+        seconds += 2 * factor * output_bytes / stream + target.dispatch_overhead
+        pad = target.split_pad_m
+        if pad is not None and p.m > pad and p.m % pad:
+            padded = sum(b for b, (spans_m, _) in zip(operands, p.spans) if spans_m)
+            seconds += 2 * padded / stream + target.dispatch_overhead
+    return seconds
+
+
 def encoded_seconds(problem: Problem, target: Target, factor: int) -> tuple[float, int]:
     """The modeled time of the data-tiled op cut into `factor` chunks (1: not
     split): the packs, the (batch_)mmt4d, the unpack and, when split, the
     partials and the merge. Returns the time and the mmt4d's workgroups."""
-    from xsplit.analysis.cpu_info import host_cpu
-
     p = problem
-    cpu = target.cpu or host_cpu()
-    processors = target.processors
-    rate = cpu.f32_flops_per_core() * (2 if p.element_class != "f32" else 1)
-    bandwidth = cpu.memory_bandwidth()
-    pack_bw = bandwidth * PACK_BANDWIDTH_SHARE
-    input_elements = sum(
-        (p.m if spans_m else 1) * (p.n if spans_n else 1) * p.k * p.batch
-        for spans_m, spans_n in p.spans
-    )
-    packs = 2 * input_elements * p.input_bytes / pack_bw + 2 * target.dispatch_overhead
+    rate, stream = _cpu_rates(p, target)
+    operands = _operand_bytes(p)
+    packs = PACK_PASSES * sum(operands) / stream + len(operands) * target.dispatch_overhead
     output_bytes = p.batch * p.m * p.n * p.acc_bytes
     wg_m, wg_n = MMT4D_WORKGROUP_TILE
     tiles = p.batch * ceildiv(p.m, wg_m) * ceildiv(p.n, wg_n)
     chunk = ceildiv(p.k, factor)
     workgroups = tiles * ceildiv(p.k, chunk)
-    waves = ceildiv(workgroups, processors)
-    tile_m, tile_n = min(wg_m, p.m), min(wg_n, p.n)
-    per_workgroup = p.operations_per_point * tile_m * tile_n * chunk / rate
-    # The ukernel walks the workgroup's (m0 x n0) register tiles, each reading
-    # its packed rows of A and B over the chunk: from the cache when the
-    # workgroup's panels fit it, else from memory once per register tile.
-    # This is where a split pays on a data-tiled op with a long K (measured:
-    # 384x384x24576 split and data-tiled in 81 ms, data-tiled alone in 100 ms).
-    panel = (tile_m + tile_n) * chunk * p.input_bytes
-    cache = target.cache_per_processor
-    if cache is not None and panel > cache:
-        lanes = max(4, cpu.simd_bits // 32)
-        m0, n0 = min(lanes, tile_m), min(lanes, tile_n)
-        register_tiles = ceildiv(tile_m, m0) * ceildiv(tile_n, n0)
-        reread = register_tiles * (m0 + n0) * chunk * p.input_bytes
-        per_workgroup = max(per_workgroup, reread / (bandwidth / processors))
-    per_workgroup += target.workgroup_overhead
-    # The packed operands stream from memory once per output tile row/column.
-    traffic = input_elements * p.input_bytes / bandwidth
-    main = max(waves * per_workgroup, traffic) + target.dispatch_overhead
-    unpack = 2 * output_bytes / pack_bw + target.dispatch_overhead
+    busy = min(target.processors, workgroups)
+    flops = p.operations_per_point * p.batch * p.m * p.n * p.k
+    # Each workgroup reads its rows of A and its columns of B: A once per
+    # column of workgroups, B once per row.
+    reads = sum(
+        b * (ceildiv(p.n, wg_n) if spans_m and not spans_n else 1)
+        * (ceildiv(p.m, wg_m) if spans_n and not spans_m else 1)
+        for b, (spans_m, spans_n) in zip(operands, p.spans)
+    )
+    main = max(flops / (rate * busy), reads / (stream * READ_SPEEDUP))
+    main += target.dispatch_overhead
+    unpack = PACK_PASSES * output_bytes / stream + target.dispatch_overhead
     merge = 0.0
     if factor > 1:
-        # The packed partials are merged into the packed init (one more pack)
-        # and only the merged result is unpacked.
-        write = target.first_touch_bandwidth or target.memory_bandwidth
-        merge = output_bytes * factor / write + output_bytes * factor / bandwidth
-        merge += 2 * output_bytes / pack_bw + 2 * target.dispatch_overhead
+        # The packed partials are written to fresh memory, read back, and
+        # merged into the packed init (one more pack).
+        merge = 2 * factor * output_bytes / stream
+        merge += PACK_PASSES * output_bytes / stream + 2 * target.dispatch_overhead
     return packs + main + unpack + merge, workgroups
 
 
@@ -410,6 +466,7 @@ def _choose_tiling(problem: Problem, target: Target, processors: int) -> TilingD
             False, plain.factor, plain.chosen.seconds,
             f"{target.name} drops encodings; {plain.reason}",
         )
+    plain_time = plain_seconds(problem, target, plain.factor)
     best_factor, best = 1, encoded_seconds(problem, target, 1)[0]
     seen: set[int] = set()
     for factor in range(2, min(problem.k, 512) + 1):
@@ -422,14 +479,14 @@ def _choose_tiling(problem: Problem, target: Target, processors: int) -> TilingD
             best_factor, best = factor, seconds
     encoded_kind = f"encoded in {best_factor} chunks" if best_factor > 1 else "encoded"
     summary = (
-        f"{problem.describe()} on {target.name}: {plain_kind} {_time(plain.chosen.seconds)}, "
+        f"{problem.describe()} on {target.name}: {plain_kind} {_time(plain_time)}, "
         f"{encoded_kind} {_time(best)}"
     )
-    if best < plain.chosen.seconds * (1 - MIN_GAIN):
+    if best < plain_time:
         kind = "split+encode" if best_factor > 1 else "encode"
         return TilingDecision(True, best_factor, best, f"{kind} chosen: {summary}")
     kind = "split" if plain.factor > 1 else "none"
-    return TilingDecision(False, plain.factor, plain.chosen.seconds, f"{kind} chosen: {summary}")
+    return TilingDecision(False, plain.factor, plain_time, f"{kind} chosen: {summary}")
 
 
 def choose_tiling(problem: Problem, target: Target) -> TilingDecision:

@@ -26,6 +26,12 @@ model (`cost_model`) choose a balanced chunk count for that target, or leave
 the op whole, and records the count as `xsplit.split_factor` on the op that
 computes the partials. With none of these the default rule applies
 (`default_plan`).
+
+`align=A` (and `pad_m=P`) cut a contraction with static shapes into chunks
+of one static size, a multiple of A, with the rest of K as a zero-padded tail
+beside the loop and M padded to a multiple of P (`aligned_split`): IREE's CPU
+code is several times slower on other sizes. `target=cpu` takes both from
+the target table.
 """
 
 from __future__ import annotations
@@ -59,12 +65,14 @@ from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.utils import dense_i64
 from xsplit.interop.targets import TARGETS, Target, target
+from xsplit.rewrites.aligned_split import aligned_chunks, aligned_split_applies, split_aligned
 from xsplit.rewrites.builders import IRBuilder, Mixed
 from xsplit.rewrites.chunks import ChunkPlan, chunk_bounds, plan_chunks
 from xsplit.rewrites.cost_model import choose_split, problem_of
 from xsplit.rewrites.encoded_split import make_split_encoded_pattern
 from xsplit.rewrites.dsl import (
     Match,
+    ceildiv,
     Option,
     Pass,
     Pattern,
@@ -493,7 +501,9 @@ def _capture_plan(m: Match) -> bool | str:
         if chosen is True:
             _say_which_loop(m)
         return chosen
-    plan = plan_chunks(m.root, m["k"], o["factor"], o["tile"], o["balanced"])
+    plan = plan_chunks(
+        m.root, m["k"], o["factor"], o["tile"], o["balanced"], o["align"], o["pad_m"]
+    )
     if plan is None:
         return "the options leave one chunk (see the remark)"
     m.captures["plan"] = plan
@@ -528,7 +538,12 @@ def _capture_modeled_plan(m: Match, chosen_for: Target) -> bool | str:
         remark(m.root, f"not split: {choice.reason}")
         return choice.reason
     remark(m.root, f"split-k: {choice.reason}")
-    m.captures["plan"] = ChunkPlan(choice.factor, balanced=True)
+    m.captures["plan"] = ChunkPlan(
+        choice.factor,
+        balanced=True,
+        align=m.options["align"] or chosen_for.split_align,
+        pad_m=m.options["pad_m"] or chosen_for.split_pad_m,
+    )
     m.captures["chosen_factor"] = choice.factor
     return True
 
@@ -586,6 +601,32 @@ def record_choice(m: Match, producer: Operation) -> None:
         producer.attributes[SPLIT_FACTOR_ATTR] = IntegerAttr(factor, i64)
 
 
+def _capture_aligned_chunks(m: Match) -> bool | str:
+    plan: ChunkPlan = m["plan"]
+    if plan.align is None:
+        return "no alignment is asked for"
+    if m["k"] is None:
+        return "K is dynamic"
+    applies = aligned_split_applies(m["red"])
+    if applies is not True:
+        return applies
+    count = plan.count if plan.count is not None else ceildiv(m["k"], plan.tile)
+    chunks = aligned_chunks(m["k"], count, plan.align)
+    if isinstance(chunks, str):
+        return chunks
+    m.captures["aligned"] = chunks
+    return True
+
+
+chunks_align = where("K cuts into aligned static chunks", _capture_aligned_chunks)
+
+
+def _rewrite_aligned(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    merged, producer = split_aligned(m["red"], m["aligned"], m["plan"].pad_m, ir)
+    record_choice(m, producer)
+    return [merged]
+
+
 def _rewrite_with_forall(m: Match, ir: IRBuilder) -> list[SSAValue]:
     merged, producer = split_with_forall(m["red"], m["plan"], ir)
     record_choice(m, producer)
@@ -622,6 +663,22 @@ OPTIONS = (
         choices=("forall", "expand", "grouped"),
     ),
     Option("balanced", bool, False, "chunk sizes differ by at most one"),
+    Option(
+        "align",
+        int,
+        None,
+        "contractions with static shapes: chunks of one static size, a multiple of this, "
+        "and the rest of K as a zero-padded tail chunk (target=cpu: the target's)",
+        check=positive,
+    ),
+    Option(
+        "pad_m",
+        int,
+        None,
+        "with align: pad M (rows of the LHS) to a multiple of this where it is longer "
+        "(target=cpu: the target's)",
+        check=positive,
+    ),
     Option(
         "merge",
         str,
@@ -668,6 +725,19 @@ SPLIT_K_EXPAND = Pattern(
     & expand_expresses_it
     & chunk_count_divides_k,
     rewrite=_rewrite_with_expand,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_shape,
+)
+
+SPLIT_K_ALIGNED = Pattern(
+    name="split-k-aligned",
+    doc="static chunks of a multiple of align= in an scf.forall, the zero-padded tail "
+    "beside it, M padded, then one merge",
+    root=REDUCTION_ROOTS,
+    where=(option("strategy") == "forall") & splits & chunks_align,
+    rewrite=_rewrite_aligned,
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
@@ -785,6 +855,7 @@ SPLIT_K = Pass(
         GROUPED_FALLS_BACK,
         SPLIT_K_EXPAND,
         SPLIT_K_GROUPED,
+        SPLIT_K_ALIGNED,
         SPLIT_K_FORALL,
     ],
     OPTIONS,
