@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerAttr, TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
@@ -85,7 +85,7 @@ def aligned_split_applies(red: Reduction) -> bool | str:
     return True
 
 
-def _pad_dims(ir: IRBuilder, value: SSAValue, padded: dict[int, int]) -> SSAValue:
+def pad_with_zeros(ir: IRBuilder, value: SSAValue, padded: dict[int, int]) -> SSAValue:
     """`value` zero-padded at the high end of the given dimensions to the given sizes."""
     t = value.type
     assert isinstance(t, TensorType)
@@ -93,8 +93,6 @@ def _pad_dims(ir: IRBuilder, value: SSAValue, padded: dict[int, int]) -> SSAValu
     high = [padded.get(d, size) - size for d, size in enumerate(shape)]
     if not any(high):
         return value
-    from xdsl.dialects import tensor
-
     body = Block(arg_types=[IndexType()] * len(shape))
     zero = arith.ConstantOp(zero_of(t.element_type))
     body.add_ops([zero, tensor.YieldOp(zero.result)])
@@ -152,7 +150,7 @@ def split_aligned(
     for value, m in zip(red.inputs, red.input_maps):
         loops = loops_of(m)
         pads = {} if padded_m is None or dims.m not in loops else {loops.index(dims.m): padded_m}
-        inputs.append(_pad_dims(ir, value, pads))
+        inputs.append(pad_with_zeros(ir, value, pads))
     partial_shape = list(out_shape)
     if padded_m is not None:
         partial_shape[out_loops.index(dims.m)] = padded_m
@@ -207,7 +205,7 @@ def split_aligned(
             piece = k_slice(ir, v, m, chunks.full * chunks.chunk, chunks.tail)
             piece.name_hint = (v.name_hint or "input").removesuffix("_padded") + "_tail"
             tail_inputs.append(
-                _pad_dims(ir, piece, {loops_of(m).index(k_loop): chunks.padded_tail})
+                pad_with_zeros(ir, piece, {loops_of(m).index(k_loop): chunks.padded_tail})
             )
         tail_init = ir.fill(zero, ir.empty(partial_shape, element))
         tail_init.name_hint = "tail_init"

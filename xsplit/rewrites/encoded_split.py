@@ -40,6 +40,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from xsplit.analysis.contraction import op_contraction_dims
+from xsplit.rewrites.aligned_split import pad_with_zeros
 from xsplit.rewrites.builders import IRBuilder
 from xsplit.rewrites.dsl import ceildiv
 from xsplit.rewrites.encoding import encode, expand, zero_of
@@ -67,24 +68,7 @@ def chunking(k: int, count: int, align: int) -> tuple[int, int]:
 
 
 def _pad_k(ir: IRBuilder, value: SSAValue, dim: int, padded: int) -> SSAValue:
-    t = value.type
-    assert isinstance(t, TensorType)
-    shape = list(t.get_shape())
-    high = [0] * len(shape)
-    high[dim] = padded - shape[dim]
-    if high[dim] == 0:
-        return value
-    body = Block(arg_types=[IndexType()] * len(shape))
-    zero = arith.ConstantOp(zero_of(t.element_type))
-    body.add_ops([zero, tensor.YieldOp(zero.result)])
-    new_shape = list(shape)
-    new_shape[dim] = padded
-    return ir.b.insert(
-        tensor.PadOp(
-            value, [], [], Region(body), [0] * len(shape), high,
-            TensorType(t.element_type, new_shape),
-        )
-    ).result
+    return pad_with_zeros(ir, value, {dim: padded})
 
 
 def split_and_encode(
