@@ -271,6 +271,21 @@ def _verify_encoding_dims(op: IRDLOperation, encoded: Attribute, dims: Sequence[
         )
 
 
+def _print_conversion(printer: Printer, op: SetEncodingOp | UnsetEncodingOp) -> None:
+    """` %source [encoding_dims{...}] {attrs} : source type -> result type`, the
+    form set_encoding and unset_encoding share."""
+    printer.print_string(" ")
+    printer.print_operand(op.source)
+    if op.encoding_dims:
+        printer.print_string(" ")
+        _print_dims(printer, "encoding_dims", op.encoding_dims)
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(op.source.type)
+    printer.print_string(" -> ")
+    printer.print_attribute(op.result.type)
+
+
 @irdl_op_definition
 class SetEncodingOp(IRDLOperation):
     """Puts a tensor in an encoding: same shape and values, the result's type
@@ -311,16 +326,7 @@ class SetEncodingOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        if self.encoding_dims:
-            printer.print_string(" ")
-            _print_dims(printer, "encoding_dims", self.encoding_dims)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        _print_conversion(printer, self)
 
     def verify_(self) -> None:
         _verify_same_shape(self, self.source.type, self.result.type)
@@ -379,16 +385,7 @@ class UnsetEncodingOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        if self.encoding_dims:
-            printer.print_string(" ")
-            _print_dims(printer, "encoding_dims", self.encoding_dims)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        _print_conversion(printer, self)
         _print_dims(printer, "", self.result_dims)
 
     def verify_(self) -> None:
