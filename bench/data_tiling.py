@@ -126,7 +126,7 @@ def main() -> int:
         "`auto` is `auto{target=cpu}` (set-encoding, split-k and materialize-late with the "
         "target model's per-op choice). IREE's best is the fastest of IREE default, "
         "`--iree-opt-data-tiling` and `--iree-dispatch-creation-enable-split-reduction`, "
-        "in the same round-robin. Sweeps: `split-k{factor=N balanced=true align=16 pad_m=8}` and "
+        f"in the same round-robin. Sweeps: `split-k{{{bench.sweep_options('N')}}}` and "
         "`set-encoding,split-k{factor=N},materialize-late` for N in "
         f"{args.sweep}. GFLOP/s is auto's, against the CPU's f32 peak "
         f"({peak:.0f} GFLOP/s here).",

@@ -61,8 +61,9 @@ def encoded_pipeline(factor: int) -> str:
     return f"set-encoding,split-k{{factor={factor}}},materialize-late"
 
 
-def sweep_options(factor: int) -> str:
-    """split-k's options for one point of the CPU sweep: the chunk count, in
+def sweep_options(factor: int | str) -> str:
+    """split-k's options for one point of the CPU sweep (`factor`: a count, or a
+    placeholder for the text of a report): the chunk count, in
     the form the CPU model's own split takes (aligned static chunks where the
     op allows, else balanced ones), so that the sweep is the model's rival."""
     cpu = target("cpu")
