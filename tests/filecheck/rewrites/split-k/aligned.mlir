@@ -2,24 +2,26 @@
 
 // K = 100 in about 3 chunks of a multiple of 16: ceil(100/3) = 34 -> 48, so
 // two static chunks of 48 in the loop and a tail of 4, zero-padded to 16.
-// M = 10 is padded to 16 rows; the merge reads rows 0-9 back.
+// M = 10 is padded to 16 rows; the merge reads rows 0-9 back. The chunk is
+// the partials' outer dimension: each chunk writes one contiguous block.
 // CHECK-LABEL: func.func @ragged
 // CHECK:         %[[AP:.*]] = tensor.pad %a low[0, 0] high[6, 0]
 // CHECK:         } : tensor<10x100xf32> to tensor<16x100xf32>
-// CHECK:         %[[P:.*]] = scf.forall (%[[S:.*]]) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<16x20x2xf32>) {
+// CHECK:         %[[P:.*]] = scf.forall (%[[S:.*]]) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<2x16x20xf32>) {
 // CHECK-NEXT:      %[[OFF:.*]] = affine.apply affine_map<(d0) -> ((d0 * 48))> (%[[S]])
 // CHECK-NEXT:      tensor.extract_slice %[[AP]][0, %[[OFF]]] [16, 48] [1, 1] : tensor<16x100xf32> to tensor<16x48xf32>
 // CHECK-NEXT:      tensor.extract_slice %b[%[[OFF]], 0] [48, 20] [1, 1] : tensor<100x20xf32> to tensor<48x20xf32>
 // CHECK:           linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x48xf32>, tensor<48x20xf32>) outs(%{{.*}} : tensor<16x20xf32>)
+// CHECK:           tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[S]], 0, 0] [1, 16, 20] [1, 1, 1] : tensor<16x20xf32> into tensor<2x16x20xf32>
 // CHECK:         } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
 // CHECK:         %[[AT:.*]] = tensor.extract_slice %[[AP]][0, 96] [16, 4] [1, 1]
 // CHECK:         tensor.pad %[[AT]] low[0, 0] high[0, 12]
 // CHECK:         %[[BT:.*]] = tensor.extract_slice %b[96, 0] [4, 20] [1, 1]
 // CHECK:         tensor.pad %[[BT]] low[0, 0] high[12, 0]
 // CHECK:         %[[T:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x16xf32>, tensor<16x20xf32>) outs(%{{.*}} : tensor<16x20xf32>)
-// CHECK:         %[[PM:.*]] = tensor.extract_slice %[[P]][0, 0, 0] [10, 20, 2] [1, 1, 1]
+// CHECK:         %[[PM:.*]] = tensor.extract_slice %[[P]][0, 0, 0] [2, 10, 20] [1, 1, 1]
 // CHECK:         %[[TM:.*]] = tensor.extract_slice %[[T]][0, 0] [10, 20] [1, 1]
-// CHECK:         %[[R:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[PM]], %[[TM]] : tensor<10x20x2xf32>, tensor<10x20xf32>) outs(%c : tensor<10x20xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[PM]], %[[TM]] : tensor<2x10x20xf32>, tensor<10x20xf32>) outs(%c : tensor<10x20xf32>)
 // CHECK:           linalg.index 2 : index
 // CHECK:           arith.select
 // CHECK:         return %[[R]]
@@ -37,7 +39,7 @@ func.func @ragged(%a: tensor<10x100xf32>, %b: tensor<100x20xf32>, %c: tensor<10x
 // CHECK:           tensor.extract_slice %a[0, %{{.*}}] [16, 32] [1, 1]
 // CHECK:         } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
 // CHECK-NOT:     tensor.pad
-// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<16x20x3xf32>) outs(%c : tensor<16x20xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<3x16x20xf32>) outs(%c : tensor<16x20xf32>)
 // CHECK-NOT:       linalg.index
 // CHECK:           arith.addf
 func.func @exact(%a: tensor<16x96xf32>, %b: tensor<96x20xf32>, %c: tensor<16x20xf32>) -> tensor<16x20xf32> {
@@ -51,7 +53,7 @@ func.func @exact(%a: tensor<16x96xf32>, %b: tensor<96x20xf32>, %c: tensor<16x20x
 // CHECK-LABEL: func.func @batched
 // CHECK:         tensor.pad %a low[0, 0, 0] high[0, 3, 0]
 // CHECK-NOT:     tensor.pad %b low
-// CHECK:         scf.forall (%{{.*}}) in (2) {{.*}} -> (tensor<2x16x7x2xf32>)
+// CHECK:         scf.forall (%{{.*}}) in (2) {{.*}} -> (tensor<2x2x16x7xf32>)
 func.func @batched(%a: tensor<2x13x100xf32>, %b: tensor<2x100x7xf32>, %c: tensor<2x13x7xf32>) -> tensor<2x13x7xf32> {
   %0 = linalg.batch_matmul ins(%a, %b : tensor<2x13x100xf32>, tensor<2x100x7xf32>) outs(%c : tensor<2x13x7xf32>) -> tensor<2x13x7xf32>
   func.return %0 : tensor<2x13x7xf32>
