@@ -47,12 +47,18 @@ def test_bench_times_auto_the_encoded_sweep_and_numpy(tmp_path: Path) -> None:
 def test_calibrate_writes_the_cache_target_cpu_reads(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     code = (
-        "from xsplit.interop import bench; import sys; "
-        "f, b, p = bench.calibrate(0.2); print(f, b, p)"
+        "from xsplit.interop import bench; from xsplit.interop.targets import target; "
+        "before = target('cpu').memory_bandwidth; "
+        "f, b, p = bench.calibrate(0.2); print(f, b, p); "
+        # The calibrating process models with the new rates from then on.
+        "print(target('cpu').cpu.bandwidth == b, target('cpu').memory_bandwidth == 3 * b, "
+        "'calibrated' in target('cpu').description)"
     )
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    flops, bandwidth, path = proc.stdout.split()
+    first, second = proc.stdout.splitlines()
+    assert second.split() == ["True", "True", "True"]
+    flops, bandwidth, path = first.split()
     assert float(flops) > 1e8 and float(bandwidth) > 1e8
     data = json.loads(Path(path).read_text())
     (entry,) = data.values()

@@ -276,6 +276,13 @@ def parse_cpu_spec(spec: str) -> CpuInfo:
 _HOST: CpuInfo | None = None
 
 
+def forget_host() -> None:
+    """Drop the host CPU read so far, so that the next `host_cpu` reads the
+    calibration saved since."""
+    global _HOST
+    _HOST = None
+
+
 def host_cpu() -> CpuInfo:
     """This machine's CPU with its calibration, read once per process
     (`XSPLIT_CPU` names another CPU spec, as `parse_cpu_spec` reads it)."""

@@ -29,7 +29,7 @@ from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.interop.check import compare, entry_function, random_inputs
 from xsplit.interop.cpu_runner import to_numpy
 from xsplit.interop.iree_compile import compile_mlir
-from xsplit.interop.targets import GPU_TARGETS, target
+from xsplit.interop.targets import GPU_TARGETS, reload_cpu_target, target
 from xsplit.interop.workgroups import split_dispatch_pair, workgroup_counts
 from xsplit.rewrites.split_k import SPLIT_FACTOR_ATTR
 from xsplit.tools.files import write_atomically
@@ -483,6 +483,7 @@ def calibrate(seconds_per_measure: float = 2.0) -> tuple[float, float, str]:
     x = rt.asdevicearray(config.device, np.ones(size, dtype=np.float32))
     bandwidth = 2.0 * size * 4 / best_time(lambda: copy(x))
     path = cpu_info.save_calibration(cpu, flops_per_core, bandwidth)
+    reload_cpu_target()
     return flops_per_core, bandwidth, str(path)
 
 

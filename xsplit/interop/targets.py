@@ -274,6 +274,18 @@ COMPILED_GPU_TARGETS = tuple(name for name in GPU_TARGETS if TARGETS[name].compi
 _ALIASES = {alias: t for t in TARGETS.values() for alias in t.aliases}
 
 
+def reload_cpu_target() -> Target:
+    """Rebuild the `cpu` entry from the host CPU as read now: a process that
+    calibrates (`xsplit bench --calibrate`) then models with the new rates,
+    not with those read when this module was imported."""
+    from xsplit.analysis.cpu_info import forget_host
+
+    forget_host()
+    TARGETS["cpu"] = cpu_target()
+    _ALIASES.update({alias: TARGETS["cpu"] for alias in TARGETS["cpu"].aliases})
+    return TARGETS["cpu"]
+
+
 def target(name: str) -> Target:
     """The target called `name` (or one of its aliases, `cuda` and `rocm`)."""
     found = TARGETS.get(name) or _ALIASES.get(name)

@@ -356,9 +356,16 @@ def choose_split(problem: Problem, target: Target) -> Choice:
 PACK_PASSES = 2.5
 """A pack or unpack costs this many streaming passes over what it packs: it
 reads the operand and writes a transposed, freshly allocated copy."""
-PLAIN_SHARE = 0.7
+PLAIN_SHARE = 0.8
 """IREE's matmul code without data tiling, on aligned chunks, reaches this
-share of the data-tiled rate (measured 0.5-0.8)."""
+share of the data-tiled rate (measured 0.72-0.87 on 256x256, 512x512 and
+64x384 outputs, with the partials chunk-outer)."""
+PAGE_STRIDE_SHARE = 0.75
+"""And this much less where an operand's rows are a multiple of a page
+apart (B of an N = 1024 or 4096 matmul): the rows a workgroup reads then
+share a few sets of the L1 (which is 4 KiB per way on x86 and most Arm
+cores), and its column panel is re-fetched (1024x1024x16384: 0.62)."""
+PAGE = 4096
 READ_SPEEDUP = 3.0
 """Reading operands already in memory runs this much faster than the
 calibrated stream, whose writes go to fresh pages."""
@@ -411,7 +418,10 @@ def plain_seconds(problem: Problem, target: Target, factor: int) -> float:
     busy = min(target.processors, tiles * factor)
     flops = p.operations_per_point * p.batch * p.m * p.n * p.k
     operands = _operand_bytes(p)
-    seconds = max(flops / (rate * PLAIN_SHARE * busy), sum(operands) / (stream * READ_SPEEDUP))
+    share = PLAIN_SHARE
+    if any(stride % PAGE == 0 for stride in p.k_strides):
+        share *= PAGE_STRIDE_SHARE
+    seconds = max(flops / (rate * share * busy), sum(operands) / (stream * READ_SPEEDUP))
     seconds += target.dispatch_overhead
     if factor > 1:
         output_bytes = p.batch * p.m * p.n * p.acc_bytes
