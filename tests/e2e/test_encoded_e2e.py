@@ -63,11 +63,13 @@ def test_cpu_numerics_and_mmt4d(case: Case, order: str) -> None:
     assert re.search(r"linalg\.batch_mmt4d", text), "the partial products are not a batch_mmt4d"
     assert "linalg.pack" in text and "linalg.unpack" in text
     if order != "early":
-        # One dispatch per pack, the mmt4d and the unpack: no dispatch holds two.
+        # One dispatch per pack and one for the mmt4d, which unpacks its
+        # result itself when nothing merges it packed.
         for body in text.split("flow.dispatch.workgroups")[1:]:
             body = body.split("flow.return")[0]
             kinds = re.findall(r"linalg\.(pack|unpack|batch_mmt4d|mmt4d)\b", body)
-            assert len(kinds) <= 1, kinds
+            assert kinds in ([], ["pack"], ["unpack"], ["mmt4d"], ["batch_mmt4d"],
+                             ["mmt4d", "unpack"], ["batch_mmt4d", "unpack"]), kinds
 
 
 @pytest.mark.gpu_compile

@@ -339,7 +339,10 @@ def materialize(
 ) -> SSAValue:
     """The encoded contraction as pack, mmt4d and unpack, returning the
     unpacked result (what the unset_encoding gave). `wrap`, given, builds
-    each of those steps where it wants them (in a dispatch of its own).
+    each of those steps where it wants them (in a dispatch of its own), the
+    mmt4d and its unpack as one step: IREE's own data tiling unpacks in the
+    contraction's dispatch too, and a dispatch of its own for the unpack
+    cost 1024x1024x16384 3% (233 against 226 ms).
 
     With `merge` (a `linalg.reduce` of the result over its one batch loop,
     `merged_chunks`), the chunks are merged in the packed layout, into the
@@ -379,12 +382,12 @@ def materialize(
             acc = b.fill(value, b.empty(full, acc_type.element_type))
             return b.b.insert(kind([lhs, rhs], [acc])).results[0]
 
-    result = step(contract)
     if merge is not None:
         # The merge stays at graph level, as split-k's merge does: IREE forms
         # its dispatch and ties the packed init to its result.
+        result = step(contract)
         return _merge_packed(merge, result, layouts[2], step, lambda build: build(ir))
-    return step(lambda b: unpack(b, result, layouts[2], acc_type))
+    return step(lambda b: unpack(b, contract(b), layouts[2], acc_type))
 
 
 def merged_chunks(ec: EncodedContraction) -> linalg.ReduceOp | None:

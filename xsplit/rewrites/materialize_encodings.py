@@ -5,11 +5,13 @@ Early (`materialize-early`): each encoded contraction becomes pack / mmt4d /
 unpack at graph level with the target's tiles; IREE then forms dispatches
 around them (and fuses what it can). Late (`materialize-late`): dispatches form
 around the encoded ops first, one per set_encoding (the pack, with the pad
-and reshapes that feed it), one for the contraction (the fill and mmt4d) and
-one per unset_encoding (the unpack), as in the RFC's late path; each encoding
-is then materialized inside its dispatch. IREE 3.13 compiles a CPU dispatch
-with one pack, one mmt4d or one unpack, but not all three in one ("exceeded
-stack allocation limit"), hence one dispatch each.
+and reshapes that feed it) and one for the contraction with its
+unset_encoding (the fill, the mmt4d and the unpack), as in the RFC's late
+path; each encoding is then materialized inside its dispatch. IREE 3.13
+compiles a CPU dispatch with a pack, or with an mmt4d and its unpack (as its
+own data tiling forms it), but not one with all three ("exceeded stack
+allocation limit"), hence a dispatch per pack. An encoded split merged in the
+packed layout keeps its unpack in a dispatch of its own, after the merge.
 
 On a target that does not data-tile (the GPUs here) the encodings are dropped,
 as IREE 3.13 drops them: no set/unset is left to become a dispatch that only
@@ -205,7 +207,7 @@ MATERIALIZE_ENCODING_EARLY = Pattern(
 
 MATERIALIZE_ENCODING_LATE = Pattern(
     name="materialize-encoding-in-dispatches",
-    doc="forms a dispatch around each pack, the mmt4d and the unpack of an "
+    doc="forms a dispatch around each pack, and one around the mmt4d and unpack, of an "
     "encoded contraction (drops the encodings where the target does not data-tile)",
     root=UnsetEncodingOp,
     where=is_encoded_contraction,

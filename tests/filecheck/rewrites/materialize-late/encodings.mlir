@@ -1,6 +1,6 @@
 // Late materialization: a dispatch forms around each encoded op (each
-// set_encoding, the contraction, the unset_encoding), and the encoding is
-// materialized inside it: one pack, the mmt4d or the unpack per dispatch.
+// set_encoding, and the contraction with its unset_encoding), and the encoding
+// is materialized inside it: one pack per dispatch, and the mmt4d with its unpack.
 // RUN: env XSPLIT_CPU=znver3 xsplit-opt %s -p 'set-encoding,materialize-late' --split-input-file | filecheck %s
 // On a GPU the encodings are dropped: no dispatch is formed for a relayout.
 // RUN: xsplit-opt %s -p 'set-encoding,materialize-late{target=sm_80}' --split-input-file | filecheck %s --check-prefix=GPU
@@ -14,15 +14,15 @@
 // CHECK:         %[[PB:.*]] = flow.dispatch.workgroups(%{{.*}}) : (tensor<1001x70xf32>) -> tensor<9x1001x8x1xf32> =
 // CHECK:           linalg.pack
 // CHECK:           flow.return
-// The zero-filled accumulator is filled in the mmt4d's dispatch, never packed.
-// CHECK:         %[[M:.*]] = flow.dispatch.workgroups(%[[PA]], %[[PB]]) : (tensor<13x1001x8x1xf32>, tensor<9x1001x8x1xf32>) -> tensor<13x9x8x8xf32> =
+// The zero-filled accumulator is filled in the mmt4d's dispatch, never
+// packed, and the result is unpacked there, as IREE's own data tiling does.
+// CHECK:         %[[M:.*]] = flow.dispatch.workgroups(%[[PA]], %[[PB]]) : (tensor<13x1001x8x1xf32>, tensor<9x1001x8x1xf32>) -> tensor<100x70xf32> =
 // CHECK:           linalg.fill
-// CHECK-NEXT:      linalg.mmt4d
+// CHECK-NEXT:      %[[P:.*]] = linalg.mmt4d
+// CHECK:           linalg.unpack %[[P]]
 // CHECK:           flow.return
-// CHECK:         %[[U:.*]] = flow.dispatch.workgroups(%[[M]]) : (tensor<13x9x8x8xf32>) -> tensor<100x70xf32> =
-// CHECK:           linalg.unpack
-// CHECK:           flow.return
-// CHECK:         func.return %[[U]]
+// CHECK-NOT:     flow.dispatch.workgroups
+// CHECK:         func.return %[[M]]
 // GPU-LABEL: func.func @matmul_fill
 // GPU-NOT:     flow.dispatch
 // GPU-NOT:     iree_encoding
