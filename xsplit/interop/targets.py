@@ -152,9 +152,9 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
         # The calibration streams into fresh pages; reading operands already
         # in memory runs about three times faster (cost_model.READ_SPEEDUP).
         memory_bandwidth=3 * cpu.bandwidth if cpu.bandwidth else 18 * GIGA,
-        # A quarter, not a half: panels of half the L2 ran 12% slower than
-        # panels of a quarter (64x384x65521 in 64 against 128 chunks,
-        # 16x4096x16384 in 35 against 64), and smaller ones no faster.
+        # A quarter, not a half: 64x384x65521 in 64 chunks (panels of half
+        # the L2) ran in 23-24 ms, in 128 chunks (a quarter) in 20-21 ms;
+        # on the other benchmark shapes the two were within noise.
         cache_per_processor=cpu.l2 // 4,
         reread_bandwidth=3 * GIGA,
         workgroup_overhead=2e-6,

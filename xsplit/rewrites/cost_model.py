@@ -366,6 +366,7 @@ apart (B of an N = 1024 or 4096 matmul): the rows a workgroup reads then
 share a few sets of the L1 (which is 4 KiB per way on x86 and most Arm
 cores), and its column panel is re-fetched (1024x1024x16384: 0.62)."""
 PAGE = 4096
+"""Bytes in a page, and in one way of a virtually indexed L1."""
 READ_SPEEDUP = 3.0
 """Reading operands already in memory runs this much faster than the
 calibrated stream, whose writes go to fresh pages."""
