@@ -132,6 +132,14 @@ def test_help_pass_gives_each_option_name_type_default_and_meaning() -> None:
     assert loaded.stdout == f"fold-zero-init: {PASS_DOCS['fold-zero-init']}\n  It takes no options.\n"
 
 
+def test_help_pass_of_auto_says_its_option_as_the_dsl_passes_do() -> None:
+    proc = xsplit_opt("--help-pass", "auto")
+    assert proc.returncode == 0 and not proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "target=string (default: cpu)" in text and "'str'" not in text
+    assert "takes one of cpu, sm_80, sm_90, gfx942, cuda, rocm" in text
+
+
 def test_help_pass_of_an_unknown_pass() -> None:
     assert_only(
         xsplit_opt("--help-pass", "splitk"),

@@ -40,6 +40,10 @@ class AutoPass(ModulePass):
     NAMES: ClassVar[tuple[str, ...]] = tuple(TARGETS) + tuple(
         a for t in TARGETS.values() for a in t.aliases
     )
+    OPTION_MEANINGS: ClassVar[dict[str, str]] = {
+        "target": "the target whose cost model chooses, per op, between leaving it "
+        f"whole, splitting, encoding, and both; takes one of {', '.join(NAMES)}"
+    }
 
     def __post_init__(self) -> None:
         if self.target not in self.NAMES:

@@ -115,9 +115,17 @@ def describe_pass(name: str) -> str:
     infos = get_pass_option_infos(cls)
     if not infos:
         lines.append("  It takes no options.")
+    meanings: dict[str, str] = getattr(cls, "OPTION_MEANINGS", {})
     for info in infos:
         default = "not set" if info.default_value in (None, "none") else info.default_value
-        lines.append(f"  {info.name}={info.expected_type}  (default: {default})")
+        # xDSL gives the annotation as quoted Python ('str'); say it as xsplit's own passes do.
+        kind = info.expected_type.strip("\"'")
+        kind = {"str": "string", "int": "integer"}.get(kind, kind)
+        lines.append(f"  {info.name}={kind}  (default: {default})")
+        if info.name in meanings:
+            lines.extend(
+                textwrap.wrap(meanings[info.name], 78, initial_indent=" " * 6, subsequent_indent=" " * 6)
+            )
     return "\n".join(lines) + "\n"
 
 
