@@ -62,9 +62,14 @@ class AlignedChunks:
         return self.full + (1 if self.tail else 0)
 
 
+def aligned_chunk_size(k: int, count: int, align: int) -> int:
+    """The chunk size, a multiple of `align`, that cuts K into about `count` chunks."""
+    return ceildiv(ceildiv(k, count), align) * align
+
+
 def aligned_chunks(k: int, count: int, align: int) -> AlignedChunks | str:
     """About `count` chunks of a multiple of `align` covering K, or why none."""
-    chunk = ceildiv(ceildiv(k, count), align) * align
+    chunk = aligned_chunk_size(k, count, align)
     full, tail = divmod(k, chunk)
     if full < 2:
         return f"K = {k} holds fewer than two chunks of {chunk} (a multiple of {align})"

@@ -28,7 +28,6 @@ from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
-    IndexType,
     IntegerAttr,
     i64,
     IntegerType,
@@ -40,7 +39,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from xsplit.analysis.contraction import op_contraction_dims
-from xsplit.rewrites.aligned_split import pad_with_zeros
+from xsplit.rewrites.aligned_split import aligned_chunk_size, pad_with_zeros
 from xsplit.rewrites.builders import IRBuilder
 from xsplit.rewrites.dsl import ceildiv
 from xsplit.rewrites.encoding import encode, expand, zero_of
@@ -63,12 +62,8 @@ def k_align(element) -> int:  # type: ignore[no-untyped-def]
 def chunking(k: int, count: int, align: int) -> tuple[int, int]:
     """(chunks, chunk size): about `count` chunks of a multiple of `align`
     covering K, the last padded."""
-    chunk = ceildiv(ceildiv(k, count), align) * align
+    chunk = aligned_chunk_size(k, count, align)
     return ceildiv(k, chunk), chunk
-
-
-def _pad_k(ir: IRBuilder, value: SSAValue, dim: int, padded: int) -> SSAValue:
-    return pad_with_zeros(ir, value, {dim: padded})
 
 
 def split_and_encode(
@@ -100,7 +95,7 @@ def split_and_encode(
         assert isinstance(t, TensorType)
         positions = [e.position for e in m.results]  # type: ignore[union-attr]
         at = positions.index(k_loop)
-        value = _pad_k(ir, value, at, chunks * chunk)
+        value = pad_with_zeros(ir, value, {at: chunks * chunk})
         shape = list(t.get_shape())
         groups, sizes, results = [], [], []
         for i, (expr, size) in enumerate(zip(m.results, shape)):
