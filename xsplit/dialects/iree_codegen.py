@@ -60,27 +60,32 @@ class TranslationInfoAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return cls.parse_body(parser)
+
+    @classmethod
+    def parse_body(cls, parser: AttrParser) -> Sequence[Attribute]:
+        """The parameters between the angle brackets."""
         sizes: list[int] = []
         subgroup = 0
         config: Attribute = NoneAttr()
-        with parser.in_angle_brackets():
-            parser.parse_keyword("pipeline")
+        parser.parse_keyword("pipeline")
+        parser.parse_punctuation("=")
+        pipeline = parser.parse_attribute()
+        if parser.parse_optional_keyword("workgroup_size") is not None:
             parser.parse_punctuation("=")
-            pipeline = parser.parse_attribute()
-            if parser.parse_optional_keyword("workgroup_size") is not None:
-                parser.parse_punctuation("=")
-                sizes = parser.parse_comma_separated_list(
-                    AttrParser.Delimiter.SQUARE,
-                    lambda: parser.parse_integer(allow_boolean=False, allow_negative=False),
-                )
-            if parser.parse_optional_keyword("subgroup_size") is not None:
-                parser.parse_punctuation("=")
-                subgroup = parser.parse_integer(allow_boolean=False, allow_negative=False)
-            if parser.parse_optional_punctuation(","):
-                pos = parser.pos
-                config = parser.parse_attribute()
-                if not isinstance(config, DictionaryAttr):
-                    parser.raise_error("expected a configuration dictionary", pos, parser.pos)
+            sizes = parser.parse_comma_separated_list(
+                AttrParser.Delimiter.SQUARE,
+                lambda: parser.parse_integer(allow_boolean=False, allow_negative=False),
+            )
+        if parser.parse_optional_keyword("subgroup_size") is not None:
+            parser.parse_punctuation("=")
+            subgroup = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        if parser.parse_optional_punctuation(","):
+            pos = parser.pos
+            config = parser.parse_attribute()
+            if not isinstance(config, DictionaryAttr):
+                parser.raise_error("expected a configuration dictionary", pos, parser.pos)
         return (pipeline, ArrayAttr([IntAttr(n) for n in sizes]), IntAttr(subgroup), config)
 
     def print_parameters(self, printer: Printer) -> None:
@@ -104,4 +109,55 @@ class TranslationInfoAttr(ParametrizedAttribute):
             )
 
 
-IREECodegen = Dialect("iree_codegen", [], [NoPipelineAttr, TranslationInfoAttr])
+COMPILATION_INFO = "compilation_info"
+"""The op attribute that fixes how IREE compiles the dispatch the op roots."""
+
+
+@irdl_attr_definition
+class CompilationInfoAttr(ParametrizedAttribute):
+    """A configuration chosen outside IREE for one op: its tile sizes (a
+    backend's lowering config, e.g. `#iree_cpu.lowering_config`) and the
+    pipeline that lowers its dispatch. IREE's own configuration pass then
+    leaves that dispatch as configured. The translation info is printed
+    without its `#iree_codegen.translation_info` prefix, as MLIR prints it."""
+
+    name = "iree_codegen.compilation_info"
+
+    lowering_config: Attribute
+    translation_info: TranslationInfoAttr
+
+    def __init__(self, lowering_config: Attribute, translation_info: TranslationInfoAttr):
+        super().__init__(lowering_config, translation_info)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            parser.parse_keyword("lowering_config")
+            parser.parse_punctuation("=")
+            config = parser.parse_attribute()
+            parser.parse_punctuation(",")
+            parser.parse_keyword("translation_info")
+            parser.parse_punctuation("=")
+            pos = parser.pos
+            # MLIR elides the mnemonic of a parameter whose attribute class is
+            # fixed, and reads either form.
+            if parser.parse_optional_punctuation("<") is not None:
+                translation = TranslationInfoAttr.new(TranslationInfoAttr.parse_body(parser))
+                parser.parse_punctuation(">")
+            else:
+                translation = parser.parse_attribute()
+            if not isinstance(translation, TranslationInfoAttr):
+                parser.raise_error("expected #iree_codegen.translation_info", pos, parser.pos)
+        return (config, translation)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<lowering_config = ")
+        printer.print_attribute(self.lowering_config)
+        printer.print_string(", translation_info = ")
+        self.translation_info.print_parameters(printer)
+        printer.print_string(">")
+
+
+IREECodegen = Dialect(
+    "iree_codegen", [], [NoPipelineAttr, TranslationInfoAttr, CompilationInfoAttr]
+)
