@@ -102,3 +102,43 @@ def test_target_cpu_splits_the_seed_into_aligned_chunks_with_m_padded() -> None:
     assert cpu.split_align is not None and cpu.split_pad_m is not None
     _check_shapes(text, 51234, cpu.split_align, cpu.split_pad_m, 123)
     assert "tensor<128x51234xf32>" in text
+
+
+def _tiled_case(seed: int) -> tuple[str, int, int, int, int, str]:
+    rng = random.Random(7100 + seed)
+    m, n, k = rng.choice([1, 2, rng.randint(3, 140)]), rng.randint(16, 90), rng.randint(200, 2500)
+    dtype = rng.choice(["f32", "f32", "f32", "f16"])
+    return f"{dtype}-{m}x{n}x{k}", m, n, k, rng.randint(3, 9), dtype
+
+
+TILED_CASES = [_tiled_case(s) for s in range(8)]
+
+
+@pytest.mark.parametrize("case_id,m,n,k,factor,dtype", TILED_CASES, ids=[c[0] for c in TILED_CASES])
+def test_cpu_tiles_configure_the_chunk_matmul_and_keep_its_result(
+    case_id: str, m: int, n: int, k: int, factor: int, dtype: str
+) -> None:
+    """With cpu_tiles, the chunk's matmul carries IREE CPU tiles exactly
+    where the target table gives some (f32, 2 to 128 rows after padding, N
+    of two cache lines or more): a workgroup takes every row and 16 columns.
+    Configured or not, the program computes the matmul."""
+    from xsplit.interop.targets import PARTIAL_TILE_MAX_M
+
+    mlir = matmul(m, n, k, dtype)
+    module = parse_module(mlir)
+    run_passes(module, build_pipeline(f"split-k{{factor={factor} align=16 pad_m=8 cpu_tiles=true}}"))
+    split = print_module(module)
+    chunk = -(-(-(-k // factor)) // 16) * 16
+    if k // chunk < 2:
+        pytest.skip("K holds fewer than two aligned chunks: the plain forall applies")
+    padded_m = m if m <= 8 or m % 8 == 0 else -(-m // 8) * 8
+    tiled = dtype == "f32" and 2 <= padded_m <= PARTIAL_TILE_MAX_M and n >= 32
+    configs = re.findall(r"distribution = \[(\d+), (\d+), 0\]", split)
+    assert configs == ([(str(padded_m), "16")] if tiled else []), split
+    module = parse_module(split)
+    run_passes(module, build_pipeline("materialize-late"))
+    inputs = random_inputs(entry_function(parse_module(mlir)), [])
+    (got,) = run_on_cpu(compile_mlir(print_module(module), "cpu"), "main", inputs)
+    want = _mm(*inputs)
+    rtol = 1e-2 if dtype == "f16" else 1e-4
+    assert float(np.abs(got - want).max()) <= rtol * max(1.0, float(np.abs(want).max()))

@@ -68,6 +68,8 @@ def sweep_options(factor: int | str) -> str:
     op allows, else balanced ones), so that the sweep is the model's rival."""
     cpu = target("cpu")
     aligned = f" align={cpu.split_align} pad_m={cpu.split_pad_m}" if cpu.split_align else ""
+    if cpu.split_align and cpu.split_tiles:
+        aligned += " cpu_tiles=true"
     return f"factor={factor} balanced=true{aligned}"
 
 

@@ -100,6 +100,9 @@ class Target:
     on other chunk sizes."""
     split_pad_m: int | None = None
     """With `split_align`: M is padded to a multiple of this (the register tile's M)."""
+    split_tiles: bool = False
+    """With `split_align`: split-k{target=} also fixes IREE's tile sizes for
+    the partial matmul (`partial_tiles`) where they beat IREE's own."""
 
     @property
     def processors(self) -> int:
@@ -113,6 +116,14 @@ class Target:
     @property
     def is_gpu(self) -> bool:
         return not self.runs_here
+
+    def partial_tiles(
+        self, m: int, n: int, element: Attribute
+    ) -> dict[str, tuple[int, int, int]] | None:
+        """IREE CPU tile sizes (by level, over the loops m, n, k) for the
+        partial matmul of an aligned split with M x N output, A and B row-major,
+        or None where IREE's own choice is as good."""
+        return cpu_partial_tiles(self.cpu or host_cpu(), m, n, element) if self.split_tiles else None
 
     def data_tiles(
         self, elements: tuple[Attribute, Attribute, Attribute], m: int | None, n: int | None
@@ -169,6 +180,7 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
         # that of M = 120 or 128.
         split_align=16,
         split_pad_m=8,
+        split_tiles=True,
     )
 
 
@@ -249,6 +261,38 @@ def _narrow(tile: int, size: int | None) -> int:
     while narrow < size:
         narrow *= 2
     return narrow
+
+
+PARTIAL_TILE_MAX_M = 128
+"""The most rows of A a workgroup of a split's partial matmul takes whole."""
+
+
+def cpu_partial_tiles(
+    cpu: CpuInfo, m: int, n: int, element: Attribute
+) -> dict[str, tuple[int, int, int]] | None:
+    """Tiles for one chunk's f32 matmul: a workgroup takes every row of M and
+    one cache line of columns of N, so each row of the chunk of B is read
+    from memory once, and its 16 columns stay in L1 while all of M passes
+    over them; registers hold 8 rows by one vector, stepping K by 4.
+    IREE's own choice ([8, 64] per workgroup, [8, 16] registers, K by 16)
+    re-reads B once per 8 rows. Measured on Zen 4 (bench/RESULTS.md), model
+    chunk counts, IREE default -> these: 123x456x51234 61 -> 44 ms,
+    100x1000x20000 54 -> 30, 32x4096x8191 22 -> 18, 16x4096x16384 24 -> 20,
+    4x3072x11008 12.4 -> 9.9, 64x384x65521 20 -> 19, 8x1024x65536 19 -> 21
+    (noise). Left to IREE: M = 1 (a matvec: 10 -> 16 ms at 1x4096x14336),
+    M over 128 (256x256 and 512x512 were within noise either way), and
+    element types other than f32, which were not measured."""
+    if not (isinstance(element, AnyFloat) and element.bitwidth == 32):
+        return None
+    line = 64 // 4
+    if not 2 <= m <= PARTIAL_TILE_MAX_M or n < 2 * line:
+        return None
+    lanes = max(4, cpu.simd_bits // 32)
+    return {
+        "distribution": (m, line, 0),
+        "vector_common_parallel": (min(m, 8), min(lanes, line), 0),
+        "vector_reduction": (0, 0, 4),
+    }
 
 
 def cpu_data_tiles(

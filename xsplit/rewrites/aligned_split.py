@@ -37,10 +37,13 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 from xdsl.builder import Builder
 
-from xsplit.analysis.contraction import op_contraction_dims
+from xsplit.analysis.contraction import ContractionDims, op_contraction_dims
+from xsplit.dialects.iree_codegen import COMPILATION_INFO, CompilationInfoAttr, TranslationInfoAttr
+from xsplit.dialects.iree_cpu import LoweringConfigAttr, PipelineAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
+from xsplit.interop.targets import Target
 from xsplit.rewrites.builders import IRBuilder
 from xsplit.rewrites.dsl import ceildiv
 from xsplit.rewrites.encoding import zero_of
@@ -126,12 +129,46 @@ def _contraction(red: Reduction, inputs: list[SSAValue], init: SSAValue) -> Oper
     )
 
 
+def _partial_config(
+    red: Reduction, dims: ContractionDims, m: int | None, n: int | None, tiles_for: Target
+) -> CompilationInfoAttr | None:
+    """`tiles_for`'s IREE configuration for a chunk's contraction with an
+    M x N output, where it has one: only a plain matmul with A and B
+    row-major (A[m, k], B[k, n]), the layout its tile sizes were measured on."""
+    if dims.batch or m is None or n is None or dims.m is None or dims.n is None:
+        return None
+    loops = [[e.position for e in mp.results] for mp in (*red.input_maps, red.output_map)]  # type: ignore[attr-defined]
+    if loops != [[dims.m, dims.k], [dims.k, dims.n], [dims.m, dims.n]]:
+        return None
+    elements = {getattr(v.type, "element_type", None) for v in red.inputs} | {red.acc_type.element_type}
+    if len(elements) != 1:
+        return None
+    tiles = tiles_for.partial_tiles(m, n, red.acc_type.element_type)
+    if tiles is None:
+        return None
+    roles = (dims.m, dims.n, dims.k)
+    levels = {}
+    for level, (tm, tn, tk) in tiles.items():
+        sizes = [0] * dims.num_loops
+        for loop, size in zip(roles, (tm, tn, tk)):
+            sizes[loop] = size
+        levels[level] = sizes
+    return CompilationInfoAttr(
+        LoweringConfigAttr(levels), TranslationInfoAttr(PipelineAttr("DoubleTilingExpert"))
+    )
+
+
 def split_aligned(
-    red: Reduction, chunks: AlignedChunks, pad_m: int | None, ir: IRBuilder
+    red: Reduction,
+    chunks: AlignedChunks,
+    pad_m: int | None,
+    ir: IRBuilder,
+    tiles_for: Target | None = None,
 ) -> tuple[SSAValue, Operation]:
     """The aligned split of `red` (see the module doc), M padded to a multiple
-    of `pad_m` where given; returns the merged result and the loop that
-    computes the partials."""
+    of `pad_m` where given, and each chunk's contraction configured with
+    `tiles_for`'s IREE tile sizes where it has them; returns the merged
+    result and the loop that computes the partials."""
     dims = op_contraction_dims(red.op)
     assert not isinstance(dims, str)
     k_loop = red.reduction_dim
@@ -195,6 +232,11 @@ def split_aligned(
     acc.name_hint = "partial_init"
     partial = inner.b.insert(_contraction(red, slices, acc))
     partial.results[0].name_hint = "partial"
+    if tiles_for is not None:
+        n_extent = out_shape[out_loops.index(dims.n)] if dims.n is not None else None
+        config = _partial_config(red, dims, padded_m or m_extent, n_extent, tiles_for)
+        if config is not None:
+            partial.attributes[COMPILATION_INFO] = config
     body.add_op(InParallelOp([ParallelInsertSliceOp(partial.results[0], shared, *slot)]))
     forall = ir.b.insert(
         ForallOp(

@@ -38,6 +38,9 @@ class ChunkPlan:
     this and its tail peeled (`aligned_split`); other ops read the plan as above."""
     pad_m: int | None = None
     """With `align`: M is padded to a multiple of this where it is longer."""
+    cpu_tiles: bool = False
+    """With `align`: the partial matmul carries the CPU target's tile sizes
+    for IREE (`Target.partial_tiles`) where the target table has them."""
 
 
 def default_plan(k: int | None) -> ChunkPlan | str:
@@ -66,12 +69,13 @@ def plan_chunks(
     balanced: bool,
     align: int | None = None,
     pad_m: int | None = None,
+    cpu_tiles: bool = False,
 ) -> ChunkPlan | None:
     """The chunking for one op, or None (with a remark) when it stays whole."""
     plan = _plan_chunks(op, k, factor, tile, balanced)
     if plan is None or align is None:
         return plan
-    return ChunkPlan(plan.count, plan.tile, plan.balanced, align, pad_m)
+    return ChunkPlan(plan.count, plan.tile, plan.balanced, align, pad_m, cpu_tiles)
 
 
 def _plan_chunks(

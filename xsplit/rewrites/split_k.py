@@ -502,7 +502,8 @@ def _capture_plan(m: Match) -> bool | str:
             _say_which_loop(m)
         return chosen
     plan = plan_chunks(
-        m.root, m["k"], o["factor"], o["tile"], o["balanced"], o["align"], o["pad_m"]
+        m.root, m["k"], o["factor"], o["tile"], o["balanced"], o["align"], o["pad_m"],
+        o["cpu_tiles"],
     )
     if plan is None:
         return "the options leave one chunk (see the remark)"
@@ -543,6 +544,7 @@ def _capture_modeled_plan(m: Match, chosen_for: Target) -> bool | str:
         balanced=True,
         align=m.options["align"] or chosen_for.split_align,
         pad_m=m.options["pad_m"] or chosen_for.split_pad_m,
+        cpu_tiles=m.options["cpu_tiles"] or chosen_for.split_tiles,
     )
     m.captures["chosen_factor"] = choice.factor
     return True
@@ -622,7 +624,9 @@ chunks_align = where("K cuts into aligned static chunks", _capture_aligned_chunk
 
 
 def _rewrite_aligned(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    merged, producer = split_aligned(m["red"], m["aligned"], m["plan"].pad_m, ir)
+    plan: ChunkPlan = m["plan"]
+    tiles_for = target("cpu") if plan.cpu_tiles else None
+    merged, producer = split_aligned(m["red"], m["aligned"], plan.pad_m, ir, tiles_for)
     record_choice(m, producer)
     return [merged]
 
@@ -678,6 +682,13 @@ OPTIONS = (
         "with align: pad M (rows of the LHS) to a multiple of this where it is longer "
         "(target=cpu: the target's)",
         check=positive,
+    ),
+    Option(
+        "cpu_tiles",
+        bool,
+        False,
+        "with align: give the partial matmul IREE CPU tile sizes chosen from the cpu target "
+        "(a workgroup takes all of M and a cache line of N; target=cpu: the target's)",
     ),
     Option(
         "merge",

@@ -1,0 +1,63 @@
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 align=16 pad_m=8 cpu_tiles=true}' | filecheck %s
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 align=16 pad_m=8}' | filecheck %s --check-prefix=UNTILED
+
+// UNTILED-NOT: compilation_info
+
+// Each chunk's matmul takes IREE CPU tiles: a workgroup covers all M rows
+// (10, padded to 16) and 16 columns (a cache line of f32); registers hold 8
+// rows by one vector (16 lanes with AVX-512, 8 with AVX2), K steps by 4. The
+// tail and the merge keep IREE's own choice.
+// CHECK-LABEL: func.func @padded_rows
+// CHECK:         scf.forall
+// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<16x256xf32>, tensor<256x40xf32>) outs(%{{.*}} : tensor<16x40xf32>) attrs =  {compilation_info = #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [16, 16, 0], vector_common_parallel = [8, {{8|16}}, 0], vector_reduction = [0, 0, 4]>, translation_info = <pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>}
+// CHECK:         } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+// CHECK-NOT:     compilation_info
+// CHECK:         return
+func.func @padded_rows(%a: tensor<10x1000xf32>, %b: tensor<1000x40xf32>, %c: tensor<10x40xf32>) -> tensor<10x40xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<10x1000xf32>, tensor<1000x40xf32>) outs(%c : tensor<10x40xf32>) -> tensor<10x40xf32>
+  func.return %0 : tensor<10x40xf32>
+}
+
+// -----
+
+// A generic matmul with its loops in another order: the sizes follow the
+// loops' roles (d0 = N, d1 = K, d2 = M).
+// CHECK-LABEL: func.func @permuted_loops
+// CHECK:         lowering_config = #iree_cpu.lowering_config<distribution = [16, 0, 48], vector_common_parallel = [{{8|16}}, 0, 8], vector_reduction = [0, 4, 0]>
+func.func @permuted_loops(%a: tensor<48x640xf32>, %b: tensor<640x64xf32>, %c: tensor<48x64xf32>) -> tensor<48x64xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d2, d0)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : tensor<48x640xf32>, tensor<640x64xf32>) outs(%c : tensor<48x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<48x64xf32>
+  func.return %0 : tensor<48x64xf32>
+}
+
+// -----
+
+// Left to IREE: a single row (a matvec), more than 128 rows, a narrow N, f16,
+// a transposed B and a batch.
+// CHECK-LABEL: func.func @left_to_iree
+// CHECK-NOT:     compilation_info
+// CHECK:         return
+func.func @left_to_iree(%a1: tensor<1x1000xf32>, %b: tensor<1000x64xf32>, %c1: tensor<1x64xf32>,
+                        %a2: tensor<136x1000xf32>, %c2: tensor<136x64xf32>,
+                        %bn: tensor<1000x24xf32>, %c3: tensor<8x24xf32>, %a3: tensor<8x1000xf32>,
+                        %ah: tensor<8x1000xf16>, %bh: tensor<1000x64xf16>, %ch: tensor<8x64xf16>,
+                        %bt: tensor<64x1000xf32>, %c4: tensor<8x64xf32>,
+                        %ab: tensor<2x8x1000xf32>, %bb: tensor<2x1000x64xf32>, %cb: tensor<2x8x64xf32>)
+    -> (tensor<1x64xf32>, tensor<136x64xf32>, tensor<8x24xf32>, tensor<8x64xf16>, tensor<8x64xf32>, tensor<2x8x64xf32>) {
+  %0 = linalg.matmul ins(%a1, %b : tensor<1x1000xf32>, tensor<1000x64xf32>) outs(%c1 : tensor<1x64xf32>) -> tensor<1x64xf32>
+  %1 = linalg.matmul ins(%a2, %b : tensor<136x1000xf32>, tensor<1000x64xf32>) outs(%c2 : tensor<136x64xf32>) -> tensor<136x64xf32>
+  %2 = linalg.matmul ins(%a3, %bn : tensor<8x1000xf32>, tensor<1000x24xf32>) outs(%c3 : tensor<8x24xf32>) -> tensor<8x24xf32>
+  %3 = linalg.matmul ins(%ah, %bh : tensor<8x1000xf16>, tensor<1000x64xf16>) outs(%ch : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a3, %bt : tensor<8x1000xf32>, tensor<64x1000xf32>) outs(%c4 : tensor<8x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  %5 = linalg.batch_matmul ins(%ab, %bb : tensor<2x8x1000xf32>, tensor<2x1000x64xf32>) outs(%cb : tensor<2x8x64xf32>) -> tensor<2x8x64xf32>
+  func.return %0, %1, %2, %3, %4, %5 : tensor<1x64xf32>, tensor<136x64xf32>, tensor<8x24xf32>, tensor<8x64xf16>, tensor<8x64xf32>, tensor<2x8x64xf32>
+}
