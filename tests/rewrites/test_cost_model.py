@@ -91,7 +91,7 @@ def test_cpu_gains_from_panels_that_fit_the_cache() -> None:
     are already all busy."""
     cpu = TARGETS["cpu"]
     choice = choose_split(matmul(123, 456, 51234), cpu)
-    assert choice.unsplit.fill == pytest.approx(1.0)
+    assert choice.unsplit.fill >= 0.95
     assert not choice.unsplit.panel_fits
     assert choice.chosen.panel_fits
     assert choice.chosen.panel_bytes <= cpu.cache_per_processor
@@ -103,7 +103,8 @@ def test_cpu_reads_its_thread_count_at_run_time(monkeypatch) -> None:
     two = estimate(problem, TARGETS["cpu"], 8)
     monkeypatch.setattr(targets, "host_threads", lambda: 16)
     sixteen = estimate(problem, TARGETS["cpu"], 8)
-    assert (two.waves, sixteen.waves) == (4, 1)
+    assert two.workgroups == sixteen.workgroups > 2
+    assert (two.waves, sixteen.waves) == (-(-two.workgroups // 2), -(-two.workgroups // 16))
     assert sixteen.main < two.main
 
 
@@ -165,3 +166,34 @@ def test_problem_of_a_dynamic_k_says_why() -> None:
     assert problem_of(match_reduction(op)) == (
         "the cost model needs static sizes; give factor= or tile="
     )
+
+
+@pytest.mark.parametrize("shape", [(16, 4096, 16384), (32, 4096, 8191), (123, 456, 51234), (48, 768, 30011)])
+def test_fixed_cpu_tiles_keep_the_strip_of_b_in_l1(shape: tuple[int, int, int]) -> None:
+    """With split-k's CPU tiles a workgroup takes all of M and 16 columns;
+    the chunk's strip of B (chunk x 16) is read by every register row of M,
+    so the model picks a chunk whose strip stays in L1 (measured: strips of
+    64 KiB ran 16x4096x16384 at 28.5 ms, of 32 KiB at 20.0 ms)."""
+    from xsplit.rewrites.cost_model import partial_tile
+
+    cpu = TARGETS["cpu"]
+    assert cpu.cpu is not None
+    problem = matmul(*shape)
+    tile = partial_tile(problem, cpu)
+    assert tile == (shape[0], 16)
+    choice = choose_split(problem, cpu)
+    assert choice.factor > 1
+    assert tile[1] * choice.chosen.chunk * 4 <= cpu.cpu.l1d
+
+
+def test_fixed_cpu_tiles_within_one_register_row_keep_iree_s_tile() -> None:
+    """M <= 8: the fixed tiles read B as IREE's do; the model keeps IREE's
+    tile, whose chunk counts measured better (4x3072x11008: 16 chunks 8.5 ms,
+    4 chunks 12.0 ms)."""
+    from xsplit.rewrites.cost_model import partial_tile, tile_of
+
+    cpu = TARGETS["cpu"]
+    problem = matmul(4, 3072, 11008)
+    assert partial_tile(problem, cpu) == (4, 16)
+    assert tile_of(problem, cpu) != (4, 16)
+    assert choose_split(problem, cpu).factor >= 8
