@@ -16,6 +16,10 @@ ragged end of K out of the loop:
     %tail = partial(the last K mod kc of %a_p and %b, zero-padded to a multiple of A)
     %r = linalg.generic ins(%partials[0:M], %tail[0:M]) outs(%c)   C + tail + sum of partials
 
+With a target that has them (`Target.partial_tiles`), the chunk's
+contraction carries `compilation_info` with IREE CPU tile sizes, which IREE's
+CPU backend then uses instead of its own.
+
 Zero padding is exact for a multiply-accumulate: padded products are 0 * 0.
 The tail is merged in the same generic as the partials (added once, at chunk
 0) rather than by accumulating the tail into the merge's init: IREE 3.13

@@ -30,8 +30,10 @@ computes the partials. With none of these the default rule applies
 `align=A` (and `pad_m=P`) cut a contraction with static shapes into chunks
 of one static size, a multiple of A, with the rest of K as a zero-padded tail
 beside the loop and M padded to a multiple of P (`aligned_split`): IREE's CPU
-code is several times slower on other sizes. `target=cpu` takes both from
-the target table.
+code is several times slower on other sizes. `cpu_tiles=true` also gives
+each chunk's f32 matmul IREE CPU tile sizes (`Target.partial_tiles`: a
+workgroup over all of M and a cache line of N). `target=cpu` takes all
+three from the target table.
 """
 
 from __future__ import annotations
