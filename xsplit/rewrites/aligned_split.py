@@ -74,6 +74,14 @@ def aligned_chunk_size(k: int, count: int, align: int) -> int:
     return ceildiv(ceildiv(k, count), align) * align
 
 
+def padded_rows(m: int, pad_m: int | None) -> int:
+    """M after the split pads it: to a multiple of `pad_m` where M is longer
+    than `pad_m` and not a multiple of it, else unchanged."""
+    if pad_m is not None and m > pad_m and m % pad_m:
+        return ceildiv(m, pad_m) * pad_m
+    return m
+
+
 def aligned_chunks(k: int, count: int, align: int) -> AlignedChunks | str:
     """About `count` chunks of a multiple of `align` covering K, or why none."""
     chunk = aligned_chunk_size(k, count, align)
@@ -186,8 +194,8 @@ def split_aligned(
     if dims.m is not None:
         m_extent = out_shape[out_loops.index(dims.m)]
     padded_m = None
-    if pad_m is not None and m_extent is not None and m_extent > pad_m and m_extent % pad_m:
-        padded_m = ceildiv(m_extent, pad_m) * pad_m
+    if m_extent is not None and padded_rows(m_extent, pad_m) != m_extent:
+        padded_m = padded_rows(m_extent, pad_m)
 
     def loops_of(value_map: AffineMap) -> list[int]:
         return [e.position for e in value_map.results]  # type: ignore[attr-defined]

@@ -38,6 +38,7 @@ from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.interop.targets import Target
+from xsplit.rewrites.aligned_split import padded_rows
 from xsplit.rewrites.dsl import ceildiv
 from xsplit.rewrites.reduction import Reduction
 
@@ -196,9 +197,7 @@ def partial_tile(p: Problem, target: Target) -> tuple[int, int] | None:
     plain = p.batch == 1 and p.spans == ((True, False), (False, True)) and row_major
     if not plain or p.element_class != "f32" or p.input_bytes != 4 or p.acc_bytes != 4:
         return None
-    pad = target.split_pad_m
-    m = ceildiv(p.m, pad) * pad if pad is not None and p.m > pad and p.m % pad else p.m
-    tiles = target.partial_tiles(m, p.n, Float32Type())
+    tiles = target.partial_tiles(padded_rows(p.m, target.split_pad_m), p.n, Float32Type())
     if tiles is None:
         return None
     tile_m, tile_n, _ = tiles["distribution"]
@@ -464,8 +463,7 @@ def plain_seconds(problem: Problem, target: Target, factor: int) -> float:
     if factor > 1:
         output_bytes = p.batch * p.m * p.n * p.acc_bytes
         seconds += 2 * factor * output_bytes / stream + target.dispatch_overhead
-        pad = target.split_pad_m
-        if pad is not None and p.m > pad and p.m % pad:
+        if padded_rows(p.m, target.split_pad_m) != p.m:
             padded = sum(b for b, (spans_m, _) in zip(operands, p.spans) if spans_m)
             seconds += 2 * padded / stream + target.dispatch_overhead
     return seconds
