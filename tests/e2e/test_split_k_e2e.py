@@ -130,3 +130,23 @@ def test_util_func_gpu_compiles(name, mlir, options, reference) -> None:
     text = print_module(module)
     for target in COMPILED_GPU_TARGETS:
         assert workgroup_counts(text, target)
+
+
+@pytest.mark.gpu_compile
+def test_a_program_with_cpu_tiles_is_compiled_for_the_cpu_only() -> None:
+    """IREE's GPU backends cannot build the CPU pipeline a chunk's
+    `compilation_info` names, so e2e compiles such a program for the CPU
+    only and says why; without the tiles every target is compiled."""
+    from tests.e2e.cases import matmul
+    from xsplit.interop.e2e import format_report
+
+    source = matmul(16, 64, 4000)
+    tiled, report = run_e2e(source, "split-k{factor=4 align=16 pad_m=8 cpu_tiles=true},materialize-late")
+    assert "#iree_cpu.lowering_config" in tiled
+    assert report.numerics_pass, (report.max_abs_error, report.tolerances)
+    assert list(report.counts_after) == ["cpu"]
+    assert "(the CPU only: the rewritten program carries IREE CPU tile sizes)" in format_report(report)
+
+    plain, report = run_e2e(source, "split-k{factor=4 align=16 pad_m=8},materialize-late")
+    assert "#iree_cpu" not in plain and report.cpu_only_reason is None
+    assert list(report.counts_after) == ["cpu", *COMPILED_GPU_TARGETS]
