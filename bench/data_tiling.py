@@ -26,8 +26,8 @@ import platform
 import sys
 from pathlib import Path
 
-from xsplit.analysis.cpu_info import host_cpu
-from xsplit.interop import bench
+from xsplit.bench import driver as bench
+from xsplit.target.cpu_info import host_cpu
 
 HERE = Path(__file__).parent
 DEFAULT_SWEEP = "1,2,4,8,16,32,64,128"

@@ -7,7 +7,7 @@ A case counts when `iree-opt --allow-unregistered-dialect` 3.13 reads it. For
 each such case xsplit reads and prints it as `xsplit-opt` with no pipeline
 does (`parse_module` then `print_module`, in this process), and the case passes
 when `iree-opt --mlir-print-op-generic` prints the input and xsplit's output
-identically (`xsplit.interop.roundtrip`'s rule). Failures are grouped into
+identically (`xsplit.iree.roundtrip`'s rule). Failures are grouped into
 classes: what xsplit said when it rejected a case, or the first op whose
 generic form differs. The inputs are read where they lie; nothing is copied.
 
@@ -30,7 +30,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from xsplit.interop.roundtrip import generic_forms
+from xsplit.iree.roundtrip import generic_forms
 
 SPLIT = re.compile(r"^// -----.*$", re.MULTILINE)
 COMMENT = re.compile(r"//[^\n]*")

@@ -15,8 +15,8 @@ import math
 import sys
 from pathlib import Path
 
-from xsplit.interop import bench
-from xsplit.interop.targets import GPU_TARGETS
+from xsplit.bench import driver as bench
+from xsplit.target.targets import GPU_TARGETS
 
 HERE = Path(__file__).parent
 DEFAULT_SWEEP = "1,2,4,8,16,32,64,128,256"

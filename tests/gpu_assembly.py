@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from xsplit.interop.iree_compile import iree_compile_path
-from xsplit.interop.targets import target
+from xsplit.iree.iree_compile import iree_compile_path
+from xsplit.target.targets import target
 
 ASSEMBLY_SUFFIX = {"sm_80": ".ptx", "gfx942": ".rocmasm"}
 

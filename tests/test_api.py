@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 import xsplit
+from tests.e2e.cases import matmul
 from xsplit.api import parse_module, rewrite, rewrite_module
 from xsplit.diagnostics import XsplitError
-
-from tests.e2e.cases import matmul
 
 
 def test_rewrite_text_in_text_out() -> None:
@@ -66,7 +65,7 @@ def test_bad_arguments_raise_only_xsplit_error(call, message: str) -> None:
 
 
 def test_pass_classes_check_their_options_when_built_directly() -> None:
-    from xsplit.rewrites.split_k import SPLIT_K
+    from xsplit.rewrites.split.split_k import SPLIT_K
 
     with pytest.raises(XsplitError) as info:
         SPLIT_K.pass_class(factor=0)  # type: ignore[call-arg]

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, Unregister
 from xsplit.api import parse_module, print_module
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects.builtin import SplatElementsAttr
-from xsplit.interop.roundtrip import program_difference
+from xsplit.iree.roundtrip import program_difference
 from xsplit.reader import demoted_ops, was_carried
 
 # Each construct makes one function named @f<i>; it may add file metadata.

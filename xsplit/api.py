@@ -7,51 +7,30 @@ command line prints (`file:line:col: error: ...` where there is a location).
 from __future__ import annotations
 
 import importlib.util
-import io
 import os
-import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
-from xdsl.passes import ModulePass, PassPipeline
-from xdsl.printer import Printer
-from xdsl.utils.arg_spec import parse_pipeline
-from xdsl.utils.exceptions import ArgSpecParseError
 
 from xsplit.diagnostics import XsplitError
-from xsplit.dialects import make_context
-from xsplit.passes import XSPLIT_PASSES
-from xsplit.reader import one_line, print_carried, read_module, verify_module, was_carried
+from xsplit.pipeline import available_passes, build_pipeline, run_passes, xsplit_pass_names
+from xsplit.reader import one_line, parse_module, print_module
 
-
-_COMMENT = re.compile(r"//[^\n]*")
-
-
-def parse_module(
-    source: str, filename: str = "<string>", ctx: Context | None = None, first_line: int = 1
-) -> ModuleOp:
-    """Parses and verifies MLIR text; `first_line` numbers its first line.
-
-    Whatever iree-opt 3.13 reads is read: see `xsplit.reader`."""
-    if not _COMMENT.sub("", source).strip():
-        # mlir-opt reads an empty input (or one of only comments) as an empty
-        # module; xDSL 0.74's parser rejects it.
-        return ModuleOp([])
-    return read_module(source, filename, ctx, first_line)
-
-
-def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """xDSL's passes, xsplit's, and any DSL pass loaded from a pattern file."""
-    from xdsl.transforms import get_all_passes
-
-    from xsplit.rewrites.dsl import PASSES
-
-    loaded = {name: (lambda p=p: p.pass_class) for name, p in PASSES.items()}
-    return {**get_all_passes(), **loaded, **XSPLIT_PASSES}
+# The names below are the public API; these come from the layers beneath it.
+__all__ = [
+    "PatternInfo",
+    "available_passes",
+    "build_pipeline",
+    "load_patterns",
+    "parse_module",
+    "patterns",
+    "print_module",
+    "rewrite",
+    "rewrite_module",
+    "run_passes",
+    "xsplit_pass_names",
+]
 
 
 @dataclass(frozen=True)
@@ -111,109 +90,6 @@ def load_patterns(path: str) -> ModuleType:
 
 _LOADED_PATTERN_FILES: dict[str, ModuleType] = {}
 """Pattern files already run, by real path: loading one twice is a no-op."""
-
-
-def build_pipeline(pipeline: str) -> list[ModulePass]:
-    """The passes of a pipeline such as `split-k{factor=4},materialize-late`."""
-    if not isinstance(pipeline, str):
-        raise XsplitError(f"a pass pipeline is text, not {type(pipeline).__name__}")
-    passes = available_passes()
-    if (comma := _comma_between_options(pipeline)) is not None:
-        raise _pipeline_error(
-            pipeline, comma, "pass options are separated by spaces, not commas"
-        )
-    try:
-        specs = list(parse_pipeline(pipeline))
-    except ArgSpecParseError as e:
-        # xDSL keeps neither the token nor the reason: read them off its text,
-        # `pass-pipeline:1:COL`, the line, a caret, then the reason.
-        lines = [line for line in str(e).splitlines() if line.strip()]
-        where = next((line for line in lines if line.startswith("pass-pipeline:")), ":0")
-        column = where.rsplit(":", 1)[-1]
-        reason = lines[-1].strip().lstrip("^").strip() if lines else "malformed"
-        offset = int(column) - 1 if column.isdigit() else len(pipeline)
-        raise _pipeline_error(pipeline, offset, reason.replace("`", "'")) from None
-    built: list[ModulePass] = []
-    for spec in specs:
-        if spec.name not in passes:
-            raise XsplitError(
-                f"unknown pass '{spec.name}'; xsplit's passes are "
-                f"{', '.join(xsplit_pass_names())} (xDSL's own passes are accepted too)"
-            )
-        try:
-            built.append(passes[spec.name]().from_pass_spec(spec))
-        except XsplitError:
-            raise
-        except Exception as e:
-            raise XsplitError(f"bad options for pass '{spec.name}': {one_line(str(e))}") from None
-    return built
-
-
-def xsplit_pass_names() -> list[str]:
-    """xsplit's own passes, then those loaded from pattern files, sorted."""
-    from xsplit.rewrites.dsl import PASSES
-
-    loaded = sorted(name for name in PASSES if name not in XSPLIT_PASSES)
-    return sorted(XSPLIT_PASSES) + loaded
-
-
-def _pipeline_error(pipeline: str, offset: int, reason: str) -> XsplitError:
-    column = min(offset, len(pipeline)) + 1
-    at = f"'{pipeline[offset]}'" if offset < len(pipeline) else "the end"
-    return XsplitError(f"bad pass pipeline '{pipeline}' at column {column} ({at}): {reason}")
-
-
-_OPTION_AFTER_COMMA = re.compile(r",\s*[A-Za-z_][A-Za-z0-9_-]*\s*=")
-
-
-def _comma_between_options(pipeline: str) -> int | None:
-    """Where a comma separates two options inside `{...}` (`{factor=3,tile=4}`).
-
-    xDSL reads `3,tile` as a list value and then trips on the `=` after it;
-    the mistake is the comma, so that is what the error points at."""
-    depth = 0
-    for i, char in enumerate(pipeline):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth = max(depth - 1, 0)
-        elif char == "," and depth and _OPTION_AFTER_COMMA.match(pipeline, i):
-            return i
-    return None
-
-
-def run_passes(
-    module: ModuleOp,
-    passes: list[ModulePass],
-    ctx: Context | None = None,
-    verify_each: bool = True,
-) -> None:
-    """Applies the passes in order, verifying after each unless told not to."""
-    ctx = ctx or make_context()
-    for p in passes:
-        try:
-            PassPipeline((p,)).apply(ctx, module)
-        except XsplitError:
-            raise
-        except Exception as e:
-            raise XsplitError(f"internal error in pass '{p.name}': {one_line(repr(e))}") from e
-        if not verify_each:
-            continue
-        try:
-            verify_module(module)
-        except XsplitError as e:
-            raise XsplitError(f"pass '{p.name}' produced invalid IR: {e.diagnostic}") from None
-
-
-def print_module(module: Operation, generic: bool = False) -> str:
-    """The module's text. One read through iree-opt is printed through it
-    again, so that what xsplit carried reads as iree-opt prints it."""
-    if isinstance(module, ModuleOp) and was_carried(module):
-        return print_carried(module, generic)
-    out = io.StringIO()
-    Printer(stream=out, print_generic_format=generic).print_op(module)
-    out.write("\n")
-    return out.getvalue()
 
 
 def rewrite_module(module: ModuleOp, pipeline: str) -> ModuleOp:

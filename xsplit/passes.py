@@ -9,22 +9,22 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 _PASS_MODULES = {
-    "split-k": ("xsplit.rewrites.split_k", "SPLIT_K"),
-    "materialize-late": ("xsplit.rewrites.materialize_late", "MATERIALIZE_LATE"),
-    "materialize-early": ("xsplit.rewrites.materialize_early", "MATERIALIZE_EARLY"),
-    "distribute": ("xsplit.rewrites.distribute", "DISTRIBUTE"),
-    "export-dispatch": ("xsplit.rewrites.export_dispatch", "EXPORT_DISPATCH"),
-    "set-encoding": ("xsplit.rewrites.set_encoding", "SET_ENCODING"),
-    "auto": ("xsplit.rewrites.auto", "AUTO"),
-    "form-dispatch-regions": ("xsplit.rewrites.form_dispatch_regions", "FORM_DISPATCH_REGIONS"),
+    "split-k": ("xsplit.rewrites.split.split_k", "SPLIT_K"),
+    "materialize-late": ("xsplit.rewrites.encoding.materialize_late", "MATERIALIZE_LATE"),
+    "materialize-early": ("xsplit.rewrites.encoding.materialize_early", "MATERIALIZE_EARLY"),
+    "distribute": ("xsplit.rewrites.distribute.distribute", "DISTRIBUTE"),
+    "export-dispatch": ("xsplit.rewrites.dispatch.export_dispatch", "EXPORT_DISPATCH"),
+    "set-encoding": ("xsplit.rewrites.encoding.set_encoding", "SET_ENCODING"),
+    "auto": ("xsplit.rewrites.pipelines.auto", "AUTO"),
+    "form-dispatch-regions": ("xsplit.rewrites.dispatch.form_dispatch_regions", "FORM_DISPATCH_REGIONS"),
     "dispatch-regions-to-workgroups": (
-        "xsplit.rewrites.dispatch_regions_to_workgroups",
+        "xsplit.rewrites.dispatch.dispatch_regions_to_workgroups",
         "DISPATCH_REGIONS_TO_WORKGROUPS",
     ),
-    "insert-barriers": ("xsplit.rewrites.insert_barriers", "INSERT_BARRIERS"),
-    "verify-sync": ("xsplit.rewrites.verify_sync", "VERIFY_SYNC"),
-    "lower-reduce": ("xsplit.rewrites.lower_reduce", "LOWER_REDUCE"),
-    "fuse-reduction": ("xsplit.rewrites.fuse_reduction", "FUSE_REDUCTION"),
+    "insert-barriers": ("xsplit.rewrites.distribute.insert_barriers", "INSERT_BARRIERS"),
+    "verify-sync": ("xsplit.rewrites.distribute.verify_sync", "VERIFY_SYNC"),
+    "lower-reduce": ("xsplit.rewrites.reduce.lower_reduce", "LOWER_REDUCE"),
+    "fuse-reduction": ("xsplit.rewrites.reduce.fuse_reduction", "FUSE_REDUCTION"),
 }
 
 

@@ -36,7 +36,6 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from xdsl.context import Context
-from xdsl.dialects.func import FuncOp
 from xdsl.dialects.builtin import (
     AnyFloat,
     BytesAttr,
@@ -50,7 +49,8 @@ from xdsl.dialects.builtin import (
     UnregisteredAttr,
     UnregisteredOp,
 )
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, Block, Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
@@ -61,8 +61,8 @@ from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects import make_context
 from xsplit.dialects.builtin import SPLAT_STORED_ONCE_ABOVE, SplatElementsAttr
-from xsplit.dialects.util import FuncOp as UtilFuncOp
 from xsplit.dialects.opaque import OpaqueAttr, OpaqueType
+from xsplit.dialects.util import FuncOp as UtilFuncOp
 
 
 class XsplitParser(Parser):
@@ -336,7 +336,7 @@ def _read_carried(
     parse_error: ParseError | None = None,
     verify_error: XsplitError | None = None,
 ) -> ModuleOp:
-    from xsplit.interop.iree_opt import GENERIC_WITH_LOCATIONS, run_iree_opt
+    from xsplit.iree.iree_opt import GENERIC_WITH_LOCATIONS, run_iree_opt
 
     # iree-opt is MLIR's parser and verifier: if it accepts the input, xDSL's
     # complaint was about xDSL, and the module is carried. If it rejects it
@@ -406,8 +406,8 @@ def print_carried(module: ModuleOp, generic: bool = False) -> str:
     `sym_visibility` the module did not have. Where iree-opt's custom form
     does not read back as the module, the generic form is given: the same
     program is what matters."""
-    from xsplit.interop.iree_opt import run_iree_opt
-    from xsplit.interop.roundtrip import generic_forms
+    from xsplit.iree.iree_opt import run_iree_opt
+    from xsplit.iree.roundtrip import generic_forms
 
     out = io.StringIO()
     Printer(stream=out, print_generic_format=True).print_op(module)
@@ -558,3 +558,30 @@ def verify_dominance(module: ModuleOp) -> None:
                 raise XsplitError(
                     f"operand #{index} of '{op.name}' does not dominate this use", op
                 )
+
+
+_COMMENT = re.compile(r"//[^\n]*")
+
+
+def parse_module(
+    source: str, filename: str = "<string>", ctx: Context | None = None, first_line: int = 1
+) -> ModuleOp:
+    """Parses and verifies MLIR text; `first_line` numbers its first line.
+
+    Whatever iree-opt 3.13 reads is read: see `xsplit.reader`."""
+    if not _COMMENT.sub("", source).strip():
+        # mlir-opt reads an empty input (or one of only comments) as an empty
+        # module; xDSL 0.74's parser rejects it.
+        return ModuleOp([])
+    return read_module(source, filename, ctx, first_line)
+
+
+def print_module(module: Operation, generic: bool = False) -> str:
+    """The module's text. One read through iree-opt is printed through it
+    again, so that what xsplit carried reads as iree-opt prints it."""
+    if isinstance(module, ModuleOp) and was_carried(module):
+        return print_carried(module, generic)
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=generic).print_op(module)
+    out.write("\n")
+    return out.getvalue()

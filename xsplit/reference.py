@@ -7,62 +7,20 @@ over K with the body's combiner. `evaluate_rock_reduce` runs `rock.reduce`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IntegerType,
-)
 from xdsl.dialects.linalg.ops import YieldOp
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
+from xsplit.analysis.reduction import COMBINER_KINDS
 from xsplit.dialects.linalg_ext import SplitGroupedGemmOp
 from xsplit.dialects.rock import ReduceMethod, ReduceOp, evaluate_reduce
-from xsplit.rewrites.reduction import COMBINER_KINDS
+from xsplit.semantics import BINARY, CASTS, numpy_dtype
 
-_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    arith.AddfOp: np.add,
-    arith.AddiOp: np.add,
-    arith.SubfOp: np.subtract,
-    arith.SubiOp: np.subtract,
-    arith.MulfOp: np.multiply,
-    arith.MuliOp: np.multiply,
-    arith.DivfOp: np.divide,
-    arith.MaximumfOp: np.maximum,
-    arith.MaxnumfOp: np.fmax,
-    arith.MaxSIOp: np.maximum,
-    arith.MinimumfOp: np.minimum,
-    arith.MinnumfOp: np.fmin,
-    arith.MinSIOp: np.minimum,
-}
-_CASTS = (
-    arith.ExtFOp,
-    arith.TruncFOp,
-    arith.ExtSIOp,
-    arith.TruncIOp,
-    arith.SIToFPOp,
-    arith.FPToSIOp,
-)
 _REDUCE = {"add": np.add, "max": np.maximum, "min": np.minimum}
-
-
-def numpy_dtype(t: Attribute) -> np.dtype:
-    """The numpy type that holds `t`; bf16 is held in f32."""
-    if isinstance(t, Float32Type | BFloat16Type):
-        return np.dtype(np.float32)
-    if isinstance(t, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(t, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(t, IntegerType) and t.width.data in (8, 16, 32, 64):
-        return np.dtype(f"int{t.width.data}")
-    raise NotImplementedError(f"no numpy type for {t}")
 
 
 def _split_body(block: Block) -> tuple[type[Operation], SSAValue]:
@@ -84,10 +42,10 @@ def _evaluate(value: SSAValue, env: dict[SSAValue, np.ndarray]) -> np.ndarray:
     assert isinstance(op, Operation), f"unbound block argument {value}"
     if isinstance(op, arith.ConstantOp):
         result = np.asarray(op.value.value.data, dtype=numpy_dtype(op.result.type))  # type: ignore[union-attr]
-    elif type(op) in _BINARY:
+    elif op.name in BINARY:
         lhs, rhs = (_evaluate(v, env) for v in op.operands)
-        result = _BINARY[type(op)](lhs, rhs)
-    elif isinstance(op, _CASTS):
+        result = BINARY[op.name](lhs, rhs)
+    elif op.name in CASTS:
         result = _evaluate(op.operands[0], env).astype(numpy_dtype(op.results[0].type))
     else:
         raise NotImplementedError(f"the reference evaluator does not know '{op.name}'")

@@ -28,8 +28,8 @@ def one_line_error(error: BaseException) -> str | None:
     None for one that is not about the input, a pass or its options."""
     from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 
-    from xsplit.api import one_line
     from xsplit.diagnostics import XsplitError
+    from xsplit.reader import one_line
 
     if isinstance(error, XsplitError):
         return error.diagnostic

@@ -20,10 +20,9 @@ from pathlib import Path
 import onnx
 import pytest
 
-from xsplit.interop.iree_compile import compile_mlir
-from xsplit.interop.targets import host_threads
-
 from tests.corpus.models import MODELS, PHASES, Model
+from xsplit.iree.iree_compile import compile_mlir
+from xsplit.target.targets import host_threads
 
 
 @dataclass(frozen=True)

@@ -22,15 +22,14 @@ import onnx
 import pytest
 from onnx.reference import ReferenceEvaluator
 
-from xsplit.api import parse_module, rewrite
-from xsplit.interop.check import compare, entry_name, entry_point, random_inputs
-from xsplit.interop.cpu_runner import run_on_cpu
-from xsplit.interop.iree_compile import compile_mlir
-from xsplit.interop.roundtrip import generic_form, program_difference
-from xsplit.interop.targets import COMPILED_GPU_TARGETS
-
 from tests.corpus.conftest import Corpus
 from tests.corpus.models import MODELS, PHASES, Model
+from xsplit.api import parse_module, rewrite
+from xsplit.interop.check import compare, entry_name, entry_point, random_inputs
+from xsplit.iree.cpu_runner import run_on_cpu
+from xsplit.iree.iree_compile import compile_mlir
+from xsplit.iree.roundtrip import generic_form, program_difference
+from xsplit.target.targets import COMPILED_GPU_TARGETS
 
 DUMPS = [(m, p) for m in MODELS for p in PHASES]
 DUMP_IDS = [f"{m.name}.{p}" for m, p in DUMPS]

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from xsplit.interop.cpu_runner import run_on_cpu
-from xsplit.interop.iree_compile import compile_mlir
-
 from tests.corpus.conftest import import_onnx
 from tests.tools.test_xsplit_opt import assert_one_line_error
+from xsplit.iree.cpu_runner import run_on_cpu
+from xsplit.iree.iree_compile import compile_mlir
 
 SCRIPT = Path(__file__).parents[2] / "examples" / "onnx" / "matmul_prime_k.py"
 PIPELINE = "split-k,materialize-late"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from xsplit import rewrite
-from xsplit.interop.cpu_runner import run_on_cpu
-from xsplit.interop.iree_compile import compile_mlir
+from xsplit.iree.cpu_runner import run_on_cpu
+from xsplit.iree.iree_compile import compile_mlir
 
 
 def row_sum(m: int, k: int, grid: int) -> str:

@@ -6,10 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xsplit import XsplitError
-from xsplit.interop.cpu_runner import run_on_cpu
-from xsplit.interop.iree_compile import compile_mlir
-
 from tests.distribute.kernels import (
     add_2d,
     exported,
@@ -18,6 +14,9 @@ from tests.distribute.kernels import (
     run_exported,
     split_k_matvec,
 )
+from xsplit import XsplitError
+from xsplit.iree.cpu_runner import run_on_cpu
+from xsplit.iree.iree_compile import compile_mlir
 
 
 def _inputs(rng: np.random.Generator, *shapes: tuple[int, ...]) -> list[np.ndarray]:

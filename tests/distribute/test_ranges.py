@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from xdsl.dialects import affine, func
+
 from xsplit import parse_module
 from xsplit.analysis.ranges import Range, RangeAnalysis, launch_facts, trip_count
 

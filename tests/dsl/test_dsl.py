@@ -269,7 +269,6 @@ def test_registered_patterns_are_listed() -> None:
 
 def test_loading_a_pattern_file(tmp_path) -> None:
     import xsplit
-
     from tests.e2e.cases import matmul
 
     xsplit.load_patterns("examples/patterns/fold_zero_init.py")

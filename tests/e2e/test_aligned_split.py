@@ -13,12 +13,11 @@ import re
 import numpy as np
 import pytest
 
+from tests.e2e.cases import _mm, batch_matmul, matmul, matvec, transposed_generic, vecmat
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.interop.check import entry_function, random_inputs
-from xsplit.interop.cpu_runner import run_on_cpu
-from xsplit.interop.iree_compile import compile_mlir
-
-from tests.e2e.cases import _mm, batch_matmul, matmul, matvec, transposed_generic, vecmat
+from xsplit.iree.cpu_runner import run_on_cpu
+from xsplit.iree.iree_compile import compile_mlir
 
 
 def _case(seed: int):  # type: ignore[no-untyped-def]
@@ -93,7 +92,7 @@ def test_aligned_split_matches_numpy(case_id, mlir, reference, options, k, align
 
 
 def test_target_cpu_splits_the_seed_into_aligned_chunks_with_m_padded() -> None:
-    from xsplit.interop.targets import target
+    from xsplit.target.targets import target
 
     cpu = target("cpu")
     module = parse_module(matmul(123, 456, 51234))
@@ -122,7 +121,7 @@ def test_cpu_tiles_configure_the_chunk_matmul_and_keep_its_result(
     where the target table gives some (f32, 2 to 128 rows after padding, N
     of two cache lines or more): a workgroup takes every row and 16 columns.
     Configured or not, the program computes the matmul."""
-    from xsplit.interop.targets import PARTIAL_TILE_MAX_M
+    from xsplit.target.targets import PARTIAL_TILE_MAX_M
 
     mlir = matmul(m, n, k, dtype)
     module = parse_module(mlir)

@@ -11,13 +11,12 @@ import re
 import numpy as np
 import pytest
 
+from tests.e2e.cases import CASES, Case
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.interop.check import check_rewrite, entry_function, random_inputs
-from xsplit.interop.cpu_runner import run_on_cpu
-from xsplit.interop.iree_compile import compile_mlir
-from xsplit.interop.targets import COMPILED_GPU_TARGETS
-
-from tests.e2e.cases import CASES, Case
+from xsplit.iree.cpu_runner import run_on_cpu
+from xsplit.iree.iree_compile import compile_mlir
+from xsplit.target.targets import COMPILED_GPU_TARGETS
 
 ENCODABLE = [
     c

@@ -7,15 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xsplit.api import build_pipeline, parse_module, print_module, run_passes, rewrite
-from xsplit.interop.cpu_runner import run_on_cpu
+from tests.e2e.cases import CASES, Case
+from xsplit.api import build_pipeline, parse_module, print_module, rewrite, run_passes
 from xsplit.interop.check import entry_function, random_inputs, tolerance
 from xsplit.interop.e2e import run_e2e
-from xsplit.interop.iree_compile import compile_mlir
-from xsplit.interop.targets import COMPILED_GPU_TARGETS
-from xsplit.interop.workgroups import workgroup_counts
-
-from tests.e2e.cases import CASES, Case
+from xsplit.iree.cpu_runner import run_on_cpu
+from xsplit.iree.iree_compile import compile_mlir
+from xsplit.iree.workgroups import workgroup_counts
+from xsplit.target.targets import COMPILED_GPU_TARGETS
 
 
 def grouped_options(case: Case) -> str:

@@ -11,12 +11,11 @@ import random
 import numpy as np
 import pytest
 
+from tests.e2e.cases import argmax, argmax_reference, conv, conv_reference
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.interop.check import entry_function, random_inputs
-from xsplit.interop.cpu_runner import run_on_cpu
-from xsplit.interop.iree_compile import compile_mlir
-
-from tests.e2e.cases import argmax, argmax_reference, conv, conv_reference
+from xsplit.iree.cpu_runner import run_on_cpu
+from xsplit.iree.iree_compile import compile_mlir
 
 
 def _conv_case(seed: int) -> tuple[str, str, object, str]:

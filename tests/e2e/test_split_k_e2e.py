@@ -7,11 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xsplit.api import parse_module
-from xsplit.interop.check import entry_function, random_inputs
-from xsplit.interop.e2e import E2EReport, run_e2e
-from xsplit.interop.targets import COMPILED_GPU_TARGETS
-
 from tests.e2e.cases import (
     CASES,
     OP_CASES,
@@ -20,6 +15,10 @@ from tests.e2e.cases import (
     argmax_reference,
     util_func_matmul,
 )
+from xsplit.api import parse_module
+from xsplit.interop.check import entry_function, random_inputs
+from xsplit.interop.e2e import E2EReport, run_e2e
+from xsplit.target.targets import COMPILED_GPU_TARGETS
 
 ALL_CASES = CASES + OP_CASES
 
@@ -33,8 +32,8 @@ def test_cpu_numerics(case: Case) -> None:
 
     # Against numpy too, so that a bug shared by both IREE programs still shows.
     inputs = random_inputs(entry_function(parse_module(case.mlir)), case.dims)
-    from xsplit.interop.cpu_runner import run_on_cpu
-    from xsplit.interop.iree_compile import compile_mlir
+    from xsplit.iree.cpu_runner import run_on_cpu
+    from xsplit.iree.iree_compile import compile_mlir
 
     results = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
     wanted = case.reference(*inputs)
@@ -57,8 +56,8 @@ def test_cpu_numerics(case: Case) -> None:
 @pytest.mark.parametrize("case", ALL_CASES, ids=[c.id for c in ALL_CASES])
 def test_gpu_compiles_and_spreads(case: Case) -> None:
     from xsplit.api import build_pipeline, print_module, run_passes
-    from xsplit.interop.iree_compile import IreeCompileError
-    from xsplit.interop.workgroups import workgroup_counts
+    from xsplit.iree.iree_compile import IreeCompileError
+    from xsplit.iree.workgroups import workgroup_counts
 
     module = parse_module(case.mlir)
     run_passes(module, build_pipeline(case.pipeline))
@@ -96,8 +95,8 @@ def test_util_func_cpu_numerics(name, mlir, options, reference) -> None:
     and the split program matches the unsplit one and numpy."""
     from xsplit.api import build_pipeline, print_module, run_passes
     from xsplit.dialects.util import FuncOp as UtilFuncOp
-    from xsplit.interop.cpu_runner import run_on_cpu
-    from xsplit.interop.iree_compile import compile_mlir
+    from xsplit.iree.cpu_runner import run_on_cpu
+    from xsplit.iree.iree_compile import compile_mlir
 
     module = parse_module(mlir)
     run_passes(module, build_pipeline(f"split-k{{{options}}},materialize-late"))
@@ -123,7 +122,7 @@ def test_util_func_cpu_numerics(name, mlir, options, reference) -> None:
 @pytest.mark.parametrize("name,mlir,options,reference", UTIL_FUNC_CASES, ids=[c[0] for c in UTIL_FUNC_CASES])
 def test_util_func_gpu_compiles(name, mlir, options, reference) -> None:
     from xsplit.api import build_pipeline, print_module, run_passes
-    from xsplit.interop.workgroups import workgroup_counts
+    from xsplit.iree.workgroups import workgroup_counts
 
     module = parse_module(mlir)
     run_passes(module, build_pipeline(f"split-k{{{options}}},materialize-late"))

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from xsplit.interop import bench
+from xsplit.bench import driver as bench
 
 SHAPE = """
 func.func @mm(%a: tensor<48x3001xf32>, %b: tensor<3001x40xf32>, %c: tensor<48x40xf32>) -> tensor<48x40xf32> {
@@ -47,7 +47,7 @@ def test_bench_times_auto_the_encoded_sweep_and_numpy(tmp_path: Path) -> None:
 def test_calibrate_writes_the_cache_target_cpu_reads(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     code = (
-        "from xsplit.interop import bench; from xsplit.interop.targets import target; "
+        "from xsplit.bench import driver as bench; from xsplit.target.targets import target; "
         "before = target('cpu').memory_bandwidth; "
         "f, b, p = bench.calibrate(0.2); print(f, b, p); "
         # The calibrating process models with the new rates from then on.
@@ -65,7 +65,7 @@ def test_calibrate_writes_the_cache_target_cpu_reads(tmp_path: Path) -> None:
     assert entry["flops_per_core"] == float(flops)
     # A fresh process reading the host CPU picks the rates up.
     check = (
-        "from xsplit.analysis.cpu_info import host_cpu; c = host_cpu(); "
+        "from xsplit.target.cpu_info import host_cpu; c = host_cpu(); "
         "print(c.flops_per_core, c.bandwidth, c.source)"
     )
     proc = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True)

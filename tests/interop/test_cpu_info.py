@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from xdsl.dialects.builtin import f16, f32, i8, i32
 
-from xsplit.analysis import cpu_info
-from xsplit.analysis.cpu_info import NAMED_CPUS, detect, parse_cpu_spec
-from xsplit.interop.targets import cpu_data_tiles, cpu_target
+from xsplit.target import cpu_info
+from xsplit.target.cpu_info import NAMED_CPUS, detect, parse_cpu_spec
+from xsplit.target.targets import cpu_data_tiles, cpu_target
 
 
 def _fake_machine(tmp_path: Path, flags: str, l2: str = "1024K", l2_shared: str = "0") -> tuple[Path, Path]:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from xsplit.diagnostics import XsplitError
-from xsplit.interop.iree_compile import compile_mlir
-from xsplit.interop.targets import COMPILED_GPU_TARGETS, GPU_TARGETS, TARGETS, host_threads, target
+from xsplit.iree.iree_compile import compile_mlir
+from xsplit.target.targets import COMPILED_GPU_TARGETS, GPU_TARGETS, TARGETS, host_threads, target
 
 SMALL = (Path(__file__).parents[2] / "examples" / "small_matmul.mlir").read_text()
 

@@ -9,8 +9,8 @@ import pytest
 
 from tests.reduce.cases import fused, standalone
 from xsplit.api import rewrite
-from xsplit.interop.cpu_runner import run_on_cpu
-from xsplit.interop.iree_compile import compile_mlir
+from xsplit.iree.cpu_runner import run_on_cpu
+from xsplit.iree.iree_compile import compile_mlir
 
 
 def _run(case, pipeline: str) -> None:

@@ -14,8 +14,8 @@ import pytest
 from tests.reduce.test_gpu_asm import ANY_ATOMIC, ATOMIC, assembly
 from xsplit.api import rewrite
 from xsplit.diagnostics import XsplitError
-from xsplit.interop.cpu_runner import run_on_cpu
-from xsplit.interop.iree_compile import compile_mlir
+from xsplit.iree.cpu_runner import run_on_cpu
+from xsplit.iree.iree_compile import compile_mlir
 from xsplit.tools.simulate import main as simulate_main
 
 MATMUL = """\

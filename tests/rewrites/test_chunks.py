@@ -7,12 +7,11 @@ from collections import Counter
 import pytest
 from xdsl.dialects import affine
 
+from tests.e2e.cases import matmul
 from xsplit.api import parse_module, rewrite_module
 from xsplit.dialects.affine import MaxOp
 from xsplit.dialects.scf import ForallOp
-from xsplit.rewrites.chunks import ChunkPlan, default_plan
-
-from tests.e2e.cases import matmul
+from xsplit.rewrites.split.chunks import ChunkPlan, default_plan
 
 
 def chunk_sizes(k: int, options: str) -> list[int]:

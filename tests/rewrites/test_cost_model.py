@@ -8,11 +8,11 @@ import itertools
 
 import pytest
 
+from xsplit.analysis.cost_model import MIN_GAIN, Problem, choose_split, estimate, problem_of
+from xsplit.analysis.reduction import match_reduction
 from xsplit.api import parse_module
-from xsplit.interop import targets
-from xsplit.interop.targets import TARGETS
-from xsplit.rewrites.cost_model import MIN_GAIN, Problem, choose_split, estimate, problem_of
-from xsplit.rewrites.reduction import match_reduction
+from xsplit.target import targets
+from xsplit.target.targets import TARGETS
 
 MATMUL_SPANS = ((True, False), (False, True))
 
@@ -174,7 +174,7 @@ def test_fixed_cpu_tiles_keep_the_strip_of_b_in_l1(shape: tuple[int, int, int]) 
     the chunk's strip of B (chunk x 16) is read by every register row of M,
     so the model picks a chunk whose strip stays in L1 (measured: strips of
     64 KiB ran 16x4096x16384 at 28.5 ms, of 32 KiB at 20.0 ms)."""
-    from xsplit.rewrites.cost_model import partial_tile
+    from xsplit.analysis.cost_model import partial_tile
 
     cpu = TARGETS["cpu"]
     assert cpu.cpu is not None
@@ -190,7 +190,7 @@ def test_fixed_cpu_tiles_within_one_register_row_keep_iree_s_tile() -> None:
     """M <= 8: the fixed tiles read B as IREE's do; the model keeps IREE's
     tile, whose chunk counts measured better (4x3072x11008: 16 chunks 8.5 ms,
     4 chunks 12.0 ms)."""
-    from xsplit.rewrites.cost_model import partial_tile, tile_of
+    from xsplit.analysis.cost_model import partial_tile, tile_of
 
     cpu = TARGETS["cpu"]
     problem = matmul(4, 3072, 11008)

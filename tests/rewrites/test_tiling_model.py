@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from xsplit.analysis.cpu_info import NAMED_CPUS
-from xsplit.interop.targets import TARGETS, cpu_target
-from xsplit.rewrites.cost_model import (
+from tests.rewrites.test_cost_model import matmul
+from xsplit.analysis.cost_model import (
     choose_split,
     choose_tiling,
     encoded_seconds,
@@ -16,8 +15,8 @@ from xsplit.rewrites.cost_model import (
     plain_seconds,
     tile_of,
 )
-
-from tests.rewrites.test_cost_model import matmul
+from xsplit.target.cpu_info import NAMED_CPUS
+from xsplit.target.targets import TARGETS, cpu_target
 
 GPUS = [t for t in TARGETS.values() if t.is_gpu]
 ZEN3 = cpu_target(NAMED_CPUS["znver3"])
@@ -119,7 +118,7 @@ def test_unaligned_m_prices_the_padding_copy() -> None:
 def test_aligned_target_prefers_a_count_whose_chunk_divides_k(k: int) -> None:
     """A count whose aligned chunk divides K saves the tail chunk: when one is
     within TAIL_WORTH of the model's best, the pick is such a count."""
-    from xsplit.rewrites.cost_model import MAX_FACTOR, TAIL_WORTH
+    from xsplit.analysis.cost_model import MAX_FACTOR, TAIL_WORTH
 
     problem = matmul(1, 4096, k)
     align = ZEN4.split_align

@@ -9,12 +9,12 @@ import re
 
 import pytest
 
+from tests.sync.kernels import random_kernel
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.simulator import simulate
 from xsplit.simulator.run import pick_function, random_inputs
-from tests.sync.kernels import random_kernel
 
 BARRIER = re.compile(r"^\s*gpu\.barrier\s*$", re.MULTILINE)
 

@@ -26,7 +26,7 @@ def tool(name: str, *args: str, env: dict[str, str] | None = None) -> subprocess
     """Runs a console script of this checkout (`xsplit`, `xsplit-e2e`, `xdsl-opt`)."""
     mains = {
         "xsplit": "from xsplit.tools.xsplit_cli import console_main; console_main()",
-        "xsplit-e2e": "from xsplit.interop.e2e import console_main; console_main()",
+        "xsplit-e2e": "from xsplit.tools.xsplit_cli import e2e_console_main; e2e_console_main()",
     }
     if name in mains:
         command = [sys.executable, "-c", mains[name], *args]
@@ -338,7 +338,7 @@ def test_e2e_reports_an_unknown_dialect_with_its_fix(tmp_path: Path) -> None:
 
 def test_an_unknown_failure_gives_the_tool_s_first_error_at_the_saved_input(tmp_path: Path) -> None:
     from xsplit.diagnostics import XsplitError
-    from xsplit.interop.iree_compile import compile_mlir
+    from xsplit.iree.iree_compile import compile_mlir
 
     with pytest.raises(XsplitError) as info:
         compile_mlir("func.func @f() {\n  %0 = foo.bar() : () -> i32\n}\n", "cpu",
@@ -399,7 +399,7 @@ def test_e2e_usage_errors_match_xsplit_s(args: list[str], stderr: str) -> None:
 
 
 def test_bench_table_reads_as_english() -> None:
-    from xsplit.interop.bench import MODEL_CONFIG, BenchReport, ConfigResult, GpuFill, format_table
+    from xsplit.bench.driver import MODEL_CONFIG, BenchReport, ConfigResult, GpuFill, format_table
 
     configs = [
         ConfigResult("iree-default", None, [], [2.0]),
@@ -444,7 +444,7 @@ def test_the_crash_cause_is_named_only_for_a_graph_level_forall(
     pipeline: str, graph_level: bool
 ) -> None:
     from xsplit.api import rewrite
-    from xsplit.interop.iree_compile import has_graph_level_forall, known_cause
+    from xsplit.iree.iree_compile import has_graph_level_forall, known_cause
 
     text = rewrite(SMALL.read_text(), pipeline)
     assert has_graph_level_forall(text) is graph_level

@@ -43,6 +43,8 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
+from xsplit.semantics import BINARY, CMPI, memory_space, memref_strides
+
 READ, WRITE, ATOMIC = "read", "write", "atomic"
 
 MAX_POINTS = 1 << 21
@@ -72,14 +74,6 @@ def _dim_of(op: Operation) -> int:
         if f" {d}" in text or text.endswith(d) or f"<{d}>" in text or f"dim {d}" in text:
             return i
     return 0
-
-
-def memory_space(t: MemRefType) -> str:
-    space = t.memory_space
-    if isinstance(space, IntegerAttr):
-        return {3: "workgroup", 5: "private"}.get(int(space.value.data), "global")
-    text = str(space)
-    return "workgroup" if "workgroup" in text else "private" if "private" in text else "global"
 
 
 # -- symbolic affine forms (what the analysis reports) -------------------------
@@ -693,14 +687,12 @@ class AccessAnalysis:
             if a.concrete and np.all(a.const == np.ravel(a.const)[0]):  # type: ignore[union-attr]
                 return _scale_num(b, int(np.ravel(a.const)[0]))  # type: ignore[arg-type, union-attr]
         if all(x.concrete for x in operands):  # type: ignore[union-attr]
-            from xsplit.simulator.machine import _BINARY, _CMPI  # the simulator's exact semantics
-
-            if name in _BINARY and b is not None:
+            if name in BINARY and b is not None:
                 with np.errstate(all="ignore"):
-                    return Num(np.asarray(_BINARY[name](a.const, b.const)))  # type: ignore[union-attr]
+                    return Num(np.asarray(BINARY[name](a.const, b.const)))  # type: ignore[union-attr]
             if name == "arith.cmpi" and b is not None:
                 pred = int(_prop(op, "predicate").value.data)  # type: ignore[union-attr]
-                return Num(np.asarray(_CMPI[pred](a.const, b.const)))  # type: ignore[union-attr]
+                return Num(np.asarray(CMPI[pred](a.const, b.const)))  # type: ignore[union-attr]
             if name == "arith.select":
                 return Num(np.where(operands[0].const, operands[1].const, operands[2].const))  # type: ignore[union-attr]
         return self._atom(v, all(_uniform(x) for x in operands))  # type: ignore[arg-type]
@@ -1015,8 +1007,6 @@ def _strides(t: MemRefType) -> list[int] | None:
     shape = t.get_shape()
     if any(d < 0 for d in shape):
         return None
-    from xsplit.simulator.machine import memref_strides
-
     try:
         return list(memref_strides(t))
     except Exception:

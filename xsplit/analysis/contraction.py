@@ -139,3 +139,40 @@ def op_contraction_dims(op: Operation) -> ContractionDims | str:
     ):
         return "its iterator types do not match its indexing maps"
     return dims
+
+
+def gemm_operand_dims(
+    producer: Operation,
+) -> tuple[list[int], list[int], list[int], int] | str:
+    """The loop dimensions that index A, B and C of a GEMM (`linalg.matmul`,
+    `linalg.batch_matmul`, or a generic computing out + a * b over one
+    contracted loop), and the contracted loop; or why it is not one."""
+    if producer.name == "linalg.matmul":
+        return [0, 2], [2, 1], [0, 1], 2
+    if producer.name == "linalg.batch_matmul":
+        return [0, 1, 3], [0, 3, 2], [0, 1, 2], 3
+    if producer.name != "linalg.generic":
+        return f"its producer '{producer.name}' is not a GEMM this lowering fuses"
+    if len(producer.operands) != 3:
+        return "the generic is not a contraction of two operands"
+    kinds = [str(t.data) for t in producer.iterator_types.data]  # type: ignore[attr-defined]
+    reductions = [i for i, k in enumerate(kinds) if "reduction" in k]
+    if len(reductions) != 1:
+        return "the generic does not contract exactly one loop"
+    dims = []
+    for m in producer.indexing_maps.data:  # type: ignore[attr-defined]
+        results = m.data.results
+        if not all(isinstance(r, AffineDimExpr) for r in results):
+            return "the generic's indexing maps are not projected permutations"
+        dims.append([r.position for r in results])  # type: ignore[attr-defined]
+    a_dims, b_dims, out_dims = dims
+    if reductions[0] in out_dims or sorted(out_dims) != [i for i in range(len(kinds)) if i not in reductions]:
+        return "the generic's output is not indexed by its parallel loops"
+    body = list(producer.regions[0].block.ops)
+    args = producer.regions[0].block.args
+    if [o.name for o in body] != ["arith.mulf", "arith.addf", "linalg.yield"]:
+        return "the generic's body is not a multiply-add"
+    mul, add = body[0], body[1]
+    if set(mul.operands) != {args[0], args[1]} or set(add.operands) != {args[2], mul.results[0]}:
+        return "the generic's body is not out + a * b"
+    return a_dims, b_dims, out_dims, reductions[0]

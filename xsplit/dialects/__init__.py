@@ -26,8 +26,8 @@ from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
 from xsplit.dialects.linalg import LINALG_OPS, extend_generic_parser
 from xsplit.dialects.linalg_ext import LinalgExt
-from xsplit.dialects.memref import MEMREF_EXTENSION_OPS
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp
+from xsplit.dialects.memref import MEMREF_EXTENSION_OPS
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp

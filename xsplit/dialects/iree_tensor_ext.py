@@ -10,7 +10,6 @@ read from and written to them with `dispatch.tensor.load` and
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Sequence
 from enum import auto
 

@@ -20,12 +20,12 @@ from enum import auto
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    i32,
     IndexType,
     IntegerAttr,
     MemRefType,
     StringAttr,
     TensorType,
+    i32,
 )
 from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
@@ -39,7 +39,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import MemoryEffect, MemoryEffectKind, EffectInstance
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 

@@ -48,7 +48,13 @@ from xdsl.utils.exceptions import VerifyException
 
 from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
-from xsplit.dialects.utils import init_segmented, split_mixed, verify_mixed_lists
+from xsplit.dialects.utils import (
+    ParallelCombining,
+    ParallelCombiningUpdate,
+    init_segmented,
+    split_mixed,
+    verify_mixed_lists,
+)
 
 MAPPING_ATTRS = (*GPU_MAPPING_ATTRS, SplitReductionMappingAttr)
 
@@ -64,7 +70,7 @@ class InParallelOp(IRDLOperation):
 
     body = region_def("single_block")
 
-    traits = lazy_traits_def(lambda: (IsTerminator(), NoTerminator(), HasParent(ForallOp)))
+    traits = lazy_traits_def(lambda: (IsTerminator(), NoTerminator(), HasParent(ForallOp), ParallelCombining()))
 
     def __init__(self, ops: Sequence[Operation] = ()):
         super().__init__(regions=[Region(Block(ops))])
@@ -84,10 +90,8 @@ class InParallelOp(IRDLOperation):
         return op
 
     def verify_(self) -> None:
-        from xsplit.dialects.tensor import ParallelInsertSliceOp
-
         for op in self.body.block.ops:
-            if not isinstance(op, ParallelInsertSliceOp):
+            if not op.has_trait(ParallelCombiningUpdate):
                 raise VerifyException(
                     f"'{self.name}' op may only hold tensor.parallel_insert_slice, "
                     f"found '{op.name}'"

@@ -11,15 +11,19 @@ from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
-    lazy_traits_def,
     operand_def,
     prop_def,
+    traits_def,
     var_operand_def,
 )
-from xdsl.traits import HasParent
 from xdsl.utils.exceptions import VerifyException
 
-from xsplit.dialects.utils import init_segmented, split_mixed, verify_mixed_lists
+from xsplit.dialects.utils import (
+    ParallelCombiningUpdate,
+    init_segmented,
+    split_mixed,
+    verify_mixed_lists,
+)
 
 
 @irdl_op_definition
@@ -44,7 +48,7 @@ class ParallelInsertSliceOp(IRDLOperation):
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     custom_directives = (DynamicIndexList,)
-    traits = lazy_traits_def(lambda: (HasParent(_in_parallel()),))
+    traits = traits_def(ParallelCombiningUpdate())
 
     assembly_format = (
         "$source `into` $dest ``"
@@ -104,8 +108,3 @@ class ParallelInsertSliceOp(IRDLOperation):
                 f"slice sizes {list(sizes)}"
             )
 
-
-def _in_parallel():
-    from xsplit.dialects.scf import InParallelOp
-
-    return InParallelOp

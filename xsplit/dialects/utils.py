@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, i32, i64
 from xdsl.dialects.utils import verify_dynamic_index_list
 from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.traits import OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -73,3 +74,20 @@ def init_segmented(
         },
         regions=regions,
     )
+
+
+class ParallelCombining(OpTrait):
+    """The op commits the parallel updates of its enclosing parallel loop, as
+    MLIR's `ParallelCombiningOpInterface` (`scf.forall.in_parallel`)."""
+
+
+class ParallelCombiningUpdate(OpTrait):
+    """The op is one parallel update (`tensor.parallel_insert_slice`): it must
+    sit directly in an op with the `ParallelCombining` trait. The two dialects
+    meet in these traits rather than in each other's ops."""
+
+    def verify(self, op: Operation) -> None:
+        parent = op.parent_op()
+        # A detached op is checked when it is inserted, as HasParent does.
+        if parent is not None and not parent.has_trait(ParallelCombining):
+            raise VerifyException(f"'{op.name}' expects parent op 'scf.forall.in_parallel'")

@@ -1,3 +1,3 @@
-"""Handing xsplit's output to IREE: compiling (`iree_compile`), running on the
-CPU (`cpu_runner`), and reading workgroup counts (`workgroups`). The target
-flags live in one table, `targets.TARGETS`."""
+"""End-to-end checks against IREE: a rewrite compiled and run beside the
+original (`check`), and the README's main job (`e2e`). The IREE wrappers they
+use are in `xsplit.iree`; the target table in `xsplit.target`."""

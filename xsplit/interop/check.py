@@ -26,18 +26,18 @@ from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.diagnostics import XsplitError, remark
-from xsplit.interop.cpu_runner import run_on_cpu
-from xsplit.interop.iree_compile import compile_mlir
-from xsplit.reference import numpy_dtype as reference_dtype
+from xsplit.iree.cpu_runner import run_on_cpu
+from xsplit.iree.iree_compile import compile_mlir
+from xsplit.semantics import numpy_dtype as exact_dtype
 
 
-def numpy_dtype(element: Attribute) -> np.dtype:
+def argument_dtype(element: Attribute) -> np.dtype:
     """The numpy type of an argument's elements. The runtime takes no bf16
     arrays, so a bf16 argument is refused rather than fed as f32."""
     if isinstance(element, BFloat16Type):
         raise XsplitError("bf16 arguments cannot be fed from numpy; take f32 and truncate")
     try:
-        return reference_dtype(element)
+        return exact_dtype(element)
     except NotImplementedError:
         raise XsplitError(f"no numpy type for {element} arguments") from None
 
@@ -286,7 +286,7 @@ def random_inputs(
         types, shapes, op = list(f.function_type.inputs.data), argument_shapes(f, dims), f
     for t, shape in zip(types, shapes):
         try:
-            dtype = numpy_dtype(t.element_type)  # type: ignore[attr-defined]
+            dtype = argument_dtype(t.element_type)  # type: ignore[attr-defined]
         except XsplitError as e:
             raise XsplitError(f"@{entry_name(f)}: {e.message}", op) from None
         if dtype.kind == "f":

@@ -9,15 +9,14 @@ compare each target's workgroup counts.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xsplit.dialects.iree_codegen import COMPILATION_INFO, CompilationInfoAttr
 from xsplit.dialects.iree_cpu import LoweringConfigAttr
 from xsplit.interop.check import check_rewrite
-from xsplit.interop.targets import COMPILED_GPU_TARGETS
-from xsplit.interop.workgroups import DispatchCount, split_dispatch_pair, workgroup_counts
+from xsplit.iree.workgroups import DispatchCount, split_dispatch_pair, workgroup_counts
+from xsplit.target.targets import COMPILED_GPU_TARGETS
 
 
 @dataclass
@@ -103,10 +102,3 @@ def format_report(report: E2EReport) -> str:
 
 def _describe(count: DispatchCount) -> str:
     return "dynamic" if count.total is None else str(count.total)
-
-
-def console_main() -> None:
-    """`xsplit-e2e`, the README's main command: `xsplit e2e` under its old name."""
-    from xsplit.tools.xsplit_cli import run_subcommand
-
-    sys.exit(run_subcommand("e2e", sys.argv[1:], prog="xsplit-e2e"))

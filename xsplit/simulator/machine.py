@@ -27,7 +27,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
-    StridedLayoutAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import (
@@ -40,7 +39,18 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
+from xsplit.analysis.writes import kernel_buffers
 from xsplit.diagnostics import XsplitError, location_of
+from xsplit.semantics import (
+    BINARY,
+    CASTS,
+    CMPF,
+    CMPI,
+    UNARY,
+    memory_space,
+    safe_divisor,
+)
+from xsplit.semantics import memref_strides as _static_strides
 
 READ, WRITE, ATOMIC = 1, 2, 4
 
@@ -51,20 +61,9 @@ class SimulationError(XsplitError):
     """The kernel does something the machine cannot run, or undefined behavior."""
 
 
-def memory_space(t: MemRefType) -> str:
-    """'workgroup', 'private' or 'global', from a memref type's memory space."""
-    space = t.memory_space
-    if isinstance(space, IntegerAttr):
-        return {3: "workgroup", 5: "private"}.get(int(space.value.data), "global")
-    text = str(space)
-    if "workgroup" in text:
-        return "workgroup"
-    if "private" in text:
-        return "private"
-    return "global"
-
-
-def numpy_dtype(t: Attribute) -> np.dtype:
+def storage_dtype(t: Attribute) -> np.dtype:
+    """How the simulator holds values of type `t`: every integer in int64, so
+    that index arithmetic on any integer width cannot overflow."""
     text = str(t)
     table = {
         "f16": np.float16,
@@ -185,53 +184,10 @@ class AccessLog:
             self.entries.setdefault(buf.ident, []).append((flat, lanes, op, kind, epoch))
 
 
-_CMPI = {
-    0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater,
-    5: np.greater_equal, 6: np.less, 7: np.less_equal, 8: np.greater, 9: np.greater_equal,
-}  # fmt: skip
-_CMPF = {
-    1: np.equal, 2: np.greater, 3: np.greater_equal, 4: np.less, 5: np.less_equal,
-    6: np.not_equal, 8: np.equal, 9: np.greater, 10: np.greater_equal, 11: np.less,
-    12: np.less_equal, 13: np.not_equal,
-}  # fmt: skip
 _ATOMIC_KINDS = [
     "addf", "addi", "assign", "maximumf", "maxs", "maxu", "minimumf", "mins", "minu",
     "mulf", "muli", "ori", "andi", "maxnumf", "minnumf",
 ]  # fmt: skip
-
-
-def _safe(b: np.ndarray) -> np.ndarray:
-    return np.where(b == 0, 1, b)
-
-
-def _divsi(a, b):
-    q = np.abs(a) // np.abs(_safe(b))
-    return np.where((a < 0) ^ (b < 0), -q, q)
-
-
-_BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
-    "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
-    "arith.divf": np.divide, "arith.remf": np.fmod,
-    "arith.divui": lambda a, b: a // _safe(b), "arith.divsi": _divsi,
-    "arith.remui": lambda a, b: a % _safe(b), "arith.remsi": lambda a, b: a - b * _divsi(a, b),
-    "arith.floordivsi": lambda a, b: a // _safe(b),
-    "arith.ceildivsi": lambda a, b: -((-a) // _safe(b)),
-    "arith.ceildivui": lambda a, b: -((-a) // _safe(b)),
-    "arith.maxsi": np.maximum, "arith.minsi": np.minimum, "arith.maxui": np.maximum,
-    "arith.minui": np.minimum, "arith.maximumf": np.maximum, "arith.minimumf": np.minimum,
-    "arith.maxnumf": np.fmax, "arith.minnumf": np.fmin,
-    "arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor,
-    "arith.shli": np.left_shift, "arith.shrsi": np.right_shift, "arith.shrui": np.right_shift,
-}  # fmt: skip
-_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "arith.negf": np.negative, "math.absf": np.abs, "math.sqrt": np.sqrt, "math.exp": np.exp,
-    "math.absi": np.abs, "math.tanh": np.tanh, "math.log": np.log,
-}  # fmt: skip
-_CASTS = {
-    "arith.index_cast", "arith.index_castui", "arith.sitofp", "arith.uitofp", "arith.fptosi",
-    "arith.fptoui", "arith.extf", "arith.truncf", "arith.extsi", "arith.extui", "arith.trunci",
-}  # fmt: skip
 
 
 def eval_affine(expr: AffineExpr, dims: Sequence[np.ndarray], syms: Sequence[np.ndarray]):
@@ -250,10 +206,10 @@ def eval_affine(expr: AffineExpr, dims: Sequence[np.ndarray], syms: Sequence[np.
     if kind == AffineBinaryOpKind.Mul:
         return a * b
     if kind == AffineBinaryOpKind.FloorDiv:
-        return a // _safe(np.asarray(b))
+        return a // safe_divisor(np.asarray(b))
     if kind == AffineBinaryOpKind.CeilDiv:
-        return -((-a) // _safe(np.asarray(b)))
-    return a % _safe(np.asarray(b))
+        return -((-a) // safe_divisor(np.asarray(b)))
+    return a % safe_divisor(np.asarray(b))
 
 
 def eval_map(m: AffineMap, operands: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -287,21 +243,10 @@ def _static_values(static: DenseArrayBase, dynamic: Sequence[np.ndarray]) -> lis
 
 
 def memref_strides(t: MemRefType) -> tuple[int, ...]:
-    layout = t.layout
-    shape = t.get_shape()
-    if isinstance(layout, StridedLayoutAttr):
-        strides = []
-        for s in layout.strides.data:
-            value = s.data if hasattr(s, "data") else None
-            if not isinstance(value, int):
-                raise SimulationError(f"dynamic strides are not supported: {t}")
-            strides.append(value)
-        return tuple(strides)
-    strides, acc = [], 1
-    for d in reversed(shape):
-        strides.append(acc)
-        acc *= max(d, 1)
-    return tuple(reversed(strides))
+    try:
+        return _static_strides(t)
+    except ValueError as e:
+        raise SimulationError(str(e)) from None
 
 
 class Machine:
@@ -327,7 +272,7 @@ class Machine:
         if any(d < 0 for d in shape):
             raise SimulationError(f"dynamic shape {t} is not supported by the simulator")
         space = memory_space(t)
-        dtype = numpy_dtype(t.element_type)
+        dtype = storage_dtype(t.element_type)
         numel = int(np.prod(shape, dtype=np.int64)) if shape else 1
         copies = {"workgroup": self.launch.blocks, "private": self.launch.lanes}.get(space, 1)
         if data is None:
@@ -349,10 +294,9 @@ class Machine:
         body = func.regions[0].blocks[0]
         for op in func.walk():  # op indices in program order
             self.index_of(op)
-        from xsplit.simulator.run import parameters
 
         views = []
-        for i, ((name, t, holder), value) in enumerate(zip(parameters(func), args)):
+        for i, ((name, t, holder), value) in enumerate(zip(kernel_buffers(func), args)):
             if not isinstance(t, MemRefType):
                 raise SimulationError(
                     f"argument {i} has type {t}; the simulator runs kernels on memrefs", func
@@ -493,23 +437,23 @@ class Machine:
         if handler is not None:
             handler(self, op, mask, chunked)
             return
-        if name in _BINARY:
+        if name in BINARY:
             a, b = self.arr(op.operands[0]), self.arr(op.operands[1])
-            r = _BINARY[name](a, b)
+            r = BINARY[name](a, b)
             dtype = self._dtype(op.results[0])
             self.set(op.results[0], np.asarray(r).astype(dtype, copy=False), mask)
             return
-        if name in _UNARY:
-            self.set(op.results[0], _UNARY[name](self.arr(op.operands[0])), mask)
+        if name in UNARY:
+            self.set(op.results[0], UNARY[name](self.arr(op.operands[0])), mask)
             return
-        if name in _CASTS:
+        if name in CASTS:
             dtype = self._dtype(op.results[0])
             self.set(op.results[0], self.arr(op.operands[0]).astype(dtype), mask)
             return
         raise SimulationError(f"the simulator does not run '{name}'", op)
 
     def _dtype(self, v: SSAValue) -> np.dtype:
-        return numpy_dtype(v.type)
+        return storage_dtype(v.type)
 
     # memory -----------------------------------------------------------------
 
@@ -595,7 +539,7 @@ def _cmpi(m: Machine, op, mask, chunked) -> None:
     a, b = m.arr(op.operands[0]), m.arr(op.operands[1])
     if pred >= 6:  # unsigned: compare as unsigned 64-bit
         a, b = a.astype(np.uint64), b.astype(np.uint64)
-    m.set(op.results[0], _CMPI[pred](a, b), mask)
+    m.set(op.results[0], CMPI[pred](a, b), mask)
 
 
 def _cmpf(m: Machine, op, mask, chunked) -> None:
@@ -610,7 +554,7 @@ def _cmpf(m: Machine, op, mask, chunked) -> None:
     elif pred == 14:
         r = np.isnan(a) | np.isnan(b)
     else:
-        r = _CMPF[pred](a, b)
+        r = CMPF[pred](a, b)
         nan = np.isnan(a) | np.isnan(b)
         r = (r | nan) if pred >= 8 else (r & ~nan)
     m.set(op.results[0], r, mask)
@@ -941,8 +885,8 @@ def _shuffle(m: Machine, op, mask, chunked) -> None:
     lane = m.launch.thread_of_lane
     base = m.launch.block_of_lane * m.launch.threads
     w = np.broadcast_to(width, lane.shape)
-    seg_start = lane - lane % _safe(w)
-    within = lane % _safe(w)
+    seg_start = lane - lane % safe_divisor(w)
+    within = lane % safe_divisor(w)
     if "xor" in mode:
         src = within ^ offset
     elif "down" in mode:

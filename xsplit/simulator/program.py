@@ -19,11 +19,13 @@ import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Operation
 
-from xsplit.simulator.machine import Launch, Machine, SimulationError, numpy_dtype
+from xsplit import attr_names
+from xsplit.analysis.writes import kernel_buffers, written_arguments
+from xsplit.simulator.machine import Launch, Machine, SimulationError, storage_dtype
 from xsplit.simulator.races import find_races
-from xsplit.simulator.run import Report, compare, launch_sizes, parameters, schedules
+from xsplit.simulator.run import Report, compare, launch_sizes, schedules
 
-HOST = "xsplit.host"
+HOST = attr_names.HOST
 
 
 def host_function(module: ModuleOp, name: str | None) -> Operation | None:
@@ -60,7 +62,7 @@ def run_program(
         if op.name == "memref.alloc":
             t = op.results[0].type
             assert isinstance(t, MemRefType)
-            dtype = numpy_dtype(t.element_type)
+            dtype = storage_dtype(t.element_type)
             values[op.results[0]] = np.full(tuple(t.get_shape()), np.nan, dtype=dtype)
         elif op.name == "func.call":
             callee = _callee(module, op.properties["callee"].string_value(), op)  # type: ignore[union-attr]
@@ -95,7 +97,7 @@ def simulate_program(
     subgroup_size: int = 32,
 ) -> Report:
     report = Report()
-    names = [name for name, _, _ in parameters(host)]
+    names = [name for name, _, _ in kernel_buffers(host)]
     first: list[np.ndarray] | None = None
     for order in orders or ["lockstep", "forward", "reverse", "shuffled"]:
         results = run_program(module, host, inputs, order, seed, subgroup_size, report)
@@ -118,8 +120,6 @@ def simulate_program(
 
 def host_written(module: ModuleOp, host: Operation) -> list[int]:
     """The host's arguments some launch may write."""
-    from xsplit.simulator.run import written_arguments
-
     args = list(host.regions[0].blocks[0].args)
     written: set[int] = set()
     for op in host.regions[0].blocks[0].ops:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xsplit.simulator.machine import ATOMIC, READ, WRITE, Machine
+from xsplit.simulator.machine import ATOMIC, READ, WRITE, Machine, describe_op
 
 _KIND_WORD = {READ: "read", WRITE: "write", ATOMIC: "atomic"}
 
@@ -30,8 +30,6 @@ class Race:
     elements: int
 
     def describe(self, machine: Machine) -> str:
-        from xsplit.simulator.machine import describe_op
-
         a, b = machine.ops[self.first_op], machine.ops[self.second_op]
         count = f"at least {self.elements}" if self.elements >= _EXAMINED else str(self.elements)
         more = f" ({count} elements race between these ops)" if self.elements > 1 else ""

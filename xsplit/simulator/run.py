@@ -10,6 +10,7 @@ import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Operation
 
+from xsplit.analysis.writes import kernel_buffers
 from xsplit.simulator.machine import (
     Launch,
     Machine,
@@ -17,7 +18,7 @@ from xsplit.simulator.machine import (
     SimulationError,
     chunked,
     lockstep,
-    numpy_dtype,
+    storage_dtype,
 )
 from xsplit.simulator.races import find_races
 
@@ -39,24 +40,6 @@ def pick_function(module: ModuleOp, name: str | None) -> Operation:
         raise SimulationError("the module has no function with a body")
     with_ids = [f for f in funcs if any(op.name in _ID_OPS for op in f.walk())]
     return (with_ids or funcs)[0]
-
-
-def parameters(func: Operation) -> list[tuple[str, object, object]]:
-    """The kernel's buffers, in order: its arguments, or (a function of a
-    `hal.executable.source`, without arguments) its bindings by number.
-    Each is (name, type, the value that stands for it)."""
-    args = list(func.regions[0].blocks[0].args)
-    if args:
-        return [
-            (a.name_hint and f"%{a.name_hint}" or f"%arg{i}", a.type, a) for i, a in enumerate(args)
-        ]
-    subspans = [op for op in func.walk() if op.name == "hal.interface.binding.subspan"]
-    subspans.sort(key=lambda op: int(op.properties["binding"].value.data))  # type: ignore[union-attr]
-    out: list[tuple[str, object, object]] = []
-    for i, op in enumerate(subspans):
-        hint = op.results[0].name_hint
-        out.append((f"%{hint}" if hint else f"%binding{i}", op.results[0].type, op))
-    return out
 
 
 Sizes = tuple[int, int, int]
@@ -141,7 +124,7 @@ def random_inputs(func: Operation, seed: int) -> list[np.ndarray]:
     """Values that are not all ones: floats in [-1, 1), integers in [-8, 8)."""
     rng = np.random.default_rng(seed)
     out = []
-    for i, (_, t, _) in enumerate(parameters(func)):
+    for i, (_, t, _) in enumerate(kernel_buffers(func)):
         if not isinstance(t, MemRefType | TensorType):
             raise SimulationError(
                 f"argument {i} has type {t}; the simulator runs kernels on memrefs", func
@@ -149,7 +132,7 @@ def random_inputs(func: Operation, seed: int) -> list[np.ndarray]:
         shape = tuple(t.get_shape())
         if any(d < 0 for d in shape):
             raise SimulationError(f"argument {i} has a dynamic shape {t}", func)
-        dtype = numpy_dtype(t.element_type)
+        dtype = storage_dtype(t.element_type)
         if dtype.kind == "f":
             out.append(rng.uniform(-1, 1, shape).astype(dtype))
         elif dtype.kind == "b":
@@ -169,31 +152,6 @@ def schedules(lanes: int, seed: int, chunks: int = 16) -> dict[str, Schedule]:
         "reverse": chunked(order[::-1].copy(), chunks),
         "shuffled": chunked(rng.permutation(lanes), chunks),
     }
-
-
-def written_arguments(func: Operation) -> list[int]:
-    """The arguments the kernel may write, through any view of them."""
-    roots = {}
-    for i, (_, _, value) in enumerate(parameters(func)):
-        roots[value if not isinstance(value, Operation) else value.results[0]] = i
-    for op in func.walk():
-        if op.name in ("memref.subview", "memref.cast", "memref.assume_alignment") and op.results:
-            src = op.operands[0]
-            if src in roots:
-                roots[op.results[0]] = roots[src]
-    written: set[int] = set()
-    for op in func.walk():
-        targets = []
-        if op.name in ("memref.store", "affine.store"):
-            targets = [op.operands[1]]
-        elif op.name == "memref.atomic_rmw":
-            targets = [op.operands[1]]
-        elif op.name == "memref.copy":
-            targets = [op.operands[1]]
-        elif op.name.startswith("linalg.") and hasattr(op, "outputs"):
-            targets = list(op.outputs)  # type: ignore[attr-defined]
-        written.update(roots[t] for t in targets if t in roots)
-    return sorted(written)
 
 
 @dataclass
@@ -258,7 +216,7 @@ def simulate(
     launch = Launch(g, b, subgroup_size)
     args = list(inputs) if inputs is not None else random_inputs(func, seed)
     report = Report()
-    names = [name for name, _, _ in parameters(func)]
+    names = [name for name, _, _ in kernel_buffers(func)]
     all_orders = schedules(launch.lanes, seed)
     for order_name in orders or list(all_orders):
         machine = Machine(launch, all_orders[order_name])
@@ -283,25 +241,3 @@ def run_sequential(func: Operation, inputs: Sequence[np.ndarray]) -> list[np.nda
     """The program's sequential semantics: one lane, each forall a loop nest."""
     machine = Machine(Launch((1, 1, 1), (1, 1, 1)), lockstep, log=False)
     return machine.run(func, [a.copy() for a in inputs])
-
-
-def run_tensor_reference(
-    module_text: str, func_name: str, inputs: Sequence[np.ndarray], written: Sequence[int]
-) -> list[np.ndarray]:
-    """Runs a tensor-level reference on the CPU through IREE. Its arguments are
-    the kernel's arguments; its results, in order, the arguments the kernel
-    writes. The others are expected unchanged."""
-    from xsplit.interop.cpu_runner import run_on_cpu
-    from xsplit.interop.iree_compile import compile_mlir
-
-    vmfb = compile_mlir(module_text, "cpu")
-    results = run_on_cpu(vmfb, func_name, list(inputs))
-    if len(results) != len(written):
-        raise SimulationError(
-            f"the reference returns {len(results)} results; the kernel writes {len(written)} "
-            f"arguments ({', '.join(map(str, written)) or 'none'})"
-        )
-    expected = [np.asarray(a).copy() for a in inputs]
-    for i, r in zip(written, results):
-        expected[i] = np.asarray(r).reshape(expected[i].shape)
-    return expected

@@ -54,7 +54,6 @@ def pass_summaries() -> list[tuple[str, str]]:
     """xsplit's passes and the loaded ones, each with its one-line doc."""
     from xsplit.api import xsplit_pass_names
     from xsplit.passes import load_builtin_passes
-    from xsplit.rewrites.dsl import PASSES
 
     load_builtin_passes()
     return [(name, pass_doc(name)) for name in xsplit_pass_names()]

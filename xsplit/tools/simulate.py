@@ -24,6 +24,8 @@ import sys
 import time
 from collections.abc import Sequence
 
+import numpy as np
+
 from xsplit.diagnostics import XsplitError
 from xsplit.tools.args import OneLineArgumentParser
 
@@ -83,17 +85,10 @@ def _has_thread_foralls(func) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    from xsplit.analysis.writes import written_arguments
     from xsplit.api import parse_module
     from xsplit.dialects import make_context
-    from xsplit.simulator.run import (
-        kernels,
-        pick_function,
-        random_inputs,
-        run_sequential,
-        run_tensor_reference,
-        simulate,
-        written_arguments,
-    )
+    from xsplit.simulator.run import kernels, pick_function, random_inputs, run_sequential, simulate
     from xsplit.tools.xsplit_opt import read_input
 
     ctx = make_context()
@@ -195,3 +190,26 @@ def run_parsed(args: argparse.Namespace) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def run_tensor_reference(
+    module_text: str, func_name: str, inputs: Sequence[np.ndarray], written: Sequence[int]
+) -> list[np.ndarray]:
+    """Runs a tensor-level reference on the CPU through IREE. Its arguments are
+    the kernel's arguments; its results, in order, the arguments the kernel
+    writes. The others are expected unchanged."""
+    from xsplit.iree.cpu_runner import run_on_cpu
+    from xsplit.iree.iree_compile import compile_mlir
+    from xsplit.simulator.machine import SimulationError
+
+    vmfb = compile_mlir(module_text, "cpu")
+    results = run_on_cpu(vmfb, func_name, list(inputs))
+    if len(results) != len(written):
+        raise SimulationError(
+            f"the reference returns {len(results)} results; the kernel writes {len(written)} "
+            f"arguments ({', '.join(map(str, written)) or 'none'})"
+        )
+    expected = [np.asarray(a).copy() for a in inputs]
+    for i, r in zip(written, results):
+        expected[i] = np.asarray(r).reshape(expected[i].shape)
+    return expected

@@ -26,7 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xsplit.diagnostics import XsplitError, collect_remarks
-from xsplit.interop.targets import COMPILED_GPU_TARGETS, GPU_TARGETS, TARGETS
+from xsplit.files import ensure_writable
+from xsplit.target.targets import COMPILED_GPU_TARGETS, GPU_TARGETS, TARGETS
 from xsplit.tools.args import (
     USAGE_ERROR,
     OneLineArgumentParser,
@@ -39,7 +40,6 @@ from xsplit.tools.args import (
     passes_epilog,
     positive_int,
 )
-from xsplit.tools.files import ensure_writable
 from xsplit.tools.xsplit_opt import read_input
 
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, USAGE_ERROR
@@ -153,7 +153,7 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
 def _run_bench(args: argparse.Namespace, source: str, name: str) -> int:
     from tqdm import tqdm
 
-    from xsplit.interop import bench
+    from xsplit.bench import driver as bench
 
     for path in (args.json, args.plot):
         if path:
@@ -226,7 +226,7 @@ def _run_e2e(args: argparse.Namespace, source: str, name: str) -> int:
 
 
 def run_calibrate() -> int:
-    from xsplit.interop import bench
+    from xsplit.bench import driver as bench
 
     flops, bandwidth, path = bench.calibrate()
     print(
@@ -370,3 +370,8 @@ def run_subcommand(name: str, argv: Sequence[str], prog: str) -> int:
 
 def console_main() -> None:
     sys.exit(main())
+
+
+def e2e_console_main() -> None:
+    """`xsplit-e2e`, the README's main command: `xsplit e2e` under its old name."""
+    sys.exit(run_subcommand("e2e", sys.argv[1:], prog="xsplit-e2e"))

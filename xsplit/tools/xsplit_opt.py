@@ -27,6 +27,7 @@ from xsplit.api import (
 )
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.dialects import make_context
+from xsplit.files import write_atomically
 from xsplit.rewrites.dsl import engine_settings
 from xsplit.tools.args import (
     OneLineArgumentParser,
@@ -37,7 +38,6 @@ from xsplit.tools.args import (
     load_pattern_files,
     passes_epilog,
 )
-from xsplit.tools.files import write_atomically
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 

@@ -8,7 +8,8 @@ group into a `Pass` with typed `Option`s; the engine applies them greedily to a
 fixpoint, deterministically, and can count what fired and explain what did not.
 """
 
-from xsplit.rewrites.builders import IRBuilder
+from xsplit.analysis.shapes import ceildiv, dim, divides, is_static, static_shape
+from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.constraints import (
     ALWAYS,
     Constraint,
@@ -25,18 +26,9 @@ from xsplit.rewrites.dsl.constraints import (
     root_is,
     where,
 )
+from xsplit.rewrites.dsl.declared_pass import PASSES, Option, OptionError, Pass
 from xsplit.rewrites.dsl.engine import engine_settings
-from xsplit.rewrites.dsl.pattern import (
-    PASSES,
-    Check,
-    Option,
-    OptionError,
-    Pass,
-    Pattern,
-    Remark,
-    positive,
-)
-from xsplit.rewrites.dsl.shapes import ceildiv, dim, divides, is_static, static_shape
+from xsplit.rewrites.dsl.pattern import Check, Pattern, Remark, positive
 from xsplit.rewrites.dsl.template import Template
 
 __all__ = [

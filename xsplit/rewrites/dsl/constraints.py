@@ -44,7 +44,7 @@ class Match:
 
     def defined_above(self, op: Operation | None = None) -> list[SSAValue]:
         """The values from outside `op` (default: the root) that it uses."""
-        from xsplit.rewrites.builders import values_defined_above
+        from xsplit.rewrites.dsl.builders import values_defined_above
 
         op = op or self.root
         key = ("defined_above", id(op))

@@ -20,7 +20,7 @@ import contextvars
 from collections import deque
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import MemRefType, ModuleOp, UnknownLoc
@@ -30,9 +30,12 @@ from xdsl.traits import NoMemoryEffect, Pure
 
 from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError, remark
-from xsplit.rewrites.builders import IRBuilder, values_defined_above
+from xsplit.rewrites.dsl.builders import IRBuilder, values_defined_above
 from xsplit.rewrites.dsl.constraints import Match
-from xsplit.rewrites.dsl.pattern import Pass, Pattern, Remark
+from xsplit.rewrites.dsl.pattern import Pattern, Remark
+
+if TYPE_CHECKING:  # the pass runs the engine; the engine only reads it
+    from xsplit.rewrites.dsl.declared_pass import Pass
 from xsplit.rewrites.dsl.template import Template
 
 

@@ -63,7 +63,7 @@ class Template:
         return self._parsed[key]
 
     def _parse(self, types: Sequence[Attribute]) -> func.FuncOp:
-        from xsplit.api import parse_module
+        from xsplit.reader import parse_module
 
         by_name = dict(zip(self.holes, types))
 

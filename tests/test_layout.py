@@ -1,0 +1,211 @@
+"""The package's shape: no import cycles, and no import that runs from a
+lower layer up to a higher one.
+
+Every `import` in `xsplit/` counts, at module level or inside a function
+(a deferred import is still a dependency); only imports under
+`if TYPE_CHECKING:` are left out, since they never run.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent / "xsplit"
+
+# Lowest first. A module may import from its own layer and the layers below.
+LAYERS: list[tuple[str, ...]] = [
+    ("xsplit.diagnostics", "xsplit.collector", "xsplit.files", "xsplit.attr_names"),
+    ("xsplit.dialects",),
+    ("xsplit.semantics",),
+    ("xsplit.target",),
+    ("xsplit.iree",),
+    ("xsplit.reader",),
+    ("xsplit.analysis",),
+    ("xsplit.rewrites.dsl",),
+    ("xsplit.passes", "xsplit.pipeline"),
+    ("xsplit.rewrites.common",),
+    ("xsplit.rewrites.distribute",),
+    ("xsplit.rewrites.dispatch",),
+    ("xsplit.rewrites.reduce",),
+    ("xsplit.rewrites.split",),
+    ("xsplit.rewrites.encoding",),
+    ("xsplit.rewrites.pipelines",),
+    ("xsplit.rewrites",),
+    ("xsplit.api",),
+    ("xsplit.reference",),
+    ("xsplit.simulator",),
+    ("xsplit.interop",),
+    ("xsplit.bench",),
+    ("xsplit.tools", "xsplit.universe"),
+    ("xsplit",),
+]
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
+
+
+def _resolve(name: str) -> str | None:
+    """The module a dotted import name lands in (`xsplit.a.b.NAME` -> `xsplit.a.b`)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(module: str) -> set[str]:
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                origin = ".".join(base + ([node.module] if node.module else []))
+            else:
+                origin = node.module or ""
+            names = [f"{origin}.{a.name}" for a in node.names] or [origin]
+        else:
+            names = []
+        for name in names:
+            if name.startswith("xsplit"):
+                target = _resolve(name)
+                if target and target != module:
+                    found.add(target)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(), str(path)))
+    return found
+
+
+GRAPH = {m: _imports(m) for m in MODULES}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def _layer(module: str) -> int:
+    """The layer of the longest prefix of `module` that LAYERS names."""
+    best, depth = -1, -1
+    for i, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and prefix.count(".") > depth:
+                best, depth = i, prefix.count(".")
+    return best
+
+
+def test_the_cycle_finder_finds_cycles():
+    # Without this, an empty answer below could mean a finder that never finds.
+    rng = random.Random(7)
+    for _ in range(50):
+        n = rng.randint(2, 9)
+        names = [f"m{i}" for i in range(n)]
+        graph = {a: {b for b in names if rng.random() < 0.15 and a < b} for a in names}
+        assert _cycles(graph) == []  # edges only run forward: a DAG
+        a, b = sorted(rng.sample(names, 2))
+        graph[a].add(b)
+        graph[b].add(a)
+        assert any(a in c and b in c for c in _cycles(graph))
+
+
+def test_the_import_walk_sees_deferred_imports():
+    assert "xsplit.pipeline" in GRAPH["xsplit.rewrites.pipelines.auto"]  # inside a method
+    assert "xsplit.rewrites.dsl.declared_pass" not in GRAPH["xsplit.rewrites.dsl.engine"]
+
+
+def test_no_import_cycles():
+    assert _cycles(GRAPH) == []
+
+
+def test_every_module_has_a_layer():
+    assert [m for m in MODULES if _layer(m) < 0] == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_upward_imports(module):
+    upward = sorted(t for t in GRAPH[module] if _layer(t) > _layer(module))
+    assert upward == [], f"{module} (layer {_layer(module)}) imports from higher layers"
+
+
+def test_rewrite_subsystems_do_not_import_each_others_privates():
+    crossings = []
+    for module in MODULES:
+        tree = ast.parse(MODULES[module].read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("xsplit"):
+                crossings += [f"{module}: {node.module}.{a.name}" for a in node.names
+                              if a.name.startswith("_") and not a.name.startswith("__")]
+    assert crossings == []
+
+
+def test_passes_live_in_their_subsystem_folder():
+    from xsplit.passes import _PASS_MODULES
+
+    for name, (module, _) in _PASS_MODULES.items():
+        parts = module.split(".")
+        assert parts[:2] == ["xsplit", "rewrites"] and len(parts) == 4, name
+        assert parts[3] == name.replace("-", "_"), f"{name} lives in {module}"
+
+
+def test_layers_by_package():
+    by_layer = defaultdict(list)
+    for m in MODULES:
+        by_layer[_layer(m)].append(m)
+    assert all(by_layer[i] for i in range(len(LAYERS))), "a layer with no module in it"

@@ -1,0 +1,547 @@
+"""The split cost model behind `split-k{target=NAME}`: how many chunks of K
+make a reduction fastest on a target, or that none do.
+
+A reduction's output is cut into `tiles` workgroup tiles of the target's tile
+shape (`Target.tile`, clipped to the output). Splitting K into S chunks of
+kc = ceil(K/S) makes tiles x S workgroups, each reducing kc steps, and a merge.
+The model estimates, for each S:
+
+- **waves and tile quantization**: the workgroups run `processors` at a time,
+  so a split costs ceil(tiles x S / processors) waves of one workgroup's time.
+  A GPU with 8 tiles and 304 CUs gains up to 38x from the split; a CPU whose
+  tiles already outnumber its cores gains nothing here.
+- **a workgroup's time**: the larger of its arithmetic (at the target's peak
+  share per processor) and its operand traffic, plus a fixed overhead. The
+  traffic is the workgroup's operand panels (its tile's rows of A and columns
+  of B over kc). On a CPU, panels that fit the per-processor cache are read
+  from memory once, at a fair share of the bandwidth; panels that do not are
+  re-streamed once per register tile at the much lower re-read bandwidth. This
+  is where a CPU gains from a split: short chunks keep the panels resident.
+- **partial-buffer traffic**: the S partial outputs are written (first touch:
+  page faults on a CPU) and read back.
+- **the merge**: one more dispatch that reads the partials and the init and
+  writes the result.
+
+The chosen S is the cheapest by this sum; among splits within 1% of the
+cheapest, the fewest chunks. A split is taken only if the model has it at least
+`MIN_GAIN` faster than the unsplit op, so it never picks a split that its own
+estimate makes slower.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from xdsl.dialects.builtin import AnyFloat, Float32Type, IntegerType, TensorType
+from xdsl.ir import Attribute
+from xdsl.ir.affine import AffineDimExpr
+
+from xsplit.analysis.reduction import Reduction
+from xsplit.analysis.shapes import ceildiv
+from xsplit.target.targets import Target
+
+MIN_GAIN = 0.05
+"""The modeled speedup below which a split is not worth its merge."""
+NEAR_TIE = 0.01
+"""Splits this close to the cheapest count as ties, won by the fewest chunks."""
+MAX_FACTOR = 4096
+"""The most chunks the model considers."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What the model needs of a reduction: its output as batch x M x N, K,
+    element sizes, and which output dimensions each input spans."""
+
+    batch: int
+    m: int
+    n: int
+    k: int
+    element_class: str
+    """f32, f16 or i8: which peak rate of the target applies."""
+    input_bytes: int
+    acc_bytes: int
+    operations_per_point: int
+    """2 for a multiply-accumulate, 1 for a plain reduction."""
+    spans: tuple[tuple[bool, bool], ...]
+    """For each input, whether it spans the M and the N dimension of the output."""
+    k_strides: tuple[int, ...]
+    """For each input, the bytes between consecutive steps of K in its
+    row-major layout: rows this far apart may collide in the cache's sets."""
+
+    def describe(self) -> str:
+        batch = f"{self.batch}x" if self.batch > 1 else ""
+        return f"{batch}{self.m}x{self.n} output, K = {self.k}"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The modeled cost of one split of one problem on one target."""
+
+    factor: int
+    chunk: int
+    workgroups: int
+    waves: int
+    fill: float
+    """Busy processors over all processors, averaged over the waves."""
+    panel_bytes: int
+    panel_fits: bool | None
+    """Whether the operand panels fit the cache; None where no cache is modeled."""
+    main: float
+    """Seconds of the (split) reduction dispatch."""
+    partials: float
+    """Seconds to write the partials and read them back."""
+    merge: float
+    """Seconds of the merge dispatch, launch included."""
+
+    @property
+    def seconds(self) -> float:
+        return self.main + self.partials + self.merge
+
+    def describe(self) -> str:
+        panel = ""
+        if self.panel_fits is not None:
+            fits = "fits" if self.panel_fits else "does not fit"
+            panel = f", {self.panel_bytes // 1024} KiB panel ({fits} the cache)"
+        return (
+            f"{self.factor} chunk{'s' if self.factor > 1 else ''} of {self.chunk}: "
+            f"{self.workgroups} workgroup{'s' if self.workgroups != 1 else ''}, "
+            f"{self.waves} wave{'s' if self.waves > 1 else ''} "
+            f"at {self.fill:.0%} fill{panel}, {_time(self.seconds)}"
+        )
+
+
+@dataclass(frozen=True)
+class Choice:
+    factor: int
+    """The number of chunks; 1 leaves the op whole."""
+    chosen: Estimate
+    unsplit: Estimate
+    reason: str
+
+    @property
+    def speedup(self) -> float:
+        return self.unsplit.seconds / self.chosen.seconds
+
+
+def padded_rows(m: int, pad_m: int | None) -> int:
+    """M after the split pads it: to a multiple of `pad_m` where M is longer
+    than `pad_m` and not a multiple of it, else unchanged."""
+    if pad_m is not None and m > pad_m and m % pad_m:
+        return ceildiv(m, pad_m) * pad_m
+    return m
+
+
+def _time(seconds: float) -> str:
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds * 1e6:.3g} us"
+
+
+def _element_class(element: Attribute) -> str:
+    if isinstance(element, AnyFloat) and element.bitwidth <= 16:
+        return "f16"
+    if isinstance(element, IntegerType) and element.width.data <= 8:
+        return "i8"
+    return "f32"
+
+
+def _bytes(element: Attribute) -> int:
+    if isinstance(element, AnyFloat):
+        return max(1, element.bitwidth // 8)
+    if isinstance(element, IntegerType):
+        return max(1, element.width.data // 8)
+    return 4
+
+
+def problem_of(red: Reduction) -> Problem | str:
+    """The model's view of a matched reduction, or why it has none."""
+    k = red.static_k()
+    out_shape = red.acc_type.get_shape()
+    if k is None or any(d < 0 for d in out_shape):
+        return "the cost model needs static sizes; give factor= or tile="
+    # The output's last two dimensions are the tile's M and N; the rest are batch.
+    out_dims = [e.position for e in red.output_map.results if isinstance(e, AffineDimExpr)]
+    n_dim = out_dims[-1] if out_dims else None
+    m_dim = out_dims[-2] if len(out_dims) >= 2 else None
+    n = out_shape[-1] if out_shape else 1
+    m = out_shape[-2] if len(out_shape) >= 2 else 1
+    batch = 1
+    for d in out_shape[:-2]:
+        batch *= d
+    first = red.inputs[0].type
+    assert isinstance(first, TensorType)
+    element = first.element_type
+    spans, k_strides = [], []
+    for value, input_map in zip(red.inputs, red.input_maps):
+        positions = [e.position for e in input_map.results if isinstance(e, AffineDimExpr)]
+        spans.append((m_dim in positions, n_dim in positions))
+        shape = value.type.get_shape() if isinstance(value.type, TensorType) else ()
+        stride = _bytes(element)
+        if red.reduction_dim in positions:
+            for size in shape[positions.index(red.reduction_dim) + 1 :]:
+                stride *= max(size, 1)
+        k_strides.append(stride)
+    return Problem(
+        batch,
+        m,
+        n,
+        k,
+        _element_class(element),
+        _bytes(element),
+        _bytes(red.acc_type.element_type),
+        2 if len(red.inputs) > 1 else 1,
+        tuple(spans),
+        tuple(k_strides),
+    )
+
+
+def partial_tile(p: Problem, target: Target) -> tuple[int, int] | None:
+    """The workgroup tile of a chunk's matmul where split-k fixes its CPU
+    tiles (`Target.partial_tiles`: all of M by a cache line of N), else None."""
+    row_major = p.k_strides == (p.input_bytes, p.n * p.input_bytes)
+    plain = p.batch == 1 and p.spans == ((True, False), (False, True)) and row_major
+    if not plain or p.element_class != "f32" or p.input_bytes != 4 or p.acc_bytes != 4:
+        return None
+    tiles = target.partial_tiles(padded_rows(p.m, target.split_pad_m), p.n, Float32Type())
+    if tiles is None:
+        return None
+    tile_m, tile_n, _ = tiles["distribution"]
+    return min(tile_m, p.m), min(tile_n, p.n)
+
+
+def tile_of(p: Problem, target: Target) -> tuple[int, int]:
+    """The output tile IREE gives one workgroup of this op on this target: a
+    matvec or decode (M or N of 1) is tiled as a matvec, not a matmul; a
+    chunk whose tiles split-k fixes, by those where M spans more than one
+    register row. Within one row (M <= 8) the fixed tiles read B as IREE's
+    do, and the chunk counts the model finds with IREE's tile measured
+    better: 4x3072x11008 in 16 chunks 8.5 ms, in the 4 the fixed tile
+    models 12.0 ms."""
+    fixed = partial_tile(p, target)
+    if fixed is not None and fixed[0] > target.register_tile[0]:
+        return fixed
+    if target.matvec_tile is not None and (p.m == 1 or p.n == 1):
+        if p.m == 1:
+            return 1, min(target.matvec_tile, p.n)
+        return min(target.matvec_tile, p.m), 1
+    return min(target.tile[0], p.m), min(target.tile[1], p.n)
+
+
+def _strip_leaves_l1(p: Problem, target: Target, tile_m: int, tile_n: int, chunk: int) -> bool:
+    """Whether, with split-k's fixed CPU tiles, the chunk's strip of B falls
+    out of L1 before every register row of M has used it. Measured on Zen 4:
+    16x4096x16384 in 16 chunks (strips of 1024 rows, 64 KiB) 28.5 ms, in 32
+    (32 KiB) 20.0 ms; 32x4096x8191 in 8 chunks 44.9 ms, in 16 17.3 ms. With
+    M within one register row (8x1024x65536) each strip is used once."""
+    if target.cpu is None or partial_tile(p, target) != (tile_m, tile_n):
+        return False
+    return tile_m > target.register_tile[0] and tile_n * chunk * p.input_bytes > target.cpu.l1d
+
+
+def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
+    """The modeled cost of cutting `problem`'s K into `factor` chunks on `target`."""
+    p = problem
+    processors = target.processors
+    tile_m, tile_n = tile_of(p, target)
+    tiles = p.batch * ceildiv(p.m, tile_m) * ceildiv(p.n, tile_n)
+    chunk = ceildiv(p.k, factor)
+    factor = ceildiv(p.k, chunk)  # the chunks that are not empty
+    workgroups = tiles * factor
+    resident = target.resident_workgroups
+    slots = processors * resident
+    waves = ceildiv(workgroups, slots)
+    fill = min(workgroups, processors) / processors if waves == 1 else workgroups / (waves * slots)
+
+    panel_elements = [
+        (tile_m if spans_m else 1) * (tile_n if spans_n else 1) * chunk
+        for spans_m, spans_n in p.spans
+    ]
+    panel_bytes = sum(panel_elements) * p.input_bytes
+    conflict = target.conflict_stride
+    footprint = panel_bytes
+    if conflict is not None:
+        # Rows a multiple of the conflict stride apart map to a fraction of the
+        # cache's sets, so such a panel occupies that much more of the cache.
+        footprint = p.input_bytes * sum(
+            elements * (target.conflict_penalty if stride % conflict == 0 else 1)
+            for elements, stride in zip(panel_elements, p.k_strides)
+        )
+    cache = target.cache_per_processor
+    panel_fits = cache is None or footprint <= cache
+    if panel_fits and _strip_leaves_l1(p, target, tile_m, tile_n, chunk):
+        panel_fits = False
+    # A processor draws at most its share of the bandwidth: a wave that leaves
+    # processors idle leaves their share unused.
+    read_once = panel_bytes / (target.memory_bandwidth / processors)
+    if panel_fits:
+        traffic = read_once
+    else:
+        register_m, register_n = target.register_tile
+        rereads = [
+            # A panel along N is walked once per register row, and one along M
+            # once per register column.
+            elements * (ceildiv(tile_m, register_m) if spans_n and not spans_m else 1)
+            * (ceildiv(tile_n, register_n) if spans_m and not spans_n else 1)
+            for elements, (spans_m, spans_n) in zip(panel_elements, p.spans)
+        ]
+        assert target.reread_bandwidth is not None
+        traffic = max(read_once, sum(rereads) * p.input_bytes / target.reread_bandwidth)
+    arithmetic = (
+        p.operations_per_point * tile_m * tile_n * chunk / target.processor_flops(p.element_class)
+    )
+    workgroup = max(arithmetic, traffic) + target.workgroup_overhead
+    # A wave keeps up to `resident` workgroups on each processor; with fewer it
+    # hides less latency (c resident reach c / resident of the rate), so a wave
+    # takes `resident` workgroup times however full it is.
+    main = waves * resident * workgroup + target.dispatch_overhead
+
+    partials = merge = 0.0
+    if factor > 1:
+        output_bytes = p.batch * p.m * p.n * p.acc_bytes
+        partial_bytes = output_bytes * factor
+        write = target.first_touch_bandwidth or target.memory_bandwidth
+        partials = partial_bytes / write + partial_bytes / target.memory_bandwidth
+        merge = target.dispatch_overhead + 2 * output_bytes / target.memory_bandwidth
+    return Estimate(
+        factor,
+        chunk,
+        workgroups,
+        waves,
+        fill,
+        panel_bytes,
+        None if cache is None else panel_fits,
+        main,
+        partials,
+        merge,
+    )
+
+
+@lru_cache(maxsize=1024)
+def _choose(problem: Problem, target: Target, processors: int) -> Choice:
+    unsplit = estimate(problem, target, 1)
+    seen: set[int] = set()
+    candidates: list[Estimate] = []
+    for factor in range(2, min(problem.k, MAX_FACTOR) + 1):
+        chunk = ceildiv(problem.k, factor)
+        if chunk in seen:
+            continue
+        seen.add(chunk)
+        candidates.append(estimate(problem, target, factor))
+    if not candidates:
+        return Choice(1, unsplit, unsplit, f"K = {problem.k} has one element")
+    if target.is_gpu and unsplit.workgroups >= target.processors:
+        return Choice(
+            1,
+            unsplit,
+            unsplit,
+            f"no split on {target.name}: the dispatch already fills the machine "
+            f"({unsplit.workgroups} workgroups on {target.processors} processors)",
+        )
+    cheapest = min(e.seconds for e in candidates)
+    best = min(
+        (e for e in candidates if e.seconds <= cheapest * (1 + NEAR_TIE)), key=lambda e: e.factor
+    )
+    best = _without_tail(problem, target, best)
+    if best.seconds > unsplit.seconds * (1 - MIN_GAIN):
+        return Choice(
+            1,
+            unsplit,
+            unsplit,
+            f"no split pays on {target.name}: unsplit {unsplit.describe()}; the best split, "
+            f"{best.describe()}, gains under {MIN_GAIN:.0%}",
+        )
+    return Choice(
+        best.factor,
+        best,
+        unsplit,
+        f"{target.name} chose {best.describe()}; unsplit {unsplit.describe()}; "
+        f"modeled speedup {unsplit.seconds / best.seconds:.2f}x",
+    )
+
+
+TAIL_WORTH = 0.10
+"""Where the target splits into aligned chunks, a chunk count whose aligned
+chunk divides K saves the tail chunk's dispatch and its padding: measured on
+the CPU, 32 chunks of 448 ran a 1x4096x14336 decode in 10.8 ms, 29 chunks
+(28 of 496 and a tail) in 16.5 ms. Such a count is taken when the model has
+it at most this much slower than its pick."""
+
+
+def _without_tail(problem: Problem, target: Target, best: Estimate) -> Estimate:
+    align = target.split_align
+    if align is None or best.factor == 1:
+        return best
+    dividing = [
+        estimate(problem, target, factor)
+        for factor in range(2, min(problem.k, MAX_FACTOR) + 1)
+        if problem.k % factor == 0 and (problem.k // factor) % align == 0
+    ]
+    near = [e for e in dividing if e.seconds <= best.seconds * (1 + TAIL_WORTH)]
+    if not near or any(e.factor == best.factor for e in near):
+        return best
+    return min(near, key=lambda e: (abs(e.factor - best.factor), e.factor))
+
+
+def choose_split(problem: Problem, target: Target) -> Choice:
+    """The model's choice of chunk count for `problem` on `target`."""
+    return _choose(problem, target, target.processors)
+
+
+# Data tiling: whether to encode, and then whether to split the encoded op.
+#
+# The CPU decision prices both sides in the same calibrated rates
+# (`xsplit bench --calibrate`: the data-tiled FLOP/s of a core and the
+# streaming bandwidth into fresh memory), so that what it compares is what
+# this machine runs. Fitted on the shapes of bench/shapes (bench/RESULTS.md):
+
+PACK_PASSES = 2.5
+"""A pack or unpack costs this many streaming passes over what it packs: it
+reads the operand and writes a transposed, freshly allocated copy."""
+PLAIN_SHARE = 0.8
+"""IREE's matmul code without data tiling, on aligned chunks, reaches this
+share of the data-tiled rate (measured 0.72-0.87 on 256x256, 512x512 and
+64x384 outputs, with the partials chunk-outer)."""
+PAGE_STRIDE_SHARE = 0.75
+"""And this much less where an operand's rows are a multiple of a page
+apart (B of an N = 1024 or 4096 matmul): the rows a workgroup reads then
+share a few sets of the L1 (which is 4 KiB per way on x86 and most Arm
+cores), and its column panel is re-fetched (1024x1024x16384: 0.62)."""
+PAGE = 4096
+"""Bytes in a page, and in one way of a virtually indexed L1."""
+READ_SPEEDUP = 3.0
+"""Reading operands already in memory runs this much faster than the
+calibrated stream, whose writes go to fresh pages."""
+MMT4D_WORKGROUP_TILE = (64, 64)
+"""The output tile (M, N) of one workgroup of IREE's CPU mmt4d dispatch: each
+workgroup reads its rows of A and columns of B once."""
+
+
+@dataclass(frozen=True)
+class TilingDecision:
+    """The target model's choice for one op: split (factor > 1), encode, both or neither."""
+
+    encode: bool
+    factor: int
+    seconds: float
+    reason: str
+
+    @property
+    def kind(self) -> str:
+        if self.encode:
+            return "split+encode" if self.factor > 1 else "encode"
+        return "split" if self.factor > 1 else "none"
+
+
+def _cpu_rates(p: Problem, target: Target) -> tuple[float, float]:
+    """(data-tiled FLOP/s of one core for this element class, streaming bytes/s)."""
+    from xsplit.target.cpu_info import host_cpu
+
+    cpu = target.cpu or host_cpu()
+    rate = cpu.f32_flops_per_core() * (2 if p.element_class != "f32" else 1)
+    return rate, cpu.memory_bandwidth()
+
+
+def _operand_bytes(p: Problem) -> list[int]:
+    return [
+        (p.m if spans_m else 1) * (p.n if spans_n else 1) * p.k * p.batch * p.input_bytes
+        for spans_m, spans_n in p.spans
+    ]
+
+
+def plain_seconds(problem: Problem, target: Target, factor: int) -> float:
+    """The modeled time of the op cut into `factor` aligned chunks (1: whole)
+    without data tiling: its arithmetic or its operand reads, whichever is
+    longer, then the partials written to fresh memory and merged, and the
+    copy that pads M where the split pads it."""
+    p = problem
+    rate, stream = _cpu_rates(p, target)
+    tile_m, tile_n = tile_of(p, target)
+    tiles = p.batch * ceildiv(p.m, tile_m) * ceildiv(p.n, tile_n)
+    busy = min(target.processors, tiles * factor)
+    flops = p.operations_per_point * p.batch * p.m * p.n * p.k
+    operands = _operand_bytes(p)
+    share = PLAIN_SHARE
+    if any(stride % PAGE == 0 for stride in p.k_strides):
+        share *= PAGE_STRIDE_SHARE
+    seconds = max(flops / (rate * share * busy), sum(operands) / (stream * READ_SPEEDUP))
+    seconds += target.dispatch_overhead
+    if factor > 1:
+        output_bytes = p.batch * p.m * p.n * p.acc_bytes
+        seconds += 2 * factor * output_bytes / stream + target.dispatch_overhead
+        if padded_rows(p.m, target.split_pad_m) != p.m:
+            padded = sum(b for b, (spans_m, _) in zip(operands, p.spans) if spans_m)
+            seconds += 2 * padded / stream + target.dispatch_overhead
+    return seconds
+
+
+def encoded_seconds(problem: Problem, target: Target, factor: int) -> tuple[float, int]:
+    """The modeled time of the data-tiled op cut into `factor` chunks (1: not
+    split): the packs, the (batch_)mmt4d, the unpack and, when split, the
+    partials and the merge. Returns the time and the mmt4d's workgroups."""
+    p = problem
+    rate, stream = _cpu_rates(p, target)
+    operands = _operand_bytes(p)
+    packs = PACK_PASSES * sum(operands) / stream + len(operands) * target.dispatch_overhead
+    output_bytes = p.batch * p.m * p.n * p.acc_bytes
+    wg_m, wg_n = MMT4D_WORKGROUP_TILE
+    tiles = p.batch * ceildiv(p.m, wg_m) * ceildiv(p.n, wg_n)
+    chunk = ceildiv(p.k, factor)
+    workgroups = tiles * ceildiv(p.k, chunk)
+    busy = min(target.processors, workgroups)
+    flops = p.operations_per_point * p.batch * p.m * p.n * p.k
+    # Each workgroup reads its rows of A and its columns of B: A once per
+    # column of workgroups, B once per row.
+    reads = sum(
+        b * (ceildiv(p.n, wg_n) if spans_m and not spans_n else 1)
+        * (ceildiv(p.m, wg_m) if spans_n and not spans_m else 1)
+        for b, (spans_m, spans_n) in zip(operands, p.spans)
+    )
+    main = max(flops / (rate * busy), reads / (stream * READ_SPEEDUP))
+    main += target.dispatch_overhead
+    unpack = PACK_PASSES * output_bytes / stream + target.dispatch_overhead
+    merge = 0.0
+    if factor > 1:
+        # The packed partials are written to fresh memory, read back, and
+        # merged into the packed init (one more pack).
+        merge = 2 * factor * output_bytes / stream
+        merge += PACK_PASSES * output_bytes / stream + 2 * target.dispatch_overhead
+    return packs + main + unpack + merge, workgroups
+
+
+@lru_cache(maxsize=1024)
+def _choose_tiling(problem: Problem, target: Target, processors: int) -> TilingDecision:
+    plain = choose_split(problem, target)
+    plain_kind = f"split in {plain.factor}" if plain.factor > 1 else "left whole"
+    if not target.data_tiling:
+        return TilingDecision(
+            False, plain.factor, plain.chosen.seconds,
+            f"{target.name} drops encodings; {plain.reason}",
+        )
+    plain_time = plain_seconds(problem, target, plain.factor)
+    best_factor, best = 1, encoded_seconds(problem, target, 1)[0]
+    seen: set[int] = set()
+    for factor in range(2, min(problem.k, 512) + 1):
+        chunk = ceildiv(problem.k, factor)
+        if chunk in seen:
+            continue
+        seen.add(chunk)
+        seconds = encoded_seconds(problem, target, factor)[0]
+        if seconds < best * (1 - MIN_GAIN):
+            best_factor, best = factor, seconds
+    encoded_kind = f"encoded in {best_factor} chunks" if best_factor > 1 else "encoded"
+    summary = (
+        f"{problem.describe()} on {target.name}: {plain_kind} {_time(plain_time)}, "
+        f"{encoded_kind} {_time(best)}"
+    )
+    if best < plain_time:
+        kind = "split+encode" if best_factor > 1 else "encode"
+        return TilingDecision(True, best_factor, best, f"{kind} chosen: {summary}")
+    kind = "split" if plain.factor > 1 else "none"
+    return TilingDecision(False, plain.factor, plain_time, f"{kind} chosen: {summary}")
+
+
+def choose_tiling(problem: Problem, target: Target) -> TilingDecision:
+    """The model's choice between no split, split, encode, and split plus encode."""
+    return _choose_tiling(problem, target, target.processors)

@@ -1,0 +1,100 @@
+"""Which buffers a kernel may write.
+
+A memref is written when some use of it, or of a view of it, stores into it:
+`memref.store`, `affine.store`, `vector.store`, `vector.transfer_write`,
+`memref.atomic_rmw`, the target of `memref.copy`, or a linalg op's init. Reads
+and views are seen through. Any other use is assumed to write, so that an op
+the analysis cannot see into never makes a written buffer look read-only:
+`export-dispatch` marks unwritten bindings read-only, and the simulator
+compares only the written ones, so a wrong "read-only" would be a silent
+miscompile or a missed check.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, SSAValue
+
+VIEW_OPS = frozenset(
+    {
+        "memref.subview",
+        "memref.cast",
+        "memref.reinterpret_cast",
+        "memref.expand_shape",
+        "memref.collapse_shape",
+        "memref.transpose",
+        "memref.assume_alignment",
+    }
+)
+"""Ops whose result aliases their first operand."""
+
+READ_OPS = frozenset(
+    {
+        "memref.load",
+        "memref.dim",
+        "affine.load",
+        "vector.load",
+        "vector.transfer_read",
+    }
+)
+
+# op name -> the operand position that is the buffer written
+_STORE_OPS = {
+    "memref.store": 1,
+    "affine.store": 1,
+    "vector.store": 1,
+    "vector.transfer_write": 1,
+    "memref.atomic_rmw": 1,
+    "memref.copy": 1,
+}
+
+
+def may_write(value: SSAValue) -> bool:
+    """Whether a memref value, or any view of it, may be written."""
+    for use in value.uses:
+        op = use.operation
+        if op.name in VIEW_OPS:
+            if any(may_write(r) for r in op.results):
+                return True
+            continue
+        if op.name in READ_OPS:
+            continue
+        if op.name in _STORE_OPS:
+            if use.index == _STORE_OPS[op.name]:
+                return True
+            continue
+        if op.name.startswith("linalg."):
+            inits = getattr(op, "outputs", None)
+            if inits is not None and value in inits:
+                return True
+            continue
+        return True
+    return False
+
+
+def kernel_buffers(func: Operation) -> list[tuple[str, object, object]]:
+    """The kernel's buffers, in order: its arguments, or (a function of a
+    `hal.executable.source`, without arguments) its bindings by number.
+    Each is (name, type, the value or op that stands for it)."""
+    args = list(func.regions[0].blocks[0].args)
+    if args:
+        return [
+            (a.name_hint and f"%{a.name_hint}" or f"%arg{i}", a.type, a) for i, a in enumerate(args)
+        ]
+    subspans = [op for op in func.walk() if op.name == "hal.interface.binding.subspan"]
+    subspans.sort(key=lambda op: int(op.properties["binding"].value.data))  # type: ignore[union-attr]
+    out: list[tuple[str, object, object]] = []
+    for i, op in enumerate(subspans):
+        hint = op.results[0].name_hint
+        out.append((f"%{hint}" if hint else f"%binding{i}", op.results[0].type, op))
+    return out
+
+
+def written_arguments(func: Operation) -> list[int]:
+    """The positions of the kernel's buffers (see `kernel_buffers`) that it
+    may write, through any view of them."""
+    written = []
+    for i, (_, _, value) in enumerate(kernel_buffers(func)):
+        results = value.results if isinstance(value, Operation) else [value]
+        if any(may_write(r) for r in results):  # type: ignore[arg-type]
+            written.append(i)
+    return written

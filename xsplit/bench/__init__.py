@@ -1,0 +1,1 @@
+"""Benchmark drivers behind `xsplit bench`: xsplit against IREE alone and numpy."""

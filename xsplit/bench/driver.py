@@ -1,0 +1,673 @@
+"""`xsplit bench`: xsplit's split against IREE alone, timed on this CPU, and
+the split's workgroups against each GPU target's processors.
+
+Every configuration is compiled for the CPU and loaded into one process; the
+timed calls then alternate between configurations, round after round, so that
+machine noise falls on all of them alike, and each reports its median. Inputs
+are seeded random arrays placed on the device once for all timed calls (their
+values may change as results are written into them, their shapes do not).
+Every configuration's results are checked against IREE default's, on fresh
+copies of the inputs, before it is timed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr
+
+from xsplit.api import build_pipeline, parse_module, print_module, run_passes
+from xsplit.attr_names import SPLIT_FACTOR as SPLIT_FACTOR_ATTR
+from xsplit.diagnostics import XsplitError, collect_remarks
+from xsplit.files import write_atomically
+from xsplit.interop.check import compare, entry_function, random_inputs
+from xsplit.iree.cpu_runner import to_numpy
+from xsplit.iree.iree_compile import compile_mlir
+from xsplit.iree.workgroups import split_dispatch_pair, workgroup_counts
+from xsplit.target.targets import GPU_TARGETS, reload_cpu_target, target
+
+IREE_CONFIGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("iree-default", ()),
+    ("iree-data-tiling", ("--iree-opt-data-tiling",)),
+    ("iree-split-reduction", ("--iree-dispatch-creation-enable-split-reduction",)),
+)
+"""IREE alone, in the three configurations it offers for a large K."""
+
+MODEL_CONFIG = "xsplit-model"
+
+AUTO_CONFIG = "xsplit-auto"
+"""`auto{target=cpu}`: the target model's choice of split, encode or both."""
+ENCODED_SWEEP = "xsplit-enc-x"
+"""Prefix of the encoded sweep: `set-encoding,split-k{factor=N},materialize-late`."""
+NUMPY_CONFIG = "numpy"
+
+
+def auto_pipeline(target_name: str) -> str:
+    return f"auto{{target={target_name}}}"
+
+
+def encoded_pipeline(factor: int) -> str:
+    """The encoded sweep's pipeline: data tiling, split in `factor` chunks."""
+    if factor == 1:
+        return "set-encoding,materialize-late"
+    return f"set-encoding,split-k{{factor={factor}}},materialize-late"
+
+
+def sweep_options(factor: int | str) -> str:
+    """split-k's options for one point of the CPU sweep (`factor`: a count, or a
+    placeholder for the text of a report): the chunk count, in
+    the form the CPU model's own split takes (aligned static chunks where the
+    op allows, else balanced ones), so that the sweep is the model's rival."""
+    cpu = target("cpu")
+    aligned = f" align={cpu.split_align} pad_m={cpu.split_pad_m}" if cpu.split_align else ""
+    if cpu.split_align and cpu.split_tiles:
+        aligned += " cpu_tiles=true"
+    return f"factor={factor} balanced=true{aligned}"
+
+
+def split_pipeline(choice: str, strategy: str = "forall") -> str:
+    """The pipeline bench runs: split-k with `choice` (factor=N or target=NAME)."""
+    return f"split-k{{{choice} strategy={strategy}}},materialize-late"
+
+
+@dataclass
+class ConfigResult:
+    name: str
+    factor: int | None
+    """The chunk count of an xsplit configuration (1: left whole)."""
+    flags: list[str]
+    times_ms: list[float] = field(default_factory=list)
+    max_rel_error: float | None = None
+    error: str | None = None
+    """Why the configuration could not be compiled or run."""
+
+    @property
+    def median_ms(self) -> float | None:
+        return statistics.median(self.times_ms) if self.times_ms else None
+
+
+@dataclass
+class GpuFill:
+    target: str
+    processors: int
+    split_factor: int
+    unsplit_workgroups: int | None
+    split_workgroups: int | None
+    error: str | None = None
+
+    @staticmethod
+    def waves_of(workgroups: int | None, processors: int) -> float | None:
+        return None if workgroups is None else workgroups / processors
+
+    @property
+    def unsplit_waves(self) -> float | None:
+        return self.waves_of(self.unsplit_workgroups, self.processors)
+
+    @property
+    def split_waves(self) -> float | None:
+        return self.waves_of(self.split_workgroups, self.processors)
+
+    @staticmethod
+    def fill_of(workgroups: int | None, processors: int) -> float | None:
+        """Busy processors over all, averaged over the waves."""
+        if workgroups is None:
+            return None
+        return workgroups / (math.ceil(workgroups / processors) * processors)
+
+
+@dataclass
+class BenchReport:
+    input: str
+    function: str
+    threads: int
+    runs: int
+    model_target: str
+    model_factor: int
+    model_remarks: list[str]
+    configs: list[ConfigResult]
+    gpu: list[GpuFill]
+    flops: float | None = None
+    """Multiply-adds x 2 of the program's contractions (None: not a matmul)."""
+    peak_gflops: float | None = None
+    """This CPU's f32 peak, all threads (xsplit.target.cpu_info)."""
+    cpu: str = ""
+    auto_choice: str = ""
+    """What auto{target=cpu} did: whole, split N, encode, or split+encode N."""
+    auto_remarks: list[str] = field(default_factory=list)
+
+    def config(self, name: str) -> ConfigResult:
+        return next(c for c in self.configs if c.name == name)
+
+    def speedup(self, name: str, over: str = "iree-default") -> float | None:
+        a, b = self.config(name).median_ms, self.config(over).median_ms
+        return None if a is None or b is None else b / a
+
+    def best_iree(self) -> ConfigResult | None:
+        timed = [self.config(n) for n, _ in IREE_CONFIGS if self.config(n).median_ms is not None]
+        return min(timed, key=lambda c: c.median_ms) if timed else None  # type: ignore[arg-type,return-value]
+
+    def sweep(self) -> list[ConfigResult]:
+        return [c for c in self.configs if c.name.startswith("xsplit-x") and c.median_ms]
+
+    def encoded_sweep(self) -> list[ConfigResult]:
+        return [c for c in self.configs if c.name.startswith(ENCODED_SWEEP) and c.median_ms]
+
+    def has(self, name: str) -> bool:
+        return any(c.name == name for c in self.configs)
+
+    def gflops(self, name: str) -> float | None:
+        ms = self.config(name).median_ms if self.has(name) else None
+        return None if ms is None or self.flops is None else self.flops / ms / 1e6
+
+    def best_of_all_sweeps(self) -> ConfigResult | None:
+        return min(
+            [*self.sweep(), *self.encoded_sweep()],
+            key=lambda c: c.median_ms,  # type: ignore[arg-type,return-value]
+            default=None,
+        )
+
+    def best_sweep(self) -> ConfigResult | None:
+        return min(self.sweep(), key=lambda c: c.median_ms, default=None)  # type: ignore[arg-type,return-value]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        for c, raw in zip(self.configs, data["configs"]):
+            raw["median_ms"] = c.median_ms
+            raw["speedup_over_iree_default"] = self.speedup(c.name)
+        for g, raw in zip(self.gpu, data["gpu"]):
+            raw["unsplit_waves"] = g.unsplit_waves
+            raw["split_waves"] = g.split_waves
+            raw["unsplit_fill"] = GpuFill.fill_of(g.unsplit_workgroups, g.processors)
+            raw["split_fill"] = GpuFill.fill_of(g.split_workgroups, g.processors)
+        best, best_iree = self.best_sweep(), self.best_iree()
+        model = self.config(MODEL_CONFIG).median_ms
+        auto = self.config(AUTO_CONFIG).median_ms if self.has(AUTO_CONFIG) else None
+        best_any = self.best_of_all_sweeps()
+        data["summary"] = {
+            "cpu": self.cpu,
+            "auto_over_best_iree": (
+                best_iree.median_ms / auto if best_iree and auto else None  # type: ignore[operator]
+            ),
+            "auto_over_best_sweep": (
+                auto / best_any.median_ms if best_any and auto else None  # type: ignore[operator]
+            ),
+            "best_sweep_config": best_any.name if best_any else None,
+            "auto_gflops": self.gflops(AUTO_CONFIG),
+            "best_iree_gflops": self.gflops(best_iree.name) if best_iree else None,
+            "numpy_gflops": self.gflops(NUMPY_CONFIG),
+            "peak_gflops": self.peak_gflops,
+            "best_iree": best_iree.name if best_iree else None,
+            "model_over_best_iree": (
+                best_iree.median_ms / model if best_iree and model else None  # type: ignore[operator]
+            ),
+            "model_over_iree_default": self.speedup(MODEL_CONFIG),
+            "best_sweep_factor": best.factor if best else None,
+            "model_over_best_sweep": (
+                best.median_ms / model if best and model else None  # type: ignore[operator]
+            ),
+        }
+        return data
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    text: str
+    remarks: list[str]
+    factor: int
+    """The chunk count the cost model recorded on the first split, 1 if none."""
+
+
+def _rewrite(source: str, pipeline: str, name: str) -> Rewritten:
+    with collect_remarks() as remarks:
+        module = parse_module(source, name)
+        run_passes(module, build_pipeline(pipeline))
+    recorded = (op.attributes.get(SPLIT_FACTOR_ATTR) for op in module.walk())
+    factor = next((a.value.data for a in recorded if isinstance(a, IntegerAttr)), 1)
+    return Rewritten(print_module(module), list(remarks), factor)
+
+
+Progress = Callable[[str], None]
+
+
+def run_bench(
+    source: str,
+    name: str,
+    sweep: Sequence[int] = (),
+    runs: int = 7,
+    model_target: str = "cpu",
+    gpu_targets: Sequence[str] = GPU_TARGETS,
+    dims: Sequence[int] = (),
+    function: str | None = None,
+    seed: int = 0,
+    strategy: str = "forall",
+    progress: Progress = lambda step: None,
+    encodings: bool = True,
+) -> BenchReport:
+    """Compiles, checks and times every configuration; see the module doc.
+    `progress` is called once per step (a compile, a round of timings)."""
+    import iree.runtime as rt
+
+    module = parse_module(source, name)
+    f = entry_function(module, function, name)
+    fn = f.sym_name.data
+    inputs = random_inputs(f, dims, seed)
+
+    programs: list[tuple[ConfigResult, str]] = [
+        (ConfigResult(config_name, None, list(flags)), source) for config_name, flags in IREE_CONFIGS
+    ]
+    model = _rewrite(source, split_pipeline(f"target={model_target}", strategy), name)
+    programs.append((ConfigResult(MODEL_CONFIG, model.factor, []), model.text))
+    for factor in sweep:
+        text = source if factor == 1 else _rewrite(
+            source, split_pipeline(sweep_options(factor), strategy), name
+        ).text
+        programs.append((ConfigResult(f"xsplit-x{factor}", factor, []), text))
+    auto_choice, auto_remarks = "", []
+    if encodings:
+        encoded_programs, auto_choice, auto_remarks = _encoded_programs(
+            source, name, sweep, model_target
+        )
+        programs += encoded_programs
+
+    config = rt.Config("local-task")
+    device_inputs = [rt.asdevicearray(config.device, a) for a in inputs]
+    loaded: list[tuple[ConfigResult, Callable[..., Any]]] = []
+    reference: list[np.ndarray] | None = None
+    for result, text in programs:
+        progress(f"compile {result.name}")
+        try:
+            vmfb = compile_mlir(text, "cpu", result.flags, phase=f"compiling {result.name}")
+            context = rt.SystemContext(config=config)
+            context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
+            call = context.modules.module[fn]
+            # Fresh inputs: IREE may write a result into an argument's buffer
+            # (an `outs` init), so timed calls leave the shared ones changed.
+            outputs = to_numpy(call(*[rt.asdevicearray(config.device, a) for a in inputs]))
+        except XsplitError as e:
+            result.error = e.message
+            continue
+        except (ValueError, RuntimeError) as e:  # the runtime's, on a program it cannot run
+            result.error = f"the IREE runtime failed: {str(e).strip().splitlines()[0]}"
+            continue
+        if reference is None:
+            reference = outputs
+        checks = [compare(o, r, i) for i, (o, r) in enumerate(zip(outputs, reference))]
+        result.max_rel_error = max((c.max_rel_error for c in checks), default=0.0)
+        if not all(c.passed for c in checks):
+            result.error = f"wrong results (max rel error {result.max_rel_error:.3g})"
+            continue
+        loaded.append((result, call))
+
+    numpy_call = numpy_matmul(inputs) if encodings else None
+    numpy_result = ConfigResult(NUMPY_CONFIG, None, [])
+    if numpy_call is not None and reference is not None and len(reference) == 1:
+        check = compare(np.asarray(numpy_call(), dtype=reference[0].dtype), reference[0], 0)
+        numpy_result.max_rel_error = check.max_rel_error
+        if not check.passed:
+            numpy_result.error = f"wrong results (max rel error {check.max_rel_error:.3g})"
+            numpy_call = None
+    elif numpy_call is not None:
+        numpy_call = None
+    for round_index in range(runs):
+        progress(f"round {round_index + 1}/{runs}")
+        for result, call in loaded:
+            start = time.perf_counter()
+            to_numpy(call(*device_inputs))
+            result.times_ms.append((time.perf_counter() - start) * 1e3)
+        if numpy_call is not None:
+            start = time.perf_counter()
+            numpy_call()
+            numpy_result.times_ms.append((time.perf_counter() - start) * 1e3)
+
+    gpu: list[GpuFill] = []
+    for target_name in gpu_targets:
+        progress(f"compile for {target_name}")
+        t = target(target_name)
+        split = _rewrite(source, split_pipeline(f"target={t.name}", strategy), name)
+        fill = GpuFill(t.name, t.processors, split.factor, None, None)
+        try:
+            fill.unsplit_workgroups, fill.split_workgroups = split_dispatch_pair(
+                workgroup_counts(source, t.name, f"reading the workgroup counts of {name}"),
+                workgroup_counts(
+                    split.text, t.name, f"reading the workgroup counts of {name} split"
+                ),
+            )
+        except XsplitError as e:
+            fill.error = e.message
+        gpu.append(fill)
+
+    from xsplit.target.cpu_info import host_cpu
+
+    cpu = host_cpu()
+    configs = [r for r, _ in programs] + ([numpy_result] if numpy_result.times_ms else [])
+    return BenchReport(
+        name,
+        fn,
+        target("cpu").processors,
+        runs,
+        model_target,
+        model.factor,
+        model.remarks,
+        configs,
+        gpu,
+        flops=matmul_flops(inputs),
+        peak_gflops=cpu.peak_flops_per_core() * target("cpu").processors / 1e9,
+        cpu=cpu.describe(),
+        auto_choice=auto_choice,
+        auto_remarks=auto_remarks,
+    )
+
+
+def _encoded_programs(
+    source: str, name: str, sweep: Sequence[int], model_target: str
+) -> tuple[list[tuple[ConfigResult, str]], str, list[str]]:
+    """`auto{target=...}` and, for each sweep factor, the encoded split; with
+    what auto chose and its remarks."""
+    auto = _rewrite(source, auto_pipeline(model_target), name)
+    factor = _encoded_factor(auto)
+    programs = [(ConfigResult(AUTO_CONFIG, factor, []), auto.text)]
+    for f in sweep:
+        text = _rewrite(source, encoded_pipeline(f), name).text
+        programs.append((ConfigResult(f"{ENCODED_SWEEP}{f}", f, []), text))
+    if "linalg.batch_mmt4d" in auto.text:
+        choice = f"split+encode {factor}"
+    elif "linalg.mmt4d" in auto.text:
+        choice = "encode"
+    elif factor > 1:
+        choice = f"split {factor}"
+    else:
+        choice = "whole"
+    return programs, choice, auto.remarks
+
+
+def _encoded_factor(rewritten: Rewritten) -> int:
+    """The chunk count of a program `auto` produced: split-k's recorded factor,
+    or the chunks of an encoded split (the batch_mmt4d's batch size)."""
+    if rewritten.factor > 1:
+        return rewritten.factor
+    import re
+
+    found = re.search(r"linalg\.batch_mmt4d ins\(%\S+, %\S+ : tensor<(\d+)x", rewritten.text)
+    return int(found.group(1)) if found else 1
+
+
+def _matmul_operands(inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...] | None:
+    """The A, B (and C) of a matmul entry point, judged by shapes."""
+    if len(inputs) not in (2, 3) or inputs[0].ndim != 2 or inputs[1].ndim != 2:
+        return None
+    a, b = inputs[0], inputs[1]
+    if a.shape[1] != b.shape[0] or a.dtype.kind != "f":
+        return None
+    return tuple(inputs)
+
+
+def matmul_flops(inputs: Sequence[np.ndarray]) -> float | None:
+    operands = _matmul_operands(inputs)
+    if operands is None:
+        return None
+    a, b = operands[0], operands[1]
+    return 2.0 * a.shape[0] * a.shape[1] * b.shape[1]
+
+
+def numpy_matmul(inputs: Sequence[np.ndarray]) -> Callable[[], Any] | None:
+    """numpy's (OpenBLAS's) `A @ B + C` on the same inputs, for the same table."""
+    operands = _matmul_operands(inputs)
+    if operands is None:
+        return None
+    a, b = operands[0], operands[1]
+    c = operands[2] if len(operands) == 3 else None
+    return (lambda: a @ b + c) if c is not None else (lambda: a @ b)
+
+
+def calibrate(seconds_per_measure: float = 2.0) -> tuple[float, float, str]:
+    """Measures this CPU's per-core f32 FLOP/s on IREE's data-tiled matmul and
+    its streaming bandwidth (an IREE elementwise map over 128 MiB), saves
+    them in the per-user cache `target=cpu` reads, and returns them with the
+    cache's path."""
+    import iree.runtime as rt
+
+    from xsplit.target import cpu_info
+
+    cpu = cpu_info.detect()
+    config = rt.Config("local-task")
+
+    def load(text: str, flags: Sequence[str] = ()) -> Callable[..., Any]:
+        vmfb = compile_mlir(text, "cpu", flags)
+        context = rt.SystemContext(config=config)
+        context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
+        return context.modules.module["main"]
+
+    def best_time(call: Callable[[], Any]) -> float:
+        call()
+        times, start = [], time.perf_counter()
+        while time.perf_counter() - start < seconds_per_measure or len(times) < 3:
+            t = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    n = 1024
+    mm = load(
+        f"""func.func @main(%a: tensor<{n}x{n}xf32>, %b: tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{n}x{n}xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<{n}x{n}xf32>, tensor<{n}x{n}xf32>) outs(%f : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
+  return %r : tensor<{n}x{n}xf32>
+}}""",
+        ("--iree-opt-data-tiling",),
+    )
+    rng = np.random.default_rng(0)
+    a = rt.asdevicearray(config.device, rng.standard_normal((n, n), dtype=np.float32))
+    b = rt.asdevicearray(config.device, rng.standard_normal((n, n), dtype=np.float32))
+    flops_per_core = 2.0 * n**3 / best_time(lambda: mm(a, b)) / cpu.cores
+
+    size = 32 * 1024 * 1024  # 128 MiB in, 128 MiB out: well past the caches
+    copy = load(
+        f"""func.func @main(%x: tensor<{size}xf32>) -> tensor<{size}xf32> {{
+  %e = tensor.empty() : tensor<{size}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%x : tensor<{size}xf32>) outs(%e : tensor<{size}xf32>) {{
+  ^bb0(%v: f32, %o: f32):
+    %w = arith.addf %v, %v : f32
+    linalg.yield %w : f32
+  }} -> tensor<{size}xf32>
+  return %r : tensor<{size}xf32>
+}}"""
+    )
+    x = rt.asdevicearray(config.device, np.ones(size, dtype=np.float32))
+    bandwidth = 2.0 * size * 4 / best_time(lambda: copy(x))
+    path = cpu_info.save_calibration(cpu, flops_per_core, bandwidth)
+    reload_cpu_target()
+    return flops_per_core, bandwidth, str(path)
+
+
+def steps(
+    sweep: Sequence[int], runs: int, gpu_targets: Sequence[str], encodings: bool = True
+) -> int:
+    """How many times `run_bench` calls `progress`."""
+    encoded = 1 + len(sweep) if encodings else 0
+    return len(IREE_CONFIGS) + 1 + len(sweep) + encoded + runs + len(gpu_targets)
+
+
+def format_table(report: BenchReport) -> str:
+    base = report.config("iree-default").median_ms
+    lines = [
+        (
+            f"{report.input} @{report.function}: CPU, {report.threads} threads, "
+            f"median of {report.runs} alternating runs"
+        ),
+        f"  {'configuration':24s} {'chunks':>6s} {'median ms':>10s} {'speedup over IREE default':>26s}",
+    ]
+    for c in report.configs:
+        count = "" if c.factor is None else str(c.factor)
+        if c.median_ms is None:
+            lines.append(f"  {c.name:24s} {count:>6s} {'-':>10s}  {c.error or 'not run'}")
+            continue
+        speedup = f"{base / c.median_ms:.2f}x" if base else "-"
+        lines.append(f"  {c.name:24s} {count:>6s} {c.median_ms:10.2f} {speedup:>26s}")
+    best_iree, model = report.best_iree(), report.config(MODEL_CONFIG).median_ms
+    if best_iree and model:
+        lines.append(
+            "  "
+            + _compare(
+                f"xsplit with the model's {chunks(report.model_factor)}",
+                f"IREE's best ({best_iree.name})",
+                best_iree.median_ms / model,  # type: ignore[operator]
+            )
+        )
+    best = report.best_sweep()
+    if best and model:
+        lines.append(
+            f"  best of the sweep: {chunks(best.factor or 1)}; "
+            + _compare("the model's pick", "that", best.median_ms / model)  # type: ignore[operator]
+        )
+    lines += _encoding_lines(report)
+    if report.gpu:
+        lines.append("GPU targets (compiled): the split dispatch's workgroups over processors")
+        for g in report.gpu:
+            if g.error:
+                lines.append(f"  {g.target:7s} {g.error}")
+                continue
+            lines.append(
+                f"  {g.target:7s} {g.processors:4d} processors: unsplit "
+                f"{_waves(g.unsplit_workgroups, g.processors)}; split in "
+                f"{chunks(g.split_factor)}: "
+                f"{_waves(g.split_workgroups, g.processors)}"
+            )
+    return "\n".join(lines)
+
+
+def _encoding_lines(report: BenchReport) -> list[str]:
+    """What `auto` and the encoded sweep add to the table."""
+    lines: list[str] = []
+    best_iree = report.best_iree()
+    auto = report.config(AUTO_CONFIG).median_ms if report.has(AUTO_CONFIG) else None
+    if best_iree and auto:
+        lines.append(
+            f"  xsplit auto over IREE's best ({best_iree.name}): "
+            f"{best_iree.median_ms / auto:.2f}x"  # type: ignore[operator]
+        )
+    best = report.best_of_all_sweeps()
+    if best and auto:
+        lines.append(
+            f"  best of both sweeps: {best.name}; auto takes {auto / best.median_ms:.2f}x its time"  # type: ignore[operator]
+        )
+    if report.flops is not None and report.peak_gflops:
+        for name in (AUTO_CONFIG, best_iree.name if best_iree else None, NUMPY_CONFIG):
+            rate = report.gflops(name) if name else None
+            if rate is not None:
+                lines.append(
+                    f"  {name}: {rate:.1f} GFLOP/s, {rate / report.peak_gflops:.0%} of the "
+                    f"CPU's peak ({report.peak_gflops:.0f} GFLOP/s)"
+                )
+    return lines
+
+
+def _waves(workgroups: int | None, processors: int) -> str:
+    if workgroups is None:
+        return "dynamic"
+    fill = GpuFill.fill_of(workgroups, processors)
+    waves = workgroups / processors
+    return (
+        f"{plural(workgroups, 'workgroup')}, {waves:.2f} {'wave' if waves == 1 else 'waves'}, "
+        f"{fill:.0%} fill"
+    )
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def chunks(n: int) -> str:
+    return plural(n, "chunk")
+
+
+def _compare(subject: str, other: str, ratio: float) -> str:
+    """`subject` against `other` in plain English; `ratio` is the other's
+    time over the subject's."""
+    if abs(ratio - 1) < 0.005:
+        return f"{subject} is as fast as {other}"
+    if ratio > 1:
+        return f"{subject} is {ratio:.2f}x as fast as {other}"
+    return f"{subject} takes {1 / ratio:.2f}x as long as {other}"
+
+
+def write_json(report: BenchReport, path: str) -> None:
+    write_atomically(path, json.dumps(report.to_json(), indent=2) + "\n")
+
+
+def require_matplotlib() -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+    except ImportError:
+        raise XsplitError("--plot needs matplotlib: pip install -e '.[plot]'") from None
+
+
+def plot(report: BenchReport, path: str) -> None:
+    """Speedup over IREE default against the chunk count, the model's pick marked."""
+    require_matplotlib()
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import ScalarFormatter
+    sweep = sorted(report.sweep(), key=lambda c: c.factor or 0)
+    figure, axes = plt.subplots(figsize=(7, 4))
+    axes.plot(
+        [c.factor for c in sweep],
+        [report.speedup(c.name) for c in sweep],
+        marker="o",
+        label="xsplit, factor sweep",
+    )
+    encoded = sorted(report.encoded_sweep(), key=lambda c: c.factor or 0)
+    if encoded:
+        axes.plot(
+            [c.factor for c in encoded],
+            [report.speedup(c.name) for c in encoded],
+            marker="s",
+            label="xsplit, factor sweep with encodings",
+        )
+    auto = report.speedup(AUTO_CONFIG) if report.has(AUTO_CONFIG) else None
+    if auto is not None:
+        axes.plot(
+            [report.config(AUTO_CONFIG).factor or 1],
+            [auto],
+            marker="P",
+            markersize=14,
+            linestyle="none",
+            color="darkgreen",
+            label="auto{target=cpu}",
+        )
+    model = report.speedup(MODEL_CONFIG)
+    if model is not None:
+        axes.plot(
+            [report.model_factor],
+            [model],
+            marker="*",
+            markersize=16,
+            linestyle="none",
+            color="crimson",
+            label=f"cost model's pick ({report.model_factor})",
+        )
+    for (name, _), style in zip(IREE_CONFIGS, (":", "--", "-.")):
+        speedup = report.speedup(name)
+        if speedup is not None:
+            axes.axhline(speedup, linestyle=style, color="gray", label=name)
+    axes.set_xscale("log", base=2)
+    axes.xaxis.set_major_formatter(ScalarFormatter())
+    axes.set_xlabel("chunks of K")
+    axes.set_ylabel("speedup over IREE default")
+    axes.set_title(f"{report.input} on the CPU ({report.threads} threads)")
+    axes.legend(fontsize="small")
+    figure.tight_layout()
+    image = io.BytesIO()
+    figure.savefig(image, format="png", dpi=120)
+    plt.close(figure)
+    write_atomically(path, image.getvalue())

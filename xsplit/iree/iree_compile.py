@@ -1,0 +1,211 @@
+"""Driving IREE's tools (iree-compile, iree-opt, iree-import-onnx) on MLIR text.
+
+A tool that fails or crashes is reported in one line that names the tool, what
+xsplit was doing (the phase) and the target, with the cause and the fix when
+xsplit knows them. The tool's whole output, its command line and its input go
+to a log file whose path the line names: a crash's last stack frame says
+nothing, and the input that made it is what a bug report needs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from functools import cache
+
+from iree.compiler.tools.binaries import find_tool
+
+from xsplit.diagnostics import XsplitError
+from xsplit.target.targets import target
+
+LOG_DIR_VARIABLE = "XSPLIT_LOG_DIR"
+"""Where failed tool runs are logged; by default `xsplit-logs` in the
+system's temporary directory."""
+
+
+@cache
+def tool_path(tool: str) -> str:
+    path = find_tool(tool)
+    if path is None:
+        raise XsplitError(f"cannot find {tool}: install iree-base-compiler==3.13.0")
+    return path
+
+
+def iree_compile_path() -> str:
+    return tool_path("iree-compile")
+
+
+class IreeToolError(XsplitError):
+    """An IREE tool rejected its input or crashed on it."""
+
+    def __init__(self, message: str, tool: str, output: str, log_path: str | None):
+        super().__init__(message)
+        self.tool = tool
+        self.stderr = output
+        self.log_path = log_path
+
+
+IreeCompileError = IreeToolError
+"""The name xsplit used before iree-opt and iree-import-onnx were driven too."""
+
+
+def log_dir() -> str:
+    return os.environ.get(LOG_DIR_VARIABLE) or os.path.join(tempfile.gettempdir(), "xsplit-logs")
+
+
+def _write_log(
+    tool: str, phase: str, target_name: str | None, command: Sequence[str], source: bytes,
+    returncode: int, output: str,
+) -> tuple[str | None, str | None]:
+    """Writes the input and a log of the failed run; returns their paths
+    (None when the log directory cannot be written: the error still goes out)."""
+    slug = re.sub(r"[^a-z0-9_]+", "-", f"{tool} {target_name or ''}".lower()).strip("-")
+    try:
+        os.makedirs(log_dir(), exist_ok=True)
+        fd, log_path = tempfile.mkstemp(prefix=f"{slug}-", suffix=".log", dir=log_dir())
+        input_path = log_path[: -len(".log")] + ".input"
+        with open(input_path, "wb") as f:
+            f.write(source)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(f"# {tool}, {phase}" + (f", target {target_name}" if target_name else "") + "\n")
+            f.write(f"# command: {' '.join(command)} < {input_path}\n")
+            f.write(f"# exit status: {_describe_status(returncode)}\n\n")
+            f.write(output)
+        return log_path, input_path
+    except OSError:
+        return None, None
+
+
+def _describe_status(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    if returncode > 128:  # a shell's way of saying the same
+        try:
+            return f"{returncode} ({signal.Signals(returncode - 128).name})"
+        except ValueError:
+            pass
+    return str(returncode)
+
+
+def crashed(returncode: int, output: str) -> bool:
+    """Whether the tool died rather than reported an error: a signal, or
+    LLVM's crash handler's stack dump."""
+    return returncode < 0 or returncode > 128 or "Stack dump:" in output
+
+
+_GRAPH_LEVEL_FORALL = re.compile(r"^\s*(%[\w#:]+\s*=\s*)?scf\.forall\b", re.MULTILINE)
+_DISPATCH = re.compile(r"\bflow\.dispatch\.(workgroups|region)\b")
+
+
+def has_graph_level_forall(source: str) -> bool:
+    """Whether an scf.forall lies outside every dispatch: iree-compile 3.13
+    segfaults on that (in stream affinity analysis)."""
+    # Each open dispatch: the brace depth it starts at, and whether its region
+    # has opened yet (its `{` may come on a later line).
+    dispatches: list[list[int | bool]] = []
+    depth = 0
+    for line in source.splitlines():
+        if _DISPATCH.search(line):
+            dispatches.append([depth, False])
+        if _GRAPH_LEVEL_FORALL.match(line) and not dispatches:
+            return True
+        depth += line.count("{") - line.count("}")
+        for d in dispatches:
+            d[1] = d[1] or depth > d[0]
+        while dispatches and dispatches[-1][1] and depth <= dispatches[-1][0]:
+            dispatches.pop()
+    return False
+
+
+_XSPLIT_ONLY_DIALECT = re.compile(r"Dialect `(linalg_ext|rock)' not found")
+
+
+def known_cause(tool: str, source: str, returncode: int, output: str) -> str | None:
+    """The cause of a failure and its fix, when xsplit knows them."""
+    if tool != "iree-compile":
+        return None
+    if (m := _XSPLIT_ONLY_DIALECT.search(output)) is not None:
+        op = "linalg_ext.split_grouped_gemm" if m.group(1) == "linalg_ext" else "rock.reduce"
+        return (
+            f"{op} is xsplit's own op, which iree-compile does not know; add "
+            "materialize-late to the pipeline"
+        )
+    if crashed(returncode, output) and has_graph_level_forall(source):
+        return "a graph-level scf.forall crashes iree-compile 3.13; add materialize-late to the pipeline"
+    if "flow.tensor.encode" in output or "does not dominate" in output:
+        return "iree-compile 3.13 cannot data-tile a split reduction (--iree-opt-data-tiling)"
+    return None
+
+
+_STDIN_LOCATION = re.compile(r"^(?:-|<stdin>)(?=:\d+:\d+:)")
+
+
+def _first_error(output: str, input_path: str | None) -> str | None:
+    for line in output.splitlines():
+        if "error:" in line:
+            line = line.strip()
+            if input_path is not None:
+                line = _STDIN_LOCATION.sub(input_path, line)
+            return line
+    return None
+
+
+def run_tool(
+    tool: str,
+    args: Sequence[str],
+    source: str | bytes,
+    phase: str,
+    target_name: str | None = None,
+) -> bytes:
+    """Runs an IREE tool on `source` (its stdin); returns its stdout.
+
+    `phase` says what xsplit was doing, for the error: "compiling the
+    rewritten program". On a failure the error names the tool, the phase and
+    the target, gives the known cause and fix or the tool's first error, and
+    names the log file that holds everything."""
+    data = source.encode() if isinstance(source, str) else source
+    command = [tool_path(tool), *args]
+    try:
+        proc = subprocess.run(command, input=data, capture_output=True, check=False)
+    except OSError as e:
+        raise XsplitError(f"cannot run {tool}: {e.strerror}") from None
+    if proc.returncode == 0:
+        return proc.stdout
+    output = proc.stderr.decode(errors="replace")
+    log_path, input_path = _write_log(
+        tool, phase, target_name, [tool, *args], data, proc.returncode, output
+    )
+    where = f" for {target_name}" if target_name else ""
+    text = data.decode(errors="replace")
+    cause = known_cause(tool, text, proc.returncode, output)
+    if crashed(proc.returncode, output):
+        what = f"{tool} crashed ({_describe_status(proc.returncode)}) {phase}{where}"
+        detail = cause or "a bug in IREE; the log has the stack trace and the input"
+    else:
+        what = f"{tool} failed {phase}{where}"
+        detail = cause or _first_error(output, input_path) or output.strip().splitlines()[-1:]
+        if isinstance(detail, list):
+            detail = detail[0] if detail else f"exit status {proc.returncode}"
+    log = f"; full output in {log_path}" if log_path else ""
+    raise IreeToolError(f"{what}: {detail}{log}", tool, output, log_path)
+
+
+def compile_mlir(
+    source: str,
+    target_name: str,
+    extra_flags: Sequence[str] = (),
+    compile_to: str | None = None,
+    phase: str = "compiling the program",
+) -> bytes:
+    """Compiles MLIR text for a target; returns the vmfb, or the IR at `compile_to`."""
+    flags = [*target(target_name).flags, *extra_flags]
+    if compile_to is not None:
+        flags.append(f"--compile-to={compile_to}")
+    return run_tool("iree-compile", [*flags, "-", "-o", "-"], source, phase, target_name)

@@ -1,0 +1,1 @@
+"""IR helpers that more than one subsystem builds with."""

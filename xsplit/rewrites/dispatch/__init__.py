@@ -1,0 +1,1 @@
+"""Dispatch formation, and export of kernels as custom dispatches iree-compile takes."""

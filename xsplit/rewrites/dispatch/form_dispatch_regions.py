@@ -1,0 +1,129 @@
+"""`form-dispatch-regions`: wraps each graph-level split-reduction `scf.forall`
+in a `flow.dispatch.region` (the seed's step 2).
+
+iree-compile 3.13 crashes on an `scf.forall` outside a dispatch, and accepts one
+inside a `flow.dispatch.region` only if the `tensor.empty` it writes into is
+created in the region too, so that op (and the constants the loop uses) move
+in with it. The merge stays outside, for IREE to form its own dispatch.
+"""
+
+from __future__ import annotations
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnOp
+from xsplit.dialects.gpu import BlockMappingAttr
+from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
+from xsplit.dialects.scf import ForallOp
+from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
+from xsplit.rewrites.dsl.builders import IRBuilder
+
+
+def in_dispatch(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, DispatchRegionOp | DispatchWorkgroupsOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def _mapping_kinds(m: Match) -> list[type]:
+    mapping = m.root.mapping if isinstance(m.root, ForallOp) else None
+    return [] if mapping is None else [type(a) for a in mapping.data]
+
+
+def _capture_result_dims(m: Match) -> bool | str:
+    """The loop's dynamic result sizes, as values defined before it."""
+    assert isinstance(m.root, ForallOp)
+    dims: list[SSAValue] = []
+    for out in m.root.outputs:
+        t = out.type
+        assert isinstance(t, TensorType)
+        if DYNAMIC_INDEX not in t.get_shape():
+            continue
+        if not isinstance(out.owner, tensor.EmptyOp):
+            return "a dynamic shared output is not a tensor.empty"
+        dims.extend(out.owner.dynamic_sizes)
+    m.captures["result_dims"] = dims
+    return True
+
+
+is_graph_level = where("is outside any dispatch", lambda m: not in_dispatch(m.root))
+is_split_reduction_loop = where(
+    "is mapped to #iree_linalg_ext.split_reduction_mapping",
+    lambda m: (
+        bool(_mapping_kinds(m))
+        and all(k is SplitReductionMappingAttr for k in _mapping_kinds(m))
+        or "it is not"
+    ),
+)
+has_sizes_outside = where("has its result sizes outside", _capture_result_dims)
+
+
+def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> None:
+    """`flow.dispatch.region { empty; constants; the loop; flow.return }`."""
+    forall = m.root
+    assert isinstance(forall, ForallOp)
+    region = ir.b.insert(
+        DispatchRegionOp(list(forall.result_types), Region(Block()), m["result_dims"])
+    )
+    body = region.body.block
+    inside = Builder(InsertPoint.at_end(body))
+    # The loop's destinations and constants are rebuilt inside: IREE needs the
+    # empty tensor there, and constants inside save dispatch operands. The
+    # engine erases the originals once nothing uses them.
+    rebuilt: dict[SSAValue, SSAValue] = {}
+    for out in forall.outputs:
+        if isinstance(out.owner, tensor.EmptyOp) and out not in rebuilt:
+            rebuilt[out] = inside.insert(out.owner.clone()).results[0]
+    for used in m.defined_above():
+        if isinstance(used.owner, arith.ConstantOp) and used not in rebuilt:
+            rebuilt[used] = inside.insert(used.owner.clone()).results[0]
+    forall.detach()
+    body.add_op(forall)
+    for old, new in rebuilt.items():
+        old.replace_uses_with_if(new, lambda use: forall.is_ancestor(use.operation))
+    body.add_op(ReturnOp(*forall.results))
+    for old, new in zip(forall.results, region.results):
+        old.replace_uses_with_if(new, lambda use: not region.is_ancestor(use.operation))
+
+
+WRAP_SPLIT_LOOP = Pattern(
+    name="wrap-split-loop-in-dispatch-region",
+    doc="puts a graph-level split-reduction scf.forall, its tensor.empty and "
+    "constants in a flow.dispatch.region",
+    root=ForallOp,
+    where=is_graph_level & is_split_reduction_loop & has_sizes_outside,
+    rewrite=wrap_in_dispatch_region,
+)
+
+SERIAL_BLOCK_LOOP = Remark(
+    name="serial-gpu-block-loop",
+    doc="warns that a #gpu.block-mapped scf.forall stays serial inside an IREE dispatch",
+    root=ForallOp,
+    where=is_graph_level
+    & where("is mapped to #gpu.block", lambda m: BlockMappingAttr in _mapping_kinds(m)),
+    message="#gpu.block mapping stays a serial loop in each IREE workgroup; use "
+    "#iree_linalg_ext.split_reduction_mapping to distribute it",
+)
+
+DYNAMIC_OUTPUT_LOOP = Remark(
+    name="split-loop-without-sizes",
+    doc="says why a split loop whose dynamic output is not a tensor.empty stays put",
+    root=ForallOp,
+    where=is_graph_level & is_split_reduction_loop & ~has_sizes_outside,
+    message="not put in a dispatch: a dynamic shared output is not a tensor.empty",
+)
+
+FORM_DISPATCH_REGIONS_PATTERNS = (WRAP_SPLIT_LOOP, SERIAL_BLOCK_LOOP, DYNAMIC_OUTPUT_LOOP)
+
+FORM_DISPATCH_REGIONS = Pass(
+    "form-dispatch-regions",
+    "Puts each graph-level split-reduction scf.forall in a flow.dispatch.region.",
+    FORM_DISPATCH_REGIONS_PATTERNS,
+)

@@ -1,0 +1,1 @@
+"""Loops distributed to processors, and the barriers they need, placed and proved."""

@@ -1,0 +1,1 @@
+"""Data tiling: encodings set on contractions and materialized, early or late."""

@@ -1,0 +1,25 @@
+"""`materialize-early`: lowers what graph-level passes left into physical ops
+*before* dispatches form, the alternative to materializing inside them:
+
+- each graph-level `linalg_ext.split_grouped_gemm` becomes the graph-level
+  `scf.forall` over its groups; `materialize-late` then forms the dispatch
+  around that loop as it does for `split-k`'s own;
+- each encoded contraction (from `set-encoding`) becomes `linalg.pack`,
+  `linalg.mmt4d` (`batch_mmt4d`) and `linalg.unpack` with the data tiles of
+  `target=` from the target table, or loses its encodings on a target that
+  does not data-tile; encodings that cancel fold away.
+"""
+
+from __future__ import annotations
+
+from xsplit.rewrites.dsl import Pass
+from xsplit.rewrites.encoding.materialize_encodings import EARLY_PATTERNS, TARGET_OPTION
+from xsplit.rewrites.split.grouped import MATERIALIZE_GROUPED_EARLY
+
+MATERIALIZE_EARLY = Pass(
+    "materialize-early",
+    "Lowers graph-level grouped GEMMs to scf.forall loops and encodings to "
+    "pack/mmt4d/unpack before dispatches form.",
+    [MATERIALIZE_GROUPED_EARLY, *EARLY_PATTERNS],
+    [TARGET_OPTION],
+)

@@ -1,0 +1,283 @@
+"""Materializing data-tiling encodings, early (at graph level) or late (each
+encoded op in its own dispatch), and folding encodings that cancel.
+
+Early (`materialize-early`): each encoded contraction becomes pack / mmt4d /
+unpack at graph level with the target's tiles; IREE then forms dispatches
+around them (and fuses what it can). Late (`materialize-late`): dispatches form
+around the encoded ops first, one per set_encoding (the pack, with the pad
+and reshapes that feed it) and one for the contraction with its
+unset_encoding (the fill, the mmt4d and the unpack), as in the RFC's late
+path; each encoding is then materialized inside its dispatch. IREE 3.13
+compiles a CPU dispatch with a pack, or with an mmt4d and its unpack (as its
+own data tiling forms it), but not one with all three ("exceeded stack
+allocation limit"), hence a dispatch per pack. An encoded split merged in the
+packed layout keeps its unpack in a dispatch of its own, after the merge.
+
+On a target that does not data-tile (the GPUs here) the encodings are dropped,
+as IREE 3.13 drops them: no set/unset is left to become a dispatch that only
+copies (the RFC's cost (d)). A set_encoding of an unset_encoding with the
+same encoding, and an unset_encoding of a set_encoding, cancel and fold away
+(cost (b) for encodings that meet), as does an unpack that a pack with the
+same layout undoes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.builder import Builder
+from xdsl.dialects import tensor
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xsplit.dialects.flow import DispatchRegionOp, ReturnOp
+from xsplit.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
+from xsplit.dialects.linalg_layout import PackOp, UnpackOp
+from xsplit.rewrites.common.encodings import (
+    EncodedContraction,
+    drop,
+    match_encoded,
+    materialize,
+    merged_chunks,
+)
+from xsplit.rewrites.dispatch.form_dispatch_regions import in_dispatch
+from xsplit.rewrites.dsl import Match, Option, Pattern, where
+from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.target.targets import TARGETS, target
+
+TARGET_OPTION = Option(
+    "target",
+    str,
+    "cpu",
+    "the target whose data tiles the encodings become (dropped where it does not data-tile)",
+    choices=tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases),
+)
+
+
+def _capture_encoded(m: Match) -> bool | str:
+    if in_dispatch(m.root):
+        return "it is inside a dispatch"
+    ec = match_encoded(m.root)
+    if isinstance(ec, str):
+        return ec
+    if merged_chunks(ec) is not None:
+        return "its chunks are merged in the packed layout (with the merge)"
+    m.captures["ec"] = ec
+    return True
+
+
+def _capture_merged(m: Match) -> bool | str:
+    """A merge over the chunks of an encoded split, at graph level."""
+    if in_dispatch(m.root):
+        return "it is inside a dispatch"
+    source = m.root.operands[0].owner
+    ec = match_encoded(source) if isinstance(source, Operation) else "no source op"
+    if isinstance(ec, str):
+        return ec
+    if merged_chunks(ec) is not m.root:
+        return "it does not merge the chunks of an encoded split"
+    m.captures["ec"] = ec
+    return True
+
+
+def _tiles(m: Match) -> tuple[int, int, int] | None:
+    ec: EncodedContraction = m["ec"]
+    elements = tuple(ec.elements)
+    return target(m.options["target"]).data_tiles(
+        elements,  # type: ignore[arg-type]
+        ec.size(ec.dims.m) if ec.dims.m is not None else None,
+        ec.size(ec.dims.n) if ec.dims.n is not None else None,
+    )
+
+
+def _materialize_early(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    tiles = _tiles(m)
+    if tiles is None:
+        return [_drop(m, ir)]
+    return [materialize(m["ec"], tiles, ir, merge=_merge_of(m))]
+
+
+def _merge_of(m: Match) -> linalg.ReduceOp | None:
+    return m.root if isinstance(m.root, linalg.ReduceOp) else None
+
+
+def _drop(m: Match, ir: IRBuilder) -> SSAValue:
+    """The encodings dropped; a merge root is rebuilt on the plain partials."""
+    plain = drop(m["ec"], ir)
+    merge = _merge_of(m)
+    if merge is None:
+        return plain
+    rebuilt = merge.clone()
+    rebuilt.operands[0] = plain
+    return ir.b.insert(rebuilt).results[0]
+
+
+_FUSED_PRODUCERS = (tensor.PadOp, tensor.ExpandShapeOp, tensor.CollapseShapeOp)
+"""What IREE fuses into a pack's dispatch: the pad and reshapes before it."""
+
+
+def _only_feeds_encoding(v: SSAValue) -> bool:
+    """Whether `v` is used only by the set_encoding that the materialized
+    pack replaces (and which dies with the rewrite), or by one other op."""
+    users = [use.operation for use in v.uses]
+    return len([u for u in users if not isinstance(u, SetEncodingOp)]) <= 1 and len(users) <= 2
+
+
+def _in_region(
+    ir: IRBuilder, build: Callable[[IRBuilder], SSAValue], pulled: list[Operation]
+) -> SSAValue:
+    """`build`'s ops in a `flow.dispatch.region` of their own, with the
+    single-use pads and reshapes feeding them cloned in."""
+    body = Block()
+    inner = IRBuilder(Builder(InsertPoint.at_end(body)))
+    value = build(inner)
+    # Bring in the producer chain (outside) of each op built, innermost first.
+    for op in list(body.ops):
+        for i, operand in enumerate(op.operands):
+            chain: list[Operation] = []
+            v = operand
+            while isinstance(v.owner, _FUSED_PRODUCERS) and _only_feeds_encoding(v):
+                chain.append(v.owner)
+                v = v.owner.operands[0]
+            if not chain:
+                continue
+            mapping: dict[SSAValue, SSAValue] = {}
+            for producer in reversed(chain):
+                clone = producer.clone(value_mapper=mapping)
+                body.insert_op_before(clone, op)
+                mapping[producer.results[0]] = clone.results[0]
+            op.operands[i] = mapping[operand]
+            pulled.extend(chain)
+    body.add_op(ReturnOp(value))
+    region = ir.b.insert(DispatchRegionOp([value.type], Region(body)))
+    return region.results[0]
+
+
+def _materialize_late(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    tiles = _tiles(m)
+    if tiles is None:
+        return [_drop(m, ir)]
+    pulled: list[Operation] = []
+    result = materialize(
+        m["ec"],
+        tiles,
+        ir,
+        wrap=lambda build: _in_region(ir, build, pulled),
+        merge=_merge_of(m),
+    )
+    for op in pulled:
+        if op.parent is not None and not any(r.uses for r in op.results):
+            Rewriter.erase_op(op)
+    return [result]
+
+
+is_encoded_contraction = where("ends an encoded contraction at graph level", _capture_encoded)
+merges_encoded_chunks = where("merges the chunks of an encoded split", _capture_merged)
+
+MATERIALIZE_MERGED_EARLY = Pattern(
+    name="materialize-encoded-split-early",
+    doc="an encoded split and its merge as packs, batch_mmt4d, a merge of the "
+    "packed partials into the packed init, and one unpack",
+    root="linalg.reduce",
+    where=merges_encoded_chunks,
+    rewrite=_materialize_early,
+    options=["target"],
+)
+
+MATERIALIZE_MERGED_LATE = Pattern(
+    name="materialize-encoded-split-in-dispatches",
+    doc="the same as materialize-encoded-split-early, one dispatch per step",
+    root="linalg.reduce",
+    where=merges_encoded_chunks,
+    rewrite=_materialize_late,
+    options=["target"],
+)
+
+MATERIALIZE_ENCODING_EARLY = Pattern(
+    name="materialize-encoding-early",
+    doc="turns an encoded contraction into graph-level pack, mmt4d and unpack "
+    "with the target's tiles (drops the encodings where it does not data-tile)",
+    root=UnsetEncodingOp,
+    where=is_encoded_contraction,
+    rewrite=_materialize_early,
+    options=["target"],
+)
+
+MATERIALIZE_ENCODING_LATE = Pattern(
+    name="materialize-encoding-in-dispatches",
+    doc="forms a dispatch around each pack, and one around the mmt4d and unpack, of an "
+    "encoded contraction (drops the encodings where the target does not data-tile)",
+    root=UnsetEncodingOp,
+    where=is_encoded_contraction,
+    rewrite=_materialize_late,
+    options=["target"],
+)
+
+
+def _cancels(m: Match) -> bool | str:
+    op = m.root
+    source = op.operands[0].owner
+    inverse = UnsetEncodingOp if isinstance(op, SetEncodingOp) else SetEncodingOp
+    if not isinstance(source, inverse):
+        return "its source is not the inverse op"
+    if source.operands[0].type != op.results[0].type:
+        return "the encodings differ"
+    return True
+
+
+FOLD_ENCODING_PAIR = Pattern(
+    name="fold-cancelling-encodings",
+    doc="set_encoding(unset_encoding(x)) and unset_encoding(set_encoding(x)) "
+    "of the same encoding are x",
+    root=(SetEncodingOp, UnsetEncodingOp),
+    where=where("undoes its source", _cancels),
+    rewrite=lambda m, ir: [m.root.operands[0].owner.operands[0]],  # type: ignore[union-attr]
+    benefit=3,
+)
+
+
+def _unpack_undone(m: Match) -> bool | str:
+    pack = m.root
+    assert isinstance(pack, PackOp)
+    unpack = pack.source.owner
+    if not isinstance(unpack, UnpackOp):
+        return "its source is not an unpack"
+    same = (
+        unpack.dims_pos == pack.dims_pos
+        and unpack.tiles == pack.tiles
+        and unpack.perm == pack.perm
+        and unpack.source.type == pack.result.type
+        and not pack.inner_tiles
+    )
+    if not same:
+        return "the layouts differ"
+    # Unpacking drops padding the pack would refill with its own value.
+    t = unpack.dest.type
+    shape = t.get_shape()  # type: ignore[attr-defined]
+    if any(shape[d] % tile for d, tile in zip(pack.dims_pos, pack.tiles)):
+        return "the unpacked tensor has partial tiles"
+    return True
+
+
+FOLD_UNPACK_PACK = Pattern(
+    name="fold-unpack-pack",
+    doc="pack(unpack(x)) with the same layout and whole tiles is x",
+    root=PackOp,
+    where=where("packs what an unpack with the same layout unpacked", _unpack_undone),
+    rewrite=lambda m, ir: [m.root.operands[0].owner.operands[0]],  # type: ignore[union-attr]
+    benefit=3,
+)
+
+EARLY_PATTERNS = (
+    FOLD_ENCODING_PAIR,
+    MATERIALIZE_MERGED_EARLY,
+    MATERIALIZE_ENCODING_EARLY,
+    FOLD_UNPACK_PACK,
+)
+LATE_PATTERNS = (
+    FOLD_ENCODING_PAIR,
+    MATERIALIZE_MERGED_LATE,
+    MATERIALIZE_ENCODING_LATE,
+    FOLD_UNPACK_PACK,
+)

@@ -1,0 +1,47 @@
+"""`materialize-late`: takes what graph-level passes such as `split-k` left and
+puts it in the form iree-compile 3.13 accepts and really parallelizes.
+
+Today that form is a `flow.dispatch.workgroups` holding the split loop with
+`#iree_linalg_ext.split_reduction_mapping`: IREE then spreads the chunks over
+workgroups (123x456x51234 in 77 chunks: 24 -> 1848 workgroups on the CPU).
+The merge stays outside, for IREE to form its own dispatch.
+
+The pass is the patterns of its stages run together: a region the first stage
+forms is a new op the second stage then converts. A grouped GEMM is put in a
+dispatch first and materialized into the split loop inside it; `rock.reduce`
+becomes a `linalg.reduce`. An encoded contraction (from `set-encoding`) gets
+a dispatch for each pack, its mmt4d and its unpack, and its encodings are
+materialized inside them with the data tiles of `target=` (dropped where the
+target does not data-tile; see materialize_encodings.py).
+"""
+
+from __future__ import annotations
+
+from xsplit.rewrites.dispatch.dispatch_regions_to_workgroups import (
+    DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS,
+)
+from xsplit.rewrites.dispatch.form_dispatch_regions import FORM_DISPATCH_REGIONS_PATTERNS
+from xsplit.rewrites.dsl import Pass, Pattern, Remark
+from xsplit.rewrites.encoding.materialize_encodings import LATE_PATTERNS, TARGET_OPTION
+from xsplit.rewrites.split.grouped import (
+    LOWER_ROCK_REDUCE,
+    MATERIALIZE_GROUPED_IN_DISPATCH,
+    WRAP_GROUPED_GEMM,
+)
+
+MATERIALIZATIONS: list[Pattern | Remark] = [
+    *LATE_PATTERNS,
+    WRAP_GROUPED_GEMM,
+    MATERIALIZE_GROUPED_IN_DISPATCH,
+    LOWER_ROCK_REDUCE,
+    *FORM_DISPATCH_REGIONS_PATTERNS,
+    *DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS,
+]
+"""The patterns of late materialization, in the order they are tried."""
+
+MATERIALIZE_LATE = Pass(
+    "materialize-late",
+    "Forms IREE dispatches around split reductions, in the form IREE distributes.",
+    MATERIALIZATIONS,
+    [TARGET_OPTION],
+)

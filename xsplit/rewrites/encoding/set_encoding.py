@@ -1,0 +1,202 @@
+"""`set-encoding`: puts data-tiling encodings on the operands and result of
+each matmul-like op, as IREE's SetEncoding pass does at graph level.
+
+Every contraction `split-k` handles that data tiling handles is encoded:
+`linalg.matmul`, `batch_matmul`, `matvec`, `vecmat` and `linalg.generic`
+contractions (transposed operands, several batch loops, mixed precision), with
+static shapes. Its inputs go through `iree_encoding.set_encoding`; a
+zero-filled accumulator becomes a fill of an encoded `tensor.empty` (never
+packed), any other accumulator is set_encoding'd; the result leaves through
+`iree_encoding.unset_encoding`. Each encoding names the operand, the element
+types, the op's indexing maps and its loop sizes.
+
+A split-k loop (`scf.forall` with `#iree_linalg_ext.split_reduction_mapping`
+and its `linalg.reduce` merge, from `split-k` run first) is rewritten into
+the encoded split (`encoded_split.py`): IREE cannot data-tile the partial
+product inside the loop, but it can the same partials as one batch
+contraction.
+
+`target=NAME` encodes only the ops for which the target model chooses to
+(encode, or split and encode), and none on a target that drops encodings.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import tensor
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
+
+from xsplit.analysis.contraction import op_contraction_dims
+from xsplit.analysis.cost_model import choose_tiling, problem_of
+from xsplit.analysis.reduction import match_reduction
+from xsplit.diagnostics import remark
+from xsplit.dialects.iree_encoding import encoding_of
+from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
+from xsplit.dialects.scf import ForallOp
+from xsplit.rewrites.common.encodings import encode, loop_sizes
+from xsplit.rewrites.dispatch.form_dispatch_regions import in_dispatch
+from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, where
+from xsplit.rewrites.dsl.builders import IRBuilder, values_defined_above
+from xsplit.rewrites.split.encoded_split import split_and_encode
+from xsplit.target.targets import TARGETS, target
+
+CONTRACTION_ROOTS = (
+    "linalg.matmul",
+    "linalg.batch_matmul",
+    "linalg.matvec",
+    "linalg.vecmat",
+    "linalg.generic",
+)
+
+TARGET_CHOICES = tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases)
+
+
+def _in_loop(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, ForallOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def _data_tilable(m: Match) -> bool | str:
+    op = m.root
+    if in_dispatch(op) or _in_loop(op):
+        return "it is inside a dispatch or a loop"
+    if any(encoding_of(v.type) is not None for v in (*op.operands, *op.results)):
+        return "it is already encoded"
+    dims = op_contraction_dims(op)
+    if isinstance(dims, str):
+        return dims
+    sizes = loop_sizes(op)
+    if isinstance(sizes, str):
+        return sizes
+    return True
+
+
+def _model_encodes(m: Match) -> bool | str:
+    name = m.options["target"]
+    if name is None:
+        return True
+    chosen = target(name)
+    if not chosen.data_tiling:
+        message = f"not encoded: {chosen.name} drops data-tiling encodings"
+        remark(m.root, message)
+        return message
+    red = match_reduction(m.root)
+    problem = problem_of(red) if not isinstance(red, str) else red
+    if isinstance(problem, str):
+        return problem
+    decision = choose_tiling(problem, chosen)
+    if not decision.encode:
+        remark(m.root, f"not encoded: {decision.reason}")
+        return decision.reason
+    return True
+
+
+def _encode(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    return [encode(m.root, ir)]
+
+
+is_data_tilable = where("is a data-tilable contraction at graph level", _data_tilable)
+model_encodes = where("the target model encodes it", _model_encodes)
+
+ENCODE_CONTRACTION = Pattern(
+    name="set-encoding",
+    doc="puts set_encoding on a contraction's operands and unset_encoding on its result",
+    root=CONTRACTION_ROOTS,
+    where=is_data_tilable & model_encodes,
+    rewrite=_encode,
+    options=["target"],
+)
+
+
+# A split-k loop and its merge become the encoded split.
+
+
+def _capture_split_loop(m: Match) -> bool | str:
+    """The merge of a graph-level split loop whose body is one partial
+    contraction of slices of the original operands."""
+    merge = m.root
+    assert isinstance(merge, linalg.ReduceOp)
+    forall = merge.operands[0].owner
+    if not isinstance(forall, ForallOp) or in_dispatch(forall):
+        return "its input is not a graph-level scf.forall"
+    mapping = forall.mapping
+    if mapping is None or not any(isinstance(a, SplitReductionMappingAttr) for a in mapping.data):
+        return "its input loop is not a split reduction"
+    if forall.results[0].uses.get_length() != 1 or len(forall.results) != 1:
+        return "the loop's partials have other users"
+    dims = list(merge.dimensions.get_values())
+    rank = len(merge.init.type.get_shape())  # type: ignore[attr-defined]
+    if dims != [rank]:
+        return "the merge does not reduce the chunk dimension"
+    partials = [
+        op
+        for op in forall.body.block.ops
+        if not isinstance(op, tensor.ExtractSliceOp | linalg.FillOp)
+        and not isinstance(op_contraction_dims(op), str)
+    ]
+    if len(partials) != 1:
+        return "the loop body is not one partial contraction"
+    partial = partials[0]
+    sources: list[SSAValue] = []
+    for v in partial.operands[:2]:
+        owner = v.owner
+        if isinstance(owner, tensor.ExtractSliceOp):
+            v = owner.source
+        if isinstance(v.owner, Operation) and forall.is_ancestor(v.owner):
+            return "a partial operand is computed inside the loop"
+        sources.append(v)
+    bounds = forall.staticUpperBound.get_values()
+    count = bounds[0] if len(bounds) == 1 else -1
+    if count < 1:
+        return "the chunk count is dynamic"
+    m.captures.update(partial=partial, sources=sources, count=count)
+    return True
+
+
+def _encode_split_loop(m: Match, ir: IRBuilder) -> None:
+    merge = m.root
+    assert isinstance(merge, linalg.ReduceOp)
+    merged = split_and_encode(m["partial"], m["sources"], merge.init, m["count"], ir)
+    # The loop is not side-effect free to the engine, so the rewrite removes
+    # it (and what only it used) itself.
+    forall = merge.operands[0].owner
+    assert isinstance(forall, ForallOp)
+    merge.results[0].replace_all_uses_with(merged)
+    Rewriter.erase_op(merge)
+    producers = [v.owner for v in values_defined_above(forall) if isinstance(v.owner, Operation)]
+    Rewriter.erase_op(forall)
+    for op in producers:
+        if op.parent is not None and not any(r.uses for r in op.results):
+            Rewriter.erase_op(op)
+
+
+ENCODE_SPLIT_LOOP = Pattern(
+    name="set-encoding-on-split-loop",
+    doc="turns a split-k loop and its merge into partial products as one encoded contraction",
+    root="linalg.reduce",
+    where=where("merges a split-k loop of one contraction", _capture_split_loop),
+    rewrite=_encode_split_loop,
+    benefit=2,
+)
+
+OPTIONS = (
+    Option(
+        "target",
+        str,
+        None,
+        "encode only what the target model chooses to encode on this target",
+        choices=TARGET_CHOICES,
+    ),
+)
+
+SET_ENCODING = Pass(
+    "set-encoding",
+    "Puts data-tiling encodings on matmul-like ops, as IREE's SetEncoding does.",
+    [ENCODE_SPLIT_LOOP, ENCODE_CONTRACTION],
+    OPTIONS,
+)

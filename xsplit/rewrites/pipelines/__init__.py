@@ -1,0 +1,1 @@
+"""Pipelines that choose passes per op: `auto`."""

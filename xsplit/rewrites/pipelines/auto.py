@@ -1,0 +1,66 @@
+"""`auto{target=NAME}`: the target model's choice for every reduction, applied.
+
+It runs `set-encoding`, `split-k` and `materialize-late`, each with the same
+`target=`: the model (`cost_model.choose_tiling`) decides per op between
+leaving it whole, splitting it, encoding it (data tiling), and splitting the
+encoded op (partial products as batch_mmt4d), and each pass applies its part
+of that decision and says why in a remark (`--xsplit-explain` adds why each
+pattern did not apply). On a GPU, IREE 3.13 drops encodings, so the choice is
+between splitting and not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from xsplit.diagnostics import XsplitError
+from xsplit.target.targets import TARGETS, target
+
+
+def auto_pipeline(target_name: str) -> str:
+    """The passes `auto{target=NAME}` runs."""
+    return (
+        f"set-encoding{{target={target_name}}},split-k{{target={target_name}}},"
+        f"materialize-late{{target={target_name}}}"
+    )
+
+
+@dataclass(frozen=True)
+class AutoPass(ModulePass):
+    """Runs set-encoding, split-k and materialize-late with the target model's choices."""
+
+    name = "auto"
+    target: str = "cpu"
+
+    NAMES: ClassVar[tuple[str, ...]] = tuple(TARGETS) + tuple(
+        a for t in TARGETS.values() for a in t.aliases
+    )
+    OPTION_MEANINGS: ClassVar[dict[str, str]] = {
+        "target": "the target whose cost model chooses, per op, between leaving it "
+        f"whole, splitting, encoding, and both; takes one of {', '.join(NAMES)}"
+    }
+
+    def __post_init__(self) -> None:
+        if self.target not in self.NAMES:
+            raise XsplitError(
+                f"auto: unknown target '{self.target}', expected one of {', '.join(self.NAMES)}"
+            )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from xsplit.pipeline import build_pipeline
+
+        for p in build_pipeline(auto_pipeline(target(self.target).name)):
+            p.apply(ctx, op)
+
+
+@dataclass(frozen=True)
+class _Registered:
+    pass_class: type[ModulePass]
+
+
+AUTO = _Registered(AutoPass)

@@ -1,0 +1,116 @@
+"""`fuse-reduction`: a GEMM whose result feeds a reduction along one of its
+output axes is fused with it into one kernel (rocMLIR's RFC, seed 004).
+
+The pass decides the fusion and records it on the reduction as
+`xsplit.fused_producer`; `lower-reduce` then writes the one kernel: each
+work item computes its elements of the GEMM's output (a dot product over K,
+from the GEMM's init) and reduces them straight into the reduced result with
+the stage's atomics, LDS tree or subgroup reduction, so the GEMM's output never
+makes a round trip through memory. The GEMM's output is still written, by the
+thread that computed each element, only when the function returns it (its
+other users); otherwise it is never stored.
+
+It fuses `linalg.matmul`, `linalg.batch_matmul` and contraction
+`linalg.generic`s (projected-permutation maps, one reduction loop, a body
+`out + a * b`) on static f32 tensors into a `rock.reduce` or a one-dimension `linalg.reduce` (sum or max). Anything
+else passes through unchanged, with a remark saying why.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import Float32Type, TensorType, UnitAttr
+from xdsl.ir import Operation, SSAValue
+
+from xsplit.analysis.contraction import gemm_operand_dims
+from xsplit.diagnostics import location_of, remark
+from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
+from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.reduce.lower_reduce import FUSED, REDUCTIONS
+
+GEMMS = ("linalg.matmul", "linalg.batch_matmul", "linalg.generic")
+
+
+def _why_not(op: Operation) -> str | None:
+    """Why the reduction `op` cannot be fused with its producer, or None."""
+    if FUSED in op.attributes:
+        return "it is already fused"
+    source = op.operands[0]
+    producer = source.owner
+    if not isinstance(producer, Operation):
+        return "its input is a block argument, not a GEMM's result"
+    if producer.name not in GEMMS:
+        return f"its producer '{producer.name}' is not a GEMM"
+    if producer.name == "linalg.generic":
+        dims = gemm_operand_dims(producer)
+        if isinstance(dims, str):
+            return dims
+    if producer.parent_block() is not op.parent_block():
+        return "the GEMM is in another block"
+    types = [v.type for v in producer.operands] + [source.type]
+    if not all(
+        isinstance(t, TensorType) and t.has_static_shape() and isinstance(t.element_type, Float32Type)
+        for t in types
+    ):
+        return "the GEMM is not on static f32 tensors"
+    if op.name == "linalg.reduce":
+        dims = op.properties["dimensions"].get_values()  # type: ignore[union-attr]
+        if len(dims) != 1 or len(op.operands) != 2:
+            return "it reduces more than one dimension or operand"
+    users = {u.operation.name for u in source.uses if u.operation is not op}
+    if users - {"func.return"}:
+        return (
+            f"the GEMM's result has other users ({', '.join(sorted(users - {'func.return'}))}) "
+            "that would need it materialized before the fused kernel ends"
+        )
+    return None
+
+
+def _fusable(m: Match) -> bool | str:
+    why = _why_not(m.root)
+    return True if why is None else why
+
+
+def _unfusable(m: Match) -> bool | str:
+    why = _why_not(m.root)
+    if why is None or why == "it is already fused":
+        return "it is fusable"
+    m.captures["why"] = why
+    return True
+
+
+def _fuse(m: Match, ir: IRBuilder) -> list[SSAValue] | None:
+    op = m.root
+    gemm = op.operands[0].owner
+    assert isinstance(gemm, Operation)
+    written = any(u.operation.name == "func.return" for u in gemm.results[0].uses)
+    op.attributes[FUSED] = UnitAttr()
+    remark(
+        op,
+        f"fuse-reduction: fused with {gemm.name} at {location_of(gemm)}: one kernel, each "
+        "workgroup computes its GEMM elements and reduces them into the result; the GEMM's "
+        + ("output is also written (it is returned)" if written else "output is never written"),
+    )
+    return None
+
+
+FUSE = Pattern(
+    name="fuse-reduction",
+    doc="a GEMM feeding a reduction along an output axis is fused with it into one kernel",
+    root=REDUCTIONS,
+    where=where("the reduction's input is a GEMM it can fuse", _fusable),
+    rewrite=_fuse,
+)
+
+NOT_FUSED = Remark(
+    name="fuse-reduction-not-applicable",
+    doc="says why a reduction is not fused with its producer",
+    root=REDUCTIONS,
+    where=where("the reduction cannot be fused", _unfusable),
+    message=lambda m: f"fuse-reduction: not fused: {m['why']}",
+)
+
+FUSE_REDUCTION = Pass(
+    "fuse-reduction",
+    "Fuses a GEMM and the reduction of its output along an axis into one kernel (with lower-reduce).",
+    [FUSE, NOT_FUSED],
+)

@@ -1,0 +1,1 @@
+"""split-k: reductions split into partial reductions over chunks of K, then merged."""

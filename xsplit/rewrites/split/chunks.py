@@ -1,0 +1,155 @@
+"""How split-k cuts K into chunks: the plan from the options and K, and the
+IR that computes each chunk's offset and size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.ir import Operation, SSAValue
+
+from xsplit.diagnostics import remark
+from xsplit.rewrites.dsl import ceildiv, divides
+from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
+
+DEFAULT_MIN_CHUNK = 1024
+"""The default rule's smallest chunk of K."""
+DEFAULT_MAX_CHUNKS = 64
+"""The default rule's largest number of chunks for a static K."""
+DEFAULT_DYNAMIC_FACTOR = 16
+"""The default rule's number of chunks for a dynamic K."""
+
+
+@dataclass(frozen=True)
+class ChunkPlan:
+    """How K is cut. Exactly one reading applies:
+
+    - `balanced`: `count` chunks, chunk s = [floor(s*K/count), floor((s+1)*K/count)).
+    - `tile` set: chunks of `tile`, the last one shorter; `count` is
+      ceil(K/tile), or None when K is dynamic and the count is computed at run time.
+    - neither: `count` chunks of ceil(K/count) for a dynamic K, trailing ones
+      possibly empty.
+    """
+
+    count: int | None
+    tile: int | None = None
+    balanced: bool = False
+    align: int | None = None
+    """Where set, a contraction is cut into static chunks of a multiple of
+    this and its tail peeled (`aligned_split`); other ops read the plan as above."""
+    pad_m: int | None = None
+    """With `align`: M is padded to a multiple of this where it is longer."""
+    cpu_tiles: bool = False
+    """With `align`: the partial matmul carries the CPU target's tile sizes
+    for IREE (`Target.partial_tiles`) where the target table has them."""
+
+
+def default_plan(k: int | None) -> ChunkPlan | str:
+    """
+    The rule used when neither `factor` nor `tile` is given: chunks of at least
+    DEFAULT_MIN_CHUNK along K, and at most DEFAULT_MAX_CHUNKS of them, balanced.
+    A K shorter than two such chunks is left alone. A dynamic K gets
+    DEFAULT_DYNAMIC_FACTOR balanced chunks. The target-aware model replaces this.
+    """
+    if k is None:
+        return ChunkPlan(DEFAULT_DYNAMIC_FACTOR, balanced=True)
+    count = min(DEFAULT_MAX_CHUNKS, k // DEFAULT_MIN_CHUNK)
+    if count < 2:
+        return (
+            f"K = {k} is shorter than two chunks of {DEFAULT_MIN_CHUNK}, the "
+            "default rule's smallest; give factor= or tile= to split it"
+        )
+    return ChunkPlan(count, balanced=True)
+
+
+def plan_chunks(
+    op: Operation,
+    k: int | None,
+    factor: int | None,
+    tile: int | None,
+    balanced: bool,
+    align: int | None = None,
+    pad_m: int | None = None,
+    cpu_tiles: bool = False,
+) -> ChunkPlan | None:
+    """The chunking for one op, or None (with a remark) when it stays whole."""
+    plan = _plan_chunks(op, k, factor, tile, balanced)
+    if plan is None or align is None:
+        return plan
+    return ChunkPlan(plan.count, plan.tile, plan.balanced, align, pad_m, cpu_tiles)
+
+
+def _plan_chunks(
+    op: Operation, k: int | None, factor: int | None, tile: int | None, balanced: bool
+) -> ChunkPlan | None:
+    if factor is None and tile is None:
+        plan = default_plan(k)
+        if isinstance(plan, str):
+            remark(op, f"not split: {plan}")
+            return None
+        return plan
+    if tile is not None:
+        if k is None:
+            return ChunkPlan(None, tile=tile)
+        if tile >= k:
+            remark(op, f"not split: tile = {tile} covers all of K = {k}")
+            return None
+        count = ceildiv(k, tile)
+        return ChunkPlan(count, balanced=True) if balanced else ChunkPlan(count, tile)
+    assert factor is not None
+    if k is None:
+        return ChunkPlan(factor, balanced=balanced)
+    if factor > k:
+        remark(op, f"factor = {factor} exceeds K = {k}; using {k} chunks of 1")
+        factor = k
+    if factor == 1:
+        remark(op, "not split: factor = 1 leaves one chunk")
+        return None
+    if balanced:
+        return ChunkPlan(factor, balanced=True)
+    chunk = ceildiv(k, factor)
+    count = ceildiv(k, chunk)
+    if count != factor:
+        remark(
+            op,
+            f"{factor} chunks of ceil({k}/{factor}) = {chunk} cover K in {count}; "
+            f"using {count} chunks (balanced=true keeps {factor})",
+        )
+    return ChunkPlan(count, chunk)
+
+
+def chunk_bounds(
+    ir: IRBuilder, plan: ChunkPlan, s: SSAValue, k: int | SSAValue
+) -> tuple[Mixed, Mixed]:
+    """The offset and size of chunk `s` along K, as constants where they are."""
+    if isinstance(k, int):
+        if plan.balanced:
+            assert plan.count is not None
+            if divides(plan.count, k):
+                size = k // plan.count
+                return ir.apply(f"(d0) -> (d0 * {size})", s), size
+            offset = ir.apply(f"(d0) -> ((d0 * {k}) floordiv {plan.count})", s)
+            size = ir.apply(
+                f"(d0) -> ((d0 * {k} + {k}) floordiv {plan.count} - "
+                f"(d0 * {k}) floordiv {plan.count})",
+                s,
+            )
+            return offset, size
+        assert plan.tile is not None
+        offset = ir.apply(f"(d0) -> (d0 * {plan.tile})", s)
+        if divides(plan.tile, k):
+            return offset, plan.tile
+        return offset, ir.min(f"(d0) -> ({plan.tile}, -d0 * {plan.tile} + {k})", s)
+    # A dynamic K: xDSL has no semi-affine maps, so s * K is an arith.muli.
+    if plan.tile is not None:
+        offset = ir.apply(f"(d0) -> (d0 * {plan.tile})", s)
+        return offset, ir.min(f"(d0)[s0] -> ({plan.tile}, -d0 * {plan.tile} + s0)", s, k)
+    assert plan.count is not None
+    if plan.balanced:
+        scaled = ir.muli(s, k)
+        offset = ir.apply(f"(d0) -> (d0 floordiv {plan.count})", scaled)
+        end = ir.apply(f"(d0)[s0] -> ((d0 + s0) floordiv {plan.count})", scaled, k)
+        return offset, ir.apply("(d0, d1) -> (d1 - d0)", offset, end)
+    chunk = ir.apply(f"()[s0] -> (s0 ceildiv {plan.count})", k)
+    offset = ir.muli(s, chunk)
+    size = ir.min("(d0)[s0, s1] -> (s0, -d0 + s1)", offset, chunk, k)
+    return offset, ir.max("(d0) -> (d0, 0)", size)

@@ -1,0 +1,246 @@
+"""Split-K composed with data tiling: the split's partial products as one
+encoded batch contraction, so that they run as `batch_mmt4d` on packed tiles.
+
+IREE 3.13 cannot combine the two (its own split gives "operand does not
+dominate this use"; a split dispatch with encodings, "failed to legalize
+operation 'flow.tensor.encode'"), but it data-tiles a contraction with a
+batch loop. So K is cut into S chunks of kc, kc rounded up to a multiple of
+the inner K tile so that no pack pads inside a chunk, K is zero-padded to
+S x kc, and each input is reshaped so that the chunk index is a loop of its
+own (`tensor.expand_shape`, K -> S x kc). The partial products are then one
+contraction with the chunk loop as a batch loop, which is encoded as IREE's
+SetEncoding would encode it, and a `linalg.reduce` over the chunks merges
+them into the original accumulator:
+
+    %a_p = tensor.pad %a ... (K -> S*kc, zeros)      only when kc*S != K
+    %a_e = tensor.expand_shape %a_p ... M x S x kc
+    %partials = unset_encoding(<contraction over (s, m, n, k)>(set_encoding ...))
+    %r = linalg.reduce ins(%partials : S x M x N) outs(%c) dimensions = [0]
+
+Both orders of `set-encoding` and `split-k` end in this form: `split-k` on an
+encoded contraction (`SPLIT_ENCODED`, which split-k runs), and
+`set-encoding` on a split-k loop (`ENCODE_SPLIT_LOOP` in set_encoding.py).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AnyFloat,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+    i64,
+)
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+
+from xsplit import attr_names
+from xsplit.analysis.contraction import op_contraction_dims
+from xsplit.analysis.reduction import match_reduction
+from xsplit.rewrites.common.encodings import encode, expand, zero_of
+from xsplit.rewrites.dsl import ceildiv
+from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.split.aligned_split import aligned_chunk_size, pad_with_zeros
+
+K_ALIGN = {"f32": 1, "f16": 2, "i8": 8}
+"""The chunk alignment per input element class: a multiple of every inner K
+tile IREE's CPU data tiling uses for it (i8 VNNI tiles reach 8), so that
+chunks never straddle a tile."""
+
+
+def k_align(element) -> int:  # type: ignore[no-untyped-def]
+    if isinstance(element, IntegerType) and element.width.data <= 8:
+        return K_ALIGN["i8"]
+    if isinstance(element, AnyFloat) and element.bitwidth <= 16:
+        return K_ALIGN["f16"]
+    return K_ALIGN["f32"]
+
+
+def chunking(k: int, count: int, align: int) -> tuple[int, int]:
+    """(chunks, chunk size): about `count` chunks of a multiple of `align`
+    covering K, the last padded."""
+    chunk = aligned_chunk_size(k, count, align)
+    return ceildiv(k, chunk), chunk
+
+
+def split_and_encode(
+    op: Operation, inputs: list[SSAValue], init: SSAValue, count: int, ir: IRBuilder
+) -> SSAValue:
+    """`op`'s contraction over `inputs` into `init`, split into about `count`
+    chunks of K whose partial products are one encoded contraction; returns
+    the merged result."""
+    dims = op_contraction_dims(op)
+    assert not isinstance(dims, str)
+    red = match_reduction(op)
+    assert not isinstance(red, str)
+    maps = [m.data for m in op.get_indexing_maps().data]  # type: ignore[attr-defined]
+    n, k_loop = dims.num_loops, dims.k
+    k_size = next(
+        t.get_shape()[list(e.position for e in m.results).index(k_loop)]  # type: ignore[union-attr]
+        for v, m in zip(inputs, maps[:2])
+        if isinstance(t := v.type, TensorType)
+    )
+    first = inputs[0].type
+    assert isinstance(first, TensorType)
+    chunks, chunk = chunking(k_size, count, k_align(first.element_type))
+    s = AffineExpr.dimension(n)
+
+    expanded: list[SSAValue] = []
+    new_maps: list[AffineMap] = []
+    for value, m in zip(inputs, maps[:2]):
+        t = value.type
+        assert isinstance(t, TensorType)
+        positions = [e.position for e in m.results]  # type: ignore[union-attr]
+        at = positions.index(k_loop)
+        value = pad_with_zeros(ir, value, {at: chunks * chunk})
+        shape = list(t.get_shape())
+        groups, sizes, results = [], [], []
+        for i, (expr, size) in enumerate(zip(m.results, shape)):
+            start = len(sizes)
+            if i == at:
+                sizes += [chunks, chunk]
+                results += [s, expr]
+            else:
+                sizes.append(size)
+                results.append(expr)
+            groups.append(list(range(start, len(sizes))))
+        expanded.append(expand(ir, value, groups, sizes))
+        new_maps.append(AffineMap(n + 1, 0, tuple(results)))
+
+    acc_type = init.type
+    assert isinstance(acc_type, TensorType)
+    out_shape = [chunks, *acc_type.get_shape()]
+    zero = ir.constant(zero_of(acc_type.element_type))
+    # The partials' init is built detached: `encode` reads it and builds the
+    # encoded init in its place.
+    empty = tensor.EmptyOp([], TensorType(acc_type.element_type, out_shape))
+    fill = linalg.FillOp([zero], [empty.tensor], [empty.tensor.type])
+    partials_init = fill.results[0]
+    out_map = AffineMap(n + 1, 0, (s, *maps[2].results))
+    iterators = [
+        IteratorTypeAttr.reduction() if d == k_loop else IteratorTypeAttr.parallel()
+        for d in range(n + 1)
+    ]
+    partial = linalg.GenericOp(
+        expanded,
+        [partials_init],
+        red.body(),
+        [AffineMapAttr(m) for m in (*new_maps, out_map)],
+        iterators,
+        [partials_init.type],
+    )
+    partial.attributes[SPLIT_CHUNKS_ATTR] = IntegerAttr(chunks, i64)
+    partials = encode(partial, ir)
+    for detached in (partial, fill, empty):
+        detached.erase()
+    partials.name_hint = "partials"
+    return merge_chunks(ir, partials, init)
+
+
+def merge_chunks(ir: IRBuilder, partials: SSAValue, init: SSAValue) -> SSAValue:
+    """`linalg.reduce` of the partials over their first dimension into `init`."""
+    element = init.type.element_type  # type: ignore[attr-defined]
+    region = Region(Block(arg_types=[element, element]))
+    block = region.block
+    add = (arith.AddfOp if isinstance(element, AnyFloat) else arith.AddiOp)(
+        block.args[0], block.args[1]
+    )
+    block.add_ops([add, linalg.YieldOp(add.result)])
+    from xsplit.dialects.utils import dense_i64
+
+    merged = ir.b.insert(linalg.ReduceOp(partials, init, dense_i64([0]), region)).results[0]
+    merged.name_hint = "merged"
+    return merged
+
+
+def k_of(op: Operation) -> int | None:
+    dims = op_contraction_dims(op)
+    if isinstance(dims, str):
+        return None
+    maps = [m.data for m in op.get_indexing_maps().data]  # type: ignore[attr-defined]
+    for v, m in zip(op.operands[:2], maps[:2]):
+        positions = [e.position for e in m.results if isinstance(e, AffineDimExpr)]
+        t = v.type
+        if dims.k in positions and isinstance(t, TensorType):
+            return t.get_shape()[positions.index(dims.k)]
+    return None
+
+
+# `split-k` on an encoded contraction (set-encoding ran first).
+
+
+def _capture_encoded_split(m):  # type: ignore[no-untyped-def]
+    from xsplit.analysis.cost_model import choose_tiling, problem_of
+    from xsplit.diagnostics import remark
+    from xsplit.rewrites.common.encodings import match_encoded
+    from xsplit.rewrites.dispatch.form_dispatch_regions import in_dispatch
+    from xsplit.rewrites.split.chunks import plan_chunks
+    from xsplit.target.targets import target
+
+    if in_dispatch(m.root):
+        return "it is inside a dispatch"
+    ec = match_encoded(m.root)
+    if isinstance(ec, str):
+        return ec
+    if _is_split(ec.op):
+        return "it already holds the partial products of a split"
+    k = ec.size(ec.dims.k)
+    o = m.options
+    if o["target"] is not None:
+        red = match_reduction(ec.op)
+        problem = problem_of(red) if not isinstance(red, str) else red
+        if isinstance(problem, str):
+            remark(m.root, f"not split: {problem}")
+            return problem
+        decision = choose_tiling(problem, target(o["target"]))
+        if decision.factor == 1:
+            remark(m.root, f"not split: {decision.reason}")
+            return decision.reason
+        remark(m.root, f"split-k: {decision.reason}")
+        count = decision.factor
+    else:
+        plan = plan_chunks(m.root, k, o["factor"], o["tile"], o["balanced"])
+        if plan is None:
+            return "the options leave one chunk (see the remark)"
+        assert plan.count is not None
+        count = plan.count
+    m.captures.update(ec=ec, count=count)
+    return True
+
+
+def _is_split(op: Operation) -> bool:
+    return SPLIT_CHUNKS_ATTR in op.attributes or attr_names.SPLIT_FACTOR in op.attributes
+
+
+SPLIT_CHUNKS_ATTR = attr_names.SPLIT_CHUNKS
+
+
+def _rewrite_encoded_split(m, ir: IRBuilder) -> list[SSAValue]:  # type: ignore[no-untyped-def]
+    ec = m["ec"]
+    init = ec.init
+    if init is None:
+        t = ec.unset.result.type
+        assert isinstance(t, TensorType)
+        init = ir.fill(ec.fill_value, ir.empty(list(t.get_shape()), t.element_type))
+    return [split_and_encode(ec.op, ec.inputs, init, m["count"], ir)]
+
+
+def make_split_encoded_pattern(options: list[str]):  # type: ignore[no-untyped-def]
+    """The split-k pattern for an encoded contraction, with split-k's options."""
+    from xsplit.rewrites.dsl import Pattern, where
+
+    return Pattern(
+        name="split-k-encoded",
+        doc="splits an encoded contraction into encoded partial products over "
+        "chunks aligned to the inner K tile (K padded), then a merge",
+        root="iree_encoding.unset_encoding",
+        where=where("ends an encoded contraction split-k can split", _capture_encoded_split),
+        rewrite=_rewrite_encoded_split,
+        benefit=3,
+        options=options,
+        family="split-k",
+    )

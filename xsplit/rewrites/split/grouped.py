@@ -1,0 +1,371 @@
+"""The grouped-GEMM route to split-K (the seed's solution 1), and its lowering.
+
+- `split-k{strategy=grouped}` turns a reduction into one
+  `linalg_ext.split_grouped_gemm` over K-groups, on partials filled with the
+  combiner's identity, and merges them with `rock.reduce` into the original
+  init, so the init is counted exactly once.
+- Materializing the grouped op gives the `scf.forall` over groups that IREE
+  distributes: late (`materialize-late`, inside the dispatch formed around the
+  op) or early (`materialize-early`, at graph level before dispatches form).
+- `rock.reduce` becomes a `linalg.reduce`, which IREE compiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    TensorType,
+    i64,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import CopyOp, FillOp, GenericOp, ReduceOp, YieldOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.rewriter import InsertPoint
+
+from xsplit.analysis.reduction import Reduction, identity_value
+from xsplit.dialects.flow import DispatchRegionOp, ReturnOp
+from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
+from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
+from xsplit.dialects.linalg_ext import SplitGroupedGemmOp
+from xsplit.dialects.rock import ReduceMethod
+from xsplit.dialects.rock import ReduceOp as RockReduceOp
+from xsplit.dialects.scf import ForallOp, InParallelOp
+from xsplit.dialects.tensor import ParallelInsertSliceOp
+from xsplit.dialects.utils import dense_i64
+from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level
+from xsplit.rewrites.dsl import Match, Pattern, ceildiv, where
+from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
+from xsplit.rewrites.split.chunks import ChunkPlan, chunk_bounds
+
+
+def _keep_dim_groups(rank: int) -> ArrayAttr:
+    """Reassociation adding a leading unit dimension: [[0, 1], [2], ...]."""
+    groups = [[0, 1]] + [[d + 1] for d in range(1, rank)]
+    return ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])
+
+
+def with_leading_unit(ir: IRBuilder, value: SSAValue) -> SSAValue:
+    """`tensor.expand_shape` of a tensor to one with a leading dimension of 1."""
+    t = value.type
+    assert isinstance(t, TensorType)
+    sizes: list[Mixed] = [1, *ir.sizes_of(value)]
+    static = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+    return ir.b.insert(
+        tensor.ExpandShapeOp(
+            value,
+            [s for s in sizes if not isinstance(s, int)],
+            _keep_dim_groups(t.get_num_dims()),
+            static,
+            TensorType(t.element_type, static),
+        )
+    ).result
+
+
+def without_leading_unit(ir: IRBuilder, value: SSAValue) -> SSAValue:
+    t = value.type
+    assert isinstance(t, TensorType)
+    return ir.b.insert(
+        tensor.CollapseShapeOp.build(
+            operands=[value],
+            result_types=[TensorType(t.element_type, t.get_shape()[1:])],
+            properties={"reassociation": _keep_dim_groups(t.get_num_dims() - 1)},
+        )
+    ).results[0]
+
+
+ROCK_METHODS: dict[type[Operation], ReduceMethod] = {
+    arith.AddfOp: ReduceMethod.SUM,
+    arith.AddiOp: ReduceMethod.SUM,
+    arith.MaximumfOp: ReduceMethod.MAX,
+    arith.MaxSIOp: ReduceMethod.MAX,
+}
+"""The combiners a rock.reduce merge (and its lowering) reproduces exactly;
+unsigned or NaN-ignoring max are not among them."""
+
+
+def split_with_grouped_gemm(
+    red: Reduction, plan: ChunkPlan, k: int | None, ir: IRBuilder
+) -> SSAValue:
+    """The grouped op over partials of the combiner's identity, then a
+    `rock.reduce` of the partials into the original init."""
+    assert plan.count is not None
+    element = red.acc_type.element_type
+    identity = ir.constant(identity_value(red.combiner, element))
+    identity.name_hint = "identity"
+    out_sizes = ir.sizes_of(red.init)
+    partials_init = ir.fill(identity, ir.empty([plan.count, *out_sizes], element))
+    partials_init.name_hint = "partials_init"
+    if k is not None:
+        offsets = [_static_bound(plan, s, k) for s in range(plan.count + 1)]
+        groups: dict[str, object] = {"group_offsets": offsets}
+    else:
+        groups = {"group_count": plan.count, "balanced": plan.balanced}
+    iterators = [
+        _iterator("reduction" if d == red.reduction_dim else "parallel")
+        for d in range(red.num_loops)
+    ]
+    grouped = ir.b.insert(
+        SplitGroupedGemmOp(
+            red.inputs,
+            partials_init,
+            red.body(),
+            [*red.input_maps, red.output_map],
+            iterators,
+            **groups,  # type: ignore[arg-type]
+        )
+    )
+    grouped.result.name_hint = "partials"
+    method = ROCK_METHODS[red.combiner]
+    merged = ir.b.insert(RockReduceOp(method, grouped.result, with_leading_unit(ir, red.init), 0))
+    merged.result.name_hint = "merged"
+    return without_leading_unit(ir, merged.result)
+
+
+def _iterator(kind: str) -> IteratorTypeAttr:
+    return IteratorTypeAttr.parallel() if kind == "parallel" else IteratorTypeAttr.reduction()
+
+
+def _static_bound(plan: ChunkPlan, s: int, k: int) -> int:
+    """Where group s starts along a static K (s = count gives K)."""
+    assert plan.count is not None
+    if plan.balanced:
+        return (s * k) // plan.count
+    tile = plan.tile if plan.tile is not None else ceildiv(k, plan.count)
+    return min(s * tile, k)
+
+
+def _plan_of(op: SplitGroupedGemmOp, k: int | None) -> ChunkPlan | None:
+    """The chunk plan whose bounds are the op's groups, if they have one."""
+    count = op.num_groups()
+    if op.group_offsets is None:
+        return ChunkPlan(count, balanced=op.balanced is not None)
+    assert k is not None
+    offsets = list(op.group_offsets.get_values())
+    for plan in (ChunkPlan(count, balanced=True), ChunkPlan(count, tile=offsets[1] or 1)):
+        if [_static_bound(plan, s, k) for s in range(count + 1)] == offsets:
+            return plan
+    return None
+
+
+def _group_bounds(
+    ir: IRBuilder, op: SplitGroupedGemmOp, s: SSAValue, k: Mixed
+) -> tuple[Mixed, Mixed]:
+    plan = _plan_of(op, k if isinstance(k, int) else None)
+    if plan is not None:
+        return chunk_bounds(ir, plan, s, k)
+    # Arbitrary offsets: look them up in a constant table.
+    assert op.group_offsets is not None
+    offsets = list(op.group_offsets.get_values())
+    table_type = TensorType(IndexType(), [len(offsets)])
+    table = ir.constant(DenseIntOrFPElementsAttr.from_list(table_type, offsets))
+    next_s = ir.apply("(d0) -> (d0 + 1)", s)
+    lo = ir.b.insert(tensor.ExtractOp(table, [s], IndexType())).result
+    hi = ir.b.insert(tensor.ExtractOp(table, [next_s], IndexType())).result
+    return lo, ir.apply("(d0, d1) -> (d1 - d0)", lo, hi)
+
+
+def materialize_grouped_gemm(op: SplitGroupedGemmOp, ir: IRBuilder) -> SSAValue:
+    """An `scf.forall` over the groups, mapped for IREE to distribute: group s
+    reads its chunk of each input and `init[s]`, and writes result[s]."""
+    maps = op.maps
+    r = op.reduction_dim
+    init_type = op.init.type
+    assert isinstance(init_type, TensorType)
+    count = op.num_groups()
+    input_sizes = [ir.sizes_of(v) for v in op.inputs]
+    k: Mixed = next(
+        sizes[pos]
+        for sizes, m in zip(input_sizes, maps)
+        for pos, e in enumerate(m.results)
+        if isinstance(e, AffineDimExpr) and e.position == r
+    )
+    out_sizes = ir.sizes_of(op.init)[1:]
+    empty = ir.empty([count, *out_sizes], init_type.element_type)
+    empty.name_hint = "partials_init"
+
+    body = Block(arg_types=[IndexType(), empty.type])
+    s, shared = body.args
+    s.name_hint, shared.name_hint = "group", "partials_out"
+    inner = IRBuilder(Builder(InsertPoint.at_end(body)))
+    offset, size = _group_bounds(inner, op, s, k)
+    chunks: list[SSAValue] = []
+    for value, m, full in zip(op.inputs, maps, input_sizes):
+        on_k = [isinstance(e, AffineDimExpr) and e.position == r for e in m.results]
+        if not any(on_k):
+            chunks.append(value)
+            continue
+        chunks.append(
+            inner.extract_slice(
+                value,
+                [offset if x else 0 for x in on_k],
+                [size if x else f for x, f in zip(on_k, full)],
+            )
+        )
+    slot = ([s] + [0] * len(out_sizes), [1, *out_sizes])
+    # Each group accumulates into its own slot of the loop's output, which IREE
+    # can write in place; a slice of a read-only input would be copied to the
+    # stack. A fill of the init is redone per slot; any other init is copied in.
+    own_slot = inner.extract_slice(shared, *slot, drop_dims=[0])
+    fill = op.init.owner
+    if isinstance(fill, FillOp):
+        acc = inner.fill(fill.inputs[0], own_slot)
+        # IREE 3.13's CPU pipeline puts a filled slot of a linalg.generic, or a
+        # copied-in slot of a named op, on the stack; the other two pairs work.
+        named = _named_partial(op, chunks, acc)
+    else:
+        init_slot = inner.extract_slice(op.init, *slot, drop_dims=[0])
+        acc = inner.b.insert(CopyOp([init_slot], [own_slot], [own_slot.type])).results[0]
+        named = None
+    acc.name_hint = "group_init"
+    partial = named or GenericOp(
+        chunks, [acc], op.body.clone(), op.indexing_maps.data, op.iterator_types.data, [acc.type]
+    )
+    partial.results[0].name_hint = "partial"
+    body.add_op(partial)
+    body.add_op(InParallelOp([ParallelInsertSliceOp(partial.results[0], shared, *slot)]))
+    forall = ir.b.insert(
+        ForallOp([0], [count], [1], [empty], Region(body), mapping=[SplitReductionMappingAttr(0)])
+    )
+    forall.results[0].name_hint = "partials"
+    return forall.results[0]
+
+
+def _body_signature(region: Region) -> list[tuple[str, tuple]]:
+    return [(o.name, tuple(r.type for r in o.results)) for o in region.block.ops]
+
+
+def _named_partial(
+    op: SplitGroupedGemmOp, chunks: list[SSAValue], acc: SSAValue
+) -> Operation | None:
+    """The group's partial as the named op the grouped op came from, when its
+    maps and body are that op's: IREE compiles named ops better, and 3.13 puts
+    a filled slot of a linalg.generic on the CPU stack."""
+    maps = op.maps
+    for cls in (MatmulOp, BatchMatmulOp, MatvecOp, VecmatOp):
+        if maps == list(cls.DEFAULT_MAPS):
+            named = cls(chunks, [acc])
+            if _body_signature(named.regions[0]) == _body_signature(op.body):
+                return named
+    r = op.reduction_dim
+    identity = AffineMap.identity(maps[0].num_dims)
+    dropped = tuple(e for i, e in enumerate(identity.results) if i != r)
+    if len(chunks) == 1 and maps == [identity, AffineMap(identity.num_dims, 0, dropped)]:
+        return ReduceOp(chunks[0], acc, dense_i64([r]), op.body.clone())
+    return None
+
+
+def lower_rock_reduce(op: RockReduceOp, ir: IRBuilder) -> SSAValue:
+    """`rock.reduce` as `linalg.reduce` over the axis into the collapsed init,
+    expanded back to rock's keep-dim result."""
+    axis = op.axis.value.data
+    init_type = op.init.type
+    assert isinstance(init_type, TensorType)
+    if axis != 0:
+        raise NotImplementedError("rock.reduce lowering handles axis 0")
+    init = without_leading_unit(ir, op.init)
+    element = init_type.element_type
+    region = Region(Block(arg_types=[element, element]))
+    block = region.block
+    combine_type = _rock_combiner(op.method, element)
+    combine = combine_type(block.args[0], block.args[1])
+    block.add_ops([combine, YieldOp(combine.results[0])])
+    reduced = ir.b.insert(ReduceOp(op.input, init, dense_i64([0]), region)).results[0]
+    return with_leading_unit(ir, reduced)
+
+
+def _rock_combiner(method: ReduceMethod, element) -> type[Operation]:
+    from xdsl.dialects.builtin import AnyFloat
+
+    floating = isinstance(element, AnyFloat)
+    if method is ReduceMethod.SUM:
+        return arith.AddfOp if floating else arith.AddiOp
+    return arith.MaximumfOp if floating else arith.MaxSIOp
+
+
+__all__: Sequence[str] = [
+    "lower_rock_reduce",
+    "materialize_grouped_gemm",
+    "split_with_grouped_gemm",
+]
+
+
+# Patterns.
+
+
+def _grouped_applies(m: Match) -> bool | str:
+    red: Reduction = m["red"]
+    plan: ChunkPlan = m["plan"]
+    if plan.count is None:
+        return "the group count is dynamic (tile= with a dynamic K)"
+    if red.arg is not None:
+        return "rock.reduce merges one result, not a value and its index"
+    if not red.simple:
+        return "the grouped op takes one reduction loop and projected-permutation maps"
+    if red.combiner not in ROCK_METHODS:
+        return "rock.reduce merges only sum and max"
+    if red.acc_type.get_num_dims() == 0:
+        return "the result is a scalar"
+    return True
+
+
+grouped_applies = where("a grouped op and rock.reduce can express the split", _grouped_applies)
+
+
+def _wrap_and_materialize_grouped(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    """`flow.dispatch.region { the grouped op's loop; flow.return }`: the op is
+    materialized as the region forms, while its init is still the fill outside."""
+    op = m.root
+    assert isinstance(op, SplitGroupedGemmOp)
+    init_type = op.init.type
+    assert isinstance(init_type, TensorType)
+    dims = [
+        ir.dim(op.init, d) for d, size in enumerate(init_type.get_shape()) if size == DYNAMIC_INDEX
+    ]
+    body = Block()
+    inside = IRBuilder(Builder(InsertPoint.at_end(body)))
+    body.add_op(ReturnOp(materialize_grouped_gemm(op, inside)))
+    region = ir.b.insert(DispatchRegionOp([init_type], Region(body), dims))
+    return [region.results[0]]
+
+
+WRAP_GROUPED_GEMM = Pattern(
+    name="materialize-grouped-gemm-in-dispatch-region",
+    doc="forms a flow.dispatch.region around a graph-level grouped GEMM, holding "
+    "its distributed scf.forall",
+    root=SplitGroupedGemmOp,
+    where=is_graph_level,
+    rewrite=_wrap_and_materialize_grouped,
+)
+
+MATERIALIZE_GROUPED_IN_DISPATCH = Pattern(
+    name="materialize-grouped-gemm-in-dispatch",
+    doc="turns a linalg_ext.split_grouped_gemm inside a dispatch into the distributed scf.forall",
+    root=SplitGroupedGemmOp,
+    where=~is_graph_level,
+    rewrite=lambda m, ir: [materialize_grouped_gemm(m.root, ir)],  # type: ignore[arg-type]
+)
+
+MATERIALIZE_GROUPED_EARLY = Pattern(
+    name="materialize-grouped-gemm-early",
+    doc="turns a graph-level linalg_ext.split_grouped_gemm into the scf.forall form",
+    root=SplitGroupedGemmOp,
+    where=is_graph_level,
+    rewrite=lambda m, ir: [materialize_grouped_gemm(m.root, ir)],  # type: ignore[arg-type]
+)
+
+LOWER_ROCK_REDUCE = Pattern(
+    name="lower-rock-reduce",
+    doc="turns a rock.reduce over axis 0 into linalg.reduce, which IREE compiles",
+    root=RockReduceOp,
+    where=where("reduces axis 0", lambda m: m.root.axis.value.data == 0 or "it reduces another"),
+    rewrite=lambda m, ir: [lower_rock_reduce(m.root, ir)],  # type: ignore[arg-type]
+)

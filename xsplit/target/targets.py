@@ -1,0 +1,341 @@
+"""The targets xsplit compiles for and chooses splits for: the one place their
+iree-compile 3.13 flags and their machine parameters are written down.
+
+Each entry holds what the split cost model (`xsplit.analysis.cost_model`)
+needs: how many processors run workgroups side by side, the output tile IREE
+gives one workgroup, the peak arithmetic rate per element type, the memory
+bandwidth, and the per-processor cache that decides whether a workgroup's
+operand panels stay resident. The GPU numbers are the vendors' datasheet
+figures; the CPU's are what IREE's code reaches on it, measured with
+`xsplit bench` (bench/RESULTS.md), since a datasheet peak says little about
+code that does not reach it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import AnyFloat, IntegerType
+from xdsl.ir import Attribute
+
+from xsplit.diagnostics import XsplitError
+from xsplit.target.cpu_info import CpuInfo, host_cpu
+
+TERA = 1e12
+GIGA = 1e9
+KIB = 1024
+MIB = 1024 * KIB
+
+
+def host_threads() -> int:
+    """The threads IREE's CPU runtime may use here: the CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@dataclass(frozen=True, eq=False)
+class Target:
+    name: str
+    description: str
+    flags: tuple[str, ...]
+    runs_here: bool
+    """Whether this machine can run what the target compiles (the CPU only)."""
+    fixed_processors: int | None
+    """Workgroups that run at once: SMs or CUs. None reads the host's threads."""
+    tile: tuple[int, int]
+    """The (M, N) output tile IREE gives one workgroup of a large-K matmul.
+    Where IREE picks several by shape, this is the largest, so that the model
+    never counts more workgroups than IREE launches."""
+    peak_flops: dict[str, float]
+    """Operations per second of the whole target, by element class (f32, f16, i8)."""
+    memory_bandwidth: float
+    """Bytes per second to and from memory, all processors together."""
+    cache_per_processor: int | None
+    """Bytes of cache in which a workgroup's operand panels must fit to be read
+    from memory once (CPU: a quarter of the per-core L2). None where the code stages
+    operands itself (GPU shared memory), so that no panel is ever re-read."""
+    flops_per_processor: bool = False
+    """Whether `peak_flops` is per processor (the CPU, whose thread count varies)."""
+    reread_bandwidth: float | None = None
+    """Bytes per second per processor at which panels that do not fit are re-read."""
+    register_tile: tuple[int, int] = (8, 32)
+    """The (M, N) register tile: how often a panel that does not fit is re-read."""
+    workgroup_overhead: float = 1e-6
+    """Seconds each workgroup costs besides its arithmetic and traffic."""
+    dispatch_overhead: float = 5e-6
+    """Seconds each dispatch (the merge is one more) costs to launch."""
+    first_touch_bandwidth: float | None = None
+    """Bytes per second at which freshly allocated partials are first written,
+    where that is slower than memory (page faults on the CPU)."""
+    conflict_stride: int | None = None
+    """A row stride (bytes) at which a panel's rows share a fraction of the
+    cache's sets; such panels count `conflict_penalty` times their size."""
+    conflict_penalty: int = 1
+    compiles_as: str | None = None
+    """The entry whose flags this one uses, where IREE lacks its own."""
+    aliases: tuple[str, ...] = field(default=())
+    data_tiling: bool = False
+    """Whether IREE 3.13 materializes data-tiling encodings for this target
+    (packs and mmt4d); elsewhere it drops them, and so does xsplit."""
+    resident_workgroups: int = 1
+    """Workgroups one processor (SM, CU) holds at once. A processor with
+    fewer hides less memory latency: with c of them resident it reaches c /
+    `resident_workgroups` of its rate, so a wave is processors x this many."""
+    cpu: CpuInfo | None = None
+    """The CPU this entry describes (CPU targets only): its SIMD picks the data tiles."""
+    matvec_tile: int | None = None
+    """The output tile along N (along M for an N of 1) IREE gives a matvec or
+    decode (M = 1) workgroup, which it tiles as a matvec, not a matmul; None:
+    the matmul tile."""
+    subgroup_size: int = 1
+    """Lanes of a subgroup (a warp, a wave); 1 where workgroups are one thread."""
+    waves_per_block: int = 1
+    """Subgroups per workgroup in the kernels xsplit writes itself (lower-reduce)."""
+    split_align: int | None = None
+    """Where set, split-k{target=} cuts contractions into static chunks of a
+    multiple of this (`aligned_split`): IREE's code for this target is slow
+    on other chunk sizes."""
+    split_pad_m: int | None = None
+    """With `split_align`: M is padded to a multiple of this (the register tile's M)."""
+    split_tiles: bool = False
+    """With `split_align`: split-k{target=} also fixes IREE's tile sizes for
+    the partial matmul (`partial_tiles`) where they beat IREE's own."""
+
+    @property
+    def processors(self) -> int:
+        return self.fixed_processors if self.fixed_processors is not None else host_threads()
+
+    def processor_flops(self, element_class: str) -> float:
+        """The peak rate of one processor."""
+        peak = self.peak_flops[element_class]
+        return peak if self.flops_per_processor else peak / self.processors
+
+    @property
+    def is_gpu(self) -> bool:
+        return not self.runs_here
+
+    def partial_tiles(
+        self, m: int, n: int, element: Attribute
+    ) -> dict[str, tuple[int, int, int]] | None:
+        """IREE CPU tile sizes (by level, over the loops m, n, k) for the
+        partial matmul of an aligned split with M x N output, A and B row-major,
+        or None where IREE's own choice is as good."""
+        return cpu_partial_tiles(self.cpu or host_cpu(), m, n, element) if self.split_tiles else None
+
+    def data_tiles(
+        self, elements: tuple[Attribute, Attribute, Attribute], m: int | None, n: int | None
+    ) -> tuple[int, int, int] | None:
+        """The (m0, n0, k0) inner tile of a data-tiled contraction with these
+        element types and M, N sizes (None where the op has no such loop);
+        None where this target drops encodings."""
+        if not self.data_tiling:
+            return None
+        return cpu_data_tiles(self.cpu or host_cpu(), elements, m, n)
+
+
+def cpu_target(cpu: CpuInfo | None = None) -> Target:
+    """The CPU entry for `cpu` (default: this machine, see
+    `xsplit.target.cpu_info.host_cpu`): its cores in the affinity mask, a
+    quarter of its per-core L2 for the operand panels, and its calibrated rates where
+    `xsplit bench --calibrate` measured them."""
+    cpu = cpu or host_cpu()
+    per_thread = 24 * GIGA
+    if cpu.flops_per_core is not None:
+        # IREE's default (not data-tiled) code reached about half the
+        # data-tiled rate the calibration measures, on the calibration machine.
+        per_thread = cpu.flops_per_core / 2
+    return Target(
+        "cpu",
+        f"llvm-cpu, this machine's CPU ({cpu.describe()})",
+        (
+            "--iree-hal-target-device=local",
+            "--iree-hal-local-target-device-backends=llvm-cpu",
+            "--iree-llvmcpu-target-cpu=host",
+        ),
+        runs_here=True,
+        fixed_processors=cpu.cores if cpu.source != "detected" else None,
+        tile=(64, 64),
+        peak_flops={"f32": per_thread, "f16": per_thread / 2, "i8": per_thread},
+        flops_per_processor=True,
+        # The calibration streams into fresh pages; reading operands already
+        # in memory runs about three times faster (cost_model.READ_SPEEDUP).
+        memory_bandwidth=3 * cpu.bandwidth if cpu.bandwidth else 18 * GIGA,
+        # A quarter, not a half: 64x384x65521 in 64 chunks (panels of half
+        # the L2) ran in 23-24 ms, in 128 chunks (a quarter) in 20-21 ms;
+        # on the other benchmark shapes the two were within noise.
+        cache_per_processor=cpu.l2 // 4,
+        reread_bandwidth=3 * GIGA,
+        workgroup_overhead=2e-6,
+        dispatch_overhead=20e-6,
+        first_touch_bandwidth=1 * GIGA,
+        conflict_stride=16 * KIB,
+        conflict_penalty=4,
+        data_tiling=True,
+        cpu=cpu,
+        # Measured on Zen 4 (bench/RESULTS.md): chunks of 808, 824 and 1000
+        # run at a third of the rate of 800, 816 and 1008; M = 123 at half
+        # that of M = 120 or 128.
+        split_align=16,
+        split_pad_m=8,
+        split_tiles=True,
+    )
+
+
+_CPU = cpu_target()
+"""Calibrated on a Zen 3 machine (AMD EPYC, 2 threads, 512 KiB L2 per core,
+8-way) with `xsplit bench --sweep` over the shapes in bench/shapes: what IREE's
+code reaches, not the datasheet. Panels must fit half the L2 (read from this
+machine); rows 16 KiB apart (N = 4096 f32) use a quarter of its sets; freshly
+allocated partials are written at about 1 GB/s (page faults). The arithmetic
+rate is per thread (24 GFLOP/s unless calibrated); the bandwidths are the
+machine's."""
+
+_SM_80 = Target(
+    "sm_80",
+    "CUDA / NVPTX, sm_80: A100 SXM, 108 SMs",
+    ("--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80"),
+    runs_here=False,
+    fixed_processors=108,
+    tile=(64, 128),
+    peak_flops={"f32": 19.5 * TERA, "f16": 312 * TERA, "i8": 624 * TERA},
+    memory_bandwidth=2039 * GIGA,
+    cache_per_processor=None,
+    aliases=("cuda",),
+    resident_workgroups=2,
+    matvec_tile=1,
+    subgroup_size=32,
+    waves_per_block=8,
+)
+
+# IREE 3.13 rejects --iree-cuda-target=sm_90 ("missing GPU target"), so H100
+# code is compiled for sm_80, which it runs; the model still uses H100 figures.
+_SM_90 = Target(
+    "sm_90",
+    "CUDA / NVPTX, H100 SXM, 132 SMs (compiled for sm_80: IREE 3.13 has no sm_90)",
+    _SM_80.flags,
+    runs_here=False,
+    fixed_processors=132,
+    tile=(64, 128),
+    peak_flops={"f32": 67 * TERA, "f16": 989 * TERA, "i8": 1979 * TERA},
+    memory_bandwidth=3350 * GIGA,
+    cache_per_processor=None,
+    compiles_as="sm_80",
+    resident_workgroups=2,
+    matvec_tile=1,
+    subgroup_size=32,
+    waves_per_block=8,
+)
+
+# The flag is --iree-rocm-target; --iree-hip-target does not exist.
+_GFX942 = Target(
+    "gfx942",
+    "ROCm / ROCDL, gfx942: MI300X, 304 CUs",
+    ("--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"),
+    runs_here=False,
+    fixed_processors=304,
+    # 128x64 for the seed, but 8x128 for a skinny split dispatch: the largest
+    # of each keeps the model from expecting more workgroups than IREE makes.
+    tile=(128, 128),
+    peak_flops={"f32": 163.4 * TERA, "f16": 1307 * TERA, "i8": 2615 * TERA},
+    memory_bandwidth=5300 * GIGA,
+    cache_per_processor=None,
+    aliases=("rocm",),
+    resident_workgroups=2,
+    # A 1x4096x14336 decode compiles to 512 workgroups: 8 outputs each.
+    matvec_tile=8,
+    subgroup_size=64,
+    waves_per_block=4,
+)
+
+def _narrow(tile: int, size: int | None) -> int:
+    """IREE's narrow tiles: a loop shorter than the tile (a matvec's 1) gets
+    the smallest power of two that covers it."""
+    if size is None:
+        return 1
+    if size >= tile:
+        return tile
+    narrow = 1
+    while narrow < size:
+        narrow *= 2
+    return narrow
+
+
+PARTIAL_TILE_MAX_M = 128
+"""The most rows of A a workgroup of a split's partial matmul takes whole."""
+
+
+def cpu_partial_tiles(
+    cpu: CpuInfo, m: int, n: int, element: Attribute
+) -> dict[str, tuple[int, int, int]] | None:
+    """Tiles for one chunk's f32 matmul: a workgroup takes every row of M and
+    one cache line of columns of N, so each row of the chunk of B is read
+    from memory once, and its 16 columns stay in L1 while all of M passes
+    over them; registers hold 8 rows by one vector, stepping K by 4.
+    IREE's own choice ([8, 64] per workgroup, [8, 16] registers, K by 16)
+    re-reads B once per 8 rows. Measured on Zen 4 (bench/RESULTS.md), model
+    chunk counts, IREE default -> these: 123x456x51234 61 -> 44 ms,
+    100x1000x20000 54 -> 30, 32x4096x8191 22 -> 18, 16x4096x16384 24 -> 20,
+    4x3072x11008 12.4 -> 9.9, 64x384x65521 20 -> 19, 8x1024x65536 19 -> 21
+    (noise). Left to IREE: M = 1 (a matvec: 10 -> 16 ms at 1x4096x14336),
+    M over 128 (256x256 and 512x512 were within noise either way), and
+    element types other than f32, which were not measured."""
+    if not (isinstance(element, AnyFloat) and element.bitwidth == 32):
+        return None
+    line = 64 // 4
+    if not 2 <= m <= PARTIAL_TILE_MAX_M or n < 2 * line:
+        return None
+    lanes = max(4, cpu.simd_bits // 32)
+    return {
+        "distribution": (m, line, 0),
+        "vector_common_parallel": (min(m, 8), min(lanes, line), 0),
+        "vector_reduction": (0, 0, 4),
+    }
+
+
+def cpu_data_tiles(
+    cpu: CpuInfo, elements: tuple[Attribute, Attribute, Attribute], m: int | None, n: int | None
+) -> tuple[int, int, int]:
+    """IREE's x86 data tiles (its CPU encoding resolver) for this CPU's SIMD:
+    f32 and f16 as 16x16x1 with AVX-512, 8x8x1 with AVX2 (8x4x1 without);
+    i8 x i8 -> i32 with a K tile of 2 (VNNI pairs), bf16 with AVX512-BF16 too."""
+    lhs, _, _ = elements
+    lanes = max(4, cpu.simd_bits // 32)
+    m0, n0, k0 = (lanes, lanes, 1) if cpu.simd_bits >= 256 else (8, 4, 1)
+    if isinstance(lhs, IntegerType) and lhs.width.data <= 8:
+        k0 = 2
+    elif isinstance(lhs, AnyFloat) and lhs.bitwidth == 16 and cpu.bf16 and "bf16" in str(lhs):
+        k0 = 2
+    return _narrow(m0, m), _narrow(n0, n), k0
+
+
+TARGETS: dict[str, Target] = {t.name: t for t in (_CPU, _SM_80, _SM_90, _GFX942)}
+
+GPU_TARGETS = tuple(name for name, t in TARGETS.items() if t.is_gpu)
+"""Every GPU the model knows."""
+COMPILED_GPU_TARGETS = tuple(name for name in GPU_TARGETS if TARGETS[name].compiles_as is None)
+"""The GPU targets with flags of their own: compiling for these covers all."""
+
+_ALIASES = {alias: t for t in TARGETS.values() for alias in t.aliases}
+
+
+def reload_cpu_target() -> Target:
+    """Rebuild the `cpu` entry from the host CPU as read now: a process that
+    calibrates (`xsplit bench --calibrate`) then models with the new rates,
+    not with those read when this module was imported."""
+    from xsplit.target.cpu_info import forget_host
+
+    forget_host()
+    TARGETS["cpu"] = cpu_target()
+    _ALIASES.update({alias: TARGETS["cpu"] for alias in TARGETS["cpu"].aliases})
+    return TARGETS["cpu"]
+
+
+def target(name: str) -> Target:
+    """The target called `name` (or one of its aliases, `cuda` and `rocm`)."""
+    found = TARGETS.get(name) or _ALIASES.get(name)
+    if found is None:
+        raise XsplitError(f"unknown target '{name}', expected one of {', '.join(TARGETS)}")
+    return found
