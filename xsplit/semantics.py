@@ -10,6 +10,7 @@ a lane whose result is never used does not stop a vectorised evaluation.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -24,7 +25,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StridedLayoutAttr,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 
 
 def numpy_dtype(t: Attribute) -> np.dtype:
@@ -120,3 +121,24 @@ def memref_strides(t: MemRefType) -> tuple[int, ...]:
         strides.append(acc)
         acc *= max(d, 1)
     return tuple(reversed(strides))
+
+
+def op_property(op: Operation, name: str) -> Attribute | None:
+    """An op's property `name`, or its attribute of that name: generic text
+    read by xDSL keeps some properties as attributes."""
+    value = op.properties.get(name)
+    return value if value is not None else op.attributes.get(name)
+
+
+def id_dimension(op: Operation) -> int | None:
+    """The x/y/z (0/1/2) a processor id or size op reads (`gpu.thread_id x`,
+    `hal.interface.workgroup.id[1]`), whatever form its attribute takes; None
+    when it names none."""
+    attr = op_property(op, "dimension")
+    if isinstance(attr, IntegerAttr):
+        return int(attr.value.data)
+    text = str(attr) if attr is not None else ""
+    for i, d in enumerate("xyz"):
+        if re.search(rf"\b{d}\b", text):
+            return i
+    return None

@@ -43,7 +43,14 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
-from xsplit.semantics import BINARY, CMPI, memory_space, memref_strides
+from xsplit.semantics import (
+    BINARY,
+    CMPI,
+    id_dimension,
+    memory_space,
+    memref_strides,
+    op_property,
+)
 
 READ, WRITE, ATOMIC = "read", "write", "atomic"
 
@@ -60,20 +67,9 @@ _VIEW_OPS = {"memref.subview", "memref.cast", "memref.assume_alignment", "memref
 _PURE_MEMREF_USERS = _VIEW_OPS | {"memref.dim", "memref.dealloc", "func.return", "func.call"}
 
 
-def _prop(op: Operation, name: str):
-    value = op.properties.get(name)
-    return value if value is not None else op.attributes.get(name)
-
-
 def _dim_of(op: Operation) -> int:
-    attr = _prop(op, "dimension")
-    if isinstance(attr, IntegerAttr):
-        return int(attr.value.data)
-    text = str(attr)
-    for i, d in enumerate("xyz"):
-        if f" {d}" in text or text.endswith(d) or f"<{d}>" in text or f"dim {d}" in text:
-            return i
-    return 0
+    d = id_dimension(op)
+    return 0 if d is None else d
 
 
 # -- symbolic affine forms (what the analysis reports) -------------------------
@@ -272,11 +268,11 @@ class AccessAnalysis:
     # -- set-up -------------------------------------------------------------
 
     def _block_size(self) -> tuple[int, int, int] | None:
-        attr = _prop(self.func, "gpu.known_block_size")
+        attr = op_property(self.func, "gpu.known_block_size")
         if isinstance(attr, DenseArrayBase):
             sizes = [int(v) for v in attr.get_values()]
             return tuple((sizes + [1, 1, 1])[:3])  # type: ignore[return-value]
-        info = _prop(self.func, "translation_info")
+        info = op_property(self.func, "translation_info")
         if info is not None:
             import re
 
@@ -287,7 +283,7 @@ class AccessAnalysis:
         # Before distribution: the largest extent any thread-mapped loop asks for.
         extents = [0, 0, 0]
         for op in self.func.walk():
-            if op.name == "scf.forall" and "#gpu.thread" in str(_prop(op, "mapping")):
+            if op.name == "scf.forall" and "#gpu.thread" in str(op_property(op, "mapping")):
                 for dim, trip in self._forall_thread_dims(op):
                     extents[dim] = max(extents[dim], trip)
         if not any(extents):
@@ -309,12 +305,12 @@ class AccessAnalysis:
     def _forall_info(self, op: Operation) -> list[tuple[str, int, int, int, int]] | None:
         """Per dimension of a thread-mapped forall with static bounds: ('xyz',
         dim) or ('linear', k), lower bound, step, trip count."""
-        mapping = _prop(op, "mapping")
+        mapping = op_property(op, "mapping")
         if mapping is None or "#gpu.thread" not in str(mapping):
             return None
-        lbs = _prop(op, "staticLowerBound").get_values()  # type: ignore[union-attr]
-        ubs = _prop(op, "staticUpperBound").get_values()  # type: ignore[union-attr]
-        steps = _prop(op, "staticStep").get_values()  # type: ignore[union-attr]
+        lbs = op_property(op, "staticLowerBound").get_values()  # type: ignore[union-attr]
+        ubs = op_property(op, "staticUpperBound").get_values()  # type: ignore[union-attr]
+        steps = op_property(op, "staticStep").get_values()  # type: ignore[union-attr]
         out = []
         for i, m in enumerate(mapping.data):  # type: ignore[union-attr]
             text = str(m)
@@ -366,7 +362,7 @@ class AccessAnalysis:
             memref = op.operands[0] if name == "affine.load" else op.operands[1]
             operands = list(op.operands[1:] if name == "affine.load" else op.operands[2:])
             kind = READ if name == "affine.load" else WRITE
-            yield self._make(op, kind, memref, operands, order, amap=_prop(op, "map").data)  # type: ignore[union-attr]
+            yield self._make(op, kind, memref, operands, order, amap=op_property(op, "map").data)  # type: ignore[union-attr]
         elif name == "memref.copy":
             yield self._make(op, READ, op.operands[0], None, order)
             yield self._make(op, WRITE, op.operands[1], None, order)
@@ -430,7 +426,7 @@ class AccessAnalysis:
             src_rank = len(view.operands[0].type.get_shape())  # type: ignore[union-attr]
             offsets = self._mixed(view, "static_offsets", view.offsets)  # type: ignore[attr-defined]
             strides = self._mixed(view, "static_strides", view.strides)  # type: ignore[attr-defined]
-            sizes = _prop(view, "static_sizes").get_values()  # type: ignore[union-attr]
+            sizes = op_property(view, "static_sizes").get_values()  # type: ignore[union-attr]
             if len(local) != src_rank:
                 kept = [i for i, s in enumerate(sizes) if s != 1]
                 if len(kept) != len(local):
@@ -452,7 +448,7 @@ class AccessAnalysis:
         dyn = iter(dynamic)
         return [
             self.symbolic(next(dyn)) if v == -(2**63) else Affine.constant(int(v))
-            for v in _prop(op, static_name).get_values()
+            for v in op_property(op, static_name).get_values()
         ]
 
     # -- symbolic values -------------------------------------------------------
@@ -477,7 +473,7 @@ class AccessAnalysis:
         assert isinstance(op, Operation)
         name = op.name
         if name == "arith.constant":
-            value = _prop(op, "value")
+            value = op_property(op, "value")
             return Affine.constant(int(value.value.data)) if isinstance(value, IntegerAttr) else None
         if name in _THREAD_OPS:
             return Affine.of("t" + "xyz"[_dim_of(op)])
@@ -499,7 +495,7 @@ class AccessAnalysis:
                 return b.scale(a.const)
             return None
         if name == "affine.apply":
-            amap = _prop(op, "map").data  # type: ignore[union-attr]
+            amap = op_property(op, "map").data  # type: ignore[union-attr]
             vals = [self.symbolic(x) for x in op.operands]
             return _sym_affine(amap.results[0], vals[: amap.num_dims], vals[amap.num_dims :])
         if v.name_hint and name in _UNIFORM_ID_OPS:
@@ -580,7 +576,7 @@ class AccessAnalysis:
     def _bounds(self, loop: Operation, outer: Space):
         if loop.name == "scf.for":
             return tuple(self.num(v, outer) for v in loop.operands[:3])
-        lbm, ubm = _prop(loop, "lowerBoundMap").data, _prop(loop, "upperBoundMap").data  # type: ignore[union-attr]
+        lbm, ubm = op_property(loop, "lowerBoundMap").data, op_property(loop, "upperBoundMap").data  # type: ignore[union-attr]
         n = lbm.num_dims + lbm.num_symbols
         m = ubm.num_dims + ubm.num_symbols
         lbs = self._map(lbm, loop.operands[:n], outer)
@@ -589,7 +585,7 @@ class AccessAnalysis:
             return None, None, None
         lb = Num(np.max(np.broadcast_arrays(*[_bcast(x.const, outer.shape) for x in lbs]), axis=0))
         ub = Num(np.min(np.broadcast_arrays(*[_bcast(x.const, outer.shape) for x in ubs]), axis=0))
-        step = int(_prop(loop, "step").value.data)  # type: ignore[union-attr]
+        step = int(op_property(loop, "step").value.data)  # type: ignore[union-attr]
         return lb, ub, Num(np.array(step))
 
     def _map(self, amap, operands, space: Space) -> list[Num] | None:
@@ -643,7 +639,7 @@ class AccessAnalysis:
         assert isinstance(op, Operation)
         name = op.name
         if name == "arith.constant":
-            value = _prop(op, "value")
+            value = op_property(op, "value")
             if isinstance(value, IntegerAttr):
                 return Num(np.array(int(value.value.data)))
             return self._atom(v, True)
@@ -665,10 +661,10 @@ class AccessAnalysis:
         if any(x is None for x in operands):
             return self._atom(v, False)
         if name == "affine.apply":
-            amap = _prop(op, "map").data  # type: ignore[union-attr]
+            amap = op_property(op, "map").data  # type: ignore[union-attr]
             return _num_affine(amap.results[0], operands[: amap.num_dims], operands[amap.num_dims :], space)  # type: ignore[arg-type]
         if name in ("affine.min", "affine.max"):
-            amap = _prop(op, "map").data  # type: ignore[union-attr]
+            amap = op_property(op, "map").data  # type: ignore[union-attr]
             dims, syms = operands[: amap.num_dims], operands[amap.num_dims :]
             vals = [_num_affine(e, dims, syms, space) for e in amap.results]  # type: ignore[arg-type]
             if all(x.concrete for x in vals):
@@ -691,7 +687,7 @@ class AccessAnalysis:
                 with np.errstate(all="ignore"):
                     return Num(np.asarray(BINARY[name](a.const, b.const)))  # type: ignore[union-attr]
             if name == "arith.cmpi" and b is not None:
-                pred = int(_prop(op, "predicate").value.data)  # type: ignore[union-attr]
+                pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
                 return Num(np.asarray(CMPI[pred](a.const, b.const)))  # type: ignore[union-attr]
             if name == "arith.select":
                 return Num(np.where(operands[0].const, operands[1].const, operands[2].const))  # type: ignore[union-attr]
@@ -767,7 +763,7 @@ class AccessAnalysis:
         else:
             full_shape = space.shape
             if op.name in ("affine.load", "affine.store"):
-                amap = _prop(op, "map").data  # type: ignore[union-attr]
+                amap = op_property(op, "map").data  # type: ignore[union-attr]
                 operands = list(op.operands[1:] if op.name == "affine.load" else op.operands[2:])
                 vals = self._map(amap, operands, space)
                 if vals is None:
@@ -782,7 +778,7 @@ class AccessAnalysis:
             if sub.name != "memref.subview":
                 continue
             src_rank = len(sub.operands[0].type.get_shape())  # type: ignore[union-attr]
-            sizes = _prop(sub, "static_sizes").get_values()  # type: ignore[union-attr]
+            sizes = op_property(sub, "static_sizes").get_values()  # type: ignore[union-attr]
             offs = self._num_mixed(sub, "static_offsets", sub.offsets, space)  # type: ignore[attr-defined]
             strs = self._num_mixed(sub, "static_strides", sub.strides, space)  # type: ignore[attr-defined]
             if offs is None or strs is None or not all(s.concrete for s in strs):
@@ -833,7 +829,7 @@ class AccessAnalysis:
     def _num_mixed(self, op, static_name, dynamic, space) -> list[Num] | None:
         dyn = iter(dynamic)
         out = []
-        for v in _prop(op, static_name).get_values():
+        for v in op_property(op, static_name).get_values():
             if v == -(2**63):
                 x = self.num(next(dyn), space)
                 if x is None:
@@ -1379,10 +1375,10 @@ def _new_barrier() -> Operation:
 def orders(barrier: Operation, space: str) -> bool:
     """Whether a barrier orders accesses to `space` across a workgroup: its
     scope is the workgroup, and its fence (if limited) covers that space."""
-    scope = _prop(barrier, "scope")
+    scope = op_property(barrier, "scope")
     if scope is not None and "workgroup" not in str(scope):
         return False
-    fenced = _prop(barrier, "address_spaces")
+    fenced = op_property(barrier, "address_spaces")
     return fenced is None or space in str(fenced)
 
 
@@ -1391,6 +1387,6 @@ def is_kernel(func: Operation) -> bool:
     for op in func.walk():
         if op.name in ("gpu.thread_id", "gpu.lane_id"):
             return True
-        if op.name == "scf.forall" and "#gpu.thread" in str(_prop(op, "mapping")):
+        if op.name == "scf.forall" and "#gpu.thread" in str(op_property(op, "mapping")):
             return True
     return False

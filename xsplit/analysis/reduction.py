@@ -33,6 +33,7 @@ from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from xsplit.dialects.linalg import StructuredNamedOp, linear_form
+from xsplit.dialects.utils import zero_attr
 
 COMBINER_KINDS: dict[type[Operation], str] = {
     arith.AddfOp: "add",
@@ -417,12 +418,13 @@ def match_reduction(op: Operation) -> Reduction | str:
 def identity_value(combiner: type[Operation], element_type: Attribute) -> Attribute:
     """The value that leaves any partial result unchanged under `combiner`."""
     kind = COMBINER_KINDS[combiner]
+    if kind == "add":
+        return zero_attr(element_type)
     if isinstance(element_type, AnyFloat):
-        value = {"add": 0.0, "max": -math.inf, "min": math.inf}[kind]
-        return FloatAttr(value, element_type)
+        return FloatAttr(-math.inf if kind == "max" else math.inf, element_type)
     assert isinstance(element_type, IntegerType)
     width = element_type.width.data
-    if kind == "add" or combiner is arith.MaxUIOp:
+    if combiner is arith.MaxUIOp:
         value = 0
     elif combiner is arith.MinUIOp:
         value = -1  # all ones, the largest unsigned value

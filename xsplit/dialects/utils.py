@@ -5,7 +5,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, i32, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    DenseArrayBase,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    i32,
+    i64,
+)
 from xdsl.dialects.utils import verify_dynamic_index_list
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.traits import OpTrait
@@ -20,6 +30,15 @@ def dense_i64(values: Sequence[int]) -> DenseArrayBase:
 @functools.lru_cache(maxsize=4096)
 def _dense_i64(values: tuple[int, ...]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, values)
+
+
+def zero_attr(element: Attribute) -> FloatAttr | IntegerAttr:
+    """The zero of a float, integer or index element type."""
+    if isinstance(element, AnyFloat):
+        return FloatAttr(0.0, element)
+    if isinstance(element, IntegerType | IndexType):
+        return IntegerAttr(0, element)
+    raise TypeError(f"{element} has no zero")
 
 
 def split_mixed(mixed: Sequence[int | SSAValue]) -> tuple[DenseArrayBase, list[SSAValue]]:

@@ -47,7 +47,9 @@ from xsplit.semantics import (
     CMPF,
     CMPI,
     UNARY,
+    id_dimension,
     memory_space,
+    op_property,
     safe_divisor,
 )
 from xsplit.semantics import memref_strides as _static_strides
@@ -217,21 +219,11 @@ def eval_map(m: AffineMap, operands: Sequence[np.ndarray]) -> list[np.ndarray]:
     return [np.asarray(eval_affine(e, dims, syms), dtype=np.int64) for e in m.results]
 
 
-def _prop(op: Operation, name: str) -> Attribute | None:
-    value = op.properties.get(name)
-    return value if value is not None else op.attributes.get(name)
-
-
 def _dim_index(op: Operation) -> int:
-    """The x/y/z (0/1/2) an id op reads, whatever form its attribute takes."""
-    attr = _prop(op, "dimension")
-    if isinstance(attr, IntegerAttr):
-        return int(attr.value.data)
-    text = str(attr) if attr is not None else ""
-    for i, d in enumerate("xyz"):
-        if re.search(rf"\b{d}\b", text):
-            return i
-    raise SimulationError(f"cannot tell which dimension '{op.name}' reads", op)
+    d = id_dimension(op)
+    if d is None:
+        raise SimulationError(f"cannot tell which dimension '{op.name}' reads", op)
+    return d
 
 
 def _static_values(static: DenseArrayBase, dynamic: Sequence[np.ndarray]) -> list[np.ndarray | int]:
@@ -384,7 +376,7 @@ class Machine:
         # The bounds or the condition; loop-carried values may differ freely.
         controls = op.operands[:3] if op.name == "scf.for" else op.operands[:1]
         if op.name == "affine.for":
-            lbm, ubm = _prop(op, "lowerBoundMap").data, _prop(op, "upperBoundMap").data  # type: ignore[union-attr]
+            lbm, ubm = op_property(op, "lowerBoundMap").data, op_property(op, "upperBoundMap").data  # type: ignore[union-attr]
             n = lbm.num_dims + lbm.num_symbols + ubm.num_dims + ubm.num_symbols
             controls = op.operands[:n]
         for v in controls:
@@ -523,7 +515,7 @@ _TERMINATORS = frozenset(
 
 
 def _constant(m: Machine, op: Operation, mask, chunked) -> None:
-    value = _prop(op, "value")
+    value = op_property(op, "value")
     dtype = m._dtype(op.results[0])
     if isinstance(value, IntegerAttr):
         x = value.value.data
@@ -535,7 +527,7 @@ def _constant(m: Machine, op: Operation, mask, chunked) -> None:
 
 
 def _cmpi(m: Machine, op, mask, chunked) -> None:
-    pred = int(_prop(op, "predicate").value.data)  # type: ignore[union-attr]
+    pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
     a, b = m.arr(op.operands[0]), m.arr(op.operands[1])
     if pred >= 6:  # unsigned: compare as unsigned 64-bit
         a, b = a.astype(np.uint64), b.astype(np.uint64)
@@ -543,7 +535,7 @@ def _cmpi(m: Machine, op, mask, chunked) -> None:
 
 
 def _cmpf(m: Machine, op, mask, chunked) -> None:
-    pred = int(_prop(op, "predicate").value.data)  # type: ignore[union-attr]
+    pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
     a, b = m.arr(op.operands[0]), m.arr(op.operands[1])
     if pred == 0:
         r = np.zeros(a.shape, bool)
@@ -569,14 +561,14 @@ def _select(m: Machine, op, mask, chunked) -> None:
 
 
 def _affine_apply(m: Machine, op, mask, chunked) -> None:
-    amap = _prop(op, "map").data  # type: ignore[union-attr]
+    amap = op_property(op, "map").data  # type: ignore[union-attr]
     vals = [m.arr(v) for v in op.operands]
     m.set(op.results[0], eval_map(amap, vals)[0], mask)
 
 
 def _affine_minmax(fn):
     def run(m: Machine, op, mask, chunked) -> None:
-        amap = _prop(op, "map").data  # type: ignore[union-attr]
+        amap = op_property(op, "map").data  # type: ignore[union-attr]
         vals = eval_map(amap, [m.arr(v) for v in op.operands])
         m.set(op.results[0], fn(np.broadcast_arrays(*vals), axis=0), mask)
 
@@ -625,19 +617,19 @@ def _memref_store(m: Machine, op, mask, chunked) -> None:
 
 def _affine_load(m: Machine, op, mask, chunked) -> None:
     view = m.get(op.operands[0])
-    idx = eval_map(_prop(op, "map").data, [m.arr(v) for v in op.operands[1:]])  # type: ignore[union-attr]
+    idx = eval_map(op_property(op, "map").data, [m.arr(v) for v in op.operands[1:]])  # type: ignore[union-attr]
     m.set(op.results[0], m.load(view, idx, mask, op), mask)  # type: ignore[arg-type]
 
 
 def _affine_store(m: Machine, op, mask, chunked) -> None:
     value = m.arr(op.operands[0])
     view = m.get(op.operands[1])
-    idx = eval_map(_prop(op, "map").data, [m.arr(v) for v in op.operands[2:]])  # type: ignore[union-attr]
+    idx = eval_map(op_property(op, "map").data, [m.arr(v) for v in op.operands[2:]])  # type: ignore[union-attr]
     m.store(view, idx, value, mask, op)  # type: ignore[arg-type]
 
 
 def atomic_kind(op: Operation) -> str:
-    kind = _prop(op, "kind")
+    kind = op_property(op, "kind")
     if isinstance(kind, IntegerAttr):
         return _ATOMIC_KINDS[int(kind.value.data)]
     text = str(kind)
@@ -687,9 +679,9 @@ def _subview(m: Machine, op, mask, chunked) -> None:
     n_off = len(op.offsets)  # type: ignore[attr-defined]
     n_size = len(op.sizes)  # type: ignore[attr-defined]
     dyn = [m.arr(v) for v in op.operands[1:]]
-    offsets = _static_values(_prop(op, "static_offsets"), dyn[:n_off])  # type: ignore[arg-type]
-    sizes = _static_values(_prop(op, "static_sizes"), dyn[n_off : n_off + n_size])  # type: ignore[arg-type]
-    strides = _static_values(_prop(op, "static_strides"), dyn[n_off + n_size :])  # type: ignore[arg-type]
+    offsets = _static_values(op_property(op, "static_offsets"), dyn[:n_off])  # type: ignore[arg-type]
+    sizes = _static_values(op_property(op, "static_sizes"), dyn[n_off : n_off + n_size])  # type: ignore[arg-type]
+    strides = _static_values(op_property(op, "static_strides"), dyn[n_off + n_size :])  # type: ignore[arg-type]
     if any(isinstance(s, np.ndarray) for s in strides):
         raise SimulationError("subviews with dynamic strides are not supported", op)
     offset = src.offset.copy()
@@ -803,13 +795,13 @@ def _scf_for(m: Machine, op, mask, chunked) -> None:
 
 
 def _affine_for(m: Machine, op, mask, chunked) -> None:
-    lbm, ubm = _prop(op, "lowerBoundMap").data, _prop(op, "upperBoundMap").data  # type: ignore[union-attr]
+    lbm, ubm = op_property(op, "lowerBoundMap").data, op_property(op, "upperBoundMap").data  # type: ignore[union-attr]
     n_lb = lbm.num_dims + lbm.num_symbols
     n_ub = ubm.num_dims + ubm.num_symbols
     vals = [m.arr(v) for v in op.operands[: n_lb + n_ub]]
     lb = np.max(np.broadcast_arrays(*eval_map(lbm, vals[:n_lb])), axis=0)
     ub = np.min(np.broadcast_arrays(*eval_map(ubm, vals[n_lb:])), axis=0)
-    step = int(_prop(op, "step").value.data)  # type: ignore[union-attr]
+    step = int(op_property(op, "step").value.data)  # type: ignore[union-attr]
     carried = [m.get(v) for v in op.operands[n_lb + n_ub :]]
     body = op.regions[0].blocks[0]
     iv = np.broadcast_to(lb, mask.shape).astype(np.int64).copy()
@@ -851,13 +843,13 @@ def _scf_if(m: Machine, op, mask, chunked) -> None:
 
 def _forall(m: Machine, op, mask, chunked) -> None:
     """Sequential semantics: the iterations one after the other, in order."""
-    n = len(_prop(op, "staticLowerBound").get_values())  # type: ignore[union-attr]
+    n = len(op_property(op, "staticLowerBound").get_values())  # type: ignore[union-attr]
     dyn = [m.arr(v) for v in op.operands]
     nl = len(op.dynamicLowerBound)  # type: ignore[attr-defined]
     nu = len(op.dynamicUpperBound)  # type: ignore[attr-defined]
-    lbs = _static_values(_prop(op, "staticLowerBound"), dyn[:nl])  # type: ignore[arg-type]
-    ubs = _static_values(_prop(op, "staticUpperBound"), dyn[nl : nl + nu])  # type: ignore[arg-type]
-    steps = _static_values(_prop(op, "staticStep"), dyn[nl + nu :])  # type: ignore[arg-type]
+    lbs = _static_values(op_property(op, "staticLowerBound"), dyn[:nl])  # type: ignore[arg-type]
+    ubs = _static_values(op_property(op, "staticUpperBound"), dyn[nl : nl + nu])  # type: ignore[arg-type]
+    steps = _static_values(op_property(op, "staticStep"), dyn[nl + nu :])  # type: ignore[arg-type]
 
     def uniform(x) -> int:
         if isinstance(x, int):
@@ -881,7 +873,7 @@ def _forall(m: Machine, op, mask, chunked) -> None:
 
 def _shuffle(m: Machine, op, mask, chunked) -> None:
     value, offset, width = (m.arr(v) for v in op.operands[:3])
-    mode = str(_prop(op, "mode"))
+    mode = str(op_property(op, "mode"))
     lane = m.launch.thread_of_lane
     base = m.launch.block_of_lane * m.launch.threads
     w = np.broadcast_to(width, lane.shape)
@@ -905,7 +897,7 @@ def _shuffle(m: Machine, op, mask, chunked) -> None:
 
 def _subgroup_reduce(m: Machine, op, mask, chunked) -> None:
     value = m.arr(op.operands[0])
-    text = str(_prop(op, "op"))
+    text = str(op_property(op, "op"))
     kinds = (
         "add", "mul", "minsi", "minui", "minimumf", "minnumf", "maxsi", "maxui", "maximumf",
         "maxnumf", "and", "or", "xor",
@@ -919,7 +911,7 @@ def _subgroup_reduce(m: Machine, op, mask, chunked) -> None:
     }.get(kind or "")  # fmt: skip
     if ufunc is None:
         raise SimulationError(f"unknown subgroup reduction {text}", op)
-    cluster = _prop(op, "cluster_size")
+    cluster = op_property(op, "cluster_size")
     size = int(cluster.value.data) if isinstance(cluster, IntegerAttr) else m.launch.subgroup_size
     lanes = m.launch.lanes
     group = (m.launch.block_of_lane * m.launch.threads + m.launch.thread_of_lane) // size

@@ -27,11 +27,8 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    AnyFloat,
     ArrayAttr,
-    FloatAttr,
     IntegerAttr,
-    IntegerType,
     TensorType,
     i64,
 )
@@ -48,17 +45,11 @@ from xsplit.dialects.iree_encoding import (
 )
 from xsplit.dialects.linalg import BatchMmt4DOp, Mmt4DOp
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp, packed_shape
+from xsplit.dialects.utils import zero_attr
 from xsplit.rewrites.dsl.builders import IRBuilder
 
 Tiles = tuple[int, int, int]
 """(m0, n0, k0): the inner tile of a data-tiled contraction."""
-
-
-def zero_of(element: Attribute) -> Attribute:
-    if isinstance(element, AnyFloat):
-        return FloatAttr(0.0, element)
-    assert isinstance(element, IntegerType)
-    return IntegerAttr(0, element)
 
 
 def _element(v: SSAValue | Attribute) -> Attribute:
@@ -289,7 +280,7 @@ def pack(ir: IRBuilder, value: SSAValue, layout: Layout) -> SSAValue:
     shape = _shape(value)
     packed = packed_shape(shape, layout.inner_dims_pos, layout.inner_tiles, layout.outer_dims_perm)
     dest = ir.empty(packed, _element(value))
-    padding = ir.constant(zero_of(_element(value)))
+    padding = ir.constant(zero_attr(_element(value)))
     result = ir.b.insert(
         PackOp(
             value, dest, layout.inner_dims_pos, layout.inner_tiles, padding, layout.outer_dims_perm

@@ -49,7 +49,7 @@ from xsplit.dialects.iree_cpu import LoweringConfigAttr, PipelineAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
-from xsplit.rewrites.common.encodings import zero_of
+from xsplit.dialects.utils import zero_attr
 from xsplit.rewrites.dsl import ceildiv
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.target.targets import Target
@@ -107,7 +107,7 @@ def pad_with_zeros(ir: IRBuilder, value: SSAValue, padded: dict[int, int]) -> SS
     if not any(high):
         return value
     body = Block(arg_types=[IndexType()] * len(shape))
-    zero = arith.ConstantOp(zero_of(t.element_type))
+    zero = arith.ConstantOp(zero_attr(t.element_type))
     body.add_ops([zero, tensor.YieldOp(zero.result)])
     pad = ir.b.insert(
         tensor.PadOp(
@@ -202,7 +202,7 @@ def split_aligned(
     if padded_m is not None:
         partial_shape[out_loops.index(dims.m)] = padded_m
     rank = len(partial_shape)
-    zero = ir.constant(zero_of(element))
+    zero = ir.constant(zero_attr(element))
     zero.name_hint = "zero"
 
     def k_slice(builder: IRBuilder, value: SSAValue, m: AffineMap, offset, size: int) -> SSAValue:

@@ -41,7 +41,8 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xsplit import attr_names
 from xsplit.analysis.contraction import op_contraction_dims
 from xsplit.analysis.reduction import match_reduction
-from xsplit.rewrites.common.encodings import encode, expand, zero_of
+from xsplit.dialects.utils import zero_attr
+from xsplit.rewrites.common.encodings import encode, expand
 from xsplit.rewrites.dsl import ceildiv
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.split.aligned_split import aligned_chunk_size, pad_with_zeros
@@ -114,7 +115,7 @@ def split_and_encode(
     acc_type = init.type
     assert isinstance(acc_type, TensorType)
     out_shape = [chunks, *acc_type.get_shape()]
-    zero = ir.constant(zero_of(acc_type.element_type))
+    zero = ir.constant(zero_attr(acc_type.element_type))
     # The partials' init is built detached: `encode` reads it and builds the
     # encoded init in its place.
     empty = tensor.EmptyOp([], TensorType(acc_type.element_type, out_shape))

@@ -49,14 +49,13 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     IndexType,
     IntegerAttr,
-    IntegerType,
     NoneAttr,
     TensorType,
     i64,
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
@@ -73,7 +72,7 @@ from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.linalg import BatchMmt4DOp, Mmt4DOp, StructuredNamedOp, linear_form
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
-from xsplit.dialects.utils import dense_i64
+from xsplit.dialects.utils import dense_i64, zero_attr
 from xsplit.rewrites.dsl import (
     Match,
     Option,
@@ -249,13 +248,6 @@ def _merge_arg(
     return list(combined.results)
 
 
-def _zero(element: Attribute) -> Attribute:
-    if isinstance(element, IndexType):
-        return IntegerAttr(0, IndexType())
-    assert isinstance(element, IntegerType)
-    return IntegerAttr(0, element)
-
-
 def _offset_index(partial: Operation, loop: int, offset: Mixed, ir: IRBuilder) -> None:
     """Inside a chunk's op, `linalg.index loop` counts from the chunk's start;
     the index an arg-reduction keeps must count from K's."""
@@ -307,7 +299,7 @@ def split_with_forall(
     elements = [t.element_type for t in (v.type for v in red.inits)]  # type: ignore[union-attr]
     identity_values = [identity_value(red.combiner, elements[0])]
     if red.arg is not None:
-        identity_values.append(_zero(elements[1]))
+        identity_values.append(zero_attr(elements[1]))
     identities = [ir.constant(v) for v in identity_values]
     identities[0].name_hint = "identity"
     input_sizes = [ir.sizes_of(v) for v in red.inputs]
