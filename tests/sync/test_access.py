@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xsplit.analysis.access import AccessAnalysis, SyncAnalysis
+from xsplit.analysis.access import AccessAnalysis
+from xsplit.analysis.sync import SyncAnalysis
 from xsplit.api import parse_module
 
 SEED = Path(__file__).parents[1] / "filecheck" / "rewrites" / "insert-barriers" / "seed-fill-matmul.mlir"

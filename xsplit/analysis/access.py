@@ -62,7 +62,7 @@ _UNIFORM_ID_OPS = {
     "gpu.block_id", "gpu.block_dim", "gpu.grid_dim", "hal.interface.workgroup.id",
     "hal.interface.workgroup.count", "hal.interface.workgroup.size",
 }  # fmt: skip
-_LOOPS = {"scf.for", "affine.for"}
+LOOP_OPS = {"scf.for", "affine.for"}
 _VIEW_OPS = {"memref.subview", "memref.cast", "memref.assume_alignment", "memref.reinterpret_cast"}
 _PURE_MEMREF_USERS = _VIEW_OPS | {"memref.dim", "memref.dealloc", "func.return", "func.call"}
 
@@ -512,7 +512,7 @@ class AccessAnalysis:
         while cur is not None and cur is not self.func:
             parent_block = cur.parent_block()
             parent = cur.parent_op()
-            if parent is not None and parent.name in _LOOPS:
+            if parent is not None and parent.name in LOOP_OPS:
                 loops.append(parent)
             if parent is not None and parent.name == "scf.forall" and self._forall_info(parent):
                 guards.append((parent, 2))
@@ -612,7 +612,7 @@ class AccessAnalysis:
     def _num(self, v: SSAValue, space: Space) -> Num | None:
         if isinstance(v, BlockArgument):
             owner = v.block.parent_op()
-            if owner is not None and owner.name in _LOOPS and v.index == 0:
+            if owner is not None and owner.name in LOOP_OPS and v.index == 0:
                 if owner in space.loops:
                     axis = 1 + space.loops.index(owner)
                     outer = self._space(space.loops[: axis - 1])
@@ -623,7 +623,7 @@ class AccessAnalysis:
                     return Num(start + _bcast(step.const, prefix) * k)  # type: ignore[union-attr]
                 outer = self.space_of(owner)
                 lb, _, step = self._bounds(owner, outer)
-                uniform = lb is not None and step is not None and _uniform(lb) and _uniform(step)
+                uniform = lb is not None and step is not None and is_uniform(lb) and is_uniform(step)
                 return self._atom(v, uniform, self._lower_bound(step) if uniform else None)
             if owner is not None and owner.name == "scf.forall":
                 ids = self._forall_ids(owner)
@@ -670,7 +670,7 @@ class AccessAnalysis:
             if all(x.concrete for x in vals):
                 fn = np.min if name == "affine.min" else np.max
                 return Num(fn(np.broadcast_arrays(*[_bcast(x.const, space.shape) for x in vals]), axis=0))
-            return self._atom(v, all(_uniform(x) for x in vals))
+            return self._atom(v, all(is_uniform(x) for x in vals))
         a = operands[0]
         b = operands[1] if len(operands) > 1 else None
         if name == "arith.addi":
@@ -691,7 +691,7 @@ class AccessAnalysis:
                 return Num(np.asarray(CMPI[pred](a.const, b.const)))  # type: ignore[union-attr]
             if name == "arith.select":
                 return Num(np.where(operands[0].const, operands[1].const, operands[2].const))  # type: ignore[union-attr]
-        return self._atom(v, all(_uniform(x) for x in operands))  # type: ignore[arg-type]
+        return self._atom(v, all(is_uniform(x) for x in operands))  # type: ignore[arg-type]
 
     def _lower_bound(self, x: Num | None) -> int | None:
         """A positive lower bound of a uniform step, from its symbols' (counts >= 1, ids >= 0)."""
@@ -721,7 +721,7 @@ class AccessAnalysis:
         yielded = body.last_op.operands[v.index - 1] if body.last_op is not None else None
         inner = self.space_of(body.last_op) if body.last_op is not None else space
         step = self.num(yielded, inner) if yielded is not None else None
-        if init is None or step is None or not (_uniform(init) and _uniform(step)):
+        if init is None or step is None or not (is_uniform(init) and is_uniform(step)):
             atom = self._atom(v, False)
             # What was computed under the assumption does not hold.
             for stale in set(self._nums) - before:
@@ -855,7 +855,7 @@ class AccessAnalysis:
         loops = []
         cur = op.parent_op()
         while cur is not None and cur is not self.func:
-            if cur.name in _LOOPS:
+            if cur.name in LOOP_OPS:
                 loops.append(cur)
             cur = cur.parent_op()
         return loops[::-1]
@@ -927,7 +927,7 @@ class AccessAnalysis:
     def _keys(self, consts: list[np.ndarray], valid: np.ndarray, shared_axes, side) -> tuple:
         shape = valid.shape
         if valid.size > MAX_POINTS:
-            raise _TooLarge()
+            raise TooLarge()
         idx = np.indices(shape, sparse=True)
         sel = valid.reshape(-1)
         thread = np.broadcast_to(idx[0], shape).reshape(-1)[sel]
@@ -984,7 +984,7 @@ class AccessAnalysis:
         return str(list(int(i) for i in np.unravel_index(flat, shape)))
 
 
-class _TooLarge(Exception):
+class TooLarge(Exception):
     pass
 
 
@@ -1009,7 +1009,7 @@ def _strides(t: MemRefType) -> list[int] | None:
         return None
 
 
-def _uniform(x: Num) -> bool:
+def is_uniform(x: Num) -> bool:
     if x.varying_unknown:
         return False
     c = np.asarray(x.const)
@@ -1088,305 +1088,3 @@ def enclosing_block_chain(op: Operation, stop: Operation) -> list[tuple[Block, O
         out.append((block, cur))
         cur = block.parent_op()
     return out
-
-
-# -- synchronization requirements ------------------------------------------------
-
-
-@dataclass
-class Dependence:
-    """`first` runs before `second` in some thread's program order (in the
-    same iteration, or `wrap`: across an iteration of the loop whose body is
-    `block`), and another thread's `second` may touch what it touched. A
-    barrier in `block` after `first_anchor` and before `second_anchor` (their
-    ancestors there) orders them."""
-
-    first: Access
-    second: Access
-    verdict: Verdict
-    block: Block | None
-    first_anchor: Operation | None
-    second_anchor: Operation | None
-    wrap: bool = False
-    unfixable: str = ""
-
-    @property
-    def kind(self) -> str:
-        if self.first.writes and self.second.writes:
-            return "WAW"
-        return "RAW" if self.first.writes else "WAR"
-
-
-@dataclass
-class Proof:
-    """Two ops that share a buffer, one writing, with no dependence across threads."""
-
-    first: Access
-    second: Access
-    detail: str
-
-
-def _same_base(a: Access, b: Access) -> bool:
-    return a.base is not None and a.base is b.base
-
-
-def _ancestors(op: Operation, func: Operation) -> list[Operation]:
-    out = [op]
-    cur = op.parent_op()
-    while cur is not None and cur is not func:
-        out.append(cur)
-        cur = cur.parent_op()
-    return out[::-1]
-
-
-def _common_block(a: Operation, b: Operation, func: Operation) -> tuple[Block, Operation, Operation]:
-    """The innermost block holding both, and each op's ancestor in it."""
-    ca, cb = _ancestors(a, func), _ancestors(b, func)
-    block = func.regions[0].blocks[0]
-    i = 0
-    while i < len(ca) and i < len(cb) and ca[i] is cb[i]:
-        i += 1
-    if i == len(ca) or i == len(cb):
-        # One contains the other (not for accesses), or they are the same op.
-        x = ca[min(i, len(ca) - 1)]
-        return x.parent_block() or block, x, x
-    xa, xb = ca[i], cb[i]
-    if xa.parent_block() is not xb.parent_block():
-        # Different regions of one op (then/else of an scf.if).
-        parent = ca[i - 1] if i else None
-        return (parent.parent_block() if parent else block), parent or xa, parent or xb  # type: ignore[return-value]
-    return xa.parent_block(), xa, xb  # type: ignore[return-value]
-
-
-def _anchor_in(op: Operation, block: Block) -> Operation | None:
-    cur: Operation | None = op
-    while cur is not None and cur.parent_block() is not block:
-        cur = cur.parent_op()
-    return cur
-
-
-class SyncAnalysis:
-    """The dependences across threads of one kernel that need a barrier."""
-
-    def __init__(self, func: Operation, block_size: Sequence[int] | None = None):
-        self.func = func
-        self.access = AccessAnalysis(func, block_size)
-        self.dependences: list[Dependence] = []
-        self.proofs: list[Proof] = []
-        an = self.access
-        accs = [a for a in an.accesses if a.space_name != "private"]
-        for i, a in enumerate(accs):
-            for b in accs[i:]:
-                if not _same_base(a, b):
-                    continue
-                if not (a.writes or b.writes) or (a.kind == ATOMIC and b.kind == ATOMIC):
-                    continue
-                self._pair(a, b)
-
-    def _verdict(self, a: Access, b: Access, shared: int) -> Verdict:
-        try:
-            return self.access.conflict(a, b, shared)
-        except _TooLarge:
-            return Verdict("unknown", "too many points to enumerate")
-
-    def _pair(self, a: Access, b: Access) -> None:
-        an = self.access
-        common = an.common_loops(a.op, b.op)
-        block, xa, xb = _common_block(a.op, b.op, self.func)
-        found = False
-        exclusive = a.op is not b.op and xa is xb
-        if exclusive and xa.name == "scf.if" and self.divergence_of(xa) is None:
-            # Exclusive branches of a uniform scf.if: a workgroup takes one.
-            same = Verdict("none", "disjoint: exclusive branches of a uniform scf.if")
-        else:
-            same = self._verdict(a, b, len(common))
-        if same.status != "none":
-            found = True
-            if a.op is b.op or xa is xb:
-                self.dependences.append(
-                    Dependence(a, b, same, block, xa, xb, unfixable="the two accesses run "
-                               "concurrently in different threads (one op, or exclusive branches)")
-                )  # fmt: skip
-            else:
-                self.dependences.append(Dependence(a, b, same, block, xa, xb))
-        for j in range(len(common) - 1, -1, -1):
-            loop = common[j]
-            info = an._loop_info.get(id(loop))
-            if info is not None and info[0] == "enum" and int(np.max(info[1][0], initial=0)) <= 1:  # type: ignore[index]
-                continue
-            v = self._verdict(a, b, j)
-            if v.status == "none":
-                continue
-            found = True
-            body = loop.regions[0].blocks[0]
-            ya, yb = _anchor_in(a.op, body), _anchor_in(b.op, body)
-            self.dependences.append(Dependence(a, b, v, body, ya, yb, wrap=True))
-            if a is not b:
-                self.dependences.append(Dependence(b, a, v, body, yb, ya, wrap=True))
-        if not found and a.op is not b.op:
-            self.proofs.append(Proof(a, b, same.detail))
-
-    # -- barriers -----------------------------------------------------------------
-
-    def satisfied(self, dep: Dependence) -> bool:
-        if dep.unfixable or dep.block is None:
-            return False
-        ops = list(dep.block.ops)
-        ia, ib = ops.index(dep.first_anchor), ops.index(dep.second_anchor)  # type: ignore[arg-type]
-        space = dep.first.space_name
-        bars = [q for q, o in enumerate(ops) if o.name == "gpu.barrier" and orders(o, space)]
-        if dep.wrap:
-            if any(q > ia or q < ib for q in bars) or (ia < ib and bars):
-                return True
-        elif any(ia < q < ib for q in bars):
-            return True
-        return _barrier_after(dep.first.op, dep.first_anchor, space) or _barrier_before(
-            dep.second.op, dep.second_anchor, space
-        )
-
-    def divergence_of(self, op: Operation) -> Operation | None:
-        """`op` itself if its condition or bounds depend on the thread, else
-        the thread-dependent control flow around it, if any."""
-        region_block = op.regions[0].blocks[0] if op.regions and op.regions[0].blocks else None
-        return self.divergence(region_block) if region_block is not None else None
-
-    def divergence(self, block: Block) -> Operation | None:
-        """The thread-dependent `scf.if` or loop around `block`, if any."""
-        an = self.access
-        cur = block.parent_op()
-        while cur is not None and cur is not self.func:
-            if cur.name == "scf.if":
-                operands = [cur.operands[0]]
-            elif cur.name in _LOOPS:
-                operands = list(cur.operands[:3]) if cur.name == "scf.for" else list(cur.operands)
-            else:
-                operands = []
-            for v in operands:
-                if v.type.__class__.__name__ not in ("IndexType", "IntegerType"):
-                    continue
-                n = an.num(v, an.space_of(cur))
-                if n is None or not _uniform(n):
-                    return cur
-            cur = cur.parent_op()
-        return None
-
-    def plan(self) -> tuple[list[tuple[Block, Operation, Dependence]], list[Dependence]]:
-        """Where to insert barriers (before each op), fewest first-fit; and the
-        dependences no barrier can order."""
-        placed: list[tuple[Block, Operation, Dependence]] = []
-        unfixable: list[Dependence] = []
-        pending = [d for d in self.dependences if not self.satisfied(d)]
-        walk_index = {id(op): i for i, op in enumerate(self.func.walk())}
-        for d in pending:
-            if not d.unfixable and d.block is not None and (div := self.divergence(d.block)):
-                from xsplit.diagnostics import location_of
-
-                d.unfixable = (
-                    f"a barrier would have to go under thread-dependent control flow "
-                    f"('{div.name}' at {location_of(div)})"
-                )
-        unfixable = [d for d in pending if d.unfixable]
-        pending = [d for d in pending if not d.unfixable]
-        needed = list(pending)
-        barriers: list[Operation] = []
-        while pending:
-            # Innermost blocks first: a barrier inside a loop also orders what
-            # runs around the loop. Within a block, as late as possible.
-            pending.sort(key=lambda d: (-_depth(d.block), walk_index.get(id(d.second_anchor), 0)))
-            d = pending[0]
-            barrier = _new_barrier()
-            d.block.insert_op_before(barrier, d.second_anchor)  # type: ignore[union-attr, arg-type]
-            placed.append((d.block, d.second_anchor, d))  # type: ignore[arg-type]
-            barriers.append(barrier)
-            pending = [x for x in pending if not self.satisfied(x)]
-        # A barrier placed early may be made redundant by later ones: drop,
-        # latest first, each one whose dependences the others still order.
-        for i in range(len(barriers) - 1, -1, -1):
-            barrier = barriers[i]
-            block, before = barrier.parent_block(), barrier.next_op
-            block.detach_op(barrier)  # type: ignore[union-attr]
-            if all(self.satisfied(x) for x in needed):
-                barrier.erase()
-                del placed[i]
-            else:
-                block.insert_op_before(barrier, before)  # type: ignore[union-attr, arg-type]
-        return placed, unfixable
-
-
-def _depth(block: Block | None) -> int:
-    depth = 0
-    while block is not None and block.parent_op() is not None:
-        depth += 1
-        block = block.parent_op().parent_block()  # type: ignore[union-attr]
-    return depth
-
-
-def _barrier_after(op: Operation, anchor: Operation | None, space: str) -> bool:
-    cur = op
-    while cur is not anchor and cur is not None:
-        block = cur.parent_block()
-        if block is None:
-            return False
-        seen = False
-        for o in block.ops:
-            if o is cur:
-                seen = True
-            elif seen and o.name == "gpu.barrier" and orders(o, space):
-                return True
-        cur = block.parent_op()  # type: ignore[assignment]
-    return False
-
-
-def _barrier_before(op: Operation, anchor: Operation | None, space: str) -> bool:
-    cur = op
-    while cur is not anchor and cur is not None:
-        block = cur.parent_block()
-        if block is None:
-            return False
-        for o in block.ops:
-            if o is cur:
-                break
-            if o.name == "gpu.barrier" and orders(o, space):
-                return True
-        cur = block.parent_op()  # type: ignore[assignment]
-    return False
-
-
-_BARRIER_CLASS: list[type[Operation]] = []
-
-
-def _new_barrier() -> Operation:
-    """A `gpu.barrier` of whatever class the context registers for it."""
-    if not _BARRIER_CLASS:
-        from xsplit.dialects import make_context
-
-        cls = make_context().get_optional_op("gpu.barrier")
-        if cls is None:
-            from xdsl.dialects.gpu import BarrierOp
-
-            cls = BarrierOp
-        _BARRIER_CLASS.append(cls)
-    try:
-        return _BARRIER_CLASS[0]()
-    except TypeError:
-        return _BARRIER_CLASS[0].create()
-
-
-def orders(barrier: Operation, space: str) -> bool:
-    """Whether a barrier orders accesses to `space` across a workgroup: its
-    scope is the workgroup, and its fence (if limited) covers that space."""
-    scope = op_property(barrier, "scope")
-    if scope is not None and "workgroup" not in str(scope):
-        return False
-    fenced = op_property(barrier, "address_spaces")
-    return fenced is None or space in str(fenced)
-
-
-def is_kernel(func: Operation) -> bool:
-    """Thread-level code: GPU thread ids, or loops mapped to threads."""
-    for op in func.walk():
-        if op.name in ("gpu.thread_id", "gpu.lane_id"):
-            return True
-        if op.name == "scf.forall" and "#gpu.thread" in str(op_property(op, "mapping")):
-            return True
-    return False

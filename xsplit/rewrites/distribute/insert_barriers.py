@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from xsplit.analysis.access import SyncAnalysis, is_kernel
+from xsplit.analysis.sync import SyncAnalysis, is_kernel
 from xsplit.diagnostics import location_of, remark, warning
 from xsplit.rewrites.dsl import IRBuilder, Match, Option, Pass, Pattern, where
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from xsplit.analysis.access import SyncAnalysis
+from xsplit.analysis.sync import SyncAnalysis
 from xsplit.diagnostics import XsplitError, diagnose, warning
 from xsplit.rewrites.distribute.insert_barriers import analyze, check_block_sizes, where_op
 from xsplit.rewrites.dsl import IRBuilder, Match, Option, Pass, Pattern, where

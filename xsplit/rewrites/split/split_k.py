@@ -38,41 +38,28 @@ three from the target table.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping
 from typing import Any
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    AffineMapAttr,
-    ArrayAttr,
-    IndexType,
     IntegerAttr,
     NoneAttr,
     TensorType,
     i64,
 )
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
-from xdsl.rewriter import InsertPoint
+from xdsl.ir import Operation, SSAValue
 
 from xsplit import attr_names
 from xsplit.analysis.cost_model import choose_split, problem_of
 from xsplit.analysis.reduction import (
     Reduction,
-    identity_value,
     loop_name,
     match_reduction,
 )
 from xsplit.diagnostics import remark
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
-from xsplit.dialects.linalg import BatchMmt4DOp, Mmt4DOp, StructuredNamedOp, linear_form
-from xsplit.dialects.scf import ForallOp, InParallelOp
-from xsplit.dialects.tensor import ParallelInsertSliceOp
-from xsplit.dialects.utils import dense_i64, zero_attr
+from xsplit.dialects.linalg import StructuredNamedOp
+from xsplit.dialects.scf import ForallOp
 from xsplit.rewrites.dsl import (
     Match,
     Option,
@@ -85,369 +72,14 @@ from xsplit.rewrites.dsl import (
     positive,
     where,
 )
-from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
+from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.split.aligned_split import aligned_chunks, aligned_split_applies, split_aligned
-from xsplit.rewrites.split.chunks import ChunkPlan, chunk_bounds, plan_chunks
+from xsplit.rewrites.split.chunks import ChunkPlan, plan_chunks
 from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
+from xsplit.rewrites.split.expand_split import split_with_expand
+from xsplit.rewrites.split.forall_split import split_with_forall
 from xsplit.rewrites.split.grouped import grouped_applies, split_with_grouped_gemm
 from xsplit.target.targets import TARGETS, Target, target
-
-
-def _affine_sum(ir: IRBuilder, terms: Sequence[tuple[int, Mixed]], const: int) -> Mixed:
-    """`const + sum(c * x)`, folded to an int where every `x` is one."""
-    dynamic: list[tuple[int, SSAValue]] = []
-    for c, x in terms:
-        if isinstance(x, int):
-            const += c * x
-        else:
-            dynamic.append((c, x))
-    if not dynamic:
-        return const
-    if dynamic == [(1, dynamic[0][1])] and const == 0:
-        return dynamic[0][1]
-    dims = ", ".join(f"d{i}" for i in range(len(dynamic)))
-    expr = " + ".join(f"d{i} * {c}" for i, (c, _) in enumerate(dynamic))
-    return ir.apply(f"({dims}) -> ({expr} + {const})", *(x for _, x in dynamic))
-
-
-def _loop_sizes(red: Reduction, sizes_of: Sequence[list[Mixed]]) -> dict[int, Mixed]:
-    """Each loop's extent, from an operand (inputs, then inits) that indexes it plainly."""
-    sizes: dict[int, Mixed] = {}
-    maps = [*red.input_maps, *(red.output_map for _ in red.inits)]
-    for m, full in zip(maps, sizes_of):
-        for e, size in zip(m.results, full):
-            if isinstance(e, AffineDimExpr):
-                sizes.setdefault(e.position, size)
-    return sizes
-
-
-def _slice_along_k(
-    ir: IRBuilder,
-    red: Reduction,
-    offset: Mixed,
-    size: Mixed,
-    sizes_of: Sequence[list[Mixed]],
-    loop_sizes: Mapping[int, Mixed],
-) -> list[SSAValue]:
-    """Each input cut to one chunk of the split loop. A dimension indexed by a
-    window `c_r * r + sum(c_d * d)` (a conv's input rows under a split filter
-    height) gets the rows that chunk reads: from `c_r * offset`, for
-    `c_r * (size - 1) + sum(c_d * (extent_d - 1)) + 1` rows."""
-    r = red.reduction_dim
-    slices: list[SSAValue] = []
-    for value, m, full in zip(red.inputs, red.input_maps, sizes_of):
-        offsets: list[Mixed] = []
-        sizes: list[Mixed] = []
-        for expr, f in zip(m.results, full):
-            linear = linear_form(expr)
-            coeffs, const = linear if linear is not None else ({}, 0)
-            if r not in coeffs:
-                offsets.append(0)
-                sizes.append(f)
-            elif isinstance(expr, AffineDimExpr):
-                offsets.append(offset)
-                sizes.append(size)
-            else:
-                offsets.append(_affine_sum(ir, [(coeffs[r], offset)], 0))
-                # The last row read, + 1: sum(c * (extent - 1)) + const + 1.
-                extents = [(c, size if d == r else loop_sizes[d]) for d, c in coeffs.items()]
-                sizes.append(_affine_sum(ir, extents, const + 1 - sum(coeffs.values())))
-        if all(o == 0 for o in offsets) and sizes == full:
-            slices.append(value)
-            continue
-        chunk = ir.extract_slice(value, offsets, sizes)
-        if value.name_hint:
-            chunk.name_hint = f"{value.name_hint}_chunk"
-        slices.append(chunk)
-    return slices
-
-
-def _merge(red: Reduction, partials: SSAValue, builder: Builder) -> SSAValue:
-    """`linalg.reduce` of the partials over their last dimension into the init."""
-    element = red.acc_type.element_type
-    region = Region(Block(arg_types=[element, element]))
-    block = region.block
-    combine = red.combiner(block.args[0], block.args[1])
-    block.add_ops([combine, linalg.YieldOp(combine.results[0])])
-    rank = red.acc_type.get_num_dims()
-    reduce = builder.insert(linalg.ReduceOp(partials, red.init, dense_i64([rank]), region))
-    reduce.results[0].name_hint = "merged"
-    return reduce.results[0]
-
-
-def _merge_arg(
-    red: Reduction,
-    partials: Sequence[SSAValue],
-    identities: Sequence[SSAValue],
-    ir: IRBuilder,
-) -> list[SSAValue]:
-    """
-    The partial (value, index) pairs merged in two steps. First the chunks
-    among themselves: the best value wins and, among equal values, the
-    smallest index (the largest for a non-strict comparison) wins. That rule
-    does not depend on the order the chunks are visited in, so any reduction
-    order IREE picks gives the unsplit answer on ties. Then that winner against
-    the original init, by the op's own comparison, as the unsplit loop would
-    have compared them.
-    """
-    arg = red.arg
-    assert arg is not None
-    v_type, i_type = (t.element_type for t in (red.acc_type, red.inits[1].type))  # type: ignore[union-attr]
-    out_sizes = ir.sizes_of(red.init)
-    rank = len(out_sizes)
-    accs = [
-        ir.fill(identities[0], ir.empty(out_sizes, v_type)),
-        ir.fill(identities[1], ir.empty(out_sizes, i_type)),
-    ]
-    accs[0].name_hint, accs[1].name_hint = "best_init", "best_index_init"
-
-    chunks = Block(arg_types=[v_type, i_type, v_type, i_type])
-    pv, pi, av, ai = chunks.args
-    better = arg.compare(pv, av, arg.strict_predicate())
-    equal = arg.compare(pv, av, arg.equal_predicate())
-    earlier = arith.CmpiOp(pi, ai, "slt" if arg.strict else "sgt")
-    tie = arith.AndIOp(equal, earlier)
-    take = arith.OrIOp(better, tie)
-    v = arith.SelectOp(take, pv, av)
-    i = arith.SelectOp(take, pi, ai)
-    chunks.add_ops([better, equal, earlier, tie, take, v, i, linalg.YieldOp(v, i)])
-    full = AffineMap.identity(rank + 1)
-    kept = AffineMap(rank + 1, 0, full.results[:rank])
-    merged = ir.b.insert(
-        linalg.GenericOp(
-            list(partials),
-            accs,
-            Region(chunks),
-            [AffineMapAttr(m) for m in (full, full, kept, kept)],
-            [IteratorTypeAttr.parallel()] * rank + [IteratorTypeAttr.reduction()],
-            [a.type for a in accs],
-        )
-    )
-    merged.results[0].name_hint, merged.results[1].name_hint = "best", "best_index"
-
-    final = Block(arg_types=[v_type, i_type, v_type, i_type])
-    mv, mi, iv, ii = final.args
-    keep = arg.compare(mv, iv, arg.predicate)
-    value = (
-        arg.value_combiner(mv, iv) if arg.value_combiner else arith.SelectOp(keep, mv, iv)
-    )
-    index = arith.SelectOp(keep, mi, ii)
-    final.add_ops([keep, value, index, linalg.YieldOp(value.results[0], index.result)])
-    same = AffineMap.identity(rank)
-    combined = ir.b.insert(
-        linalg.GenericOp(
-            list(merged.results),
-            list(red.inits),
-            Region(final),
-            [AffineMapAttr(same)] * 4,
-            [IteratorTypeAttr.parallel()] * rank,
-            [v.type for v in red.inits],
-        )
-    )
-    combined.results[0].name_hint, combined.results[1].name_hint = "merged", "merged_index"
-    return list(combined.results)
-
-
-def _offset_index(partial: Operation, loop: int, offset: Mixed, ir: IRBuilder) -> None:
-    """Inside a chunk's op, `linalg.index loop` counts from the chunk's start;
-    the index an arg-reduction keeps must count from K's."""
-    if isinstance(offset, int):
-        offset = ir.index(offset)
-    for inner in list(partial.walk()):
-        if not isinstance(inner, linalg.IndexOp) or inner.dim.value.data != loop:
-            continue
-        shifted = arith.AddiOp(inner.result, offset)
-        block = inner.parent_block()
-        assert block is not None
-        block.insert_op_after(shifted, inner)
-        for use in list(inner.result.uses):
-            if use.operation is not shifted:
-                use.operation.operands[use.index] = shifted.result
-
-
-def _partial_op(red: Reduction, operands: list[SSAValue]) -> Operation:
-    """The op that reduces one chunk: the original op on the chunk's operands.
-    mmt4d goes in its generic form: IREE 3.13 computes a `linalg.mmt4d` wrongly
-    as the partial inside a split-reduction loop (CPU results off by the
-    order of the values), while the same generic is right."""
-    op = red.op
-    if isinstance(op, Mmt4DOp | BatchMmt4DOp):
-        return linalg.GenericOp(
-            operands[: len(red.inputs)],
-            operands[len(red.inputs) :],
-            red.body(),
-            list(op.get_indexing_maps().data),
-            list(op.get_iterator_types().data),
-            [v.type for v in operands[len(red.inputs) :]],
-        )
-    partial = op.clone()
-    partial.operands = operands
-    return partial
-
-
-def _name(value: Mixed, hint: str) -> None:
-    if isinstance(value, SSAValue):
-        value.name_hint = hint
-
-
-def split_with_forall(
-    red: Reduction, plan: ChunkPlan, ir: IRBuilder
-) -> tuple[list[SSAValue], Operation]:
-    """The seed's solution 2: an `scf.forall` over chunks, then the merge.
-    Returns the merged results and the loop that computes the partials."""
-    builder = ir.b
-    elements = [t.element_type for t in (v.type for v in red.inits)]  # type: ignore[union-attr]
-    identity_values = [identity_value(red.combiner, elements[0])]
-    if red.arg is not None:
-        identity_values.append(zero_attr(elements[1]))
-    identities = [ir.constant(v) for v in identity_values]
-    identities[0].name_hint = "identity"
-    input_sizes = [ir.sizes_of(v) for v in red.inputs]
-    out_sizes = ir.sizes_of(red.init)
-    loop_sizes = _loop_sizes(red, [*input_sizes, out_sizes])
-    i, j = red.k_operand()
-    k: int | SSAValue = input_sizes[i][j]
-    if plan.count is not None:
-        count: Mixed = plan.count
-    else:
-        assert plan.tile is not None and not isinstance(k, int)
-        count = ir.apply(f"()[s0] -> (s0 ceildiv {plan.tile})", k)
-    partials = [ir.empty([*out_sizes, count], e) for e in elements]
-    partials[0].name_hint = "partials_init"
-    if red.arg is not None:
-        identities[1].name_hint = "index_identity"
-        partials[1].name_hint = "partial_indices_init"
-    rank = len(out_sizes)
-
-    body = Block(arg_types=[IndexType(), *(p.type for p in partials)])
-    s, *shared = body.args
-    s.name_hint = "chunk"
-    shared[0].name_hint = "partials_out"
-    inner = IRBuilder(Builder(InsertPoint.at_end(body)))
-    offset, size = chunk_bounds(inner, plan, s, k)
-    _name(offset, "chunk_offset")
-    _name(size, "chunk_size")
-    slices = _slice_along_k(inner, red, offset, size, input_sizes, loop_sizes)
-    slot = ([0] * rank + [s], [*out_sizes, 1])
-    accs = [
-        inner.fill(identity, inner.extract_slice(out, *slot, drop_dims=[rank]))
-        for identity, out in zip(identities, shared)
-    ]
-    accs[0].name_hint = "partial_init"
-    partial = _partial_op(red, [*slices, *accs])
-    partial.results[0].name_hint = "partial"
-    if red.arg is not None:
-        shared[1].name_hint = "partial_indices_out"
-        accs[1].name_hint = "partial_index_init"
-        partial.results[1].name_hint = "partial_index"
-    body.add_op(partial)
-    if red.arg is not None:
-        _offset_index(partial, red.reduction_dim, offset, inner)
-    body.add_op(
-        InParallelOp(
-            [
-                ParallelInsertSliceOp(result, out, *slot)
-                for result, out in zip(partial.results, shared)
-            ]
-        )
-    )
-    forall = builder.insert(
-        ForallOp(
-            [0],
-            [count],
-            [1],
-            partials,
-            Region(body),
-            mapping=[SplitReductionMappingAttr(0)],
-        )
-    )
-    forall.results[0].name_hint = "partials"
-    if red.arg is not None:
-        forall.results[1].name_hint = "partial_indices"
-        return _merge_arg(red, forall.results, identities, ir), forall
-    return [_merge(red, forall.results[0], builder)], forall
-
-
-def split_with_expand(
-    red: Reduction, plan: ChunkPlan, k: int, ir: IRBuilder
-) -> tuple[SSAValue, Operation]:
-    """
-    The seed's first IR: K = S x (K/S) through `tensor.expand_shape`, one
-    `linalg.generic` with a parallel chunk loop, then the merge.
-    """
-    assert plan.count is not None and divides(plan.count, k)
-    builder = ir.b
-    count, chunk = plan.count, k // plan.count
-    element = red.acc_type.element_type
-    n, r = red.num_loops, red.reduction_dim
-    chunk_dim = AffineExpr.dimension(n)
-
-    expanded: list[SSAValue] = []
-    maps: list[AffineMap] = []
-    for value, m in zip(red.inputs, red.input_maps):
-        results: list[AffineExpr] = []
-        groups: list[list[int]] = []
-        sizes: list[Mixed] = []
-        for expr, full in zip(m.results, ir.sizes_of(value)):
-            start = len(results)
-            if isinstance(expr, AffineDimExpr) and expr.position == r:
-                results += [chunk_dim, expr]
-                sizes += [count, chunk]
-            else:
-                results.append(expr)
-                sizes.append(full)
-            groups.append(list(range(start, len(results))))
-        maps.append(AffineMap(n + 1, 0, tuple(results)))
-        if len(results) == len(m.results):
-            expanded.append(value)
-            continue
-        expanded.append(_expand_shape(builder, value, groups, sizes))
-
-    out_sizes = ir.sizes_of(red.init)
-    identity = ir.constant(identity_value(red.combiner, element))
-    partials = ir.fill(identity, ir.empty([*out_sizes, count], element))
-    out_map = AffineMap(n + 1, 0, (*red.output_map.results, chunk_dim))
-    # The chunk loop is parallel; every original loop keeps its kind, so the
-    # loops a chunk reduces whole (a conv's window) stay reductions.
-    if isinstance(red.op, linalg.ReduceOp):
-        iterators = [
-            IteratorTypeAttr.reduction() if d == r else IteratorTypeAttr.parallel()
-            for d in range(n + 1)
-        ]
-    else:
-        iterators = [*red.op.get_iterator_types().data, IteratorTypeAttr.parallel()]  # type: ignore[attr-defined]
-    identity.name_hint = "identity"
-    batched = builder.insert(
-        linalg.GenericOp(
-            expanded,
-            [partials],
-            red.body(),
-            [AffineMapAttr(m) for m in (*maps, out_map)],
-            iterators,
-            [partials.type],
-        )
-    )
-    batched.results[0].name_hint = "partials"
-    return _merge(red, batched.results[0], builder), batched
-
-
-def _expand_shape(
-    builder: Builder, value: SSAValue, groups: list[list[int]], sizes: list[Mixed]
-) -> SSAValue:
-    t = value.type
-    assert isinstance(t, TensorType)
-    static = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
-    result_type = TensorType(t.element_type, static)
-    reassociation = ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])
-    return builder.insert(
-        tensor.ExpandShapeOp(
-            value,
-            [s for s in sizes if not isinstance(s, int)],
-            reassociation,
-            static,
-            result_type,
-        )
-    ).result
 
 
 def _inside_split(op: Operation) -> bool:
