@@ -27,6 +27,8 @@ import sys
 from pathlib import Path
 
 from xsplit.bench import driver as bench
+from xsplit.diagnostics import XsplitError
+from xsplit.files import ensure_writable, write_output
 from xsplit.target.cpu_info import host_cpu
 
 HERE = Path(__file__).parent
@@ -54,6 +56,7 @@ def main() -> int:
     parser.add_argument("--no-gpu", action="store_true")
     parser.add_argument("shapes", nargs="*", type=Path)
     args = parser.parse_args()
+    ensure_writable(str(args.out))
     command = " ".join(["python", "bench/data_tiling.py", *sys.argv[1:]])
     if args.calibrate:
         flops, bandwidth, path = bench.calibrate()
@@ -160,10 +163,14 @@ def main() -> int:
     earlier = args.out.read_text() if args.out.exists() else ""
     if MARKER in earlier:
         earlier = earlier.split(MARKER, 1)[1]
-    args.out.write_text("\n".join([*lines, MARKER, earlier.lstrip("\n")]))
+    write_output(str(args.out), "\n".join([*lines, MARKER, earlier.lstrip("\n")]))
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except XsplitError as e:
+        print(e.diagnostic, file=sys.stderr)
+        sys.exit(1)

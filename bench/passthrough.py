@@ -30,6 +30,8 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from xsplit.diagnostics import XsplitError
+from xsplit.files import ensure_writable, write_output
 from xsplit.iree.roundtrip import generic_forms
 
 SPLIT = re.compile(r"^// -----.*$", re.MULTILINE)
@@ -202,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=1, help="cases shown per failure class")
     parser.add_argument("--json", help="write every case's result here")
     args = parser.parse_args(argv)
+    if args.json:
+        ensure_writable(args.json)
     files = mlir_files(args.paths)
     start = time.perf_counter()
     if args.jobs > 1:
@@ -213,9 +217,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"files: {len(files)}; {time.perf_counter() - start:.0f} s")
     print(report(cases, args.examples))
     if args.json:
-        Path(args.json).write_text(json.dumps([asdict(c) for c in cases], indent=1))
+        write_output(args.json, json.dumps([asdict(c) for c in cases], indent=1))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except XsplitError as e:
+        print(e.diagnostic, file=sys.stderr)
+        sys.exit(1)

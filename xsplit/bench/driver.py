@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.attr_names import SPLIT_FACTOR as SPLIT_FACTOR_ATTR
 from xsplit.diagnostics import XsplitError, collect_remarks
-from xsplit.files import write_atomically
+from xsplit.files import write_output
 from xsplit.interop.check import compare, entry_function, random_inputs
 from xsplit.iree.cpu_runner import to_numpy
 from xsplit.iree.iree_compile import compile_mlir
@@ -601,7 +601,7 @@ def _compare(subject: str, other: str, ratio: float) -> str:
 
 
 def write_json(report: BenchReport, path: str) -> None:
-    write_atomically(path, json.dumps(report.to_json(), indent=2) + "\n")
+    write_output(path, json.dumps(report.to_json(), indent=2) + "\n")
 
 
 def require_matplotlib() -> None:
@@ -670,4 +670,4 @@ def plot(report: BenchReport, path: str) -> None:
     image = io.BytesIO()
     figure.savefig(image, format="png", dpi=120)
     plt.close(figure)
-    write_atomically(path, image.getvalue())
+    write_output(path, image.getvalue())

@@ -20,6 +20,9 @@ import platform
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from xsplit.diagnostics import XsplitError
+from xsplit.files import write_output
+
 KIB = 1024
 MIB = 1024 * KIB
 
@@ -232,10 +235,11 @@ def save_calibration(
         "bandwidth": bandwidth,
         "cpu": asdict(cpu),
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise XsplitError(f"cannot write '{path}': {e.strerror}") from None
+    write_output(str(path), json.dumps(data, indent=1))
     return path
 
 

@@ -6,8 +6,9 @@
                [--xsplit-stats] [--xsplit-explain]
 
 Errors print one line, `file:line:col: error: ...` where there is a location,
-and exit 1 (2 for bad command-line usage). The input is only read, and the
-output file is written whole or not at all.
+and exit 1 (2 for bad command-line usage). The input is only read. An output
+file is written whole or not at all (xsplit.files); a device, a named pipe or
+/dev/stdout is written in place.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from xsplit.api import (
 )
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.dialects import make_context
-from xsplit.files import write_atomically
+from xsplit.files import write_output
 from xsplit.rewrites.dsl import engine_settings
 from xsplit.tools.args import (
     OneLineArgumentParser,
@@ -113,13 +114,6 @@ def split_chunks(text: str, split: bool) -> list[tuple[str, int]]:
         start = marker.end() + 1
     chunks.append((text[start:], line))
     return chunks
-
-
-def write_output(path: str | None, text: str, input_path: str) -> None:
-    if path is None or path == "-":
-        sys.stdout.write(text)
-        return
-    write_atomically(path, text, input_path)
 
 
 def list_patterns() -> str:
