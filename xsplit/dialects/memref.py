@@ -1,4 +1,4 @@
-"""`memref.atomic_rmw` in iree-opt's custom syntax.
+"""`memref.atomic_rmw` and `memref.copy` in iree-opt's custom syntax.
 
 xDSL 0.74 parses the op only in generic form, where the kind is a bare
 integer. Distributed split-K kernels accumulate their partials with it:
@@ -158,4 +158,35 @@ class AtomicRMWOp(IRDLOperation):
             )
 
 
-MEMREF_EXTENSION_OPS = (AtomicRMWOp,)
+@irdl_op_definition
+class CopyOp(IRDLOperation):
+    """
+    Copies every element of `source` into `target`, which has the same shape
+    and element type (their layouts and memory spaces may differ). xDSL's own
+    op prints only the generic form; this one prints as iree-opt does:
+
+        memref.copy %a, %b : memref<4xf32> to memref<4xf32>
+    """
+
+    name = "memref.copy"
+
+    source = operand_def(MemRefType)
+    destination = operand_def(MemRefType)
+
+    assembly_format = "$source `,` $destination attr-dict `:` type($source) `to` type($destination)"
+
+    traits = traits_def(MemoryWriteEffect(), MemoryReadEffect())
+
+    def __init__(self, source: SSAValue, destination: SSAValue):
+        super().__init__(operands=[source, destination])
+
+    def verify_(self) -> None:
+        src, dst = self.source.type, self.destination.type
+        assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
+        if src.element_type != dst.element_type or src.get_shape() != dst.get_shape():
+            raise VerifyException(
+                f"'{self.name}' op source {src} and target {dst} differ in shape or element type"
+            )
+
+
+MEMREF_EXTENSION_OPS = (AtomicRMWOp, CopyOp)

@@ -50,6 +50,10 @@ class FuncOp(IRDLOperation):
     arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
     res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
     tied_operands = opt_prop_def(ArrayAttr)
+    inlining_policy = opt_prop_def(Attribute)
+    """`#util.inline.never` and its kind, as `iree-import-onnx`'s `$async`
+    functions carry it; a property in MLIR's generic form, printed among the
+    attributes in the custom one."""
 
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
 
@@ -86,6 +90,12 @@ class FuncOp(IRDLOperation):
                 "'util.func' op entry block arguments must have the function's input types"
             )
 
+    def _printed_attributes(self) -> dict[str, Attribute]:
+        if self.inlining_policy is None:
+            return dict(self.attributes)
+        merged = {"inlining_policy": self.inlining_policy, **self.attributes}
+        return dict(sorted(merged.items()))  # as MLIR's sorted attribute dictionary prints
+
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
         visibility = parser.parse_optional_visibility_keyword()
@@ -101,7 +111,10 @@ class FuncOp(IRDLOperation):
             res_attrs=res_attrs,
         )
         if extra is not None:
-            func.attributes |= extra.data
+            attrs = dict(extra.data)
+            if "inlining_policy" in attrs:
+                func.inlining_policy = attrs.pop("inlining_policy")
+            func.attributes |= attrs
         return func
 
     def print(self, printer: Printer) -> None:
@@ -112,7 +125,7 @@ class FuncOp(IRDLOperation):
             self.sym_name,
             self.function_type,
             self.body,
-            self.attributes,
+            self._printed_attributes(),
             arg_attrs=self.arg_attrs,
             res_attrs=self.res_attrs,
             reserved_attr_names=_RESERVED,

@@ -12,13 +12,17 @@ other users); otherwise it is never stored.
 
 It fuses `linalg.matmul`, `linalg.batch_matmul` and contraction
 `linalg.generic`s (projected-permutation maps, one reduction loop, a body
-`out + a * b`) on static f32 tensors into a `rock.reduce` or a one-dimension `linalg.reduce` (sum or max). Anything
-else passes through unchanged, with a remark saying why.
+`out + a * b`) on static f32 tensors (or f16 operands accumulated in f32)
+into a `rock.reduce`, a one-dimension `linalg.reduce`, or a reduction
+`linalg.generic` as IREE imports ONNX's ReduceSum/ReduceMax (keepdims maps
+such as `(d0, d1) -> (d0, 0)` included), summing or taking the max, whatever
+its init: a fill, or another tensor. Anything else passes through unchanged,
+with a remark saying why.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import Float32Type, TensorType, UnitAttr
+from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import Operation, SSAValue
 
 from xsplit.analysis.contraction import gemm_operand_dims
@@ -26,14 +30,30 @@ from xsplit.diagnostics import location_of, remark
 from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.reduce.lower_reduce import FUSED, REDUCTIONS
+from xsplit.rewrites.reduce.reduced import (
+    combiner_of,
+    generic_reduction,
+    is_static_f16_or_f32,
+    is_static_f32,
+)
 
 GEMMS = ("linalg.matmul", "linalg.batch_matmul", "linalg.generic")
+
+
+def _is_reduction(op: Operation) -> bool:
+    return op.name != "linalg.generic" or not isinstance(generic_reduction(op), str)
 
 
 def _why_not(op: Operation) -> str | None:
     """Why the reduction `op` cannot be fused with its producer, or None."""
     if FUSED in op.attributes:
         return "it is already fused"
+    if op.name == "linalg.generic":
+        found = generic_reduction(op)
+        if isinstance(found, str):
+            return found
+    elif op.name == "linalg.reduce" and combiner_of(list(op.regions[0].block.ops)) is None:
+        return "its combiner is not an associative add or max"
     source = op.operands[0]
     producer = source.owner
     if not isinstance(producer, Operation):
@@ -46,20 +66,21 @@ def _why_not(op: Operation) -> str | None:
             return dims
     if producer.parent_block() is not op.parent_block():
         return "the GEMM is in another block"
-    types = [v.type for v in producer.operands] + [source.type]
-    if not all(
-        isinstance(t, TensorType) and t.has_static_shape() and isinstance(t.element_type, Float32Type)
-        for t in types
+    a, b, c = (v.type for v in producer.operands)
+    if not (
+        all(is_static_f16_or_f32(t) for t in (a, b))
+        and all(is_static_f32(t) for t in (c, source.type))
     ):
-        return "the GEMM is not on static f32 tensors"
+        return "the GEMM is not on static f32 tensors (or f16 operands accumulated in f32)"
     if op.name == "linalg.reduce":
         dims = op.properties["dimensions"].get_values()  # type: ignore[union-attr]
         if len(dims) != 1 or len(op.operands) != 2:
             return "it reduces more than one dimension or operand"
+    returns = {"func.return", "util.return"}
     users = {u.operation.name for u in source.uses if u.operation is not op}
-    if users - {"func.return"}:
+    if users - returns:
         return (
-            f"the GEMM's result has other users ({', '.join(sorted(users - {'func.return'}))}) "
+            f"the GEMM's result has other users ({', '.join(sorted(users - returns))}) "
             "that would need it materialized before the fused kernel ends"
         )
     return None
@@ -71,6 +92,8 @@ def _fusable(m: Match) -> bool | str:
 
 
 def _unfusable(m: Match) -> bool | str:
+    if not _is_reduction(m.root):
+        return "it is not a reduction"  # a generic that reduces nothing is none of this pass's business
     why = _why_not(m.root)
     if why is None or why == "it is already fused":
         return "it is fusable"
@@ -82,7 +105,7 @@ def _fuse(m: Match, ir: IRBuilder) -> list[SSAValue] | None:
     op = m.root
     gemm = op.operands[0].owner
     assert isinstance(gemm, Operation)
-    written = any(u.operation.name == "func.return" for u in gemm.results[0].uses)
+    written = any(u.operation.name in ("func.return", "util.return") for u in gemm.results[0].uses)
     op.attributes[FUSED] = UnitAttr()
     remark(
         op,

@@ -45,12 +45,27 @@ from collections.abc import Sequence
 from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 
+from xsplit import attr_names
 from xsplit.diagnostics import XsplitError, collect_remarks, remark
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.reduce.kernel_writer import kernels_text
+from xsplit.rewrites.reduce.ordinary import (
+    Subgraph,
+    find_subgraph,
+    kernel_function,
+    unique_name,
+    write_host,
+)
 from xsplit.rewrites.reduce.plan import STAGES, Plan, plan
-from xsplit.rewrites.reduce.reduced import FUSED, Product, ReductionToLower, analyze, is_static_f32
+from xsplit.rewrites.reduce.reduced import (
+    FUSED,
+    Product,
+    ReductionToLower,
+    analyze,
+    generic_reduction,
+    is_static_f32,
+)
 from xsplit.target.targets import target as find_target
 
 __all__ = ["FUSED", "LOWER_REDUCE", "REDUCTIONS", "STAGES", "lower_split"]
@@ -74,32 +89,78 @@ def describe(p: Plan, red: ReductionToLower) -> str:
     return f"lower-reduce: stage {p.stage}{chosen}: {how}; grid {p.grid}; {tail}"
 
 
-def _lowerable(m: Match) -> bool | str:
-    red = analyze(m.root)
-    if isinstance(red, str):
+def _as_written(op: Operation) -> tuple[ReductionToLower, Subgraph | None] | str:
+    """The reduction as a kernel problem: the function itself when it is in
+    destination-passing form, else the reduction's computation cut out of the
+    program as users write it (ordinary.py), or why neither works."""
+    red = analyze(op)
+    if not isinstance(red, str):
+        return red, None
+    if op.name not in REDUCTIONS and generic_reduction(op) == "it is not a reduction":
         return red
-    m.captures["red"] = red
+    producer = op.operands[0].owner
+    gemm = producer if FUSED in op.attributes and isinstance(producer, Operation) else None
+    sub = find_subgraph(op, gemm)
+    if isinstance(sub, str):
+        return sub
+    module = sub.fn.parent_op()
+    assert module is not None
+    base = f"{sub.fn.properties['sym_name'].data}_{'fused' if gemm else 'reduce'}"  # type: ignore[union-attr]
+    kernel, reduce = kernel_function(sub, unique_name(module, base))
+    found = analyze(reduce)
+    if isinstance(found, str):
+        return found
+    return found, sub
+
+
+def _lowerable(m: Match) -> bool | str:
+    found = _as_written(m.root)
+    if isinstance(found, str):
+        return found
+    m.captures["red"], m.captures["sub"] = found
     return True
 
 
 def _not_lowerable(m: Match) -> bool | str:
-    red = analyze(m.root)
-    if isinstance(red, str):
-        m.captures["why"] = red
+    if m.root.name == "linalg.generic" and isinstance(generic_reduction(m.root), str):
+        return "it is not a reduction"  # no remark on every generic of the program
+    found = _as_written(m.root)
+    if isinstance(found, str):
+        m.captures["why"] = found
         return True
     return "it is lowerable"
 
 
 def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
     red: ReductionToLower = m["red"]
+    sub: Subgraph | None = m["sub"]
     p = plan(red, m)
-    remark(red.op, describe(p, red))
-    replace_function(red, p)
+    remark(m.root, describe(p, red))
+    if sub is None:
+        replace_function(red, p)
+        return None
+    kernels = lowered_kernels(red, p, m.root)
+    name = red.fn.sym_name.data
+    for op in kernels:
+        if attr_names.HOST not in op.attributes:
+            sub.fn.parent_block().insert_op_before(op, sub.fn)  # type: ignore[union-attr]
+    write_host(sub, name, kernels)
     return None
 
 
 def replace_function(red: ReductionToLower, p: Plan) -> None:
     """Replaces the reduction's function with its kernels, distributed."""
+    fn = red.fn
+    for op in lowered_kernels(red, p, red.op):
+        assert fn.parent is not None
+        fn.parent.insert_op_before(op, fn)
+    fn.detach()
+    fn.erase()
+
+
+def lowered_kernels(red: ReductionToLower, p: Plan, at: Operation) -> list[Operation]:
+    """The kernels (and the deterministic stage's host) of the plan, written
+    and distributed, detached; remarks are said at `at`."""
     from xsplit.dialects import make_context
     from xsplit.pipeline import build_pipeline, run_passes
     from xsplit.reader import parse_module
@@ -109,21 +170,15 @@ def replace_function(red: ReductionToLower, p: Plan) -> None:
     try:
         module = parse_module(text, "<lower-reduce>", ctx)
     except XsplitError as e:  # a bug in the writer, never the user's input
-        raise XsplitError(f"lower-reduce: internal error: {e.message}", red.op) from None
+        raise XsplitError(f"lower-reduce: internal error: {e.message}", at) from None
     with collect_remarks() as said:
         run_passes(module, build_pipeline("distribute"), ctx)
     for line in said:  # distribute's choice, said at the reduction rather than in generated text
-        remark(red.op, "lower-reduce: " + line.split(" remark: ", 1)[-1])
-    fn = red.fn
+        remark(at, "lower-reduce: " + line.split(" remark: ", 1)[-1])
     new_ops = list(module.body.block.ops)
     for op in new_ops:
         op.detach()
-        if isinstance(op, func.FuncOp) and op.sym_name.data == fn.sym_name.data:
-            pass
-        assert fn.parent is not None
-        fn.parent.insert_op_before(op, fn)
-    fn.detach()
-    fn.erase()
+    return new_ops
 
 
 def lower_split(op: Operation, chunk: int, merge: str, target_name: str) -> None:
@@ -209,7 +264,7 @@ def _check_target(name: str) -> str | None:
     return None
 
 
-REDUCTIONS = ("rock.reduce", "linalg.reduce")
+REDUCTIONS = ("rock.reduce", "linalg.reduce", "linalg.generic")
 
 LOWER_REDUCE_PATTERN = Pattern(
     name="lower-reduce",

@@ -6,11 +6,12 @@ a `linalg.reduce` in destination-passing form), with the GEMM producer
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import Float32Type, MemRefType, NoneAttr, TensorType
+from xdsl.dialects.builtin import Float16Type, Float32Type, MemRefType, NoneAttr, TensorType
 from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
 
 from xsplit import attr_names
 from xsplit.analysis.contraction import gemm_operand_dims
@@ -63,6 +64,12 @@ class ReductionToLower:
     arg_shapes: list[list[int]]
     block: int | None = None
     grid: int | None = None
+    arg_elements: list[str] = field(default_factory=list)
+    """Each argument's element type (`f32`, or `f16` for a GEMM operand whose
+    products accumulate in f32); empty means all f32."""
+
+    def element(self, arg: int) -> str:
+        return self.arg_elements[arg] if self.arg_elements else "f32"
 
     @property
     def extent(self) -> int:
@@ -77,7 +84,8 @@ class ReductionToLower:
         return n
 
 
-def _combiner(body_ops: Sequence[Operation]) -> str | None:
+def combiner_of(body_ops: Sequence[Operation]) -> str | None:
+    """`sum` or `max` for a reduction body that is one add or max, else None."""
     names = [o.name for o in body_ops]
     if len(names) != 2 or names[1] != "linalg.yield":
         return None
@@ -94,6 +102,54 @@ def is_static_f32(t) -> bool:
     )
 
 
+def is_static_f16_or_f32(t) -> bool:
+    return isinstance(t, TensorType) and t.has_static_shape() and isinstance(
+        t.element_type, Float32Type | Float16Type
+    )
+
+
+def _element_name(t) -> str:
+    return "f16" if isinstance(t.element_type, Float16Type) else "f32"
+
+
+def generic_reduction(op: Operation) -> tuple[str, int, bool] | str:
+    """A `linalg.generic` that reduces one input along one loop, as IREE
+    imports ONNX's ReduceSum/ReduceMax: (method, axis of the input, whether the
+    output keeps the reduced dimension as size 1), or why it is not one."""
+    if op.name != "linalg.generic":
+        return "it is not a reduction"
+    if len(op.operands) != 2 or len(op.results) != 1:
+        return "the generic does not reduce one input into one output"
+    kinds = [str(t.data) for t in op.iterator_types.data]  # type: ignore[attr-defined]
+    reductions = [d for d, k in enumerate(kinds) if "reduction" in k]
+    if len(reductions) != 1:
+        return "the generic does not reduce exactly one loop"
+    in_map, out_map = (m.data for m in op.indexing_maps.data)  # type: ignore[attr-defined]
+    if [getattr(e, "position", None) for e in in_map.results] != list(range(len(kinds))):
+        return "the generic's input is not indexed by its loops in order"
+    loop = reductions[0]
+    kept: list[int | None] = []
+    for e in out_map.results:
+        if isinstance(e, AffineDimExpr):
+            kept.append(e.position)
+        elif isinstance(e, AffineConstantExpr) and e.value == 0:
+            kept.append(None)
+        else:
+            return "the generic's output map is not its parallel loops (and a 0 for a kept dimension)"
+    keepdim = None in kept
+    expected = [None if d == loop else d for d in range(len(kinds))] if keepdim else [
+        d for d in range(len(kinds)) if d != loop
+    ]
+    if kept != expected:
+        return "the generic's output map is not its parallel loops (and a 0 for a kept dimension)"
+    method = combiner_of(list(op.regions[0].block.ops))
+    block = op.regions[0].block
+    combine = block.first_op
+    if method is None or combine is None or set(combine.operands) != set(block.args):
+        return "its combiner is not one add or max of the element and the accumulator"
+    return method, loop, keepdim
+
+
 def _gemm(producer: Operation, fn: func.FuncOp, results: list[SSAValue]) -> Gemm | str:
     args = list(fn.args)
     dims = gemm_operand_dims(producer)
@@ -104,8 +160,8 @@ def _gemm(producer: Operation, fn: func.FuncOp, results: list[SSAValue]) -> Gemm
     init = producer.operands[2]
     if a not in args or b not in args:
         return "the GEMM's operands are not function arguments"
-    if not all(is_static_f32(v.type) for v in (a, b, init)):
-        return "the GEMM is not on static f32 tensors"
+    if not (all(is_static_f16_or_f32(v.type) for v in (a, b)) and is_static_f32(init.type)):
+        return "the GEMM is not on static f32 (or f16 operands into f32) tensors"
     init_arg = args.index(init) if init in args else None
     init_const = None
     if init_arg is None:
@@ -145,10 +201,17 @@ def analyze(op: Operation) -> ReductionToLower | str:
         dims = op.properties["dimensions"].get_values()  # type: ignore[union-attr]
         if len(op.operands) != 2 or len(dims) != 1:
             return "it reduces more than one operand or dimension"
-        method = _combiner(list(op.regions[0].block.ops))
+        method = combiner_of(list(op.regions[0].block.ops))
         if method is None:
             return "its combiner is not one add or max"
         axis, keepdim = int(dims[0]), False
+        source, init = op.operands[0], op.operands[1]
+        block = grid = None
+    elif op.name == "linalg.generic":
+        found = generic_reduction(op)
+        if isinstance(found, str):
+            return found
+        method, axis, keepdim = found
         source, init = op.operands[0], op.operands[1]
         block = grid = None
     else:
@@ -156,8 +219,8 @@ def analyze(op: Operation) -> ReductionToLower | str:
     if not (is_static_f32(source.type) and is_static_f32(init.type)):
         return "it is not on static f32 tensors"
     args = list(fn.args)
-    if not all(is_static_f32(a.type) for a in args):
-        return "the function's arguments are not all static f32 tensors"
+    if not all(is_static_f16_or_f32(a.type) for a in args):
+        return "the function's arguments are not all static f32 (or f16) tensors"
     if init not in args:
         return "its init is not a function argument (destination-passing form)"
     ret = fn.body.block.last_op
@@ -192,9 +255,12 @@ def analyze(op: Operation) -> ReductionToLower | str:
     extra = [o for o in fn.body.block.ops if o not in allowed]
     if extra:
         return f"the function also computes other things ('{extra[0].name}')"
+    if any(_element_name(a.type) != "f32" for a in args) and not isinstance(src, Gemm):
+        return "an f16 argument that is not a GEMM operand"
     return ReductionToLower(
         fn, op, method, list(source.type.get_shape()), axis, src,  # type: ignore[union-attr]
         args.index(init), keepdim, [list(a.type.get_shape()) for a in args], block, grid,  # type: ignore[union-attr]
+        [_element_name(a.type) for a in args],
     )  # fmt: skip
 
 

@@ -21,3 +21,11 @@ func.func @kind(%m: memref<4xf32>, %v: f32, %c: index) {
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:26: error: custom op 'memref.atomic_rmw' expected string or keyword containing one of the following enum values for attribute 'kind'
+
+// -----
+
+func.func @copy_shape(%a: memref<4xf32>, %b: memref<5xf32>) {
+  memref.copy %a, %b : memref<4xf32> to memref<5xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'memref.copy' op source memref<4xf32> and target memref<5xf32> differ in shape or element type
