@@ -23,6 +23,7 @@ with a remark saying why.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import UnitAttr
+from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Operation, SSAValue
 
 from xsplit.analysis.contraction import gemm_operand_dims
@@ -116,6 +117,71 @@ def _fuse(m: Match, ir: IRBuilder) -> list[SSAValue] | None:
     return None
 
 
+def _without_unused_results(op: Operation) -> GenericOp | None:
+    """The generic without its unused results (and the body computations only
+    they needed), detached; None when every result is used or the op is not
+    a generic. IREE imports ONNX's ReduceMax as a max that also tracks the
+    argmax index; with the index unused it is a plain max reduction."""
+    if not isinstance(op, GenericOp) or len(op.results) < 2:
+        return None
+    kept = [i for i, r in enumerate(op.results) if r.uses]
+    if len(kept) == len(op.results) or not kept:
+        return None
+    n_in = len(op.inputs)
+    region = op.regions[0].clone()
+    block = region.block
+    yielded = block.last_op
+    assert yielded is not None
+    yielded.operands = [yielded.operands[i] for i in kept]
+    changed = True
+    while changed:  # users before producers: erase what the dropped results alone needed
+        changed = False
+        for inner in reversed(list(block.ops)):
+            if inner is not yielded and not inner.regions and all(not r.uses for r in inner.results):
+                inner.detach()
+                inner.erase()
+                changed = True
+    dropped_args = [block.args[n_in + i] for i in range(len(op.outputs)) if i not in kept]
+    if any(a.uses for a in dropped_args):
+        return None
+    for arg in reversed(dropped_args):
+        block.erase_arg(arg)
+    maps = list(op.indexing_maps.data)
+    return GenericOp(
+        list(op.inputs),
+        [op.outputs[i] for i in kept],
+        region,
+        maps[:n_in] + [maps[n_in + i] for i in kept],
+        op.iterator_types,
+        [op.results[i].type for i in kept],
+    )
+
+
+def _has_unused_reduction_results(m: Match) -> bool | str:
+    smaller = _without_unused_results(m.root)
+    if smaller is None or isinstance(generic_reduction(smaller), str):
+        return "it has no unused results whose dropping leaves a reduction"
+    m.captures["smaller"] = smaller
+    return True
+
+
+def _drop_unused_results(m: Match, ir: IRBuilder) -> list[SSAValue]:
+    op, smaller = m.root, m["smaller"]
+    ir.b.insert(smaller)
+    kept = iter(smaller.results)
+    # An unused result is replaced by its own init: nothing reads it.
+    return [next(kept) if r.uses else op.outputs[i] for i, r in enumerate(op.results)]  # type: ignore[attr-defined]
+
+
+DROP_UNUSED_RESULTS = Pattern(
+    name="drop-unused-reduction-results",
+    doc="a reduction generic's unused results (an argmax index nobody reads) are dropped",
+    root="linalg.generic",
+    where=where("has unused results, and without them is a reduction", _has_unused_reduction_results),
+    rewrite=_drop_unused_results,
+    benefit=2,
+)
+
 FUSE = Pattern(
     name="fuse-reduction",
     doc="a GEMM feeding a reduction along an output axis is fused with it into one kernel",
@@ -135,5 +201,5 @@ NOT_FUSED = Remark(
 FUSE_REDUCTION = Pass(
     "fuse-reduction",
     "Fuses a GEMM and the reduction of its output along an axis into one kernel (with lower-reduce).",
-    [FUSE, NOT_FUSED],
+    [DROP_UNUSED_RESULTS, FUSE, NOT_FUSED],
 )
