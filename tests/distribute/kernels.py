@@ -119,3 +119,118 @@ func.func @prefix(%a: memref<{m}x{k}xf32>, %nbuf: memref<1xi32>, %out: memref<{m
   func.return
 }}
 """
+
+
+# ---------------------------------------------------------------------------
+# Linalg tiles on memref.subviews, the form seed 003 distributes. Edge tiles
+# are partial (affine.min sizes), so the tiles' shapes are dynamic.
+# ---------------------------------------------------------------------------
+
+BLOCKS_YX = "[#gpu.block<y>, #gpu.block<x>]"
+
+
+def _grid(grid: tuple[int, int]) -> str:
+    return f"gpu.known_grid_size = array<i32: {grid[0]}, {grid[1]}, 1>"
+
+
+def tiled_matmul(m: int, n: int, k: int, tm: int, tn: int, grid: tuple[int, int]) -> str:
+    """c = a @ b: each tm x tn tile of c, a 2-D loop on blocks y and x, is
+    zeroed by a linalg.fill and accumulated by a linalg.matmul."""
+    return f"""
+func.func @matmul(%a: memref<{m}x{k}xf32>, %b: memref<{k}x{n}xf32>, %c: memref<{m}x{n}xf32>) attributes {{{_grid(grid)}}} {{
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i, %j) = (0, 0) to ({m}, {n}) step ({tm}, {tn}) {{
+    %h = affine.min affine_map<(d0) -> ({tm}, {m} - d0)>(%i)
+    %w = affine.min affine_map<(d0) -> ({tn}, {n} - d0)>(%j)
+    %ta = memref.subview %a[%i, 0] [%h, {k}] [1, 1] : memref<{m}x{k}xf32> to memref<?x{k}xf32, strided<[{k}, 1], offset: ?>>
+    %tb = memref.subview %b[0, %j] [{k}, %w] [1, 1] : memref<{k}x{n}xf32> to memref<{k}x?xf32, strided<[{n}, 1], offset: ?>>
+    %tc = memref.subview %c[%i, %j] [%h, %w] [1, 1] : memref<{m}x{n}xf32> to memref<?x?xf32, strided<[{n}, 1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%tc : memref<?x?xf32, strided<[{n}, 1], offset: ?>>)
+    linalg.matmul ins(%ta, %tb : memref<?x{k}xf32, strided<[{k}, 1], offset: ?>>, memref<{k}x?xf32, strided<[{n}, 1], offset: ?>>) outs(%tc : memref<?x?xf32, strided<[{n}, 1], offset: ?>>)
+  }} {{mapping = {BLOCKS_YX}}}
+  func.return
+}}
+"""
+
+
+def tiled_scale_add(m: int, n: int, tm: int, tn: int, grid: tuple[int, int]) -> str:
+    """out[i, j] = a[i, j] * bt[j, i] + bias[j] by a linalg.generic on tiles of
+    an scf.parallel mapped to blocks y and x: a transposed and a broadcast
+    operand, so three different indexing maps."""
+    return f"""
+func.func @scale_add(%a: memref<{m}x{n}xf32>, %bt: memref<{n}x{m}xf32>, %bias: memref<{n}xf32>, %out: memref<{m}x{n}xf32>) attributes {{{_grid(grid)}}} {{
+  %c0 = arith.constant 0 : index
+  %cm = arith.constant {m} : index
+  %cn = arith.constant {n} : index
+  %ctm = arith.constant {tm} : index
+  %ctn = arith.constant {tn} : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%cm, %cn) step (%ctm, %ctn) {{
+    %h = affine.min affine_map<(d0) -> ({tm}, {m} - d0)>(%i)
+    %w = affine.min affine_map<(d0) -> ({tn}, {n} - d0)>(%j)
+    %ta = memref.subview %a[%i, %j] [%h, %w] [1, 1] : memref<{m}x{n}xf32> to memref<?x?xf32, strided<[{n}, 1], offset: ?>>
+    %tb = memref.subview %bt[%j, %i] [%w, %h] [1, 1] : memref<{n}x{m}xf32> to memref<?x?xf32, strided<[{m}, 1], offset: ?>>
+    %tr = memref.subview %bias[%j] [%w] [1] : memref<{n}xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %to = memref.subview %out[%i, %j] [%h, %w] [1, 1] : memref<{m}x{n}xf32> to memref<?x?xf32, strided<[{n}, 1], offset: ?>>
+    linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%ta, %tb, %tr : memref<?x?xf32, strided<[{n}, 1], offset: ?>>, memref<?x?xf32, strided<[{m}, 1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>) outs(%to : memref<?x?xf32, strided<[{n}, 1], offset: ?>>) {{
+    ^bb0(%x: f32, %y: f32, %r: f32, %o: f32):
+      %p = arith.mulf %x, %y : f32
+      %s = arith.addf %p, %r : f32
+      linalg.yield %s : f32
+    }}
+    scf.reduce
+  }} {{mapping = [#gpu.loop_dim_map<processor = block_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}}
+  func.return
+}}
+"""
+
+
+def tiled_row_norms(m: int, k: int, tm: int, grid: int) -> str:
+    """out[i] = sum_j a[i, j]^2: row tiles on #gpu.block<x>, each a
+    linalg.fill and a linalg.generic that reduces its rows."""
+    return f"""
+func.func @norms(%a: memref<{m}x{k}xf32>, %out: memref<{m}xf32>) attributes {{{_grid((grid, 1))}}} {{
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) = (0) to ({m}) step ({tm}) {{
+    %h = affine.min affine_map<(d0) -> ({tm}, {m} - d0)>(%i)
+    %ta = memref.subview %a[%i, 0] [%h, {k}] [1, 1] : memref<{m}x{k}xf32> to memref<?x{k}xf32, strided<[{k}, 1], offset: ?>>
+    %to = memref.subview %out[%i] [%h] [1] : memref<{m}xf32> to memref<?xf32, strided<[1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%to : memref<?xf32, strided<[1], offset: ?>>)
+    linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}} ins(%ta : memref<?x{k}xf32, strided<[{k}, 1], offset: ?>>) outs(%to : memref<?xf32, strided<[1], offset: ?>>) {{
+    ^bb0(%x: f32, %acc: f32):
+      %sq = arith.mulf %x, %x : f32
+      %s = arith.addf %acc, %sq : f32
+      linalg.yield %s : f32
+    }}
+  }} {{mapping = [#gpu.block<x>]}}
+  func.return
+}}
+"""
+
+
+def split_k_partials(
+    m: int, n: int, k: int, chunk: int, tm: int, tn: int, grid: tuple[int, int]
+) -> str:
+    """partials[c] = a[:, K chunk c] @ b[K chunk c, :]: a chunk loop on
+    #gpu.block<x> around a tile loop on [#gpu.block<y>, #gpu.block<x>], so
+    the two share the x dimension; each tile is a fill and a matmul into a
+    rank-reduced view of its chunk's partial."""
+    chunks = -(-k // chunk)
+    return f"""
+func.func @partials(%a: memref<{m}x{k}xf32>, %b: memref<{k}x{n}xf32>, %p: memref<{chunks}x{m}x{n}xf32>) attributes {{{_grid(grid)}}} {{
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%c) in ({chunks}) {{
+    %k0 = affine.apply affine_map<(d0) -> (d0 * {chunk})>(%c)
+    %kl = affine.min affine_map<(d0) -> ({chunk}, {k} - d0 * {chunk})>(%c)
+    scf.forall (%i, %j) = (0, 0) to ({m}, {n}) step ({tm}, {tn}) {{
+      %h = affine.min affine_map<(d0) -> ({tm}, {m} - d0)>(%i)
+      %w = affine.min affine_map<(d0) -> ({tn}, {n} - d0)>(%j)
+      %ta = memref.subview %a[%i, %k0] [%h, %kl] [1, 1] : memref<{m}x{k}xf32> to memref<?x?xf32, strided<[{k}, 1], offset: ?>>
+      %tb = memref.subview %b[%k0, %j] [%kl, %w] [1, 1] : memref<{k}x{n}xf32> to memref<?x?xf32, strided<[{n}, 1], offset: ?>>
+      %tp = memref.subview %p[%c, %i, %j] [1, %h, %w] [1, 1, 1] : memref<{chunks}x{m}x{n}xf32> to memref<?x?xf32, strided<[{n}, 1], offset: ?>>
+      linalg.fill ins(%zero : f32) outs(%tp : memref<?x?xf32, strided<[{n}, 1], offset: ?>>)
+      linalg.matmul ins(%ta, %tb : memref<?x?xf32, strided<[{k}, 1], offset: ?>>, memref<?x?xf32, strided<[{n}, 1], offset: ?>>) outs(%tp : memref<?x?xf32, strided<[{n}, 1], offset: ?>>)
+    }} {{mapping = {BLOCKS_YX}}}
+  }} {{mapping = [#gpu.block<x>]}}
+  func.return
+}}
+"""

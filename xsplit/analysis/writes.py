@@ -63,8 +63,16 @@ def may_write(value: SSAValue) -> bool:
                 return True
             continue
         if op.name.startswith("linalg."):
-            inits = getattr(op, "outputs", None)
-            if inits is not None and value in inits:
+            # Operands come inputs first: `inputs` of a structured op, the
+            # one `input` of linalg.reduce and linalg.broadcast. Anything
+            # after them (inits, and every operand of an op not known here)
+            # is written.
+            inputs = getattr(op, "inputs", None)
+            if inputs is not None:
+                read = len(inputs)
+            else:
+                read = 1 if op.name in ("linalg.reduce", "linalg.broadcast") else 0
+            if use.index >= read:
                 return True
             continue
         return True
@@ -98,3 +106,64 @@ def written_arguments(func: Operation) -> list[int]:
         if any(may_write(r) for r in results):  # type: ignore[arg-type]
             written.append(i)
     return written
+
+
+def _reads_init(op: Operation, index: int) -> bool:
+    """Whether a linalg op reads the init at operand `index`: its payload
+    uses the block argument for it (a fill or a copy does not; a matmul or a
+    reduction accumulates into it). Unknown: read."""
+    blocks = [b for r in op.regions for b in r.blocks]
+    if not blocks or index >= len(blocks[0].args):
+        return True
+    return next(iter(blocks[0].args[index].uses), None) is not None
+
+
+def may_read(value: SSAValue) -> bool:
+    """Whether the contents of a memref value, or of any view of it, may be
+    read: loaded, updated atomically, copied from, a linalg op's input, or an
+    init its payload reads. Any use not known here is assumed to read.
+    Accesses are not ordered: a buffer written and then read counts as read."""
+    for use in value.uses:
+        op = use.operation
+        if op.name in VIEW_OPS:
+            if any(may_read(r) for r in op.results):
+                return True
+            continue
+        if op.name == "memref.dim" or op.name == "memref.dealloc":
+            continue
+        if op.name in READ_OPS:
+            return True
+        if op.name in _STORE_OPS and op.name != "memref.atomic_rmw":
+            if use.index == _STORE_OPS[op.name]:
+                continue
+            return True
+        if op.name.startswith("linalg."):
+            inputs = getattr(op, "inputs", None)
+            if inputs is not None:
+                read = len(inputs)
+            else:
+                read = 1 if op.name in ("linalg.reduce", "linalg.broadcast") else 0
+            if use.index < read or _reads_init(op, use.index):
+                return True
+            continue
+        return True
+    return False
+
+
+def read_arguments(func: Operation) -> list[int]:
+    """The positions of the kernel's buffers (see `kernel_buffers`) that it
+    may read, through any view of them."""
+    read = []
+    for i, (_, _, value) in enumerate(kernel_buffers(func)):
+        results = value.results if isinstance(value, Operation) else [value]
+        if any(may_read(r) for r in results):  # type: ignore[arg-type]
+            read.append(i)
+    return read
+
+
+def kernel_inputs(func: Operation) -> list[int]:
+    """The positions of the kernel's buffers whose contents on entry may
+    matter: those it may read, and those it never writes. The others are its
+    outputs, only written."""
+    read, written = set(read_arguments(func)), set(written_arguments(func))
+    return [i for i in range(len(kernel_buffers(func))) if i in read or i not in written]

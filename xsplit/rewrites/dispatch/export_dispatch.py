@@ -18,6 +18,10 @@ The grid comes from the `grid` option or `gpu.known_grid_size`, the block
 from the `block` option or `gpu.known_block_size` (1x1x1 without one). On
 `cpu` only workgroup-level code runs: a thread id, a barrier, a subgroup op or
 workgroup memory is an error located at the op.
+
+IREE lowers such a kernel without linalg: its linalg ops on memrefs (tiles on
+`memref.subview`s, as `distribute` leaves them) become loops
+(`linalg_to_loops.py`); one that cannot is an error located at the op.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from xsplit.dialects import gpu, hal
 from xsplit.dialects.flow import DispatchOp
 from xsplit.dialects.iree_codegen import TRANSLATION_INFO, TranslationInfoAttr
 from xsplit.rewrites.dispatch.export_host import EXPORT_HOST
+from xsplit.rewrites.dispatch.linalg_to_loops import LINALG_TO_LOOPS, refusal
 from xsplit.rewrites.distribute.distribute import check_sizes, is_mapped_loop, parse_sizes
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, where
 from xsplit.rewrites.dsl.builders import IRBuilder
@@ -108,6 +113,12 @@ def _check_kernel(m: Match) -> bool | str:
         if is_mapped_loop(op):
             raise XsplitError(
                 "export-dispatch: this loop is still mapped to processors; run distribute first", op
+            )
+        if op.name.startswith("linalg.") and (reason := refusal(op)) is not None:
+            raise XsplitError(
+                f"export-dispatch: '{op.name}' cannot be lowered to loops ({reason}), and "
+                "iree-compile takes no linalg op in a kernel it lowers as written",
+                op,
             )
         if not tgt.is_gpu:
             uses_thread = isinstance(op, _THREAD_LEVEL) or any(
@@ -267,7 +278,9 @@ EXPORT_KERNEL = Pattern(
 EXPORT_DISPATCH = Pass(
     "export-dispatch",
     "Wraps distributed kernels in the custom-dispatch form iree-compile takes.",
-    [EXPORT_KERNEL, EXPORT_HOST],
+    # A kernel precedes its ops in IR order: when LINALG_TO_LOOPS sees them,
+    # it is already in its executable, marked no_pipeline.
+    [EXPORT_KERNEL, EXPORT_HOST, LINALG_TO_LOOPS],
     (
         Option("target", str, "", "cpu, sm_80, sm_90, gfx942 (or cuda, rocm)", check=_check_target),
         Option("grid", tuple, (), "the launch grid, X[,Y[,Z]] workgroups", check=check_sizes),

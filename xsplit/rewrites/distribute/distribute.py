@@ -29,9 +29,13 @@ as a constant.
 
 Nested loops mapped to the same processors (a split-K chunk loop around a
 tile loop, both on `#gpu.block<x>`) are linearized onto one processor space,
-which the remark says. A nest that maps levels inconsistently (a block loop
-inside a thread loop, a thread loop inside a warp loop) is an error located
-at the inner loop.
+which the remark says. Loops that share only some of their processor
+dimensions (an outer loop on `#gpu.block<x>`, an inner one on
+`[#gpu.block<y>, #gpu.block<x>]`) are linearized on the ones they share,
+outer-major, and their other dimensions are mapped as they would be alone;
+a nest of more levels is linearized level by level. A nest that maps levels
+inconsistently (a block loop inside a thread loop, a thread loop inside a warp
+loop) is an error located at the inner loop.
 """
 
 from __future__ import annotations
@@ -312,11 +316,16 @@ def check_nest(root: Operation, ranges: RangeAnalysis) -> None:
                     )
 
 
-def _linearizable_inner(loop: Operation, groups: list[Group], ranges: RangeAnalysis) -> Operation | None:
-    """A loop directly in `loop`'s body mapped to the same processors as one
-    of its groups, to be linearized with it; None if there is none. Raises when
-    such a loop exists but cannot be linearized."""
+def _linearizable_inner(
+    loop: Operation, groups: list[Group], ranges: RangeAnalysis, defined: set[SSAValue]
+) -> tuple[Operation, list[Group]] | None:
+    """A loop directly in `loop`'s body mapped to processors that one of
+    `groups` is on, to be linearized with it, and its groups; None if there is
+    none. Raises when such a loop exists but cannot be linearized. `defined`
+    holds the values of the loops already linearized (ivs and body results);
+    this loop's are added to it."""
     spaces = {g.space for g in groups if g.space is not None}
+    _check_overlaps(loop, groups, ranges)
     body = loop.regions[0].block
     candidates = []
     for op in body.ops:
@@ -327,7 +336,9 @@ def _linearizable_inner(loop: Operation, groups: list[Group], ranges: RangeAnaly
                 continue
             if {g.space for g in inner_groups} & spaces:
                 candidates.append((op, inner_groups))
-    # A same-space loop deeper inside (under an scf.for or scf.if) cannot be merged.
+    # A same-space loop deeper inside cannot be merged, and distributing it on
+    # its own would give each processor only the iterations whose ids match at
+    # both levels.
     for op in body.ops:
         if any(c is op for c, _ in candidates):
             continue
@@ -338,10 +349,17 @@ def _linearizable_inner(loop: Operation, groups: list[Group], ranges: RangeAnaly
                 inner_groups = loop_groups(nested, ranges)
             except Unsupported:
                 continue
-            if {g.space for g in inner_groups} & spaces and _mapped_ancestor(nested, loop) is None:
+            if {g.space for g in inner_groups} & spaces:
+                between = _mapped_ancestor(nested, loop)
+                where = (
+                    "it is nested in control flow"
+                    if between is None
+                    else f"it is nested in the loop at {location_of(between) or 'an inner loop'}, "
+                    "which maps other processors"
+                )
                 raise XsplitError(
-                    "distribute: cannot linearize this loop with the enclosing loop on the same "
-                    "processors: it is nested in control flow",
+                    f"distribute: cannot linearize this loop with the enclosing loop on the same "
+                    f"processors: {where}",
                     nested,
                 )
     if not candidates:
@@ -352,11 +370,7 @@ def _linearizable_inner(loop: Operation, groups: list[Group], ranges: RangeAnaly
             candidates[1][0],
         )
     inner, inner_groups = candidates[0]
-    if len(groups) != 1 or len(inner_groups) != 1 or inner_groups[0].space != groups[0].space:
-        raise XsplitError(
-            "distribute: cannot linearize a nest whose loops are not each on one processor space",
-            inner,
-        )
+    shared = ", ".join(str(g.space) for g in inner_groups if g.space in spaces)
     if isinstance(loop, ForallOp) and loop.outputs or isinstance(inner, ForallOp) and inner.outputs:
         raise XsplitError(
             "distribute: cannot linearize nested loops on the same processors that carry tensors; "
@@ -366,25 +380,72 @@ def _linearizable_inner(loop: Operation, groups: list[Group], ranges: RangeAnaly
     for op in body.ops:
         if op is not inner and not isinstance(op, InParallelOp | scf.ReduceOp) and _writes_memory(op):
             raise XsplitError(
-                f"distribute: cannot linearize the nested loop on {groups[0].space}: "
+                f"distribute: cannot linearize the nested loop on {shared}: "
                 f"'{op.name}' in the enclosing loop writes memory, and every iteration of the "
                 "linearized loop would run it",
                 op,
             )
-    outer_values = set()
     for op in body.ops:
         if op is not inner:
-            outer_values.update(op.results)
-    outer_values.update(body.args)
-    for d in inner_groups[0].dims:
-        for bound in (d.lb, d.ub, d.step):
-            if isinstance(bound, SSAValue) and bound in outer_values:
-                raise XsplitError(
-                    "distribute: cannot linearize the nested loop: its bounds depend on the "
-                    "enclosing loop",
-                    inner,
-                )
-    return inner
+            defined.update(op.results)
+    defined.update(body.args)
+    for g in inner_groups:
+        for d in g.dims:
+            for bound in (d.lb, d.ub, d.step):
+                if isinstance(bound, SSAValue) and bound in defined:
+                    raise XsplitError(
+                        "distribute: cannot linearize the nested loop: its bounds depend on the "
+                        "enclosing loop",
+                        inner,
+                    )
+    return inner, inner_groups
+
+
+def _check_overlaps(loop: Operation, groups: list[Group], ranges: RangeAnalysis) -> None:
+    """Refuses a loop inside `loop` on one axis of a level that `loop` maps
+    by linear id, or the reverse: each processor would run only the
+    iterations whose two ids agree, and the spaces differ, so the two cannot
+    be linearized into one."""
+    for nested in loop.walk():
+        if nested is loop or not is_mapped_loop(nested):
+            continue
+        try:
+            inner_groups = loop_groups(nested, ranges)
+        except Unsupported:
+            continue
+        for outer in groups:
+            for inner in inner_groups:
+                a, b = outer.space, inner.space
+                if a is None or b is None or a == b or a.level != b.level:
+                    continue
+                if "linear" in (a.axis, b.axis):
+                    raise XsplitError(
+                        f"distribute: this loop on {inner.attr} is nested in the loop at "
+                        f"{location_of(loop) or 'an enclosing loop'} on {outer.attr}, and the "
+                        "two share processors without being on the same ones: map both on "
+                        "axes or both on linear ids",
+                        nested,
+                    )
+
+
+def _linearize(
+    outer: list[Group], inner: list[Group]
+) -> tuple[list[Group], list[tuple[Group, Group]]]:
+    """The groups of a nest run as one loop: on each space both loops use,
+    the outer's iterations times the inner's, outer-major; the others as they
+    are. Also the (outer, inner) pairs that were merged."""
+    by_space = {g.space: g for g in inner if g.space is not None}
+    merged: list[Group] = []
+    pairs: list[tuple[Group, Group]] = []
+    for g in outer:
+        partner = by_space.pop(g.space, None) if g.space is not None else None
+        if partner is None:
+            merged.append(g)
+            continue
+        pairs.append((g, partner))
+        merged.append(Group(g.space, g.dims + partner.dims, g.attr))
+    merged += [g for g in inner if g.space is None or g.space in by_space]
+    return merged, pairs
 
 
 # ---------------------------------------------------------------------------
@@ -605,7 +666,9 @@ class Distribution:
     decisions: list[Decision | None]
     ctx: Context
     chunk: int
-    inner: Operation | None = None
+    inners: list[Operation] = field(default_factory=list)
+    """Loops linearized with `loop`, outermost first, each directly in the
+    body of the one before."""
 
     def emit(self, e: Emitter, outs: list[SSAValue]) -> list[SSAValue]:
         return self._emit_group(e, 0, outs, {})
@@ -721,6 +784,16 @@ class Distribution:
         e.b.insert(op)
         return list(op.results)
 
+    def _inline_ops(self, e: Emitter, block: Block) -> None:
+        for op in list(block.ops):
+            if isinstance(op, InParallelOp | scf.ReduceOp):
+                continue
+            if any(op is inner for inner in self.inners):
+                self._inline_ops(e, op.regions[0].block)
+                continue
+            op.detach()
+            e.b.insert(op)
+
     def _inline_body(self, e: Emitter, outs: list[SSAValue], ivs: dict[SSAValue, Mixed]) -> list[SSAValue]:
         loop = self.loop
         block = loop.regions[0].block
@@ -734,19 +807,7 @@ class Distribution:
                 inserts.append((op, shared.index(op.dest)))
             for arg, value in zip(shared, outs):
                 arg.replace_all_uses_with(value)
-        for op in list(block.ops):
-            if isinstance(op, InParallelOp | scf.ReduceOp):
-                continue
-            if op is self.inner:
-                assert self.inner is not None
-                for nested in list(self.inner.regions[0].block.ops):
-                    if isinstance(nested, InParallelOp | scf.ReduceOp):
-                        continue
-                    nested.detach()
-                    e.b.insert(nested)
-                continue
-            op.detach()
-            e.b.insert(op)
+        self._inline_ops(e, block)
         results = list(outs)
         for pis, k in inserts:
             insert = tensor.InsertSliceOp.build(
@@ -807,16 +868,23 @@ def _plan(m: Match) -> bool | str:
         m.captures["unsupported"] = str(e)
         return str(e)
     check_nest(loop, ranges)
-    inner = _linearizable_inner(loop, groups, ranges)
-    if inner is not None:
-        inner_group = loop_groups(inner, ranges)[0]
-        remark(
-            loop,
-            f"distribute: linearized the nested loop at {location_of(inner) or 'its body'} "
-            f"({inner_group.attr}) with this one ({groups[0].attr}) onto one processor space "
-            f"{groups[0].space}: {groups[0].trips()} x {inner_group.trips()} iterations",
-        )
-        groups[0] = Group(groups[0].space, groups[0].dims + inner_group.dims, groups[0].attr)
+    # A nest on shared processors becomes one loop, however deep: each level's
+    # loop directly in the previous one's body.
+    inners: list[Operation] = []
+    current: Operation = loop
+    defined: set[SSAValue] = set()
+    while (found := _linearizable_inner(current, groups, ranges, defined)) is not None:
+        inner, inner_groups = found
+        groups, pairs = _linearize(groups, inner_groups)
+        for outer_group, inner_group in pairs:
+            remark(
+                loop,
+                f"distribute: linearized the nested loop at {location_of(inner) or 'its body'} "
+                f"({inner_group.attr}) with this one ({outer_group.attr}) onto one processor space "
+                f"{outer_group.space}: {outer_group.trips()} x {inner_group.trips()} iterations",
+            )
+        inners.append(inner)
+        current = inner
     # Sequential dimensions of an scf.parallel run innermost.
     groups = [g for g in groups if g.space is not None] + [g for g in groups if g.space is None]
     decisions: list[Decision | None] = []
@@ -831,7 +899,9 @@ def _plan(m: Match) -> bool | str:
         dims = "dimension" if len(g.dims) == 1 else "dimensions"
         remark(loop, f"distribute: {dims} on {g.attr}: {decision.strategy}: {decision.reason}")
         decisions.append(decision)
-    m.captures["distribution"] = Distribution(loop, groups, decisions, ctx, m.options["chunk"], inner)
+    m.captures["distribution"] = Distribution(
+        loop, groups, decisions, ctx, m.options["chunk"], inners
+    )
     return True
 
 
@@ -839,9 +909,11 @@ def _rewrite(m: Match, ir: IRBuilder) -> list[SSAValue]:
     plan: Distribution = m["distribution"]
     outs = list(plan.loop.outputs) if isinstance(plan.loop, ForallOp) else []
     results = plan.emit(Emitter(ir.b), outs)
-    if plan.inner is not None:
-        plan.inner.detach()
-        plan.inner.erase()
+    # Innermost first: each is inside the one before, and the engine must not
+    # find a loop left in a dead block.
+    for inner in reversed(plan.inners):
+        inner.detach()
+        inner.erase()
     return results
 
 

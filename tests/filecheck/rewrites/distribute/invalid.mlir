@@ -70,3 +70,37 @@ func.func @dependent_bounds(%out: memref<4x8xf32>) {
   } {mapping = [#gpu.block<x>]}
   func.return
 }
+
+// -----
+
+// The innermost loop shares #gpu.block<x> with the outermost, but a loop on
+// #gpu.block<y> stands between them: it cannot join the outer's linearized
+// loop, and distributed on its own it would run only the iterations whose
+// block ids agree.
+// CHECK: invalid.mlir:[[# @LINE + 5]]:7: error: distribute: cannot linearize this loop with the enclosing loop on the same processors: it is nested in the loop at {{.*}}invalid.mlir:[[# @LINE + 4]]:5, which maps other processors
+func.func @x_y_x(%out: memref<2x3x4xf32>) attributes {gpu.known_grid_size = array<i32: 8, 3, 1>} {
+  %v = arith.constant 1.0 : f32
+  scf.forall (%i) in (2) {
+    scf.forall (%j) in (3) {
+      scf.forall (%k) in (4) {
+        memref.store %v, %out[%i, %j, %k] : memref<2x3x4xf32>
+      } {mapping = [#gpu.block<x>]}
+    } {mapping = [#gpu.block<y>]}
+  } {mapping = [#gpu.block<x>]}
+  func.return
+}
+
+// -----
+
+// Linear block ids cover the x axis too: the inner loop would run, on each
+// block, only the iterations whose x id agrees with the outer's linear one.
+// CHECK: invalid.mlir:[[# @LINE + 4]]:5: error: distribute: this loop on #gpu.block<x> is nested in the loop at {{.*}}invalid.mlir:[[# @LINE + 3]]:3 on #gpu.block<linear_dim_0>, and the two share processors without being on the same ones: map both on axes or both on linear ids
+func.func @linear_then_x(%out: memref<4x3xf32>) attributes {gpu.known_grid_size = array<i32: 2, 2, 1>} {
+  %v = arith.constant 1.0 : f32
+  scf.forall (%a) in (4) {
+    scf.forall (%c) in (3) {
+      memref.store %v, %out[%a, %c] : memref<4x3xf32>
+    } {mapping = [#gpu.block<x>]}
+  } {mapping = [#gpu.block<linear_dim_0>]}
+  func.return
+}

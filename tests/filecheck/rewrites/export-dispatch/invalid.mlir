@@ -53,6 +53,20 @@ func.func @dynamic(%out: memref<?xf32>) {
 
 // -----
 
+// A linalg op on tensors inside a kernel has no loops over memory to become.
+// CHECK: invalid.mlir:[[# @LINE + 5]]:3: error: export-dispatch: 'linalg.fill' cannot be lowered to loops (it works on tensors; bufferize the kernel first), and iree-compile takes no linalg op in a kernel it lowers as written
+func.func @tensor_tile(%out: memref<4xf32>) {
+  %v = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%v : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %x = tensor.extract %f[%c0] : tensor<4xf32>
+  memref.store %x, %out[%c0] : memref<4xf32>
+  func.return
+}
+
+// -----
+
 // Functions that are not kernels pass through unchanged.
 // CHECK-LABEL: func.func @host(%t: tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NEXT:    func.return %t
