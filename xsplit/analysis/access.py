@@ -769,6 +769,8 @@ class AccessAnalysis:
                 if vals is None:
                     return None
                 local = vals
+            elif op.name.startswith("linalg."):
+                local = []  # a linalg op on a 0-d view touches its one element
             else:
                 first = {"memref.load": 1, "memref.store": 2, "memref.atomic_rmw": 2}[op.name]
                 local = [self.num(x, space) for x in op.operands[first:]]  # type: ignore[misc]
@@ -793,6 +795,8 @@ class AccessAnalysis:
                 local = full
             local = [_add(o, _mul_num(x, s)) for o, x, s in zip(offs, local, strs)]
         del strides
+        if not local:  # a 0-d buffer: every access touches its one element
+            local = [Num(np.array(0))]
         if any(x.varying_unknown for x in local):
             return None
         consts = [np.broadcast_to(_bcast(x.const, full_shape), full_shape) for x in local]
