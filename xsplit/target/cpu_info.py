@@ -277,6 +277,37 @@ def parse_cpu_spec(spec: str) -> CpuInfo:
     return cpu
 
 
+def cpu_for_features(base: CpuInfo, cpu: str, features: str, native_vector_size: int | None) -> CpuInfo:
+    """`base` (the machine it runs on: cores, caches) as an llvm-cpu
+    executable target describes its code: SIMD from the `cpu_features`
+    string, as IREE's CPU encoding resolver reads it (`+avx512f` is
+    512-bit, `+avx` 256-bit; `+avx2` alone is neither), else from
+    `native_vector_size` (bytes) where the features say nothing."""
+    flags = {f[1:] for f in features.split(",") if f.startswith("+")}
+    if "avx512f" in flags:
+        simd = 512
+    elif "avx" in flags:
+        simd = 256
+    elif not flags and native_vector_size:
+        simd = min(512, 8 * native_vector_size)
+    else:
+        simd = 128
+    changed = replace(
+        base,
+        name=cpu or base.name,
+        simd_bits=simd,
+        fma="fma" in flags or (not flags and base.fma),
+        vnni=bool({"avx512vnni", "avxvnni"} & flags),
+        bf16="avx512bf16" in flags,
+        source=f"{base.source}, features {features or 'none'}",
+    )
+    if simd != base.simd_bits:
+        # A calibration measured other SIMD: scale it by the lanes.
+        rate = base.f32_flops_per_core() * simd / base.simd_bits
+        changed = replace(changed, flops_per_core=rate)
+    return changed
+
+
 _HOST: CpuInfo | None = None
 
 

@@ -14,7 +14,7 @@ code that does not reach it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.dialects.builtin import AnyFloat, IntegerType
 from xdsl.ir import Attribute
@@ -90,6 +90,11 @@ class Target:
     """The output tile along N (along M for an N of 1) IREE gives a matvec or
     decode (M = 1) workgroup, which it tiles as a matvec, not a matmul; None:
     the matmul tile."""
+    data_tile: tuple[int, int, int] | None = None
+    """A fixed (m0, n0, k0) data tile, narrowed like the CPU's (VMVX's 8x8x4);
+    None: the CPU's SIMD picks it (`cpu_data_tiles`)."""
+    backend: str = "llvm-cpu"
+    """The `#hal.executable.target` backend IREE compiles this entry with."""
     subgroup_size: int = 1
     """Lanes of a subgroup (a warp, a wave); 1 where workgroups are one thread."""
     waves_per_block: int = 1
@@ -133,6 +138,9 @@ class Target:
         None where this target drops encodings."""
         if not self.data_tiling:
             return None
+        if self.data_tile is not None:
+            m0, n0, k0 = self.data_tile
+            return _narrow(m0, m), _narrow(n0, n), k0
         return cpu_data_tiles(self.cpu or host_cpu(), elements, m, n)
 
 
@@ -204,6 +212,7 @@ _SM_80 = Target(
     memory_bandwidth=2039 * GIGA,
     cache_per_processor=None,
     aliases=("cuda",),
+    backend="cuda",
     resident_workgroups=2,
     matvec_tile=1,
     subgroup_size=32,
@@ -223,6 +232,7 @@ _SM_90 = Target(
     memory_bandwidth=3350 * GIGA,
     cache_per_processor=None,
     compiles_as="sm_80",
+    backend="cuda",
     resident_workgroups=2,
     matvec_tile=1,
     subgroup_size=32,
@@ -243,6 +253,7 @@ _GFX942 = Target(
     memory_bandwidth=5300 * GIGA,
     cache_per_processor=None,
     aliases=("rocm",),
+    backend="rocm",
     resident_workgroups=2,
     # A 1x4096x14336 decode compiles to 512 workgroups: 8 outputs each.
     matvec_tile=8,
@@ -299,16 +310,43 @@ def cpu_data_tiles(
     cpu: CpuInfo, elements: tuple[Attribute, Attribute, Attribute], m: int | None, n: int | None
 ) -> tuple[int, int, int]:
     """IREE's x86 data tiles (its CPU encoding resolver) for this CPU's SIMD:
-    f32 and f16 as 16x16x1 with AVX-512, 8x8x1 with AVX2 (8x4x1 without);
+    f32 and f16 as 16x16x1 with AVX-512, 8x8x1 with AVX, 4x8x1 without
+    (iree-compile 3.13 with `--iree-opt-data-tiling`, `cpu_features = "+sse4.2"`
+    and `"+avx2"` alone: LHS tiles [4, 1], RHS [8, 1]);
     i8 x i8 -> i32 with a K tile of 2 (VNNI pairs), bf16 with AVX512-BF16 too."""
     lhs, _, _ = elements
     lanes = max(4, cpu.simd_bits // 32)
-    m0, n0, k0 = (lanes, lanes, 1) if cpu.simd_bits >= 256 else (8, 4, 1)
+    m0, n0, k0 = (lanes, lanes, 1) if cpu.simd_bits >= 256 else (4, 8, 1)
     if isinstance(lhs, IntegerType) and lhs.width.data <= 8:
         k0 = 2
     elif isinstance(lhs, AnyFloat) and lhs.bitwidth == 16 and cpu.bf16 and "bf16" in str(lhs):
         k0 = 2
     return _narrow(m0, m), _narrow(n0, n), k0
+
+
+def vmvx_target(cpu: CpuInfo | None = None) -> Target:
+    """VMVX on this machine's CPU: IREE's portable VM bytecode backend, run by
+    `local-task` like llvm-cpu code. Its encoding resolver tiles every
+    contraction 8x8x4 (narrower for a short M or N), with or without
+    ukernels (iree-compile 3.13, `--iree-opt-data-tiling`: LHS [8, 4], RHS
+    [8, 4]; M = 3 gives LHS [4, 4]). VMVX interprets its loops: its rates
+    are an estimate, a tenth of the CPU's compiled code, not a measurement."""
+    base = cpu or host_cpu()
+    interpreted = replace(
+        base,
+        name=f"vmvx on {base.name}",
+        simd_bits=128,
+        flops_per_core=base.f32_flops_per_core() / 10,
+    )
+    return replace(
+        cpu_target(interpreted),
+        name="vmvx",
+        description=f"VMVX bytecode on this machine's CPU ({base.describe()})",
+        flags=("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=vmvx"),
+        data_tile=(8, 8, 4),
+        backend="vmvx",
+        split_tiles=False,
+    )
 
 
 TARGETS: dict[str, Target] = {t.name: t for t in (_CPU, _SM_80, _SM_90, _GFX942)}

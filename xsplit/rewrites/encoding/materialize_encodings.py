@@ -31,6 +31,8 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xsplit.analysis.devices import placement, same_device
+from xsplit.diagnostics import remark
 from xsplit.dialects.flow import DispatchRegionOp, ReturnOp
 from xsplit.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp
@@ -44,13 +46,14 @@ from xsplit.rewrites.common.encodings import (
 from xsplit.rewrites.dispatch.form_dispatch_regions import in_dispatch
 from xsplit.rewrites.dsl import Match, Option, Pattern, where
 from xsplit.rewrites.dsl.builders import IRBuilder
-from xsplit.target.targets import TARGETS, target
+from xsplit.target.targets import TARGETS
 
 TARGET_OPTION = Option(
     "target",
     str,
-    "cpu",
-    "the target whose data tiles the encodings become (dropped where it does not data-tile)",
+    None,
+    "the target whose data tiles the encodings become (dropped where it does not data-tile); "
+    "default: each op's device (xsplit.analysis.devices), cpu where the module declares none",
     choices=tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases),
 )
 
@@ -82,13 +85,27 @@ def _capture_merged(m: Match) -> bool | str:
 
 
 def _tiles(m: Match) -> tuple[int, int, int] | None:
+    """The data tiles of the op's device (or of `target=`): each device its
+    own layout. Every value between devices goes through a
+    `flow.tensor.transfer` of plain tensors: the pack dispatches read what
+    was transferred on the consumer's device and the unpack runs in the
+    producer's contraction dispatch, so no device reads another's layout."""
     ec: EncodedContraction = m["ec"]
     elements = tuple(ec.elements)
-    return target(m.options["target"]).data_tiles(
+    placed = placement(ec.op, m.options["target"])
+    tiles = placed.target.data_tiles(
         elements,  # type: ignore[arg-type]
         ec.size(ec.dims.m) if ec.dims.m is not None else None,
         ec.size(ec.dims.n) if ec.dims.n is not None else None,
     )
+    if placed.note is not None:
+        remark(ec.op, placed.note)
+    if placed.device is not None:
+        layout = "x".join(map(str, tiles)) + " data tiles" if tiles else "encodings dropped"
+        modeled = placed.target.name
+        extra = f" ({modeled})" if modeled != placed.device.backend else ""
+        remark(ec.op, f"{placed.prefix()}{layout}{extra}")
+    return tiles
 
 
 def _materialize_early(m: Match, ir: IRBuilder) -> list[SSAValue]:
@@ -223,6 +240,8 @@ def _cancels(m: Match) -> bool | str:
         return "its source is not the inverse op"
     if source.operands[0].type != op.results[0].type:
         return "the encodings differ"
+    if not same_device(op, source):
+        return "they run on different devices"
     return True
 
 
@@ -252,6 +271,8 @@ def _unpack_undone(m: Match) -> bool | str:
     )
     if not same:
         return "the layouts differ"
+    if not same_device(pack, unpack):
+        return "they run on different devices"
     # Unpacking drops padding the pack would refill with its own value.
     t = unpack.dest.type
     shape = t.get_shape()  # type: ignore[attr-defined]

@@ -17,7 +17,8 @@ product inside the loop, but it can the same partials as one batch
 contraction.
 
 `target=NAME` encodes only the ops for which the target model chooses to
-(encode, or split and encode), and none on a target that drops encodings.
+(encode, or split and encode), and none on a target that drops encodings;
+`target=device` models each op on its own device (`xsplit.analysis.devices`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from xdsl.rewriter import Rewriter
 
 from xsplit.analysis.contraction import op_contraction_dims
 from xsplit.analysis.cost_model import choose_tiling, problem_of
+from xsplit.analysis.devices import DEVICE, modeled
 from xsplit.analysis.reduction import match_reduction
 from xsplit.diagnostics import remark
 from xsplit.dialects.iree_encoding import encoding_of
@@ -39,7 +41,7 @@ from xsplit.rewrites.dispatch.form_dispatch_regions import in_dispatch
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, where
 from xsplit.rewrites.dsl.builders import IRBuilder, values_defined_above
 from xsplit.rewrites.split.encoded_split import split_and_encode
-from xsplit.target.targets import TARGETS, target
+from xsplit.target.targets import TARGETS
 
 CONTRACTION_ROOTS = (
     "linalg.matmul",
@@ -49,7 +51,9 @@ CONTRACTION_ROOTS = (
     "linalg.generic",
 )
 
-TARGET_CHOICES = tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases)
+TARGET_CHOICES = (
+    tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases) + (DEVICE,)
+)
 
 
 def _in_loop(op: Operation) -> bool:
@@ -77,13 +81,13 @@ def _data_tilable(m: Match) -> bool | str:
 
 
 def _model_encodes(m: Match) -> bool | str:
-    name = m.options["target"]
-    if name is None:
+    placed = modeled(m.root, m.options["target"])
+    if placed is None:
         return True
-    chosen = target(name)
+    chosen, on = placed.target, placed.prefix()
     if not chosen.data_tiling:
         message = f"not encoded: {chosen.name} drops data-tiling encodings"
-        remark(m.root, message)
+        remark(m.root, on + message)
         return message
     red = match_reduction(m.root)
     problem = problem_of(red) if not isinstance(red, str) else red
@@ -91,8 +95,10 @@ def _model_encodes(m: Match) -> bool | str:
         return problem
     decision = choose_tiling(problem, chosen)
     if not decision.encode:
-        remark(m.root, f"not encoded: {decision.reason}")
+        remark(m.root, f"{on}not encoded: {decision.reason}")
         return decision.reason
+    if on:
+        remark(m.root, f"{on}encoded: {decision.reason}")
     return True
 
 

@@ -7,6 +7,12 @@ encoded op (partial products as batch_mmt4d), and each pass applies its part
 of that decision and says why in a remark (`--xsplit-explain` adds why each
 pattern did not apply). On a GPU, IREE 3.13 drops encodings, so the choice is
 between splitting and not.
+
+Without `target=` (or with `target=device`), each op is modeled on its own
+device (`xsplit.analysis.devices`): in a module with an llvm-cpu and a VMVX
+device, the remarks say `on @dev_b (vmvx): ...`, and each device's
+contractions get its own layout. A module that declares no device is
+modeled as `target=cpu`.
 """
 
 from __future__ import annotations
@@ -18,16 +24,16 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from xsplit.analysis.devices import DEVICE
 from xsplit.diagnostics import XsplitError
 from xsplit.target.targets import TARGETS, target
 
 
 def auto_pipeline(target_name: str) -> str:
-    """The passes `auto{target=NAME}` runs."""
-    return (
-        f"set-encoding{{target={target_name}}},split-k{{target={target_name}}},"
-        f"materialize-late{{target={target_name}}}"
-    )
+    """The passes `auto{target=NAME}` runs (`device`: each op's own device,
+    which materialize-late reads without `target=`)."""
+    late = "materialize-late" if target_name == DEVICE else f"materialize-late{{target={target_name}}}"
+    return f"set-encoding{{target={target_name}}},split-k{{target={target_name}}},{late}"
 
 
 @dataclass(frozen=True)
@@ -35,14 +41,15 @@ class AutoPass(ModulePass):
     """Runs set-encoding, split-k and materialize-late with the target model's choices."""
 
     name = "auto"
-    target: str = "cpu"
+    target: str = DEVICE
 
-    NAMES: ClassVar[tuple[str, ...]] = tuple(TARGETS) + tuple(
-        a for t in TARGETS.values() for a in t.aliases
+    NAMES: ClassVar[tuple[str, ...]] = (
+        tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases) + (DEVICE,)
     )
     OPTION_MEANINGS: ClassVar[dict[str, str]] = {
         "target": "the target whose cost model chooses, per op, between leaving it "
-        f"whole, splitting, encoding, and both; takes one of {', '.join(NAMES)}"
+        f"whole, splitting, encoding, and both; takes one of {', '.join(NAMES)}; "
+        f"default {DEVICE}: each op's own device (cpu where the module declares none)"
     }
 
     def __post_init__(self) -> None:
@@ -52,9 +59,13 @@ class AutoPass(ModulePass):
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from xsplit.analysis.devices import check_affinities
         from xsplit.pipeline import build_pipeline
 
-        for p in build_pipeline(auto_pipeline(target(self.target).name)):
+        # Checked before any rewrite, so that a bad affinity leaves the module untouched.
+        check_affinities(op)
+        name = self.target if self.target == DEVICE else target(self.target).name
+        for p in build_pipeline(auto_pipeline(name)):
             p.apply(ctx, op)
 
 

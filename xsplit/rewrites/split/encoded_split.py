@@ -180,7 +180,7 @@ def _capture_encoded_split(m):  # type: ignore[no-untyped-def]
     from xsplit.rewrites.common.encodings import match_encoded
     from xsplit.rewrites.dispatch.form_dispatch_regions import in_dispatch
     from xsplit.rewrites.split.chunks import plan_chunks
-    from xsplit.target.targets import target
+    from xsplit.analysis.devices import modeled
 
     if in_dispatch(m.root):
         return "it is inside a dispatch"
@@ -194,14 +194,17 @@ def _capture_encoded_split(m):  # type: ignore[no-untyped-def]
     if o["target"] is not None:
         red = match_reduction(ec.op)
         problem = problem_of(red) if not isinstance(red, str) else red
+        placed = modeled(ec.op, o["target"])
+        assert placed is not None
+        on = placed.prefix()
         if isinstance(problem, str):
-            remark(m.root, f"not split: {problem}")
+            remark(m.root, f"{on}not split: {problem}")
             return problem
-        decision = choose_tiling(problem, target(o["target"]))
+        decision = choose_tiling(problem, placed.target)
         if decision.factor == 1:
-            remark(m.root, f"not split: {decision.reason}")
+            remark(m.root, f"{on}not split: {decision.reason}")
             return decision.reason
-        remark(m.root, f"split-k: {decision.reason}")
+        remark(m.root, f"{on}split-k: {decision.reason}")
         count = decision.factor
     else:
         plan = plan_chunks(m.root, k, o["factor"], o["tile"], o["balanced"])

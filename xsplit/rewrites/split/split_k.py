@@ -43,6 +43,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import (
     IntegerAttr,
+    ModuleOp,
     NoneAttr,
     TensorType,
     i64,
@@ -51,6 +52,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xsplit import attr_names
 from xsplit.analysis.cost_model import choose_split, problem_of
+from xsplit.analysis.devices import DEVICE, modeled
 from xsplit.analysis.reduction import (
     Reduction,
     loop_name,
@@ -123,7 +125,10 @@ def _capture_reduction(m: Match) -> bool | str:
 def _capture_plan(m: Match) -> bool | str:
     o = m.options
     if o["target"] is not None and not (o["merge"] and (o["factor"] or o["tile"])):
-        chosen = _capture_modeled_plan(m, target(o["target"]))
+        placed = modeled(m.root, o["target"])
+        assert placed is not None
+        m.captures["placed"] = placed
+        chosen = _capture_modeled_plan(m, placed.target, placed.prefix())
         if chosen is True:
             _say_which_loop(m)
         return chosen
@@ -154,23 +159,38 @@ def _say_which_loop(m: Match) -> None:
     )
 
 
-def _capture_modeled_plan(m: Match, chosen_for: Target) -> bool | str:
-    """The cost model's chunk count for this op on the target, or why none."""
+def _several_devices(m: Match) -> bool:
+    """Whether the op's module declares several devices: IREE 3.13 may then
+    compile a dispatch for each device's executable target, and fixed llvm-cpu
+    tile sizes and pipeline fail to build on VMVX ("failed to build pass
+    pipeline"), so IREE picks the tiles there."""
+    placed = m.captures.get("placed")
+    if placed is None or placed.device is None:
+        return False
+    from xsplit.analysis.devices import module_devices
+
+    module = m.root.get_toplevel_object()
+    return isinstance(module, ModuleOp) and len(module_devices(module).devices) > 1
+
+
+def _capture_modeled_plan(m: Match, chosen_for: Target, on: str = "") -> bool | str:
+    """The cost model's chunk count for this op on the target, or why none;
+    `on` names the op's device in the remarks."""
     problem = problem_of(m["red"])
     if isinstance(problem, str):
-        remark(m.root, f"not split: {problem}")
+        remark(m.root, f"{on}not split: {problem}")
         return problem
     choice = choose_split(problem, chosen_for)
     if choice.factor == 1:
-        remark(m.root, f"not split: {choice.reason}")
+        remark(m.root, f"{on}not split: {choice.reason}")
         return choice.reason
-    remark(m.root, f"split-k: {choice.reason}")
+    remark(m.root, f"{on}split-k: {choice.reason}")
     m.captures["plan"] = ChunkPlan(
         choice.factor,
         balanced=True,
         align=m.options["align"] or chosen_for.split_align,
         pad_m=m.options["pad_m"] or chosen_for.split_pad_m,
-        cpu_tiles=m.options["cpu_tiles"] or chosen_for.split_tiles,
+        cpu_tiles=m.options["cpu_tiles"] or (chosen_for.split_tiles and not _several_devices(m)),
     )
     m.captures["chosen_factor"] = choice.factor
     return True
@@ -249,7 +269,13 @@ chunks_align = where("K cuts into aligned static chunks", _capture_aligned_chunk
 
 def _rewrite_aligned(m: Match, ir: IRBuilder) -> list[SSAValue]:
     plan: ChunkPlan = m["plan"]
-    tiles_for = target("cpu") if plan.cpu_tiles else None
+    placed = m.captures.get("placed")
+    # A CPU device's own entry, so that its SIMD sets the partial's tiles.
+    tiles_for = (
+        (placed.target if placed is not None and placed.target.cpu else target("cpu"))
+        if plan.cpu_tiles
+        else None
+    )
     merged, producer = split_aligned(m["red"], m["aligned"], plan.pad_m, ir, tiles_for)
     record_choice(m, producer)
     return [merged]
@@ -327,8 +353,9 @@ OPTIONS = (
         str,
         None,
         "choose the chunk count with the cost model for this target "
-        f"({', '.join(TARGETS)}); leaves ops no split pays for whole",
-        choices=tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases),
+        f"({', '.join(TARGETS)}, or {DEVICE}: each op's own device); leaves ops no split "
+        "pays for whole",
+        choices=tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases) + (DEVICE,),
     ),
 )
 
@@ -462,7 +489,9 @@ def _rewrite_merged(m: Match, ir: IRBuilder) -> None:
 
     plan, k = m["plan"], m["k"]
     chunk = plan.tile or -(-k // plan.count)
-    lower_split(m.root, chunk, m.options["merge"], m.options["target"] or "")
+    placed = m.captures.get("placed")
+    name = placed.target.name if placed is not None else m.options["target"] or ""
+    lower_split(m.root, chunk, m.options["merge"], name)
 
 
 SPLIT_K_MERGED = Pattern(

@@ -56,4 +56,4 @@ func.func @dynamic_k(%a: tensor<64x?xf32>, %b: tensor<?x64xf32>, %c: tensor<64x6
 }
 
 // BOTH: error: split-k: give one of factor=, tile= and target=, not factor and target
-// UNKNOWN: error: split-k: target must be one of cpu, sm_80, sm_90, gfx942, cuda, rocm, got 'tpu'
+// UNKNOWN: error: split-k: target must be one of cpu, sm_80, sm_90, gfx942, cuda, rocm, device, got 'tpu'
