@@ -6,15 +6,13 @@ llvm-cpu and match numpy (or onnx's reference evaluator)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from tests.onnx_import import imported_input
 from tests.reduce.ordinary import UserProgram, generated
 from xsplit.api import rewrite
 from xsplit.iree.cpu_runner import run_on_cpu
@@ -92,28 +90,10 @@ def _onnx_model(reduce: str, m: int, k: int, n: int, seed: int) -> onnx.ModelPro
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
 
-def _imported(model: onnx.ModelProto, tmp_path) -> str:
-    onnx_path, torch_path = tmp_path / "model.onnx", tmp_path / "model.torch.mlir"
-    onnx.save(model, onnx_path)
-    for cmd in (
-        [sys.executable, "-m", "iree.compiler.tools.import_onnx", str(onnx_path), "-o", str(torch_path)],
-    ):
-        subprocess.run(cmd, check=True, capture_output=True)
-    from xsplit.iree.iree_compile import iree_compile_path
-
-    proc = subprocess.run(
-        [iree_compile_path(), "--compile-to=input", str(torch_path), "-o", "-"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return proc.stdout
-
-
 @pytest.mark.parametrize("reduce", ["ReduceSum", "ReduceMax"])
 def test_onnx_matmul_reduce_fuses_and_runs(reduce: str, tmp_path) -> None:
     model = _onnx_model(reduce, 8, 64, 48, seed=3)
-    text = _imported(model, tmp_path)
+    text = imported_input(model, tmp_path)
     fused = rewrite(text, "fuse-reduction")
     assert "xsplit.fused_producer" in fused
     x = np.random.default_rng(11).standard_normal((8, 64)).astype(np.float32)
@@ -128,7 +108,7 @@ def test_onnx_matmul_reduce_fuses_and_runs(reduce: str, tmp_path) -> None:
 @pytest.mark.gpu_compile
 @pytest.mark.parametrize("target", ["sm_80", "gfx942"])
 def test_onnx_matmul_reduce_compiles_for_gpus(target: str, tmp_path) -> None:
-    text = _imported(_onnx_model("ReduceSum", 8, 64, 48, seed=3), tmp_path)
+    text = imported_input(_onnx_model("ReduceSum", 8, 64, 48, seed=3), tmp_path)
     for stage in ("atomic", "lds", "subgroup"):
         out = rewrite(text, f"fuse-reduction,lower-reduce{{stage={stage} target={target}}},export-dispatch{{target={target}}}")
         compile_mlir(out, target)

@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 
 from xsplit.dialects.linalg import StructuredNamedOp, linear_form
 from xsplit.dialects.utils import zero_attr
@@ -131,7 +131,7 @@ class Reduction:
         return (
             self.arg is None
             and len(self.reduction_dims) == 1
-            and all(_is_projected_permutation(m) for m in self.input_maps)
+            and all(_is_projected_permutation(m) for m in (*self.input_maps, self.output_map))
         )
 
     def split_only_plainly(self) -> bool:
@@ -163,9 +163,14 @@ class Reduction:
         return self.op.regions[0].clone()
 
 
-def _is_projected_permutation(m: AffineMap) -> bool:
+def _is_projected_permutation(m: AffineMap, kept_units: bool = False) -> bool:
+    """Whether each result is a distinct loop; with `kept_units`, a result may
+    also be the constant 0 of a kept unit dimension, as IREE imports ONNX's
+    keepdims reductions (`(d0, d1) -> (d0, 0)`)."""
     seen: set[int] = set()
     for expr in m.results:
+        if kept_units and isinstance(expr, AffineConstantExpr) and expr.value == 0:
+            continue
         if not isinstance(expr, AffineDimExpr) or expr.position in seen:
             return False
         seen.add(expr.position)
@@ -365,7 +370,7 @@ def match_reduction(op: Operation) -> Reduction | str:
     input_maps, output_maps = maps[: len(inputs)], maps[len(inputs) :]
     if not all(isinstance(v.type, TensorType) for v in (*inputs, *outputs)):
         return "its operands are not all tensors"
-    if not all(_is_projected_permutation(m) for m in output_maps):
+    if not all(_is_projected_permutation(m, kept_units=True) for m in output_maps):
         return "its output maps are not projected permutations"
     if any(m != output_maps[0] for m in output_maps):
         return "its outputs are indexed differently"
