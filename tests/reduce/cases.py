@@ -155,3 +155,113 @@ def standalone(method: str, rock: bool = True, shape=(5, 300, 3), axis: int = 1)
 def fused(method: str, axis: int = 1, returned: bool = True, mkn=(13, 24, 70), rock: bool = True) -> Case:
     m, k, n = mkn
     return Case(f"mm_{method}", method, axis, rock, [m, n], (m, k, n), returned)
+
+
+@dataclass
+class GemmCase:
+    """A GEMM (a matmul, or a batch matmul when `batch`) whose C is reduced
+    along its rows (over N), its columns (over M) or its batch, written the
+    way fuse-reduction takes it: C's init is an argument that is also
+    returned (`returned`), or a constant fill."""
+
+    method: str
+    along: str
+    """'rows' (out[m]), 'columns' (out[n]) or 'batch'."""
+    m: int
+    n: int
+    k: int
+    batch: int = 0
+    returned: bool = False
+    fill: float = 0.0
+    rock: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"gemm_{self.method}_{self.along}"
+
+    @property
+    def c_shape(self) -> list[int]:
+        return ([self.batch] if self.batch else []) + [self.m, self.n]
+
+    @property
+    def axis(self) -> int:
+        lead = 1 if self.batch else 0
+        return {"rows": lead + 1, "columns": lead, "batch": 0}[self.along]
+
+    @property
+    def out_shape(self) -> list[int]:
+        return _keep(self.c_shape, self.axis) if self.rock else _drop(self.c_shape, self.axis)
+
+    def params(self) -> list[tuple[str, list[int]]]:
+        lead = [self.batch] if self.batch else []
+        ps = [("a", lead + [self.m, self.k]), ("b", lead + [self.k, self.n])]
+        if self.returned:
+            ps.append(("c", self.c_shape))
+        return [*ps, ("o", self.out_shape)]
+
+    def program(self) -> str:
+        c = ty(self.c_shape)
+        results = ([c] if self.returned else []) + [ty(self.out_shape)]
+        args = ", ".join(f"%{n}: {ty(s)}" for n, s in self.params())
+        text = f"func.func @{self.name}({args}) -> ({', '.join(results)}) {{\n"
+        if not self.returned:
+            text += (
+                f"  %fill = arith.constant {self.fill:e} : f32\n"
+                f"  %e = tensor.empty() : {c}\n"
+                f"  %c = linalg.fill ins(%fill : f32) outs(%e : {c}) -> {c}\n"
+            )
+        (_, sa), (_, sb) = self.params()[:2]
+        op = "linalg.batch_matmul" if self.batch else "linalg.matmul"
+        text += f"  %x = {op} ins(%a, %b : {ty(sa)}, {ty(sb)}) outs(%c : {c}) -> {c}\n"
+        if self.rock:
+            text += (
+                f"  %r = rock.reduce {self.method} %x into %o {{axis = {self.axis} : index}} : "
+                f"{c} into {ty(self.out_shape)} -> {ty(self.out_shape)}\n"
+            )
+        else:
+            text += _linalg_reduce("%x", self.c_shape, "%o", self.axis, self.method, "r")
+        values = (["%x"] if self.returned else []) + ["%r"]
+        return text + f"  return {', '.join(values)} : {', '.join(results)}\n}}\n"
+
+    def reference(self) -> str:
+        """The program as IREE compiles it: rock.reduce spelled as a
+        linalg.reduce between a collapse and an expand of the init."""
+        if not self.rock:
+            return self.program()
+        rank, c = len(self.c_shape), self.c_shape
+        groups = _groups(rank, self.axis)
+        dropped, kept = ty(_drop(c, self.axis)), ty(self.out_shape)
+        reduce = (
+            f"  %oc = tensor.collapse_shape %o {groups} : {kept} into {dropped}\n"
+            + _linalg_reduce("%x", c, "%oc", self.axis, self.method, "rr")
+            + f"  %r = tensor.expand_shape %rr {groups} output_shape "
+            f"[{', '.join(map(str, self.out_shape))}] : {dropped} into {kept}\n"
+        )
+        lines = self.program().splitlines(keepends=True)
+        return "".join(reduce if "rock.reduce" in line else line for line in lines)
+
+    def inputs(self, seed: int = 0) -> list[np.ndarray]:
+        rng = np.random.default_rng(seed)
+        return [rng.uniform(-1, 1, s).astype(np.float32) for _, s in self.params()]
+
+    def expected(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        """numpy's results, in the function's result order."""
+        named = dict(zip([n for n, _ in self.params()], inputs))
+        c = named["c"] if self.returned else np.full(self.c_shape, self.fill)
+        x = c.astype(np.float64) + named["a"].astype(np.float64) @ named["b"].astype(np.float64)
+        o = named["o"].astype(np.float64)
+        if self.method == "sum":
+            red = o + x.sum(axis=self.axis, keepdims=self.rock)
+        else:
+            red = np.maximum(o, x.max(axis=self.axis, keepdims=self.rock))
+        return ([x] if self.returned else []) + [red]
+
+    def final_arguments(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        """Each argument's contents after the lowered kernel: what the
+        function returns lands in the argument it updates."""
+        out = [x.copy() for x in inputs]
+        results = self.expected(inputs)
+        if self.returned:
+            out[2] = results[0].astype(np.float32)
+        out[-1] = results[-1].astype(np.float32)
+        return out

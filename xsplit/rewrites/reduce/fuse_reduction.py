@@ -2,13 +2,14 @@
 output axes is fused with it into one kernel (rocMLIR's RFC, seed 004).
 
 The pass decides the fusion and records it on the reduction as
-`xsplit.fused_producer`; `lower-reduce` then writes the one kernel: each
-work item computes its elements of the GEMM's output (a dot product over K,
-from the GEMM's init) and reduces them straight into the reduced result with
-the stage's atomics, LDS tree or subgroup reduction, so the GEMM's output never
-makes a round trip through memory. The GEMM's output is still written, by the
-thread that computed each element, only when the function returns it (its
-other users); otherwise it is never stored.
+`xsplit.fused_producer`; `lower-reduce` then writes the one kernel
+(tiled_gemm.py): each workgroup computes a tile of the GEMM's output in
+registers, from A and B staged through workgroup memory along K and the
+GEMM's init, and reduces it straight into the reduced result with the
+stage's atomics, workgroup-memory combine or subgroup reduction, so the
+GEMM's output never makes a round trip through memory. The GEMM's output is
+still written, by the thread that computed each element, only when the
+function returns it (its other users); otherwise it is never stored.
 
 It fuses `linalg.matmul`, `linalg.batch_matmul` and contraction
 `linalg.generic`s (projected-permutation maps, one reduction loop, a body

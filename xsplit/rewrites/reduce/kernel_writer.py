@@ -1,69 +1,28 @@
 """`lower-reduce`'s kernel writer: the kernels of a plan as MLIR text (each
 stage's block-level `scf.forall` that `distribute` then turns into SPMD code),
-and the host function of the deterministic stage."""
+and the host function of the deterministic stage. A fused GEMM goes to the
+tiled writer (tiled_gemm.py); what stays here computes one element per
+thread, which suits a reduced argument or a product of arguments."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-
-from xsplit import attr_names
+from xsplit.rewrites.reduce import tiled_gemm
+from xsplit.rewrites.reduce.emit import (
+    ATOMIC,
+    COMBINE,
+    IDENTITY,
+    SUBGROUP,
+    WORKGROUP,
+    Emitter,
+    function_text,
+    host_text,
+    memref_type,
+)
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Product, ReductionToLower
 
-_WG = "#gpu.address_space<workgroup>"
-
-
-@dataclass
-class Emitter:
-    lines: list[str] = field(default_factory=list)
-    consts: dict[str, str] = field(default_factory=dict)
-    n: int = 0
-    indent: int = 2
-
-    def fresh(self, hint: str = "v") -> str:
-        self.n += 1
-        return f"%{hint}{self.n}"
-
-    def emit(self, line: str) -> None:
-        self.lines.append("  " * self.indent + line)
-
-    def c(self, value: int) -> str:
-        key = f"{value} : index"
-        if key not in self.consts:
-            self.consts[key] = f"%c{value}" if value >= 0 else f"%cm{-value}"
-        return self.consts[key]
-
-    def cf(self, text: str) -> str:
-        key = f"{text} : f32"
-        if key not in self.consts:
-            self.consts[key] = f"%cst{len(self.consts)}"
-        return self.consts[key]
-
-    def ci32(self, value: int) -> str:
-        key = f"{value} : i32"
-        if key not in self.consts:
-            self.consts[key] = f"%i{value}"
-        return self.consts[key]
-
-    def op(self, text: str, hint: str = "v") -> str:
-        name = self.fresh(hint)
-        self.emit(f"{name} = {text}")
-        return name
-
-    def constants(self) -> list[str]:
-        return [f"    {name} = arith.constant {value}" for value, name in self.consts.items()]
-
-
-def _memref(shape: Sequence[int], space: str = "") -> str:
-    dims = "x".join(str(s) for s in shape)
-    return f"memref<{dims}xf32{', ' + space if space else ''}>"
-
-
-IDENTITY = {"sum": "0.000000e+00", "max": "0xFF800000"}
-COMBINE = {"sum": "arith.addf", "max": "arith.maxnumf"}
-ATOMIC = {"sum": "addf", "max": "maxnumf"}
-SUBGROUP = {"sum": "add", "max": "maxnumf"}
+_WG = WORKGROUP
+_memref = memref_type
 
 
 class KernelWriter:
@@ -324,7 +283,7 @@ class KernelWriter:
         t = _memref(red.arg_shapes[red.out])
         out = f"{self.arg_names[red.out]}[{', '.join(self.out_index(coords))}]"
         init = em.op(f"memref.load {out} : {t}")
-        acc, c, res = em.fresh("acc"), em.fresh("c"), em.fresh("merged")
+        acc, c, res = em.fresh("acc"), em.fresh("chunk"), em.fresh("merged")
         em.emit(
             f"{res} = scf.for {c} = {em.c(0)} to {em.c(p.chunks)} step {em.c(1)} "
             f"iter_args({acc} = {init}) -> (f32) {{"
@@ -342,16 +301,20 @@ class KernelWriter:
         return "\n".join(em.lines)
 
 
-def _function(name: str, params: list[str], body: str, consts: list[str], attrs: str, allocs: list[str]) -> str:
-    head = f"func.func @{name}({', '.join(params)})"
-    if attrs:
-        head += f" attributes {{{attrs}}}"
-    inner = "\n".join(consts + [f"    {a}" for a in allocs] + [body, "    func.return"])
-    return f"{head} {{\n{inner}\n}}"
-
-
 def kernels_text(red: ReductionToLower, p: Plan) -> str:
-    """The module text of the lowered reduction (before distribution)."""
+    """The module text of the lowered reduction (before distribution and
+    barrier insertion). A fused GEMM gets the tiled kernel (tiled_gemm.py);
+    a reduced argument or a product, one element per thread."""
+    if tiled_gemm.applies(red) is None:
+        return tiled_gemm.kernels_text(red, p)
+    return per_thread_kernels_text(red, p)
+
+
+def per_thread_kernels_text(red: ReductionToLower, p: Plan) -> str:
+    """The kernels that compute each reduced element where it is consumed: a
+    load, or for a fused GEMM one dot product per element from global memory
+    (what a GEMM the tiled writer cannot take still gets, and the baseline
+    bench/fused_gemm_loads.py measures the tiled kernel against)."""
     name = red.fn.sym_name.data
     params = [
         f"{n}: {_memref(s)}"
@@ -375,9 +338,9 @@ def kernels_text(red: ReductionToLower, p: Plan) -> str:
         allocs.append(f"%lds = memref.alloc() : {_memref([p.subgroups], _WG)}")
     consts = w.e.constants()
     if not p.deterministic:
-        return _function(name, params, body, consts, sizes(p.grid), allocs)
+        return function_text(name, params, body, consts, sizes(p.grid), allocs)
     parts = w.partials_type
-    first = _function(
+    first = function_text(
         f"{name}_partials", [*params, f"%partials: {parts}"], body, consts, sizes(p.grid), allocs
     )
     m = KernelWriter(red, p)
@@ -386,7 +349,7 @@ def kernels_text(red: ReductionToLower, p: Plan) -> str:
     merge_items = -(-red.elements // per)
     out_name = m.arg_names[red.out]
     out_param = f"{out_name}: {_memref(red.arg_shapes[red.out])}"
-    second = _function(
+    second = function_text(
         f"{name}_merge",
         [f"%partials: {parts}", out_param],
         merge_body,
@@ -394,17 +357,5 @@ def kernels_text(red: ReductionToLower, p: Plan) -> str:
         sizes(min(merge_items, p.target.processors * 8)),
         [],
     )
-    arg_list = ", ".join(m.arg_names)
-    types = ", ".join(_memref(s) for s in red.arg_shapes)
-    host = "\n".join(
-        [
-            f"func.func @{name}({', '.join(params)}) attributes {{{attr_names.HOST}}} {{",
-            f"  %partials = memref.alloc() : {parts}",
-            f"  func.call @{name}_partials({arg_list}, %partials) : ({types}, {parts}) -> ()",
-            f"  func.call @{name}_merge(%partials, {out_name}) : ({parts}, {_memref(red.arg_shapes[red.out])}) -> ()",
-            "  memref.dealloc %partials : " + parts,
-            "  func.return",
-            "}",
-        ]
-    )
-    return "\n".join([host, first, second])
+    host = host_text(name, m.arg_names, red.arg_shapes, red.out, parts)
+    return f"{host}\n{first}\n{second}"

@@ -36,6 +36,15 @@ With no `stage`, the target model picks one and says why in a remark. Block
 size, subgroup width and the machine's processors come from the target table;
 a `rock.reduce`'s `blockSize` and `gridSize`, or the `block`/`grid` options,
 override them.
+
+A reduction fused with its GEMM is written differently (tiled_gemm.py): a
+workgroup owns a C tile (64x64 on the GPUs, 256 threads with a 4x4 register
+tile each), A and B are staged through workgroup memory along K, and the
+stage decides only the epilogue: how the threads sharing a row (or column)
+of the tile combine their values before its atomic or partial. Its barriers
+come from `insert-barriers`, and the tile sizes from `gemm_tiles`, not from
+the options above. On llvm-cpu one thread per workgroup loops over a 32x32
+tile.
 """
 
 from __future__ import annotations
@@ -46,9 +55,10 @@ from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 
 from xsplit import attr_names
-from xsplit.diagnostics import XsplitError, collect_remarks, remark
+from xsplit.diagnostics import XsplitError, collect_remarks, remark, warning
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.reduce import tiled_gemm
 from xsplit.rewrites.reduce.kernel_writer import kernels_text
 from xsplit.rewrites.reduce.ordinary import (
     Subgraph,
@@ -72,6 +82,8 @@ __all__ = ["FUSED", "LOWER_REDUCE", "REDUCTIONS", "STAGES", "lower_split"]
 
 
 def describe(p: Plan, red: ReductionToLower) -> str:
+    if tiled_gemm.applies(red) is None:
+        return tiled_gemm.describe(red, p)
     how = {
         "atomic": f"{p.items} blocks of {p.block} threads; each thread reduces {p.chunk} "
         "elements of the axis serially",
@@ -171,14 +183,50 @@ def lowered_kernels(red: ReductionToLower, p: Plan, at: Operation) -> list[Opera
         module = parse_module(text, "<lower-reduce>", ctx)
     except XsplitError as e:  # a bug in the writer, never the user's input
         raise XsplitError(f"lower-reduce: internal error: {e.message}", at) from None
-    with collect_remarks() as said:
-        run_passes(module, build_pipeline("distribute"), ctx)
-    for line in said:  # distribute's choice, said at the reduction rather than in generated text
-        remark(at, "lower-reduce: " + line.split(" remark: ", 1)[-1])
+    if tiled_gemm.applies(red) is None:
+        _insert_barriers(module, ctx, at)
+    else:
+        with collect_remarks() as said:
+            run_passes(module, build_pipeline("distribute"), ctx)
+        for line in said:  # distribute's choice, said at the reduction rather than in generated text
+            remark(at, "lower-reduce: " + line.split(" remark: ", 1)[-1])
     new_ops = list(module.body.block.ops)
     for op in new_ops:
         op.detach()
     return new_ops
+
+
+def _insert_barriers(module, ctx, at: Operation) -> None:
+    """The tiled GEMM's barriers, from the access analysis rather than by
+    hand; said at the reduction, with any dependence it could not decide."""
+    from xsplit.pipeline import build_pipeline, run_passes
+
+    with collect_remarks() as said:
+        run_passes(module, build_pipeline("insert-barriers"), ctx)
+    undecided = [line.split(" warning: ", 1)[-1] for line in said if " warning: " in line]
+    if undecided:
+        # One warning per pair of ops would bury the point: say how many, and one.
+        more = f" (and {len(undecided) - 1} more like it)" if len(undecided) > 1 else ""
+        warning(at, f"lower-reduce: insert-barriers: {undecided[0]}{more}")
+    for fn in module.body.block.ops:
+        barriers = [op for op in fn.walk() if op.name == "gpu.barrier"]
+        if barriers:
+            in_loop = sum(1 for b in barriers if _in_loop(b, fn))
+            remark(
+                at,
+                f"lower-reduce: insert-barriers placed {len(barriers)} gpu.barrier in "
+                f"@{fn.sym_name.data}: {in_loop} in the staged K loop, "  # type: ignore[attr-defined]
+                f"{len(barriers) - in_loop} after it",
+            )
+
+
+def _in_loop(op: Operation, fn: Operation) -> bool:
+    cur = op.parent_op()
+    while cur is not None and cur is not fn:
+        if cur.name == "scf.for":
+            return True
+        cur = cur.parent_op()
+    return False
 
 
 def lower_split(op: Operation, chunk: int, merge: str, target_name: str) -> None:

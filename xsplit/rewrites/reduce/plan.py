@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from xsplit.diagnostics import XsplitError
 from xsplit.rewrites.dsl import Match
+from xsplit.rewrites.reduce import tiled_gemm
 from xsplit.rewrites.reduce.reduced import ReductionToLower
 from xsplit.target.targets import Target
 from xsplit.target.targets import target as find_target
@@ -41,13 +42,25 @@ def choose_stage(red: ReductionToLower, tgt: Target) -> tuple[str, str]:
             "workgroup reduces its chunk serially and adds it with one atomic"
         )
     width = tgt.subgroup_size
+    how = "DPP (gpu.subgroup_reduce)" if tgt.name == "gfx942" else "a shuffle butterfly"
+    loops = tiled_gemm.loops_of(red)
+    if not isinstance(loops, str):
+        # The tiled GEMM's layout, not the axis length, decides.
+        if loops.along == "batch":
+            return "atomic", (
+                "the reduced axis is a batch loop: every element of a workgroup's C tile is "
+                "its own output, so there is nothing to combine inside a workgroup"
+            )
+        return "subgroup", (
+            "the lanes that share an output of the fused GEMM's C tile are consecutive in one "
+            f"subgroup and combine in registers with {how}, with no workgroup-memory step"
+        )
     if red.extent < width:
         return "atomic", (
             f"the axis has {red.extent} elements, fewer than a subgroup of {width}: a tree "
             "would leave lanes idle, so each thread adds its chunk with an atomic"
         )
     waves = tgt.waves_per_block
-    how = "DPP (gpu.subgroup_reduce)" if tgt.name == "gfx942" else "a shuffle butterfly"
     lds = (
         f"{waves} subgroups per block, so their partials meet in workgroup memory (case 3.2)"
         if waves > 1

@@ -11,13 +11,21 @@ func.func @returned(%a: tensor<13x24xf32>, %b: tensor<24x70xf32>, %c: tensor<13x
   %r = rock.reduce sum %mm into %o {axis = 1 : index} : tensor<13x70xf32> into tensor<13x1xf32> -> tensor<13x1xf32>
   return %mm, %r : tensor<13x70xf32>, tensor<13x1xf32>
 }
+// The tiled kernel (tiled_gemm.py): A and B staged through workgroup memory
+// along K; each C element is its init plus its dot product, stored where
+// it is inside C, then reduced in the epilogue.
 // KERNEL-LABEL: func.func @returned(%a: memref<13x24xf32>, %b: memref<24x70xf32>, %c: memref<13x70xf32>, %o: memref<13x1xf32>)
+// KERNEL-SAME:    gpu.known_grid_size = array<i32: 2, 1, 1>
 // KERNEL-NOT:     linalg.
-// KERNEL:         %[[INIT:.*]] = memref.load %c[%[[I:.*]], %[[J:.*]]] : memref<13x70xf32>
-// KERNEL-NEXT:    %[[DOT:.*]] = scf.for %[[K:.*]] = %c0 to %c24 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
-// KERNEL-NEXT:      memref.load %a[%[[I]], %[[K]]]
-// KERNEL-NEXT:      memref.load %b[%[[K]], %[[J]]]
-// KERNEL:         memref.store %[[DOT]], %c[%[[I]], %[[J]]] : memref<13x70xf32>
+// KERNEL:         scf.for %kt = %c0 to %c2 step %c1
+// KERNEL:           memref.load %a[%{{.*}}, %{{.*}}] : memref<13x24xf32>
+// KERNEL:           memref.load %b[%{{.*}}, %{{.*}}] : memref<24x70xf32>
+// KERNEL:           memref.store %{{.*}}, %a_tile
+// KERNEL:         %[[IN:.*]] = scf.if %{{.*}} -> (f32) {
+// KERNEL-NEXT:      %[[INIT:.*]] = memref.load %c[%[[I:.*]], %[[J:.*]]] : memref<13x70xf32>
+// KERNEL:         %[[C:.*]] = arith.addf %{{.*}}, %[[IN]] : f32
+// KERNEL-NEXT:    scf.if %{{.*}} {
+// KERNEL-NEXT:      memref.store %[[C]], %c[%[[I]], %[[J]]] : memref<13x70xf32>
 // KERNEL:         gpu.barrier
 // KERNEL:         memref.atomic_rmw addf %{{.*}}, %o[
 
@@ -31,10 +39,14 @@ func.func @dropped(%a: tensor<2x5x8xf32>, %b: tensor<2x8x9xf32>, %o: tensor<1x5x
   %r = rock.reduce max %mm into %o {axis = 0 : index} : tensor<2x5x9xf32> into tensor<1x5x9xf32> -> tensor<1x5x9xf32>
   return %r : tensor<1x5x9xf32>
 }
+// The batch on grid z; reduced over it, each element of a tile is its own output.
 // KERNEL-LABEL: func.func @dropped(%a: memref<2x5x8xf32>, %b: memref<2x8x9xf32>, %o: memref<1x5x9xf32>)
+// KERNEL-SAME:    gpu.known_grid_size = array<i32: 1, 1, 2>
 // KERNEL-NOT:     linalg.
-// KERNEL-NOT:     memref.store %{{.*}}, %c
-// KERNEL:         memref.atomic_rmw maxnumf
+// KERNEL:         %batch = gpu.block_id z
+// KERNEL:         memref.load %a[%batch, %{{.*}}, %{{.*}}] : memref<2x5x8xf32>
+// KERNEL-NOT:     memref.store %{{.*}}, %c[
+// KERNEL:         memref.atomic_rmw maxnumf %{{.*}}, %o[%c0, %{{.*}}, %{{.*}}]
 
 // A contraction generic with a transposed A: the kernel indexes A[k, i] and B[j, k] by its maps.
 // REMARK: fuse.mlir:[[# @LINE + 11]]:3: remark: fuse-reduction: fused with linalg.generic
@@ -52,9 +64,10 @@ func.func @generic(%a: tensor<24x13xf32>, %b: tensor<70x24xf32>, %c: tensor<13x7
   return %r : tensor<1x70xf32>
 }
 // KERNEL-LABEL: func.func @generic
-// KERNEL:         %[[INIT:.*]] = memref.load %c[%[[I:.*]], %[[J:.*]]] : memref<13x70xf32>
-// KERNEL-NEXT:    scf.for %[[K:.*]] = %c0 to %c24 step %c1
-// KERNEL-NEXT:      memref.load %a[%[[K]], %[[I]]] : memref<24x13xf32>
-// KERNEL-NEXT:      memref.load %b[%[[J]], %[[K]]] : memref<70x24xf32>
-// KERNEL-NOT:     memref.store %{{.*}}, %c
+// KERNEL:         %k0 = arith.muli %kt, %c16 : index
+// KERNEL-NEXT:    %[[K:.*]] = arith.addi %k0, %{{.*}} : index
+// KERNEL:           memref.load %a[%[[K]], %{{.*}}] : memref<24x13xf32>
+// KERNEL:           memref.load %b[%{{.*}}, %{{.*}}] : memref<70x24xf32>
+// KERNEL:         memref.load %c[
+// KERNEL-NOT:     memref.store %{{.*}}, %c[
 // KERNEL:         memref.atomic_rmw maxnumf
