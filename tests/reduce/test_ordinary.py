@@ -36,6 +36,12 @@ def test_generated_user_programs_run_right(program: UserProgram, lowering: str) 
     _check_on_cpu(program, lowering, seed=hash(program.name) % 1000)
 
 
+@pytest.mark.parametrize("lowering", CPU_STAGES, ids=["atomic", "deterministic"])
+@pytest.mark.parametrize("program", generated(2, seed=7, element="f16"), ids=lambda p: p.name)
+def test_f16_operands_accumulate_in_f32(program: UserProgram, lowering: str) -> None:
+    _check_on_cpu(program, lowering, seed=5)
+
+
 def test_the_generated_programs_cover_the_forms() -> None:
     programs = generated(6, seed=2026)
     # Without this the generator could drift to one corner of the space.
