@@ -1,21 +1,40 @@
 """An SPMD machine that runs a GPU kernel's threads as numpy lanes.
 
 Every thread of every workgroup is one lane. An op is evaluated for all lanes
-at once, under a mask of the lanes that reach it: divergent `scf.if` runs
-both branches under complementary masks, and a loop whose bounds differ by
-thread runs until no lane is left in it. Between synchronization points
-(`gpu.barrier`, and the subgroup ops that exchange values) the lanes run in
-*chunks*, one after the other, in the order the schedule gives: that is how
-the simulator plays threads against each other, the way a real GPU may.
+that reach it at once. Between synchronization points (`gpu.barrier`, and
+the subgroup ops that exchange values) the lanes run in *chunks*, one after
+the other, in the order the schedule gives: that is how the simulator plays
+threads against each other, the way a real GPU may. Divergent `scf.if` runs
+both branches, each for its own lanes, and a loop whose bounds differ by
+thread runs until no lane is left in it.
 
 Every memory access is logged (element, lane, op, read/write/atomic, barrier
 epoch) for `races.find_races`. The machine is also the sequential reference:
 a program with `scf.forall` loops and no GPU ids runs as one lane, each
 forall as a sequential loop nest.
+
+How it is fast enough for a 512x512x512 GEMM of 16,384 threads:
+- Lanes are compacted. Code runs in a `Frame`: the lanes that execute it,
+  and one value per lane for each of them. A chunk, a branch taken by some
+  lanes only, or the lanes still in a divergent loop get a frame of their
+  own, so an op costs what its own lanes cost, not what the whole launch
+  costs, and needs no mask.
+- A value that is the same in every lane of a frame (a constant, a uniform
+  loop's induction variable, index arithmetic on them) is held as one numpy
+  scalar, so loop control and addresses of uniform loops are scalar work.
+- Each op is compiled once per machine into a closure with its operands'
+  slots, types and attributes decoded.
+- A memory op remembers the address part its per-lane indices gave (by
+  identity of those arrays, which nothing mutates), so a load in a loop
+  whose per-lane index is loop-invariant adds one scalar per iteration.
+- Reads of a buffer the kernel never writes cannot race and are not logged;
+  reads of workgroup memory that nothing writes in the same barrier epoch
+  are dropped from the log at the epoch's end (see `Machine._close_epoch`).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -39,7 +58,7 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
-from xsplit.analysis.writes import kernel_buffers
+from xsplit.analysis.writes import kernel_buffers, may_write, written_arguments
 from xsplit.diagnostics import XsplitError, location_of
 from xsplit.semantics import (
     BINARY,
@@ -82,7 +101,7 @@ def storage_dtype(t: Attribute) -> np.dtype:
     raise SimulationError(f"element type {text} is not supported by the simulator")
 
 
-@dataclass
+@dataclass(eq=False)
 class Buffer:
     """One allocation: an argument, or a `memref.alloc` (one copy per
     workgroup in workgroup memory, one per lane in private memory)."""
@@ -92,6 +111,14 @@ class Buffer:
     data: np.ndarray
     space: str
     ident: int
+    logged: bool = True
+    """Whether its accesses go to the log: not in private memory, and not a
+    buffer the kernel never writes (reads alone cannot race)."""
+    escaped: bool = False
+    """Some view of this workgroup buffer reaches outside a lane's own
+    workgroup's copy (an out-of-bounds subview)."""
+    dropped: bool = False
+    """Some read of it was left out of the log (see `Machine._close_epoch`)."""
 
     @property
     def numel(self) -> int:
@@ -103,20 +130,15 @@ class Buffer:
         return f"{self.name}[{', '.join(str(int(i)) for i in index)}]"
 
 
-@dataclass
+@dataclass(eq=False)
 class View:
-    """A memref value: a buffer, a per-lane offset and the view's shape/strides."""
+    """A memref value: a buffer, a per-lane offset (one numpy scalar when all
+    lanes agree) and the view's shape/strides."""
 
     buffer: Buffer
-    offset: np.ndarray
+    offset: np.ndarray | np.integer
     shape: tuple[int, ...]
     strides: tuple[int, ...]
-
-    def merged(self, other: View, mask: np.ndarray) -> View:
-        if other.buffer is not self.buffer:
-            return self
-        offset = np.where(mask, self.offset, other.offset)
-        return View(self.buffer, offset, self.shape, self.strides)
 
 
 @dataclass
@@ -192,31 +214,43 @@ _ATOMIC_KINDS = [
 ]  # fmt: skip
 
 
-def eval_affine(expr: AffineExpr, dims: Sequence[np.ndarray], syms: Sequence[np.ndarray]):
+def _compile_affine(expr: AffineExpr, num_dims: int) -> Callable[[Sequence], object]:
+    """A closure that evaluates an affine expression on lane values (operands
+    in dims-then-symbols order). Division and modulo by zero divide by one,
+    as `semantics.safe_divisor` does everywhere."""
     if isinstance(expr, AffineConstantExpr):
-        return np.int64(expr.value)
+        c = np.int64(expr.value)
+        return lambda ops: c
     if isinstance(expr, AffineDimExpr):
-        return dims[expr.position]
+        p = expr.position
+        return lambda ops: ops[p]
     if isinstance(expr, AffineSymExpr):
-        return syms[expr.position]
+        p = num_dims + expr.position
+        return lambda ops: ops[p]
     assert isinstance(expr, AffineBinaryOpExpr)
-    a = eval_affine(expr.lhs, dims, syms)
-    b = eval_affine(expr.rhs, dims, syms)
+    lhs = _compile_affine(expr.lhs, num_dims)
+    rhs = _compile_affine(expr.rhs, num_dims)
     kind = expr.kind
     if kind == AffineBinaryOpKind.Add:
-        return a + b
+        return lambda ops: lhs(ops) + rhs(ops)
     if kind == AffineBinaryOpKind.Mul:
-        return a * b
+        return lambda ops: lhs(ops) * rhs(ops)
     if kind == AffineBinaryOpKind.FloorDiv:
-        return a // safe_divisor(np.asarray(b))
+        return lambda ops: lhs(ops) // safe_divisor(np.asarray(rhs(ops)))
     if kind == AffineBinaryOpKind.CeilDiv:
-        return -((-a) // safe_divisor(np.asarray(b)))
-    return a % safe_divisor(np.asarray(b))
+        return lambda ops: -((-lhs(ops)) // safe_divisor(np.asarray(rhs(ops))))
+    return lambda ops: lhs(ops) % safe_divisor(np.asarray(rhs(ops)))
 
 
-def eval_map(m: AffineMap, operands: Sequence[np.ndarray]) -> list[np.ndarray]:
-    dims, syms = operands[: m.num_dims], operands[m.num_dims :]
-    return [np.asarray(eval_affine(e, dims, syms), dtype=np.int64) for e in m.results]
+def _compile_map(m: AffineMap) -> Callable[[Sequence], list]:
+    """A closure that evaluates an affine map's results on lane values, as
+    int64 lane values (numpy scalars when uniform)."""
+    fns = [_compile_affine(e, m.num_dims) for e in m.results]
+
+    def run(ops: Sequence) -> list:
+        return [_lane_value(np.asarray(f(ops), dtype=np.int64)) for f in fns]
+
+    return run
 
 
 def _dim_index(op: Operation) -> int:
@@ -241,6 +275,119 @@ def memref_strides(t: MemRefType) -> tuple[int, ...]:
         raise SimulationError(str(e)) from None
 
 
+# -- lane values ---------------------------------------------------------------
+#
+# A value in a frame is a 1-D array with one element per lane of the frame, a
+# numpy scalar (the same in every lane), or a View. Numpy scalars keep their
+# dtype in arithmetic (NEP 50), so an op on them gives what it gives on arrays.
+
+
+def _lane_value(x):
+    """A numpy result as a lane value: a 0-d array becomes a numpy scalar."""
+    if x.__class__ is np.ndarray and x.ndim == 0:
+        return x[()]
+    return x
+
+
+def _gather(v, sel: np.ndarray):
+    """A parent frame's value for the lanes `sel` of a child frame."""
+    cls = v.__class__
+    if cls is np.ndarray:
+        return v[sel]
+    if cls is View:
+        off = v.offset
+        if off.__class__ is np.ndarray:
+            return View(v.buffer, off[sel], v.shape, v.strides)
+        return v
+    return v
+
+
+def _expand(v, n: int) -> np.ndarray:
+    if v.__class__ is np.ndarray:
+        return v
+    return np.full(n, v, dtype=np.asarray(v).dtype)
+
+
+def _same_scalar(a, b) -> bool:
+    return (
+        a.__class__ is not np.ndarray
+        and b.__class__ is not np.ndarray
+        and isinstance(a, np.generic)
+        and isinstance(b, np.generic)
+        and a.dtype == b.dtype
+        and a.tobytes() == b.tobytes()
+    )
+
+
+def _assemble(parts: list[tuple[np.ndarray, object]], n: int, dtype=None):
+    """One value for a frame of `n` lanes from its disjoint parts `(sel, value)`,
+    which together cover it."""
+    last = parts[-1][1]
+    if last.__class__ is View:
+        offs = [v.offset for _, v in parts]
+        if all(_same_scalar(offs[0], o) for o in offs[1:]):
+            offset = offs[0]
+        else:
+            offset = np.empty(n, dtype=np.int64)
+            for (sel, _), o in zip(parts, offs):
+                offset[sel] = o
+        # Lanes that hold views of different buffers cannot be modelled: the
+        # last part's buffer is kept (the then-branch's, for an scf.if), as
+        # the machine always did.
+        return View(last.buffer, offset, last.shape, last.strides)
+    first = parts[0][1]
+    if all(_same_scalar(first, v) for _, v in parts[1:]):
+        return first
+    out = np.empty(n, dtype=dtype if dtype is not None else np.asarray(last).dtype)
+    for sel, v in parts:
+        out[sel] = v
+    return out
+
+
+class Frame:
+    """Lanes that run a piece of code together, and their values by slot.
+
+    `lanes` are global lane ids, ascending: the order the old mask-based
+    machine visited lanes in, which stores with colliding addresses, atomics
+    and the log depend on. A child frame's values of enclosing code are
+    gathered from its parent on first use."""
+
+    __slots__ = ("chunks", "env", "lanes", "n", "parent", "position", "sel")
+
+    def __init__(self, lanes: np.ndarray, size: int, parent: Frame | None = None, sel=None):
+        self.lanes = lanes
+        self.n = len(lanes)
+        self.env: list = [None] * size
+        self.parent = parent
+        self.sel = sel
+        self.chunks = None
+        self.position = None
+
+    def child(self, sel: np.ndarray) -> Frame:
+        return Frame(self.lanes[sel], len(self.env), self, sel)
+
+
+_NO_CHUNKS = object()
+"""A frame's chunks when one chunk is the whole frame."""
+
+
+@dataclass
+class _Segment:
+    fns: list
+    escaping: list[int]
+    """Slots it defines that code after it reads."""
+
+
+@dataclass
+class _Plan:
+    """A block, compiled: its ops' closures, the segments and synchronization
+    points it is cut into when run unchunked, and its yielded slots."""
+
+    fns: list
+    parts: list
+    yields: list[int]
+
+
 class Machine:
     """Runs one function on a launch, with a schedule; logs every access."""
 
@@ -248,7 +395,6 @@ class Machine:
         self.launch = launch
         self.schedule = schedule
         self.log = AccessLog() if log else None
-        self.env: dict[SSAValue, object] = {}
         self.epoch = 0
         self.buffers: list[Buffer] = []
         self.allocs: dict[int, View] = {}
@@ -256,10 +402,18 @@ class Machine:
         self.op_index: dict[int, int] = {}
         self._sync_cache: dict[int, bool] = {}
         self.bindings: dict[int, View] = {}
+        self.slots: dict[SSAValue, int] = {}
+        self.values: list[SSAValue] = []
+        self._fns: dict[int, Callable] = {}
+        self._plans: dict[int, _Plan] = {}
+        self._filter = log
+        self._marks: dict[int, int] = {}
+        self.returned: list[np.ndarray] = []
 
     # -- set-up --------------------------------------------------------------
 
     def new_buffer(self, name: str, t: MemRefType, data: np.ndarray | None = None) -> View:
+        """A buffer, and its view for every lane of the launch."""
         shape = tuple(t.get_shape())
         if any(d < 0 for d in shape):
             raise SimulationError(f"dynamic shape {t} is not supported by the simulator")
@@ -272,21 +426,47 @@ class Machine:
         else:
             flat = np.ascontiguousarray(data, dtype=dtype).reshape(-1).copy()
         buf = Buffer(name, shape, flat, space, len(self.buffers))
+        buf.logged = self.log is not None and space != "private"
         self.buffers.append(buf)
+        offset: np.ndarray | np.integer
         if space == "workgroup":
             offset = self.launch.block_of_lane * numel
         elif space == "private":
             offset = np.arange(self.launch.lanes, dtype=np.int64) * numel
         else:
-            offset = np.zeros(self.launch.lanes, dtype=np.int64)
+            offset = np.int64(0)
         return View(buf, offset, shape, memref_strides(t))
 
     def run(self, func: Operation, args: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Runs `func` on copies of `args`; returns the arguments' final contents."""
+        results = self._run(func, args)
+        if any(b.escaped and b.dropped for b in self.buffers):
+            # A view left its workgroup's copy after reads of that copy were
+            # dropped from the log: they may race across workgroups. Run again
+            # (deterministically: same results) keeping every read.
+            self._reset()
+            self._filter = False
+            results = self._run(func, args)
+        return results
+
+    def _reset(self) -> None:
+        self.log = AccessLog()
+        self.epoch = 0
+        self.buffers = []
+        self.allocs = {}
+        self.bindings = {}
+        self._fns = {}
+        self._plans = {}
+        self._marks = {}
+        self.returned = []
+
+    def _run(self, func: Operation, args: Sequence[np.ndarray]) -> list[np.ndarray]:
         body = func.regions[0].blocks[0]
         for op in func.walk():  # op indices in program order
             self.index_of(op)
-
+        self._number_values(func)
+        written = set(written_arguments(func)) if self.log is not None else set()
+        root = Frame(np.arange(self.launch.lanes, dtype=np.int64), len(self.values))
         views = []
         for i, ((name, t, holder), value) in enumerate(zip(kernel_buffers(func), args)):
             if not isinstance(t, MemRefType):
@@ -294,15 +474,42 @@ class Machine:
                     f"argument {i} has type {t}; the simulator runs kernels on memrefs", func
                 )
             view = self.new_buffer(name, t, value)
+            view.buffer.logged = view.buffer.logged and i in written
             if isinstance(holder, Operation):
                 self.bindings[id(holder)] = view
             else:
-                self.env[holder] = view  # type: ignore[index]
+                root.env[self.slots[holder]] = view  # type: ignore[index]
             views.append(view)
-        mask = np.ones(self.launch.lanes, dtype=bool)
         with np.errstate(all="ignore"):
-            self.exec_block(body, mask, chunked=False)
+            returned = self.exec_block(body, root, chunked=False)
+        self._close_epoch()
+        # What the function returns, as lane 0 has it: a sequential
+        # reference's results, when it takes its inputs only.
+        self.returned = [
+            v.buffer.data[self.box(v, root)[0]].copy()
+            if isinstance(v, View)
+            else np.asarray(_expand(v, root.n)[0]).copy()
+            for v in returned
+        ]
         return [v.buffer.data.reshape(v.buffer.shape).copy() for v in views]
+
+    def _number_values(self, func: Operation) -> None:
+        def add(v: SSAValue) -> None:
+            if v not in self.slots:
+                self.slots[v] = len(self.values)
+                self.values.append(v)
+
+        def visit(op: Operation) -> None:
+            for r in op.results:
+                add(r)
+            for region in op.regions:
+                for block in region.blocks:
+                    for a in block.args:
+                        add(a)
+                    for inner in block.ops:
+                        visit(inner)
+
+        visit(func)
 
     # -- structure -----------------------------------------------------------
 
@@ -321,58 +528,142 @@ class Machine:
             self.ops.append(op)
         return self.op_index[key]
 
-    def exec_block(self, block: Block, mask: np.ndarray, chunked: bool) -> list[object]:
-        """Runs a block's ops; returns what its terminator yields."""
-        segment: list[Operation] = []
+    def fn(self, op: Operation) -> Callable:
+        """The op's compiled closure `(frame, chunked) -> None`. What cannot be
+        compiled raises when the op runs, as it did before compilation existed."""
+        key = id(op)
+        f = self._fns.get(key)
+        if f is None:
+            try:
+                f = _compile(self, op)
+            except Exception as e:  # noqa: BLE001 - raised where the op runs
+                error = e
+
+                def f(fr: Frame, chunked: bool) -> None:
+                    raise error
+
+            self._fns[key] = f
+        return f
+
+    def plan(self, block: Block) -> _Plan:
+        key = id(block)
+        p = self._plans.get(key)
+        if p is not None:
+            return p
         ops = list(block.ops)
         terminator = ops[-1] if ops and ops[-1].name in _TERMINATORS else None
         if terminator is not None:
             ops = ops[:-1]
+        fns = [self.fn(op) for op in ops]
+        parts: list = []
+        segment: list[Operation] = []
         for op in ops:
-            if not chunked and self.contains_sync(op):
-                self._run_segment(segment, mask)
+            if self.contains_sync(op):
+                if segment:
+                    parts.append(self._segment(block, segment))
                 segment = []
-                self.exec_sync(op, mask)
+                parts.append((op, self.fn(op)))
             else:
                 segment.append(op)
+        if segment:
+            parts.append(self._segment(block, segment))
+        yields = [self.slots[v] for v in terminator.operands] if terminator is not None else []
+        p = _Plan(fns, parts, yields)
+        self._plans[key] = p
+        return p
+
+    def _segment(self, block: Block, ops: list[Operation]) -> _Segment:
+        inside = {id(op) for op in ops}
+        escaping = []
+        for op in ops:
+            for r in op.results:
+                for use in r.uses:
+                    user: Operation | None = use.operation
+                    while user is not None and user.parent_block() is not block:
+                        user = user.parent_op()
+                    if user is None or id(user) not in inside:
+                        escaping.append(self.slots[r])
+                        break
+        return _Segment([self.fn(op) for op in ops], escaping)
+
+    def exec_block(self, block: Block, fr: Frame, chunked: bool) -> list[object]:
+        """Runs a block's ops; returns what its terminator yields."""
+        p = self.plan(block)
         if chunked:
-            for op in segment:
-                self.exec_op(op, mask, chunked=True)
+            for f in p.fns:
+                f(fr, True)
         else:
-            self._run_segment(segment, mask)
-        if terminator is None:
-            return []
-        return [self.env[v] for v in terminator.operands]
+            for part in p.parts:
+                if part.__class__ is _Segment:
+                    self._run_segment(part, fr)
+                else:
+                    self.exec_sync(part[0], part[1], fr)
+        env = fr.env
+        out = []
+        for s in p.yields:
+            v = env[s]
+            out.append(v if v is not None else self.pull(fr, s))
+        return out
 
-    def _run_segment(self, segment: list[Operation], mask: np.ndarray) -> None:
-        if not segment or not mask.any():
+    def _chunks(self, fr: Frame):
+        if fr.chunks is None:
+            mask = np.zeros(self.launch.lanes, dtype=bool)
+            mask[fr.lanes] = True
+            parts = self.schedule(mask)
+            if len(parts) == 1 and int(parts[0].sum()) == fr.n:
+                fr.chunks = _NO_CHUNKS
+            else:
+                pos = self.position(fr)
+                fr.chunks = [pos[np.nonzero(p)[0]] for p in parts]
+        return fr.chunks
+
+    def position(self, fr: Frame) -> np.ndarray:
+        """Each global lane's index in the frame, -1 for lanes not in it."""
+        if fr.position is None:
+            pos = np.full(self.launch.lanes, -1, dtype=np.int64)
+            pos[fr.lanes] = np.arange(fr.n, dtype=np.int64)
+            fr.position = pos
+        return fr.position
+
+    def _run_segment(self, seg: _Segment, fr: Frame) -> None:
+        chunks = self._chunks(fr)
+        if chunks is _NO_CHUNKS:
+            for f in seg.fns:
+                f(fr, True)
             return
-        for chunk in self.schedule(mask):
-            for op in segment:
-                self.exec_op(op, chunk, chunked=True)
+        parts: dict[int, list] = {s: [] for s in seg.escaping}
+        for sel in chunks:
+            c = fr.child(sel)
+            for f in seg.fns:
+                f(c, True)
+            for s in seg.escaping:
+                v = c.env[s]
+                if v is not None:
+                    parts[s].append((sel, v))
+        for s, ps in parts.items():
+            if ps:
+                fr.env[s] = _assemble(ps, fr.n)
 
-    def exec_sync(self, op: Operation, mask: np.ndarray) -> None:
+    def exec_sync(self, op: Operation, f: Callable, fr: Frame) -> None:
         """An op at or around a synchronization point: all lanes together."""
         if op.name == "gpu.barrier":
-            self._check_converged(op, mask)
+            self._check_converged(op, fr)
+            self._close_epoch()
             self.epoch += 1
             return
-        if op.name in ("gpu.shuffle", "gpu.subgroup_reduce"):
-            self.exec_op(op, mask, chunked=False)
-            return
         if op.name in ("scf.for", "scf.if", "affine.for"):
-            self._check_uniform(op, mask)
-        self.exec_op(op, mask, chunked=False)
+            self._check_uniform(op, fr)
+        f(fr, False)
 
-    def _check_converged(self, op: Operation, mask: np.ndarray) -> None:
-        per_block = np.bincount(self.launch.block_of_lane[mask], minlength=self.launch.blocks)
+    def _check_converged(self, op: Operation, fr: Frame) -> None:
+        per_block = np.bincount(self.launch.block_of_lane[fr.lanes], minlength=self.launch.blocks)
         if np.any((per_block > 0) & (per_block < self.launch.threads)):
             raise SimulationError(
                 "gpu.barrier reached by only some threads of a workgroup (divergent barrier)", op
             )
 
-    def _check_uniform(self, op: Operation, mask: np.ndarray) -> None:
-        blocks = self.launch.block_of_lane
+    def _check_uniform(self, op: Operation, fr: Frame) -> None:
+        blocks = self.launch.block_of_lane[fr.lanes]
         # The bounds or the condition; loop-carried values may differ freely.
         controls = op.operands[:3] if op.name == "scf.for" else op.operands[:1]
         if op.name == "affine.for":
@@ -380,14 +671,13 @@ class Machine:
             n = lbm.num_dims + lbm.num_symbols + ubm.num_dims + ubm.num_symbols
             controls = op.operands[:n]
         for v in controls:
-            value = self.env.get(v)
+            value = self.lookup(fr, v)
             if not isinstance(value, np.ndarray) or value.ndim != 1:
                 continue
-            sel = value[mask]
-            if sel.size and np.any(np.bincount(blocks[mask], minlength=1) > 0):
+            if value.size:
                 first = np.full(self.launch.blocks, 0, dtype=value.dtype)
-                first[blocks[mask][::-1]] = sel[::-1]
-                if np.any(first[blocks[mask]] != sel):
+                first[blocks[::-1]] = value[::-1]
+                if np.any(first[blocks] != value):
                     raise SimulationError(
                         f"'{op.name}' around a barrier has bounds or a condition that differ "
                         "between threads of a workgroup (divergent barrier)",
@@ -396,95 +686,107 @@ class Machine:
 
     # -- values --------------------------------------------------------------
 
-    def get(self, v: SSAValue) -> object:
+    def pull(self, fr: Frame, s: int):
+        """A value of enclosing code, gathered into `fr` from its parents."""
+        parent = fr.parent
+        if parent is None:
+            v = self.values[s]
+            raise SimulationError("value used before the simulator defined it", v.owner)  # type: ignore[arg-type]
+        v = parent.env[s]
+        if v is None:
+            v = self.pull(parent, s)
+        g = _gather(v, fr.sel)
+        fr.env[s] = g
+        return g
+
+    def lookup(self, fr: Frame, v: SSAValue):
+        """The value, or None where it is not defined."""
+        s = self.slots.get(v)
+        if s is None:
+            return None
         try:
-            return self.env[v]
-        except KeyError:
-            raise SimulationError("value used before the simulator defined it", v.owner) from None  # type: ignore[arg-type]
+            return fr.env[s] if fr.env[s] is not None else self.pull(fr, s)
+        except SimulationError:
+            return None
 
-    def arr(self, v: SSAValue) -> np.ndarray:
-        value = self.get(v)
-        if isinstance(value, View):
+    def get(self, fr: Frame, s: int):
+        v = fr.env[s]
+        return v if v is not None else self.pull(fr, s)
+
+    def arr(self, fr: Frame, s: int):
+        v = fr.env[s]
+        if v is None:
+            v = self.pull(fr, s)
+        if v.__class__ is View:
             raise SimulationError("expected a scalar value, got a memref")
-        return value  # type: ignore[return-value]
-
-    def set(self, v: SSAValue, value: object, mask: np.ndarray) -> None:
-        old = self.env.get(v)
-        if isinstance(value, np.ndarray) and value.ndim == 0:
-            value = np.full(self.launch.lanes, value, dtype=value.dtype)
-        if isinstance(value, np.ndarray) and isinstance(old, np.ndarray) and not mask.all():
-            value = np.where(mask, value, old).astype(value.dtype, copy=False)
-        elif isinstance(value, View) and isinstance(old, View) and not mask.all():
-            value = value.merged(old, mask)
-        self.env[v] = value
-
-    def full(self, x, dtype) -> np.ndarray:
-        return np.full(self.launch.lanes, x, dtype=dtype)
-
-    # -- ops -----------------------------------------------------------------
-
-    def exec_op(self, op: Operation, mask: np.ndarray, chunked: bool) -> None:
-        name = op.name
-        handler = _HANDLERS.get(name)
-        if handler is not None:
-            handler(self, op, mask, chunked)
-            return
-        if name in BINARY:
-            a, b = self.arr(op.operands[0]), self.arr(op.operands[1])
-            r = BINARY[name](a, b)
-            dtype = self._dtype(op.results[0])
-            self.set(op.results[0], np.asarray(r).astype(dtype, copy=False), mask)
-            return
-        if name in UNARY:
-            self.set(op.results[0], UNARY[name](self.arr(op.operands[0])), mask)
-            return
-        if name in CASTS:
-            dtype = self._dtype(op.results[0])
-            self.set(op.results[0], self.arr(op.operands[0]).astype(dtype), mask)
-            return
-        raise SimulationError(f"the simulator does not run '{name}'", op)
-
-    def _dtype(self, v: SSAValue) -> np.dtype:
-        return storage_dtype(v.type)
+        return v
 
     # memory -----------------------------------------------------------------
 
-    def flat_index(
-        self, view: View, indices: Sequence[np.ndarray], op: Operation, mask: np.ndarray
-    ) -> np.ndarray:
-        flat = view.offset[mask].copy()
-        for d, (i, size, stride) in enumerate(zip(indices, view.shape, view.strides)):
-            idx = np.broadcast_to(i, mask.shape)[mask]
-            if np.any((idx < 0) | (idx >= size)):
-                bad = int(idx[(idx < 0) | (idx >= size)][0])
-                raise SimulationError(
-                    f"index {bad} out of bounds [0, {size}) in dimension {d} of {view.buffer.name}",
-                    op,
-                )
-            flat += idx * stride
-        return flat
+    def flat_index(self, view: View, indices: Sequence, op: Operation, memo: list):
+        """Flat element per lane (a scalar when every lane agrees). `memo`
+        remembers the part the per-lane index arrays give, for the next time
+        the same view and the same arrays come."""
+        shape, strides = view.shape, view.strides
+        add = 0
+        if memo[0] is view:
+            # The same view: the same per-lane index arrays give the same
+            # part; the scalar indices are checked and added here.
+            pattern = memo[1]
+            hit = len(pattern) == len(indices)
+            if hit:
+                for d, i in enumerate(indices):
+                    p = pattern[d]
+                    if i.__class__ is np.ndarray:
+                        if p is not i:
+                            hit = False
+                            break
+                    elif p is not None:
+                        hit = False
+                        break
+                    else:
+                        x = int(i)
+                        if x < 0 or x >= shape[d]:
+                            hit = False  # the slow path says which index, in order
+                            break
+                        add += x * strides[d]
+            if hit:
+                base = memo[2]
+                return base + add if add else base
+            add = 0
+        base = view.offset
+        pat = []
+        for d, (i, size, stride) in enumerate(zip(indices, shape, strides)):
+            if i.__class__ is np.ndarray:
+                if i.min() < 0 or i.max() >= size:
+                    self._out_of_bounds(int(i[(i < 0) | (i >= size)][0]), d, size, view, op)
+                base = base + i * stride
+                pat.append(i)
+            else:
+                x = int(i)
+                if x < 0 or x >= size:
+                    self._out_of_bounds(x, d, size, view, op)
+                add += x * stride
+                pat.append(None)
+        memo[0], memo[1], memo[2] = view, tuple(pat), base
+        return base + add if add else base
 
-    def access(self, view: View, flat: np.ndarray, mask: np.ndarray, op: Operation, kind: int):
-        if self.log is not None and view.buffer.space != "private":
-            lanes = np.nonzero(mask)[0]
-            self.log.record(view.buffer, flat, lanes, self.index_of(op), kind, self.epoch)
+    @staticmethod
+    def _out_of_bounds(bad: int, d: int, size: int, view: View, op: Operation):
+        raise SimulationError(
+            f"index {bad} out of bounds [0, {size}) in dimension {d} of {view.buffer.name}", op
+        )
 
-    def load(self, view: View, indices, mask, op) -> np.ndarray:
-        flat = self.flat_index(view, indices, op, mask)
-        self.access(view, flat, mask, op, READ)
-        out = np.zeros(self.launch.lanes, dtype=view.buffer.data.dtype)
-        out[mask] = view.buffer.data[flat]
-        return out
+    def access(self, view: View, flat, fr: Frame, k: int, kind: int) -> None:
+        buf = view.buffer
+        if buf.logged:
+            if flat.__class__ is not np.ndarray:
+                flat = np.full(fr.n, flat, dtype=np.int64)
+            self.log.record(buf, flat, fr.lanes, k, kind, self.epoch)  # type: ignore[union-attr]
 
-    def store(self, view: View, indices, value: np.ndarray, mask, op) -> None:
-        flat = self.flat_index(view, indices, op, mask)
-        self.access(view, flat, mask, op, WRITE)
-        vals = np.broadcast_to(value, mask.shape)[mask]
-        view.buffer.data[flat] = vals.astype(view.buffer.data.dtype, copy=False)
-
-    def box(self, view: View, mask: np.ndarray) -> np.ndarray:
-        """Flat addresses of every element of a view, per active lane: (lanes, *shape)."""
-        offs = view.offset[mask]
+    def box(self, view: View, fr: Frame) -> np.ndarray:
+        """Flat addresses of every element of a view, per lane: (lanes, *shape)."""
+        offs = _expand(view.offset, fr.n)
         flat = offs.reshape((-1,) + (1,) * len(view.shape))
         for d, (size, stride) in enumerate(zip(view.shape, view.strides)):
             shape = [1] * (len(view.shape) + 1)
@@ -492,21 +794,73 @@ class Machine:
             flat = flat + (np.arange(size, dtype=np.int64) * stride).reshape(shape)
         return flat
 
-    def read_box(self, view: View, mask, op) -> np.ndarray:
-        flat = self.box(view, mask)
-        self._log_box(view, flat, mask, op, READ)
+    def read_box(self, view: View, fr: Frame, k: int) -> np.ndarray:
+        flat = self.box(view, fr)
+        self._log_box(view, flat, fr, k, READ)
         return view.buffer.data[flat]
 
-    def write_box(self, view: View, values: np.ndarray, mask, op) -> None:
-        flat = self.box(view, mask)
-        self._log_box(view, flat, mask, op, WRITE)
+    def write_box(self, view: View, values: np.ndarray, fr: Frame, k: int) -> None:
+        flat = self.box(view, fr)
+        self._log_box(view, flat, fr, k, WRITE)
         view.buffer.data[flat] = values.astype(view.buffer.data.dtype, copy=False)
 
-    def _log_box(self, view: View, flat: np.ndarray, mask, op, kind: int) -> None:
-        if self.log is None or view.buffer.space == "private":
+    def _log_box(self, view: View, flat: np.ndarray, fr: Frame, k: int, kind: int) -> None:
+        if not view.buffer.logged:
             return
-        lanes = np.repeat(np.nonzero(mask)[0], flat[0].size if flat.shape[0] else 0)
-        self.log.record(view.buffer, flat.reshape(-1), lanes, self.index_of(op), kind, self.epoch)
+        lanes = np.repeat(fr.lanes, flat[0].size if flat.shape[0] else 0)
+        self.log.record(view.buffer, flat.reshape(-1), lanes, k, kind, self.epoch)  # type: ignore[union-attr]
+
+    def note_view(self, view: View, fr: Frame) -> None:
+        """Marks a workgroup buffer whose view reaches outside a lane's own copy."""
+        buf = view.buffer
+        if buf.space != "workgroup" or buf.escaped or any(s <= 0 for s in view.shape):
+            return
+        lo = sum(min(0, (s - 1) * st) for s, st in zip(view.shape, view.strides))
+        hi = sum(max(0, (s - 1) * st) for s, st in zip(view.shape, view.strides))
+        numel = buf.numel
+        base = self.launch.block_of_lane[fr.lanes] * numel
+        if np.any(view.offset + lo < base) or np.any(view.offset + hi >= base + numel):
+            buf.escaped = True
+
+    def _close_epoch(self) -> None:
+        """Drops the reads of workgroup memory, in the epoch that ends, of
+        elements nothing wrote or updated atomically in that epoch.
+
+        Exact for `find_races`: a race within a workgroup needs a write or an
+        atomic in the same epoch on the same element, and every read of such
+        an element is kept, in order. A race across workgroups cannot involve
+        workgroup memory while every view of it stays in the lane's own
+        workgroup's copy; `run` runs again, keeping every read, if one did not."""
+        if self.log is None or not self._filter:
+            return
+        for ident, entries in self.log.entries.items():
+            buf = self.buffers[ident]
+            start = self._marks.get(ident, 0)
+            if buf.space != "workgroup" or buf.escaped or start >= len(entries):
+                self._marks[ident] = len(entries)
+                continue
+            new = entries[start:]
+            writes = [e for e in new if e[3] != READ]
+            if not writes:
+                kept = []
+            else:
+                touched = np.zeros(buf.data.size, dtype=bool)
+                for e in writes:
+                    touched[e[0]] = True
+                kept = []
+                for e in new:
+                    if e[3] != READ:
+                        kept.append(e)
+                        continue
+                    keep = touched[e[0]]
+                    if keep.all():
+                        kept.append(e)
+                    elif keep.any():
+                        kept.append((e[0][keep], e[1][keep], e[2], e[3], e[4]))
+            if len(kept) != len(new) or any(a is not b for a, b in zip(kept, new)):
+                buf.dropped = True
+            entries[start:] = kept
+            self._marks[ident] = len(entries)
 
 
 _TERMINATORS = frozenset(
@@ -514,118 +868,282 @@ _TERMINATORS = frozenset(
 )
 
 
-def _constant(m: Machine, op: Operation, mask, chunked) -> None:
+# -- op compilers ----------------------------------------------------------------
+#
+# Each takes the machine and an op and returns `run(frame, chunked)`. What an
+# op's handler used to look up per execution (slots, dtypes, attributes) is
+# looked up here once.
+
+
+def _slot(m: Machine, v: SSAValue) -> int:
+    return m.slots[v]
+
+
+def _c_constant(m: Machine, op: Operation):
     value = op_property(op, "value")
-    dtype = m._dtype(op.results[0])
+    dtype = storage_dtype(op.results[0].type)
     if isinstance(value, IntegerAttr):
         x = value.value.data
     elif isinstance(value, FloatAttr):
         x = value.value.data
     else:
         raise SimulationError("only scalar constants are supported by the simulator", op)
-    m.set(op.results[0], m.full(x, dtype), mask)
+    c = np.full(1, x, dtype=dtype)[0]
+    r = _slot(m, op.results[0])
 
-
-def _cmpi(m: Machine, op, mask, chunked) -> None:
-    pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
-    a, b = m.arr(op.operands[0]), m.arr(op.operands[1])
-    if pred >= 6:  # unsigned: compare as unsigned 64-bit
-        a, b = a.astype(np.uint64), b.astype(np.uint64)
-    m.set(op.results[0], CMPI[pred](a, b), mask)
-
-
-def _cmpf(m: Machine, op, mask, chunked) -> None:
-    pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
-    a, b = m.arr(op.operands[0]), m.arr(op.operands[1])
-    if pred == 0:
-        r = np.zeros(a.shape, bool)
-    elif pred == 15:
-        r = np.ones(a.shape, bool)
-    elif pred == 7:
-        r = ~(np.isnan(a) | np.isnan(b))
-    elif pred == 14:
-        r = np.isnan(a) | np.isnan(b)
-    else:
-        r = CMPF[pred](a, b)
-        nan = np.isnan(a) | np.isnan(b)
-        r = (r | nan) if pred >= 8 else (r & ~nan)
-    m.set(op.results[0], r, mask)
-
-
-def _select(m: Machine, op, mask, chunked) -> None:
-    c, a, b = (m.get(v) for v in op.operands)
-    if isinstance(a, View):
-        m.set(op.results[0], a, mask)  # only same-buffer selects reach here in practice
-        return
-    m.set(op.results[0], np.where(c, a, b), mask)  # type: ignore[arg-type]
-
-
-def _affine_apply(m: Machine, op, mask, chunked) -> None:
-    amap = op_property(op, "map").data  # type: ignore[union-attr]
-    vals = [m.arr(v) for v in op.operands]
-    m.set(op.results[0], eval_map(amap, vals)[0], mask)
-
-
-def _affine_minmax(fn):
-    def run(m: Machine, op, mask, chunked) -> None:
-        amap = op_property(op, "map").data  # type: ignore[union-attr]
-        vals = eval_map(amap, [m.arr(v) for v in op.operands])
-        m.set(op.results[0], fn(np.broadcast_arrays(*vals), axis=0), mask)
+    def run(fr: Frame, chunked: bool) -> None:
+        fr.env[r] = c
 
     return run
 
 
-def _id_op(kind: str):
-    def run(m: Machine, op, mask, chunked) -> None:
+def _c_binary(m: Machine, op: Operation):
+    fn = BINARY[op.name]
+    sa, sb = _slot(m, op.operands[0]), _slot(m, op.operands[1])
+    r = _slot(m, op.results[0])
+    dtype = storage_dtype(op.results[0].type)
+    memo: list = [None, None, None]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        env = fr.env
+        a = env[sa]
+        if a is None:
+            a = m.pull(fr, sa)
+        b = env[sb]
+        if b is None:
+            b = m.pull(fr, sb)
+        if a is memo[0] and b is memo[1]:
+            env[r] = memo[2]
+            return
+        if a.__class__ is View or b.__class__ is View:
+            raise SimulationError("expected a scalar value, got a memref")
+        x = fn(a, b)
+        if x.dtype != dtype:
+            x = x.astype(dtype)
+        if x.__class__ is np.ndarray and x.ndim == 0:
+            x = x[()]
+        memo[0], memo[1], memo[2] = a, b, x
+        env[r] = x
+
+    return run
+
+
+def _c_unary(m: Machine, op: Operation):
+    fn = UNARY[op.name]
+    sa, r = _slot(m, op.operands[0]), _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        a = m.arr(fr, sa)
+        # On arrays even when uniform: numpy's vectorised math routines are
+        # what the results were always computed with.
+        fr.env[r] = fn(_expand(a, fr.n))
+
+    return run
+
+
+def _c_cast(m: Machine, op: Operation):
+    sa, r = _slot(m, op.operands[0]), _slot(m, op.results[0])
+    dtype = storage_dtype(op.results[0].type)
+    memo: list = [None, None]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        a = m.arr(fr, sa)
+        if a is memo[0]:
+            fr.env[r] = memo[1]
+            return
+        x = a.astype(dtype)
+        memo[0], memo[1] = a, x
+        fr.env[r] = x
+
+    return run
+
+
+def _c_cmpi(m: Machine, op: Operation):
+    pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
+    cmp = CMPI[pred]
+    sa, sb, r = _slot(m, op.operands[0]), _slot(m, op.operands[1]), _slot(m, op.results[0])
+    memo: list = [None, None, None]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        a, b = m.arr(fr, sa), m.arr(fr, sb)
+        if a is memo[0] and b is memo[1]:
+            fr.env[r] = memo[2]
+            return
+        x, y = a, b
+        if pred >= 6:  # unsigned: compare as unsigned 64-bit
+            x, y = a.astype(np.uint64), b.astype(np.uint64)
+        out = _lane_value(cmp(x, y))
+        memo[0], memo[1], memo[2] = a, b, out
+        fr.env[r] = out
+
+    return run
+
+
+def _c_cmpf(m: Machine, op: Operation):
+    pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
+    sa, sb, r = _slot(m, op.operands[0]), _slot(m, op.operands[1]), _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        a, b = m.arr(fr, sa), m.arr(fr, sb)
+        if pred == 0:
+            out = np.zeros(np.shape(a), bool)
+        elif pred == 15:
+            out = np.ones(np.shape(a), bool)
+        elif pred == 7:
+            out = ~(np.isnan(a) | np.isnan(b))
+        elif pred == 14:
+            out = np.isnan(a) | np.isnan(b)
+        else:
+            out = CMPF[pred](a, b)
+            nan = np.isnan(a) | np.isnan(b)
+            out = (out | nan) if pred >= 8 else (out & ~nan)
+        fr.env[r] = _lane_value(out)
+
+    return run
+
+
+def _c_select(m: Machine, op: Operation):
+    sc, sa, sb = (_slot(m, v) for v in op.operands)
+    r = _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        c, a, b = m.get(fr, sc), m.get(fr, sa), m.get(fr, sb)
+        if a.__class__ is View:
+            fr.env[r] = a  # only same-buffer selects reach here in practice
+            return
+        fr.env[r] = _lane_value(np.where(c, a, b))
+
+    return run
+
+
+def _c_affine_apply(m: Machine, op: Operation):
+    f = _compile_map(op_property(op, "map").data)  # type: ignore[union-attr]
+    slots = [_slot(m, v) for v in op.operands]
+    r = _slot(m, op.results[0])
+    memo: list = [None, None]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        vals = [m.arr(fr, s) for s in slots]
+        last = memo[0]
+        if last is not None and all(a is b for a, b in zip(vals, last)):
+            fr.env[r] = memo[1]
+            return
+        out = f(vals)[0]
+        memo[0], memo[1] = vals, out
+        fr.env[r] = out
+
+    return run
+
+
+def _c_affine_minmax(fn):
+    def make(m: Machine, op: Operation):
+        f = _compile_map(op_property(op, "map").data)  # type: ignore[union-attr]
+        slots = [_slot(m, v) for v in op.operands]
+        r = _slot(m, op.results[0])
+
+        def run(fr: Frame, chunked: bool) -> None:
+            vals = f([m.arr(fr, s) for s in slots])
+            fr.env[r] = _lane_value(fn(np.broadcast_arrays(*vals), axis=0))
+
+        return run
+
+    return make
+
+
+def _c_id_op(kind: str):
+    def make(m: Machine, op: Operation):
         d = _dim_index(op)
         launch = m.launch
-        value = {
-            "thread": lambda: launch.tid[d],
-            "block": lambda: launch.bid[d],
-            "block_dim": lambda: m.full(launch.block[d], np.int64),
-            "grid_dim": lambda: m.full(launch.grid[d], np.int64),
-        }[kind]()
-        m.set(op.results[0], np.asarray(value, dtype=np.int64), mask)
+        r = _slot(m, op.results[0])
+        if kind in ("thread", "block"):
+            source = (launch.tid if kind == "thread" else launch.bid)[d]
+
+            def run(fr: Frame, chunked: bool) -> None:
+                fr.env[r] = source[fr.lanes]
+
+            return run
+        size = np.int64(launch.block[d] if kind == "block_dim" else launch.grid[d])
+
+        def run_size(fr: Frame, chunked: bool) -> None:
+            fr.env[r] = size
+
+        return run_size
+
+    return make
+
+
+def _c_lanes(values: Callable[[Launch], np.ndarray]):
+    def make(m: Machine, op: Operation):
+        source = values(m.launch)
+        r = _slot(m, op.results[0])
+
+        def run(fr: Frame, chunked: bool) -> None:
+            fr.env[r] = source[fr.lanes]
+
+        return run
+
+    return make
+
+
+def _c_subgroup_size(m: Machine, op: Operation):
+    size = np.int64(m.launch.subgroup_size)
+    r = _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        fr.env[r] = size
 
     return run
 
 
-def _lane_id(m: Machine, op, mask, chunked) -> None:
-    m.set(op.results[0], m.launch.thread_of_lane % m.launch.subgroup_size, mask)
+def _c_load(m: Machine, op: Operation, affine: bool = False):
+    sv = _slot(m, op.operands[0])
+    sidx = [_slot(m, v) for v in op.operands[1:]]
+    amap = _compile_map(op_property(op, "map").data) if affine else None  # type: ignore[union-attr]
+    r = _slot(m, op.results[0])
+    k = m.index_of(op)
+    memo: list = [None, (), None]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        env = fr.env
+        view = env[sv]
+        if view is None:
+            view = m.pull(fr, sv)
+        idx = [m.arr(fr, s) for s in sidx]
+        if amap is not None:
+            idx = amap(idx)
+        flat = m.flat_index(view, idx, op, memo)
+        if view.buffer.logged:
+            m.access(view, flat, fr, k, READ)
+        env[r] = view.buffer.data[flat]
+
+    return run
 
 
-def _subgroup_id(m: Machine, op, mask, chunked) -> None:
-    m.set(op.results[0], m.launch.thread_of_lane // m.launch.subgroup_size, mask)
+def _c_store(m: Machine, op: Operation, affine: bool = False):
+    sval, sv = _slot(m, op.operands[0]), _slot(m, op.operands[1])
+    sidx = [_slot(m, v) for v in op.operands[2:]]
+    amap = _compile_map(op_property(op, "map").data) if affine else None  # type: ignore[union-attr]
+    k = m.index_of(op)
+    memo: list = [None, (), None]
 
+    def run(fr: Frame, chunked: bool) -> None:
+        value = m.arr(fr, sval)
+        view = m.get(fr, sv)
+        idx = [m.arr(fr, s) for s in sidx]
+        if amap is not None:
+            idx = amap(idx)
+        flat = m.flat_index(view, idx, op, memo)
+        if flat.__class__ is not np.ndarray:
+            flat = np.full(fr.n, flat, dtype=np.int64)
+        if view.buffer.logged:
+            m.access(view, flat, fr, k, WRITE)
+        data = view.buffer.data
+        if value.__class__ is np.ndarray:
+            data[flat] = value.astype(data.dtype, copy=False)
+        else:
+            data[flat] = _expand(value, fr.n).astype(data.dtype, copy=False)
 
-def _subgroup_size(m: Machine, op, mask, chunked) -> None:
-    m.set(op.results[0], m.full(m.launch.subgroup_size, np.int64), mask)
-
-
-def _memref_load(m: Machine, op, mask, chunked) -> None:
-    view = m.get(op.operands[0])
-    idx = [m.arr(v) for v in op.operands[1:]]
-    m.set(op.results[0], m.load(view, idx, mask, op), mask)  # type: ignore[arg-type]
-
-
-def _memref_store(m: Machine, op, mask, chunked) -> None:
-    value = m.arr(op.operands[0])
-    view = m.get(op.operands[1])
-    idx = [m.arr(v) for v in op.operands[2:]]
-    m.store(view, idx, value, mask, op)  # type: ignore[arg-type]
-
-
-def _affine_load(m: Machine, op, mask, chunked) -> None:
-    view = m.get(op.operands[0])
-    idx = eval_map(op_property(op, "map").data, [m.arr(v) for v in op.operands[1:]])  # type: ignore[union-attr]
-    m.set(op.results[0], m.load(view, idx, mask, op), mask)  # type: ignore[arg-type]
-
-
-def _affine_store(m: Machine, op, mask, chunked) -> None:
-    value = m.arr(op.operands[0])
-    view = m.get(op.operands[1])
-    idx = eval_map(op_property(op, "map").data, [m.arr(v) for v in op.operands[2:]])  # type: ignore[union-attr]
-    m.store(view, idx, value, mask, op)  # type: ignore[arg-type]
+    return run
 
 
 def atomic_kind(op: Operation) -> str:
@@ -639,264 +1157,441 @@ def atomic_kind(op: Operation) -> str:
     raise SimulationError(f"unknown atomic kind {text}", op)
 
 
-def _atomic_rmw(m: Machine, op, mask, chunked) -> None:
-    value = m.arr(op.operands[0])
-    view: View = m.get(op.operands[1])  # type: ignore[assignment]
-    idx = [m.arr(v) for v in op.operands[2:]]
-    flat = m.flat_index(view, idx, op, mask)
-    m.access(view, flat, mask, op, ATOMIC)
-    data = view.buffer.data
-    vals = value[mask].astype(data.dtype, copy=False)
-    old = np.zeros(m.launch.lanes, dtype=data.dtype)
-    old[mask] = data[flat]
-    kind = atomic_kind(op)
-    ufunc = {
-        "addf": np.add, "addi": np.add, "mulf": np.multiply, "muli": np.multiply,
-        "maximumf": np.maximum, "maxs": np.maximum, "maxu": np.maximum, "maxnumf": np.fmax,
-        "minimumf": np.minimum, "mins": np.minimum, "minu": np.minimum, "minnumf": np.fmin,
-        "ori": np.bitwise_or, "andi": np.bitwise_and,
-    }.get(kind)  # fmt: skip
-    if ufunc is None:
-        data[flat] = vals
-    else:
-        ufunc.at(data, flat, vals)
-    m.set(op.results[0], old, mask)
+_ATOMIC_UFUNCS = {
+    "addf": np.add, "addi": np.add, "mulf": np.multiply, "muli": np.multiply,
+    "maximumf": np.maximum, "maxs": np.maximum, "maxu": np.maximum, "maxnumf": np.fmax,
+    "minimumf": np.minimum, "mins": np.minimum, "minu": np.minimum, "minnumf": np.fmin,
+    "ori": np.bitwise_or, "andi": np.bitwise_and,
+}  # fmt: skip
 
 
-def _alloc(m: Machine, op, mask, chunked) -> None:
+def _c_atomic_rmw(m: Machine, op: Operation):
+    sval, sv = _slot(m, op.operands[0]), _slot(m, op.operands[1])
+    sidx = [_slot(m, v) for v in op.operands[2:]]
+    r = _slot(m, op.results[0])
+    k = m.index_of(op)
+    ufunc = _ATOMIC_UFUNCS.get(atomic_kind(op))
+    memo: list = [None, (), None]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        value = m.arr(fr, sval)
+        view = m.get(fr, sv)
+        idx = [m.arr(fr, s) for s in sidx]
+        flat = m.flat_index(view, idx, op, memo)
+        if flat.__class__ is not np.ndarray:
+            flat = np.full(fr.n, flat, dtype=np.int64)
+        m.access(view, flat, fr, k, ATOMIC)
+        data = view.buffer.data
+        vals = _expand(value, fr.n).astype(data.dtype, copy=False)
+        old = data[flat]
+        if ufunc is None:
+            data[flat] = vals
+        else:
+            ufunc.at(data, flat, vals)
+        fr.env[r] = old
+
+    return run
+
+
+def _c_alloc(m: Machine, op: Operation):
     key = id(op)
-    if key not in m.allocs:
-        if op.operands:
-            raise SimulationError("dynamically sized allocations are not supported", op)
-        name = op.results[0].name_hint
-        label = f"%{name}" if name else f"%alloc{len(m.allocs)}"
-        m.allocs[key] = m.new_buffer(label, op.results[0].type)
-    m.set(op.results[0], m.allocs[key], mask)
+    r = _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        if key not in m.allocs:
+            if op.operands:
+                raise SimulationError("dynamically sized allocations are not supported", op)
+            name = op.results[0].name_hint
+            label = f"%{name}" if name else f"%alloc{len(m.allocs)}"
+            view = m.new_buffer(label, op.results[0].type)  # type: ignore[arg-type]
+            view.buffer.logged = view.buffer.logged and may_write(op.results[0])
+            m.allocs[key] = view
+        fr.env[r] = _gather(m.allocs[key], fr.lanes)
+
+    return run
 
 
-def _subview(m: Machine, op, mask, chunked) -> None:
-    src: View = m.get(op.operands[0])  # type: ignore[assignment]
+def _c_subview(m: Machine, op: Operation):
+    ss = _slot(m, op.operands[0])
+    dyn_slots = [_slot(m, v) for v in op.operands[1:]]
     n_off = len(op.offsets)  # type: ignore[attr-defined]
     n_size = len(op.sizes)  # type: ignore[attr-defined]
-    dyn = [m.arr(v) for v in op.operands[1:]]
-    offsets = _static_values(op_property(op, "static_offsets"), dyn[:n_off])  # type: ignore[arg-type]
-    sizes = _static_values(op_property(op, "static_sizes"), dyn[n_off : n_off + n_size])  # type: ignore[arg-type]
-    strides = _static_values(op_property(op, "static_strides"), dyn[n_off + n_size :])  # type: ignore[arg-type]
-    if any(isinstance(s, np.ndarray) for s in strides):
-        raise SimulationError("subviews with dynamic strides are not supported", op)
-    offset = src.offset.copy()
-    for o, stride in zip(offsets, src.strides):
-        offset = offset + np.asarray(o, dtype=np.int64) * stride
-    result_shape = tuple(op.results[0].type.get_shape())
-    # A dynamic size: the view takes the largest, and relies on the type; rank
-    # reduction drops the unit dimensions the result type does not keep.
-    full = [(s if isinstance(s, int) else -1) for s in sizes]
-    new_strides = [src_s * int(s) for src_s, s in zip(src.strides, strides)]
-    kept = list(range(len(full)))
-    if len(result_shape) != len(full):
-        kept = [i for i, s in enumerate(full) if s != 1]
-        if len(kept) != len(result_shape):
-            raise SimulationError("this rank-reducing subview is not supported", op)
-        full = [full[i] for i in kept]
-        new_strides = [new_strides[i] for i in kept]
-    shape = []
-    for d, s in enumerate(full):
-        if s < 0:
-            dyn_size = sizes[kept[d]]
-            sel = np.asarray(dyn_size)[mask] if isinstance(dyn_size, np.ndarray) else None
-            if sel is None or sel.size == 0 or np.any(sel != sel[0]):
-                raise SimulationError(
-                    "subviews whose size differs between threads are not supported", op
-                )
-            s = int(sel[0])
-        shape.append(s)
-    m.set(op.results[0], View(src.buffer, offset, tuple(shape), tuple(new_strides)), mask)
+    s_offsets = op_property(op, "static_offsets")
+    s_sizes = op_property(op, "static_sizes")
+    s_strides = op_property(op, "static_strides")
+    result_shape = tuple(op.results[0].type.get_shape())  # type: ignore[attr-defined]
+    r = _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        src: View = m.get(fr, ss)
+        dyn = [m.arr(fr, s) for s in dyn_slots]
+        offsets = _static_values(s_offsets, dyn[:n_off])  # type: ignore[arg-type]
+        sizes = _static_values(s_sizes, dyn[n_off : n_off + n_size])  # type: ignore[arg-type]
+        strides = _static_values(s_strides, dyn[n_off + n_size :])  # type: ignore[arg-type]
+        if any(not isinstance(s, int) for s in strides):
+            raise SimulationError("subviews with dynamic strides are not supported", op)
+        offset = src.offset
+        for o, stride in zip(offsets, src.strides):
+            offset = offset + np.asarray(o, dtype=np.int64) * stride
+        offset = _lane_value(offset)
+        # A dynamic size: the view takes the largest, and relies on the type; rank
+        # reduction drops the unit dimensions the result type does not keep.
+        full = [(s if isinstance(s, int) else -1) for s in sizes]
+        new_strides = [src_s * int(s) for src_s, s in zip(src.strides, strides)]
+        kept = list(range(len(full)))
+        if len(result_shape) != len(full):
+            kept = [i for i, s in enumerate(full) if s != 1]
+            if len(kept) != len(result_shape):
+                raise SimulationError("this rank-reducing subview is not supported", op)
+            full = [full[i] for i in kept]
+            new_strides = [new_strides[i] for i in kept]
+        shape = []
+        for d, s in enumerate(full):
+            if s < 0:
+                sel = np.atleast_1d(np.asarray(sizes[kept[d]]))
+                if sel.size == 0 or np.any(sel != sel[0]):
+                    raise SimulationError(
+                        "subviews whose size differs between threads are not supported", op
+                    )
+                s = int(sel[0])
+            shape.append(s)
+        view = View(src.buffer, offset, tuple(shape), tuple(new_strides))
+        m.note_view(view, fr)
+        fr.env[r] = view
+
+    return run
 
 
-def _passthrough(m: Machine, op, mask, chunked) -> None:
-    src = m.get(op.operands[0])
-    if op.results:
-        if isinstance(src, View):
-            t = op.results[0].type
-            if isinstance(t, MemRefType) and all(d >= 0 for d in t.get_shape()):
-                src = View(src.buffer, src.offset, tuple(t.get_shape()), src.strides)
-        m.set(op.results[0], src, mask)
+def _c_passthrough(m: Machine, op: Operation):
+    ss = _slot(m, op.operands[0])
+    r = _slot(m, op.results[0]) if op.results else None
+    t = op.results[0].type if op.results else None
+    shape = tuple(t.get_shape()) if isinstance(t, MemRefType) else None
+    if shape is not None and any(d < 0 for d in shape):
+        shape = None  # a dynamic result keeps the source's shape
+
+    def run(fr: Frame, chunked: bool) -> None:
+        src = m.get(fr, ss)
+        if r is None:
+            return
+        if src.__class__ is View and shape is not None:
+            src = View(src.buffer, src.offset, shape, src.strides)
+            m.note_view(src, fr)
+        fr.env[r] = src
+
+    return run
 
 
-def _nothing(m: Machine, op, mask, chunked) -> None:
-    return
-
-
-def _dim(m: Machine, op, mask, chunked) -> None:
-    view: View = m.get(op.operands[0])  # type: ignore[assignment]
-    d = m.arr(op.operands[1])
-    sel = d[mask]
-    m.set(op.results[0], m.full(view.shape[int(sel[0]) if sel.size else 0], np.int64), mask)
-
-
-def _copy(m: Machine, op, mask, chunked) -> None:
-    src: View = m.get(op.operands[0])  # type: ignore[assignment]
-    dst: View = m.get(op.operands[1])  # type: ignore[assignment]
-    if not mask.any():
+def _c_nothing(m: Machine, op: Operation):
+    def run(fr: Frame, chunked: bool) -> None:
         return
-    m.write_box(dst, m.read_box(src, mask, op), mask, op)
+
+    return run
 
 
-def _linalg_views(m: Machine, op: Operation) -> tuple[list[object], list[View]]:
-    ins = [m.get(v) for v in op.inputs]  # type: ignore[attr-defined]
-    outs = [m.get(v) for v in op.outputs]  # type: ignore[attr-defined]
-    if not all(isinstance(o, View) for o in outs):
+def _c_dim(m: Machine, op: Operation):
+    sv, sd, r = _slot(m, op.operands[0]), _slot(m, op.operands[1]), _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        view: View = m.get(fr, sv)
+        d = np.atleast_1d(m.arr(fr, sd))
+        fr.env[r] = np.int64(view.shape[int(d[0])])
+
+    return run
+
+
+def _linalg_slots(m: Machine, op: Operation) -> tuple[list[int], list[int]]:
+    ins = [_slot(m, v) for v in op.inputs]  # type: ignore[attr-defined]
+    outs = [_slot(m, v) for v in op.outputs]  # type: ignore[attr-defined]
+    return ins, outs
+
+
+def _linalg_views(m: Machine, op: Operation, fr: Frame, ins, outs) -> tuple[list, list[View]]:
+    i = [m.get(fr, s) for s in ins]
+    o = [m.get(fr, s) for s in outs]
+    if not all(v.__class__ is View for v in o):
         raise SimulationError(f"the simulator runs '{op.name}' on memrefs only", op)
-    return ins, outs  # type: ignore[return-value]
+    return i, o
 
 
-def _fill(m: Machine, op, mask, chunked) -> None:
-    if not mask.any():
-        return
-    ins, outs = _linalg_views(m, op)
-    value = np.asarray(ins[0])[mask]
-    out = outs[0]
-    shape = (int(mask.sum()), *out.shape)
-    m.write_box(out, np.broadcast_to(value.reshape((-1,) + (1,) * len(out.shape)), shape), mask, op)
+def _c_copy(m: Machine, op: Operation):
+    ssrc, sdst = _slot(m, op.operands[0]), _slot(m, op.operands[1])
+    k = m.index_of(op)
+
+    def run(fr: Frame, chunked: bool) -> None:
+        src: View = m.get(fr, ssrc)
+        dst: View = m.get(fr, sdst)
+        m.write_box(dst, m.read_box(src, fr, k), fr, k)
+
+    return run
 
 
-def _matmul(m: Machine, op, mask, chunked) -> None:
-    if not mask.any():
-        return
-    ins, outs = _linalg_views(m, op)
-    a = m.read_box(ins[0], mask, op)  # type: ignore[arg-type]
-    b = m.read_box(ins[1], mask, op)  # type: ignore[arg-type]
-    c = m.read_box(outs[0], mask, op)
-    # In f64, so that the order of the sum does not matter at f32 precision.
-    product = np.einsum("lmk,lkn->lmn", a.astype(np.float64), b.astype(np.float64))
-    acc = c.astype(np.float64) + product
-    m.write_box(outs[0], acc, mask, op)
+def _c_linalg_copy(m: Machine, op: Operation):
+    ins, outs = _linalg_slots(m, op)
+    k = m.index_of(op)
+
+    def run(fr: Frame, chunked: bool) -> None:
+        i, o = _linalg_views(m, op, fr, ins, outs)
+        m.write_box(o[0], m.read_box(i[0], fr, k), fr, k)
+
+    return run
 
 
-def _scf_for(m: Machine, op, mask, chunked) -> None:
-    lb, ub, step = (m.arr(v) for v in op.operands[:3])
-    carried = [m.get(v) for v in op.operands[3:]]
-    body = op.regions[0].blocks[0]
-    iv = np.broadcast_to(lb, mask.shape).astype(np.int64).copy()
-    active = mask & (iv < ub)
+def _c_fill(m: Machine, op: Operation):
+    ins, outs = _linalg_slots(m, op)
+    k = m.index_of(op)
+
+    def run(fr: Frame, chunked: bool) -> None:
+        i, o = _linalg_views(m, op, fr, ins, outs)
+        out = o[0]
+        value = _expand(i[0], fr.n)
+        shape = (fr.n, *out.shape)
+        per_lane = value.reshape((-1,) + (1,) * len(out.shape))
+        m.write_box(out, np.broadcast_to(per_lane, shape), fr, k)
+
+    return run
+
+
+def _c_matmul(m: Machine, op: Operation):
+    ins, outs = _linalg_slots(m, op)
+    k = m.index_of(op)
+
+    def run(fr: Frame, chunked: bool) -> None:
+        i, o = _linalg_views(m, op, fr, ins, outs)
+        a = m.read_box(i[0], fr, k)
+        b = m.read_box(i[1], fr, k)
+        c = m.read_box(o[0], fr, k)
+        # In f64, so that the order of the sum does not matter at f32 precision.
+        product = np.einsum("lmk,lkn->lmn", a.astype(np.float64), b.astype(np.float64))
+        m.write_box(o[0], c.astype(np.float64) + product, fr, k)
+
+    return run
+
+
+def _loop(m: Machine, fr: Frame, chunked: bool, body: Block, lb, ub, step, carried: list) -> list:
+    """Runs a loop's body from `lb` while below `ub`; returns the carried values.
+
+    Uniform bounds: the iterations run in `fr`, the induction variable a
+    scalar. Otherwise each lane runs its own trip count; while some lanes are
+    done, the others run in a child frame."""
+    p = m.plan(body)
+    args = [m.slots[a] for a in body.args]
+    iv_slot, carried_slots = args[0], args[1:]
+    if not any(x.__class__ is np.ndarray for x in (lb, ub, step)):
+        i, end, by = int(lb), int(ub), int(step)
+        env = fr.env
+        fns = p.fns
+        yields = p.yields
+        while i < end:
+            env[iv_slot] = np.int64(i)
+            for s, c in zip(carried_slots, carried):
+                env[s] = c
+            if chunked:
+                for f in fns:
+                    f(fr, True)
+                carried = [env[s] if env[s] is not None else m.pull(fr, s) for s in yields]
+            else:
+                carried = m.exec_block(body, fr, False)
+            i += by
+        return carried
+    n = fr.n
+    iv = np.array(np.broadcast_to(lb, (n,)), dtype=np.int64)
+    active = iv < ub
+    count = n
+    sub: Frame | None = None
+    sel = None
     while active.any():
-        m.set(body.args[0], iv, active)
-        for arg, value in zip(body.args[1:], carried):
-            m.set(arg, value, active)
-        yielded = m.exec_block(body, active, chunked)
-        carried = [
-            np.where(active, y, c) if isinstance(y, np.ndarray) else y  # type: ignore[arg-type]
-            for y, c in zip(yielded, carried)
-        ]
+        live = int(active.sum())
+        if live == n:
+            fr.env[iv_slot] = iv
+            for s, c in zip(carried_slots, carried):
+                fr.env[s] = c
+            carried = m.exec_block(body, fr, chunked)
+        else:
+            if sub is None or live != count:
+                sel = np.nonzero(active)[0]
+                sub = fr.child(sel)
+                count = live
+            sub.env[iv_slot] = iv[sel]
+            for s, c in zip(carried_slots, carried):
+                sub.env[s] = _gather(c, sel)
+            yielded = m.exec_block(body, sub, chunked)
+            carried = [_scatter(c, y, sel, n) for c, y in zip(carried, yielded)]
         iv = np.where(active, iv + step, iv)
         active = active & (iv < ub)
-    for r, value in zip(op.results, carried):
-        m.set(r, value, mask)
+    return carried
 
 
-def _affine_for(m: Machine, op, mask, chunked) -> None:
+def _scatter(old, new, sel: np.ndarray, n: int):
+    """`old` with the lanes `sel` replaced by `new` (a child frame's value)."""
+    if new.__class__ is View:
+        offset = _expand(old.offset, n).copy() if old.__class__ is View else np.zeros(n, np.int64)
+        offset[sel] = new.offset
+        return View(new.buffer, offset, new.shape, new.strides)
+    if old.__class__ is View:
+        return new
+    out = np.array(np.broadcast_to(old, (n,)), dtype=np.result_type(new, old))
+    out[sel] = new
+    return out
+
+
+def _c_scf_for(m: Machine, op: Operation):
+    sl, su, ss = (_slot(m, v) for v in op.operands[:3])
+    carried_slots = [_slot(m, v) for v in op.operands[3:]]
+    results = [_slot(m, r) for r in op.results]
+    body = op.regions[0].blocks[0]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        lb, ub, step = m.arr(fr, sl), m.arr(fr, su), m.arr(fr, ss)
+        carried = [m.get(fr, s) for s in carried_slots]
+        carried = _loop(m, fr, chunked, body, lb, ub, step, carried)
+        for r, value in zip(results, carried):
+            fr.env[r] = value
+
+    return run
+
+
+def _c_affine_for(m: Machine, op: Operation):
     lbm, ubm = op_property(op, "lowerBoundMap").data, op_property(op, "upperBoundMap").data  # type: ignore[union-attr]
     n_lb = lbm.num_dims + lbm.num_symbols
     n_ub = ubm.num_dims + ubm.num_symbols
-    vals = [m.arr(v) for v in op.operands[: n_lb + n_ub]]
-    lb = np.max(np.broadcast_arrays(*eval_map(lbm, vals[:n_lb])), axis=0)
-    ub = np.min(np.broadcast_arrays(*eval_map(ubm, vals[n_lb:])), axis=0)
-    step = int(op_property(op, "step").value.data)  # type: ignore[union-attr]
-    carried = [m.get(v) for v in op.operands[n_lb + n_ub :]]
+    lbf, ubf = _compile_map(lbm), _compile_map(ubm)
+    step = np.int64(int(op_property(op, "step").value.data))  # type: ignore[union-attr]
+    bound_slots = [_slot(m, v) for v in op.operands[: n_lb + n_ub]]
+    carried_slots = [_slot(m, v) for v in op.operands[n_lb + n_ub :]]
+    results = [_slot(m, r) for r in op.results]
     body = op.regions[0].blocks[0]
-    iv = np.broadcast_to(lb, mask.shape).astype(np.int64).copy()
-    active = mask & (iv < ub)
-    while active.any():
-        m.set(body.args[0], iv, active)
-        for arg, value in zip(body.args[1:], carried):
-            m.set(arg, value, active)
-        yielded = m.exec_block(body, active, chunked)
-        carried = [np.where(active, y, c) for y, c in zip(yielded, carried)]  # type: ignore[arg-type]
-        iv = np.where(active, iv + step, iv)
-        active = active & (iv < ub)
-    for r, value in zip(op.results, carried):
-        m.set(r, value, mask)
+
+    def run(fr: Frame, chunked: bool) -> None:
+        vals = [m.arr(fr, s) for s in bound_slots]
+        lb = _lane_value(np.max(np.broadcast_arrays(*lbf(vals[:n_lb])), axis=0))
+        ub = _lane_value(np.min(np.broadcast_arrays(*ubf(vals[n_lb:])), axis=0))
+        carried = [m.get(fr, s) for s in carried_slots]
+        carried = _loop(m, fr, chunked, body, lb, ub, step, carried)
+        for r, value in zip(results, carried):
+            fr.env[r] = value
+
+    return run
 
 
-def _scf_if(m: Machine, op, mask, chunked) -> None:
-    cond = m.arr(op.operands[0]).astype(bool)
-    then_mask = mask & cond
-    else_mask = mask & ~cond
-    then_vals = None
-    if then_mask.any():
-        then_vals = m.exec_block(op.regions[0].blocks[0], then_mask, chunked)
-    else_vals = None
-    if len(op.regions) > 1 and op.regions[1].blocks and else_mask.any():
-        else_vals = m.exec_block(op.regions[1].blocks[0], else_mask, chunked)
-    for i, r in enumerate(op.results):
-        t = then_vals[i] if then_vals is not None else None
-        e = else_vals[i] if else_vals is not None else None
-        if t is None and e is None:
-            continue
-        if t is None or e is None:
-            m.set(r, t if t is not None else e, mask)
-        elif isinstance(t, View):
-            m.set(r, t.merged(e, cond), mask)  # type: ignore[arg-type]
+def _c_scf_if(m: Machine, op: Operation):
+    sc = _slot(m, op.operands[0])
+    then_block = op.regions[0].blocks[0]
+    else_block = op.regions[1].blocks[0] if len(op.regions) > 1 and op.regions[1].blocks else None
+    results = [_slot(m, r) for r in op.results]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        cond = m.arr(fr, sc)
+        if cond.__class__ is np.ndarray:
+            c = cond.astype(bool)
+            taken = c.sum()
+            if taken == fr.n:
+                cond = True
+            elif taken == 0:
+                cond = False
+            else:
+                _split_if(m, fr, chunked, c, then_block, else_block, results)
+                return
+        if cond:
+            vals = m.exec_block(then_block, fr, chunked)
+        elif else_block is not None:
+            vals = m.exec_block(else_block, fr, chunked)
         else:
-            m.set(r, np.where(cond, t, e), mask)  # type: ignore[arg-type]
+            return
+        for r, v in zip(results, vals):
+            fr.env[r] = v
+
+    return run
 
 
-def _forall(m: Machine, op, mask, chunked) -> None:
+def _split_if(m: Machine, fr: Frame, chunked: bool, c, then_block, else_block, results) -> None:
+    t_sel = np.nonzero(c)[0]
+    e_sel = np.nonzero(~c)[0]
+    then_vals = m.exec_block(then_block, fr.child(t_sel), chunked)
+    if else_block is None:
+        return
+    else_vals = m.exec_block(else_block, fr.child(e_sel), chunked)
+    for r, t, e in zip(results, then_vals, else_vals):
+        if t.__class__ is View or e.__class__ is View:
+            fr.env[r] = _assemble([(e_sel, e), (t_sel, t)], fr.n)
+        else:
+            fr.env[r] = _assemble([(t_sel, t), (e_sel, e)], fr.n, np.result_type(t, e))
+
+
+def _c_forall(m: Machine, op: Operation):
     """Sequential semantics: the iterations one after the other, in order."""
     n = len(op_property(op, "staticLowerBound").get_values())  # type: ignore[union-attr]
-    dyn = [m.arr(v) for v in op.operands]
+    dyn_slots = [_slot(m, v) for v in op.operands]
     nl = len(op.dynamicLowerBound)  # type: ignore[attr-defined]
     nu = len(op.dynamicUpperBound)  # type: ignore[attr-defined]
-    lbs = _static_values(op_property(op, "staticLowerBound"), dyn[:nl])  # type: ignore[arg-type]
-    ubs = _static_values(op_property(op, "staticUpperBound"), dyn[nl : nl + nu])  # type: ignore[arg-type]
-    steps = _static_values(op_property(op, "staticStep"), dyn[nl + nu :])  # type: ignore[arg-type]
-
-    def uniform(x) -> int:
-        if isinstance(x, int):
-            return x
-        sel = x[mask]
-        if sel.size == 0 or np.any(sel != sel[0]):
-            raise SimulationError(
-                "scf.forall bounds that differ between lanes are not supported", op
-            )
-        return int(sel[0])
-
-    ranges = [range(uniform(lbs[i]), uniform(ubs[i]), uniform(steps[i])) for i in range(n)]
+    s_lb = op_property(op, "staticLowerBound")
+    s_ub = op_property(op, "staticUpperBound")
+    s_step = op_property(op, "staticStep")
     body = op.regions[0].blocks[0]
-    import itertools
+    args = [_slot(m, a) for a in body.args]
 
-    for point in itertools.product(*ranges):
-        for arg, value in zip(body.args, point):
-            m.set(arg, m.full(value, np.int64), mask)
-        m.exec_block(body, mask, chunked)
+    def run(fr: Frame, chunked: bool) -> None:
+        dyn = [m.arr(fr, s) for s in dyn_slots]
+        lbs = _static_values(s_lb, dyn[:nl])  # type: ignore[arg-type]
+        ubs = _static_values(s_ub, dyn[nl : nl + nu])  # type: ignore[arg-type]
+        steps = _static_values(s_step, dyn[nl + nu :])  # type: ignore[arg-type]
+
+        def uniform(x) -> int:
+            if isinstance(x, int):
+                return x
+            sel = np.atleast_1d(x)
+            if sel.size == 0 or np.any(sel != sel[0]):
+                raise SimulationError(
+                    "scf.forall bounds that differ between lanes are not supported", op
+                )
+            return int(sel[0])
+
+        ranges = [range(uniform(lbs[i]), uniform(ubs[i]), uniform(steps[i])) for i in range(n)]
+        for point in itertools.product(*ranges):
+            for s, value in zip(args, point):
+                fr.env[s] = np.int64(value)
+            m.exec_block(body, fr, chunked)
+
+    return run
 
 
-def _shuffle(m: Machine, op, mask, chunked) -> None:
-    value, offset, width = (m.arr(v) for v in op.operands[:3])
+def _c_shuffle(m: Machine, op: Operation):
+    sv, so, sw = (_slot(m, v) for v in op.operands[:3])
     mode = str(op_property(op, "mode"))
-    lane = m.launch.thread_of_lane
-    base = m.launch.block_of_lane * m.launch.threads
-    w = np.broadcast_to(width, lane.shape)
-    seg_start = lane - lane % safe_divisor(w)
-    within = lane % safe_divisor(w)
-    if "xor" in mode:
-        src = within ^ offset
-    elif "down" in mode:
-        src = within + offset
-    elif "up" in mode:
-        src = within - offset
-    else:
-        src = np.broadcast_to(offset, lane.shape)
-    valid = (src >= 0) & (src < w)
-    src_lane = base + seg_start + np.where(valid, src, within)
-    result = value[src_lane]
-    m.set(op.results[0], np.where(valid, result, value), mask)
-    if len(op.results) > 1:
-        m.set(op.results[1], valid, mask)
+    results = [_slot(m, r) for r in op.results]
+    launch = m.launch
+
+    def run(fr: Frame, chunked: bool) -> None:
+        value, offset, width = m.arr(fr, sv), m.arr(fr, so), m.arr(fr, sw)
+        lane = launch.thread_of_lane[fr.lanes]
+        base = launch.block_of_lane[fr.lanes] * launch.threads
+        w = np.broadcast_to(width, lane.shape)
+        seg_start = lane - lane % safe_divisor(w)
+        within = lane % safe_divisor(w)
+        if "xor" in mode:
+            src = within ^ offset
+        elif "down" in mode:
+            src = within + offset
+        elif "up" in mode:
+            src = within - offset
+        else:
+            src = np.broadcast_to(offset, lane.shape)
+        valid = (src >= 0) & (src < w)
+        src_lane = base + seg_start + np.where(valid, src, within)
+        # Control flow around a synchronizing op is uniform in each workgroup
+        # (`_check_uniform`), so this frame holds whole workgroups and the
+        # source lane, in the same workgroup, is in it.
+        full = _expand(value, fr.n)
+        result = full[m.position(fr)[src_lane]]
+        fr.env[results[0]] = np.where(valid, result, full)
+        if len(results) > 1:
+            fr.env[results[1]] = valid
+
+    return run
 
 
-def _subgroup_reduce(m: Machine, op, mask, chunked) -> None:
-    value = m.arr(op.operands[0])
+def _c_subgroup_reduce(m: Machine, op: Operation):
+    sv, r = _slot(m, op.operands[0]), _slot(m, op.results[0])
     text = str(op_property(op, "op"))
     kinds = (
         "add", "mul", "minsi", "minui", "minimumf", "minnumf", "maxsi", "maxui", "maximumf",
@@ -909,89 +1604,124 @@ def _subgroup_reduce(m: Machine, op, mask, chunked) -> None:
         "maximumf": np.maximum, "maxnumf": np.fmax, "and": np.bitwise_and, "or": np.bitwise_or,
         "xor": np.bitwise_xor,
     }.get(kind or "")  # fmt: skip
-    if ufunc is None:
-        raise SimulationError(f"unknown subgroup reduction {text}", op)
     cluster = op_property(op, "cluster_size")
-    size = int(cluster.value.data) if isinstance(cluster, IntegerAttr) else m.launch.subgroup_size
-    lanes = m.launch.lanes
-    group = (m.launch.block_of_lane * m.launch.threads + m.launch.thread_of_lane) // size
-    ngroups = int(group.max()) + 1 if lanes else 0
-    acc = np.zeros(ngroups, dtype=value.dtype) if ufunc is np.add else None
-    if ufunc is np.add:
-        np.add.at(acc, group[mask], value[mask])  # type: ignore[arg-type]
-    else:
-        first = np.zeros(ngroups, dtype=value.dtype)
-        first[group[mask][::-1]] = value[mask][::-1]
-        acc = first.copy()
-        ufunc.at(acc, group[mask], value[mask])
-    m.set(op.results[0], acc[group], mask)  # type: ignore[index]
+    launch = m.launch
+    size = int(cluster.value.data) if isinstance(cluster, IntegerAttr) else launch.subgroup_size
+    groups = (launch.block_of_lane * launch.threads + launch.thread_of_lane) // size
+    ngroups = int(groups.max()) + 1 if launch.lanes else 0
 
-
-def _hal_id(kind: str):
-    def run(m: Machine, op, mask, chunked) -> None:
-        d = _dim_index(op)
-        value = m.launch.bid[d] if kind == "id" else m.full(m.launch.grid[d], np.int64)
-        m.set(op.results[0], np.asarray(value, dtype=np.int64), mask)
+    def run(fr: Frame, chunked: bool) -> None:
+        value = _expand(m.arr(fr, sv), fr.n)
+        if ufunc is None:
+            raise SimulationError(f"unknown subgroup reduction {text}", op)
+        group = groups[fr.lanes]
+        if ufunc is np.add:
+            acc = np.zeros(ngroups, dtype=value.dtype)
+            np.add.at(acc, group, value)
+        else:
+            first = np.zeros(ngroups, dtype=value.dtype)
+            first[group[::-1]] = value[::-1]
+            acc = first.copy()
+            ufunc.at(acc, group, value)
+        fr.env[r] = acc[group]
 
     return run
 
 
-def _subspan(m: Machine, op, mask, chunked) -> None:
-    m.set(op.results[0], m.bindings[id(op)], mask)
+def _c_hal_id(kind: str):
+    def make(m: Machine, op: Operation):
+        d = _dim_index(op)
+        r = _slot(m, op.results[0])
+        if kind == "id":
+            source = m.launch.bid[d]
+
+            def run(fr: Frame, chunked: bool) -> None:
+                fr.env[r] = source[fr.lanes]
+
+            return run
+        count = np.int64(m.launch.grid[d])
+
+        def run_count(fr: Frame, chunked: bool) -> None:
+            fr.env[r] = count
+
+        return run_count
+
+    return make
 
 
-def _unsupported_call(m: Machine, op, mask, chunked) -> None:
-    raise SimulationError("the simulator does not run function calls", op)
+def _c_subspan(m: Machine, op: Operation):
+    key = id(op)
+    r = _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        fr.env[r] = _gather(m.bindings[key], fr.lanes)
+
+    return run
 
 
-_HANDLERS: dict[str, Callable[[Machine, Operation, np.ndarray, bool], None]] = {
-    "arith.constant": _constant,
-    "arith.cmpi": _cmpi,
-    "arith.cmpf": _cmpf,
-    "arith.select": _select,
-    "affine.apply": _affine_apply,
-    "affine.min": _affine_minmax(np.min),
-    "affine.max": _affine_minmax(np.max),
-    "gpu.thread_id": _id_op("thread"),
-    "gpu.block_id": _id_op("block"),
-    "gpu.block_dim": _id_op("block_dim"),
-    "gpu.grid_dim": _id_op("grid_dim"),
-    "gpu.lane_id": _lane_id,
-    "gpu.subgroup_id": _subgroup_id,
-    "gpu.subgroup_size": _subgroup_size,
-    "gpu.shuffle": _shuffle,
-    "gpu.subgroup_reduce": _subgroup_reduce,
-    "hal.interface.workgroup.id": _hal_id("id"),
-    "hal.interface.workgroup.count": _hal_id("count"),
-    "memref.load": _memref_load,
-    "memref.store": _memref_store,
-    "affine.load": _affine_load,
-    "affine.store": _affine_store,
-    "memref.atomic_rmw": _atomic_rmw,
-    "memref.alloc": _alloc,
-    "memref.alloca": _alloc,
-    "memref.subview": _subview,
-    "memref.cast": _passthrough,
-    "memref.assume_alignment": _passthrough,
-    "memref.dealloc": _nothing,
-    "memref.dim": _dim,
-    "memref.copy": _copy,
-    "linalg.copy": lambda m, op, mask, c: _copy_linalg(m, op, mask),
-    "linalg.fill": _fill,
-    "linalg.matmul": _matmul,
-    "scf.for": _scf_for,
-    "affine.for": _affine_for,
-    "scf.if": _scf_if,
-    "scf.forall": _forall,
-    "func.call": _unsupported_call,
-    "hal.interface.binding.subspan": _subspan,
+def _c_unsupported_call(m: Machine, op: Operation):
+    def run(fr: Frame, chunked: bool) -> None:
+        raise SimulationError("the simulator does not run function calls", op)
+
+    return run
+
+
+_COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], None]]] = {
+    "arith.constant": _c_constant,
+    "arith.cmpi": _c_cmpi,
+    "arith.cmpf": _c_cmpf,
+    "arith.select": _c_select,
+    "affine.apply": _c_affine_apply,
+    "affine.min": _c_affine_minmax(np.min),
+    "affine.max": _c_affine_minmax(np.max),
+    "gpu.thread_id": _c_id_op("thread"),
+    "gpu.block_id": _c_id_op("block"),
+    "gpu.block_dim": _c_id_op("block_dim"),
+    "gpu.grid_dim": _c_id_op("grid_dim"),
+    "gpu.lane_id": _c_lanes(lambda launch: launch.thread_of_lane % launch.subgroup_size),
+    "gpu.subgroup_id": _c_lanes(lambda launch: launch.thread_of_lane // launch.subgroup_size),
+    "gpu.subgroup_size": _c_subgroup_size,
+    "gpu.shuffle": _c_shuffle,
+    "gpu.subgroup_reduce": _c_subgroup_reduce,
+    "hal.interface.workgroup.id": _c_hal_id("id"),
+    "hal.interface.workgroup.count": _c_hal_id("count"),
+    "memref.load": _c_load,
+    "memref.store": _c_store,
+    "affine.load": lambda m, op: _c_load(m, op, affine=True),
+    "affine.store": lambda m, op: _c_store(m, op, affine=True),
+    "memref.atomic_rmw": _c_atomic_rmw,
+    "memref.alloc": _c_alloc,
+    "memref.alloca": _c_alloc,
+    "memref.subview": _c_subview,
+    "memref.cast": _c_passthrough,
+    "memref.assume_alignment": _c_passthrough,
+    "memref.dealloc": _c_nothing,
+    "memref.dim": _c_dim,
+    "memref.copy": _c_copy,
+    "linalg.copy": _c_linalg_copy,
+    "linalg.fill": _c_fill,
+    "linalg.matmul": _c_matmul,
+    "scf.for": _c_scf_for,
+    "affine.for": _c_affine_for,
+    "scf.if": _c_scf_if,
+    "scf.forall": _c_forall,
+    "func.call": _c_unsupported_call,
+    "hal.interface.binding.subspan": _c_subspan,
 }
 
 
-def _copy_linalg(m: Machine, op, mask) -> None:
-    ins, outs = _linalg_views(m, op)
-    if mask.any():
-        m.write_box(outs[0], m.read_box(ins[0], mask, op), mask, op)  # type: ignore[arg-type]
+def _compile(m: Machine, op: Operation) -> Callable[[Frame, bool], None]:
+    name = op.name
+    maker = _COMPILERS.get(name)
+    if maker is not None:
+        return maker(m, op)
+    if name in BINARY:
+        return _c_binary(m, op)
+    if name in UNARY:
+        return _c_unary(m, op)
+    if name in CASTS:
+        return _c_cast(m, op)
+    raise SimulationError(f"the simulator does not run '{name}'", op)
 
 
 def describe_op(op: Operation) -> str:

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Operation
 
 from xsplit import attr_names
-from xsplit.analysis.writes import kernel_buffers, written_arguments
+from xsplit.analysis.writes import kernel_buffers, read_arguments, written_arguments
 from xsplit.simulator.machine import Launch, Machine, SimulationError, storage_dtype
 from xsplit.simulator.races import find_races
 from xsplit.simulator.run import Report, compare, launch_sizes, schedules
@@ -129,3 +129,18 @@ def host_written(module: ModuleOp, host: Operation) -> list[int]:
                 if op.operands[i] in args:
                     written.add(args.index(op.operands[i]))
     return sorted(written)
+
+
+def host_inputs(module: ModuleOp, host: Operation) -> list[int]:
+    """The host's arguments whose contents on entry may matter: some launch
+    may read them, or none writes them."""
+    args = list(host.regions[0].blocks[0].args)
+    read: set[int] = set()
+    for op in host.regions[0].blocks[0].ops:
+        if op.name == "func.call":
+            callee = _callee(module, op.properties["callee"].string_value(), op)  # type: ignore[union-attr]
+            for i in read_arguments(callee):
+                if op.operands[i] in args:
+                    read.add(args.index(op.operands[i]))
+    written = set(host_written(module, host))
+    return [i for i in range(len(args)) if i in read or i not in written]

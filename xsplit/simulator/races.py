@@ -49,13 +49,21 @@ def find_races(machine: Machine) -> list[Race]:
     block_of = machine.launch.block_of_lane
     for ident, entries in machine.log.entries.items():
         buf = machine.buffers[ident]
+        if all(e[3] == READ for e in entries):
+            continue
         elem = np.concatenate([e[0] for e in entries])
         lane = np.concatenate([e[1] for e in entries])
-        op = np.concatenate([np.full(len(e[0]), e[2], np.int64) for e in entries])
-        kind = np.concatenate([np.full(len(e[0]), e[3], np.int8) for e in entries])
-        epoch = np.concatenate([np.full(len(e[0]), e[4], np.int64) for e in entries])
-        if not np.any(kind != READ):
-            continue
+        op = _column(entries, 2, np.int64)
+        kind = _column(entries, 3, np.int8)
+        epoch = _column(entries, 4, np.int64)
+        shared = _shared_elements(elem, lane)
+        if not shared.all():
+            # An element only one lane touches races in no group (its groups
+            # hold one lane, so one workgroup): leaving its accesses out, in
+            # order, changes no group that remains.
+            elem, lane, op, kind, epoch = (x[shared] for x in (elem, lane, op, kind, epoch))
+            if not len(elem):
+                continue
         block = block_of[lane]
         # Phase key: one workgroup's epoch. Cross-workgroup pairs are checked
         # separately with the epoch left out.
@@ -108,7 +116,23 @@ def _racing_groups(key_parts, lane, block, kind, across_blocks: bool) -> list[np
         & ~((atom_min == atom_max) & (plain_min == plain_max) & (atom_min == plain_min))
     )
     ends = np.append(starts[1:], len(order))
-    return [order[s:e] for s, e, r in zip(starts, ends, race) if r][:_EXAMINED]
+    return [order[starts[g] : ends[g]] for g in np.nonzero(race)[0][:_EXAMINED]]
+
+
+def _column(entries: list, i: int, dtype) -> np.ndarray:
+    """Field `i` of each log entry, once per access it holds."""
+    values = np.fromiter((e[i] for e in entries), dtype, len(entries))
+    return np.repeat(values, np.fromiter((len(e[0]) for e in entries), np.int64, len(entries)))
+
+
+def _shared_elements(elem: np.ndarray, lane: np.ndarray) -> np.ndarray:
+    """Which accesses are to an element that more than one lane accesses."""
+    size = int(elem.max()) + 1
+    some = np.full(size, -1, dtype=np.int64)
+    some[elem] = lane  # one of each element's lanes
+    multi = np.zeros(size, dtype=bool)
+    multi[elem[some[elem] != lane]] = True
+    return multi[elem]
 
 
 _EXAMINED = 1024

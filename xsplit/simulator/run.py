@@ -239,5 +239,13 @@ def simulate(
 
 def run_sequential(func: Operation, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """The program's sequential semantics: one lane, each forall a loop nest."""
+    return run_sequential_returning(func, inputs)[0]
+
+
+def run_sequential_returning(
+    func: Operation, inputs: Sequence[np.ndarray]
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """`run_sequential`, and the contents of what the program returns."""
     machine = Machine(Launch((1, 1, 1), (1, 1, 1)), lockstep, log=False)
-    return machine.run(func, [a.copy() for a in inputs])
+    final = machine.run(func, [a.copy() for a in inputs])
+    return final, machine.returned

@@ -9,8 +9,12 @@ element, the two threads and both ops' locations. The results are compared
 with the program's sequential semantics:
 - `--reference FILE` on memrefs: that program (an `scf.forall` program, say
   the module before `distribute`) run sequentially by the simulator;
-- `--reference FILE` on tensors: run on the CPU through IREE; its arguments are
-  the kernel's arguments, its results what the kernel writes, in argument order;
+- `--reference FILE` on tensors: run on the CPU through IREE; its results are
+  what the kernel writes, in argument order;
+- a reference takes either all the kernel's arguments (destination-passing)
+  or only its inputs (the arguments it reads, or never writes), told apart by
+  arity and argument types; one that takes its inputs only returns what the
+  kernel writes (a memref reference too);
 - no reference, and IN has thread-mapped `scf.forall` loops: IN itself run
   sequentially, against IN after the `distribute` pass.
 
@@ -112,11 +116,13 @@ def run(args: argparse.Namespace) -> int:
         else:
             ref_func = pick_function(ref_module, name)
         ref_args = ref_func.regions[0].blocks[0].args
-        if len(ref_args) != len(inputs):
-            raise XsplitError(
-                f"the reference takes {len(ref_args)} arguments; the kernel takes {len(inputs)}",
-                ref_func,
-            )
+        from xsplit.analysis.writes import kernel_inputs
+        from xsplit.simulator.program import host_inputs
+
+        fed = reference_arguments(
+            ref_func, func, host_inputs(module, host) if host is not None else kernel_inputs(func)
+        )
+        written = host_written(module, host) if host is not None else written_arguments(func)
         from xdsl.dialects.builtin import TensorType
 
         if any(isinstance(a.type, TensorType) for a in ref_args):
@@ -124,10 +130,13 @@ def run(args: argparse.Namespace) -> int:
                 ref_text,
                 ref_func.sym_name.data,  # type: ignore[attr-defined]
                 inputs,
-                host_written(module, host) if host is not None else written_arguments(func),
+                written,
+                fed,
             )
-        else:
+        elif len(fed) == len(inputs):
             reference = run_sequential(ref_func, inputs)
+        else:
+            reference = run_memref_reference(ref_func, inputs, written, fed)
     elif _has_thread_foralls(func):
         from xsplit.passes import XSPLIT_PASSES
 
@@ -193,17 +202,42 @@ if __name__ == "__main__":
 
 
 def run_tensor_reference(
-    module_text: str, func_name: str, inputs: Sequence[np.ndarray], written: Sequence[int]
+    module_text: str,
+    func_name: str,
+    inputs: Sequence[np.ndarray],
+    written: Sequence[int],
+    fed: Sequence[int] | None = None,
 ) -> list[np.ndarray]:
     """Runs a tensor-level reference on the CPU through IREE. Its arguments are
-    the kernel's arguments; its results, in order, the arguments the kernel
-    writes. The others are expected unchanged."""
+    the kernel's arguments at positions `fed` (default: all of them); its
+    results, in order, the arguments the kernel writes. The others are
+    expected unchanged."""
     from xsplit.iree.cpu_runner import run_on_cpu
     from xsplit.iree.iree_compile import compile_mlir
-    from xsplit.simulator.machine import SimulationError
 
     vmfb = compile_mlir(module_text, "cpu")
-    results = run_on_cpu(vmfb, func_name, list(inputs))
+    taken = list(inputs) if fed is None else [inputs[i] for i in fed]
+    return _expected(inputs, written, run_on_cpu(vmfb, func_name, taken))
+
+
+def run_memref_reference(
+    ref_func, inputs: Sequence[np.ndarray], written: Sequence[int], fed: Sequence[int]
+) -> list[np.ndarray]:
+    """Runs a memref reference that takes the kernel's inputs only (positions
+    `fed`) sequentially; what it returns is, in order, what the kernel writes."""
+    from xsplit.simulator.run import run_sequential_returning
+
+    _, returned = run_sequential_returning(ref_func, [inputs[i] for i in fed])
+    return _expected(inputs, written, returned)
+
+
+def _expected(
+    inputs: Sequence[np.ndarray], written: Sequence[int], results: Sequence[np.ndarray]
+) -> list[np.ndarray]:
+    """Each argument's expected final contents: the reference's results for
+    the written arguments, in order; the others unchanged."""
+    from xsplit.simulator.machine import SimulationError
+
     if len(results) != len(written):
         raise SimulationError(
             f"the reference returns {len(results)} results; the kernel writes {len(written)} "
@@ -213,3 +247,61 @@ def run_tensor_reference(
     for i, r in zip(written, results):
         expected[i] = np.asarray(r).reshape(expected[i].shape)
     return expected
+
+
+def reference_arguments(ref_func, kernel, inputs: Sequence[int]) -> list[int]:
+    """Which of the kernel's arguments the reference takes, in order, by its
+    arity and argument types: all of them (destination-passing), or the
+    kernel's inputs (`inputs`: those it reads, or never writes) only."""
+    from xsplit.analysis.writes import kernel_buffers
+
+    buffers = kernel_buffers(kernel)
+    names = [name for name, _, _ in buffers]
+    types = [t for _, t, _ in buffers]
+    taken = [a.type for a in ref_func.regions[0].blocks[0].args]
+    everything = list(range(len(buffers)))
+
+    def fits(positions: Sequence[int]) -> bool:
+        return len(positions) == len(taken) and all(
+            _same_shape(taken[k], types[i]) for k, i in enumerate(positions)
+        )
+
+    for positions in (everything, list(inputs)):
+        if fits(positions):
+            return positions
+    # The arity fits a convention and a type does not: say the types.
+    by_type = len(taken) in (len(everything), len(inputs))
+
+    def expected(positions: Sequence[int]) -> str:
+        if by_type:
+            return "(" + ", ".join(_shape_text(types[i]) for i in positions) + ")"
+        return str(len(positions))
+
+    took = "(" + ", ".join(_shape_text(t) for t in taken) + ")" if by_type else (
+        f"{len(taken)} argument{'' if len(taken) == 1 else 's'}"
+    )
+    listed = ", ".join(names[i] for i in inputs) or "none"
+    if list(inputs) == everything:
+        alternatives = (
+            f"{expected(everything)} (all the kernel's arguments, each an input: {listed})"
+        )
+    else:
+        alternatives = (
+            f"{expected(everything)} (all the kernel's arguments, destination-passing) or "
+            f"{expected(inputs)} (its inputs: {listed})"
+        )
+    raise XsplitError(f"the reference takes {took}; expected {alternatives}", ref_func)
+
+
+def _same_shape(a, b) -> bool:
+    """Same shape and element type, whether tensor or memref (any layout or
+    memory space)."""
+    if hasattr(a, "get_shape") and hasattr(b, "get_shape"):
+        return tuple(a.get_shape()) == tuple(b.get_shape()) and a.element_type == b.element_type
+    return a == b
+
+
+def _shape_text(t) -> str:
+    if hasattr(t, "get_shape"):
+        return "x".join([*map(str, t.get_shape()), str(t.element_type)])
+    return str(t)
