@@ -128,3 +128,38 @@ def test_user_programs_compile_for_gpus(target: str) -> None:
         lowering = f"lower-reduce{{stage={stage} target={target}}}"
         out = rewrite(program.program(), f"fuse-reduction,{lowering},export-dispatch{{target={target}}}")
         compile_mlir(out, target)
+
+
+# -- the simulator runs the program as it is --------------------------------
+
+
+@pytest.mark.parametrize("axis", [0, 1], ids=["columns", "rows"])
+@pytest.mark.parametrize("method", ["sum", "max"])
+@pytest.mark.parametrize(
+    ("stage", "target"),
+    [("atomic", "sm_80"), ("lds", "gfx942"), ("subgroup", "sm_80"), ("subgroup", "gfx942"),
+     ("atomic deterministic=true", "gfx942")],
+)
+def test_simulate_takes_the_output_as_it_is(stage, target, method, axis, tmp_path) -> None:
+    from xsplit.tools.simulate import main as simulate
+
+    program = UserProgram("prog", method, axis, 70, 45, 61, init="value", then=True)
+    original = tmp_path / "original.mlir"
+    original.write_text(program.program())
+    out = tmp_path / "out.mlir"
+    out.write_text(rewrite(program.program(), f"fuse-reduction,lower-reduce{{stage={stage} target={target}}}"))
+    assert simulate([str(out), "--reference", str(original)]) == 0
+
+
+def test_simulate_catches_a_wrong_host(tmp_path) -> None:
+    from xsplit.tools.simulate import main as simulate
+
+    program = UserProgram("prog", "sum", 1, 20, 30, 10, init="value")
+    original = tmp_path / "original.mlir"
+    original.write_text(program.program())
+    lowered = rewrite(program.program(), "fuse-reduction,lower-reduce{stage=lds target=sm_80}")
+    wrong = tmp_path / "wrong.mlir"
+    # The host fills the output with the identity rather than the program's 0.5.
+    wrong.write_text(lowered.replace("%iv = arith.constant 5.000000e-01", "%iv = arith.constant 0.000000e+00"))
+    assert wrong.read_text() != lowered
+    assert simulate([str(wrong), "--reference", str(original)]) != 0
