@@ -17,8 +17,8 @@ assumes) are optional properties; `lower-reduce` reads the last two.
 from __future__ import annotations
 
 from enum import auto
+from typing import TYPE_CHECKING
 
-import numpy as np
 from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
@@ -42,6 +42,9 @@ from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class ReduceMethod(StrEnum):
@@ -251,6 +254,8 @@ def evaluate_reduce(
     method: ReduceMethod, axis: int, input: np.ndarray, init: np.ndarray
 ) -> np.ndarray:
     """The meaning of `rock.reduce`, on numpy arrays."""
+    import numpy as np  # here: the dialect is loaded by every xsplit-opt run, which needs no numpy
+
     if method is ReduceMethod.SUM:
         return init + input.sum(axis=axis, keepdims=True, dtype=init.dtype)
     return np.maximum(init, input.max(axis=axis, keepdims=True))

@@ -9,12 +9,14 @@ nothing, and the input that made it is what a bug report needs.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import re
 import signal
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from iree.compiler.tools.binaries import find_tool
@@ -25,6 +27,13 @@ from xsplit.target.targets import target
 LOG_DIR_VARIABLE = "XSPLIT_LOG_DIR"
 """Where failed tool runs are logged; by default `xsplit-logs` in the
 system's temporary directory."""
+
+COMPILE_CACHE_VARIABLE = "XSPLIT_COMPILE_CACHE"
+"""A directory where `compile_mlir` keeps what iree-compile wrote, under a hash
+of the input, the target, the flags and iree-compile's version, and takes it
+from there when the same compile comes again. Unset (the default), nothing is
+kept. The tests set it to a directory of their own for one run, shared by the
+processes of that run, so that each program is compiled once per target."""
 
 
 @cache
@@ -208,4 +217,55 @@ def compile_mlir(
     flags = [*target(target_name).flags, *extra_flags]
     if compile_to is not None:
         flags.append(f"--compile-to={compile_to}")
-    return run_tool("iree-compile", [*flags, "-", "-o", "-"], source, phase, target_name)
+    return _cached(
+        target_name,
+        flags,
+        source,
+        lambda: run_tool("iree-compile", [*flags, "-", "-o", "-"], source, phase, target_name),
+    )
+
+
+@cache
+def _compiler_version() -> bytes:
+    """What `iree-compile --version` says (the build's hash among it)."""
+    proc = subprocess.run([iree_compile_path(), "--version"], capture_output=True, check=False)
+    return proc.stdout + proc.stderr
+
+
+def _cached(
+    target_name: str, flags: Sequence[str], source: str, compile: Callable[[], bytes]
+) -> bytes:
+    """`compile()`, or what it returned for the same compile before, when
+    XSPLIT_COMPILE_CACHE names a directory. Only a compile that succeeded is
+    kept: a failure runs, and is reported, every time."""
+    directory = os.environ.get(COMPILE_CACHE_VARIABLE)
+    if not directory:
+        return compile()
+    digest = hashlib.sha256()
+    for part in (_compiler_version(), target_name, "\0".join(flags), source):
+        data = part.encode() if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little") + data)
+    path = os.path.join(directory, digest.hexdigest())
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        pass
+    output = compile()
+    # Written whole under a temporary name, then renamed: a process reading the
+    # cache beside this one finds the whole file or none.
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=directory, prefix=".partial-")
+    except OSError:
+        return output
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(output)
+        os.replace(temporary, path)
+    except OSError:
+        pass  # only a cache: the next run of this compile compiles again
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)  # left only when the rename was not made
+    return output

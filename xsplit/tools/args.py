@@ -19,11 +19,20 @@ PIPELINE_EXAMPLE = "'split-k{factor=77},materialize-late'"
 
 class OneLineArgumentParser(argparse.ArgumentParser):
     """Reports a usage error as `prog: error: ...` on one line and exits 2.
-    Its help keeps the line breaks of its description and epilog."""
+    Its help keeps the line breaks of its description and epilog. An epilog
+    given as `epilog_from`, a function, is made only when the help is."""
 
-    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def __init__(  # type: ignore[no-untyped-def]
+        self, *args, epilog_from: Callable[[], str] | None = None, **kwargs
+    ):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kwargs)
+        self.epilog_from = epilog_from
+
+    def format_help(self) -> str:
+        if self.epilog_from is not None:
+            self.epilog, self.epilog_from = self.epilog_from(), None
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {message}", file=sys.stderr)

@@ -29,7 +29,7 @@ from xsplit.api import (
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.dialects import make_context
 from xsplit.files import write_output
-from xsplit.rewrites.dsl import engine_settings
+from xsplit.rewrites.dsl import PASSES, engine_settings
 from xsplit.tools.args import (
     OneLineArgumentParser,
     add_input,
@@ -46,10 +46,16 @@ SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 def make_arg_parser() -> argparse.ArgumentParser:
     """The parser; its --help lists the passes, those of pattern files loaded
     beforehand included."""
+    # Listing the passes imports every one of them, which a run that names
+    # none has no need of: the list is made when --help prints it. Pattern
+    # files that declared passes have it made here, as it always was, so that
+    # one named as a built-in pass is refused before anything runs.
+    declared = bool(PASSES)
     parser = OneLineArgumentParser(
         prog="xsplit-opt",
         description="Split reductions (split-K) and form IREE dispatches on MLIR.",
-        epilog=passes_epilog(),
+        epilog=passes_epilog() if declared else None,
+        epilog_from=None if declared else passes_epilog,
     )
     add_input(parser, optional=True)
     add_pipeline(parser, required=False, what="the passes to run")
