@@ -243,12 +243,13 @@ def check_with_iree(text: str, program: str) -> str:
     import tempfile
     from pathlib import Path
 
+    from xsplit.files import write_output
     from xsplit.tools.simulate import main as simulate_main
 
     with tempfile.TemporaryDirectory() as d:
         kernel, reference = Path(d) / "kernel.mlir", Path(d) / "program.mlir"
-        kernel.write_text(text)
-        reference.write_text(program)
+        write_output(str(kernel), text)
+        write_output(str(reference), program)
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             simulate_main([str(kernel), "--reference", str(reference)])

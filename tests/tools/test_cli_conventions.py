@@ -136,7 +136,7 @@ def test_help_pass_of_auto_says_its_option_as_the_dsl_passes_do() -> None:
     proc = xsplit_opt("--help-pass", "auto")
     assert proc.returncode == 0 and not proc.stderr
     text = " ".join(proc.stdout.split())
-    assert "target=string (default: cpu)" in text and "'str'" not in text
+    assert "target=string (default: device)" in text and "'str'" not in text
     assert "takes one of cpu, sm_80, sm_90, gfx942, cuda, rocm" in text
 
 

@@ -101,7 +101,7 @@ BAD_PIPELINES = {
     ),
     "split-k{balanced=maybe}": "error: split-k: balanced must be true or false, got 'maybe'",
     "split-k{target=h100}": (
-        "error: split-k: target must be one of cpu, sm_80, sm_90, gfx942, cuda, rocm, got 'h100'"
+        "error: split-k: target must be one of cpu, sm_80, sm_90, gfx942, cuda, rocm, device, got 'h100'"
     ),
     "split-k{colour=red}": (
         "error: split-k: unknown option 'colour'; its options are factor, tile, strategy, "
