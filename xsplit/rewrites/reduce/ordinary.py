@@ -75,7 +75,7 @@ class Subgraph:
 
 def _fill_of(value: SSAValue) -> Operation | None:
     """The `linalg.fill` of a `tensor.empty` that defines `value`, if that is
-    what it is and nothing else reads the empty."""
+    what defines it."""
     fill = value.owner
     if not (isinstance(fill, Operation) and fill.name == "linalg.fill"):
         return None
@@ -112,18 +112,6 @@ def find_subgraph(reduce: Operation, gemm: Operation | None) -> Subgraph | str:
         if fill is not None and not _only_used_by(fill.results[0], {op}):
             fill = None
         outputs.append(Output(op.results[0], fill, init))
-    if gemm is not None and _only_used_by(gemm.results[0], {reduce}):
-        # The GEMM's result stays in memory only where the program reads it
-        # after the reduction (the fused kernel then writes it too); else
-        # its init moves into the kernel, which starts each dot product there.
-        gemm_init = outputs.pop(0)
-        if gemm_init.fill is not None:
-            outputs.insert(0, gemm_init)
-            inner = [gemm_init]
-        else:
-            inner = []
-    else:
-        inner = []
     for out in outputs:
         if out.fill is not None:
             empty = out.fill.operands[1].owner
@@ -131,8 +119,12 @@ def find_subgraph(reduce: Operation, gemm: Operation | None) -> Subgraph | str:
             if _only_used_by(empty.results[0], {out.fill}):
                 moved.append(empty)
             moved.append(out.fill)
-    for out in inner:
-        outputs.remove(out)
+    if gemm is not None and _only_used_by(gemm.results[0], {reduce}):
+        # The GEMM's result stays in memory only where the program reads it
+        # after the reduction (the fused kernel then writes it too); else it
+        # is no output, and its init (its fill, moved above) goes into the
+        # kernel, which starts each dot product there.
+        outputs.pop(0)
     if gemm is not None and not _only_used_by(gemm.operands[2], {gemm}):
         return "the GEMM's init is also used elsewhere"
     if gemm is not None and any(
