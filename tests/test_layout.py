@@ -1,9 +1,9 @@
 """The package's shape: no import cycles, and no import that runs from a
 lower layer up to a higher one.
 
-Every `import` in `xsplit/` counts, at module level or inside a function
-(a deferred import is still a dependency); only imports under
-`if TYPE_CHECKING:` are left out, since they never run.
+Every `import` in `xsplit/` counts, at module level, inside a function (a
+deferred import is still a dependency) or under `if TYPE_CHECKING:` (a type
+named from a higher layer is a dependency too).
 """
 
 from __future__ import annotations
@@ -63,23 +63,12 @@ def _resolve(name: str) -> str | None:
     return name or None
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imports(module: str) -> set[str]:
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child)
-            return
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):

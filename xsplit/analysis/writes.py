@@ -12,6 +12,8 @@ miscompile or a missed check.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.ir import Operation, SSAValue
 
 VIEW_OPS = frozenset(
@@ -67,11 +69,7 @@ def may_write(value: SSAValue) -> bool:
             # one `input` of linalg.reduce and linalg.broadcast. Anything
             # after them (inits, and every operand of an op not known here)
             # is written.
-            inputs = getattr(op, "inputs", None)
-            if inputs is not None:
-                read = len(inputs)
-            else:
-                read = 1 if op.name in ("linalg.reduce", "linalg.broadcast") else 0
+            read = _linalg_input_count(op)
             if use.index >= read:
                 return True
             continue
@@ -97,15 +95,31 @@ def kernel_buffers(func: Operation) -> list[tuple[str, object, object]]:
     return out
 
 
+def _linalg_input_count(op: Operation) -> int:
+    """How many of a linalg op's operands come first as inputs: a structured
+    op's `inputs`, the one `input` of linalg.reduce and linalg.broadcast;
+    none for an op not known here, so that all its operands count as inits."""
+    inputs = getattr(op, "inputs", None)
+    if inputs is not None:
+        return len(inputs)
+    return 1 if op.name in ("linalg.reduce", "linalg.broadcast") else 0
+
+
+def _buffers_where(func: Operation, test: Callable[[SSAValue], bool]) -> list[int]:
+    """The positions of the kernel's buffers (see `kernel_buffers`) whose
+    value, or binding's result, passes `test`."""
+    found = []
+    for i, (_, _, value) in enumerate(kernel_buffers(func)):
+        results = value.results if isinstance(value, Operation) else [value]
+        if any(test(r) for r in results):  # type: ignore[arg-type]
+            found.append(i)
+    return found
+
+
 def written_arguments(func: Operation) -> list[int]:
     """The positions of the kernel's buffers (see `kernel_buffers`) that it
     may write, through any view of them."""
-    written = []
-    for i, (_, _, value) in enumerate(kernel_buffers(func)):
-        results = value.results if isinstance(value, Operation) else [value]
-        if any(may_write(r) for r in results):  # type: ignore[arg-type]
-            written.append(i)
-    return written
+    return _buffers_where(func, may_write)
 
 
 def _reads_init(op: Operation, index: int) -> bool:
@@ -138,11 +152,7 @@ def may_read(value: SSAValue) -> bool:
                 continue
             return True
         if op.name.startswith("linalg."):
-            inputs = getattr(op, "inputs", None)
-            if inputs is not None:
-                read = len(inputs)
-            else:
-                read = 1 if op.name in ("linalg.reduce", "linalg.broadcast") else 0
+            read = _linalg_input_count(op)
             if use.index < read or _reads_init(op, use.index):
                 return True
             continue
@@ -153,12 +163,7 @@ def may_read(value: SSAValue) -> bool:
 def read_arguments(func: Operation) -> list[int]:
     """The positions of the kernel's buffers (see `kernel_buffers`) that it
     may read, through any view of them."""
-    read = []
-    for i, (_, _, value) in enumerate(kernel_buffers(func)):
-        results = value.results if isinstance(value, Operation) else [value]
-        if any(may_read(r) for r in results):  # type: ignore[arg-type]
-            read.append(i)
-    return read
+    return _buffers_where(func, may_read)
 
 
 def kernel_inputs(func: Operation) -> list[int]:

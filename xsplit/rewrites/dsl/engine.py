@@ -18,9 +18,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections import deque
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import MemRefType, ModuleOp, UnknownLoc
@@ -34,8 +34,16 @@ from xsplit.rewrites.dsl.builders import IRBuilder, values_defined_above
 from xsplit.rewrites.dsl.constraints import Match
 from xsplit.rewrites.dsl.pattern import Pattern, Remark
 
-if TYPE_CHECKING:  # the pass runs the engine; the engine only reads it
-    from xsplit.rewrites.dsl.declared_pass import Pass
+
+class PatternGroup(Protocol):
+    """What the engine reads of a pass (declared_pass.Pass): the pass runs the
+    engine, so the engine names only this, not the pass's module."""
+
+    name: str
+    patterns: Sequence[Pattern | Remark]
+    max_rewrites: int
+
+    def families_of(self, r: Remark) -> frozenset[str]: ...
 from xsplit.rewrites.dsl.template import Template
 
 
@@ -76,7 +84,7 @@ class _RecordingBuilder(Builder):
 
 @dataclass
 class Engine:
-    dsl_pass: Pass
+    dsl_pass: PatternGroup
     options: Mapping[str, Any]
     counts: dict[str, int] = field(default_factory=dict)
 

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 from xsplit.diagnostics import XsplitError
 from xsplit.rewrites.dsl import Match
-from xsplit.rewrites.reduce import tiled_gemm
-from xsplit.rewrites.reduce.reduced import ReductionToLower
+from xsplit.rewrites.reduce.reduced import ReductionToLower, loops_of
 from xsplit.target.targets import Target
 from xsplit.target.targets import target as find_target
 
@@ -43,7 +42,7 @@ def choose_stage(red: ReductionToLower, tgt: Target) -> tuple[str, str]:
         )
     width = tgt.subgroup_size
     how = "DPP (gpu.subgroup_reduce)" if tgt.name == "gfx942" else "a shuffle butterfly"
-    loops = tiled_gemm.loops_of(red)
+    loops = loops_of(red)
     if not isinstance(loops, str):
         # The tiled GEMM's layout, not the axis length, decides.
         if loops.along == "batch":

@@ -288,3 +288,41 @@ def _analyze_memref(op: RockReduceOp, fn: func.FuncOp) -> ReductionToLower | str
         op.block_size.value.data if op.block_size is not None else None,
         op.grid_size.value.data if op.grid_size is not None else None,
     )  # fmt: skip
+
+
+@dataclass
+class Loops:
+    """The GEMM's loops by role, their extents, and the one reduced."""
+
+    batch: list[int]
+    m: int
+    n: int
+    k: int
+    extent: dict[int, int]
+    reduced: int
+
+    @property
+    def along(self) -> str:
+        """'n' (rows are reduced), 'm' (columns) or 'batch'."""
+        return "n" if self.reduced == self.n else "m" if self.reduced == self.m else "batch"
+
+
+def loops_of(red: ReductionToLower) -> Loops | str:
+    """A fused GEMM's loops by role (batch, M, N, K) and which is reduced,
+    or why the GEMM has no such roles."""
+    src = red.source
+    if not isinstance(src, Gemm):
+        return "the reduced values are not a fused GEMM's"
+    a, b, c = set(src.a_dims), set(src.b_dims), set(src.out_dims)
+    batch = [d for d in src.out_dims if d in a and d in b]
+    ms = [d for d in src.out_dims if d in a and d not in b]
+    ns = [d for d in src.out_dims if d in b and d not in a]
+    if len(ms) != 1 or len(ns) != 1:
+        return "the GEMM has not exactly one M and one N loop"
+    if c | {src.k_dim} != a | b:
+        return "the GEMM has a loop that is not batch, M, N or K"
+    extent: dict[int, int] = {}
+    for arg, dims in ((src.a, src.a_dims), (src.b, src.b_dims)):
+        for d, size in zip(dims, red.arg_shapes[arg]):
+            extent[d] = size
+    return Loops(batch, ms[0], ns[0], src.k_dim, extent, src.out_dims[red.axis])

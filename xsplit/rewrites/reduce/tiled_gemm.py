@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from xsplit.rewrites.reduce.emit import (
     ATOMIC,
@@ -54,11 +53,9 @@ from xsplit.rewrites.reduce.emit import (
     host_text,
     memref_type,
 )
-from xsplit.rewrites.reduce.reduced import Gemm, ReductionToLower
+from xsplit.rewrites.reduce.plan import Plan
+from xsplit.rewrites.reduce.reduced import Gemm, ReductionToLower, loops_of
 from xsplit.target.targets import Target
-
-if TYPE_CHECKING:
-    from xsplit.rewrites.reduce.plan import Plan
 
 
 @dataclass(frozen=True)
@@ -105,42 +102,6 @@ def gemm_tiles(target: Target) -> GemmTiles:
     if not target.is_gpu:
         return CPU_TILES
     return TILES.get(target.name, GPU_TILES)
-
-
-@dataclass
-class Loops:
-    """The GEMM's loops by role, their extents, and the one reduced."""
-
-    batch: list[int]
-    m: int
-    n: int
-    k: int
-    extent: dict[int, int]
-    reduced: int
-
-    @property
-    def along(self) -> str:
-        """'n' (rows are reduced), 'm' (columns) or 'batch'."""
-        return "n" if self.reduced == self.n else "m" if self.reduced == self.m else "batch"
-
-
-def loops_of(red: ReductionToLower) -> Loops | str:
-    src = red.source
-    if not isinstance(src, Gemm):
-        return "the reduced values are not a fused GEMM's"
-    a, b, c = set(src.a_dims), set(src.b_dims), set(src.out_dims)
-    batch = [d for d in src.out_dims if d in a and d in b]
-    ms = [d for d in src.out_dims if d in a and d not in b]
-    ns = [d for d in src.out_dims if d in b and d not in a]
-    if len(ms) != 1 or len(ns) != 1:
-        return "the GEMM has not exactly one M and one N loop"
-    if c | {src.k_dim} != a | b:
-        return "the GEMM has a loop that is not batch, M, N or K"
-    extent: dict[int, int] = {}
-    for arg, dims in ((src.a, src.a_dims), (src.b, src.b_dims)):
-        for d, size in zip(dims, red.arg_shapes[arg]):
-            extent[d] = size
-    return Loops(batch, ms[0], ns[0], src.k_dim, extent, src.out_dims[red.axis])
 
 
 def applies(red: ReductionToLower) -> str | None:
