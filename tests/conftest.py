@@ -1,9 +1,20 @@
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
+
+# The CPU model reads the per-user calibration (`xsplit bench --calibrate`)
+# when xsplit is first imported: the tests model the machine as a fresh one
+# does, whatever a developer has calibrated, and so does every process they
+# start.
+_CACHE_HOME = tempfile.mkdtemp(prefix="xsplit-tests-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)

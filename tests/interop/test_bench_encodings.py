@@ -51,7 +51,8 @@ def test_calibrate_writes_the_cache_target_cpu_reads(tmp_path: Path) -> None:
         "before = target('cpu').memory_bandwidth; "
         "f, b, p = bench.calibrate(0.2); print(f, b, p); "
         # The calibrating process models with the new rates from then on.
-        "print(target('cpu').cpu.bandwidth == b, target('cpu').memory_bandwidth == 3 * b, "
+        "print(target('cpu').cpu.bandwidth == b, "
+        "target('cpu').memory_bandwidth == target('cpu').cpu.read_bandwidth > 0, "
         "'calibrated' in target('cpu').description)"
     )
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)

@@ -186,14 +186,28 @@ def test_fixed_cpu_tiles_keep_the_strip_of_b_in_l1(shape: tuple[int, int, int]) 
     assert tile[1] * choice.chosen.chunk * 4 <= cpu.cpu.l1d
 
 
-def test_fixed_cpu_tiles_within_one_register_row_keep_iree_s_tile() -> None:
-    """M <= 8: the fixed tiles read B as IREE's do; the model keeps IREE's
-    tile, whose chunk counts measured better (4x3072x11008: 16 chunks 8.5 ms,
-    4 chunks 12.0 ms)."""
+def test_decode_rows_stream_b_and_a_whole_op_keeps_iree_s_tiles() -> None:
+    """M <= 4: split-k's tiles stream B a kilobyte of each row at a time,
+    and the model prices the chunks with them; left whole, the op keeps
+    IREE's own tile. From 5 to 8 rows the fixed tiles read B as IREE's do,
+    and the model keeps IREE's tile."""
     from xsplit.analysis.cost_model import partial_tile, tile_of
 
     cpu = TARGETS["cpu"]
-    problem = matmul(4, 3072, 11008)
-    assert partial_tile(problem, cpu) == (4, 16)
-    assert tile_of(problem, cpu) != (4, 16)
-    assert choose_split(problem, cpu).factor >= 8
+    decode = matmul(4, 3072, 11008)
+    assert partial_tile(decode, cpu) == (4, 256)
+    assert tile_of(decode, cpu) == (4, 256)
+    assert tile_of(decode, cpu, split=False) != (4, 256)
+    assert choose_split(decode, cpu).factor > 1
+    six = matmul(6, 3072, 11008)
+    assert partial_tile(six, cpu) == (6, 16)
+    assert tile_of(six, cpu) != (6, 16)
+
+
+def test_partials_never_outgrow_the_operands() -> None:
+    for target in ALL_TARGETS:
+        for shape in ((123, 456, 51234), (2048, 2048, 4096), (1, 4096, 14336)):
+            problem = matmul(*shape)
+            choice = choose_split(problem, target)
+            operands = 4 * (shape[0] + shape[1]) * shape[2]
+            assert choice.factor * shape[0] * shape[1] * 4 <= operands or choice.factor == 1

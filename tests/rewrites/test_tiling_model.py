@@ -12,7 +12,6 @@ from xsplit.analysis.cost_model import (
     choose_tiling,
     encoded_seconds,
     estimate,
-    plain_seconds,
     tile_of,
 )
 from xsplit.target.cpu_info import NAMED_CPUS
@@ -80,7 +79,7 @@ def test_choice_is_the_cheapest_by_the_model() -> None:
     for shape in ((512, 512, 16384), (16, 4096, 16384), (64, 384, 65521), (123, 456, 51234)):
         problem = matmul(*shape)
         decision = choose_tiling(problem, ZEN3)
-        plain = plain_seconds(problem, ZEN3, choose_split(problem, ZEN3).factor)
+        plain = choose_split(problem, ZEN3).chosen.seconds
         encoded = min(encoded_seconds(problem, ZEN3, f)[0] for f in (1, 2, 4, 8, 16, 32, 64))
         assert decision.seconds <= min(plain, encoded) * 1.06, (shape, decision.reason)
 
@@ -110,8 +109,21 @@ def test_unaligned_m_prices_the_padding_copy() -> None:
     aligned, ragged = matmul(128, 456, 51234), matmul(123, 456, 51234)
     assert ZEN4.split_pad_m is not None
     # The ragged op has less arithmetic but pays for copying its LHS.
-    assert plain_seconds(ragged, ZEN4, 32) > plain_seconds(aligned, ZEN4, 32) * 0.99
-    assert plain_seconds(ragged, ZEN4, 1) < plain_seconds(aligned, ZEN4, 1)
+    assert estimate(ragged, ZEN4, 32).pad > 0 and estimate(aligned, ZEN4, 32).pad == 0
+    assert estimate(ragged, ZEN4, 32).seconds > estimate(aligned, ZEN4, 32).seconds * 0.99
+    # Left whole, nothing is padded.
+    assert estimate(ragged, ZEN4, 1).pad == 0
+    assert estimate(ragged, ZEN4, 1).seconds <= estimate(aligned, ZEN4, 1).seconds
+
+
+def test_auto_reports_the_split_estimate_split_k_reports() -> None:
+    """One model, one number: the time auto gives a split is the estimate
+    split-k chose it by."""
+    for shape in ((123, 456, 51234), (1, 4096, 14336), (32, 32, 500009), (640, 640, 12289)):
+        problem = matmul(*shape)
+        decision = choose_tiling(problem, ZEN4)
+        if not decision.encode:
+            assert decision.seconds == choose_split(problem, ZEN4).chosen.seconds
 
 
 @pytest.mark.parametrize("k", [14336, 16384, 65536, 32768, 8191])

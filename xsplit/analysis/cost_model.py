@@ -39,7 +39,7 @@ from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.analysis.reduction import Reduction
 from xsplit.analysis.shapes import ceildiv
-from xsplit.target.targets import Target
+from xsplit.target.targets import STREAMING_MAX_M, Target
 
 MIN_GAIN = 0.05
 """The modeled speedup below which a split is not worth its merge."""
@@ -47,6 +47,11 @@ NEAR_TIE = 0.01
 """Splits this close to the cheapest count as ties, won by the fewest chunks."""
 MAX_FACTOR = 4096
 """The most chunks the model considers."""
+MAX_PARTIALS_SHARE = 1.0
+"""The partials may take at most this share of the operands' memory. Split-K
+is for outputs small next to their operands; a large output cut into chunks
+would hold several copies of itself (8192x8192x4096 f16 in 16 chunks: 4 GiB
+of partials for 128 MiB of operands), which no cache gain pays for."""
 
 
 @dataclass(frozen=True)
@@ -94,10 +99,12 @@ class Estimate:
     """Seconds to write the partials and read them back."""
     merge: float
     """Seconds of the merge dispatch, launch included."""
+    pad: float = 0.0
+    """Seconds of the copy that pads M, where the split pads it."""
 
     @property
     def seconds(self) -> float:
-        return self.main + self.partials + self.merge
+        return self.main + self.partials + self.merge + self.pad
 
     def describe(self) -> str:
         panel = ""
@@ -137,6 +144,10 @@ def _time(seconds: float) -> str:
     if seconds >= 1e-3:
         return f"{seconds * 1e3:.3g} ms"
     return f"{seconds * 1e6:.3g} us"
+
+
+def _mib(size: float) -> str:
+    return f"{size / 2**20:.3g} MiB"
 
 
 def _element_class(element: Attribute) -> str:
@@ -199,28 +210,37 @@ def problem_of(red: Reduction) -> Problem | str:
 
 def partial_tile(p: Problem, target: Target) -> tuple[int, int] | None:
     """The workgroup tile of a chunk's matmul where split-k fixes its CPU
-    tiles (`Target.partial_tiles`: all of M by a cache line of N), else None."""
+    tiles (`Target.partial_tiles`), else None."""
     row_major = p.k_strides == (p.input_bytes, p.n * p.input_bytes)
-    plain = p.batch == 1 and p.spans == ((True, False), (False, True)) and row_major
-    if not plain or p.element_class != "f32" or p.input_bytes != 4 or p.acc_bytes != 4:
+    transposed = p.k_strides == (p.input_bytes, p.input_bytes)
+    plain = p.batch == 1 and p.spans == ((True, False), (False, True))
+    if not plain or not (row_major or transposed):
         return None
-    tiles = target.partial_tiles(padded_rows(p.m, target.split_pad_m), p.n, Float32Type())
+    if p.element_class != "f32" or p.input_bytes != 4 or p.acc_bytes != 4:
+        return None
+    tiles = target.partial_tiles(
+        padded_rows(p.m, target.split_pad_m), p.n, Float32Type(), transposed and not row_major
+    )
     if tiles is None:
         return None
     tile_m, tile_n, _ = tiles["distribution"]
     return min(tile_m, p.m), min(tile_n, p.n)
 
 
-def tile_of(p: Problem, target: Target) -> tuple[int, int]:
+def tile_of(p: Problem, target: Target, split: bool = True) -> tuple[int, int]:
     """The output tile IREE gives one workgroup of this op on this target: a
     matvec or decode (M or N of 1) is tiled as a matvec, not a matmul; a
     chunk whose tiles split-k fixes, by those where M spans more than one
-    register row. Within one row (M <= 8) the fixed tiles read B as IREE's
-    do, and the chunk counts the model finds with IREE's tile measured
-    better: 4x3072x11008 in 16 chunks 8.5 ms, in the 4 the fixed tile
-    models 12.0 ms."""
-    fixed = partial_tile(p, target)
-    if fixed is not None and fixed[0] > target.register_tile[0]:
+    register row or where they stream B (M up to STREAMING_MAX_M). Between
+    the two (M from 5 to 8) the fixed tiles read B as IREE's do, and the
+    chunk counts the model finds with IREE's tile measured better:
+    4x3072x11008 in 16 chunks 8.5 ms, in the 4 the fixed tile models 12.0 ms
+    (Zen 4, before the streaming tiles). Left whole (`split` false), the op
+    keeps IREE's tiles: split-k fixes tiles only on the chunks it makes."""
+    fixed = partial_tile(p, target) if split else None
+    if fixed is not None and (
+        fixed[0] > target.register_tile[0] or fixed[0] <= STREAMING_MAX_M
+    ):
         return fixed
     if target.matvec_tile is not None and (p.m == 1 or p.n == 1):
         if p.m == 1:
@@ -244,10 +264,10 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     """The modeled cost of cutting `problem`'s K into `factor` chunks on `target`."""
     p = problem
     processors = target.processors
-    tile_m, tile_n = tile_of(p, target)
-    tiles = p.batch * ceildiv(p.m, tile_m) * ceildiv(p.n, tile_n)
     chunk = ceildiv(p.k, factor)
     factor = ceildiv(p.k, chunk)  # the chunks that are not empty
+    tile_m, tile_n = tile_of(p, target, split=factor > 1)
+    tiles = p.batch * ceildiv(p.m, tile_m) * ceildiv(p.n, tile_n)
     workgroups = tiles * factor
     resident = target.resident_workgroups
     slots = processors * resident
@@ -272,9 +292,21 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     panel_fits = cache is None or footprint <= cache
     if panel_fits and _strip_leaves_l1(p, target, tile_m, tile_n, chunk):
         panel_fits = False
+    if factor > 1 and tile_m <= STREAMING_MAX_M and partial_tile(p, target) == (tile_m, tile_n):
+        # Split-k's streaming tiles read each row of B's strip once, a
+        # kilobyte at a time, which the prefetchers follow whether or not
+        # the strip fits: 1x4096x14336 ran in 9.2-9.8 ms from 4 to 256 chunks.
+        panel_fits = True
     # A processor draws at most its share of the bandwidth: a wave that leaves
     # processors idle leaves their share unused.
     read_once = panel_bytes / (target.memory_bandwidth / processors)
+    if target.cpu is not None:
+        # A CPU runs a chunk's workgroups one after another on cores that
+        # share the last-level cache: a chunk's panel of A is read from
+        # memory once for all its tiles of N (and B's once for all of M), so
+        # each workgroup draws its share of the operands, not a whole panel.
+        operand_bytes = sum(_operand_bytes(p)) / max(workgroups, 1)
+        read_once = min(read_once, operand_bytes / (target.memory_bandwidth / processors))
     if panel_fits:
         traffic = read_once
     else:
@@ -297,13 +329,17 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     # takes `resident` workgroup times however full it is.
     main = waves * resident * workgroup + target.dispatch_overhead
 
-    partials = merge = 0.0
+    partials = merge = pad = 0.0
     if factor > 1:
         output_bytes = p.batch * p.m * p.n * p.acc_bytes
         partial_bytes = output_bytes * factor
         write = target.first_touch_bandwidth or target.memory_bandwidth
         partials = partial_bytes / write + partial_bytes / target.memory_bandwidth
         merge = target.dispatch_overhead + 2 * output_bytes / target.memory_bandwidth
+        if target.split_align is not None and padded_rows(p.m, target.split_pad_m) != p.m:
+            # The aligned split copies the operands that span M into padded ones.
+            padded = sum(b for b, (spans_m, _) in zip(_operand_bytes(p), p.spans) if spans_m)
+            pad = 2 * padded / target.memory_bandwidth + target.dispatch_overhead
     return Estimate(
         factor,
         chunk,
@@ -315,6 +351,7 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         main,
         partials,
         merge,
+        pad,
     )
 
 
@@ -323,13 +360,17 @@ def _choose(problem: Problem, target: Target, processors: int) -> Choice:
     unsplit = estimate(problem, target, 1)
     seen: set[int] = set()
     candidates: list[Estimate] = []
+    operands = sum(_operand_bytes(problem))
+    output = problem.batch * problem.m * problem.n * problem.acc_bytes
     for factor in range(2, min(problem.k, MAX_FACTOR) + 1):
         chunk = ceildiv(problem.k, factor)
         if chunk in seen:
             continue
         seen.add(chunk)
+        if ceildiv(problem.k, chunk) * output > operands * MAX_PARTIALS_SHARE:
+            break
         candidates.append(estimate(problem, target, factor))
-    if not candidates:
+    if problem.k <= 1:
         return Choice(1, unsplit, unsplit, f"K = {problem.k} has one element")
     if target.is_gpu and unsplit.workgroups >= target.processors:
         return Choice(
@@ -338,6 +379,14 @@ def _choose(problem: Problem, target: Target, processors: int) -> Choice:
             unsplit,
             f"no split on {target.name}: the dispatch already fills the machine "
             f"({unsplit.workgroups} workgroups on {target.processors} processors)",
+        )
+    if not candidates:
+        return Choice(
+            1,
+            unsplit,
+            unsplit,
+            f"no split pays on {target.name}: two chunks' partials "
+            f"({_mib(2 * output)}) would outgrow the operands ({_mib(operands)})",
         )
     cheapest = min(e.seconds for e in candidates)
     best = min(
@@ -399,17 +448,6 @@ def choose_split(problem: Problem, target: Target) -> Choice:
 PACK_PASSES = 2.5
 """A pack or unpack costs this many streaming passes over what it packs: it
 reads the operand and writes a transposed, freshly allocated copy."""
-PLAIN_SHARE = 0.8
-"""IREE's matmul code without data tiling, on aligned chunks, reaches this
-share of the data-tiled rate (measured 0.72-0.87 on 256x256, 512x512 and
-64x384 outputs, with the partials chunk-outer)."""
-PAGE_STRIDE_SHARE = 0.75
-"""And this much less where an operand's rows are a multiple of a page
-apart (B of an N = 1024 or 4096 matmul): the rows a workgroup reads then
-share a few sets of the L1 (which is 4 KiB per way on x86 and most Arm
-cores), and its column panel is re-fetched (1024x1024x16384: 0.62)."""
-PAGE = 4096
-"""Bytes in a page, and in one way of a virtually indexed L1."""
 READ_SPEEDUP = 3.0
 """Reading operands already in memory runs this much faster than the
 calibrated stream, whose writes go to fresh pages."""
@@ -448,32 +486,6 @@ def _operand_bytes(p: Problem) -> list[int]:
         (p.m if spans_m else 1) * (p.n if spans_n else 1) * p.k * p.batch * p.input_bytes
         for spans_m, spans_n in p.spans
     ]
-
-
-def plain_seconds(problem: Problem, target: Target, factor: int) -> float:
-    """The modeled time of the op cut into `factor` aligned chunks (1: whole)
-    without data tiling: its arithmetic or its operand reads, whichever is
-    longer, then the partials written to fresh memory and merged, and the
-    copy that pads M where the split pads it."""
-    p = problem
-    rate, stream = _cpu_rates(p, target)
-    tile_m, tile_n = tile_of(p, target)
-    tiles = p.batch * ceildiv(p.m, tile_m) * ceildiv(p.n, tile_n)
-    busy = min(target.processors, tiles * factor)
-    flops = p.operations_per_point * p.batch * p.m * p.n * p.k
-    operands = _operand_bytes(p)
-    share = PLAIN_SHARE
-    if any(stride % PAGE == 0 for stride in p.k_strides):
-        share *= PAGE_STRIDE_SHARE
-    seconds = max(flops / (rate * share * busy), sum(operands) / (stream * READ_SPEEDUP))
-    seconds += target.dispatch_overhead
-    if factor > 1:
-        output_bytes = p.batch * p.m * p.n * p.acc_bytes
-        seconds += 2 * factor * output_bytes / stream + target.dispatch_overhead
-        if padded_rows(p.m, target.split_pad_m) != p.m:
-            padded = sum(b for b, (spans_m, _) in zip(operands, p.spans) if spans_m)
-            seconds += 2 * padded / stream + target.dispatch_overhead
-    return seconds
 
 
 def encoded_seconds(problem: Problem, target: Target, factor: int) -> tuple[float, int]:
@@ -519,7 +531,8 @@ def _choose_tiling(problem: Problem, target: Target, processors: int) -> TilingD
             False, plain.factor, plain.chosen.seconds,
             f"{target.name} drops encodings; {plain.reason}",
         )
-    plain_time = plain_seconds(problem, target, plain.factor)
+    # The split's time is the estimate split-k reports: one model, one number.
+    plain_time = plain.chosen.seconds
     best_factor, best = 1, encoded_seconds(problem, target, 1)[0]
     seen: set[int] = set()
     for factor in range(2, min(problem.k, 512) + 1):

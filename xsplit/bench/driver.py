@@ -12,6 +12,7 @@ copies of the inputs, before it is timed.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
@@ -236,6 +237,13 @@ def _rewrite(source: str, pipeline: str, name: str) -> Rewritten:
 
 Progress = Callable[[str], None]
 
+SETTLE_SECONDS = 0.05
+"""A pause before each timed call. OpenBLAS's threads spin for a while after
+numpy's matmul returns, and IREE's workers after a call: timed right after
+another configuration, a call shared the cores with those spinning threads
+(1x4096x14336: IREE's medians 7-8 ms with 4.4 ms calls back to back; with
+the pause 5.3 ms, and numpy's unchanged)."""
+
 
 def run_bench(
     source: str,
@@ -319,10 +327,12 @@ def run_bench(
     for round_index in range(runs):
         progress(f"round {round_index + 1}/{runs}")
         for result, call in loaded:
+            time.sleep(SETTLE_SECONDS)
             start = time.perf_counter()
             to_numpy(call(*device_inputs))
             result.times_ms.append((time.perf_counter() - start) * 1e3)
         if numpy_call is not None:
+            time.sleep(SETTLE_SECONDS)
             start = time.perf_counter()
             numpy_call()
             numpy_result.times_ms.append((time.perf_counter() - start) * 1e3)
@@ -359,11 +369,19 @@ def run_bench(
         configs,
         gpu,
         flops=matmul_flops(inputs),
-        peak_gflops=cpu.peak_flops_per_core() * target("cpu").processors / 1e9,
+        peak_gflops=peak_gflops(),
         cpu=cpu.describe(),
         auto_choice=auto_choice,
         auto_remarks=auto_remarks,
     )
+
+
+@functools.lru_cache(maxsize=1)
+def peak_gflops() -> float:
+    """This machine's f32 peak, timed once per process (`xsplit.bench.machine`)."""
+    from xsplit.bench.machine import measure_peak
+
+    return measure_peak().flops / 1e9
 
 
 def _encoded_programs(
@@ -400,13 +418,20 @@ def _encoded_factor(rewritten: Rewritten) -> int:
 
 
 def _matmul_operands(inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...] | None:
-    """The A, B (and C) of a matmul entry point, judged by shapes."""
+    """The A, B (and C) of a matmul entry point, judged by shapes; B is
+    returned as a K x N view where the entry point takes it transposed
+    (N x K, as ONNX Gemm transB=1 and linear layers have it). numpy's result
+    is checked against IREE's, so a wrong guess is reported, not timed."""
     if len(inputs) not in (2, 3) or inputs[0].ndim != 2 or inputs[1].ndim != 2:
         return None
     a, b = inputs[0], inputs[1]
-    if a.shape[1] != b.shape[0] or a.dtype.kind != "f":
+    if a.dtype.kind != "f":
         return None
-    return tuple(inputs)
+    if a.shape[1] != b.shape[0]:
+        if a.shape[1] != b.shape[1]:
+            return None
+        b = b.T
+    return (a, b, *inputs[2:])
 
 
 def matmul_flops(inputs: Sequence[np.ndarray]) -> float | None:
@@ -484,7 +509,24 @@ def calibrate(seconds_per_measure: float = 2.0) -> tuple[float, float, str]:
     )
     x = rt.asdevicearray(config.device, np.ones(size, dtype=np.float32))
     bandwidth = 2.0 * size * 4 / best_time(lambda: copy(x))
-    path = cpu_info.save_calibration(cpu, flops_per_core, bandwidth)
+    # Reading alone, from memory written before: what a split's operands cost.
+    rows = size // 1024
+    total = load(
+        f"""func.func @main(%x: tensor<{rows}x1024xf32>) -> tensor<{rows}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{rows}xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<{rows}xf32>) -> tensor<{rows}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}} ins(%x : tensor<{rows}x1024xf32>) outs(%f : tensor<{rows}xf32>) {{
+  ^bb0(%v: f32, %acc: f32):
+    %w = arith.addf %v, %acc : f32
+    linalg.yield %w : f32
+  }} -> tensor<{rows}xf32>
+  return %r : tensor<{rows}xf32>
+}}"""
+    )
+    matrix = rt.asdevicearray(config.device, np.ones((rows, 1024), dtype=np.float32))
+    read_bandwidth = size * 4 / best_time(lambda: total(matrix))
+    path = cpu_info.save_calibration(cpu, flops_per_core, bandwidth, read_bandwidth=read_bandwidth)
     reload_cpu_target()
     return flops_per_core, bandwidth, str(path)
 

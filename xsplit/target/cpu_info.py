@@ -47,6 +47,9 @@ class CpuInfo:
     """Measured f32 FLOP/s of one core (calibration); None: estimated from SIMD."""
     bandwidth: float | None = None
     """Measured streaming bytes/s, all cores (calibration); None: estimated."""
+    read_bandwidth: float | None = None
+    """Measured bytes/s read from memory already written, all cores (a sum
+    over 128 MiB; calibration); None: three times `bandwidth`."""
     source: str = "detected"
 
     @property
@@ -85,6 +88,8 @@ class CpuInfo:
             rates = f", calibrated {self.flops_per_core / 1e9:.0f} GFLOP/s per core"
         if self.bandwidth is not None:
             rates += f", {self.bandwidth / 1e9:.0f} GB/s"
+        if self.read_bandwidth is not None:
+            rates += f" written, {self.read_bandwidth / 1e9:.0f} GB/s read"
         return (
             f"{self.name} ({self.source}): {self.cores} cores, L1d {self.l1d // KIB} KiB, "
             f"L2 {self.l2 // KIB} KiB, L3 {self.l3 // KIB} KiB per core, "
@@ -214,6 +219,9 @@ def load_calibration(cpu: CpuInfo, path: Path | None = None) -> CpuInfo:
             cpu,
             flops_per_core=float(entry["flops_per_core"]),
             bandwidth=float(entry["bandwidth"]),
+            read_bandwidth=(
+                float(entry["read_bandwidth"]) if entry.get("read_bandwidth") else None
+            ),
             source=f"{cpu.source}, calibrated",
         )
     except (KeyError, TypeError, ValueError):
@@ -221,7 +229,11 @@ def load_calibration(cpu: CpuInfo, path: Path | None = None) -> CpuInfo:
 
 
 def save_calibration(
-    cpu: CpuInfo, flops_per_core: float, bandwidth: float, path: Path | None = None
+    cpu: CpuInfo,
+    flops_per_core: float,
+    bandwidth: float,
+    path: Path | None = None,
+    read_bandwidth: float | None = None,
 ) -> Path:
     path = path or calibration_path()
     try:
@@ -233,6 +245,7 @@ def save_calibration(
     data[_key(cpu)] = {
         "flops_per_core": flops_per_core,
         "bandwidth": bandwidth,
+        "read_bandwidth": read_bandwidth,
         "cpu": asdict(cpu),
     }
     try:

@@ -123,12 +123,14 @@ class Target:
         return not self.runs_here
 
     def partial_tiles(
-        self, m: int, n: int, element: Attribute
+        self, m: int, n: int, element: Attribute, b_transposed: bool = False
     ) -> dict[str, tuple[int, int, int]] | None:
         """IREE CPU tile sizes (by level, over the loops m, n, k) for the
-        partial matmul of an aligned split with M x N output, A and B row-major,
-        or None where IREE's own choice is as good."""
-        return cpu_partial_tiles(self.cpu or host_cpu(), m, n, element) if self.split_tiles else None
+        partial matmul of an aligned split with M x N output, A row-major and
+        B row-major or transposed, or None where IREE's own choice is as good."""
+        if not self.split_tiles:
+            return None
+        return cpu_partial_tiles(self.cpu or host_cpu(), m, n, element, b_transposed)
 
     def data_tiles(
         self, elements: tuple[Attribute, Attribute, Attribute], m: int | None, n: int | None
@@ -144,17 +146,22 @@ class Target:
         return cpu_data_tiles(self.cpu or host_cpu(), elements, m, n)
 
 
+PLAIN_SHARE = 0.7
+"""The share of a core's data-tiled (or peak) rate IREE's plain matmul code reaches."""
+
+
 def cpu_target(cpu: CpuInfo | None = None) -> Target:
     """The CPU entry for `cpu` (default: this machine, see
     `xsplit.target.cpu_info.host_cpu`): its cores in the affinity mask, a
     quarter of its per-core L2 for the operand panels, and its calibrated rates where
     `xsplit bench --calibrate` measured them."""
     cpu = cpu or host_cpu()
-    per_thread = 24 * GIGA
-    if cpu.flops_per_core is not None:
-        # IREE's default (not data-tiled) code reached about half the
-        # data-tiled rate the calibration measures, on the calibration machine.
-        per_thread = cpu.flops_per_core / 2
+    # IREE's matmul code without data tiling, on aligned chunks, reaches
+    # this share of the data-tiled rate the calibration measures (or of the
+    # estimated peak): 0.6-0.8 on Zen 5 (123x456x51234 in 109 chunks, 640x640,
+    # 512x768 and 256x256 outputs).
+    per_thread = cpu.f32_flops_per_core() * PLAIN_SHARE
+    read = cpu.read_bandwidth or (3 * cpu.bandwidth if cpu.bandwidth else 18 * GIGA)
     return Target(
         "cpu",
         f"llvm-cpu, this machine's CPU ({cpu.describe()})",
@@ -168,9 +175,10 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
         tile=(64, 64),
         peak_flops={"f32": per_thread, "f16": per_thread / 2, "i8": per_thread},
         flops_per_processor=True,
-        # The calibration streams into fresh pages; reading operands already
-        # in memory runs about three times faster (cost_model.READ_SPEEDUP).
-        memory_bandwidth=3 * cpu.bandwidth if cpu.bandwidth else 18 * GIGA,
+        # Operands are read from memory written before: the calibration's
+        # read rate, else three times its stream into fresh pages
+        # (cost_model.READ_SPEEDUP).
+        memory_bandwidth=read,
         # A quarter, not a half: 64x384x65521 in 64 chunks (panels of half
         # the L2) ran in 23-24 ms, in 128 chunks (a quarter) in 20-21 ms;
         # on the other benchmark shapes the two were within noise.
@@ -178,7 +186,6 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
         reread_bandwidth=3 * GIGA,
         workgroup_overhead=2e-6,
         dispatch_overhead=20e-6,
-        first_touch_bandwidth=1 * GIGA,
         conflict_stride=16 * KIB,
         conflict_penalty=4,
         data_tiling=True,
@@ -276,29 +283,57 @@ def _narrow(tile: int, size: int | None) -> int:
 
 PARTIAL_TILE_MAX_M = 128
 """The most rows of A a workgroup of a split's partial matmul takes whole."""
+STREAMING_MAX_M = 4
+"""Up to this many rows of A, a chunk's matmul streams B (a matvec or decode)."""
 
 
 def cpu_partial_tiles(
-    cpu: CpuInfo, m: int, n: int, element: Attribute
+    cpu: CpuInfo, m: int, n: int, element: Attribute, b_transposed: bool = False
 ) -> dict[str, tuple[int, int, int]] | None:
-    """Tiles for one chunk's f32 matmul: a workgroup takes every row of M and
-    one cache line of columns of N, so each row of the chunk of B is read
-    from memory once, and its 16 columns stay in L1 while all of M passes
-    over them; registers hold 8 rows by one vector, stepping K by 4.
-    IREE's own choice ([8, 64] per workgroup, [8, 16] registers, K by 16)
-    re-reads B once per 8 rows. Measured on Zen 4 (bench/RESULTS.md), model
-    chunk counts, IREE default -> these: 123x456x51234 61 -> 44 ms,
-    100x1000x20000 54 -> 30, 32x4096x8191 22 -> 18, 16x4096x16384 24 -> 20,
-    4x3072x11008 12.4 -> 9.9, 64x384x65521 20 -> 19, 8x1024x65536 19 -> 21
-    (noise). Left to IREE: M = 1 (a matvec: 10 -> 16 ms at 1x4096x14336),
-    M over 128 (256x256 and 512x512 were within noise either way), and
-    element types other than f32, which were not measured."""
+    """Tiles for one chunk's f32 matmul, by the layout of B, or None where
+    IREE's own are as good. Measured on Zen 5 (bench/RESULTS.md), medians,
+    IREE's tiles -> these:
+
+    - B row-major (B[k, n]), 5 to 128 rows: a workgroup takes every row of M
+      and one cache line of N, so each row of the chunk of B is read from
+      memory once and its 16 columns stay in L1 while all of M passes over
+      them; registers hold 8 rows by one vector, stepping K by 4. IREE's
+      own ([8, 64] per workgroup) re-reads B once per 8 rows. On Zen 4:
+      123x456x51234 61 -> 44 ms, 32x4096x8191 22 -> 18.
+    - B row-major, 1 to 4 rows (a matvec or decode): B is streamed. A
+      workgroup takes 2 register tiles of N, each as wide as the register
+      file holds for these rows, stepping K by 4: 1x4096x14336 in 16 chunks
+      10.0 -> 5.3 ms (numpy 5.0), 4x4096x11008 12.8 -> 5.7 ms.
+    - B transposed (B[n, k], as ONNX Gemm transB=1 and linear layers have
+      it), 2 to 128 rows: K is contiguous in both operands, so registers step
+      it by a whole vector: 123x456x51234 48 -> 33 ms (numpy 32). A transposed
+      matvec keeps IREE's tiles: none measured beat them (8 to 10 ms
+      against numpy's 5 to 6 at 1x4096x14336).
+    """
     if not (isinstance(element, AnyFloat) and element.bitwidth == 32):
         return None
     line = 64 // 4
-    if not 2 <= m <= PARTIAL_TILE_MAX_M or n < 2 * line:
-        return None
     lanes = max(4, cpu.simd_bits // 32)
+    if b_transposed:
+        if not 2 <= m <= PARTIAL_TILE_MAX_M or n < 2 * line:
+            return None
+        return {
+            "distribution": (m, line, 0),
+            "vector_common_parallel": (min(m, 8), min(lanes, line), 0),
+            "vector_reduction": (0, 0, lanes),
+        }
+    if m <= STREAMING_MAX_M:
+        registers = 32 if cpu.simd_bits >= 512 else 16
+        width = min(128, registers * lanes // m // lanes * lanes)
+        if n < 2 * width:
+            return None
+        return {
+            "distribution": (m, 2 * width, 0),
+            "vector_common_parallel": (m, width, 0),
+            "vector_reduction": (0, 0, 4),
+        }
+    if m > PARTIAL_TILE_MAX_M or n < 2 * line:
+        return None
     return {
         "distribution": (m, line, 0),
         "vector_common_parallel": (min(m, 8), min(lanes, line), 0),
@@ -330,7 +365,10 @@ def vmvx_target(cpu: CpuInfo | None = None) -> Target:
     contraction 8x8x4 (narrower for a short M or N), with or without
     ukernels (iree-compile 3.13, `--iree-opt-data-tiling`: LHS [8, 4], RHS
     [8, 4]; M = 3 gives LHS [4, 4]). VMVX interprets its loops: its rates
-    are an estimate, a tenth of the CPU's compiled code, not a measurement."""
+    are an estimate, not a measurement: a tenth of the CPU's compiled code.
+    Its interpreted arithmetic, not its memory traffic, bounds it: a panel
+    that does not fit the cache is re-read at memory speed, not at the
+    compiled code's penalty."""
     base = cpu or host_cpu()
     interpreted = replace(
         base,
@@ -338,14 +376,16 @@ def vmvx_target(cpu: CpuInfo | None = None) -> Target:
         simd_bits=128,
         flops_per_core=base.f32_flops_per_core() / 10,
     )
+    compiled = cpu_target(interpreted)
     return replace(
-        cpu_target(interpreted),
+        compiled,
         name="vmvx",
         description=f"VMVX bytecode on this machine's CPU ({base.describe()})",
         flags=("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=vmvx"),
         data_tile=(8, 8, 4),
         backend="vmvx",
         split_tiles=False,
+        reread_bandwidth=compiled.memory_bandwidth,
     )
 
 

@@ -138,17 +138,20 @@ def _partial_config(
     red: Reduction, dims: ContractionDims, m: int | None, n: int | None, tiles_for: Target
 ) -> CompilationInfoAttr | None:
     """`tiles_for`'s IREE configuration for a chunk's contraction with an
-    M x N output, where it has one: only a plain matmul with A and B
-    row-major (A[m, k], B[k, n]), the layout its tile sizes were measured on."""
+    M x N output, where it has one: only a plain matmul with A row-major and
+    B row-major (B[k, n]) or transposed (B[n, k]), the layouts its tile sizes
+    were measured on."""
     if dims.batch or m is None or n is None or dims.m is None or dims.n is None:
         return None
     loops = [[e.position for e in mp.results] for mp in (*red.input_maps, red.output_map)]  # type: ignore[attr-defined]
-    if loops != [[dims.m, dims.k], [dims.k, dims.n], [dims.m, dims.n]]:
+    row_major = [[dims.m, dims.k], [dims.k, dims.n], [dims.m, dims.n]]
+    transposed = [[dims.m, dims.k], [dims.n, dims.k], [dims.m, dims.n]]
+    if loops not in (row_major, transposed):
         return None
     elements = {getattr(v.type, "element_type", None) for v in red.inputs} | {red.acc_type.element_type}
     if len(elements) != 1:
         return None
-    tiles = tiles_for.partial_tiles(m, n, red.acc_type.element_type)
+    tiles = tiles_for.partial_tiles(m, n, red.acc_type.element_type, loops == transposed)
     if tiles is None:
         return None
     roles = (dims.m, dims.n, dims.k)

@@ -36,8 +36,8 @@ func.func @permuted_loops(%a: tensor<48x640xf32>, %b: tensor<640x64xf32>, %c: te
 
 // -----
 
-// Left to IREE: a single row (a matvec), more than 128 rows, a narrow N, f16,
-// a transposed B and a batch.
+// Left to IREE: a matvec narrower than two register tiles, more than 128
+// rows, a narrow N, f16 and a batch.
 // CHECK-LABEL: func.func @left_to_iree
 // CHECK-NOT:     compilation_info
 // CHECK:         return
@@ -45,19 +45,37 @@ func.func @left_to_iree(%a1: tensor<1x1000xf32>, %b: tensor<1000x64xf32>, %c1: t
                         %a2: tensor<136x1000xf32>, %c2: tensor<136x64xf32>,
                         %bn: tensor<1000x24xf32>, %c3: tensor<8x24xf32>, %a3: tensor<8x1000xf32>,
                         %ah: tensor<8x1000xf16>, %bh: tensor<1000x64xf16>, %ch: tensor<8x64xf16>,
-                        %bt: tensor<64x1000xf32>, %c4: tensor<8x64xf32>,
                         %ab: tensor<2x8x1000xf32>, %bb: tensor<2x1000x64xf32>, %cb: tensor<2x8x64xf32>)
-    -> (tensor<1x64xf32>, tensor<136x64xf32>, tensor<8x24xf32>, tensor<8x64xf16>, tensor<8x64xf32>, tensor<2x8x64xf32>) {
+    -> (tensor<1x64xf32>, tensor<136x64xf32>, tensor<8x24xf32>, tensor<8x64xf16>, tensor<2x8x64xf32>) {
   %0 = linalg.matmul ins(%a1, %b : tensor<1x1000xf32>, tensor<1000x64xf32>) outs(%c1 : tensor<1x64xf32>) -> tensor<1x64xf32>
   %1 = linalg.matmul ins(%a2, %b : tensor<136x1000xf32>, tensor<1000x64xf32>) outs(%c2 : tensor<136x64xf32>) -> tensor<136x64xf32>
   %2 = linalg.matmul ins(%a3, %bn : tensor<8x1000xf32>, tensor<1000x24xf32>) outs(%c3 : tensor<8x24xf32>) -> tensor<8x24xf32>
   %3 = linalg.matmul ins(%ah, %bh : tensor<8x1000xf16>, tensor<1000x64xf16>) outs(%ch : tensor<8x64xf16>) -> tensor<8x64xf16>
-  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a3, %bt : tensor<8x1000xf32>, tensor<64x1000xf32>) outs(%c4 : tensor<8x64xf32>) {
-  ^bb0(%x: f32, %y: f32, %acc: f32):
-    %p = arith.mulf %x, %y : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  } -> tensor<8x64xf32>
-  %5 = linalg.batch_matmul ins(%ab, %bb : tensor<2x8x1000xf32>, tensor<2x1000x64xf32>) outs(%cb : tensor<2x8x64xf32>) -> tensor<2x8x64xf32>
-  func.return %0, %1, %2, %3, %4, %5 : tensor<1x64xf32>, tensor<136x64xf32>, tensor<8x24xf32>, tensor<8x64xf16>, tensor<8x64xf32>, tensor<2x8x64xf32>
+  %4 = linalg.batch_matmul ins(%ab, %bb : tensor<2x8x1000xf32>, tensor<2x1000x64xf32>) outs(%cb : tensor<2x8x64xf32>) -> tensor<2x8x64xf32>
+  func.return %0, %1, %2, %3, %4 : tensor<1x64xf32>, tensor<136x64xf32>, tensor<8x24xf32>, tensor<8x64xf16>, tensor<2x8x64xf32>
+}
+
+// -----
+
+// B transposed (N x K, as linear layers hold weights): K is contiguous in
+// both operands, so registers step it by a whole vector.
+// CHECK-LABEL: func.func @transposed_b
+// CHECK:         scf.forall
+// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]{{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x256xf32>, tensor<64x256xf32>) {{.*}}lowering_config = #iree_cpu.lowering_config<distribution = [8, 16, 0], vector_common_parallel = [8, [[LANES:8|16]], 0], vector_reduction = [0, 0, [[LANES]]]>
+func.func @transposed_b(%a: tensor<8x1000xf32>, %bt: tensor<64x1000xf32>, %c: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %bt : tensor<8x1000xf32>, tensor<64x1000xf32>) outs(%c : tensor<8x64xf32>) -> tensor<8x64xf32>
+  func.return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+// A decode step (M <= 4) streams B: two register tiles of N per workgroup,
+// each as wide as the register file holds for its rows.
+// CHECK-LABEL: func.func @decode_streams_b
+// CHECK:         lowering_config = #iree_cpu.lowering_config<distribution = [2, {{128|256}}, 0], vector_common_parallel = [2, {{64|128}}, 0], vector_reduction = [0, 0, 4]>
+// UNTILED-LABEL: func.func @decode_streams_b
+// UNTILED-NOT:   compilation_info
+func.func @decode_streams_b(%a: tensor<2x1000xf32>, %b: tensor<1000x512xf32>, %c: tensor<2x512xf32>) -> tensor<2x512xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<2x1000xf32>, tensor<1000x512xf32>) outs(%c : tensor<2x512xf32>) -> tensor<2x512xf32>
+  func.return %0 : tensor<2x512xf32>
 }
