@@ -66,7 +66,7 @@ def test_gpus_never_encode(target) -> None:
 @pytest.mark.parametrize("cpu", [ZEN3, ZEN4], ids=["znver3", "znver4"])
 def test_cpu_encodes_compute_bound_and_splits_decode(cpu) -> None:
     # Compute-bound: packing costs little next to the arithmetic.
-    square = choose_tiling(matmul(1024, 1024, 16384), cpu)
+    square = choose_tiling(matmul(4096, 4096, 16384), cpu)
     assert square.encode, square.reason
     # A decode's packs cost as much as its arithmetic: split, do not encode.
     decode = choose_tiling(matmul(16, 4096, 16384), cpu)

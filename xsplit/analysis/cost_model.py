@@ -250,12 +250,13 @@ def tile_of(p: Problem, target: Target, split: bool = True) -> tuple[int, int]:
 
 
 def _strip_leaves_l1(p: Problem, target: Target, tile_m: int, tile_n: int, chunk: int) -> bool:
-    """Whether, with split-k's fixed CPU tiles, the chunk's strip of B falls
-    out of L1 before every register row of M has used it. Measured on Zen 4:
+    """Whether, with split-k's fixed CPU tiles that take all of M, the
+    chunk's strip of B falls out of L1 before every register row of M has
+    used it. Measured on Zen 4:
     16x4096x16384 in 16 chunks (strips of 1024 rows, 64 KiB) 28.5 ms, in 32
     (32 KiB) 20.0 ms; 32x4096x8191 in 8 chunks 44.9 ms, in 16 17.3 ms. With
     M within one register row (8x1024x65536) each strip is used once."""
-    if target.cpu is None or partial_tile(p, target) != (tile_m, tile_n):
+    if target.cpu is None or partial_tile(p, target) != (tile_m, tile_n) or tile_m < p.m:
         return False
     return tile_m > target.register_tile[0] and tile_n * chunk * p.input_bytes > target.cpu.l1d
 
@@ -289,6 +290,11 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
             for elements, stride in zip(panel_elements, p.k_strides)
         )
     cache = target.cache_per_processor
+    if target.cpu is not None and tile_m < p.m and partial_tile(p, target) == (tile_m, tile_n):
+        # Split-k's tiles for a tall M walk a workgroup's panel once per
+        # register tile, from L2: 512x768x16384 in chunks of 512 (panels of
+        # 384 KiB) ran at 77% of the peak.
+        cache = target.cpu.l2
     panel_fits = cache is None or footprint <= cache
     if panel_fits and _strip_leaves_l1(p, target, tile_m, tile_n, chunk):
         panel_fits = False

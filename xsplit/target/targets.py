@@ -146,8 +146,10 @@ class Target:
         return cpu_data_tiles(self.cpu or host_cpu(), elements, m, n)
 
 
-PLAIN_SHARE = 0.7
-"""The share of a core's data-tiled (or peak) rate IREE's plain matmul code reaches."""
+PLAIN_SHARE = 0.9
+"""The share of a core's data-tiled (or peak) rate IREE's plain matmul code
+reaches on split-k's tiles: 0.85-0.97 on Zen 5 (512x768, 640x640 and
+256x256 outputs, 425 GFLOP/s against the calibrated 436)."""
 
 
 def cpu_target(cpu: CpuInfo | None = None) -> Target:
@@ -156,10 +158,9 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
     quarter of its per-core L2 for the operand panels, and its calibrated rates where
     `xsplit bench --calibrate` measured them."""
     cpu = cpu or host_cpu()
-    # IREE's matmul code without data tiling, on aligned chunks, reaches
-    # this share of the data-tiled rate the calibration measures (or of the
-    # estimated peak): 0.6-0.8 on Zen 5 (123x456x51234 in 109 chunks, 640x640,
-    # 512x768 and 256x256 outputs).
+    # IREE's matmul code without data tiling, on aligned chunks with
+    # split-k's tiles, reaches this share of the data-tiled rate the
+    # calibration measures (or of the estimated peak).
     per_thread = cpu.f32_flops_per_core() * PLAIN_SHARE
     read = cpu.read_bandwidth or (3 * cpu.bandwidth if cpu.bandwidth else 18 * GIGA)
     return Target(
@@ -295,11 +296,18 @@ def cpu_partial_tiles(
     IREE's tiles -> these:
 
     - B row-major (B[k, n]), 5 to 128 rows: a workgroup takes every row of M
-      and one cache line of N, so each row of the chunk of B is read from
-      memory once and its 16 columns stay in L1 while all of M passes over
-      them; registers hold 8 rows by one vector, stepping K by 4. IREE's
-      own ([8, 64] per workgroup) re-reads B once per 8 rows. On Zen 4:
-      123x456x51234 61 -> 44 ms, 32x4096x8191 22 -> 18.
+      and the columns of one register tile, so each row of the chunk of B
+      is read from memory once and stays in L1 while all of M passes over
+      it; registers hold 8 rows by two vectors (16 accumulators), stepping K
+      by 1. IREE's own ([8, 64] per workgroup, [8, 16] registers) re-reads B
+      once per 8 rows and runs half the FMAs per load: 123x456x51234 in 109
+      chunks 32.6 -> 24.6 ms, 32x32x500009 13.5 -> 6.6 ms, 16x4096x16384
+      40.5 -> 27.9 ms (medians; 8 x one vector, the Zen 4 choice, gave 25.5,
+      5.4 and 25.7 ms at best).
+    - B row-major, more than 128 rows: 64 x 4 register tiles per workgroup,
+      8 x two vectors in registers, stepping K by 4: 512x768x16384 in 32
+      chunks 55.8 -> 32.3 ms (numpy 56.9), 640x640x12289 44.2 -> 26.7 ms,
+      256x256x65536 67.7 -> 28.3 ms.
     - B row-major, 1 to 4 rows (a matvec or decode): B is streamed. A
       workgroup takes 2 register tiles of N, each as wide as the register
       file holds for these rows, stepping K by 4: 1x4096x14336 in 16 chunks
@@ -332,12 +340,21 @@ def cpu_partial_tiles(
             "vector_common_parallel": (m, width, 0),
             "vector_reduction": (0, 0, 4),
         }
-    if m > PARTIAL_TILE_MAX_M or n < 2 * line:
+    # Two vectors of N per register row where the register file holds 8 x 2
+    # accumulators besides the operands (AVX-512's 32); one with AVX2's 16.
+    columns = 2 * lanes if cpu.simd_bits >= 512 else lanes
+    if n < columns:
         return None
+    if m > PARTIAL_TILE_MAX_M:
+        return {
+            "distribution": (64, min(n, 4 * columns), 0),
+            "vector_common_parallel": (8, columns, 0),
+            "vector_reduction": (0, 0, 4),
+        }
     return {
-        "distribution": (m, line, 0),
-        "vector_common_parallel": (min(m, 8), min(lanes, line), 0),
-        "vector_reduction": (0, 0, 4),
+        "distribution": (m, columns, 0),
+        "vector_common_parallel": (min(m, 8), columns, 0),
+        "vector_reduction": (0, 0, 1),
     }
 
 

@@ -1,5 +1,5 @@
 // auto{target=NAME}: the target model chooses per op, and each pass says what
-// it did and why. On a 2-core Zen 4: the compute-bound 1024x1024 matmul is
+// it did and why. On a 2-core Zen 4: the compute-bound 4096x4096 matmul is
 // encoded and not split (packs cost little next to its arithmetic); the
 // decode is split and not encoded (its packs would cost as much as its
 // arithmetic). auto-many-cores.mlir has split plus encode.
@@ -20,7 +20,7 @@
 // CHECK-NOT:     linalg.pack
 // CHECK:         scf.forall
 // CHECK:         {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]
-// REMARK-DAG: auto.mlir:[[# @LINE + 12]]:3: remark: not split: encode chosen: 1024x1024 output, K = 16384 on cpu: split in {{[0-9]+}} {{.*}} ms, encoded {{.*}} ms
+// REMARK-DAG: auto.mlir:[[# @LINE + 12]]:3: remark: not split: encode chosen: 4096x4096 output, K = 16384 on cpu: {{.*}} ms, encoded {{.*}} ms
 // REMARK-DAG: auto.mlir:[[# @LINE + 16]]:3: remark: not encoded: split chosen: 16x4096 output, K = 16384 on cpu: split in {{[0-9]+}}
 // REMARK: auto.mlir:[[# @LINE + 15]]:3: remark: split-k: cpu chose {{[0-9]+}} chunks
 // EXPLAIN: remark: explain: pattern 'set-encoding' did not match 'linalg.matmul': 'the target model encodes it' failed: split chosen
@@ -31,9 +31,9 @@
 // GFX942-NOT: iree_encoding
 // GFX942-NOT: linalg.pack
 // BAD: error: auto: unknown target 'tpu', expected one of cpu, sm_80, sm_90, gfx942, cuda, rocm
-func.func @square(%a: tensor<1024x16384xf32>, %b: tensor<16384x1024xf32>, %c: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<1024x16384xf32>, tensor<16384x1024xf32>) outs(%c : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
-  return %r : tensor<1024x1024xf32>
+func.func @square(%a: tensor<4096x16384xf32>, %b: tensor<16384x4096xf32>, %c: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<4096x16384xf32>, tensor<16384x4096xf32>) outs(%c : tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  return %r : tensor<4096x4096xf32>
 }
 
 func.func @decode(%a: tensor<16x16384xf32>, %b: tensor<16384x4096xf32>, %c: tensor<16x4096xf32>) -> tensor<16x4096xf32> {

@@ -1,16 +1,15 @@
 // auto without target= models each op on its own device and says which:
 // with an AVX llvm-cpu device and a VMVX one, the model splits the
-// 128x128x2048 matmul on the CPU and does not split VMVX's (its interpreted
-// arithmetic, not its memory traffic, bounds it), whose data tiles it takes
-// instead. target= still overrides.
+// 128x128x2048 matmul on the CPU and leaves VMVX's whole (its interpreted
+// arithmetic, not its memory traffic, bounds it). target= still overrides.
 // RUN: env XSPLIT_CPU=znver4 xsplit-opt %s -p 'auto' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 // RUN: env XSPLIT_CPU=znver4 xsplit-opt %s -p 'auto' 2>/dev/null | filecheck %s
 // RUN: env XSPLIT_CPU=znver4 xsplit-opt %s -p 'auto{target=cpu}' 2>&1 >/dev/null | filecheck %s --check-prefix=OVERRIDE
 
 // REMARK: remark: on @dev_a (llvm-cpu): not encoded: split chosen: 128x128 output, K = 2048 on llvm-cpu
-// REMARK: remark: on @dev_b (vmvx): encoded: encode chosen: 128x128 output, K = 2048 on vmvx
+// REMARK: remark: on @dev_b (vmvx): not encoded: none chosen: 128x128 output, K = 2048 on vmvx
 // REMARK: remark: on @dev_a (llvm-cpu): split-k: llvm-cpu chose
-// REMARK: remark: on @dev_b (vmvx): not split: encode chosen
+// REMARK: remark: on @dev_b (vmvx): not split: no split pays on vmvx
 // The split is on dev_a's matmul, before the values move to dev_b.
 // CHECK:     split_reduction_mapping
 // CHECK:     flow.tensor.transfer

@@ -9,7 +9,7 @@
 // tail and the merge keep IREE's own choice.
 // CHECK-LABEL: func.func @padded_rows
 // CHECK:         scf.forall
-// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<16x256xf32>, tensor<256x40xf32>) outs(%{{.*}} : tensor<16x40xf32>) attrs =  {compilation_info = #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [16, 16, 0], vector_common_parallel = [8, {{8|16}}, 0], vector_reduction = [0, 0, 4]>, translation_info = <pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>}
+// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<16x256xf32>, tensor<256x40xf32>) outs(%{{.*}} : tensor<16x40xf32>) attrs =  {compilation_info = #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [16, [[COLS:8|32]], 0], vector_common_parallel = [8, [[COLS]], 0], vector_reduction = [0, 0, 1]>, translation_info = <pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>}
 // CHECK:         } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
 // CHECK-NOT:     compilation_info
 // CHECK:         return
@@ -23,7 +23,7 @@ func.func @padded_rows(%a: tensor<10x1000xf32>, %b: tensor<1000x40xf32>, %c: ten
 // A generic matmul with its loops in another order: the sizes follow the
 // loops' roles (d0 = N, d1 = K, d2 = M).
 // CHECK-LABEL: func.func @permuted_loops
-// CHECK:         lowering_config = #iree_cpu.lowering_config<distribution = [16, 0, 48], vector_common_parallel = [{{8|16}}, 0, 8], vector_reduction = [0, 4, 0]>
+// CHECK:         lowering_config = #iree_cpu.lowering_config<distribution = [[[COLS:8|32]], 0, 48], vector_common_parallel = [[[COLS]], 0, 8], vector_reduction = [0, 1, 0]>
 func.func @permuted_loops(%a: tensor<48x640xf32>, %b: tensor<640x64xf32>, %c: tensor<48x64xf32>) -> tensor<48x64xf32> {
   %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d2, d0)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : tensor<48x640xf32>, tensor<640x64xf32>) outs(%c : tensor<48x64xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
@@ -36,23 +36,31 @@ func.func @permuted_loops(%a: tensor<48x640xf32>, %b: tensor<640x64xf32>, %c: te
 
 // -----
 
-// Left to IREE: a matvec narrower than two register tiles, more than 128
-// rows, a narrow N, f16 and a batch.
+// Left to IREE: a matvec narrower than two register tiles, an N narrower
+// than a register tile, f16 and a batch.
 // CHECK-LABEL: func.func @left_to_iree
 // CHECK-NOT:     compilation_info
 // CHECK:         return
 func.func @left_to_iree(%a1: tensor<1x1000xf32>, %b: tensor<1000x64xf32>, %c1: tensor<1x64xf32>,
-                        %a2: tensor<136x1000xf32>, %c2: tensor<136x64xf32>,
                         %bn: tensor<1000x24xf32>, %c3: tensor<8x24xf32>, %a3: tensor<8x1000xf32>,
                         %ah: tensor<8x1000xf16>, %bh: tensor<1000x64xf16>, %ch: tensor<8x64xf16>,
                         %ab: tensor<2x8x1000xf32>, %bb: tensor<2x1000x64xf32>, %cb: tensor<2x8x64xf32>)
-    -> (tensor<1x64xf32>, tensor<136x64xf32>, tensor<8x24xf32>, tensor<8x64xf16>, tensor<2x8x64xf32>) {
+    -> (tensor<1x64xf32>, tensor<8x24xf32>, tensor<8x64xf16>, tensor<2x8x64xf32>) {
   %0 = linalg.matmul ins(%a1, %b : tensor<1x1000xf32>, tensor<1000x64xf32>) outs(%c1 : tensor<1x64xf32>) -> tensor<1x64xf32>
-  %1 = linalg.matmul ins(%a2, %b : tensor<136x1000xf32>, tensor<1000x64xf32>) outs(%c2 : tensor<136x64xf32>) -> tensor<136x64xf32>
   %2 = linalg.matmul ins(%a3, %bn : tensor<8x1000xf32>, tensor<1000x24xf32>) outs(%c3 : tensor<8x24xf32>) -> tensor<8x24xf32>
   %3 = linalg.matmul ins(%ah, %bh : tensor<8x1000xf16>, tensor<1000x64xf16>) outs(%ch : tensor<8x64xf16>) -> tensor<8x64xf16>
   %4 = linalg.batch_matmul ins(%ab, %bb : tensor<2x8x1000xf32>, tensor<2x1000x64xf32>) outs(%cb : tensor<2x8x64xf32>) -> tensor<2x8x64xf32>
-  func.return %0, %1, %2, %3, %4 : tensor<1x64xf32>, tensor<136x64xf32>, tensor<8x24xf32>, tensor<8x64xf16>, tensor<2x8x64xf32>
+  func.return %0, %2, %3, %4 : tensor<1x64xf32>, tensor<8x24xf32>, tensor<8x64xf16>, tensor<2x8x64xf32>
+}
+
+// -----
+
+// More than 128 rows: a workgroup takes 64 rows by four register tiles.
+// CHECK-LABEL: func.func @tall
+// CHECK:         lowering_config = #iree_cpu.lowering_config<distribution = [64, {{32|64}}, 0], vector_common_parallel = [8, {{8|32}}, 0], vector_reduction = [0, 0, 4]>
+func.func @tall(%a: tensor<136x1000xf32>, %b: tensor<1000x64xf32>, %c: tensor<136x64xf32>) -> tensor<136x64xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<136x1000xf32>, tensor<1000x64xf32>) outs(%c : tensor<136x64xf32>) -> tensor<136x64xf32>
+  func.return %0 : tensor<136x64xf32>
 }
 
 // -----
