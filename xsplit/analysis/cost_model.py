@@ -249,18 +249,6 @@ def tile_of(p: Problem, target: Target, split: bool = True) -> tuple[int, int]:
     return min(target.tile[0], p.m), min(target.tile[1], p.n)
 
 
-def _strip_leaves_l1(p: Problem, target: Target, tile_m: int, tile_n: int, chunk: int) -> bool:
-    """Whether, with split-k's fixed CPU tiles that take all of M, the
-    chunk's strip of B falls out of L1 before every register row of M has
-    used it. Measured on Zen 4:
-    16x4096x16384 in 16 chunks (strips of 1024 rows, 64 KiB) 28.5 ms, in 32
-    (32 KiB) 20.0 ms; 32x4096x8191 in 8 chunks 44.9 ms, in 16 17.3 ms. With
-    M within one register row (8x1024x65536) each strip is used once."""
-    if target.cpu is None or partial_tile(p, target) != (tile_m, tile_n) or tile_m < p.m:
-        return False
-    return tile_m > target.register_tile[0] and tile_n * chunk * p.input_bytes > target.cpu.l1d
-
-
 def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     """The modeled cost of cutting `problem`'s K into `factor` chunks on `target`."""
     p = problem
@@ -290,14 +278,22 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
             for elements, stride in zip(panel_elements, p.k_strides)
         )
     cache = target.cache_per_processor
-    if target.cpu is not None and tile_m < p.m and partial_tile(p, target) == (tile_m, tile_n):
-        # Split-k's tiles for a tall M walk a workgroup's panel once per
-        # register tile, from L2: 512x768x16384 in chunks of 512 (panels of
-        # 384 KiB) ran at 77% of the peak.
+    fixed_tiles = target.cpu is not None and factor > 1 and partial_tile(p, target) == (
+        tile_m,
+        tile_n,
+    )
+    reread_bandwidth = target.reread_bandwidth
+    if fixed_tiles:
+        # Split-k's tiles walk a workgroup's panel once per register tile,
+        # from L2: 512x768x16384 in chunks of 512 (panels of 384 KiB) ran at
+        # 77% of the peak, 32x32x500009 best in 64 to 128 chunks (panels of
+        # 1 to 2 MiB); past L2 they re-read it from L3 or memory at about
+        # memory speed, not at the rate IREE's own tiles fall to on a whole
+        # op (`reread_bandwidth`).
+        assert target.cpu is not None
         cache = target.cpu.l2
+        reread_bandwidth = target.memory_bandwidth / processors
     panel_fits = cache is None or footprint <= cache
-    if panel_fits and _strip_leaves_l1(p, target, tile_m, tile_n, chunk):
-        panel_fits = False
     if factor > 1 and tile_m <= STREAMING_MAX_M and partial_tile(p, target) == (tile_m, tile_n):
         # Split-k's streaming tiles read each row of B's strip once, a
         # kilobyte at a time, which the prefetchers follow whether or not
@@ -324,8 +320,8 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
             * (ceildiv(tile_n, register_n) if spans_m and not spans_n else 1)
             for elements, (spans_m, spans_n) in zip(panel_elements, p.spans)
         ]
-        assert target.reread_bandwidth is not None
-        traffic = max(read_once, sum(rereads) * p.input_bytes / target.reread_bandwidth)
+        assert reread_bandwidth is not None
+        traffic = max(read_once, sum(rereads) * p.input_bytes / reread_bandwidth)
     arithmetic = (
         p.operations_per_point * tile_m * tile_n * chunk / target.processor_flops(p.element_class)
     )
@@ -339,7 +335,9 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     if factor > 1:
         output_bytes = p.batch * p.m * p.n * p.acc_bytes
         partial_bytes = output_bytes * factor
-        write = target.first_touch_bandwidth or target.memory_bandwidth
+        write = target.memory_bandwidth
+        if target.first_touch_bandwidth and partial_bytes > target.fresh_allocation_bytes:
+            write = target.first_touch_bandwidth
         partials = partial_bytes / write + partial_bytes / target.memory_bandwidth
         merge = target.dispatch_overhead + 2 * output_bytes / target.memory_bandwidth
         if target.split_align is not None and padded_rows(p.m, target.split_pad_m) != p.m:

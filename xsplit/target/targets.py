@@ -70,6 +70,9 @@ class Target:
     first_touch_bandwidth: float | None = None
     """Bytes per second at which freshly allocated partials are first written,
     where that is slower than memory (page faults on the CPU)."""
+    fresh_allocation_bytes: int = 0
+    """Partials larger than this are fresh memory on every call (their first
+    touch runs at `first_touch_bandwidth`); smaller ones reuse memory."""
     conflict_stride: int | None = None
     """A row stride (bytes) at which a panel's rows share a fraction of the
     cache's sets; such panels count `conflict_penalty` times their size."""
@@ -185,7 +188,15 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
         # on the other benchmark shapes the two were within noise.
         cache_per_processor=cpu.l2 // 4,
         reread_bandwidth=3 * GIGA,
-        workgroup_overhead=2e-6,
+        # Zen 5, 32x32x500009: 1303 chunks of one workgroup each took 5 ms
+        # more than 64 chunks, beyond their arithmetic.
+        workgroup_overhead=6e-6,
+        # glibc hands out blocks over its mmap threshold (at most 32 MiB) as
+        # fresh pages on every call, and IREE's transients are malloc'ed:
+        # 512x768x16384 in 64, 128 and 256 chunks (96 to 384 MiB of partials)
+        # took 60 to 330 ms more than in 32, 1.2 to 1.6 GB/s of page faults.
+        first_touch_bandwidth=1.4 * GIGA,
+        fresh_allocation_bytes=32 * MIB,
         dispatch_overhead=20e-6,
         conflict_stride=16 * KIB,
         conflict_penalty=4,

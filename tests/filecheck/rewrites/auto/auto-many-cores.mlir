@@ -6,7 +6,7 @@
 // RUN: env XSPLIT_CPU=znver4:cores=1024 xsplit-opt %s -p 'auto{target=cpu}' 2>&1 | filecheck %s
 // RUN: env XSPLIT_CPU=znver4 xsplit-opt %s -p 'auto{target=cpu}' 2>&1 | filecheck %s --check-prefix=TWO
 
-// CHECK: remark: split-k: split+encode chosen: 1024x1024 output, K = 262144 on cpu: split in {{[0-9]+}} {{.*}}, encoded in {{[0-9]+}} chunks
+// CHECK: remark: split-k: split+encode chosen: 1024x1024 output, K = 262144 on cpu: {{.*}}, encoded in {{[0-9]+}} chunks
 // CHECK-LABEL: func.func @long_square
 // CHECK:         linalg.pack
 // CHECK:         linalg.batch_mmt4d
