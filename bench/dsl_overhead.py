@@ -7,7 +7,7 @@ module of N matmuls, against xDSL's parse plus print of the same file.
 Reports medians. Target: the rewrite adds at most 100% to parse + print, and
 its time per matmul stays flat (linear scaling) up to 20,000 ops. "rewrite"
 is the passes alone; "verify" is one verification of the result, which
-xsplit-opt runs after each pass and xdsl-opt does too. "parse" is xDSL's own
+xsplit-opt runs once at the end (after each pass with --verify-each). "parse" is xDSL's own
 parser, without the location recording and verification xsplit adds.
 """
 
@@ -50,7 +50,7 @@ def measure(n: int, runs: int) -> dict[str, float]:
         t1 = time.perf_counter()
         print_module(module)
         t2 = time.perf_counter()
-        run_passes(module, passes, ctx, verify_each=False)
+        run_passes(module, passes, ctx, verify=False)
         t3 = time.perf_counter()
         verify_module(module)
         t4 = time.perf_counter()

@@ -50,7 +50,8 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute
+from xdsl.irdl import OpDef
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
@@ -62,12 +63,60 @@ from xsplit.diagnostics import XsplitError
 from xsplit.dialects import make_context
 from xsplit.dialects.builtin import SPLAT_STORED_ONCE_ABOVE, SplatElementsAttr
 from xsplit.dialects.opaque import OpaqueAttr, OpaqueType
+from xsplit.dialects.speedups import compare_attributes_by_parameters
 from xsplit.dialects.util import FuncOp as UtilFuncOp
 
 
 class XsplitParser(Parser):
     """xDSL's parser with large splats read in constant time per element type,
-    hexadecimal floats read as MLIR reads them, and resource handles kept."""
+    hexadecimal floats read as MLIR reads them, resource handles kept, and
+    each static tensor type and affine map read once per spelling."""
+
+    _spelled: dict[str, Attribute] | None = None
+
+    def _parse_optional_builtin_parametrized_type(self) -> Any:
+        # `tensor<16x1000xf32>` costs xDSL some twenty tokens; a module spells
+        # the same few types over and over.
+        token = self._current_token
+        if token.text != "tensor":
+            return super()._parse_optional_builtin_parametrized_type()
+        spelled = _STATIC_TENSOR_TYPE.match(self.lexer.input.content, token.span.start)
+        if spelled is None:
+            return super()._parse_optional_builtin_parametrized_type()
+        return self._once_per_spelling(
+            spelled.group(), spelled.end(), super()._parse_optional_builtin_parametrized_type
+        )
+
+    def _parse_optional_builtin_parametrized_attr(self) -> Any:
+        # So do `affine_map<(d0, d1, d2) -> (d0, d2)>`s, in every linalg.generic.
+        token = self._current_token
+        text = self.lexer.input.content
+        if token.text != "affine_map" or not text.startswith("<", token.span.end):
+            return super()._parse_optional_builtin_parametrized_attr()
+        end = _balanced_end(text, token.span.end + 1)
+        if end < 0:
+            return super()._parse_optional_builtin_parametrized_attr()
+        return self._once_per_spelling(
+            text[token.span.start : end + 1],
+            end + 1,
+            super()._parse_optional_builtin_parametrized_attr,
+        )
+
+    def _once_per_spelling(self, spelled: str, end: int, parse: Any) -> Any:
+        """The attribute spelled `spelled`, which ends at `end`: parsed by
+        `parse` the first time, the same (immutable) attribute after."""
+        if self._spelled is None:
+            self._spelled = {}
+        known = self._spelled.get(spelled)
+        if known is None:
+            known = parse()
+            after = self.pos
+            text = self.lexer.input.content
+            if known is not None and after >= end and not text[end:after].strip():
+                self._spelled[spelled] = known
+            return known
+        self._resume_from(end)
+        return known
 
     def _parse_dialect_resource_handle(self, dialect_name: str, interface: Any) -> str:
         # xDSL declares each handle in its dialect's storage, which outlives
@@ -150,6 +199,11 @@ class XsplitParser(Parser):
         return DenseIntOrFPElementsAttr.from_list(one, [value.to_type(self, element_type)]).data.data
 
 
+_STATIC_TENSOR_TYPE = re.compile(r"tensor<(?:[0-9]+x)*(?:[fi][0-9]+|bf16|index)>")
+"""A ranked tensor type of static shape and a scalar element type, without an
+encoding: what `XsplitParser` reads once per spelling."""
+
+
 def _is_hex(value: Any) -> bool:
     return value.span.text.lower().startswith("0x")
 
@@ -157,25 +211,30 @@ def _is_hex(value: Any) -> bool:
 class LocatingParser(XsplitParser):
     """A parser that gives each op the `file:line:col` it was parsed from.
 
-    Lines are counted incrementally: xDSL's `Span.get_location()` counts from
-    the start of the input each time, which is quadratic over a large file."""
+    Lines are counted incrementally, in the order ops start: xDSL's
+    `Span.get_location()` counts from the start of the input each time, which
+    is quadratic over a large file."""
 
     _line_start: int = 0
     _line_number: int = 1
+    _filename: StringAttr | None = None
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span  # pyright: ignore[reportPrivateUsage]
+        # Before the op is parsed: the ops nested in it start after it does.
+        line, col = self._line_col(start.start)
         op = super().parse_operation()
-        if _loses_attributes(op, self.lexer.input.content[start.start : self.pos]):
+        if _loses_attributes(op, self.lexer.input.content, start.start, self.pos):
             raise MustCarry(op.name)
         if isinstance(op.location, UnknownLoc):
-            line, col = self._line_col(start.start)
-            op.location = FileLineColLoc(StringAttr(start.input.name), IntAttr(line), IntAttr(col))
+            if self._filename is None:
+                self._filename = StringAttr(start.input.name)
+            op.location = FileLineColLoc(self._filename, IntAttr(line), IntAttr(col))
         return op
 
     def _line_col(self, pos: int) -> tuple[int, int]:
         text = self.lexer.input.content
-        if pos < self._line_start:  # not expected: ops are parsed in order
+        if pos < self._line_start:  # not expected: ops start in order
             self._line_start, self._line_number = 0, 1
         line_start = text.rfind("\n", 0, pos) + 1
         if line_start > self._line_start:
@@ -188,15 +247,15 @@ class MustCarry(Exception):
     """The text parsed natively, but xDSL's op lost part of it: read it carried."""
 
 
-def _loses_attributes(op: Operation, text: str) -> bool:
-    """Whether xDSL dropped attributes of `op` that its text spells.
+def _loses_attributes(op: Operation, text: str, start: int, end: int) -> bool:
+    """Whether xDSL dropped attributes of `op` that its text, `text[start:end]`, spells.
 
     xDSL 0.74 parses a function declaration's argument and result attributes
     (`func.func private @f(tensor<4xf32> {a.b = 1})`) and forgets them; so
     does `util.func`, which reads its signature the same way."""
     if not isinstance(op, FuncOp | UtilFuncOp) or op.body.blocks:
         return False
-    signature = text.split(" attributes", 1)[0]
+    signature = text[start:end].split(" attributes", 1)[0]
     return "{" in signature
 
 
@@ -410,7 +469,8 @@ def print_carried(module: ModuleOp, generic: bool = False) -> str:
     from xsplit.iree.roundtrip import generic_forms
 
     out = io.StringIO()
-    Printer(stream=out, print_generic_format=True).print_op(module)
+    with collector_paused():
+        XsplitPrinter(stream=out, print_generic_format=True).print_op(module)
     out.write("\n")
     out.write(_METADATA.get(module, ""))
     text = out.getvalue()
@@ -506,25 +566,118 @@ def verify_module(module: ModuleOp) -> None:
     """Verifies every op and that every use is dominated by its definition,
     naming the first op that fails by its location."""
     with collector_paused():
-        _verify_ops(module)
-        verify_dominance(module)
+        ops = _ops_in_order(module)
+        _verify_ops(ops)
+        verify_dominance(module, ops)
 
 
-def _verify_ops(module: ModuleOp) -> None:
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except Exception as e:
-            message = one_line(str(e))
-            if not message.startswith(f"'{op.name}' op"):
-                message = f"'{op.name}' op {message}"
-            raise XsplitError(message, op) from None
+def _ops_in_order(module: Operation) -> list[Operation]:
+    """`module.walk()` as a list, following the blocks' and ops' links: xDSL's
+    nested generators cost more than the walk itself."""
+    out: list[Operation] = []
+
+    def visit(op: Operation) -> None:
+        out.append(op)
+        for region in op.regions:
+            block = region.first_block
+            while block is not None:
+                inner = block.first_op
+                while inner is not None:
+                    visit(inner)
+                    inner = inner.next_op
+                block = block.next_block
+
+    visit(module)
+    return out
 
 
-def verify_dominance(module: ModuleOp) -> None:
+def _verify_ops(ops: list[Operation]) -> None:
+    with _definitions_checked_once():
+        for op in ops:
+            try:
+                op.verify(verify_nested_ops=False)
+            except Exception as e:
+                message = one_line(str(e))
+                if not message.startswith(f"'{op.name}' op"):
+                    message = f"'{op.name}' op {message}"
+                raise XsplitError(message, op) from None
+
+
+@contextmanager
+def _definitions_checked_once() -> Iterator[None]:
+    """Checks an op against its IRDL definition once per signature.
+
+    What xDSL's `OpDef.verify` checks, the traits aside, depends only on the
+    op's definition, its operand and result types, its properties and
+    attributes, the block count and entry argument types of its regions and
+    its successor count: the signature. A module repeats a few signatures
+    thousands of times (a pass instantiates the same ops for every function),
+    so each signature is checked once and the traits of every op each time.
+    Only signatures that passed are remembered; an op that fails is checked,
+    and reported, by xDSL itself. Attributes are compared first by identity
+    (the module keeps them all alive meanwhile), then by value."""
+    compare_attributes_by_parameters()
+    xdsl_verify = OpDef.verify
+    by_identity: set[tuple[Any, ...]] = set()
+    by_value: set[tuple[Any, ...]] = set()
+
+    def verify(op_def: OpDef, op: Operation) -> None:
+        operand_types = tuple([v.type for v in op.operands])
+        result_types = tuple([v.type for v in op.results])
+        regions: tuple[Any, ...] = ()
+        region_ids: tuple[Any, ...] = ()
+        if op.regions:
+            regions = tuple(
+                (len(r.blocks), None if (b := r.first_block) is None else b.arg_types)
+                for r in op.regions
+            )
+            region_ids = tuple((n, t and tuple(map(id, t))) for n, t in regions)
+        properties, attributes = op.properties, op.attributes
+        identity = (
+            id(op_def),
+            tuple(map(id, operand_types)),
+            tuple(map(id, result_types)),
+            region_ids,
+            tuple(properties),
+            tuple(map(id, properties.values())),
+            tuple(attributes),
+            tuple(map(id, attributes.values())),
+            len(op.successors),
+        )
+        if identity not in by_identity:
+            value = (
+                id(op_def),
+                operand_types,
+                result_types,
+                regions,
+                tuple(properties.items()),
+                tuple(attributes.items()),
+                len(op.successors),
+            )
+            try:
+                known = value in by_value
+            except TypeError:  # an unhashable attribute
+                value, known = None, False
+            if not known:
+                xdsl_verify(op_def, op)
+                if value is not None:
+                    by_value.add(value)
+            by_identity.add(identity)
+        for trait in op_def.traits:
+            trait.verify(op)
+
+    OpDef.verify = verify  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        OpDef.verify = xdsl_verify  # type: ignore[method-assign]
+
+
+def verify_dominance(module: ModuleOp, ops: list[Operation] | None = None) -> None:
     """Each operand is defined before its use in the same block, or in a block
     that encloses it. Uses across the blocks of one region (a CFG) are left to
-    iree-opt: xsplit's passes do not create them."""
+    iree-opt: xsplit's passes do not create them. `ops` is the module's ops in
+    walk order, where the caller has them."""
     order: dict[Block, dict[Operation, int]] = {}
 
     def position(op: Operation, block: Block) -> int:
@@ -552,7 +705,7 @@ def verify_dominance(module: ModuleOp) -> None:
             current = block.parent_op()
         return False
 
-    for op in module.walk():
+    for op in module.walk() if ops is None else ops:
         for index, operand in enumerate(op.operands):
             if not dominates(operand.owner, op):
                 raise XsplitError(
@@ -582,6 +735,73 @@ def print_module(module: Operation, generic: bool = False) -> str:
     if isinstance(module, ModuleOp) and was_carried(module):
         return print_carried(module, generic)
     out = io.StringIO()
-    Printer(stream=out, print_generic_format=generic).print_op(module)
+    with collector_paused():
+        XsplitPrinter(stream=out, print_generic_format=generic).print_op(module)
     out.write("\n")
     return out.getvalue()
+
+
+class XsplitPrinter(Printer):
+    """xDSL's printer, with the same output, faster on large modules.
+
+    Text without a line break goes straight to the stream (xDSL's goes through
+    `print()`), and each parametrized attribute (a type, an affine map) is
+    printed once per module: its text is kept and written again where the same
+    or an equal attribute recurs. An attribute is a value, so equal ones print the same;
+    one whose printing spans lines or names a resource blob is printed each
+    time, since its text depends on where it is printed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        compare_attributes_by_parameters()
+        self._attribute_text: dict[Attribute, str | None] = {}
+        self._by_identity: dict[int, tuple[Attribute, str | None]] = {}
+
+    def print_string(self, text: str, *, indent: int | None = None) -> None:
+        if "\n" in text:
+            super().print_string(text, indent=indent)
+            return
+        self._current_column += len(text)
+        self.stream.write(text)  # pyright: ignore[reportOptionalMemberAccess]
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if not isinstance(attribute, ParametrizedAttribute) or self._next_line_callback:
+            super().print_attribute(attribute)
+            return
+        seen = self._by_identity.get(id(attribute))
+        if seen is not None:
+            text = seen[1]
+        else:
+            try:
+                text = self._attribute_text.get(attribute, _UNSEEN)
+            except TypeError:  # an unhashable parameter
+                text = None
+            if text is _UNSEEN:
+                text = self._render(attribute)
+            # Holding the attribute keeps its id from being reused.
+            self._by_identity[id(attribute)] = (attribute, text)
+        if text is None:
+            super().print_attribute(attribute)
+            return
+        self._current_column += len(text)
+        self.stream.write(text)  # pyright: ignore[reportOptionalMemberAccess]
+
+    def _render(self, attribute: Attribute) -> str | None:
+        """Prints `attribute` aside and keeps its text; None where its text
+        depends on where it is printed (the caller prints it there)."""
+        stream, column = self.stream, self._current_column
+        resources = sum(map(len, self._dialect_resources.values()))
+        self.stream = io.StringIO()
+        try:
+            super().print_attribute(attribute)
+            text = self.stream.getvalue()
+        finally:
+            self.stream, self._current_column = stream, column
+        context_free = "\n" not in text and resources == sum(
+            map(len, self._dialect_resources.values())
+        )
+        self._attribute_text[attribute] = text if context_free else None
+        return self._attribute_text[attribute]
+
+
+_UNSEEN = "\0unseen"

@@ -203,3 +203,76 @@ def test_xdsl_opt_sees_xsplit_through_the_universe() -> None:
         check=False,
     )
     assert back.returncode == 0, back.stderr
+
+
+# --- verification: after parsing and after the last pass, or after each -----
+
+BREAKS_TYPES = '''
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import i64
+
+from xsplit.rewrites.dsl import Pass, Pattern, operand
+
+
+def widen(m, ir):
+    """An i32 add rebuilt with an i64 result: invalid IR."""
+    x = m["x"]
+    return [ir.b.insert(arith.AddiOp.create(operands=[x, x], result_types=[i64])).results[0]]
+
+
+Pass(
+    "test-break-types",
+    "rebuilds i32 adds with an i64 result",
+    [Pattern(name="widen", doc="invalid on purpose", root="arith.addi",
+             where=operand(0).capture("x"), rewrite=widen)],
+)
+'''
+
+ADD = "func.func @f(%x: i32) -> i32 {\n  %y = arith.addi %x, %x : i32\n  func.return %y : i32\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "flags", "expected"),
+    [
+        # The pass at fault, named by --verify-each, also when others follow it.
+        (
+            "test-break-types,split-k{factor=2}",
+            ["--verify-each"],
+            "{path}:2:3: error: pass 'test-break-types' produced invalid IR: 'arith.addi' op",
+        ),
+        # By default the IR is verified once, after the last pass: the error
+        # says the IR is invalid and which pass ran last.
+        (
+            "test-break-types,split-k{factor=2}",
+            [],
+            "{path}:2:3: error: invalid IR after pass 'split-k', the last of 2 "
+            "(--verify-each verifies after each pass and names the one at fault): 'arith.addi' op",
+        ),
+        # With one pass, that pass is the one at fault.
+        (
+            "test-break-types",
+            [],
+            "{path}:2:3: error: pass 'test-break-types' produced invalid IR: 'arith.addi' op",
+        ),
+    ],
+)
+def test_invalid_ir_from_a_pass_is_one_line(
+    pipeline: str, flags: list[str], expected: str, tmp_path: Path
+) -> None:
+    patterns = tmp_path / "breaks_types.py"
+    patterns.write_text(BREAKS_TYPES)
+    src = tmp_path / "add.mlir"
+    src.write_text(ADD)
+    out = tmp_path / "out.mlir"
+    proc = xsplit_opt(
+        "--load-patterns", str(patterns), str(src), "-p", pipeline, *flags, "-o", str(out)
+    )
+    assert_one_line_error(proc, expected.format(path=src))
+    assert proc.returncode == 1 and not out.exists()
+
+
+def test_verify_each_leaves_valid_output_unchanged() -> None:
+    once = xsplit_opt(str(SEED), "-p", "split-k{factor=77},materialize-late")
+    each = xsplit_opt(str(SEED), "-p", "split-k{factor=77},materialize-late", "--verify-each")
+    assert once.returncode == each.returncode == 0, once.stderr + each.stderr
+    assert once.stdout == each.stdout and "flow.dispatch.workgroups" in once.stdout

@@ -40,11 +40,17 @@ class _OpaqueText(ParametrizedAttribute, BuiltinAttribute):
         return self.text.data.lstrip("#!").split("<", 1)[0]
 
 
+# Each class declares `text` again: xDSL compares attributes by the fields of
+# the class `irdl_attr_definition` decorates, and a parameter declared only on
+# an undecorated base is no field, which made every two of them equal.
+
+
 @irdl_attr_definition
 class OpaqueAttr(_OpaqueText):
     """A dialect attribute xsplit does not model, kept as MLIR's text for it."""
 
     name = "xsplit.opaque_attr"
+    text: StringAttr
 
 
 @irdl_attr_definition
@@ -52,3 +58,4 @@ class OpaqueType(_OpaqueText, TypeAttribute):
     """A dialect type xsplit does not model, kept as MLIR's text for it."""
 
     name = "xsplit.opaque_type"
+    text: StringAttr

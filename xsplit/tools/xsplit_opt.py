@@ -3,10 +3,12 @@
     xsplit-opt [FILE|-] -p PIPELINE [-o OUT] [--split-input-file]
                [--print-op-generic] [--verify-diagnostics]
                [--load-patterns FILE] [--help-pass NAME] [--list-patterns]
-               [--xsplit-stats] [--xsplit-explain]
+               [--xsplit-stats] [--xsplit-explain] [--verify-each]
 
-Errors print one line, `file:line:col: error: ...` where there is a location,
-and exit 1 (2 for bad command-line usage). The input is only read. An output
+The module is verified after parsing and once after the last pass;
+--verify-each verifies after every pass, naming the pass that produced invalid
+IR. Errors print one line, `file:line:col: error: ...` where there is a
+location, and exit 1 (2 for bad command-line usage). The input is only read. An output
 file is written whole or not at all (xsplit.files); a device, a named pipe or
 /dev/stdout is written in place.
 """
@@ -14,6 +16,7 @@ file is written whole or not at all (xsplit.files); a device, a named pipe or
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import sys
 from collections.abc import Sequence
@@ -84,6 +87,12 @@ def make_arg_parser() -> argparse.ArgumentParser:
         "--xsplit-explain",
         action="store_true",
         help="say, for each op tried, why each pattern did not match",
+    )
+    parser.add_argument(
+        "--verify-each",
+        action="store_true",
+        help="verify the IR after every pass, not only after the last one "
+        "(names the pass that produced invalid IR)",
     )
     parser.add_argument(
         "--verify-diagnostics",
@@ -169,7 +178,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             for chunk, first_line in split_chunks(text, args.split_input_file):
                 try:
                     module = parse_module(chunk, name, ctx, first_line)
-                    run_passes(module, passes, ctx)
+                    run_passes(module, passes, ctx, verify_each=args.verify_each)
                     outputs.append(print_module(module, args.print_op_generic))
                 except XsplitError as e:
                     if not args.verify_diagnostics:
@@ -196,6 +205,12 @@ def _flush(remarks: list[str]) -> None:
 
 
 def main() -> NoReturn:
+    # A run allocates millions of objects that live to its end; the cyclic
+    # collector would rescan them again and again, and once more at exit (a
+    # second or more for a large module), to free little: the ops a pass
+    # erases. The process ends anyway, so it is off, and what is left at the
+    # end is left to the operating system.
+    gc.disable()
     try:
         code = run()
     except KeyboardInterrupt:
@@ -203,6 +218,7 @@ def main() -> NoReturn:
         code = 130
     except BrokenPipeError:
         code = 1
+    gc.freeze()
     sys.exit(code)
 
 

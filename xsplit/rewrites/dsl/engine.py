@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import MemRefType, ModuleOp, UnknownLoc
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import NoMemoryEffect, Pure
 
@@ -247,7 +247,7 @@ class Engine:
         return any(fams - {family} for fams in self.families.values())
 
 
-def _walk_new(op: Operation, moved_root: Operation) -> Iterator[Operation]:
+def _walk_new(op: Operation, moved_root: Operation | None) -> Iterator[Operation]:
     """`op` and the ops nested in it, except the root a rewrite moved inside:
     that existed before, and was visited already."""
     if op is moved_root:
@@ -271,6 +271,13 @@ class _BuiltTemplate:
 
     block: Block
     results: list[SSAValue]
+    in_order: bool = False
+    """Whether every value the template defines is defined before its uses,
+    in one block per region and with no successors: then it is cloned in
+    one walk (`_clone_in_order`)."""
+
+    def __post_init__(self) -> None:
+        self.in_order = _defined_before_use(self.block)
 
     @staticmethod
     def snapshot(
@@ -298,8 +305,70 @@ class _BuiltTemplate:
     def instantiate(self, root: Operation, builder: Builder) -> list[SSAValue]:
         mapping: dict[SSAValue, SSAValue] = dict(zip(self.block.args, root.operands))
         for op in self.block.ops:
-            builder.insert(op.clone(value_mapper=mapping))
+            if self.in_order:
+                builder.insert(_clone_in_order(op, mapping))
+            else:
+                builder.insert(op.clone(value_mapper=mapping))
         return [mapping[r] for r in self.results]
+
+
+def _defined_before_use(block: Block) -> bool:
+    """Whether each value defined in `block` is defined before every use of
+    it there, in a walk in program order, and no region holds more than one
+    block or op has successors."""
+    inside: set[SSAValue] = set(block.args)
+    for top in block.ops:
+        for op in _walk_new(top, None):
+            inside.update(op.results)
+            for region in op.regions:
+                inside.update(arg for b in region.blocks for arg in b.args)
+    defined: set[SSAValue] = set(block.args)
+
+    def visit(op: Operation) -> bool:
+        if op.successors:
+            return False
+        if any(v in inside and v not in defined for v in op.operands):
+            return False
+        defined.update(op.results)
+        for region in op.regions:
+            if len(region.blocks) > 1:
+                return False
+            for inner_block in region.blocks:
+                defined.update(inner_block.args)
+                if not all(visit(inner) for inner in inner_block.ops):
+                    return False
+        return True
+
+    return all(visit(op) for op in block.ops)
+
+
+def _clone_in_order(op: Operation, mapping: dict[SSAValue, SSAValue]) -> Operation:
+    """`op.clone(value_mapper=mapping)` for an op whose values are defined
+    before their uses (`_defined_before_use`): each clone gets its operands
+    when it is made, where xDSL's clone makes every op without them and walks
+    the clone again to set them."""
+    new = op.create(
+        operands=[mapping.get(v, v) for v in op.operands],
+        result_types=op.result_types,
+        attributes=op.attributes.copy(),
+        properties=op.properties.copy(),
+        location=op.location,
+        regions=[Region() for _ in op.regions],
+    )
+    for old, result in zip(op.results, new.results, strict=True):
+        mapping[old] = result
+        result.name_hint = old.name_hint
+    for region, new_region in zip(op.regions, new.regions):
+        for block in region.blocks:
+            new_block = Block()
+            new_region.add_block(new_block)
+            for index, arg in enumerate(block.args):
+                new_arg = new_block.insert_arg(arg.type, index, arg.location)
+                mapping[arg] = new_arg
+                new_arg.name_hint = arg.name_hint
+            for inner in block.ops:
+                new_block.add_op(_clone_in_order(inner, mapping))
+    return new
 
 
 def _erase_if_dead(ops: list[Operation]) -> None:
