@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xsplit.files import write_output
 from xsplit.target.cpu_info import host_cpu, read_flags
 
 _PROBE = r"""
@@ -126,7 +127,7 @@ def _build_probe(directory: str, flags: set[str]) -> ctypes.CDLL | None:
         return None
     source = Path(directory) / "probe.c"
     library = Path(directory) / "probe.so"
-    source.write_text(_PROBE)
+    write_output(str(source), _PROBE)
     isa = []
     if "avx512f" in flags:
         isa = ["-mavx512f", "-mfma"]

@@ -48,7 +48,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 
 from xsplit import attr_names
 from xsplit.analysis.cost_model import choose_split, problem_of
@@ -365,7 +365,7 @@ def _shape(m: Match) -> Hashable:
     the engine builds each distinct split once and clones it for the others."""
     root = m.root
     # A named op's body follows from its operand types.
-    body = "" if isinstance(root, StructuredNamedOp) else str(root.regions[0])
+    body = () if isinstance(root, StructuredNamedOp) else _body_key(root.regions[0])
     return (
         root.name,
         tuple(v.type for v in root.operands),
@@ -376,6 +376,30 @@ def _shape(m: Match) -> Hashable:
         tuple(sorted(m.options.items())),
         m["plan"],
     )
+
+
+def _body_key(region: Region) -> Hashable:
+    """A reduction body as its ops, their types and attributes, and how their
+    operands connect, free of SSA names and object identity, so that two
+    generics with the same computation share one split. A body with nested
+    regions, or one that uses a value from outside, is keyed by itself."""
+    block = region.block
+    where: dict[SSAValue, tuple[int, int]] = {arg: (-1, i) for i, arg in enumerate(block.args)}
+    ops: list[Hashable] = [tuple(arg.type for arg in block.args)]
+    for i, op in enumerate(block.ops):
+        if op.regions or any(v not in where for v in op.operands):
+            return ("identity", id(region))
+        ops.append(
+            (
+                op.name,
+                tuple(where[v] for v in op.operands),
+                tuple(op.result_types),
+                tuple(sorted(op.properties.items())),
+                tuple(sorted(op.attributes.items())),
+            )
+        )
+        where.update({r: (i, j) for j, r in enumerate(op.results)})
+    return tuple(ops)
 
 
 SPLIT_K_EXPAND = Pattern(
