@@ -118,10 +118,12 @@ def test_cpu_tiles_configure_the_chunk_matmul_and_keep_its_result(
     case_id: str, m: int, n: int, k: int, factor: int, dtype: str
 ) -> None:
     """With cpu_tiles, the chunk's matmul carries IREE CPU tiles exactly
-    where the target table gives some (f32, 2 to 128 rows after padding, N
-    of two cache lines or more): a workgroup takes every row and 16 columns.
-    Configured or not, the program computes the matmul."""
-    from xsplit.target.targets import PARTIAL_TILE_MAX_M
+    where the target table gives some (f32, B row-major): up to 4 rows a
+    workgroup streams every row over two register tiles of N; 5 to 128 rows
+    (after padding) a workgroup takes every row and one register tile of
+    columns; taller chunks take 64 rows by up to four register tiles. Configured or not, the program computes the matmul."""
+    from xsplit.target.cpu_info import host_cpu
+    from xsplit.target.targets import PARTIAL_TILE_MAX_M, STREAMING_MAX_M
 
     mlir = matmul(m, n, k, dtype)
     module = parse_module(mlir)
@@ -131,9 +133,21 @@ def test_cpu_tiles_configure_the_chunk_matmul_and_keep_its_result(
     if k // chunk < 2:
         pytest.skip("K holds fewer than two aligned chunks: the plain forall applies")
     padded_m = m if m <= 8 or m % 8 == 0 else -(-m // 8) * 8
-    tiled = dtype == "f32" and 2 <= padded_m <= PARTIAL_TILE_MAX_M and n >= 32
-    configs = re.findall(r"distribution = \[(\d+), (\d+), 0\]", split)
-    assert configs == ([(str(padded_m), "16")] if tiled else []), split
+    lanes = max(4, host_cpu().simd_bits // 32)
+    configs = [(int(a), int(b)) for a, b in re.findall(r"distribution = \[(\d+), (\d+), 0\]", split)]
+    columns = 2 * lanes if host_cpu().simd_bits >= 512 else lanes
+    if dtype != "f32":
+        assert configs == [], split
+    elif padded_m <= STREAMING_MAX_M:
+        # Streaming keeps whole register tiles: either two of them fit in N
+        # or IREE's own tiles stay.
+        assert len(configs) <= 1, split
+        assert all(rows == padded_m and cols % lanes == 0 and cols <= n for rows, cols in configs), split
+    elif padded_m <= PARTIAL_TILE_MAX_M:
+        assert configs == ([(padded_m, columns)] if n >= columns else []), split
+    else:
+        # Taller chunks take 64 rows by up to four register tiles.
+        assert configs == ([(64, min(n, 4 * columns))] if n >= columns else []), split
     module = parse_module(split)
     run_passes(module, build_pipeline("materialize-late"))
     inputs = random_inputs(entry_function(parse_module(mlir)), [])

@@ -237,12 +237,13 @@ def _rewrite(source: str, pipeline: str, name: str) -> Rewritten:
 
 Progress = Callable[[str], None]
 
-SETTLE_SECONDS = 0.05
-"""A pause before each timed call. OpenBLAS's threads spin for a while after
-numpy's matmul returns, and IREE's workers after a call: timed right after
-another configuration, a call shared the cores with those spinning threads
-(1x4096x14336: IREE's medians 7-8 ms with 4.4 ms calls back to back; with
-the pause 5.3 ms, and numpy's unchanged)."""
+SETTLE_SECONDS = 0.15
+"""A pause before each timed call. OpenBLAS's threads spin for about 60 ms
+after numpy's matmul returns, and IREE's workers after a call: timed right
+after another configuration, a call shared the cores with those spinning
+threads (1x4096x14336: IREE's medians 7-8 ms with 4.4 ms calls back to back;
+the seed's shape with B transposed 48 ms after a 50 ms pause, 33 ms after
+200 ms, numpy unchanged)."""
 
 
 def run_bench(
