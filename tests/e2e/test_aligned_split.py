@@ -110,7 +110,11 @@ def _tiled_case(seed: int) -> tuple[str, int, int, int, int, str]:
     return f"{dtype}-{m}x{n}x{k}", m, n, k, rng.randint(3, 9), dtype
 
 
-TILED_CASES = [_tiled_case(s) for s in range(8)]
+TILED_CASES = [_tiled_case(s) for s in range(8)] + [
+    # Rows that stream B in strips: N a multiple of every register tile.
+    ("f32-12x192x1500", 12, 192, 1500, 4, "f32"),
+    ("f32-6x320x2100", 6, 320, 2100, 5, "f32"),
+]
 
 
 @pytest.mark.parametrize("case_id,m,n,k,factor,dtype", TILED_CASES, ids=[c[0] for c in TILED_CASES])
@@ -119,11 +123,14 @@ def test_cpu_tiles_configure_the_chunk_matmul_and_keep_its_result(
 ) -> None:
     """With cpu_tiles, the chunk's matmul carries IREE CPU tiles exactly
     where the target table gives some (f32, B row-major): up to 4 rows a
-    workgroup streams every row over two register tiles of N; 5 to 128 rows
-    (after padding) a workgroup takes every row and one register tile of
-    columns; taller chunks take 64 rows by up to four register tiles. Configured or not, the program computes the matmul."""
+    workgroup streams every row over two register tiles of N; up to 16 rows,
+    where N is a multiple of the register tile, it streams strips of N that
+    the register tile divides; otherwise, 5 to 128 rows (after padding), a
+    workgroup takes every row and one register tile of columns; taller
+    chunks take 64 rows by up to four register tiles. Configured or not, the
+    program computes the matmul."""
     from xsplit.target.cpu_info import host_cpu
-    from xsplit.target.targets import PARTIAL_TILE_MAX_M, STREAMING_MAX_M
+    from xsplit.target.targets import MATVEC_MAX_M, PARTIAL_TILE_MAX_M, STREAMING_MAX_M
 
     mlir = matmul(m, n, k, dtype)
     module = parse_module(mlir)
@@ -135,14 +142,20 @@ def test_cpu_tiles_configure_the_chunk_matmul_and_keep_its_result(
     padded_m = m if m <= 8 or m % 8 == 0 else -(-m // 8) * 8
     lanes = max(4, host_cpu().simd_bits // 32)
     configs = [(int(a), int(b)) for a, b in re.findall(r"distribution = \[(\d+), (\d+), 0\]", split)]
-    columns = 2 * lanes if host_cpu().simd_bits >= 512 else lanes
+    registers = 32 if host_cpu().simd_bits >= 512 else 16
+    columns = 2 * lanes if registers == 32 else lanes
     if dtype != "f32":
         assert configs == [], split
-    elif padded_m <= STREAMING_MAX_M:
+    elif padded_m <= MATVEC_MAX_M:
         # Streaming keeps whole register tiles: either two of them fit in N
         # or IREE's own tiles stay.
         assert len(configs) <= 1, split
         assert all(rows == padded_m and cols % lanes == 0 and cols <= n for rows, cols in configs), split
+    elif padded_m <= STREAMING_MAX_M and n % (registers // 8 * lanes) == 0:
+        # 5 to 16 rows stream B in strips that the register tile divides.
+        width = registers // 8 * lanes
+        assert len(configs) == 1 and configs[0][0] == padded_m, split
+        assert configs[0][1] % width == 0 and n % configs[0][1] == 0, split
     elif padded_m <= PARTIAL_TILE_MAX_M:
         assert configs == ([(padded_m, columns)] if n >= columns else []), split
     else:

@@ -174,16 +174,24 @@ def test_problem_of_a_dynamic_k_says_why() -> None:
 @pytest.mark.parametrize("shape", [(16, 4096, 16384), (32, 4096, 8191), (123, 456, 51234), (48, 768, 30011)])
 def test_fixed_cpu_tiles_keep_the_panel_in_l2(shape: tuple[int, int, int]) -> None:
     """With split-k's CPU tiles a workgroup takes all of M and one register
-    tile of columns, and walks its panel once per register tile: the model
-    picks a chunk whose panel stays in L2."""
+    tile of columns (or, up to 16 rows with N a multiple of the register
+    tile, a strip of up to four), and walks its panel once per register
+    tile: the model picks a chunk whose panel stays in L2."""
     from xsplit.analysis.cost_model import partial_tile
+    from xsplit.target.targets import STREAMING_MAX_M
 
     cpu = TARGETS["cpu"]
     assert cpu.cpu is not None
     problem = matmul(*shape)
     tile = partial_tile(problem, cpu)
     lanes = cpu.cpu.simd_bits // 32
-    assert tile == (shape[0], 2 * lanes if cpu.cpu.simd_bits >= 512 else lanes)
+    wide = cpu.cpu.simd_bits >= 512
+    streaming_width = (4 if wide else 2) * lanes
+    if shape[0] <= STREAMING_MAX_M and shape[1] % streaming_width == 0:
+        assert tile is not None and tile[0] == shape[0]
+        assert tile[1] % streaming_width == 0 and tile[1] <= 4 * streaming_width
+    else:
+        assert tile == (shape[0], 2 * lanes if wide else lanes)
     choice = choose_split(problem, cpu)
     assert choice.factor > 1
     assert choice.chosen.panel_fits
@@ -193,8 +201,9 @@ def test_fixed_cpu_tiles_keep_the_panel_in_l2(shape: tuple[int, int, int]) -> No
 def test_decode_rows_stream_b_and_a_whole_op_keeps_iree_s_tiles() -> None:
     """M <= 4: split-k's tiles stream B a kilobyte of each row at a time,
     and the model prices the chunks with them; left whole, the op keeps
-    IREE's own tile. From 5 to 8 rows the fixed tiles read B as IREE's do,
-    and the model keeps IREE's tile."""
+    IREE's own tile. From 5 to 16 rows they stream B where the register
+    tile divides N; elsewhere, up to 8 rows, the fixed tiles read B as
+    IREE's do, and the model keeps IREE's tile."""
     from xsplit.analysis.cost_model import partial_tile, tile_of
 
     cpu = TARGETS["cpu"]
@@ -205,7 +214,10 @@ def test_decode_rows_stream_b_and_a_whole_op_keeps_iree_s_tiles() -> None:
     assert choose_split(decode, cpu).factor > 1
     six = matmul(6, 3072, 11008)
     assert partial_tile(six, cpu) is not None
-    assert tile_of(six, cpu) != partial_tile(six, cpu)
+    assert tile_of(six, cpu) == partial_tile(six, cpu)
+    odd = matmul(6, 3000, 11008)
+    assert partial_tile(odd, cpu) is not None
+    assert tile_of(odd, cpu) != partial_tile(odd, cpu)
 
 
 def test_partials_never_outgrow_the_operands() -> None:

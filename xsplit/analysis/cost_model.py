@@ -39,7 +39,7 @@ from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.analysis.reduction import Reduction
 from xsplit.analysis.shapes import ceildiv
-from xsplit.target.targets import STREAMING_MAX_M, Target
+from xsplit.target.targets import Target
 
 MIN_GAIN = 0.05
 """The modeled speedup below which a split is not worth its merge."""
@@ -208,9 +208,9 @@ def problem_of(red: Reduction) -> Problem | str:
     )
 
 
-def partial_tile(p: Problem, target: Target) -> tuple[int, int] | None:
-    """The workgroup tile of a chunk's matmul where split-k fixes its CPU
-    tiles (`Target.partial_tiles`), else None."""
+def _partial_layout(p: Problem) -> bool | None:
+    """Whether a chunk's matmul has B transposed (False: row-major), or None
+    where split-k gives it no tiles of its own."""
     row_major = p.k_strides == (p.input_bytes, p.n * p.input_bytes)
     transposed = p.k_strides == (p.input_bytes, p.input_bytes)
     plain = p.batch == 1 and p.spans == ((True, False), (False, True))
@@ -218,29 +218,50 @@ def partial_tile(p: Problem, target: Target) -> tuple[int, int] | None:
         return None
     if p.element_class != "f32" or p.input_bytes != 4 or p.acc_bytes != 4:
         return None
-    tiles = target.partial_tiles(
-        padded_rows(p.m, target.split_pad_m), p.n, Float32Type(), transposed and not row_major
+    return transposed and not row_major
+
+
+def _fixed_tiles(p: Problem, target: Target) -> dict[str, tuple[int, int, int]] | None:
+    """The CPU tiles split-k fixes on a chunk's matmul, if it fixes any."""
+    transposed = _partial_layout(p)
+    if transposed is None:
+        return None
+    return target.partial_tiles(
+        padded_rows(p.m, target.split_pad_m), p.n, Float32Type(), transposed
     )
+
+
+def partial_tile(p: Problem, target: Target) -> tuple[int, int] | None:
+    """The workgroup tile of a chunk's matmul where split-k fixes its CPU
+    tiles (`Target.partial_tiles`), else None."""
+    tiles = _fixed_tiles(p, target)
     if tiles is None:
         return None
     tile_m, tile_n, _ = tiles["distribution"]
     return min(tile_m, p.m), min(tile_n, p.n)
 
 
+def streams_b(p: Problem, target: Target) -> bool:
+    """Whether a chunk's fixed tiles stream B (`Target.streams_b`)."""
+    transposed = _partial_layout(p)
+    return transposed is not None and target.streams_b(
+        padded_rows(p.m, target.split_pad_m), p.n, Float32Type(), transposed
+    )
+
+
 def tile_of(p: Problem, target: Target, split: bool = True) -> tuple[int, int]:
     """The output tile IREE gives one workgroup of this op on this target: a
     matvec or decode (M or N of 1) is tiled as a matvec, not a matmul; a
     chunk whose tiles split-k fixes, by those where M spans more than one
-    register row or where they stream B (M up to STREAMING_MAX_M). Between
-    the two (M from 5 to 8) the fixed tiles read B as IREE's do, and the
-    chunk counts the model finds with IREE's tile measured better:
-    4x3072x11008 in 16 chunks 8.5 ms, in the 4 the fixed tile models 12.0 ms
-    (Zen 4, before the streaming tiles). Left whole (`split` false), the op
-    keeps IREE's tiles: split-k fixes tiles only on the chunks it makes."""
+    register row or where they stream B. Otherwise (8 rows or fewer, with
+    N that the streaming tiles do not divide) the fixed tiles read B as
+    IREE's do, and the chunk counts the model finds with IREE's tile
+    measured better: 4x3072x11008 in 16 chunks 8.5 ms, in the 4 the fixed
+    tile models 12.0 ms (Zen 4, before the streaming tiles). Left whole
+    (`split` false), the op keeps IREE's tiles: split-k fixes tiles only on
+    the chunks it makes."""
     fixed = partial_tile(p, target) if split else None
-    if fixed is not None and (
-        fixed[0] > target.register_tile[0] or fixed[0] <= STREAMING_MAX_M
-    ):
+    if fixed is not None and (fixed[0] > target.register_tile[0] or streams_b(p, target)):
         return fixed
     if target.matvec_tile is not None and (p.m == 1 or p.n == 1):
         if p.m == 1:
@@ -278,10 +299,11 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
             for elements, stride in zip(panel_elements, p.k_strides)
         )
     cache = target.cache_per_processor
-    fixed_tiles = target.cpu is not None and factor > 1 and partial_tile(p, target) == (
-        tile_m,
-        tile_n,
-    )
+    fixed = _fixed_tiles(p, target) if target.cpu is not None and factor > 1 else None
+    fixed_tiles = fixed is not None and partial_tile(p, target) == (tile_m, tile_n)
+    register_m, register_n = target.register_tile
+    if fixed is not None and fixed_tiles:
+        register_m, register_n, _ = fixed["vector_common_parallel"]
     reread_bandwidth = target.reread_bandwidth
     if fixed_tiles:
         # Split-k's tiles walk a workgroup's panel once per register tile,
@@ -294,10 +316,13 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         cache = target.cpu.l2
         reread_bandwidth = target.memory_bandwidth / processors
     panel_fits = cache is None or footprint <= cache
-    if factor > 1 and tile_m <= STREAMING_MAX_M and partial_tile(p, target) == (tile_m, tile_n):
-        # Split-k's streaming tiles read each row of B's strip once, a
-        # kilobyte at a time, which the prefetchers follow whether or not
-        # the strip fits: 1x4096x14336 ran in 9.2-9.8 ms from 4 to 256 chunks.
+    if fixed_tiles and register_m >= tile_m:
+        # Tiles that hold every row in registers read each row of B's strip
+        # once, a kilobyte at a time, which the prefetchers follow whether
+        # or not the strip fits: 1x4096x14336 ran in 9.2-9.8 ms from 4 to 256
+        # chunks. Streaming tiles of fewer rows walk the strip once per
+        # register row and want it in L2: 16x4096x16384 ran in 25 ms in 2
+        # chunks, 12.8 ms in 32 (strips of 512 KiB).
         panel_fits = True
     # A processor draws at most its share of the bandwidth: a wave that leaves
     # processors idle leaves their share unused.
@@ -312,7 +337,6 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     if panel_fits:
         traffic = read_once
     else:
-        register_m, register_n = target.register_tile
         rereads = [
             # A panel along N is walked once per register row, and one along M
             # once per register column.
