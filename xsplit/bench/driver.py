@@ -178,6 +178,17 @@ class BenchReport:
     def best_sweep(self) -> ConfigResult | None:
         return min(self.sweep(), key=lambda c: c.median_ms, default=None)  # type: ignore[arg-type,return-value]
 
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> BenchReport:
+        """The report `to_json` wrote (its derived figures are recomputed)."""
+        fields = {k: v for k, v in data.items() if k not in ("configs", "gpu", "summary")}
+        configs = [
+            ConfigResult(**{k: v for k, v in c.items() if k in _CONFIG_FIELDS})
+            for c in data["configs"]
+        ]
+        gpu = [GpuFill(**{k: v for k, v in g.items() if k in _GPU_FIELDS}) for g in data["gpu"]]
+        return BenchReport(**fields, configs=configs, gpu=gpu)
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         for c, raw in zip(self.configs, data["configs"]):
@@ -216,6 +227,10 @@ class BenchReport:
             ),
         }
         return data
+
+
+_CONFIG_FIELDS = {"name", "factor", "flags", "times_ms", "max_rel_error", "error"}
+_GPU_FIELDS = {"target", "processors", "split_factor", "unsplit_workgroups", "split_workgroups", "error"}
 
 
 @dataclass(frozen=True)
