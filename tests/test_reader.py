@@ -455,3 +455,45 @@ def test_carrying_failure_names_the_input_location() -> None:
     )
     assert _input_location(generic, generic.index("#weird")) == "in put.mlir:7:12"
     assert _input_location("no locations here", 3) is None
+
+
+ISOLATION_BREACH = """func.func @f(%x: i32) -> i32 {
+  %c = arith.constant 1 : i32
+  %clean = flow.dispatch.workgroups(%c) : (i32) -> tensor<4xf32> =
+      (%arg: i32, %out: !iree_tensor_ext.dispatch.tensor<writeonly:tensor<4xf32>>) {
+    %e = arith.addi %arg, %arg : i32
+    flow.return
+  }
+  %d = flow.dispatch.workgroups(%c) : (i32) -> tensor<4xf32> =
+      (%arg: i32, %out: !iree_tensor_ext.dispatch.tensor<writeonly:tensor<4xf32>>) {
+    %e = arith.addi %ARG, %arg : i32
+    flow.return
+  }
+  return %c : i32
+}
+"""
+
+
+@pytest.mark.parametrize("outer", ["%c", "%x"])
+def test_a_use_across_an_isolated_op_is_located(outer: str) -> None:
+    """A value from outside an op isolated from above (a constant, or the
+    function's argument) used inside it is an error at the use, also where
+    an op of the same signature verified before it."""
+    with pytest.raises(XsplitError) as info:
+        parse_module(ISOLATION_BREACH.replace("%ARG", outer), "breach.mlir")
+    assert re.search(r"(?i)isolated.?from.?above", info.value.diagnostic)
+    assert info.value.diagnostic.startswith("breach.mlir:10:"), info.value.diagnostic
+
+
+def test_a_use_from_the_enclosing_region_of_a_loop_verifies() -> None:
+    """Nested regions that are not isolated see the values around them."""
+    module = parse_module(
+        """func.func @f(%x: i32) -> i32 {
+          %r = scf.execute_region -> i32 {
+            %y = arith.addi %x, %x : i32
+            scf.yield %y : i32
+          }
+          return %r : i32
+        }"""
+    )
+    assert "arith.addi %x, %x" in print_module(module)

@@ -52,6 +52,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute
 from xdsl.irdl import OpDef
+from xdsl.traits import IsolatedFromAbove
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
@@ -563,8 +564,9 @@ def one_line(message: str) -> str:
 
 
 def verify_module(module: ModuleOp) -> None:
-    """Verifies every op and that every use is dominated by its definition,
-    naming the first op that fails by its location."""
+    """Verifies every op and that every use is dominated by its definition
+    and inside the definition's nearest isolated-from-above op, naming the
+    first op that fails by its location."""
     with collector_paused():
         ops = _ops_in_order(module)
         _verify_ops(ops)
@@ -664,7 +666,10 @@ def _definitions_checked_once() -> Iterator[None]:
                     by_value.add(value)
             by_identity.add(identity)
         for trait in op_def.traits:
-            trait.verify(op)
+            # `verify_dominance` checks isolation for every use in the walk it
+            # makes anyway; the trait's own check walks each isolated op's body.
+            if type(trait) is not IsolatedFromAbove:
+                trait.verify(op)
 
     OpDef.verify = verify  # type: ignore[method-assign]
     try:
@@ -675,10 +680,25 @@ def _definitions_checked_once() -> Iterator[None]:
 
 def verify_dominance(module: ModuleOp, ops: list[Operation] | None = None) -> None:
     """Each operand is defined before its use in the same block, or in a block
-    that encloses it. Uses across the blocks of one region (a CFG) are left to
+    that encloses it, and inside the nearest op isolated from above that
+    encloses the use. Uses across the blocks of one region (a CFG) are left to
     iree-opt: xsplit's passes do not create them. `ops` is the module's ops in
     walk order, where the caller has them."""
     order: dict[Block, dict[Operation, int]] = {}
+    scopes: dict[Block, Operation | None] = {}
+
+    def scope(block: Block) -> Operation | None:
+        """The nearest op isolated from above that holds `block`."""
+        if block not in scopes:
+            owner = block.parent_op()
+            if owner is None:
+                scopes[block] = None
+            elif owner.has_trait(IsolatedFromAbove):
+                scopes[block] = owner
+            else:
+                outer = owner.parent_block()
+                scopes[block] = None if outer is None else scope(outer)
+        return scopes[block]
 
     def position(op: Operation, block: Block) -> int:
         if block not in order:
@@ -706,8 +726,22 @@ def verify_dominance(module: ModuleOp, ops: list[Operation] | None = None) -> No
         return False
 
     for op in module.walk() if ops is None else ops:
-        for index, operand in enumerate(op.operands):
-            if not dominates(operand.owner, op):
+        operands = op.operands
+        if not operands:
+            continue
+        use_block = op.parent_block()
+        use_scope = None if use_block is None else scope(use_block)
+        for index, operand in enumerate(operands):
+            owner = operand.owner
+            def_block = owner if isinstance(owner, Block) else owner.parent_block()
+            if def_block is not None and scope(def_block) is not use_scope:
+                isolated = use_scope.name if use_scope is not None else "module"
+                raise XsplitError(
+                    f"'{op.name}' op uses a value defined outside its isolated-from-above "
+                    f"parent '{isolated}' (operand #{index})",
+                    op,
+                )
+            if not dominates(owner, op):
                 raise XsplitError(
                     f"operand #{index} of '{op.name}' does not dominate this use", op
                 )
