@@ -2,8 +2,9 @@
 the split's workgroups against each GPU target's processors.
 
 Every configuration is compiled for the CPU and loaded into one process; the
-timed calls then alternate between configurations, round after round, so that
-machine noise falls on all of them alike, and each reports its median. Inputs
+timed calls then alternate between configurations, round after round, each
+round in a fresh (seeded) order, so that machine noise and what one call
+leaves for the next fall on all of them alike, and each reports its median. Inputs
 are seeded random arrays placed on the device once for all timed calls (their
 values may change as results are written into them, their shapes do not).
 Every configuration's results are checked against IREE default's, on fresh
@@ -16,6 +17,7 @@ import functools
 import io
 import json
 import math
+import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -340,18 +342,25 @@ def run_bench(
             numpy_call = None
     elif numpy_call is not None:
         numpy_call = None
+    timed: list[tuple[ConfigResult, Callable[[], Any]]] = [
+        (result, functools.partial(lambda c: to_numpy(c(*device_inputs)), call))
+        for result, call in loaded
+    ]
+    if numpy_call is not None:
+        timed.append((numpy_result, numpy_call))
+    # Each round takes the configurations in a fresh order: what one call
+    # leaves (freed buffers, the allocator's state) slows the next, and in a
+    # fixed order it always slows the same one (the same program ran in 13.1
+    # and 17.8 ms, as the model's pick and as auto's, auto always after the
+    # 256-chunk split).
+    order = random.Random(seed)
     for round_index in range(runs):
         progress(f"round {round_index + 1}/{runs}")
-        for result, call in loaded:
+        for result, call in order.sample(timed, len(timed)):
             time.sleep(SETTLE_SECONDS)
             start = time.perf_counter()
-            to_numpy(call(*device_inputs))
+            call()
             result.times_ms.append((time.perf_counter() - start) * 1e3)
-        if numpy_call is not None:
-            time.sleep(SETTLE_SECONDS)
-            start = time.perf_counter()
-            numpy_call()
-            numpy_result.times_ms.append((time.perf_counter() - start) * 1e3)
 
     gpu: list[GpuFill] = []
     for target_name in gpu_targets:
