@@ -234,7 +234,12 @@ def _fixed_tiles(p: Problem, target: Target) -> dict[str, tuple[int, int, int]] 
 def partial_tile(p: Problem, target: Target) -> tuple[int, int] | None:
     """The workgroup tile of a chunk's matmul where split-k fixes its CPU
     tiles (`Target.partial_tiles`), else None."""
-    tiles = _fixed_tiles(p, target)
+    return _workgroup_tile(p, _fixed_tiles(p, target))
+
+
+def _workgroup_tile(
+    p: Problem, tiles: dict[str, tuple[int, int, int]] | None
+) -> tuple[int, int] | None:
     if tiles is None:
         return None
     tile_m, tile_n, _ = tiles["distribution"]
@@ -300,9 +305,10 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         )
     cache = target.cache_per_processor
     fixed = _fixed_tiles(p, target) if target.cpu is not None and factor > 1 else None
-    fixed_tiles = fixed is not None and partial_tile(p, target) == (tile_m, tile_n)
+    fixed_tiles = _workgroup_tile(p, fixed) == (tile_m, tile_n)
     register_m, register_n = target.register_tile
     if fixed is not None and fixed_tiles:
+        # The chunk's own register tile, which decides how often its panel is walked.
         register_m, register_n, _ = fixed["vector_common_parallel"]
     reread_bandwidth = target.reread_bandwidth
     if fixed_tiles:
