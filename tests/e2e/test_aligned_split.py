@@ -12,12 +12,14 @@ import re
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import Float32Type
 
 from tests.e2e.cases import _mm, batch_matmul, matmul, matvec, transposed_generic, vecmat
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.interop.check import entry_function, random_inputs
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
+from xsplit.rewrites.split.aligned_split import aligned_chunks
 
 
 def _case(seed: int):  # type: ignore[no-untyped-def]
@@ -50,6 +52,7 @@ def _case(seed: int):  # type: ignore[no-untyped-def]
 
 
 CASES = [_case(s) for s in range(14)]
+_F32 = Float32Type()
 
 
 def _check_shapes(text: str, k: int, align: int, pad_m: int, m: int | None) -> None:
@@ -75,8 +78,7 @@ def test_aligned_split_matches_numpy(case_id, mlir, reference, options, k, align
     module = parse_module(mlir)
     run_passes(module, build_pipeline(f"split-k{{{options}}}"))
     split = print_module(module)
-    chunk = -(-(-(-k // int(options.split()[0].split("=")[1]))) // align) * align
-    if k // chunk == 0 or (k // chunk == 1 and k % chunk == 0):
+    if isinstance(aligned_chunks(k, int(options.split()[0].split("=")[1]), align), str):
         pytest.skip("K too short for two aligned chunks: the plain forall applies (FileCheck covers it)")
     _check_shapes(split, k, align, pad_m, m)
     module = parse_module(split)
@@ -114,6 +116,10 @@ TILED_CASES = [_tiled_case(s) for s in range(8)] + [
     # Rows that stream B in strips: N a multiple of every register tile.
     ("f32-12x192x1500", 12, 192, 1500, 4, "f32"),
     ("f32-6x320x2100", 6, 320, 2100, 5, "f32"),
+    # N that no register tile divides: a piece the tiles divide and the rest.
+    ("f32-8x200x1500", 8, 200, 1500, 4, "f32"),
+    ("f32-3x300x2000", 3, 300, 2000, 4, "f32"),
+    ("f32-150x100x900", 150, 100, 900, 3, "f32"),
 ]
 
 
@@ -122,45 +128,73 @@ def test_cpu_tiles_configure_the_chunk_matmul_and_keep_its_result(
     case_id: str, m: int, n: int, k: int, factor: int, dtype: str
 ) -> None:
     """With cpu_tiles, the chunk's matmul carries IREE CPU tiles exactly
-    where the target table gives some (f32, B row-major): up to 4 rows a
-    workgroup streams every row over two register tiles of N; up to 16 rows,
-    where N is a multiple of the register tile, it streams strips of N that
-    the register tile divides; otherwise, 5 to 128 rows (after padding), a
-    workgroup takes every row and one register tile of columns; taller
-    chunks take 64 rows by up to four register tiles. Configured or not, the
-    program computes the matmul."""
+    where the target table gives some (f32, B row-major), in pieces of N
+    that its tiles divide: N whole, or, where the register tile does not
+    divide N, the largest multiple of it and the rest. Up to 4 rows a
+    workgroup streams every row over one or two register tiles of N; up to
+    16 rows, where the piece is a multiple of the register tile, it streams
+    strips of N that the register tile divides; otherwise, 5 to 128 rows
+    (after padding), a workgroup takes every row and one register tile of
+    columns; taller chunks take 64 rows by up to four register tiles.
+    Configured or not, the program computes the matmul."""
     from xsplit.target.cpu_info import host_cpu
-    from xsplit.target.targets import MATVEC_MAX_M, PARTIAL_TILE_MAX_M, STREAMING_MAX_M
+    from xsplit.target.targets import (
+        MATVEC_MAX_M,
+        PARTIAL_TILE_MAX_M,
+        STREAMING_MAX_M,
+        cpu_partial_column_block,
+    )
 
     mlir = matmul(m, n, k, dtype)
     module = parse_module(mlir)
     run_passes(module, build_pipeline(f"split-k{{factor={factor} align=16 pad_m=8 cpu_tiles=true}}"))
     split = print_module(module)
-    chunk = -(-(-(-k // factor)) // 16) * 16
-    if k // chunk < 2:
+    if isinstance(aligned_chunks(k, factor, 16), str):
         pytest.skip("K holds fewer than two aligned chunks: the plain forall applies")
     padded_m = m if m <= 8 or m % 8 == 0 else -(-m // 8) * 8
     lanes = max(4, host_cpu().simd_bits // 32)
-    configs = [(int(a), int(b)) for a, b in re.findall(r"distribution = \[(\d+), (\d+), 0\]", split)]
+    partials = re.findall(
+        r"%partial(?:_\d+)? = linalg\.generic .* outs\(%partial_init\w* : tensor<(\d+)x(\d+)x\w+>\)(.*)", split
+    )
+    pieces = [int(cols) for _, cols, _ in partials]
+    configs = {
+        int(cols): (int(a), int(b))
+        for _, cols, rest in partials
+        if (tiles := re.search(r"distribution = \[(\d+), (\d+), 0\]", rest))
+        for a, b in [tiles.groups()]
+    }
     registers = 32 if host_cpu().simd_bits >= 512 else 16
     columns = 2 * lanes if registers == 32 else lanes
     if dtype != "f32":
-        assert configs == [], split
-    elif padded_m <= MATVEC_MAX_M:
-        # Streaming keeps whole register tiles: either two of them fit in N
-        # or IREE's own tiles stay.
-        assert len(configs) <= 1, split
-        assert all(rows == padded_m and cols % lanes == 0 and cols <= n for rows, cols in configs), split
-    elif padded_m <= STREAMING_MAX_M and n % (registers // 8 * lanes) == 0:
-        # 5 to 16 rows stream B in strips that the register tile divides.
-        width = registers // 8 * lanes
-        assert len(configs) == 1 and configs[0][0] == padded_m, split
-        assert configs[0][1] % width == 0 and n % configs[0][1] == 0, split
-    elif padded_m <= PARTIAL_TILE_MAX_M:
-        assert configs == ([(padded_m, columns)] if n >= columns else []), split
+        assert pieces == [n] and configs == {}, split
+    block = cpu_partial_column_block(host_cpu(), padded_m, n, _F32)
+    if dtype == "f32" and block and n % block and n >= 2 * block:
+        assert pieces == [n // block * block, n % block], split
     else:
-        # Taller chunks take 64 rows by up to four register tiles.
-        assert configs == ([(64, min(n, 4 * columns))] if n >= columns else []), split
+        assert pieces == [n], split
+    for piece in pieces if dtype == "f32" else []:
+        config = configs.get(piece)
+        if padded_m <= MATVEC_MAX_M:
+            # Streaming keeps whole register tiles: one or two that divide the
+            # piece, or IREE's own tiles stay.
+            assert config is None or (
+                config[0] == padded_m and config[1] % lanes == 0 and piece % config[1] == 0
+            ), split
+        elif padded_m <= STREAMING_MAX_M and piece % (registers // 8 * lanes) == 0:
+            # 5 to 16 rows stream B in strips that the register tile divides.
+            width = registers // 8 * lanes
+            assert config is not None and config[0] == padded_m, split
+            assert config[1] % width == 0 and piece % config[1] == 0, split
+        elif padded_m <= PARTIAL_TILE_MAX_M:
+            assert config == ((padded_m, columns) if piece >= columns else None), split
+        elif piece >= columns:
+            # Taller chunks take 64 rows by up to four register tiles that
+            # divide the piece.
+            assert config is not None and config[0] == 64, split
+            assert config[1] in (columns, 2 * columns, 4 * columns) or piece % columns, split
+            assert piece % config[1] == 0 or piece % columns, split
+        else:
+            assert config is None, split
     module = parse_module(split)
     run_passes(module, build_pipeline("materialize-late"))
     inputs = random_inputs(entry_function(parse_module(mlir)), [])
@@ -168,3 +202,29 @@ def test_cpu_tiles_configure_the_chunk_matmul_and_keep_its_result(
     want = _mm(*inputs)
     rtol = 1e-2 if dtype == "f16" else 1e-4
     assert float(np.abs(got - want).max()) <= rtol * max(1.0, float(np.abs(want).max()))
+
+
+@pytest.mark.parametrize("m,n,k", [(12, 70, 1500), (40, 100, 2100)])
+def test_transposed_b_in_column_pieces_matches_numpy(m: int, n: int, k: int) -> None:
+    """B transposed (N x K, a linear layer's weights) with an N that its
+    16-column tile does not divide: split in two pieces of N, each with its
+    own chunks and merge, joined by a concat; the result is the matmul's."""
+    maps = (
+        "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, "
+        "affine_map<(d0, d1, d2) -> (d0, d1)>]"
+    )
+    mlir = f"""func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{n}x{k}xf32>, %c: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %0 = linalg.matmul indexing_maps = {maps} ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{n}x{k}xf32>) outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %0 : tensor<{m}x{n}xf32>
+}}"""
+    module = parse_module(mlir)
+    run_passes(module, build_pipeline("split-k{factor=4 align=16 pad_m=8 cpu_tiles=true},materialize-late"))
+    text = print_module(module)
+    split = parse_module(mlir)
+    run_passes(split, build_pipeline("split-k{factor=4 align=16 pad_m=8 cpu_tiles=true}"))
+    assert "tensor.concat dim(1)" in print_module(split)
+    inputs = random_inputs(entry_function(parse_module(mlir)), [])
+    (got,) = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
+    a, b, c = inputs
+    want = a.astype(np.float64) @ b.T.astype(np.float64) + c
+    assert float(np.abs(got - want).max()) <= 1e-4 * max(1.0, float(np.abs(want).max()))

@@ -203,8 +203,10 @@ def test_decode_rows_stream_b_and_a_whole_op_keeps_iree_s_tiles() -> None:
     and the model prices the chunks with them; left whole, the op keeps
     IREE's own tile. From 5 to 16 rows they stream B where the register
     tile divides N; elsewhere, up to 8 rows, the fixed tiles read B as
-    IREE's do, and the model keeps IREE's tile."""
-    from xsplit.analysis.cost_model import partial_tile, tile_of
+    IREE's do, and the model keeps IREE's tile. Where N is not a multiple
+    of the register tile but holds two of them, the aligned split streams
+    the largest multiple as a piece of its own, and the model prices that."""
+    from xsplit.analysis.cost_model import partial_tile, streams_b, tile_of
 
     cpu = TARGETS["cpu"]
     decode = matmul(4, 3072, 11008)
@@ -216,8 +218,11 @@ def test_decode_rows_stream_b_and_a_whole_op_keeps_iree_s_tiles() -> None:
     assert partial_tile(six, cpu) is not None
     assert tile_of(six, cpu) == partial_tile(six, cpu)
     odd = matmul(6, 3000, 11008)
-    assert partial_tile(odd, cpu) is not None
-    assert tile_of(odd, cpu) != partial_tile(odd, cpu)
+    assert streams_b(odd, cpu) and tile_of(odd, cpu) == partial_tile(odd, cpu)
+    narrow = matmul(6, 100, 11008)
+    assert not streams_b(narrow, cpu)
+    assert partial_tile(narrow, cpu) is not None
+    assert tile_of(narrow, cpu) != partial_tile(narrow, cpu)
 
 
 def test_partials_never_outgrow_the_operands() -> None:

@@ -221,13 +221,28 @@ def _partial_layout(p: Problem) -> bool | None:
     return transposed and not row_major
 
 
+def _main_columns(p: Problem, target: Target, transposed: bool) -> int:
+    """The columns of a chunk's main piece: N, or where the tiles need N to
+    be a multiple of a block that it is not, the largest multiple (the
+    aligned split computes the rest as a piece of its own, which the model
+    leaves out: it is less than a block)."""
+    m = padded_rows(p.m, target.split_pad_m)
+    block = target.partial_column_block(m, p.n, Float32Type(), transposed)
+    if block is None or p.n % block == 0 or p.n < 2 * block:
+        return p.n
+    return p.n // block * block
+
+
 def _fixed_tiles(p: Problem, target: Target) -> dict[str, tuple[int, int, int]] | None:
-    """The CPU tiles split-k fixes on a chunk's matmul, if it fixes any."""
+    """The CPU tiles split-k fixes on a chunk's (main piece's) matmul, if it fixes any."""
     transposed = _partial_layout(p)
     if transposed is None:
         return None
     return target.partial_tiles(
-        padded_rows(p.m, target.split_pad_m), p.n, Float32Type(), transposed
+        padded_rows(p.m, target.split_pad_m),
+        _main_columns(p, target, transposed),
+        Float32Type(),
+        transposed,
     )
 
 
@@ -250,7 +265,10 @@ def streams_b(p: Problem, target: Target) -> bool:
     """Whether a chunk's fixed tiles stream B (`Target.streams_b`)."""
     transposed = _partial_layout(p)
     return transposed is not None and target.streams_b(
-        padded_rows(p.m, target.split_pad_m), p.n, Float32Type(), transposed
+        padded_rows(p.m, target.split_pad_m),
+        _main_columns(p, target, transposed),
+        Float32Type(),
+        transposed,
     )
 
 

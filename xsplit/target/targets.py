@@ -142,6 +142,15 @@ class Target:
             self.cpu or host_cpu(), m, n, element, b_transposed
         )
 
+    def partial_column_block(
+        self, m: int, n: int, element: Attribute, b_transposed: bool = False
+    ) -> int | None:
+        """The multiple of N at which `partial_tiles`' register tiles run
+        unmasked for a chunk with M rows, or None where N does not matter."""
+        if not self.split_tiles:
+            return None
+        return cpu_partial_column_block(self.cpu or host_cpu(), m, n, element, b_transposed)
+
     def data_tiles(
         self, elements: tuple[Attribute, Attribute, Attribute], m: int | None, n: int | None
     ) -> tuple[int, int, int] | None:
@@ -319,8 +328,10 @@ def _streaming_tiles(cpu: CpuInfo, m: int, n: int) -> dict[str, tuple[int, int, 
         width = min(128, registers * lanes // m // lanes * lanes)
         if n < 2 * width:
             return None
+        # Two register tiles a workgroup, or one where two do not divide N:
+        # a workgroup tile that does not divide N is masked in every workgroup.
         return {
-            "distribution": (m, 2 * width, 0),
+            "distribution": (m, 2 * width if n % (2 * width) == 0 else width, 0),
             "vector_common_parallel": (m, width, 0),
             "vector_reduction": (0, 0, 4),
         }
@@ -377,9 +388,11 @@ def cpu_partial_tiles(
       vectors, a workgroup every row by up to 4 register tiles that divide
       N, stepping K by 4: 16x4096x16384 in 32 chunks 15.8 -> 12.1 ms (numpy
       17.8), 8x1024x65536 in 128 chunks 14.9 -> 11.2 ms, 6x3072x24001 in 32
-      12.6 -> 9.9 ms. Where the register tile does not divide N, every
-      workgroup's tile is masked and streaming gains nothing (8x1000x30011:
-      13.8 ms either way), so these rows keep the 8-row tiles below.
+      12.6 -> 9.9 ms. Where the register tile does not divide N, IREE
+      masks every workgroup's tile (8x1000x30011: 13.8 ms either way), so
+      the aligned split computes the largest multiple of it as a piece of
+      its own (`cpu_partial_column_block`: 5.0 ms) and the rest of N with
+      the tiles below.
     - B transposed (B[n, k], as ONNX Gemm transB=1 and linear layers have
       it), 2 to 128 rows: K is contiguous in both operands, so registers step
       it by a whole vector: 123x456x51234 48 -> 33 ms (numpy 32). A transposed
@@ -407,8 +420,9 @@ def cpu_partial_tiles(
     if n < columns:
         return None
     if m > PARTIAL_TILE_MAX_M:
+        strip = max(w for w in (columns, 2 * columns, 4 * columns) if w <= n and n % w == 0) if n % columns == 0 else min(n, 4 * columns)
         return {
-            "distribution": (64, min(n, 4 * columns), 0),
+            "distribution": (64, strip, 0),
             "vector_common_parallel": (8, columns, 0),
             "vector_reduction": (0, 0, 4),
         }
@@ -417,6 +431,26 @@ def cpu_partial_tiles(
         "vector_common_parallel": (min(m, 8), columns, 0),
         "vector_reduction": (0, 0, 1),
     }
+
+
+def cpu_partial_column_block(
+    cpu: CpuInfo, m: int, n: int, element: Attribute, b_transposed: bool = False
+) -> int | None:
+    """The multiple of N that `cpu_partial_tiles` needs for M rows to give
+    its best tiles unmasked: a matvec's and a streaming chunk's register
+    width, the 8-row tile's columns, or a transposed B's cache line; None
+    where its tiles do not depend on N."""
+    if not (isinstance(element, AnyFloat) and element.bitwidth == 32):
+        return None
+    lanes = max(4, cpu.simd_bits // 32)
+    registers = 32 if cpu.simd_bits >= 512 else 16
+    if b_transposed:
+        return 64 // 4 if 2 <= m <= PARTIAL_TILE_MAX_M else None
+    if m <= MATVEC_MAX_M:
+        return min(128, registers * lanes // m // lanes * lanes)
+    if m <= STREAMING_MAX_M:
+        return registers // 2 // 4 * lanes
+    return 2 * lanes if cpu.simd_bits >= 512 else lanes
 
 
 def cpu_data_tiles(

@@ -4,18 +4,18 @@
 // UNTILED-NOT: compilation_info
 
 // Each chunk's matmul takes IREE CPU tiles: a workgroup covers all M rows
-// (10, padded to 16) and 16 columns (a cache line of f32); registers hold 8
-// rows by one vector (16 lanes with AVX-512, 8 with AVX2), K steps by 4. The
+// (20, padded to 24) and one register tile of columns (two vectors with
+// AVX-512, one with AVX2); registers hold 8 rows of it, K steps by 1. The
 // tail and the merge keep IREE's own choice.
 // CHECK-LABEL: func.func @padded_rows
 // CHECK:         scf.forall
-// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<16x256xf32>, tensor<256x40xf32>) outs(%{{.*}} : tensor<16x40xf32>) attrs =  {compilation_info = #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [16, [[COLS:8|32]], 0], vector_common_parallel = [8, [[COLS]], 0], vector_reduction = [0, 0, 1]>, translation_info = <pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>}
+// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<24x256xf32>, tensor<256x40xf32>) outs(%{{.*}} : tensor<24x40xf32>) attrs =  {compilation_info = #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [24, [[COLS:8|32]], 0], vector_common_parallel = [8, [[COLS]], 0], vector_reduction = [0, 0, 1]>, translation_info = <pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>}
 // CHECK:         } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
 // CHECK-NOT:     compilation_info
 // CHECK:         return
-func.func @padded_rows(%a: tensor<10x1000xf32>, %b: tensor<1000x40xf32>, %c: tensor<10x40xf32>) -> tensor<10x40xf32> {
-  %0 = linalg.matmul ins(%a, %b : tensor<10x1000xf32>, tensor<1000x40xf32>) outs(%c : tensor<10x40xf32>) -> tensor<10x40xf32>
-  func.return %0 : tensor<10x40xf32>
+func.func @padded_rows(%a: tensor<20x1000xf32>, %b: tensor<1000x40xf32>, %c: tensor<20x40xf32>) -> tensor<20x40xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<20x1000xf32>, tensor<1000x40xf32>) outs(%c : tensor<20x40xf32>) -> tensor<20x40xf32>
+  func.return %0 : tensor<20x40xf32>
 }
 
 // -----
@@ -86,4 +86,31 @@ func.func @transposed_b(%a: tensor<8x1000xf32>, %bt: tensor<64x1000xf32>, %c: te
 func.func @decode_streams_b(%a: tensor<2x1000xf32>, %b: tensor<1000x512xf32>, %c: tensor<2x512xf32>) -> tensor<2x512xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<2x1000xf32>, tensor<1000x512xf32>) outs(%c : tensor<2x512xf32>) -> tensor<2x512xf32>
   func.return %0 : tensor<2x512xf32>
+}
+
+// -----
+
+// An N that the register tile (32 columns with AVX-512, 8 with AVX2) does
+// not divide: IREE would mask every workgroup's tile, so the largest
+// multiple of it is split on its own, with the tiles, and the rest on its
+// own. Each chunk slices its columns straight from B, each piece's merge
+// adds its columns of the init into a fresh tensor, and a concat joins them.
+// CHECK-LABEL: func.func @odd_columns
+// CHECK:         %[[INIT:.*]] = tensor.extract_slice %c[0, 0] [20, [[W:192|200]]] [1, 1]
+// CHECK:         %[[FRESH:.*]] = linalg.fill ins(%zero : f32) outs(%{{.*}} : tensor<20x[[W]]xf32>)
+// CHECK:         scf.forall
+// CHECK:           tensor.extract_slice %b[%{{.*}}, 0] [256, [[W]]] [1, 1] : tensor<1000x201xf32> to tensor<256x[[W]]xf32>
+// CHECK:           lowering_config = #iree_cpu.lowering_config<distribution = [24, [[COLS:8|32]], 0], vector_common_parallel = [8, [[COLS]], 0], vector_reduction = [0, 0, 1]>
+// CHECK:         %[[FIRST:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %[[INIT]] : tensor<3x20x[[W]]xf32>, tensor<20x[[W]]xf32>, tensor<20x[[W]]xf32>) outs(%[[FRESH]] : tensor<20x[[W]]xf32>)
+// CHECK:         tensor.extract_slice %c[0, [[W]]] [20, [[R:9|1]]] [1, 1]
+// CHECK:         scf.forall
+// CHECK:           tensor.extract_slice %b[%{{.*}}, [[W]]] [256, [[R]]] [1, 1] : tensor<1000x201xf32> to tensor<256x[[R]]xf32>
+// CHECK:         %[[SECOND:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<20x[[R]]xf32>)
+// CHECK:         %[[JOINED:.*]] = tensor.concat dim(1) %[[FIRST]], %[[SECOND]] : (tensor<20x[[W]]xf32>, tensor<20x[[R]]xf32>) -> tensor<20x201xf32>
+// CHECK:         return %[[JOINED]]
+// UNTILED-LABEL: func.func @odd_columns
+// UNTILED-NOT:   tensor.concat
+func.func @odd_columns(%a: tensor<20x1000xf32>, %b: tensor<1000x201xf32>, %c: tensor<20x201xf32>) -> tensor<20x201xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<20x1000xf32>, tensor<1000x201xf32>) outs(%c : tensor<20x201xf32>) -> tensor<20x201xf32>
+  func.return %0 : tensor<20x201xf32>
 }
