@@ -189,10 +189,12 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
             "--iree-hal-target-device=local",
             "--iree-hal-local-target-device-backends=llvm-cpu",
             "--iree-llvmcpu-target-cpu=host",
-            # Without DWARF the code's place in the executable no longer
-            # depends on the source file's name: with it, one program read
-            # from two paths put its loop at offsets 32 bytes apart and ran
-            # 1x4096x14336 (B transposed) in 7.2 and 9.8 ms, every round.
+            # Without DWARF, a program's bytes no longer depend on its source
+            # file's name (with it, one program read from two paths put its
+            # code 32 bytes apart). That removes one cause of a program's time
+            # varying, not the variance: a matvec dispatch, byte for byte the
+            # same, ran in 6.1 to 9.8 ms as other functions' dispatches were
+            # added beside it, with or without 64-byte aligned code.
             "--iree-llvmcpu-debug-symbols=false",
         ),
         runs_here=True,

@@ -18,7 +18,15 @@ ragged end of K out of the loop:
 
 With a target that has them (`Target.partial_tiles`), the chunk's
 contraction carries `compilation_info` with IREE CPU tile sizes, which IREE's
-CPU backend then uses instead of its own.
+CPU backend then uses instead of its own. Where those tiles need N to be a
+multiple of a block that it is not (`Target.partial_column_block`), IREE
+would mask every tile, so N is cut in two pieces, the largest multiple of the
+block and the rest, each split as above into a fresh tensor whose merge adds
+the piece's columns of the init, and the pieces are joined:
+
+    %m0 = split of columns [0, N0) of %b, + %c[:, 0:N0]
+    %m1 = split of columns [N0, N) of %b, + %c[:, N0:N]
+    %r  = tensor.concat dim(n) %m0, %m1
 
 Zero padding is exact for a multiply-accumulate: padded products are 0 * 0.
 The tail is merged in the same generic as the partials (added once, at chunk
