@@ -31,7 +31,7 @@ import json
 import math
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -50,7 +50,7 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute
+from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation, ParametrizedAttribute
 from xdsl.irdl import OpDef
 from xdsl.traits import IsolatedFromAbove
 from xdsl.parser import Parser
@@ -594,10 +594,11 @@ def _ops_in_order(module: Operation) -> list[Operation]:
 
 
 def _verify_ops(ops: list[Operation]) -> None:
-    with _definitions_checked_once():
+    with _definitions_checked_once() as signature_verified:
         for op in ops:
             try:
-                op.verify(verify_nested_ops=False)
+                if not signature_verified(op):
+                    op.verify(verify_nested_ops=False)
             except Exception as e:
                 message = one_line(str(e))
                 if not message.startswith(f"'{op.name}' op"):
@@ -605,9 +606,36 @@ def _verify_ops(ops: list[Operation]) -> None:
                 raise XsplitError(message, op) from None
 
 
+def _signature_only_ops() -> tuple[type[Operation], ...]:
+    """Ops whose own `verify_` reads nothing but their signature (operand
+    and result types, properties, attributes, the entry block's argument
+    types): slices and dispatch loads and stores check static lists against
+    their dynamic operands, a fill its value's type, and a structured op its
+    maps against its operands' ranks and its body's argument types. One such
+    op that passed vouches for every op of the same signature; the others'
+    verifiers look at the IR around them (a terminator, a region's ops)."""
+    from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+    from xdsl.dialects.linalg.ops import FillOp
+    from xdsl.dialects.tensor import ExtractSliceOp, InsertSliceOp
+
+    from xsplit.dialects.iree_tensor_ext import DispatchTensorLoadOp, DispatchTensorStoreOp
+    from xsplit.dialects.linalg import StructuredNamedOp
+
+    return (
+        ExtractSliceOp,
+        InsertSliceOp,
+        FillOp,
+        LinalgStructuredOperation,
+        StructuredNamedOp,
+        DispatchTensorLoadOp,
+        DispatchTensorStoreOp,
+    )
+
+
 @contextmanager
-def _definitions_checked_once() -> Iterator[None]:
-    """Checks an op against its IRDL definition once per signature.
+def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
+    """Checks an op against its IRDL definition once per signature, and
+    yields a check that says whether an op is verified by its signature alone.
 
     What xDSL's `OpDef.verify` checks, the traits aside, depends only on the
     op's definition, its operand and result types, its properties and
@@ -615,39 +643,50 @@ def _definitions_checked_once() -> Iterator[None]:
     its successor count: the signature. A module repeats a few signatures
     thousands of times (a pass instantiates the same ops for every function),
     so each signature is checked once and the traits of every op each time.
-    Only signatures that passed are remembered; an op that fails is checked,
-    and reported, by xDSL itself. Attributes are compared first by identity
-    (the module keeps them all alive meanwhile), then by value."""
+    The same holds for the whole verifier of the ops `_signature_only_ops`
+    names: the check yielded runs only their traits, and the placement checks
+    of `Operation.verify`, for a signature one of them passed with. Only
+    signatures that passed are remembered; an op that fails is checked, and
+    reported, by xDSL itself. Attributes are compared first by identity (the
+    module keeps them all alive meanwhile), then by value."""
     compare_attributes_by_parameters()
     xdsl_verify = OpDef.verify
-    by_identity: set[tuple[Any, ...]] = set()
-    by_value: set[tuple[Any, ...]] = set()
+    signature_only = _signature_only_ops()
 
-    def verify(op_def: OpDef, op: Operation) -> None:
-        operand_types = tuple([v.type for v in op.operands])
-        result_types = tuple([v.type for v in op.results])
-        regions: tuple[Any, ...] = ()
-        region_ids: tuple[Any, ...] = ()
-        if op.regions:
-            regions = tuple(
-                (len(r.blocks), None if (b := r.first_block) is None else b.arg_types)
-                for r in op.regions
+    class Seen:
+        """Signatures that passed, by identity and by value."""
+
+        def __init__(self) -> None:
+            self.by_identity: set[tuple[Any, ...]] = set()
+            self.by_value: set[tuple[Any, ...]] = set()
+
+        def check(self, op_def: Any, op: Operation, verify: Callable[[], None]) -> None:
+            """Runs `verify` unless `op`'s signature passed it before."""
+            operand_types = tuple([v.type for v in op.operands])
+            result_types = tuple([v.type for v in op.results])
+            regions: tuple[Any, ...] = ()
+            region_ids: tuple[Any, ...] = ()
+            if op.regions:
+                regions = tuple(
+                    (len(r.blocks), None if (b := r.first_block) is None else b.arg_types)
+                    for r in op.regions
+                )
+                region_ids = tuple((n, t and tuple(map(id, t))) for n, t in regions)
+            properties, attributes = op.properties, op.attributes
+            identity = (
+                id(op_def),
+                tuple(map(id, operand_types)),
+                tuple(map(id, result_types)),
+                region_ids,
+                tuple(properties),
+                tuple(map(id, properties.values())),
+                tuple(attributes),
+                tuple(map(id, attributes.values())),
+                len(op.successors),
             )
-            region_ids = tuple((n, t and tuple(map(id, t))) for n, t in regions)
-        properties, attributes = op.properties, op.attributes
-        identity = (
-            id(op_def),
-            tuple(map(id, operand_types)),
-            tuple(map(id, result_types)),
-            region_ids,
-            tuple(properties),
-            tuple(map(id, properties.values())),
-            tuple(attributes),
-            tuple(map(id, attributes.values())),
-            len(op.successors),
-        )
-        if identity not in by_identity:
-            value = (
+            if identity in self.by_identity:
+                return
+            value: tuple[Any, ...] | None = (
                 id(op_def),
                 operand_types,
                 result_types,
@@ -657,23 +696,43 @@ def _definitions_checked_once() -> Iterator[None]:
                 len(op.successors),
             )
             try:
-                known = value in by_value
+                known = value in self.by_value
             except TypeError:  # an unhashable attribute
                 value, known = None, False
             if not known:
-                xdsl_verify(op_def, op)
+                verify()
                 if value is not None:
-                    by_value.add(value)
-            by_identity.add(identity)
-        for trait in op_def.traits:
+                    self.by_value.add(value)
+            self.by_identity.add(identity)
+
+    definitions, whole_verifiers = Seen(), Seen()
+
+    def verify_traits(traits: Any, op: Operation) -> None:
+        for trait in traits:
             # `verify_dominance` checks isolation for every use in the walk it
             # makes anyway; the trait's own check walks each isolated op's body.
             if type(trait) is not IsolatedFromAbove:
                 trait.verify(op)
 
+    def verify(op_def: OpDef, op: Operation) -> None:
+        definitions.check(op_def, op, lambda: xdsl_verify(op_def, op))
+        verify_traits(op_def.traits, op)
+
+    def signature_verified(op: Operation) -> bool:
+        if not isinstance(op, signature_only) or op.successors:
+            return False
+        block = op.parent
+        if block is not None and block.last_op is op:
+            return False  # Operation.verify's terminator checks apply
+        if any(isinstance(v, ErasedSSAValue) for v in op.operands):
+            return False
+        whole_verifiers.check(type(op), op, lambda: op.verify(verify_nested_ops=False))
+        verify_traits(type(op).traits, op)
+        return True
+
     OpDef.verify = verify  # type: ignore[method-assign]
     try:
-        yield
+        yield signature_verified
     finally:
         OpDef.verify = xdsl_verify  # type: ignore[method-assign]
 
