@@ -497,3 +497,37 @@ def test_a_use_from_the_enclosing_region_of_a_loop_verifies() -> None:
         }"""
     )
     assert "arith.addi %x, %x" in print_module(module)
+
+
+SLICE_AFTER_ITS_TWIN = """func.func @f(%t: tensor<8x8xf32>) -> tensor<2x2xf32> {
+  %a = tensor.extract_slice %t[0, 0] [2, 2] [1, 1] : tensor<8x8xf32> to tensor<2x2xf32>
+  %b = tensor.extract_slice %t[4, 4] [2, 2] [1, 1] : tensor<8x8xf32> to tensor<2x2xf32>
+  %c = tensor.extract_slice %t[4, 4] [2, 2] [1, 1] : tensor<8x8xf32> to tensor<2x2xf32>
+  return %a : tensor<2x2xf32>
+}
+"""
+
+
+def test_an_op_verified_by_its_signature_still_has_its_placement_checked() -> None:
+    """A slice whose signature an earlier slice passed is not verified again,
+    except where it would end a block that needs a terminator."""
+    module = parse_module(SLICE_AFTER_ITS_TWIN, "twin.mlir")
+    assert print_module(module).count("tensor.extract_slice") == 3
+    ends_the_block = SLICE_AFTER_ITS_TWIN.replace("  return %a : tensor<2x2xf32>\n", "")
+    with pytest.raises(XsplitError) as info:
+        parse_module(ends_the_block, "twin.mlir")
+    assert info.value.diagnostic.startswith("twin.mlir:4:"), info.value.diagnostic
+    assert "terminator" in info.value.diagnostic
+
+
+def test_an_op_of_another_signature_than_its_twin_is_verified() -> None:
+    """Dynamic offsets without their operands: a signature no slice passed."""
+    broken = SLICE_AFTER_ITS_TWIN.replace(
+        "%c = tensor.extract_slice %t[4, 4] [2, 2] [1, 1] : tensor<8x8xf32> to tensor<2x2xf32>",
+        '%c = "tensor.extract_slice"(%t) <{static_offsets = array<i64: -9223372036854775808, 4>, '
+        "static_sizes = array<i64: 2, 2>, static_strides = array<i64: 1, 1>, "
+        "operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (tensor<8x8xf32>) -> tensor<2x2xf32>",
+    )
+    with pytest.raises(XsplitError) as info:
+        parse_module(broken, "twin.mlir")
+    assert info.value.diagnostic.startswith("twin.mlir:4:"), info.value.diagnostic
