@@ -14,7 +14,9 @@ from xsplit.target.cpu_info import NAMED_CPUS, detect, parse_cpu_spec
 from xsplit.target.targets import PLAIN_SHARE, cpu_data_tiles, cpu_target
 
 
-def _fake_machine(tmp_path: Path, flags: str, l2: str = "1024K", l2_shared: str = "0") -> tuple[Path, Path]:
+def _fake_machine(
+    tmp_path: Path, flags: str, l2: str = "1024K", l2_shared: str = "0", l2_ways: str | None = None
+) -> tuple[Path, Path]:
     sysfs = tmp_path / "cpu"
     caches = [("1", "Data", "48K", "0"), ("1", "Instruction", "32K", "0"),
               ("2", "Unified", l2, l2_shared), ("3", "Unified", "32768K", "0-7")]
@@ -25,6 +27,8 @@ def _fake_machine(tmp_path: Path, flags: str, l2: str = "1024K", l2_shared: str 
         (d / "type").write_text(kind + "\n")
         (d / "size").write_text(size + "\n")
         (d / "shared_cpu_list").write_text(shared + "\n")
+        if level == "2" and l2_ways is not None:
+            (d / "ways_of_associativity").write_text(l2_ways + "\n")
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text(f"processor\t: 0\nmodel name\t: Test CPU 9000\nflags\t\t: {flags}\n\n")
     return sysfs, cpuinfo
@@ -38,6 +42,18 @@ def test_detect_reads_caches_per_core_and_simd(tmp_path: Path) -> None:
     assert cpu.l2 == 1024 * 1024  # 2 MiB shared by two CPUs
     assert cpu.l3 == 4 * 1024 * 1024  # 32 MiB shared by eight
     assert (cpu.simd_bits, cpu.fma, cpu.vnni) == (256, True, False)
+
+
+@pytest.mark.parametrize("ways,expected,penalty", [("16", 16, 2), ("8", 8, 4), (None, 8, 4), ("0", 8, 4)])
+def test_l2_ways_set_the_conflict_penalty(
+    tmp_path: Path, ways: str | None, expected: int, penalty: int
+) -> None:
+    """Rows a power-of-two stride apart share a fraction of L2's sets that
+    shrinks as its ways grow; sysfs's associativity, else 8."""
+    sysfs, cpuinfo = _fake_machine(tmp_path, "avx2 fma avx512f", l2_ways=ways)
+    cpu = detect(sysfs, cpuinfo)
+    assert cpu.l2_ways == expected
+    assert cpu_target(cpu).conflict_penalty == penalty
 
 
 def test_detect_avx512_vnni(tmp_path: Path) -> None:

@@ -51,6 +51,9 @@ class CpuInfo:
     """Measured bytes/s read from memory already written, all cores (a sum
     over 128 MiB; calibration); None: three times `bandwidth`."""
     source: str = "detected"
+    l2_ways: int = 8
+    """Ways of L2 associativity (sysfs's; 8 where it does not say): how many
+    rows a power-of-two stride apart one set holds."""
 
     @property
     def f32_lanes(self) -> int:
@@ -106,7 +109,7 @@ NAMED_CPUS: dict[str, CpuInfo] = {
             ghz=3.0, source="named",
         ),
         CpuInfo("skylake-avx512", 2, 32 * KIB, 1 * MIB, 1375 * KIB, 512, True, ghz=3.0,
-                source="named"),
+                source="named", l2_ways=16),
         CpuInfo("haswell", 2, 32 * KIB, 256 * KIB, 2 * MIB, 256, True, ghz=3.0, source="named"),
     )
 }
@@ -162,6 +165,20 @@ def read_caches(sysfs: Path = Path("/sys/devices/system/cpu")) -> dict[int, int]
     return caches
 
 
+def read_l2_ways(sysfs: Path = Path("/sys/devices/system/cpu")) -> int | None:
+    """The associativity of cpu0's level-2 data or unified cache, if sysfs says."""
+    base = sysfs / "cpu0" / "cache"
+    if not base.is_dir():
+        return None
+    for index in sorted(base.glob("index*")):
+        kind, level, ways = (
+            _read(index / f) for f in ("type", "level", "ways_of_associativity")
+        )
+        if kind in ("Data", "Unified") and level == "2" and ways and ways.isdigit() and int(ways):
+            return int(ways)
+    return None
+
+
 def read_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, set[str]]:
     """The model name and flags of the first CPU listed."""
     text = _read(cpuinfo) or ""
@@ -194,6 +211,7 @@ def detect(
         "fma" in flags or "asimd" in flags,
         vnni="avx512_vnni" in flags or "avx_vnni" in flags,
         bf16="avx512_bf16" in flags,
+        l2_ways=read_l2_ways(sysfs) or 8,
     )
 
 
@@ -260,7 +278,7 @@ def _key(cpu: CpuInfo) -> str:
     return f"{cpu.name}|{cpu.cores}|{cpu.simd_bits}"
 
 
-_OVERRIDABLE = {"cores": int, "l1d": int, "l2": int, "l3": int, "simd_bits": int, "ghz": float,
+_OVERRIDABLE = {"cores": int, "l1d": int, "l2": int, "l3": int, "simd_bits": int, "ghz": float, "l2_ways": int,
                 "flops_per_core": float, "bandwidth": float}
 
 
