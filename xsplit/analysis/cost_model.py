@@ -385,8 +385,9 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         # Split-k's tiles never mask a register tile (M is padded to the
         # register rows, N cut into pieces the tiles divide), so the last
         # workgroup along M or N does only the work it has; a workgroup
-        # does the average. 200x1000x16001 (tiles of 64 rows): 16.7 ms in
-        # 16 chunks, at the calibrated peak; full tiles would model 28.
+        # does the average. 200x1000x16001 (tiles of 64 rows) ran in 16.7
+        # ms in 16 chunks, at the calibrated peak; four full tiles over its
+        # 200 rows would count 28% more arithmetic.
         covered = ceildiv(p.m, tile_m) * tile_m * ceildiv(p.n, tile_n) * tile_n
         points = tile_m * tile_n * padded_rows(p.m, target.split_pad_m) * p.n / covered
     arithmetic = p.operations_per_point * points * chunk / target.processor_flops(p.element_class)

@@ -431,7 +431,10 @@ def cpu_partial_tiles(
     if n < columns:
         return None
     if m > PARTIAL_TILE_MAX_M:
-        strip = max(w for w in (columns, 2 * columns, 4 * columns) if w <= n and n % w == 0) if n % columns == 0 else min(n, 4 * columns)
+        # Up to four register tiles, as many as divide N: a workgroup tile
+        # that does not divide N is masked in every workgroup.
+        dividing = [w for w in (4 * columns, 2 * columns, columns) if w <= n and n % w == 0]
+        strip = dividing[0] if dividing else min(n, 4 * columns)
         return {
             "distribution": (64, strip, 0),
             "vector_common_parallel": (8, columns, 0),
