@@ -39,7 +39,7 @@ from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.analysis.reduction import Reduction
 from xsplit.analysis.shapes import ceildiv
-from xsplit.target.targets import Target
+from xsplit.target.targets import PARTIAL_TILE_MAX_M, Target
 
 MIN_GAIN = 0.05
 """The modeled speedup below which a split is not worth its merge."""
@@ -341,6 +341,13 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         # op (`reread_bandwidth`).
         assert target.cpu is not None
         cache = target.cpu.l2
+        if padded_rows(p.m, target.split_pad_m) > PARTIAL_TILE_MAX_M:
+            # Tall chunks' tiles walk B's strip once per 8 rows while their
+            # 64 rows of A stream past it, so the two get half of L2:
+            # 512x512x16384 ran in 21.0-24.3 ms in 32 chunks (384 KiB
+            # panels), 24.8-28.6 in 16 (768 KiB); 200x1000x16001 in 16.9
+            # in 16 chunks (375 KiB), 19.8 in 8 (750 KiB), 23.2 in 6.
+            cache //= 2
         reread_bandwidth = target.memory_bandwidth / processors
     panel_fits = cache is None or footprint <= cache
     streamed = False
