@@ -278,8 +278,8 @@ def _key(cpu: CpuInfo) -> str:
     return f"{cpu.name}|{cpu.cores}|{cpu.simd_bits}"
 
 
-_OVERRIDABLE = {"cores": int, "l1d": int, "l2": int, "l3": int, "simd_bits": int, "ghz": float, "l2_ways": int,
-                "flops_per_core": float, "bandwidth": float}
+_OVERRIDABLE = {"cores": int, "l1d": int, "l2": int, "l3": int, "simd_bits": int, "ghz": float,
+                "l2_ways": int, "flops_per_core": float, "bandwidth": float}
 
 
 def parse_cpu_spec(spec: str) -> CpuInfo:

@@ -266,7 +266,8 @@ def split_aligned(
     for offset, size in pieces:
         init_piece = n_slice(red.init, out_loops, offset, size)
         init_piece.name_hint = f"{red.init.name_hint or 'init'}_columns"
-        fresh = ir.fill(zero, ir.empty(init_piece.type.get_shape(), out_type.element_type))  # type: ignore[union-attr]
+        piece_shape = init_piece.type.get_shape()  # type: ignore[union-attr]
+        fresh = ir.fill(zero, ir.empty(piece_shape, out_type.element_type))
         fresh.name_hint = "merge_init"
         merged, forall = _split_piece(
             red, dims, chunks, inputs, fresh, m_extent, padded_m, zero, ir, tiles_for,
