@@ -225,15 +225,10 @@ def _partial_layout(p: Problem) -> bool | None:
 
 
 def _main_columns(p: Problem, target: Target, transposed: bool) -> int:
-    """The columns of a chunk's main piece: N, or where the tiles need N to
-    be a multiple of a block that it is not, the largest multiple (the
-    aligned split computes the rest as a piece of its own, which the model
-    leaves out: it is less than a block)."""
+    """The columns of a chunk's main piece (`Target.partial_main_columns`);
+    the model leaves the rest out: it is less than a register tile."""
     m = padded_rows(p.m, target.split_pad_m)
-    block = target.partial_column_block(m, p.n, Float32Type(), transposed)
-    if block is None or p.n % block == 0 or p.n < 2 * block:
-        return p.n
-    return p.n // block * block
+    return target.partial_main_columns(m, p.n, Float32Type(), transposed)
 
 
 def _fixed_tiles(p: Problem, target: Target) -> dict[str, tuple[int, int, int]] | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -149,32 +150,35 @@ def affinity_cores() -> int:
         return os.cpu_count() or 1
 
 
+def _data_caches(sysfs: Path) -> Iterator[tuple[int, Path]]:
+    """The level and sysfs folder of each data or unified cache of cpu0."""
+    base = sysfs / "cpu0" / "cache"
+    if not base.is_dir():
+        return
+    for index in sorted(base.glob("index*")):
+        kind, level = _read(index / "type"), _read(index / "level")
+        if kind in ("Data", "Unified") and level is not None:
+            yield int(level), index
+
+
 def read_caches(sysfs: Path = Path("/sys/devices/system/cpu")) -> dict[int, int]:
     """Per-core bytes of each data or unified cache level of cpu0."""
     caches: dict[int, int] = {}
-    base = sysfs / "cpu0" / "cache"
-    if not base.is_dir():
-        return caches
-    for index in sorted(base.glob("index*")):
-        kind, level, size = (_read(index / f) for f in ("type", "level", "size"))
-        if kind not in ("Data", "Unified") or level is None or size is None:
+    for level, index in _data_caches(sysfs):
+        size = _read(index / "size")
+        if size is None:
             continue
         sharing = _read(index / "shared_cpu_list")
         share = max(1, _cpu_list_count(sharing)) if sharing else 1
-        caches[int(level)] = _size(size) // share
+        caches[level] = _size(size) // share
     return caches
 
 
 def read_l2_ways(sysfs: Path = Path("/sys/devices/system/cpu")) -> int | None:
     """The associativity of cpu0's level-2 data or unified cache, if sysfs says."""
-    base = sysfs / "cpu0" / "cache"
-    if not base.is_dir():
-        return None
-    for index in sorted(base.glob("index*")):
-        kind, level, ways = (
-            _read(index / f) for f in ("type", "level", "ways_of_associativity")
-        )
-        if kind in ("Data", "Unified") and level == "2" and ways and ways.isdigit() and int(ways):
+    for level, index in _data_caches(sysfs):
+        ways = _read(index / "ways_of_associativity")
+        if level == 2 and ways and ways.isdigit() and int(ways):
             return int(ways)
     return None
 
@@ -211,7 +215,7 @@ def detect(
         "fma" in flags or "asimd" in flags,
         vnni="avx512_vnni" in flags or "avx_vnni" in flags,
         bf16="avx512_bf16" in flags,
-        l2_ways=read_l2_ways(sysfs) or 8,
+        l2_ways=read_l2_ways(sysfs) or CpuInfo.l2_ways,
     )
 
 

@@ -151,6 +151,18 @@ class Target:
             return None
         return cpu_partial_column_block(self.cpu or host_cpu(), m, n, element, b_transposed)
 
+    def partial_main_columns(
+        self, m: int, n: int, element: Attribute, b_transposed: bool = False
+    ) -> int:
+        """The columns of N the aligned split gives `partial_tiles`' tiles:
+        N, or where their column block does not divide N but N holds two of
+        them, the largest multiple of the block (the rest, less than a
+        block, is a piece of its own)."""
+        block = self.partial_column_block(m, n, element, b_transposed)
+        if block is None or n % block == 0 or n < 2 * block:
+            return n
+        return n // block * block
+
     def data_tiles(
         self, elements: tuple[Attribute, Attribute, Attribute], m: int | None, n: int | None
     ) -> tuple[int, int, int] | None:
@@ -330,13 +342,42 @@ STREAMING_MAX_M = 16
 chunk of B is read from memory once, a strip of columns at a time."""
 
 
+LINE_F32 = 64 // 4
+"""f32 elements in a 64-byte cache line: a transposed B's column tile."""
+
+
+def _simd(cpu: CpuInfo) -> tuple[int, int]:
+    """f32 lanes per vector and vector registers: 16 and 32 with AVX-512."""
+    return max(4, cpu.simd_bits // 32), 32 if cpu.simd_bits >= 512 else 16
+
+
+def _matvec_width(cpu: CpuInfo, m: int) -> int:
+    """The columns of a matvec's register tile for M rows: as many as the
+    register file holds, at most 128."""
+    lanes, registers = _simd(cpu)
+    return min(128, registers * lanes // m // lanes * lanes)
+
+
+def _streaming_width(cpu: CpuInfo) -> int:
+    """The columns of a streaming chunk's register tile: half the register
+    file accumulates 4 rows; the rest holds B's vectors."""
+    lanes, registers = _simd(cpu)
+    return registers // 2 // 4 * lanes
+
+
+def _row_tile_columns(cpu: CpuInfo) -> int:
+    """The columns of the 8-row register tile: two vectors where the
+    register file holds 8 x 2 accumulators besides the operands (AVX-512's
+    32), one with AVX2's 16."""
+    lanes, _ = _simd(cpu)
+    return 2 * lanes if cpu.simd_bits >= 512 else lanes
+
+
 def _streaming_tiles(cpu: CpuInfo, m: int, n: int) -> dict[str, tuple[int, int, int]] | None:
     """Tiles that stream a row-major B past every row of A (up to
     STREAMING_MAX_M rows), or None where N does not suit them."""
-    lanes = max(4, cpu.simd_bits // 32)
-    registers = 32 if cpu.simd_bits >= 512 else 16
     if m <= MATVEC_MAX_M:
-        width = min(128, registers * lanes // m // lanes * lanes)
+        width = _matvec_width(cpu, m)
         if n < 2 * width:
             return None
         # Two register tiles a workgroup, or one where two do not divide N:
@@ -348,8 +389,7 @@ def _streaming_tiles(cpu: CpuInfo, m: int, n: int) -> dict[str, tuple[int, int, 
         }
     if m > STREAMING_MAX_M:
         return None
-    # Half the register file accumulates 4 rows; the rest holds B's vectors.
-    width = registers // 2 // 4 * lanes
+    width = _streaming_width(cpu)
     if n % width:
         return None
     strip = max(w for w in range(width, 4 * width + 1, width) if n % w == 0)
@@ -412,22 +452,19 @@ def cpu_partial_tiles(
     """
     if not (isinstance(element, AnyFloat) and element.bitwidth == 32):
         return None
-    line = 64 // 4
-    lanes = max(4, cpu.simd_bits // 32)
+    lanes, _ = _simd(cpu)
     if b_transposed:
-        if not 2 <= m <= PARTIAL_TILE_MAX_M or n < 2 * line:
+        if not 2 <= m <= PARTIAL_TILE_MAX_M or n < 2 * LINE_F32:
             return None
         return {
-            "distribution": (m, line, 0),
-            "vector_common_parallel": (min(m, 8), min(lanes, line), 0),
+            "distribution": (m, LINE_F32, 0),
+            "vector_common_parallel": (min(m, 8), min(lanes, LINE_F32), 0),
             "vector_reduction": (0, 0, lanes),
         }
     streaming = _streaming_tiles(cpu, m, n)
     if streaming is not None or m <= MATVEC_MAX_M:
         return streaming
-    # Two vectors of N per register row where the register file holds 8 x 2
-    # accumulators besides the operands (AVX-512's 32); one with AVX2's 16.
-    columns = 2 * lanes if cpu.simd_bits >= 512 else lanes
+    columns = _row_tile_columns(cpu)
     if n < columns:
         return None
     if m > PARTIAL_TILE_MAX_M:
@@ -456,15 +493,13 @@ def cpu_partial_column_block(
     where its tiles do not depend on N."""
     if not (isinstance(element, AnyFloat) and element.bitwidth == 32):
         return None
-    lanes = max(4, cpu.simd_bits // 32)
-    registers = 32 if cpu.simd_bits >= 512 else 16
     if b_transposed:
-        return 64 // 4 if 2 <= m <= PARTIAL_TILE_MAX_M else None
+        return LINE_F32 if 2 <= m <= PARTIAL_TILE_MAX_M else None
     if m <= MATVEC_MAX_M:
-        return min(128, registers * lanes // m // lanes * lanes)
+        return _matvec_width(cpu, m)
     if m <= STREAMING_MAX_M:
-        return registers // 2 // 4 * lanes
-    return 2 * lanes if cpu.simd_bits >= 512 else lanes
+        return _streaming_width(cpu)
+    return _row_tile_columns(cpu)
 
 
 def cpu_data_tiles(

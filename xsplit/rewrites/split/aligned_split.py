@@ -188,25 +188,24 @@ def _partial_config(
 
 
 def column_pieces(
-    red: Reduction, m: int | None, n: int | None, tiles_for: Target | None
+    red: Reduction,
+    dims: ContractionDims,
+    m: int | None,
+    n: int | None,
+    tiles_for: Target | None,
 ) -> list[tuple[int, int]]:
     """The (offset, size) pieces of N that a split's chunks are computed in:
-    N whole, or, where `tiles_for`'s register tiles need N to be a multiple
-    of a block that it is not, the largest multiple as one piece and the
-    rest as another. IREE masks every tile of a matmul whose N its tiles do
-    not divide, not just the last: 8x1000x30011 ran at the rate of its
-    slowest tile."""
-    dims = op_contraction_dims(red.op)
-    if n is None or m is None or tiles_for is None or isinstance(dims, str):
+    N whole, or the columns `tiles_for` gives its tiles
+    (`Target.partial_main_columns`) as one piece and the rest as another.
+    IREE masks every tile of a matmul whose N its tiles do not divide, not
+    just the last: 8x1000x30011 ran at the rate of its slowest tile."""
+    if n is None or m is None or tiles_for is None:
         return [(0, n or 0)]
     transposed = _tiled_layout(red, dims)
     if transposed is None:
         return [(0, n)]
-    block = tiles_for.partial_column_block(m, n, red.acc_type.element_type, transposed)
-    if block is None or n % block == 0 or n < 2 * block:
-        return [(0, n)]
-    main = n // block * block
-    return [(0, main), (main, n - main)]
+    main = tiles_for.partial_main_columns(m, n, red.acc_type.element_type, transposed)
+    return [(0, n)] if main == n else [(0, main), (main, n - main)]
 
 
 def split_aligned(
@@ -244,7 +243,7 @@ def split_aligned(
     zero = ir.constant(zero_attr(out_type.element_type))
     zero.name_hint = "zero"
 
-    pieces = column_pieces(red, padded_m or m_extent, n_extent, tiles_for)
+    pieces = column_pieces(red, dims, padded_m or m_extent, n_extent, tiles_for)
     if len(pieces) == 1:
         return _split_piece(red, dims, chunks, inputs, red.init, m_extent, padded_m, zero, ir, tiles_for)
 
