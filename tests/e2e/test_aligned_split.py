@@ -120,6 +120,8 @@ TILED_CASES = [_tiled_case(s) for s in range(8)] + [
     ("f32-8x200x1500", 8, 200, 1500, 4, "f32"),
     ("f32-3x300x2000", 3, 300, 2000, 4, "f32"),
     ("f32-150x100x900", 150, 100, 900, 3, "f32"),
+    # A decode whose N holds register tiles in odd number: one per workgroup.
+    ("f32-2x384x1500", 2, 384, 1500, 4, "f32"),
 ]
 
 
@@ -228,3 +230,14 @@ def test_transposed_b_in_column_pieces_matches_numpy(m: int, n: int, k: int) -> 
     a, b, c = inputs
     want = a.astype(np.float64) @ b.T.astype(np.float64) + c
     assert float(np.abs(got - want).max()) <= 1e-4 * max(1.0, float(np.abs(want).max()))
+
+
+def test_aligned_chunks_round_down_where_rounding_up_leaves_one() -> None:
+    """2 chunks of K = 30011 rounded up to 16 are 15008 and a tail of 15003,
+    one full chunk: rounded down they are two of 14992 and a tail of 27."""
+    chunks = aligned_chunks(30011, 2, 16)
+    assert not isinstance(chunks, str)
+    assert (chunks.chunk, chunks.full, chunks.tail, chunks.padded_tail) == (14992, 2, 27, 32)
+    up = aligned_chunks(30011, 3, 16)  # rounding up leaves two: kept
+    assert not isinstance(up, str) and up.chunk == 10016 and up.full == 2
+    assert isinstance(aligned_chunks(24, 4, 16), str)  # fewer than two chunks either way

@@ -232,3 +232,43 @@ def test_partials_never_outgrow_the_operands() -> None:
             choice = choose_split(problem, target)
             operands = 4 * (shape[0] + shape[1]) * shape[2]
             assert choice.factor * shape[0] * shape[1] * 4 <= operands or choice.factor == 1
+
+
+def linear(m: int, n: int, k: int) -> Problem:
+    """A matmul against a transposed B (B[n, k]): K contiguous in both operands."""
+    return Problem(1, m, n, k, "f32", 4, 4, 2, MATMUL_SPANS, (4, 4))
+
+
+def test_a_transposed_matvec_streams_b_and_stays_whole() -> None:
+    """One row of A against B[n, k] reads each row of B once, whatever the
+    tiles: the whole op is not priced at the re-read rate, and no split pays."""
+    cpu = TARGETS["cpu"]
+    whole = estimate(linear(1, 4096, 14336), cpu, 1)
+    assert whole.streamed and whole.panel_fits and "streamed" in whole.describe()
+    assert choose_split(linear(1, 4096, 14336), cpu).factor == 1
+    assert not estimate(linear(8, 4096, 14336), cpu, 1).streamed
+
+
+def test_unmasked_tiles_charge_the_last_tile_its_own_rows() -> None:
+    """Split-k's tiles of 64 rows over 200 rows cost 200 rows of work, not
+    the 256 that four full tiles cover."""
+    cpu = TARGETS["cpu"]
+    rows_200 = estimate(matmul(200, 1024, 16001), cpu, 64)
+    rows_256 = estimate(matmul(256, 1024, 16001), cpu, 64)
+    assert rows_200.workgroups == rows_256.workgroups and rows_256.panel_fits
+    assert rows_200.main < 0.85 * rows_256.main
+
+
+def test_tall_chunks_keep_their_panels_in_half_of_l2() -> None:
+    """More than 128 rows: a chunk whose panels fill more than half of L2 is
+    priced as re-read, and the model cuts K finer."""
+    cpu = TARGETS["cpu"]
+    assert cpu.cpu is not None
+    tall = matmul(512, 512, 16384)
+    for factor in (8, 16, 32, 64):
+        e = estimate(tall, cpu, factor)
+        assert e.panel_fits == (e.panel_bytes <= cpu.cpu.l2 // 2), (factor, e.panel_bytes)
+    short = matmul(128, 512, 16384)
+    e = next(estimate(short, cpu, f) for f in range(2, 64)
+             if cpu.cpu.l2 // 2 < estimate(short, cpu, f).panel_bytes <= cpu.cpu.l2)
+    assert e.panel_fits
