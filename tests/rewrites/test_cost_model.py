@@ -12,6 +12,7 @@ from xsplit.analysis.cost_model import MIN_GAIN, Problem, choose_split, estimate
 from xsplit.analysis.reduction import match_reduction
 from xsplit.api import parse_module
 from xsplit.target import targets
+from xsplit.target.cpu_info import NAMED_CPUS
 from xsplit.target.targets import TARGETS
 
 MATMUL_SPANS = ((True, False), (False, True))
@@ -268,7 +269,29 @@ def test_tall_chunks_keep_their_panels_in_half_of_l2() -> None:
     for factor in (8, 16, 32, 64):
         e = estimate(tall, cpu, factor)
         assert e.panel_fits == (e.panel_bytes <= cpu.cpu.l2 // 2), (factor, e.panel_bytes)
-    short = matmul(128, 512, 16384)
+    short = matmul(128, 456, 16384)  # rows 1824 bytes apart: no in-page penalty
     e = next(estimate(short, cpu, f) for f in range(2, 64)
              if cpu.cpu.l2 // 2 < estimate(short, cpu, f).panel_bytes <= cpu.cpu.l2)
     assert e.panel_fits
+
+
+@pytest.mark.parametrize("k", [65521, 40009, 30011])
+def test_narrow_strips_with_few_page_offsets_count_larger(k: int) -> None:
+    """Rows of B 1536 bytes apart start at 8 offsets of a page: a strip one
+    register tile wide (128 bytes) reaches a quarter of the cache's slots, so
+    its panel does not fit where one of rows 1824 bytes apart, of the same
+    size, does; the model cuts K finer for it."""
+    cpu = targets.cpu_target(NAMED_CPUS["znver4"])
+    assert cpu.cpu is not None
+    l2 = cpu.cpu.l2
+    conflicting, spread = matmul(64, 384, k), matmul(64, 456, k)
+    checked = 0
+    for factor in range(2, 512):
+        e, s = estimate(conflicting, cpu, factor), estimate(spread, cpu, factor)
+        if l2 // 2 < e.panel_bytes <= l2 and s.panel_bytes == e.panel_bytes:
+            assert s.panel_fits and not e.panel_fits, (factor, e.panel_bytes)
+            checked += 1
+    assert checked
+    chosen = choose_split(conflicting, cpu)
+    assert estimate(conflicting, cpu, chosen.factor).panel_bytes <= l2 // 2
+    assert choose_split(spread, cpu).factor < chosen.factor

@@ -30,6 +30,7 @@ estimate makes slower.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -291,6 +292,48 @@ def tile_of(p: Problem, target: Target, split: bool = True) -> tuple[int, int]:
     return min(target.tile[0], p.m), min(target.tile[1], p.n)
 
 
+PAGE_BYTES = 4096
+"""The page whose offset bits are the low bits of a cache set's index; the
+bits above come from the physical frame, which the model cannot see."""
+
+CACHE_LINE_BYTES = 64
+
+
+def _row_bytes(p: Problem, spans: tuple[bool, bool], tile_m: int, tile_n: int) -> int:
+    """The bytes of one K step of an operand's panel: its tile's columns of B
+    or rows of A, side by side in memory."""
+    spans_m, spans_n = spans
+    return p.input_bytes * (tile_m if spans_m else 1) * (tile_n if spans_n else 1)
+
+
+def _one_register_tile_wide(
+    spans: tuple[bool, bool], tile: tuple[int, int], register_tile: tuple[int, int]
+) -> bool:
+    """Whether a panel's rows are one register tile wide, so that every
+    register tile of the workgroup re-reads those same rows. Strips of
+    several register tiles did not show the in-page penalty: 256x256x32768
+    (1 KiB rows, 512-byte strips) ran within 6% of the best in 64 chunks."""
+    spans_m, spans_n = spans
+    (tile_m, tile_n), (register_m, register_n) = tile, register_tile
+    return (not spans_n or tile_n <= register_n) and (not spans_m or tile_m <= register_m)
+
+
+def _in_page_penalty(stride: int, row_bytes: int) -> float:
+    """How many times its size a panel of rows `stride` bytes apart, each
+    `row_bytes` wide, takes of a cache: the rows start at few offsets within a
+    page, so they reach few of the line slots a page's offset selects. Rows
+    1536 bytes apart start at 8 offsets 512 bytes apart; 128 bytes of each
+    reach a quarter of the slots, and 64x384x65521 ran in 12.5 ms (q1) in 25
+    chunks, whose panels (982 KiB) fit L2 by size, 10.1 in 64; at 456 columns
+    (rows 1824 bytes apart, every slot reached) 25 chunks ran as fast as 32
+    and 64."""
+    step = math.gcd(stride, PAGE_BYTES)
+    if step <= CACHE_LINE_BYTES:
+        return 1.0
+    lines = ceildiv(row_bytes, CACHE_LINE_BYTES)
+    return max(1.0, step / (lines * CACHE_LINE_BYTES))
+
+
 def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     """The modeled cost of cutting `problem`'s K into `factor` chunks on `target`."""
     p = problem
@@ -310,15 +353,6 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         for spans_m, spans_n in p.spans
     ]
     panel_bytes = sum(panel_elements) * p.input_bytes
-    conflict = target.conflict_stride
-    footprint = panel_bytes
-    if conflict is not None:
-        # Rows a multiple of the conflict stride apart map to a fraction of the
-        # cache's sets, so such a panel occupies that much more of the cache.
-        footprint = p.input_bytes * sum(
-            elements * (target.conflict_penalty if stride % conflict == 0 else 1)
-            for elements, stride in zip(panel_elements, p.k_strides)
-        )
     cache = target.cache_per_processor
     fixed = _fixed_tiles(p, target) if target.cpu is not None and factor > 1 else None
     fixed_tiles = _workgroup_tile(p, fixed) == (tile_m, tile_n)
@@ -326,6 +360,21 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     if fixed is not None and fixed_tiles:
         # The chunk's own register tile, which decides how often its panel is walked.
         register_m, register_n, _ = fixed["vector_common_parallel"]
+    conflict = target.conflict_stride
+    footprint = panel_bytes
+    if conflict is not None:
+        # Rows a multiple of the conflict stride apart map to a fraction of the
+        # cache's sets, so such a panel occupies that much more of the cache;
+        # so do rows one register tile wide that start at few offsets in a page.
+        footprint = p.input_bytes * sum(
+            elements * (
+                target.conflict_penalty if stride % conflict == 0
+                else _in_page_penalty(stride, _row_bytes(p, spans, tile_m, tile_n))
+                if _one_register_tile_wide(spans, (tile_m, tile_n), (register_m, register_n))
+                else 1
+            )
+            for elements, stride, spans in zip(panel_elements, p.k_strides, p.spans)
+        )
     reread_bandwidth = target.reread_bandwidth
     if fixed_tiles:
         # Split-k's tiles walk a workgroup's panel once per register tile,

@@ -254,13 +254,36 @@ def _rewrite(source: str, pipeline: str, name: str) -> Rewritten:
 
 Progress = Callable[[str], None]
 
+
 SETTLE_SECONDS = 0.15
-"""A pause before each timed call. OpenBLAS's threads spin for about 60 ms
-after numpy's matmul returns, and IREE's workers after a call: timed right
-after another configuration, a call shared the cores with those spinning
-threads (1x4096x14336: IREE's medians 7-8 ms with 4.4 ms calls back to back;
-the seed's shape with B transposed 48 ms after a 50 ms pause, 33 ms after
-200 ms, numpy unchanged)."""
+"""A pause before each configuration's turn in a round. OpenBLAS's threads
+spin for about 60 ms after numpy's matmul returns, and IREE's workers after a
+call: timed right after another configuration, a call shared the cores with
+those spinning threads (1x4096x14336: IREE's medians 7-8 ms with 4.4 ms calls
+back to back; the seed's shape with B transposed 48 ms after a 50 ms pause,
+33 ms after 200 ms, numpy unchanged)."""
+
+BURST_BELOW_MS = 50.0
+"""Calls shorter than this are timed in a burst after an untimed one. The
+first call after the pause wakes the workers, whose cores the virtual machine
+may have handed away while they slept: single calls of 4x4096x11008 in
+2 to 128 chunks took about 4.6 or 9.8 ms, in streaks (on a slow call the
+caller's thread stood 5 ms at one instruction), so that six of seven medians
+of 21 calls were 9.8 ms; timed after an untimed call, three at a time, the
+medians of 2, 8 and 32 chunks were 5.3-5.4 ms. Longer calls pay the wake-up
+in a fraction of their time."""
+
+BURST_CALLS = 3
+"""The timed calls of a burst, each one sample."""
+
+
+def _burst(call: Callable[[], Any]) -> int:
+    """How many timed calls each round gives `call`: a burst if one call,
+    timed once here after a pause, is short (see BURST_BELOW_MS)."""
+    time.sleep(SETTLE_SECONDS)
+    start = time.perf_counter()
+    call()
+    return BURST_CALLS if (time.perf_counter() - start) * 1e3 < BURST_BELOW_MS else 1
 
 
 def run_bench(
@@ -348,6 +371,7 @@ def run_bench(
     ]
     if numpy_call is not None:
         timed.append((numpy_result, numpy_call))
+    bursts = {id(result): _burst(call) for result, call in timed}
     # Each round takes the configurations in a fresh order: what one call
     # leaves (freed buffers, the allocator's state) slows the next, and in a
     # fixed order it always slows the same one (the same program ran in 13.1
@@ -358,9 +382,13 @@ def run_bench(
         progress(f"round {round_index + 1}/{runs}")
         for result, call in order.sample(timed, len(timed)):
             time.sleep(SETTLE_SECONDS)
-            start = time.perf_counter()
-            call()
-            result.times_ms.append((time.perf_counter() - start) * 1e3)
+            calls = bursts[id(result)]
+            if calls > 1:
+                call()
+            for _ in range(calls):
+                start = time.perf_counter()
+                call()
+                result.times_ms.append((time.perf_counter() - start) * 1e3)
 
     gpu: list[GpuFill] = []
     for target_name in gpu_targets:
