@@ -323,15 +323,34 @@ def _in_page_penalty(stride: int, row_bytes: int) -> float:
     `row_bytes` wide, takes of a cache: the rows start at few offsets within a
     page, so they reach few of the line slots a page's offset selects. Rows
     1536 bytes apart start at 8 offsets 512 bytes apart; 128 bytes of each
-    reach a quarter of the slots, and 64x384x65521 ran in 12.5 ms (q1) in 25
-    chunks, whose panels (982 KiB) fit L2 by size, 10.1 in 64; at 456 columns
-    (rows 1824 bytes apart, every slot reached) 25 chunks ran as fast as 32
-    and 64."""
+    reach a quarter of the slots: 64x384x65521 ran in 13.2-14.8 ms (medians
+    of two runs) in 25 chunks, whose panels (982 KiB) fit L2 by size, and in
+    10.3-10.8 in 49 or 64; at 456 columns (rows 1824 bytes apart, every slot
+    reached) 25 chunks ran within 1% of 32 and 64 (first quartiles)."""
     step = math.gcd(stride, PAGE_BYTES)
     if step <= CACHE_LINE_BYTES:
         return 1.0
     lines = ceildiv(row_bytes, CACHE_LINE_BYTES)
     return max(1.0, step / (lines * CACHE_LINE_BYTES))
+
+
+def _crowding(
+    p: Problem,
+    target: Target,
+    stride: int,
+    spans: tuple[bool, bool],
+    tile: tuple[int, int],
+    register_tile: tuple[int, int],
+) -> float:
+    """How many times its size an operand's panel, its rows `stride` bytes
+    apart, takes of the cache: rows a multiple of the conflict stride apart
+    map to a fraction of the cache's sets, and so do rows one register tile
+    wide that start at few offsets of a page."""
+    if target.conflict_stride is not None and stride % target.conflict_stride == 0:
+        return target.conflict_penalty
+    if _one_register_tile_wide(spans, tile, register_tile):
+        return _in_page_penalty(stride, _row_bytes(p, spans, *tile))
+    return 1.0
 
 
 def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
@@ -360,18 +379,11 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     if fixed is not None and fixed_tiles:
         # The chunk's own register tile, which decides how often its panel is walked.
         register_m, register_n, _ = fixed["vector_common_parallel"]
-    conflict = target.conflict_stride
     footprint = panel_bytes
-    if conflict is not None:
-        # Rows a multiple of the conflict stride apart map to a fraction of the
-        # cache's sets, so such a panel occupies that much more of the cache;
-        # so do rows one register tile wide that start at few offsets in a page.
+    if target.conflict_stride is not None:
         footprint = p.input_bytes * sum(
-            elements * (
-                target.conflict_penalty if stride % conflict == 0
-                else _in_page_penalty(stride, _row_bytes(p, spans, tile_m, tile_n))
-                if _one_register_tile_wide(spans, (tile_m, tile_n), (register_m, register_n))
-                else 1
+            elements * _crowding(
+                p, target, stride, spans, (tile_m, tile_n), (register_m, register_n)
             )
             for elements, stride, spans in zip(panel_elements, p.k_strides, p.spans)
         )

@@ -254,7 +254,6 @@ def _rewrite(source: str, pipeline: str, name: str) -> Rewritten:
 
 Progress = Callable[[str], None]
 
-
 SETTLE_SECONDS = 0.15
 """A pause before each configuration's turn in a round. OpenBLAS's threads
 spin for about 60 ms after numpy's matmul returns, and IREE's workers after a
