@@ -203,10 +203,10 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
             "--iree-llvmcpu-target-cpu=host",
             # Without DWARF, a program's bytes no longer depend on its source
             # file's name (with it, one program read from two paths put its
-            # code 32 bytes apart). That removes one cause of a program's time
-            # varying, not the variance: a matvec dispatch, byte for byte the
-            # same, ran in 6.1 to 9.8 ms as other functions' dispatches were
-            # added beside it, with or without 64-byte aligned code.
+            # code 32 bytes apart). The variance once blamed on code placement
+            # (a matvec dispatch, byte for byte the same, 6.1 to 9.8 ms) was
+            # the benchmark's caller holding a pinned worker's core
+            # (CALLER_NICENESS in xsplit/bench/driver.py).
             "--iree-llvmcpu-debug-symbols=false",
         ),
         runs_here=True,
