@@ -30,7 +30,6 @@ import argparse
 import datetime
 import json
 import math
-import os
 import platform
 import subprocess
 import sys
@@ -77,22 +76,6 @@ def _ms(value: float | None) -> str:
     return "failed" if value is None else f"{value:.1f}"
 
 
-HUGE_PAGES_TUNABLE = "glibc.malloc.hugetlb=1"
-"""numpy asks for transparent huge pages on its arrays; IREE's runtime
-allocates its buffers with malloc, which does not. With this glibc tunable
-set in each shape's process, malloc asks for them too, so that every
-configuration reads its operands from pages of one size: on 1x4096x14336
-(B transposed) IREE's program over numpy's went from 0.83x to 0.92-0.98x in
-two pairs of runs."""
-
-
-def _huge_page_env() -> dict[str, str]:
-    env = dict(os.environ)
-    tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
-    env["GLIBC_TUNABLES"] = ":".join([*tunables, HUGE_PAGES_TUNABLE])
-    return env
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -127,8 +110,7 @@ def main() -> int:
         print(f"benchmarking {path.name} ...", file=sys.stderr)
         worker = [sys.executable, __file__, "--one-shape", "--runs", str(args.runs),
                   "--sweep", args.sweep, "--results", str(args.results), str(path)]
-        worker += ["--no-gpu"] if args.no_gpu else []
-        if subprocess.run(worker, env=_huge_page_env()).returncode:
+        if subprocess.run(worker + (["--no-gpu"] if args.no_gpu else [])).returncode:
             cpu_rows.append(f"| {path.stem} | failed: see the log |")
             continue
         report = bench.BenchReport.from_json(
@@ -206,8 +188,7 @@ def main() -> int:
         "call after a pause of "
         f"{bench.SETTLE_SECONDS * 1e3:.0f} ms, from a thread at niceness "
         f"{bench.CALLER_NICENESS} (so that it never holds a core IREE's pinned workers need), "
-        f"with `GLIBC_TUNABLES={HUGE_PAGES_TUNABLE}` (IREE's buffers on transparent huge "
-        "pages, as numpy's arrays are), on inputs uploaded once "
+        "on inputs uploaded once "
         "(`iree.runtime.asdevicearray`, outside the timing); medians. Sweeps: "
         f"`split-k{{{bench.sweep_options('N')}}}` and "
         "`set-encoding,split-k{factor=N},materialize-late` for N in "
