@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from xsplit.bench import driver as bench
 
 SHAPE = """
@@ -73,3 +75,31 @@ def test_calibrate_writes_the_cache_target_cpu_reads(tmp_path: Path) -> None:
     got_flops, got_bandwidth, *_ = proc.stdout.split()
     assert float(got_flops) == float(flops) and float(got_bandwidth) == float(bandwidth)
     assert "calibrated" in proc.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="niceness is a POSIX notion")
+def test_timed_calls_run_at_low_priority_and_leave_the_caller_as_it_was() -> None:
+    """The timed calls come from a thread at CALLER_NICENESS, so that the
+    caller never holds a core a pinned IREE worker needs; the thread that
+    asked for the timings keeps its own niceness."""
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    seen: list[int] = []
+    result = bench.ConfigResult("probe", None, [])
+    bench.time_rounds(
+        [(result, lambda: seen.append(os.getpriority(os.PRIO_PROCESS, 0)))],
+        runs=2, seed=0, progress=lambda step: None,
+    )
+    assert len(result.times_ms) == 2 and len(seen) == 2
+    assert set(seen) == {bench.CALLER_NICENESS}
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before
+
+
+def test_a_failing_timed_call_raises_where_the_timings_were_asked() -> None:
+    def broken() -> None:
+        raise RuntimeError("the runtime failed")
+
+    with pytest.raises(RuntimeError, match="the runtime failed"):
+        bench.time_rounds(
+            [(bench.ConfigResult("broken", None, []), broken)],
+            runs=1, seed=0, progress=lambda step: None,
+        )

@@ -276,7 +276,7 @@ quartile under 5.7 ms. numpy, whose calling thread computes, was unchanged
 (5.46 and 5.55 ms)."""
 
 
-def _time_rounds(
+def time_rounds(
     timed: Sequence[tuple[ConfigResult, Callable[[], Any]]],
     runs: int,
     seed: int,
@@ -402,7 +402,7 @@ def run_bench(
     ]
     if numpy_call is not None:
         timed.append((numpy_result, numpy_call))
-    _time_rounds(timed, runs, seed, progress)
+    time_rounds(timed, runs, seed, progress)
 
     gpu: list[GpuFill] = []
     for target_name in gpu_targets:
