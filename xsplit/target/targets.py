@@ -205,8 +205,8 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
             # file's name (with it, one program read from two paths put its
             # code 32 bytes apart). The variance once blamed on code placement
             # (a matvec dispatch, byte for byte the same, 6.1 to 9.8 ms) was
-            # the benchmark's caller holding a pinned worker's core
-            # (CALLER_NICENESS in xsplit/bench/driver.py).
+            # most likely the benchmark's caller holding a pinned worker's
+            # core (CALLER_NICENESS in xsplit/bench/driver.py).
             "--iree-llvmcpu-debug-symbols=false",
         ),
         runs_here=True,
