@@ -34,7 +34,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from xdsl.dialects.builtin import AnyFloat, Float32Type, IntegerType, TensorType
+from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType, f32
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineDimExpr
 
@@ -229,7 +229,7 @@ def _main_columns(p: Problem, target: Target, transposed: bool) -> int:
     """The columns of a chunk's main piece (`Target.partial_main_columns`);
     the model leaves the rest out: it is less than a register tile."""
     m = padded_rows(p.m, target.split_pad_m)
-    return target.partial_main_columns(m, p.n, Float32Type(), transposed)
+    return target.partial_main_columns(m, p.n, f32, transposed)
 
 
 def _fixed_tiles(p: Problem, target: Target) -> dict[str, tuple[int, int, int]] | None:
@@ -240,7 +240,7 @@ def _fixed_tiles(p: Problem, target: Target) -> dict[str, tuple[int, int, int]] 
     return target.partial_tiles(
         padded_rows(p.m, target.split_pad_m),
         _main_columns(p, target, transposed),
-        Float32Type(),
+        f32,
         transposed,
     )
 
@@ -266,7 +266,7 @@ def streams_b(p: Problem, target: Target) -> bool:
     return transposed is not None and target.streams_b(
         padded_rows(p.m, target.split_pad_m),
         _main_columns(p, target, transposed),
-        Float32Type(),
+        f32,
         transposed,
     )
 
@@ -282,9 +282,16 @@ def tile_of(p: Problem, target: Target, split: bool = True) -> tuple[int, int]:
     tile models 12.0 ms (Zen 4, before the streaming tiles). Left whole
     (`split` false), the op keeps IREE's tiles: split-k fixes tiles only on
     the chunks it makes."""
-    fixed = partial_tile(p, target) if split else None
-    if fixed is not None and (fixed[0] > target.register_tile[0] or streams_b(p, target)):
-        return fixed
+    return _tile_with(p, target, _fixed_tiles(p, target) if split else None)
+
+
+def _tile_with(
+    p: Problem, target: Target, fixed: dict[str, tuple[int, int, int]] | None
+) -> tuple[int, int]:
+    """`tile_of`, given the tiles split-k fixes on the chunk (None if none)."""
+    tile = _workgroup_tile(p, fixed)
+    if tile is not None and (tile[0] > target.register_tile[0] or streams_b(p, target)):
+        return tile
     if target.matvec_tile is not None and (p.m == 1 or p.n == 1):
         if p.m == 1:
             return 1, min(target.matvec_tile, p.n)
@@ -359,7 +366,9 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     processors = target.processors
     chunk = ceildiv(p.k, factor)
     factor = ceildiv(p.k, chunk)  # the chunks that are not empty
-    tile_m, tile_n = tile_of(p, target, split=factor > 1)
+    # The chunk's fixed tiles, once for its workgroup tile and its register tile below.
+    split_tiles = _fixed_tiles(p, target) if factor > 1 else None
+    tile_m, tile_n = _tile_with(p, target, split_tiles)
     tiles = p.batch * ceildiv(p.m, tile_m) * ceildiv(p.n, tile_n)
     workgroups = tiles * factor
     resident = target.resident_workgroups
@@ -373,7 +382,7 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     ]
     panel_bytes = sum(panel_elements) * p.input_bytes
     cache = target.cache_per_processor
-    fixed = _fixed_tiles(p, target) if target.cpu is not None and factor > 1 else None
+    fixed = split_tiles if target.cpu is not None else None
     fixed_tiles = _workgroup_tile(p, fixed) == (tile_m, tile_n)
     register_m, register_n = target.register_tile
     if fixed is not None and fixed_tiles:
