@@ -2,7 +2,8 @@
 them), generated: random contractions, shapes, dtypes, factors and
 alignments, each split, compiled for the CPU and compared with numpy. The
 properties: the split computes the op, every chunk in the loop has one
-static size that is a multiple of the alignment, the tail is padded to one,
+static size that is a multiple of the alignment, the tail's multiple of it
+is read in place and only the rows past it are padded (to one alignment),
 and M is padded where it is longer than `pad_m` and not a multiple of it."""
 
 from __future__ import annotations
@@ -66,6 +67,12 @@ def _check_shapes(text: str, k: int, align: int, pad_m: int, m: int | None) -> N
     tail = k - full * chunk
     assert 0 <= tail < chunk
     assert ("linalg.index" in text) == (tail > 0)
+    rest = tail % align
+    assert ("%tail = linalg.generic" in text) == (tail - rest > 0), text
+    assert ("%tail_rest = linalg.generic" in text) == (rest > 0), text
+    assert not re.search(r"tensor\.pad %\w+_tail ", text), text  # no copy of the aligned part
+    for high in re.findall(r"tensor\.pad %\w+_tail_rest low\[[0, ]*\] high\[([0-9, ]*)\]", text):
+        assert sorted(int(h) for h in high.split(", "))[-1] == align - rest, text
     if m is not None and m > pad_m and m % pad_m:
         padded = -(-m // pad_m) * pad_m
         assert f"{padded}x" in text.split("scf.forall")[1].split("\n")[0], text
@@ -241,3 +248,22 @@ def test_aligned_chunks_round_down_where_rounding_up_leaves_one() -> None:
     up = aligned_chunks(30011, 3, 16)  # rounding up leaves two: kept
     assert not isinstance(up, str) and up.chunk == 10016 and up.full == 2
     assert isinstance(aligned_chunks(24, 4, 16), str)  # fewer than two chunks either way
+
+
+def test_aligned_chunks_copy_only_the_tails_rows_past_the_alignment() -> None:
+    """4 chunks of K = 50021: three of 12512 and a tail of 12485, of which
+    12480 are read in place and 5 padded to 16; generated over K, counts and
+    alignments, the pieces cover K and the copied rows are under one alignment."""
+    chunks = aligned_chunks(50021, 4, 16)
+    assert not isinstance(chunks, str)
+    assert (chunks.chunk, chunks.full, chunks.tail) == (12512, 3, 12485)
+    assert (chunks.tail_in_place, chunks.tail_rest, chunks.padded_tail) == (12480, 5, 12496)
+    rng = random.Random(13115)
+    for _ in range(2000):
+        k, count, align = rng.randint(2, 600_000), rng.randint(2, 300), rng.choice([4, 8, 16, 32])
+        chunks = aligned_chunks(k, count, align)
+        if isinstance(chunks, str):
+            continue
+        assert chunks.full * chunks.chunk + chunks.tail_in_place + chunks.tail_rest == k
+        assert chunks.tail_in_place % align == 0 and 0 <= chunks.tail_rest < align
+        assert chunks.tail < chunks.chunk

@@ -247,7 +247,28 @@ def test_a_transposed_matvec_streams_b_and_stays_whole() -> None:
     whole = estimate(linear(1, 4096, 14336), cpu, 1)
     assert whole.streamed and whole.panel_fits and "streamed" in whole.describe()
     assert choose_split(linear(1, 4096, 14336), cpu).factor == 1
-    assert not estimate(linear(8, 4096, 14336), cpu, 1).streamed
+
+
+@pytest.mark.parametrize("m", range(2, 9))
+def test_a_few_rows_against_a_transposed_b_stream_it_on_iree_s_tiles(m: int) -> None:
+    """Up to a register tile of rows (8) against B[n, k], IREE's own tiles
+    hold every row of A and read each row of B once: whole, the op is priced
+    as a stream of B, not at the re-read rate, so the model's estimate stays
+    within a few times B's bytes at the memory's rate, and no split is
+    picked that the stream beats. Past the register rows, or with A's rows
+    past L2, the re-read rate applies again."""
+    cpu = TARGETS["cpu"]
+    assert cpu.cpu is not None
+    problem = linear(m, 4096, 11008)
+    whole = estimate(problem, cpu, 1)
+    assert whole.streamed and whole.panel_fits
+    b_stream = 4 * 4096 * 11008 / cpu.memory_bandwidth
+    assert whole.seconds < 3 * b_stream
+    choice = choose_split(problem, cpu)
+    assert choice.chosen.seconds <= whole.seconds
+    assert not estimate(linear(16, 4096, 11008), cpu, 1).streamed
+    long_rows = cpu.cpu.l2 // (4 * m) + 16
+    assert not estimate(linear(m, 4096, long_rows), cpu, 1).streamed
 
 
 def test_unmasked_tiles_charge_the_last_tile_its_own_rows() -> None:

@@ -13,8 +13,10 @@ ragged end of K out of the loop:
     %partials = scf.forall (%s) in (K floordiv kc) {           kc: a multiple of A
       partial(chunk s of %a_p, chunk s of %b) over static kc
     }
-    %tail = partial(the last K mod kc of %a_p and %b, zero-padded to a multiple of A)
-    %r = linalg.generic ins(%partials[0:M], %tail[0:M]) outs(%c)   C + tail + sum of partials
+    %tail = partial(the last K mod kc of %a_p and %b, its multiple of A in place)
+    %tail_rest = partial(the rows of K past that, zero-padded to A)
+    %r = linalg.generic ins(%partials[0:M], %tail[0:M], %tail_rest[0:M]) outs(%c)
+                                                C + tails + sum of partials
 
 With a target that has them (`Target.partial_tiles`), the chunk's
 contraction carries `compilation_info` with IREE CPU tile sizes, which IREE's
@@ -65,17 +67,35 @@ from xsplit.target.targets import Target
 
 @dataclass(frozen=True)
 class AlignedChunks:
-    """K cut into `full` static chunks of `chunk` (a multiple of the
-    alignment) and a `tail` (0 or less than a chunk), padded to `padded_tail`."""
+    """K cut into `full` static chunks of `chunk` (a multiple of `align`)
+    and a `tail` (0 or less than a chunk).
+
+    The tail's largest multiple of the alignment, `tail_in_place`, is read
+    where it lies; only the rows past it (`tail_rest`) are copied, padded to
+    `align`. A padded copy of the whole tail is a fresh buffer of up to a
+    chunk of B: 3x2048x50021 in 4 chunks (three of 12512 and a tail of 12485,
+    a 102 MB copy) ran in 52 ms, against 11 ms in 2 chunks (a tail of 5)."""
 
     chunk: int
     full: int
     tail: int
-    padded_tail: int
+    align: int
 
     @property
     def count(self) -> int:
         return self.full + (1 if self.tail else 0)
+
+    @property
+    def padded_tail(self) -> int:
+        return ceildiv(self.tail, self.align) * self.align
+
+    @property
+    def tail_in_place(self) -> int:
+        return self.tail // self.align * self.align
+
+    @property
+    def tail_rest(self) -> int:
+        return self.tail - self.tail_in_place
 
 
 def aligned_chunk_size(k: int, count: int, align: int) -> int:
@@ -94,7 +114,7 @@ def aligned_chunks(k: int, count: int, align: int) -> AlignedChunks | str:
     full, tail = divmod(k, chunk)
     if full < 2:
         return f"K = {k} holds fewer than two chunks of {chunk} (a multiple of {align})"
-    return AlignedChunks(chunk, full, tail, ceildiv(tail, align) * align)
+    return AlignedChunks(chunk, full, tail, align)
 
 
 def aligned_split_applies(red: Reduction) -> bool | str:
@@ -367,23 +387,32 @@ def _split_piece(
     partials = forall.results[0]
     partials.name_hint = "partials"
 
-    # The ragged end of K, zero-padded to a multiple of the alignment.
+    # The ragged end of K: its aligned part read in place, with the chunks'
+    # tiles, and the rows past it zero-padded to the alignment.
     merge_inputs = [partials]
-    if chunks.tail:
+    tail_offset = chunks.full * chunks.chunk
+    tail_parts = [
+        (tail_offset, chunks.tail_in_place, chunks.tail_in_place, "tail"),
+        (tail_offset + chunks.tail_in_place, chunks.tail_rest, chunks.align, "tail_rest"),
+    ]
+    for offset, size, padded, name in tail_parts:
+        if not size:
+            continue
         tail_inputs = []
         for v, m in zip(inputs, red.input_maps):
-            piece = k_slice(ir, v, m, chunks.full * chunks.chunk, chunks.tail)
-            piece.name_hint = (v.name_hint or "input").removesuffix("_padded") + "_tail"
-            tail_inputs.append(
-                pad_with_zeros(ir, piece, {_loops_of(m).index(k_loop): chunks.padded_tail})
-            )
+            piece = k_slice(ir, v, m, offset, size)
+            piece.name_hint = (v.name_hint or "input").removesuffix("_padded") + f"_{name}"
+            tail_inputs.append(pad_with_zeros(ir, piece, {_loops_of(m).index(k_loop): padded}))
         tail_init = ir.fill(zero, ir.empty(partial_shape, element))
-        tail_init.name_hint = "tail_init"
+        tail_init.name_hint = f"{name}_init"
         tail = ir.b.insert(_contraction(red, tail_inputs, tail_init))
-        tail.results[0].name_hint = "tail"
+        tail.results[0].name_hint = name
+        if size == padded and COMPILATION_INFO in partial.attributes:
+            tail.attributes[COMPILATION_INFO] = partial.attributes[COMPILATION_INFO]
         merge_inputs.append(tail.results[0])
     if padded_m is not None:
-        m_dims = [out_loops.index(dims.m) + 1, out_loops.index(dims.m)]  # partials, tail
+        m_dim = out_loops.index(dims.m)
+        m_dims = [m_dim + 1] + [m_dim] * (len(merge_inputs) - 1)  # partials, tails
         merge_inputs = [
             ir.extract_slice(
                 v,

@@ -86,3 +86,37 @@ func.func @short_k(%a: tensor<8x20xf32>, %b: tensor<20x8xf32>, %c: tensor<8x8xf3
   %0 = linalg.matmul ins(%a, %b : tensor<8x20xf32>, tensor<20x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   func.return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+// K = 150: two chunks of 64 and a tail of 22. The tail's 16 aligned rows
+// are sliced in place; only the 6 past them are copied, padded to 16.
+// CHECK-LABEL: func.func @tail_in_two
+// CHECK:         scf.forall (%{{.*}}) in (2)
+// CHECK:         %a_tail = tensor.extract_slice %a[0, 128] [16, 16] [1, 1] : tensor<16x150xf32> to tensor<16x16xf32>
+// CHECK-NEXT:    %b_tail = tensor.extract_slice %b[128, 0] [16, 20] [1, 1] : tensor<150x20xf32> to tensor<16x20xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK:         %tail = linalg.generic {{.*}} ins(%a_tail, %b_tail : tensor<16x16xf32>, tensor<16x20xf32>)
+// CHECK:         %a_tail_rest = tensor.extract_slice %a[0, 144] [16, 6] [1, 1] : tensor<16x150xf32> to tensor<16x6xf32>
+// CHECK-NEXT:    %a_tail_rest_padded = tensor.pad %a_tail_rest low[0, 0] high[0, 10]
+// CHECK:         %b_tail_rest = tensor.extract_slice %b[144, 0] [6, 20] [1, 1] : tensor<150x20xf32> to tensor<6x20xf32>
+// CHECK-NEXT:    %b_tail_rest_padded = tensor.pad %b_tail_rest low[0, 0] high[10, 0]
+// CHECK:         %tail_rest = linalg.generic {{.*}} ins(%a_tail_rest_padded, %b_tail_rest_padded : tensor<16x16xf32>, tensor<16x20xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %tail, %tail_rest : tensor<2x16x20xf32>, tensor<16x20xf32>, tensor<16x20xf32>) outs(%c : tensor<16x20xf32>)
+func.func @tail_in_two(%a: tensor<16x150xf32>, %b: tensor<150x20xf32>, %c: tensor<16x20xf32>) -> tensor<16x20xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<16x150xf32>, tensor<150x20xf32>) outs(%c : tensor<16x20xf32>) -> tensor<16x20xf32>
+  func.return %0 : tensor<16x20xf32>
+}
+
+// -----
+
+// K = 128 in 3: two chunks of 48 and a tail of 32, a multiple of 16: no pad.
+// CHECK-LABEL: func.func @tail_in_place
+// CHECK-NOT:     tensor.pad
+// CHECK:         %tail = linalg.generic {{.*}} ins(%a_tail, %b_tail : tensor<16x32xf32>, tensor<32x20xf32>)
+// CHECK-NOT:     tail_rest
+// CHECK:         return
+func.func @tail_in_place(%a: tensor<16x128xf32>, %b: tensor<128x20xf32>, %c: tensor<16x20xf32>) -> tensor<16x20xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<16x128xf32>, tensor<128x20xf32>) outs(%c : tensor<16x20xf32>) -> tensor<16x20xf32>
+  func.return %0 : tensor<16x20xf32>
+}
