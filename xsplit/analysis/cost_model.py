@@ -45,7 +45,8 @@ from xsplit.target.targets import PARTIAL_TILE_MAX_M, Target
 MIN_GAIN = 0.05
 """The modeled speedup below which a split is not worth its merge."""
 NEAR_TIE = 0.01
-"""Splits this close to the cheapest count as ties, won by the fewest chunks."""
+"""Splits this close to the cheapest count as ties, won by the fewest chunks
+(the most where every tie streams its panels)."""
 MAX_FACTOR = 4096
 """The most chunks the model considers."""
 MAX_PARTIALS_SHARE = 1.0
@@ -477,7 +478,9 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         covered = ceildiv(p.m, tile_m) * tile_m * ceildiv(p.n, tile_n) * tile_n
         points = tile_m * tile_n * padded_rows(p.m, target.split_pad_m) * p.n / covered
     arithmetic = p.operations_per_point * points * chunk / target.processor_flops(p.element_class)
-    workgroup = max(arithmetic, traffic) + target.workgroup_overhead
+    # A workgroup's start runs in the shadow of its memory traffic: decoding
+    # 1x4096x14336 in 256 chunks (4,096 workgroups) took 5.7 ms, as in 2.
+    workgroup = max(arithmetic + target.workgroup_overhead, traffic)
     # A wave keeps up to `resident` workgroups on each processor; with fewer it
     # hides less latency (c resident reach c / resident of the rate), so a wave
     # takes `resident` workgroup times however full it is.
@@ -546,9 +549,15 @@ def _choose(problem: Problem, target: Target, processors: int) -> Choice:
             f"({_mib(2 * output)}) would outgrow the operands ({_mib(operands)})",
         )
     cheapest = min(e.seconds for e in candidates)
-    best = min(
-        (e for e in candidates if e.seconds <= cheapest * (1 + NEAR_TIE)), key=lambda e: e.factor
-    )
+    ties = [e for e in candidates if e.seconds <= cheapest * (1 + NEAR_TIE)]
+    if all(e.streamed for e in ties):
+        # Streamed chunks tie in the model, and more of them ran as fast or
+        # faster: 2x5120x13824 in 2 chunks 8.3 ms, in 4 to 32 7.5-7.6;
+        # 4x4096x11008 5.5 ms in 2, 5.0-5.2 in 16 and 32; 1x4096x14336 and
+        # 3x2048x50021 within 3% from 2 to 64.
+        best = max(ties, key=lambda e: e.factor)
+    else:
+        best = min(ties, key=lambda e: e.factor)
     best = _without_tail(problem, target, best)
     if best.seconds > unsplit.seconds * (1 - MIN_GAIN):
         return Choice(

@@ -425,7 +425,11 @@ def cpu_partial_tiles(
       once per 8 rows and runs half the FMAs per load: 123x456x51234 in 109
       chunks 32.6 -> 24.6 ms, 32x32x500009 13.5 -> 6.6 ms, 16x4096x16384
       40.5 -> 27.9 ms (medians; 8 x one vector, the Zen 4 choice, gave 25.5,
-      5.4 and 25.7 ms at best).
+      5.4 and 25.7 ms at best). Where N holds more, the workgroup takes up
+      to four register tiles of columns that divide it and steps K by 4:
+      64x384x65521 in 64 chunks 11.4 -> 9.4 ms, 32x4096x12289 in 16 chunks
+      17.3 -> 14.0 (numpy 19.5), 123x456x51234 in 32 chunks 20.3 -> 18.7;
+      with one register tile (32x32x500009) K by 1 stays: 4.33 against 4.38.
     - B row-major, more than 128 rows: 64 x 4 register tiles per workgroup,
       8 x two vectors in registers, stepping K by 4: 512x768x16384 in 32
       chunks 55.8 -> 32.3 ms (numpy 56.9), 640x640x12289 44.2 -> 26.7 ms,
@@ -468,20 +472,27 @@ def cpu_partial_tiles(
     if n < columns:
         return None
     if m > PARTIAL_TILE_MAX_M:
-        # Up to four register tiles, as many as divide N: a workgroup tile
-        # that does not divide N is masked in every workgroup.
-        dividing = [w for w in (4 * columns, 2 * columns, columns) if w <= n and n % w == 0]
-        strip = dividing[0] if dividing else min(n, 4 * columns)
         return {
-            "distribution": (64, strip, 0),
+            "distribution": (64, _dividing_strip(columns, n) or min(n, 4 * columns), 0),
             "vector_common_parallel": (8, columns, 0),
             "vector_reduction": (0, 0, 4),
         }
+    # Up to four register tiles of columns, as for taller chunks: a strip of
+    # B wider than one register tile steps K by 4.
+    strip = _dividing_strip(columns, n) or columns
     return {
-        "distribution": (m, columns, 0),
+        "distribution": (m, strip, 0),
         "vector_common_parallel": (min(m, 8), columns, 0),
-        "vector_reduction": (0, 0, 1),
+        "vector_reduction": (0, 0, 4 if strip > columns else 1),
     }
+
+
+def _dividing_strip(columns: int, n: int) -> int | None:
+    """Four, two or one register tiles of columns, the widest that divides N
+    (a workgroup tile that does not divide N is masked in every workgroup),
+    or None where none does."""
+    dividing = [w for w in (4 * columns, 2 * columns, columns) if w <= n and n % w == 0]
+    return dividing[0] if dividing else None
 
 
 def cpu_partial_column_block(

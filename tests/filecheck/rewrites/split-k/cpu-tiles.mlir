@@ -25,9 +25,11 @@ func.func @padded_rows(%a: tensor<20x1000xf32>, %b: tensor<1000x40xf32>, %c: ten
 // -----
 
 // A generic matmul with its loops in another order: the sizes follow the
-// loops' roles (d0 = N, d1 = K, d2 = M).
+// loops' roles (d0 = N, d1 = K, d2 = M). N = 64 holds more than one register
+// tile of columns (32 with AVX-512, 8 with AVX2): a workgroup takes the
+// widest strip of up to four that divides it, and K steps by 4.
 // CHECK-LABEL: func.func @permuted_loops
-// CHECK:         lowering_config = #iree_cpu.lowering_config<distribution = [[[COLS:8|32]], 0, 48], vector_common_parallel = [[[COLS]], 0, 8], vector_reduction = [0, 1, 0]>
+// CHECK:         lowering_config = #iree_cpu.lowering_config<distribution = [{{32|64}}, 0, 48], vector_common_parallel = [{{8|32}}, 0, 8], vector_reduction = [0, 4, 0]>
 func.func @permuted_loops(%a: tensor<48x640xf32>, %b: tensor<640x64xf32>, %c: tensor<48x64xf32>) -> tensor<48x64xf32> {
   %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d2, d0)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : tensor<48x640xf32>, tensor<640x64xf32>) outs(%c : tensor<48x64xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
@@ -97,14 +99,16 @@ func.func @decode_streams_b(%a: tensor<2x1000xf32>, %b: tensor<1000x512xf32>, %c
 // An N that the register tile (32 columns with AVX-512, 8 with AVX2) does
 // not divide: IREE would mask every workgroup's tile, so the largest
 // multiple of it is split on its own, with the tiles, and the rest on its
-// own. Each chunk slices its columns straight from B, each piece's merge
-// adds its columns of the init into a fresh tensor, and a concat joins them.
+// own (192 columns in strips of 64 with AVX-512, K by 4; 200 in strips of 8
+// with AVX2, K by 1). Each chunk slices its columns straight from B, each
+// piece's merge adds its columns of the init into a fresh tensor, and a
+// concat joins them.
 // CHECK-LABEL: func.func @odd_columns
 // CHECK:         %[[INIT:.*]] = tensor.extract_slice %c[0, 0] [20, [[W:192|200]]] [1, 1]
 // CHECK:         %[[FRESH:.*]] = linalg.fill ins(%zero : f32) outs(%{{.*}} : tensor<20x[[W]]xf32>)
 // CHECK:         scf.forall
 // CHECK:           tensor.extract_slice %b[%{{.*}}, 0] [256, [[W]]] [1, 1] : tensor<1000x201xf32> to tensor<256x[[W]]xf32>
-// CHECK:           lowering_config = #iree_cpu.lowering_config<distribution = [24, [[COLS:8|32]], 0], vector_common_parallel = [8, [[COLS]], 0], vector_reduction = [0, 0, 1]>
+// CHECK:           lowering_config = #iree_cpu.lowering_config<distribution = [24, {{64|8}}, 0], vector_common_parallel = [8, {{32|8}}, 0], vector_reduction = [0, 0, {{4|1}}]>
 // CHECK:         %[[FIRST:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}}, %[[INIT]] : tensor<3x20x[[W]]xf32>, tensor<20x[[W]]xf32>, tensor<20x[[W]]xf32>, tensor<20x[[W]]xf32>) outs(%[[FRESH]] : tensor<20x[[W]]xf32>)
 // CHECK:         tensor.extract_slice %c[0, [[W]]] [20, [[R:9|1]]] [1, 1]
 // CHECK:         scf.forall
