@@ -340,3 +340,24 @@ def test_streamed_decodes_take_the_most_chunks_among_ties(m: int, n: int, k: int
     assert choice.chosen.streamed and choice.factor > 2
     cheapest = min(estimate(problem, cpu, f).seconds for f in range(2, 257))
     assert choice.chosen.seconds <= cheapest * (1 + NEAR_TIE) * 1.1  # _without_tail's allowance
+
+
+@pytest.mark.parametrize("m,n,k", [(100, 700, 24593), (48, 800, 30011), (24, 224, 65521), (128, 352, 40009)])
+def test_strips_one_register_tile_wide_keep_their_panels_in_half_of_l2(m: int, n: int, k: int) -> None:
+    """Where N's main piece is an odd number of register tiles, a chunk's
+    strip of B is one register tile wide, and every workgroup along N walks
+    all of A's panel past its own strip: the panels get half of L2, as tall
+    chunks' do. With one register tile of N in all there is one workgroup
+    along it, and the whole of L2 applies."""
+    from xsplit.analysis.cost_model import partial_tile
+
+    cpu = targets.cpu_target(NAMED_CPUS["znver4"])
+    assert cpu.cpu is not None
+    problem = matmul(m, n, k)
+    tile = partial_tile(problem, cpu)
+    assert tile is not None and tile[1] == 32
+    choice = choose_split(problem, cpu)
+    assert choice.chosen.panel_fits
+    assert cpu.cpu.l2 // 4 < choice.chosen.panel_bytes <= cpu.cpu.l2 // 2
+    one_tile = choose_split(matmul(32, 32, 500009), cpu)
+    assert one_tile.chosen.panel_bytes > cpu.cpu.l2 // 2

@@ -414,6 +414,13 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
             # panels), 24.8-28.6 in 16 (768 KiB); 200x1000x16001 in 16.9
             # in 16 chunks (375 KiB), 19.8 in 8 (750 KiB), 23.2 in 6.
             cache //= 2
+        elif tile_n <= register_n < p.n and tile_m > register_m:
+            # So do chunks whose strip of B is one register tile wide: each
+            # of the chunk's workgroups along N walks all of A's panel past
+            # its own strip. 100x700x24593 (strips of 32 columns) ran in
+            # 14.2-16.3 ms in 13-15 chunks (panels of 84-95% of L2), 12.7
+            # in 32 (40%).
+            cache //= 2
         reread_bandwidth = target.memory_bandwidth / processors
     panel_fits = cache is None or footprint <= cache
     streamed = False
