@@ -432,25 +432,24 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         # register row and want it in L2: 16x4096x16384 ran in 25 ms in 2
         # chunks, 12.8 ms in 32 (strips of 512 KiB).
         panel_fits = streamed = True
-    if p.m == 1 and _partial_layout(p) is True:
-        # One row of A against B[n, k]: each workgroup reads its rows of B
-        # whole, each once, K contiguous, whatever the tiles: IREE's own
-        # ran 1x4096x14336 in 6.9 ms unsplit (34 GB/s), 7.1 in 2 chunks
-        # and 8.4 in 16, where the re-read rate would say 40 ms unsplit.
-        panel_fits = streamed = True
-    if (
-        not fixed_tiles
-        and target.cpu is not None
-        and 1 < p.m <= register_m
-        and _partial_layout(p) is True
-        and p.m * p.k * p.input_bytes <= target.cpu.l2
+    if _partial_layout(p) is True and (
+        p.m == 1
+        or (
+            not fixed_tiles
+            and target.cpu is not None
+            and p.m <= register_m
+            and p.m * p.k * p.input_bytes <= target.cpu.l2
+        )
     ):
-        # A few rows of A against B[n, k], on IREE's own tiles: its register
-        # tile holds every row of A ([8, 16] for 8 rows with AVX-512), so each
-        # row of B is read once, and what is walked again, once per register
-        # column, is A's rows, from L2. IREE ran 8x4096x11008 unsplit in 5.6
-        # ms (32 GB/s over B), where the re-read rate would say 38 ms, and
-        # the split that said picked (16 chunks) took 6.4.
+        # Rows of A against B[n, k] read each row of B once, K contiguous.
+        # One row, whatever the tiles: IREE's own ran 1x4096x14336 in 6.9 ms
+        # unsplit (34 GB/s), 7.1 in 2 chunks and 8.4 in 16, where the re-read
+        # rate would say 40 ms unsplit. Up to a register tile of rows, on
+        # IREE's own tiles, which hold every row of A ([8, 16] for 8 rows with
+        # AVX-512) and walk A's rows again, once per register column, from
+        # L2: 8x4096x11008 unsplit in 5.6 ms (32 GB/s over B), where the
+        # re-read rate would say 38 ms, and the split that said picked (16
+        # chunks) took 6.4.
         panel_fits = streamed = True
     # A processor draws at most its share of the bandwidth: a wave that leaves
     # processors idle leaves their share unused.
