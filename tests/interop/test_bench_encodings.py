@@ -30,6 +30,13 @@ def test_bench_times_auto_the_encoded_sweep_and_numpy(tmp_path: Path) -> None:
         assert c.error is None, (c.name, c.error)
         assert c.max_rel_error is not None and c.max_rel_error < 1e-3, c.name
         assert len(c.times_ms) == 2, c.name
+    # The sweep's one chunk is the source itself, IREE default's program: one
+    # binary, timed once, one number for both.
+    whole = report.config("xsplit-x1")
+    assert whole.same_as == "iree-default"
+    assert whole.times_ms == report.config("iree-default").times_ms
+    assert all(report.config(c.same_as).same_as is None for c in report.configs if c.same_as)
+    assert "(the binary of iree-default)" in bench.format_table(report)
     assert report.flops == 2.0 * 48 * 3001 * 40
     assert report.peak_gflops and report.peak_gflops > 0
     assert report.auto_choice in ("whole", "encode") or report.auto_choice.split()[0] in (
