@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType, f32
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineDimExpr
 
-from xsplit.analysis.reduction import Reduction
+from xsplit.analysis.reduction import Reduction, through_transposes
 from xsplit.analysis.shapes import ceildiv
 from xsplit.target.targets import PARTIAL_TILE_MAX_M, Target
 
@@ -172,7 +172,10 @@ def _bytes(element: Attribute) -> int:
 
 
 def problem_of(red: Reduction) -> Problem | str:
-    """The model's view of a matched reduction, or why it has none."""
+    """The model's view of a matched reduction, or why it has none. An input
+    that is a `linalg.transpose`'s result is priced as the transpose's
+    source, read in place: IREE fuses the transpose into the op."""
+    red = through_transposes(red) or red
     k = red.static_k()
     out_shape = red.acc_type.get_shape()
     if k is None or any(d < 0 for d in out_shape):

@@ -16,7 +16,9 @@ argmin) splits too (`ArgSelect`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
@@ -336,6 +338,41 @@ def _ordering_combiner(arg: ArgSelect) -> type[Operation]:
     if arg.predicate[0] == "u":
         return arith.MaxUIOp if biggest else arith.MinUIOp
     return arith.MaxSIOp if biggest else arith.MinSIOp
+
+
+def source_map(transposed_map: AffineMap, permutation: Sequence[int]) -> AffineMap:
+    """The map that reads a `linalg.transpose`'s source where `transposed_map`
+    reads its result: result[i] is source[j] with j[permutation[d]] = i[d]."""
+    results: list[AffineExpr] = list(transposed_map.results)
+    for d, p in enumerate(permutation):
+        results[p] = transposed_map.results[d]
+    return AffineMap(transposed_map.num_dims, transposed_map.num_symbols, tuple(results))
+
+
+def through_transposes(red: Reduction) -> Reduction | None:
+    """`red` reading the sources of its inputs that are `linalg.transpose`
+    results, each through its map composed with the permutation; None when
+    no input is one.
+
+    IREE fuses a transpose into the contraction that reads it, so the whole
+    op runs on the source in the source's layout; this is the op the cost
+    model prices, and the one a split must cut. (ONNX `Gemm transB=1` and
+    linear layers import as a transpose of the weight then a matmul.)"""
+    inputs, maps, changed = [], [], False
+    for value, input_map in zip(red.inputs, red.input_maps):
+        producer = value.owner
+        if isinstance(producer, linalg.TransposeOp) and isinstance(
+            producer.inputs[0].type, TensorType
+        ):
+            inputs.append(producer.inputs[0])
+            maps.append(source_map(input_map, producer.permutation.get_values()))
+            changed = True
+        else:
+            inputs.append(value)
+            maps.append(input_map)
+    if not changed:
+        return None
+    return dataclasses.replace(red, inputs=inputs, input_maps=maps)
 
 
 def match_reduction(op: Operation) -> Reduction | str:
