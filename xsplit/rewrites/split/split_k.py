@@ -444,7 +444,8 @@ def _read_through_transposes(m: Match, ir: IRBuilder) -> list[SSAValue]:
 
 reads_a_transpose = where(
     "an input is a linalg.transpose's result",
-    lambda m: m["through"] is not None or "no input is a linalg.transpose's result",
+    lambda m: any(isinstance(v.owner, linalg.TransposeOp) for v in m.root.operands)
+    or "no input is a linalg.transpose's result",
 )
 
 SPLIT_K_THROUGH_TRANSPOSE = Pattern(
@@ -452,9 +453,11 @@ SPLIT_K_THROUGH_TRANSPOSE = Pattern(
     doc="a reduction that splits and reads a linalg.transpose's result, as a linalg.generic "
     "on the transpose's source (the split patterns then cut the source)",
     root=REDUCTION_ROOTS,
-    # The transpose first: ops the split patterns made are tried here too, and
-    # the model, which remarks on what it prices, must not see them again.
-    where=is_splittable_reduction & reads_a_transpose & splits,
+    # The transpose first: the ops the split patterns make are tried here too,
+    # and the model, which remarks on what it prices, must not see them again.
+    where=reads_a_transpose & splits & where(
+        "it reads the transpose as an input", lambda m: m["through"] is not None
+    ),
     rewrite=_read_through_transposes,
     benefit=4,
     options=[o.name for o in OPTIONS],
