@@ -34,7 +34,7 @@ from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.attr_names import SPLIT_FACTOR as SPLIT_FACTOR_ATTR
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.files import write_output
-from xsplit.interop.check import compare, entry_function, random_inputs
+from xsplit.interop.check import compare, entry_name, entry_point, random_inputs
 from xsplit.iree.cpu_runner import to_numpy
 from xsplit.iree.iree_compile import compile_mlir
 from xsplit.iree.workgroups import split_dispatch_pair, workgroup_counts
@@ -340,8 +340,8 @@ def run_bench(
     import iree.runtime as rt
 
     module = parse_module(source, name)
-    f = entry_function(module, function, name)
-    fn = f.sym_name.data
+    f = entry_point(module, function, name)
+    fn = entry_name(f)
     inputs = random_inputs(f, dims, seed)
 
     programs: list[tuple[ConfigResult, str]] = [
