@@ -426,12 +426,13 @@ def _read_through_transposes(m: Match, ir: IRBuilder) -> list[SSAValue]:
     at 4 to 43 chunks)."""
     red: Reduction = m["red"]
     through: Reduction = m["through"]
+    maps = (*through.input_maps, *(red.output_map for _ in red.inits))
     generic = ir.b.insert(
         linalg.GenericOp(
             through.inputs,
             list(red.inits),
             red.body(),
-            [AffineMapAttr(m) for m in (*through.input_maps, *(red.output_map for _ in red.inits))],
+            [AffineMapAttr(affine_map) for affine_map in maps],
             [
                 IteratorTypeAttr.reduction() if d in red.reduction_dims else IteratorTypeAttr.parallel()
                 for d in range(red.num_loops)
