@@ -17,15 +17,15 @@ from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
 
 
-def _linear_model(m: int, n: int, k: int, bias: bool):
+def _linear_model(m: int, n: int, k: int, bias: bool, trans_a: int = 0):
     inputs = [
-        helper.make_tensor_value_info("X", TensorProto.FLOAT, [m, k]),
+        helper.make_tensor_value_info("X", TensorProto.FLOAT, [k, m] if trans_a else [m, k]),
         helper.make_tensor_value_info("W", TensorProto.FLOAT, [n, k]),
     ]
     if bias:
         inputs.append(helper.make_tensor_value_info("B", TensorProto.FLOAT, [n]))
     node = helper.make_node(
-        "Gemm", ["X", "W", "B"] if bias else ["X", "W"], ["Y"], transB=1, alpha=0.5
+        "Gemm", ["X", "W", "B"] if bias else ["X", "W"], ["Y"], transA=trans_a, transB=1, alpha=0.5
     )
     graph = helper.make_graph(
         [node], "linear", inputs, [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [m, n])]
@@ -34,15 +34,19 @@ def _linear_model(m: int, n: int, k: int, bias: bool):
 
 
 @pytest.mark.parametrize(
-    ("m", "n", "k", "bias", "pipeline"),
+    ("m", "n", "k", "bias", "trans_a", "pipeline"),
     [
-        (6, 40, 4099, False, "split-k{factor=5},materialize-late"),
-        (6, 40, 4099, True, "split-k{factor=4 align=16 pad_m=8 cpu_tiles=true},materialize-late"),
-        (24, 96, 20011, True, "split-k{target=cpu},materialize-late"),
+        (6, 40, 4099, False, 0, "split-k{factor=5},materialize-late"),
+        (6, 40, 4099, True, 0, "split-k{factor=4 align=16 pad_m=8 cpu_tiles=true},materialize-late"),
+        (24, 96, 20011, True, 0, "split-k{target=cpu},materialize-late"),
+        # Both operands transposed: A is read as A[k, m] in place too.
+        (5, 12, 3001, True, 1, "split-k{factor=3},materialize-late"),
     ],
 )
-def test_linear_splits_the_weight_in_place_and_matches_onnx(m, n, k, bias, pipeline, tmp_path) -> None:
-    model = _linear_model(m, n, k, bias)
+def test_linear_splits_the_weight_in_place_and_matches_onnx(
+    m, n, k, bias, trans_a, pipeline, tmp_path
+) -> None:
+    model = _linear_model(m, n, k, bias, trans_a)
     text = imported_input(model, tmp_path)
     assert "linalg.transpose" in text  # the importer's form
     out = rewrite(text, pipeline)
@@ -50,7 +54,7 @@ def test_linear_splits_the_weight_in_place_and_matches_onnx(m, n, k, bias, pipel
     assert "linalg.transpose" not in out, "a chunk still reads the transposed copy"
     rng = np.random.default_rng(k + m)
     feeds = {
-        "X": rng.standard_normal((m, k)).astype(np.float32),
+        "X": rng.standard_normal((k, m) if trans_a else (m, k)).astype(np.float32),
         "W": rng.standard_normal((n, k)).astype(np.float32),
     }
     if bias:
