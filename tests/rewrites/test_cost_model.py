@@ -269,9 +269,30 @@ def test_a_few_rows_against_a_transposed_b_stream_it_on_iree_s_tiles(m: int) -> 
     assert whole.seconds < 3 * b_stream
     choice = choose_split(problem, cpu)
     assert choice.chosen.seconds <= whole.seconds
-    assert not estimate(linear(16, 4096, 11008), cpu, 1).streamed
+    assert not estimate(linear(3 * cpu.register_tile[0], 4096, 11008), cpu, 1).streamed
     long_rows = cpu.cpu.l2 // (4 * m) + 16
     assert not estimate(linear(m, 4096, long_rows), cpu, 1).streamed
+
+
+@pytest.mark.parametrize("extra_rows", [1, 4, 8])
+def test_up_to_two_register_tiles_of_rows_stream_a_transposed_b_whose_strip_fits_l3(
+    extra_rows: int,
+) -> None:
+    """Past one register tile of rows and up to two, IREE's own tiles walk
+    B's strip twice, the second time from L3: where the workgroup's strip
+    fits L3 the whole op is priced as a stream and left whole (16x2048x20011
+    ran whole in 9.6 ms, split in 9.7-10.5). With a strip past L3, or past
+    two register tiles of rows, the split is priced as before."""
+    cpu = TARGETS["cpu"]
+    assert cpu.cpu is not None
+    m = cpu.register_tile[0] + extra_rows
+    fits = linear(m, 2048, 20011)
+    assert estimate(fits, cpu, 1).streamed
+    assert choose_split(fits, cpu).factor == 1
+    tile_n = estimate(fits, cpu, 1).panel_bytes // (4 * 20011) - m
+    past_l3 = cpu.cpu.l3 // (4 * tile_n) + 16
+    assert not estimate(linear(m, 2048, past_l3), cpu, 1).streamed
+    assert not estimate(linear(2 * cpu.register_tile[0] + 1, 2048, 20011), cpu, 1).streamed
 
 
 def test_unmasked_tiles_charge_the_last_tile_its_own_rows() -> None:

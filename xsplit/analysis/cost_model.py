@@ -443,6 +443,12 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
             and p.m <= register_m
             and p.m * p.k * p.input_bytes <= target.cpu.l2
         )
+        or (
+            not fixed_tiles
+            and target.cpu is not None
+            and register_m < p.m <= 2 * register_m
+            and tile_n * p.k * p.input_bytes <= target.cpu.l3
+        )
     ):
         # Rows of A against B[n, k] read each row of B once, K contiguous.
         # One row, whatever the tiles: IREE's own ran 1x4096x14336 in 6.9 ms
@@ -452,7 +458,11 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         # AVX-512) and walk A's rows again, once per register column, from
         # L2: 8x4096x11008 unsplit in 5.6 ms (32 GB/s over B), where the
         # re-read rate would say 38 ms, and the split that said picked (16
-        # chunks) took 6.4.
+        # chunks) took 6.4. Up to two register tiles of rows, B's strip is
+        # walked twice, the second time from L3 where the workgroup's strip
+        # fits there: unsplit, 16x2048x20011 ran in 9.6 ms, 2-8 chunks in
+        # 9.7-10.5; 12x4096x16384 in 12.7, 12.4-12.7; 16x4096x30011 in 25.1,
+        # 24.4-26.9. At 24 rows the split wins (13.0 against 11.9).
         panel_fits = streamed = True
     # A processor draws at most its share of the bandwidth: a wave that leaves
     # processors idle leaves their share unused.
