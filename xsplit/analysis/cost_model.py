@@ -435,19 +435,16 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         # register row and want it in L2: 16x4096x16384 ran in 25 ms in 2
         # chunks, 12.8 ms in 32 (strips of 512 KiB).
         panel_fits = streamed = True
+    cpu = target.cpu
     if _partial_layout(p) is True and (
         p.m == 1
         or (
             not fixed_tiles
-            and target.cpu is not None
-            and p.m <= register_m
-            and p.m * p.k * p.input_bytes <= target.cpu.l2
-        )
-        or (
-            not fixed_tiles
-            and target.cpu is not None
-            and register_m < p.m <= 2 * register_m
-            and tile_n * p.k * p.input_bytes <= target.cpu.l3
+            and cpu is not None
+            and (
+                (p.m <= register_m and p.m * p.k * p.input_bytes <= cpu.l2)
+                or (register_m < p.m <= 2 * register_m and tile_n * p.k * p.input_bytes <= cpu.l3)
+            )
         )
     ):
         # Rows of A against B[n, k] read each row of B once, K contiguous.

@@ -126,15 +126,12 @@ def _capture_reduction(m: Match) -> bool | str:
     # Every split-k pattern asks first; the answer holds for all of them.
     key = ("reduction", id(m.root))
     if key not in m.analyses:
-        red = match_reduction(m.root)
-        m.analyses[key] = red if isinstance(red, str) else (red, through_transposes(red))
-    found = m.analyses[key]
-    if isinstance(found, str):
-        return found
-    red, through = found
+        m.analyses[key] = match_reduction(m.root)
+    red = m.analyses[key]
+    if isinstance(red, str):
+        return red
     m.captures["red"] = red
     m.captures["k"] = red.static_k()
-    m.captures["through"] = through
     return True
 
 
@@ -443,6 +440,14 @@ def _read_through_transposes(m: Match, ir: IRBuilder) -> list[SSAValue]:
     return list(generic.results)
 
 
+def _capture_through_transposes(m: Match) -> bool | str:
+    through = through_transposes(m["red"])
+    if through is None:
+        return "the transpose is its init, not an input"
+    m.captures["through"] = through
+    return True
+
+
 reads_a_transpose = where(
     "an input is a linalg.transpose's result",
     lambda m: any(isinstance(v.owner, linalg.TransposeOp) for v in m.root.operands)
@@ -456,9 +461,9 @@ SPLIT_K_THROUGH_TRANSPOSE = Pattern(
     root=REDUCTION_ROOTS,
     # The transpose first: the ops the split patterns make are tried here too,
     # and the model, which remarks on what it prices, must not see them again.
-    where=reads_a_transpose & splits & where(
-        "it reads the transpose as an input", lambda m: m["through"] is not None
-    ),
+    where=reads_a_transpose
+    & splits
+    & where("it reads the transpose as an input", _capture_through_transposes),
     rewrite=_read_through_transposes,
     benefit=4,
     options=[o.name for o in OPTIONS],
