@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType, f32
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineDimExpr
 
-from xsplit.analysis.reduction import Reduction, through_transposes
+from xsplit.analysis.reduction import Reduction, through_transposes, vector_form
 from xsplit.analysis.shapes import ceildiv
 from xsplit.target.targets import PARTIAL_TILE_MAX_M, Target
 
@@ -174,8 +174,13 @@ def _bytes(element: Attribute) -> int:
 def problem_of(red: Reduction) -> Problem | str:
     """The model's view of a matched reduction, or why it has none. An input
     that is a `linalg.transpose`'s result is priced as the transpose's
-    source, read in place: IREE fuses the transpose into the op."""
+    source, read in place: IREE fuses the transpose into the op. A vector
+    contraction (`vector_form`) is priced as the one-row matmul split-k
+    cuts it as, its vector first as that matmul's A."""
     red = through_transposes(red) or red
+    form = vector_form(red)
+    order = (form.vector, form.matrix) if form is not None else tuple(range(len(red.inputs)))
+    vector = form.vector if form is not None else None
     k = red.static_k()
     out_shape = red.acc_type.get_shape()
     if k is None or any(d < 0 for d in out_shape):
@@ -189,13 +194,14 @@ def problem_of(red: Reduction) -> Problem | str:
     batch = 1
     for d in out_shape[:-2]:
         batch *= d
-    first = red.inputs[0].type
+    first = red.inputs[order[0]].type
     assert isinstance(first, TensorType)
     element = first.element_type
     spans, k_strides = [], []
-    for value, input_map in zip(red.inputs, red.input_maps):
+    for i in order:
+        value, input_map = red.inputs[i], red.input_maps[i]
         positions = [e.position for e in input_map.results if isinstance(e, AffineDimExpr)]
-        spans.append((m_dim in positions, n_dim in positions))
+        spans.append((m_dim in positions or i == vector, n_dim in positions))
         shape = value.type.get_shape() if isinstance(value.type, TensorType) else ()
         stride = _bytes(element)
         if red.reduction_dim in positions:

@@ -375,6 +375,41 @@ def through_transposes(red: Reduction) -> Reduction | None:
     return dataclasses.replace(red, inputs=inputs, input_maps=maps)
 
 
+@dataclass(frozen=True)
+class VectorForm:
+    """A contraction of a K-vector with a matrix into an N-vector: the M = 1
+    matmul (a `linalg.vecmat`, or a `linalg.matvec` against a transposed
+    matrix) written without its unit M loop."""
+
+    vector: int
+    """The input read along K alone."""
+    matrix: int
+    """The input read along K and N."""
+    n_dim: int
+    transposed: bool
+    """Whether the matrix is N x K (`linalg.matvec`) rather than K x N."""
+
+
+def vector_form(red: Reduction) -> VectorForm | None:
+    """How `red` is the M = 1 matmul without its M loop, or None where it is
+    not: two inputs, two loops (N and the K it reduces), the output indexed
+    by N alone, one input by K alone and the other by both."""
+    if not red.simple or len(red.inputs) != 2 or red.num_loops != 2:
+        return None
+    k = red.reduction_dim
+    out = red.output_map.results
+    if len(out) != 1 or not isinstance(out[0], AffineDimExpr) or out[0].position == k:
+        return None
+    n = out[0].position
+    reads = [tuple(e.position for e in m.results if isinstance(e, AffineDimExpr)) for m in red.input_maps]
+    if any(len(r) != len(m.results) for r, m in zip(reads, red.input_maps)):
+        return None
+    for vector, matrix in ((0, 1), (1, 0)):
+        if reads[vector] == (k,) and reads[matrix] in ((k, n), (n, k)):
+            return VectorForm(vector, matrix, n, reads[matrix] == (n, k))
+    return None
+
+
 def match_reduction(op: Operation) -> Reduction | str:
     """The reduction `op` computes, or why it is not a splittable one."""
     if isinstance(op, linalg.ReduceOp):

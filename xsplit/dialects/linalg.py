@@ -395,6 +395,34 @@ class VecmatOp(ContractionOp):
 
 
 @irdl_op_definition
+class BatchMatvecOp(ContractionOp):
+    """`y[b, m] += A[b, m, k] * x[b, k]`."""
+
+    name = "linalg.batch_matvec"
+    DEFAULT_MAPS: ClassVar = _maps("bmk", "bmk", "bk", "bm")
+    ITERATORS: ClassVar = "ppr"
+
+
+@irdl_op_definition
+class BatchVecmatOp(ContractionOp):
+    """`y[b, n] += x[b, k] * A[b, k, n]`."""
+
+    name = "linalg.batch_vecmat"
+    DEFAULT_MAPS: ClassVar = _maps("bnk", "bk", "bkn", "bn")
+    ITERATORS: ClassVar = "ppr"
+
+
+@irdl_op_definition
+class DotOp(ContractionOp):
+    """`c[] += a[k] * b[k]`: the inner product of two vectors, into a 0-d
+    tensor."""
+
+    name = "linalg.dot"
+    DEFAULT_MAPS: ClassVar = _maps("k", "k", "k", "")
+    ITERATORS: ClassVar = "r"
+
+
+@irdl_op_definition
 class Mmt4DOp(ContractionOp):
     """`C[m, n, m0, n0] += A[m, k, m0, k0] * B[n, k, n0, k0]`: a matmul on
     data-tiled operands, B transposed, each tile row-major. Two reduction loops:
@@ -589,6 +617,9 @@ LINALG_OPS: tuple[type[Operation], ...] = (
     BatchMatmulOp,
     MatvecOp,
     VecmatOp,
+    BatchMatvecOp,
+    BatchVecmatOp,
+    DotOp,
     Mmt4DOp,
     BatchMmt4DOp,
     BatchReduceMatmulOp,

@@ -47,3 +47,28 @@ func.func @vecmat(%x: tensor<8xf32>, %a: tensor<8x3xf32>, %y: tensor<3xf32>) -> 
   %0 = linalg.vecmat ins(%x, %a : tensor<8xf32>, tensor<8x3xf32>) outs(%y : tensor<3xf32>) -> tensor<3xf32>
   func.return %0 : tensor<3xf32>
 }
+
+// GENERIC-LABEL: "func.func"() <{sym_name = "batch_matvec"
+// GENERIC:       "linalg.batch_matvec"
+// GENERIC:         "arith.mulf"
+// CHECK-LABEL: func.func @batch_matvec
+// CHECK: linalg.batch_matvec ins(%{{.*}}, %{{.*}} : tensor<2x4x8xf32>, tensor<2x8xf32>) outs(%{{.*}} : tensor<2x4xf32>) -> tensor<2x4xf32>
+func.func @batch_matvec(%a: tensor<2x4x8xf32>, %x: tensor<2x8xf32>, %y: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %0 = linalg.batch_matvec ins(%a, %x : tensor<2x4x8xf32>, tensor<2x8xf32>) outs(%y : tensor<2x4xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+
+// CHECK-LABEL: func.func @batch_vecmat
+// CHECK: linalg.batch_vecmat ins(%{{.*}}, %{{.*}} : tensor<2x8xf16>, tensor<2x8x3xf16>) outs(%{{.*}} : tensor<2x3xf32>) -> tensor<2x3xf32>
+func.func @batch_vecmat(%x: tensor<2x8xf16>, %a: tensor<2x8x3xf16>, %y: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = linalg.batch_vecmat ins(%x, %a : tensor<2x8xf16>, tensor<2x8x3xf16>) outs(%y : tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// A 0-d accumulator.
+// CHECK-LABEL: func.func @dot
+// CHECK: linalg.dot ins(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<f32>) -> tensor<f32>
+func.func @dot(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<f32>) -> tensor<f32> {
+  %0 = linalg.dot ins(%a, %b : tensor<8xf32>, tensor<8xf32>) outs(%c : tensor<f32>) -> tensor<f32>
+  func.return %0 : tensor<f32>
+}
