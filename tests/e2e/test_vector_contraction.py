@@ -281,3 +281,40 @@ def test_dot_and_batched_vector_ops_split_and_compute_the_op(case_id, text, ref,
     (got,) = run_on_cpu(compile_mlir(out, "cpu"), "main", inputs)
     want = ref(*inputs)
     assert float(np.abs(np.asarray(got) - want).max()) <= 1e-4 * max(1.0, float(np.abs(want).max()))
+
+
+def _batched_one_row(kind: str, b: int, n: int, k: int) -> str:
+    """batch_vecmat, or the same problem as a batch_matmul of one row."""
+    if kind == "batch_vecmat":
+        a, c = f"tensor<{b}x{k}xf32>", f"tensor<{b}x{n}xf32>"
+    else:
+        a, c = f"tensor<{b}x1x{k}xf32>", f"tensor<{b}x1x{n}xf32>"
+    w = f"tensor<{b}x{k}x{n}xf32>"
+    return f"""
+func.func @main(%a: {a}, %w: {w}, %c: {c}) -> {c} {{
+  %0 = linalg.{kind} ins(%a, %w : {a}, {w}) outs(%c : {c}) -> {c}
+  return %0 : {c}
+}}"""
+
+
+def test_a_batch_of_rows_against_rows_shorter_than_a_page_is_left_whole() -> None:
+    """batch_vecmat and a one-row batch_matmul are one problem; IREE's own
+    kernel streams B whole where B's rows are shorter than a page (measured
+    at 31-41 GB/s, every split slower), so the model leaves it whole there
+    and may split where the rows are a page or longer, or B is transposed."""
+    from xsplit.analysis.cost_model import choose_split
+    from xsplit.target import targets
+    from xsplit.target.cpu_info import NAMED_CPUS
+
+    cpu = targets.cpu_target(NAMED_CPUS["znver4"])
+    rng = random.Random(30011)
+    for _ in range(25):
+        b, k = rng.randint(2, 16), rng.randint(8_000, 120_000)
+        n = rng.choice([16, 64, 128, 256, 512, 1000])
+        problems = [problem_of(_only_reduction(_batched_one_row(kind, b, n, k))) for kind in ("batch_vecmat", "batch_matmul")]
+        assert problems[0] == problems[1]
+        problem = problems[0]
+        assert not isinstance(problem, str) and (problem.batch, problem.m, problem.n) == (b, 1, n)
+        assert choose_split(problem, cpu).factor == 1, (b, n, k)
+    wide = problem_of(_only_reduction(_batched_one_row("batch_vecmat", 2, 1024, 30011)))
+    assert not isinstance(wide, str) and choose_split(wide, cpu).factor > 1

@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType, f32
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineDimExpr
 
-from xsplit.analysis.reduction import Reduction, through_transposes, vector_form
+from xsplit.analysis.reduction import Reduction, through_transposes
 from xsplit.analysis.shapes import ceildiv
 from xsplit.target.targets import PARTIAL_TILE_MAX_M, Target
 
@@ -174,18 +174,18 @@ def _bytes(element: Attribute) -> int:
 def problem_of(red: Reduction) -> Problem | str:
     """The model's view of a matched reduction, or why it has none. An input
     that is a `linalg.transpose`'s result is priced as the transpose's
-    source, read in place: IREE fuses the transpose into the op. A vector
-    contraction (`vector_form`) is priced as the one-row matmul split-k
-    cuts it as, its vector first as that matmul's A."""
+    source, read in place: IREE fuses the transpose into the op. A
+    contraction with no M loop (a vecmat, a matvec, their batched forms) is
+    priced as the one-row matmul it is, the input that N does not index
+    first, as that matmul's A: split-k cuts a vector form as that matmul."""
     red = through_transposes(red) or red
-    form = vector_form(red)
-    order = (form.vector, form.matrix) if form is not None else tuple(range(len(red.inputs)))
-    vector = form.vector if form is not None else None
     k = red.static_k()
     out_shape = red.acc_type.get_shape()
     if k is None or any(d < 0 for d in out_shape):
         return "the cost model needs static sizes; give factor= or tile="
-    # The output's last two dimensions are the tile's M and N; the rest are batch.
+    # The output's last two dimensions are the tile's M and N; the rest are
+    # batch, and so is the one before N where every input of a contraction
+    # reads it (batch_vecmat's b): such a problem has one row.
     out_dims = [e.position for e in red.output_map.results if isinstance(e, AffineDimExpr)]
     n_dim = out_dims[-1] if out_dims else None
     m_dim = out_dims[-2] if len(out_dims) >= 2 else None
@@ -194,6 +194,16 @@ def problem_of(red: Reduction) -> Problem | str:
     batch = 1
     for d in out_shape[:-2]:
         batch *= d
+    reads = [
+        {e.position for e in input_map.results if isinstance(e, AffineDimExpr)}
+        for input_map in red.input_maps
+    ]
+    contraction = len(red.inputs) == 2
+    if m_dim is not None and contraction and all(m_dim in r for r in reads):
+        m_dim, batch, m = None, batch * m, 1
+    order = list(range(len(red.inputs)))
+    if contraction and m_dim is None:
+        order.sort(key=lambda i: n_dim in reads[i])
     first = red.inputs[order[0]].type
     assert isinstance(first, TensorType)
     element = first.element_type
@@ -201,7 +211,8 @@ def problem_of(red: Reduction) -> Problem | str:
     for i in order:
         value, input_map = red.inputs[i], red.input_maps[i]
         positions = [e.position for e in input_map.results if isinstance(e, AffineDimExpr)]
-        spans.append((m_dim in positions or i == vector, n_dim in positions))
+        row = contraction and m_dim is None and n_dim not in positions
+        spans.append((m_dim in positions or row, n_dim in positions))
         shape = value.type.get_shape() if isinstance(value.type, TensorType) else ()
         stride = _bytes(element)
         if red.reduction_dim in positions:
@@ -467,6 +478,8 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         # 9.7-10.5; 12x4096x16384 in 12.7, 12.4-12.7; 16x4096x30011 in 25.1,
         # 24.4-26.9. At 24 rows the split wins (13.0 against 11.9).
         panel_fits = streamed = True
+    if not fixed_tiles and _batch_of_rows_streams(p, target):
+        panel_fits = streamed = True
     # A processor draws at most its share of the bandwidth: a wave that leaves
     # processors idle leaves their share unused.
     read_once = panel_bytes / (target.memory_bandwidth / processors)
@@ -537,6 +550,25 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     )
 
 
+def _batch_of_rows_streams(p: Problem, target: Target) -> bool:
+    """Whether IREE's own CPU tiles stream B whole for a batch of single
+    rows against row-major B whose rows are shorter than a page: they walk
+    each strip of B a row at a time, and the prefetchers follow within the
+    page. Whole, batch_vecmat 8x30011x256 ran at 33 GB/s (7.3 ms), 16x30011x128
+    at 41 (6.0), 8x30011x512 at 32 (15.5), 2x30011x256 at 31 (2.0); split
+    (the batched chunks get no tiles of split-k's), each took 1.2-1.4x as long
+    at its best chunk count. Rows of a page or more are not followed:
+    2x30011x1024 ran at 17 GB/s whole (14.8 ms), 12.9 ms in 30 chunks."""
+    return (
+        target.cpu is not None
+        and p.batch > 1
+        and p.m == 1
+        and p.spans == ((True, False), (False, True))
+        and p.k_strides == (p.input_bytes, p.n * p.input_bytes)
+        and p.n * p.input_bytes < PAGE_BYTES
+    )
+
+
 @lru_cache(maxsize=1024)
 def _choose(problem: Problem, target: Target, processors: int) -> Choice:
     unsplit = estimate(problem, target, 1)
@@ -561,6 +593,15 @@ def _choose(problem: Problem, target: Target, processors: int) -> Choice:
             unsplit,
             f"no split on {target.name}: the dispatch already fills the machine "
             f"({unsplit.workgroups} workgroups on {target.processors} processors)",
+        )
+    if _batch_of_rows_streams(problem, target):
+        return Choice(
+            1,
+            unsplit,
+            unsplit,
+            f"no split pays on {target.name}: unsplit {unsplit.describe()}; IREE's tiles "
+            "stream a batch of rows against B's rows shorter than a page, and a batched "
+            "op's chunks get no tiles of split-k's",
         )
     if not candidates:
         return Choice(

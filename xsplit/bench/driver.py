@@ -521,22 +521,62 @@ def _matmul_operands(inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...] | N
     return (a, b, *inputs[2:])
 
 
+def _vector_operands(
+    inputs: Sequence[np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, bool, tuple[np.ndarray, ...]] | None:
+    """The vector x, the matrix W, whether W is N x K (a matvec, `W @ x`)
+    rather than K x N (a vecmat, `x @ W`), and the init if any, of a vector
+    form's entry point (vecmat, matvec, their batched forms), judged by
+    shapes and checked, like the matmul's guess, against IREE's result."""
+    if len(inputs) not in (2, 3) or inputs[0].dtype.kind != "f":
+        return None
+    first, second = inputs[0], inputs[1]
+    if first.ndim + 1 == second.ndim and first.ndim >= 1:
+        x, w, transposed = first, second, False
+        k_axis = -2
+    elif first.ndim == second.ndim + 1 and second.ndim >= 1:
+        x, w, transposed = second, first, True
+        k_axis = -1
+    else:
+        return None
+    if x.shape[:-1] != w.shape[:-2] or x.shape[-1] != w.shape[k_axis]:
+        return None
+    return x, w, transposed, tuple(inputs[2:])
+
+
 def matmul_flops(inputs: Sequence[np.ndarray]) -> float | None:
     operands = _matmul_operands(inputs)
-    if operands is None:
+    if operands is not None:
+        a, b = operands[0], operands[1]
+        return 2.0 * a.shape[0] * a.shape[1] * b.shape[1]
+    vector = _vector_operands(inputs)
+    if vector is None:
         return None
-    a, b = operands[0], operands[1]
-    return 2.0 * a.shape[0] * a.shape[1] * b.shape[1]
+    _, w, _, _ = vector
+    return 2.0 * float(np.prod(w.shape))
 
 
 def numpy_matmul(inputs: Sequence[np.ndarray]) -> Callable[[], Any] | None:
-    """numpy's (OpenBLAS's) `A @ B + C` on the same inputs, for the same table."""
+    """numpy's (OpenBLAS's) `A @ B + C` on the same inputs, for the same
+    table; `x @ W` or `W @ x` for a vector form, batch by batch."""
     operands = _matmul_operands(inputs)
-    if operands is None:
+    if operands is not None:
+        a, b = operands[0], operands[1]
+        c = operands[2] if len(operands) == 3 else None
+        return (lambda: a @ b + c) if c is not None else (lambda: a @ b)
+    vector = _vector_operands(inputs)
+    if vector is None:
         return None
-    a, b = operands[0], operands[1]
-    c = operands[2] if len(operands) == 3 else None
-    return (lambda: a @ b + c) if c is not None else (lambda: a @ b)
+    x, w, transposed, init = vector
+    if x.ndim == 1:
+        product = (lambda: w @ x) if transposed else (lambda: x @ w)
+    elif transposed:
+        product = lambda: np.matmul(w, x[..., None])[..., 0]  # noqa: E731
+    else:
+        product = lambda: np.matmul(x[..., None, :], w)[..., 0, :]  # noqa: E731
+    if init:
+        return lambda: product() + init[0]
+    return product
 
 
 def calibrate(seconds_per_measure: float = 2.0) -> tuple[float, float, str]:
