@@ -62,6 +62,23 @@ def test_detect_avx512_vnni(tmp_path: Path) -> None:
     assert (cpu.simd_bits, cpu.vnni, cpu.bf16) == (512, True, True)
 
 
+@pytest.mark.parametrize(("name", "family", "lanes"), [
+    ("AMD EPYC", 26, 16),  # Zen 5: 512-bit pipes
+    ("AMD EPYC", 25, 8),  # Zen 4: AVX-512 on 256-bit pipes
+    ("AMD EPYC", None, 8),
+    ("Intel(R) Xeon(R) Platinum", 6, 16),
+])
+def test_avx512_counts_its_full_width_where_the_pipes_have_it(tmp_path: Path, name, family, lanes) -> None:
+    sysfs, cpuinfo = _fake_machine(tmp_path, "avx2 fma avx512f")
+    text = cpuinfo.read_text().replace("Test CPU 9000", name)
+    if family is not None:
+        text = text.replace("model name", f"cpu family\t: {family}\nmodel name")
+    cpuinfo.write_text(text)
+    cpu = detect(sysfs, cpuinfo)
+    assert cpu.family == family
+    assert cpu.peak_flops_per_core() == 2 * 2 * lanes * cpu.ghz * 1e9
+
+
 def test_named_cpu_and_overrides() -> None:
     cpu = parse_cpu_spec("znver3:cores=8,l2=2M,ghz=2.5")
     assert (cpu.cores, cpu.l2, cpu.ghz, cpu.simd_bits) == (8, 2 * 1024 * 1024, 2.5, 256)
