@@ -34,7 +34,7 @@ from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.attr_names import SPLIT_FACTOR as SPLIT_FACTOR_ATTR
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.files import write_output
-from xsplit.interop.check import compare, entry_name, entry_point, random_inputs
+from xsplit.interop.check import compare, entry_name, entry_point, magnitude_inputs, random_inputs
 from xsplit.iree.cpu_runner import to_numpy
 from xsplit.iree.iree_compile import compile_mlir
 from xsplit.iree.workgroups import split_dispatch_pair, workgroup_counts
@@ -370,6 +370,9 @@ def run_bench(
     # "auto within 10% of the sweep's best" compared noise with itself.
     binaries: dict[bytes, ConfigResult] = {}
     reference: list[np.ndarray] | None = None
+    # The reference program on the inputs' absolute values: the scale of a
+    # cancelling sum's rounding (see `tolerance`).
+    magnitudes: list[np.ndarray | None] = []
     for result, text in programs:
         progress(f"compile {result.name}")
         try:
@@ -392,7 +395,15 @@ def run_bench(
             continue
         if reference is None:
             reference = outputs
-        checks = [compare(o, r, i) for i, (o, r) in enumerate(zip(outputs, reference))]
+            try:
+                magnitudes = list(
+                    to_numpy(call(*[rt.asdevicearray(config.device, a) for a in magnitude_inputs(inputs)]))
+                )
+            except (ValueError, RuntimeError):
+                magnitudes = [None] * len(reference)
+        checks = [
+            compare(o, r, i, m) for i, (o, r, m) in enumerate(zip(outputs, reference, magnitudes))
+        ]
         result.max_rel_error = max((c.max_rel_error for c in checks), default=0.0)
         if not all(c.passed for c in checks):
             result.error = f"wrong results (max rel error {result.max_rel_error:.3g})"
@@ -403,7 +414,9 @@ def run_bench(
     numpy_call = numpy_matmul(inputs) if encodings else None
     numpy_result = ConfigResult(NUMPY_CONFIG, None, [])
     if numpy_call is not None and reference is not None and len(reference) == 1:
-        check = compare(np.asarray(numpy_call(), dtype=reference[0].dtype), reference[0], 0)
+        check = compare(
+            np.asarray(numpy_call(), dtype=reference[0].dtype), reference[0], 0, magnitudes[0]
+        )
         numpy_result.max_rel_error = check.max_rel_error
         if not check.passed:
             numpy_result.error = f"wrong results (max rel error {check.max_rel_error:.3g})"
