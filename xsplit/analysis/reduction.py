@@ -385,7 +385,6 @@ class VectorForm:
     """The input read along K alone."""
     matrix: int
     """The input read along K and N."""
-    n_dim: int
     transposed: bool
     """Whether the matrix is N x K (`linalg.matvec`) rather than K x N."""
 
@@ -406,7 +405,7 @@ def vector_form(red: Reduction) -> VectorForm | None:
         return None
     for vector, matrix in ((0, 1), (1, 0)):
         if reads[vector] == (k,) and reads[matrix] in ((k, n), (n, k)):
-            return VectorForm(vector, matrix, n, reads[matrix] == (n, k))
+            return VectorForm(vector, matrix, reads[matrix] == (n, k))
     return None
 
 
