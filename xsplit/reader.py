@@ -506,8 +506,19 @@ def _carry_ops_xsplit_misreads(module: ModuleOp) -> None:
             if not isinstance(op, UnregisteredOp | ModuleOp)
             and (reason := _verify_failure(op)) is not None
         ]
-    if misread:
-        _DEMOTED[module] = [(op.name, reason) for op, reason in reversed(misread)]
+    demoted: list[tuple[str, str]] = []
+    while misread:
+        demoted.extend((op.name, reason) for op, reason in reversed(misread))
+        misread = _demote(misread)
+    if demoted:
+        _DEMOTED[module] = demoted
+
+
+def _demote(misread: list[tuple[Operation, str]]) -> list[tuple[Operation, str]]:
+    """Carries each op as an unregistered one; returns the ops directly inside
+    them that no longer verify once their parent is unregistered (a
+    `flow.return`, which must sit in a dispatch op xsplit knows)."""
+    children: list[Operation] = []
     for op, _ in misread:
         carried = UnregisteredOp.with_name(op.name).create(
             operands=op.operands,
@@ -521,6 +532,19 @@ def _carry_ops_xsplit_misreads(module: ModuleOp) -> None:
         for old, new in zip(op.results, carried.results):
             new.name_hint = old.name_hint
         Rewriter.replace_op(op, carried)
+        children.extend(
+            inner
+            for region in carried.regions
+            for block in region.blocks
+            for inner in block.ops
+            if not isinstance(inner, UnregisteredOp)
+        )
+    with _plain_verify_errors():
+        return [
+            (op, reason)
+            for op in reversed(children)
+            if (reason := _verify_failure(op)) is not None
+        ]
 
 
 _DEMOTED: weakref.WeakKeyDictionary[ModuleOp, list[tuple[str, str]]] = weakref.WeakKeyDictionary()
@@ -752,7 +776,10 @@ def verify_dominance(module: ModuleOp, ops: list[Operation] | None = None) -> No
             owner = block.parent_op()
             if owner is None:
                 scopes[block] = None
-            elif owner.has_trait(IsolatedFromAbove):
+            # An op xsplit carries without knowing it (iree-opt verified it)
+            # counts as not isolated: xDSL's default, isolated, rejects every
+            # value its body (a tensor.generate's yield) reads from above.
+            elif owner.has_trait(IsolatedFromAbove, value_if_unregistered=False):
                 scopes[block] = owner
             else:
                 outer = owner.parent_block()

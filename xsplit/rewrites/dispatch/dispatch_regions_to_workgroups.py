@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, IndexType, IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -21,8 +21,8 @@ from xsplit.dialects.iree_tensor_ext import (
     DispatchTensorStoreOp,
     DispatchTensorType,
 )
-from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level
-from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
+from xsplit.rewrites.dispatch.form_dispatch_regions import formed_by_xsplit, is_graph_level
+from xsplit.rewrites.dsl import ALWAYS, Constraint, Match, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 
 
@@ -36,11 +36,16 @@ def _whole(t: TensorType) -> tuple[list[int], list[int], list[int]]:
 
 
 def _capture_operands(m: Match) -> bool | str:
-    """Splits what the region uses from above into constants and arguments."""
+    """Splits what the region, nested regions included, uses from above into
+    constants (rebuilt inside) and arguments (operands of the workgroups)."""
     captures = m.defined_above()
     constants = [v for v in captures if isinstance(v.owner, arith.ConstantOp)]
+    arguments = [v for v in captures if v not in constants]
+    for v in arguments:
+        if not isinstance(v.type, TensorType | IndexType | IntegerType | AnyFloat):
+            return f"it captures a {v.type}, which a flow.dispatch.workgroups cannot take"
     m.captures["constants"] = constants
-    m.captures["arguments"] = [v for v in captures if v not in constants]
+    m.captures["arguments"] = arguments
     return True
 
 
@@ -53,6 +58,10 @@ def _all_static(m: Match) -> bool | str:
     )
 
 
+has_one_block = where(
+    "has one block",
+    lambda m: len(m.root.body.blocks) == 1 or f"it has {len(m.root.body.blocks)}",
+)
 has_no_workload = where(
     "has no workload or count region",
     lambda m: not (m.root.workload or m.root.workgroup_count.blocks) or "it has",
@@ -111,36 +120,67 @@ def region_to_workgroups(m: Match, ir: IRBuilder) -> list[SSAValue]:
     return list(ir.b.insert(workgroups).results)
 
 
-REGION_TO_WORKGROUPS = Pattern(
-    name="dispatch-region-to-workgroups",
-    doc="turns a static-shaped flow.dispatch.region into flow.dispatch.workgroups",
-    root=DispatchRegionOp,
-    where=is_graph_level & has_no_workload & has_static_shapes & captures_operands,
-    rewrite=region_to_workgroups,
+is_formed_by_xsplit = where(
+    "was formed by xsplit",
+    lambda m: formed_by_xsplit(m.root) or "it was in the module before",
 )
 
-DYNAMIC_REGION = Remark(
-    name="dynamic-dispatch-region",
-    doc="says that a dynamic-shaped region is left for iree-compile to convert",
-    root=DispatchRegionOp,
-    where=is_graph_level & ~has_static_shapes,
-    message="left as a dispatch region: it has dynamic shapes, which iree-compile "
-    "turns into workgroups itself",
-)
 
-REGION_WITH_WORKLOAD = Remark(
-    name="dispatch-region-with-workload",
-    doc="says that a region with a workload or count region is left as it is",
-    root=DispatchRegionOp,
-    where=is_graph_level & ~has_no_workload,
-    message="left as a dispatch region: it has a workload or count region",
-)
+def _patterns(selected: Constraint, prefix: str = "") -> tuple[Pattern | Remark, ...]:
+    """The conversion and its remarks, on the graph-level regions `selected`
+    holds for."""
+    graph_level = is_graph_level & selected
+    return (
+        Pattern(
+            name=f"{prefix}dispatch-region-to-workgroups",
+            doc="turns a static-shaped flow.dispatch.region into flow.dispatch.workgroups",
+            root=DispatchRegionOp,
+            where=graph_level
+            & has_one_block
+            & has_no_workload
+            & has_static_shapes
+            & captures_operands,
+            rewrite=region_to_workgroups,
+        ),
+        Remark(
+            name=f"{prefix}dynamic-dispatch-region",
+            doc="says that a dynamic-shaped region is left for iree-compile to convert",
+            root=DispatchRegionOp,
+            where=graph_level & ~has_static_shapes,
+            message="left as a dispatch region: it has dynamic shapes, which iree-compile "
+            "turns into workgroups itself",
+        ),
+        Remark(
+            name=f"{prefix}dispatch-region-with-workload",
+            doc="says that a region with a workload or count region is left as it is",
+            root=DispatchRegionOp,
+            where=graph_level & ~has_no_workload,
+            message="left as a dispatch region: it has a workload or count region",
+        ),
+        Remark(
+            name=f"{prefix}dispatch-region-of-blocks",
+            doc="says that a region of several blocks is left as it is",
+            root=DispatchRegionOp,
+            where=graph_level & ~has_one_block,
+            message="left as a dispatch region: it has several blocks",
+        ),
+        Remark(
+            name=f"{prefix}dispatch-region-capturing-other-types",
+            doc="says that a region capturing a value a workgroups op cannot take is left as it is",
+            root=DispatchRegionOp,
+            where=graph_level & has_one_block & has_static_shapes & ~captures_operands,
+            message=lambda m: "left as a dispatch region: "
+            + str(captures_operands.check(m).reason),  # type: ignore[union-attr]
+        ),
+    )
 
-DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS = (
-    REGION_TO_WORKGROUPS,
-    DYNAMIC_REGION,
-    REGION_WITH_WORKLOAD,
-)
+
+DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS = _patterns(ALWAYS)
+"""For `dispatch-regions-to-workgroups`, asked for by name: every region."""
+
+FORMED_REGIONS_TO_WORKGROUPS_PATTERNS = _patterns(is_formed_by_xsplit, "formed-")
+"""For `materialize-late`: only the regions xsplit's own patterns formed; a
+module's existing dispatches pass through as they are."""
 
 DISPATCH_REGIONS_TO_WORKGROUPS = Pass(
     "dispatch-regions-to-workgroups",

@@ -9,10 +9,13 @@ in with it. The merge stays outside, for IREE to form its own dispatch.
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Sequence
+
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, UnregisteredOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnOp
@@ -23,13 +26,39 @@ from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 
 
+_DISPATCH_OPS = frozenset({DispatchRegionOp.name, DispatchWorkgroupsOp.name})
+
+
 def in_dispatch(op: Operation) -> bool:
+    """Whether `op` is inside a dispatch, one xsplit reads as its class or one
+    it carries unregistered (a form of the op xsplit's class does not take)."""
     parent = op.parent_op()
     while parent is not None:
         if isinstance(parent, DispatchRegionOp | DispatchWorkgroupsOp):
             return True
+        if isinstance(parent, UnregisteredOp) and parent.op_name.data in _DISPATCH_OPS:
+            return True
         parent = parent.parent_op()
     return False
+
+
+_FORMED: weakref.WeakSet[DispatchRegionOp] = weakref.WeakSet()
+"""The dispatch regions xsplit's own patterns formed, for `materialize-late`
+to turn into workgroups: a module's existing regions look the same, and are
+not its to change. Held weakly: an erased region leaves the set with its op."""
+
+
+def new_dispatch_region(
+    result_types: Sequence[Attribute], body: Region, result_dims: Sequence[SSAValue] = ()
+) -> DispatchRegionOp:
+    """A `flow.dispatch.region` that `formed_by_xsplit` then knows."""
+    region = DispatchRegionOp(list(result_types), body, list(result_dims))
+    _FORMED.add(region)
+    return region
+
+
+def formed_by_xsplit(op: Operation) -> bool:
+    return op in _FORMED
 
 
 def _mapping_kinds(m: Match) -> list[type]:
@@ -70,7 +99,7 @@ def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> None:
     forall = m.root
     assert isinstance(forall, ForallOp)
     region = ir.b.insert(
-        DispatchRegionOp(list(forall.result_types), Region(Block()), m["result_dims"])
+        new_dispatch_region(forall.result_types, Region(Block()), m["result_dims"])
     )
     body = region.body.block
     inside = Builder(InsertPoint.at_end(body))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import MemRefType, ModuleOp, UnknownLoc
+from xdsl.dialects.builtin import MemRefType, ModuleOp, UnknownLoc, UnregisteredOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import NoMemoryEffect, Pure
@@ -387,7 +387,10 @@ def _erase_if_dead(ops: list[Operation]) -> None:
 def _is_free(op: Operation) -> bool:
     """Whether erasing `op` when unused changes nothing: pure ops, and linalg
     ops on tensors, which have value semantics."""
-    if op.has_trait(Pure) or op.has_trait(NoMemoryEffect) or op.name in _FREE_OPS:
+    # An op carried unregistered may write memory: xDSL's default for it
+    # (every trait held) would erase it.
+    known = not isinstance(op, UnregisteredOp)
+    if known and (op.has_trait(Pure) or op.has_trait(NoMemoryEffect)) or op.name in _FREE_OPS:
         return True
     values = [*op.operands, *op.results]
     return (

@@ -33,7 +33,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xsplit.analysis.devices import placement, same_device
 from xsplit.diagnostics import remark
-from xsplit.dialects.flow import DispatchRegionOp, ReturnOp
+from xsplit.dialects.flow import ReturnOp
 from xsplit.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp
 from xsplit.rewrites.common.encodings import (
@@ -43,7 +43,7 @@ from xsplit.rewrites.common.encodings import (
     materialize,
     merged_chunks,
 )
-from xsplit.rewrites.dispatch.form_dispatch_regions import in_dispatch
+from xsplit.rewrites.dispatch.form_dispatch_regions import in_dispatch, new_dispatch_region
 from xsplit.rewrites.dsl import Match, Option, Pattern, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.target.targets import TARGETS
@@ -167,7 +167,7 @@ def _in_region(
             op.operands[i] = mapping[operand]
             pulled.extend(chain)
     body.add_op(ReturnOp(value))
-    region = ir.b.insert(DispatchRegionOp([value.type], Region(body)))
+    region = ir.b.insert(new_dispatch_region([value.type], Region(body)))
     return region.results[0]
 
 

@@ -18,7 +18,7 @@ target does not data-tile; see materialize_encodings.py).
 from __future__ import annotations
 
 from xsplit.rewrites.dispatch.dispatch_regions_to_workgroups import (
-    DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS,
+    FORMED_REGIONS_TO_WORKGROUPS_PATTERNS,
 )
 from xsplit.rewrites.dispatch.form_dispatch_regions import FORM_DISPATCH_REGIONS_PATTERNS
 from xsplit.rewrites.dsl import Pass, Pattern, Remark
@@ -35,7 +35,7 @@ MATERIALIZATIONS: list[Pattern | Remark] = [
     MATERIALIZE_GROUPED_IN_DISPATCH,
     LOWER_ROCK_REDUCE,
     *FORM_DISPATCH_REGIONS_PATTERNS,
-    *DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS,
+    *FORMED_REGIONS_TO_WORKGROUPS_PATTERNS,
 ]
 """The patterns of late materialization, in the order they are tried."""
 

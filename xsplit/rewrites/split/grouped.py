@@ -32,7 +32,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from xsplit.analysis.reduction import Reduction, identity_value
-from xsplit.dialects.flow import DispatchRegionOp, ReturnOp
+from xsplit.dialects.flow import ReturnOp
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
 from xsplit.dialects.linalg_ext import SplitGroupedGemmOp
@@ -41,7 +41,7 @@ from xsplit.dialects.rock import ReduceOp as RockReduceOp
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.utils import dense_i64
-from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level
+from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level, new_dispatch_region
 from xsplit.rewrites.dsl import Match, Pattern, ceildiv, where
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
 from xsplit.rewrites.split.chunks import ChunkPlan, chunk_bounds
@@ -333,7 +333,7 @@ def _wrap_and_materialize_grouped(m: Match, ir: IRBuilder) -> list[SSAValue]:
     body = Block()
     inside = IRBuilder(Builder(InsertPoint.at_end(body)))
     body.add_op(ReturnOp(materialize_grouped_gemm(op, inside)))
-    region = ir.b.insert(DispatchRegionOp([init_type], Region(body), dims))
+    region = ir.b.insert(new_dispatch_region([init_type], Region(body), dims))
     return [region.results[0]]
 
 
