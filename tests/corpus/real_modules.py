@@ -131,7 +131,8 @@ def _generated(seed: int) -> Model:
         "max": lambda: row_reduction("ReduceMax", rows, k),
         "pad": lambda: pad_value_matmul(rows, k, n),
     }[kind]
-    return Model(f"generated_{seed}_{kind}", build, 7, f"{kind}, {rows}x{k}x{n}", splits=("factor",))
+    name, what = f"generated_{seed}_{kind}", f"{kind}, {rows}x{k}x{n}"
+    return Model(name, build, 7, what, splits=("factor",))
 
 
 GENERATED_SEEDS = tuple(range(6))
