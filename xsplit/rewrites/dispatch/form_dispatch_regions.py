@@ -26,17 +26,28 @@ from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 
 
-_DISPATCH_OPS = frozenset({DispatchRegionOp.name, DispatchWorkgroupsOp.name})
+_DEVICE_CODE = frozenset(
+    {
+        DispatchRegionOp.name,
+        DispatchWorkgroupsOp.name,
+        "flow.executable",
+        "stream.executable",
+        "hal.executable",
+        "hal.executable.source",
+    }
+)
+"""The ops whose bodies are dispatches' code: a dispatch, and the executables
+IREE outlines dispatches into (a `--compile-to=flow` dump and later)."""
 
 
 def in_dispatch(op: Operation) -> bool:
-    """Whether `op` is inside a dispatch, one xsplit reads as its class or one
-    it carries unregistered (a form of the op xsplit's class does not take)."""
+    """Whether `op` is in a dispatch's code, not at graph level: inside a
+    dispatch or an executable, whether xsplit reads that op as its class or
+    carries it unregistered (a form of it xsplit's class does not take)."""
     parent = op.parent_op()
     while parent is not None:
-        if isinstance(parent, DispatchRegionOp | DispatchWorkgroupsOp):
-            return True
-        if isinstance(parent, UnregisteredOp) and parent.op_name.data in _DISPATCH_OPS:
+        name = parent.op_name.data if isinstance(parent, UnregisteredOp) else parent.name
+        if name in _DEVICE_CODE:
             return True
         parent = parent.parent_op()
     return False

@@ -43,7 +43,11 @@ from xsplit.rewrites.common.encodings import (
     materialize,
     merged_chunks,
 )
-from xsplit.rewrites.dispatch.form_dispatch_regions import in_dispatch, new_dispatch_region
+from xsplit.rewrites.dispatch.form_dispatch_regions import (
+    in_dispatch,
+    is_graph_level,
+    new_dispatch_region,
+)
 from xsplit.rewrites.dsl import Match, Option, Pattern, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.target.targets import TARGETS
@@ -250,7 +254,7 @@ FOLD_ENCODING_PAIR = Pattern(
     doc="set_encoding(unset_encoding(x)) and unset_encoding(set_encoding(x)) "
     "of the same encoding are x",
     root=(SetEncodingOp, UnsetEncodingOp),
-    where=where("undoes its source", _cancels),
+    where=is_graph_level & where("undoes its source", _cancels),
     rewrite=lambda m, ir: [m.root.operands[0].owner.operands[0]],  # type: ignore[union-attr]
     benefit=3,
 )
@@ -285,7 +289,8 @@ FOLD_UNPACK_PACK = Pattern(
     name="fold-unpack-pack",
     doc="pack(unpack(x)) with the same layout and whole tiles is x",
     root=PackOp,
-    where=where("packs what an unpack with the same layout unpacked", _unpack_undone),
+    where=is_graph_level
+    & where("packs what an unpack with the same layout unpacked", _unpack_undone),
     rewrite=lambda m, ir: [m.root.operands[0].owner.operands[0]],  # type: ignore[union-attr]
     benefit=3,
 )

@@ -63,3 +63,22 @@ func.func @blocks(%a: tensor<4x8xf32>, %c: i1) -> tensor<4x8xf32> {
   }
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// An unpack that a pack undoes, inside a module's own dispatch: the fold that
+// cleans up xsplit's own graph-level packs leaves it to IREE.
+// CHECK-LABEL: func.func @pack_of_unpack
+// CHECK:         flow.dispatch.region
+// CHECK:           linalg.unpack
+// CHECK:           linalg.pack
+func.func @pack_of_unpack(%x: tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32> {
+  %0 = flow.dispatch.region -> (tensor<2x2x8x8xf32>) {
+    %e = tensor.empty() : tensor<16x16xf32>
+    %u = linalg.unpack %x inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %e : tensor<2x2x8x8xf32> -> tensor<16x16xf32>
+    %d = tensor.empty() : tensor<2x2x8x8xf32>
+    %p = linalg.pack %u inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %d : tensor<16x16xf32> -> tensor<2x2x8x8xf32>
+    flow.return %p : tensor<2x2x8x8xf32>
+  }
+  return %0 : tensor<2x2x8x8xf32>
+}
