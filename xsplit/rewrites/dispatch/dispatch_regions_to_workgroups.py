@@ -3,8 +3,15 @@ into the isolated `flow.dispatch.workgroups` form (the seed's step 3).
 
 Captured tensors become `readonly` placeholders loaded whole at the top of the
 body; results become `writeonly` placeholders stored whole at the end;
-captured constants are rebuilt inside. Regions with dynamic shapes, a workload
-or a count region stay as they are: iree-compile forms their workgroups itself.
+captured constants are rebuilt inside. What the region's ops read from outside
+in their own regions (a reduction's body reading a scalar) is captured too.
+Regions with dynamic shapes, a workload or a count region stay as they are:
+iree-compile forms their workgroups itself. So do regions of several blocks,
+and regions that capture a value no workgroups operand can be (a vector),
+each with a remark.
+
+This pass converts every region; `materialize-late` uses the same patterns on
+the regions xsplit itself formed only (`formed_by_xsplit`).
 """
 
 from __future__ import annotations
@@ -126,14 +133,14 @@ is_formed_by_xsplit = where(
 )
 
 
-def _patterns(selected: Constraint, prefix: str = "") -> tuple[Pattern | Remark, ...]:
+def _patterns(selected: Constraint, which: str = "") -> tuple[Pattern | Remark, ...]:
     """The conversion and its remarks, on the graph-level regions `selected`
-    holds for."""
+    holds for (`which` says which in the patterns' docs)."""
     graph_level = is_graph_level & selected
     return (
         Pattern(
-            name=f"{prefix}dispatch-region-to-workgroups",
-            doc="turns a static-shaped flow.dispatch.region into flow.dispatch.workgroups",
+            name="dispatch-region-to-workgroups",
+            doc=f"turns a static-shaped flow.dispatch.region{which} into flow.dispatch.workgroups",
             root=DispatchRegionOp,
             where=graph_level
             & has_one_block
@@ -143,30 +150,31 @@ def _patterns(selected: Constraint, prefix: str = "") -> tuple[Pattern | Remark,
             rewrite=region_to_workgroups,
         ),
         Remark(
-            name=f"{prefix}dynamic-dispatch-region",
-            doc="says that a dynamic-shaped region is left for iree-compile to convert",
+            name="dynamic-dispatch-region",
+            doc=f"says that a dynamic-shaped region{which} is left for iree-compile to convert",
             root=DispatchRegionOp,
             where=graph_level & ~has_static_shapes,
             message="left as a dispatch region: it has dynamic shapes, which iree-compile "
             "turns into workgroups itself",
         ),
         Remark(
-            name=f"{prefix}dispatch-region-with-workload",
-            doc="says that a region with a workload or count region is left as it is",
+            name="dispatch-region-with-workload",
+            doc=f"says that a region{which} with a workload or count region is left as it is",
             root=DispatchRegionOp,
             where=graph_level & ~has_no_workload,
             message="left as a dispatch region: it has a workload or count region",
         ),
         Remark(
-            name=f"{prefix}dispatch-region-of-blocks",
-            doc="says that a region of several blocks is left as it is",
+            name="dispatch-region-of-blocks",
+            doc=f"says that a region{which} of several blocks is left as it is",
             root=DispatchRegionOp,
             where=graph_level & ~has_one_block,
             message="left as a dispatch region: it has several blocks",
         ),
         Remark(
-            name=f"{prefix}dispatch-region-capturing-other-types",
-            doc="says that a region capturing a value a workgroups op cannot take is left as it is",
+            name="dispatch-region-capturing-other-types",
+            doc=f"says that a region{which} capturing a value a workgroups op cannot take "
+            "is left as it is",
             root=DispatchRegionOp,
             where=graph_level & has_one_block & has_static_shapes & ~captures_operands,
             message=lambda m: "left as a dispatch region: "
@@ -178,7 +186,7 @@ def _patterns(selected: Constraint, prefix: str = "") -> tuple[Pattern | Remark,
 DISPATCH_REGIONS_TO_WORKGROUPS_PATTERNS = _patterns(ALWAYS)
 """For `dispatch-regions-to-workgroups`, asked for by name: every region."""
 
-FORMED_REGIONS_TO_WORKGROUPS_PATTERNS = _patterns(is_formed_by_xsplit, "formed-")
+FORMED_REGIONS_TO_WORKGROUPS_PATTERNS = _patterns(is_formed_by_xsplit, " xsplit formed")
 """For `materialize-late`: only the regions xsplit's own patterns formed; a
 module's existing dispatches pass through as they are."""
 

@@ -5,6 +5,14 @@ iree-compile 3.13 crashes on an `scf.forall` outside a dispatch, and accepts one
 inside a `flow.dispatch.region` only if the `tensor.empty` it writes into is
 created in the region too, so that op (and the constants the loop uses) move
 in with it. The merge stays outside, for IREE to form its own dispatch.
+
+A split loop is a graph-level `scf.forall` whose every mapping is
+`#iree_linalg_ext.split_reduction_mapping`: split-k's own loops (its aligned
+form's too), and nothing IREE leaves at graph level, where iree-compile would
+crash on one. Graph level is outside any dispatch and outside the executables
+IREE outlines dispatches into; ops in them are a dispatch's code already.
+The regions formed here are remembered (`formed_by_xsplit`), so that
+`materialize-late` isolates those and no region the module had before.
 """
 
 from __future__ import annotations

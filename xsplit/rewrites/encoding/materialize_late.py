@@ -13,6 +13,13 @@ becomes a `linalg.reduce`. An encoded contraction (from `set-encoding`) gets
 a dispatch for each pack, its mmt4d and its unpack, and its encodings are
 materialized inside them with the data tiles of `target=` (dropped where the
 target does not data-tile; see materialize_encodings.py).
+
+Only what xsplit's passes made gets a dispatch: split loops, grouped GEMMs and
+encoded contractions at graph level. Only the regions this forms become
+workgroups. Everything else passes through as it is: a module's own
+`flow.dispatch.region`s and `flow.dispatch.workgroups` (and what is in them,
+and in executables), ops with regions, merges, the tails and pads of the
+aligned split, which IREE puts in dispatches of its own.
 """
 
 from __future__ import annotations
