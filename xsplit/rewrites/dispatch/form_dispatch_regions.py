@@ -77,6 +77,7 @@ def new_dispatch_region(
 
 
 def formed_by_xsplit(op: Operation) -> bool:
+    """Whether `op` is a region `new_dispatch_region` made in this process."""
     return op in _FORMED
 
 
