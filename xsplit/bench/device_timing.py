@@ -292,7 +292,7 @@ def format_table(report: DeviceBenchReport) -> str:
     if summary["auto_over_best_sweep"] is not None:
         lines.append(
             f"  best of the sweep: {summary['best_sweep']} ({summary['best_sweep_ms']:.3f} ms); "
-            f"auto over it: {summary['auto_over_best_sweep']:.2f}x"
+            f"auto is {summary['auto_over_best_sweep']:.2f}x as fast"
         )
     if summary["wrong"]:
         lines.append(f"  wrong results: {', '.join(summary['wrong'])}")
@@ -302,7 +302,7 @@ def format_table(report: DeviceBenchReport) -> str:
 def _ms(value: float | None) -> str:
     if value is None:
         return "-"
-    return f"{value:.3g}" if value < 10 else f"{value:.1f}"
+    return f"{value:.3f}" if value < 1 else f"{value:.2f}" if value < 100 else f"{value:.0f}"
 
 
 def markdown(reports: Sequence[DeviceBenchReport], title: str = "") -> str:
@@ -312,7 +312,7 @@ def markdown(reports: Sequence[DeviceBenchReport], title: str = "") -> str:
         title or f"Timed on {device}",
         "",
         "| program | IREE alone | IREE's split | xsplit auto (chunks) | sweep's best (chunks) | "
-        "cuBLAS | auto / IREE's best | auto / sweep's best | wrong |",
+        "cuBLAS | auto's speedup over IREE's best | over the sweep's best | wrong |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in reports:
@@ -328,7 +328,7 @@ def markdown(reports: Sequence[DeviceBenchReport], title: str = "") -> str:
     lines += [
         "",
         "Times in ms: medians of iree-benchmark-module's repetitions (inputs resident on the "
-        "device), cuBLAS of single calls timed with CUDA events. A ratio over 1 means auto is "
+        "device), cuBLAS of single calls timed with CUDA events. A speedup over 1 means auto is "
         "faster. `wrong`: configurations whose results missed the reference's tolerance (left "
         "out of the best-ofs).",
     ]
