@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 
 from xsplit.diagnostics import XsplitError
@@ -37,6 +38,8 @@ def replay(
     markdown_out: str | None = None,
     out: Printer = print,
     progress: Callable[[str], None] = lambda step: None,
+    only: Sequence[str] = (),
+    deadline_s: float | None = None,
 ) -> int:
     """Runs a saved directory on a device (default: the one it was compiled
     for); prints the report through `out`; returns the exit code."""
@@ -69,14 +72,32 @@ def replay(
     if manifest.kind == "bench":
         from xsplit.bench import device_timing
 
-        reports = device_timing.run_saved_bench(
-            directory, manifest, device, cpu, runs, progress,
-            report=lambda r: out(device_timing.format_table(r)),
+        skipped: list[str] = []
+        done: list[device_timing.DeviceBenchReport] = []
+        title = (
+            f"Timed on {device.description}, modules compiled for {manifest.compiled_for} "
+            f"by {manifest.compiler or 'iree-compile'}"
         )
-        if json_out:
-            write_output(json_out, device_timing.to_json(reports))
-        if markdown_out:
-            write_output(markdown_out, device_timing.markdown(reports))
+
+        def write() -> None:
+            if json_out:
+                write_output(json_out, device_timing.to_json(done))
+            if markdown_out:
+                write_output(markdown_out, device_timing.markdown(done, title, skipped))
+
+        def report(r: device_timing.DeviceBenchReport) -> None:
+            out(device_timing.format_table(r))
+            done.append(r)
+            # Written after each program: a device call cut short keeps what it measured.
+            write()
+
+        device_timing.run_saved_bench(
+            directory, manifest, device, cpu, runs, progress, report=report,
+            only=only, deadline_s=deadline_s, skipped=skipped,
+        )
+        if skipped:
+            out(f"not run (past --deadline-s): {', '.join(skipped)}")
+        write()
         return EXIT_PASS
     raise XsplitError(f"{directory}: unknown kind of run '{manifest.kind}'")
 
@@ -99,15 +120,32 @@ def make_arg_parser() -> argparse.ArgumentParser:
         help="the device to run on (default: the one DIR was compiled for)",
     )
     parser.add_argument("--runs", type=int, metavar="N", help="bench: timed repetitions")
+    parser.add_argument(
+        "--only", action="append", default=[], metavar="TEXT",
+        help="bench: only the programs whose names contain TEXT (repeatable)",
+    )
+    parser.add_argument(
+        "--deadline-s", type=float, metavar="S",
+        help="bench: start no program after S seconds (the rest are listed as not run)",
+    )
     parser.add_argument("--json", metavar="OUT.json", help="write the results as JSON")
     parser.add_argument("--markdown", metavar="OUT.md", help="write the results as Markdown")
+    parser.add_argument("-v", "--verbose", action="store_true", help="say each step on stderr")
     return parser
+
+
+def _progress(step: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {step}", file=sys.stderr, flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = make_arg_parser().parse_args(argv)
     try:
-        return replay(args.directory, args.device, args.runs, args.json, args.markdown)
+        return replay(
+            args.directory, args.device, args.runs, args.json, args.markdown,
+            progress=_progress if args.verbose else lambda step: None,
+            only=args.only, deadline_s=args.deadline_s,
+        )
     except XsplitError as e:
         print(f"python -m xsplit.replay: {e.diagnostic}", file=sys.stderr)
         return EXIT_ERROR

@@ -20,6 +20,7 @@ import random
 import shutil
 import statistics
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -127,13 +128,26 @@ def run_saved_bench(
     runs: int | None = None,
     progress: Progress = lambda step: None,
     report: Callable[[DeviceBenchReport], None] = lambda r: None,
+    only: Sequence[str] = (),
+    deadline_s: float | None = None,
+    skipped: list[str] | None = None,
 ) -> list[DeviceBenchReport]:
-    """Checks and times every program of a saved bench on `device`; calls
-    `report` as each program is done."""
+    """Checks and times every program of a saved bench on `device` (those
+    whose names contain one of `only`, if given); calls `report` as each
+    program is done. Past `deadline_s` seconds no program is started: their
+    names go to `skipped`, so that a device call of fixed length ends with
+    what it measured written out."""
+    skipped = skipped if skipped is not None else []
     runs = runs or int(manifest.options.get("runs", 5))
     min_time = float(manifest.options.get("min_time_s", 0.1))
     reports = []
+    start = time.monotonic()
     for program in manifest.programs:
+        if only and not any(part in program.name for part in only):
+            continue
+        if deadline_s is not None and time.monotonic() - start > deadline_s:
+            skipped.append(program.name)
+            continue
         result = bench_program(directory, manifest, program, device, cpu, runs, min_time, progress)
         report(result)
         reports.append(result)
@@ -305,7 +319,9 @@ def _ms(value: float | None) -> str:
     return f"{value:.3f}" if value < 1 else f"{value:.2f}" if value < 100 else f"{value:.0f}"
 
 
-def markdown(reports: Sequence[DeviceBenchReport], title: str = "") -> str:
+def markdown(
+    reports: Sequence[DeviceBenchReport], title: str = "", skipped: Sequence[str] = ()
+) -> str:
     """The programs side by side, ms and ratios, as RESULTS-gpu.md has them."""
     device = reports[0].device if reports else ""
     lines = [
@@ -337,6 +353,8 @@ def markdown(reports: Sequence[DeviceBenchReport], title: str = "") -> str:
         mean = math.exp(sum(math.log(v) for v in geo) / len(geo))
         lines.append(f"\nauto over IREE's best: geomean {mean:.2f}x, worst {min(geo):.2f}x "
                      f"over {len(geo)} programs.")
+    if skipped:
+        lines.append(f"\nNot run (past the time allowed): {', '.join(skipped)}.")
     return "\n".join(lines) + "\n"
 
 
