@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from xsplit.api import parse_module
-from xsplit.bench.driver import _encoded_factor, _rewrite, auto_pipeline, matmul_flops, sweep_options
+from xsplit.bench.driver import encoded_factor, rewrite_recorded, auto_pipeline, matmul_flops, sweep_options
 from xsplit.interop.check import compiler_version, entry_point, input_recipe, saved_program
 from xsplit.interop.saved import Manifest, SavedModule, SavedProgram, store_module, write_manifest
 from xsplit.iree.device import COMPILE_TARGET, MODEL_TARGET
@@ -78,12 +78,12 @@ def save_bench(
             ("iree-split-reduction", None, None, [SPLIT_REDUCTION_FLAG], source),
         ]
         progress(f"{name}: rewrite auto")
-        auto = _rewrite(source, auto_pipeline(model_target), name)
-        configs.append(("xsplit-auto", _encoded_factor(auto), auto_pipeline(model_target), [], auto.text))
+        auto = rewrite_recorded(source, auto_pipeline(model_target), name)
+        configs.append(("xsplit-auto", encoded_factor(auto), auto_pipeline(model_target), [], auto.text))
         for factor in sweep:
             pipeline = device_sweep_pipeline(factor, model_target)
             progress(f"{name}: rewrite x{factor}")
-            text = source if factor == 1 else _rewrite(source, pipeline, name).text
+            text = source if factor == 1 else rewrite_recorded(source, pipeline, name).text
             configs.append((f"xsplit-x{factor}", factor, pipeline if factor > 1 else None, [], text))
         modules = []
         for config_name, factor, pipeline, extra, text in configs:
@@ -99,7 +99,7 @@ def save_bench(
         program.flops = matmul_flops(
             [np.empty(shape, dtype) for shape, dtype in zip(recipe.shapes, recipe.dtypes)]
         )
-        program.extra = {"auto_remarks": auto.remarks, "auto_choice": _choice(auto.text, _encoded_factor(auto))}
+        program.extra = {"auto_remarks": auto.remarks, "auto_choice": _choice(auto.text, encoded_factor(auto))}
         saved.append(program)
     manifest = Manifest(
         "bench", device, compile_target, saved, tool,

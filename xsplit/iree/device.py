@@ -47,7 +47,8 @@ def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     line = next((part.strip() for part in text.splitlines() if part.strip()), type(error).__name__)
     # The runtime prefixes its C source location: the cause is what follows.
-    return line.split("; ", 1)[-1] if "UNAVAILABLE" in line or ".c:" in line else line
+    line = line.split("; ", 1)[-1] if "UNAVAILABLE" in line or ".c:" in line else line
+    return line.rstrip(":").strip()
 
 
 _OPEN: dict[str, Any] = {}
