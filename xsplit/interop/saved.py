@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from xsplit.diagnostics import XsplitError
+from xsplit.files import write_output
 from xsplit.interop.numerics import (
     InputRecipe,
     MatmulForm,
@@ -141,19 +142,18 @@ def store_module(directory: str, vmfb: bytes) -> str:
     """Writes a module under its content's hash (once however many configurations
     compile to it); its path relative to `directory`."""
     name = hashlib.sha256(vmfb).hexdigest()[:24] + ".vmfb"
-    os.makedirs(os.path.join(directory, MODULES), exist_ok=True)
+    try:
+        os.makedirs(os.path.join(directory, MODULES), exist_ok=True)
+    except OSError as e:
+        raise XsplitError(f"cannot save to '{directory}': {e.strerror}") from None
     path = os.path.join(directory, MODULES, name)
     if not os.path.exists(path):
-        with open(path, "wb") as f:
-            f.write(vmfb)
+        write_output(path, vmfb)
     return f"{MODULES}/{name}"
 
 
 def write_manifest(directory: str, manifest: Manifest) -> None:
-    os.makedirs(directory, exist_ok=True)
-    with open(os.path.join(directory, MANIFEST), "w", encoding="utf-8") as f:
-        json.dump(manifest.to_json(), f, indent=1)
-        f.write("\n")
+    write_output(os.path.join(directory, MANIFEST), json.dumps(manifest.to_json(), indent=1) + "\n")
 
 
 def read_manifest(directory: str) -> Manifest:

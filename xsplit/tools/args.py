@@ -229,6 +229,6 @@ def add_device(parser: argparse.ArgumentParser, what: str) -> None:
         "--save",
         metavar="DIR",
         help="with --device: write the compiled modules, the inputs' recipe and a manifest to "
-        "DIR, for `python -m xsplit.replay DIR` on a machine with only iree-base-runtime and "
+        "DIR, for python -m xsplit.replay DIR on a machine with only iree-base-runtime and "
         "numpy; where the device is not usable here, only compile and save",
     )
