@@ -6,6 +6,8 @@ pipelines do.
     xsplit e2e IN.mlir -p PIPELINE [--dim N ...] [--no-gpu] [--print-ir]
     xsplit simulate IN.mlir [--grid X[,Y,Z]] [--block X[,Y,Z]] [--reference FILE]
     xsplit bench --calibrate
+    xsplit check|e2e|bench IN.mlir ... --device cuda|hip|local-task [--save DIR]
+    python -m xsplit.replay DIR [--device D]   (runs what --save wrote)
 
 check and e2e exit 0 when every result matches within its tolerance, 1 when
 one does not, and 2 on an error (bad input, bad options, a failed compile).
