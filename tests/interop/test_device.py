@@ -208,3 +208,31 @@ def test_check_and_bench_on_cuda(tmp_path: Path) -> None:
 def test_check_on_hip() -> None:
     proc = xsplit("check", str(SMALL), "-p", "split-k{factor=4},materialize-late", "--device", "hip")
     assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "PASS", proc.stdout + proc.stderr
+
+
+def test_a_wrong_configuration_is_marked_and_left_out_of_the_best_ofs() -> None:
+    from xsplit.bench.device_timing import DeviceBenchReport, DeviceConfig, format_table, markdown
+
+    def config(name: str, factor: int | None, ms: float, passed: bool) -> DeviceConfig:
+        return DeviceConfig(name, factor, None, [], f"modules/{name}", [ms, ms + 1, ms + 2],
+                            1e-7 if passed else 0.2, passed)
+
+    report = DeviceBenchReport(
+        "seed f32", "matmul", "cuda (NVIDIA H200)", "sm_80", 3, "numpy float64 (A @ B)",
+        [
+            config("iree-default", None, 97.0, True),
+            config("iree-split-reduction", None, 58.0, True),
+            config("xsplit-auto", 33, 4.0, True),
+            config("xsplit-x8", 8, 1.0, False),
+            config("xsplit-x128", 128, 2.0, True),
+        ],
+    )
+    summary = report.summary()
+    assert summary["best_iree"] == "iree-split-reduction"
+    assert summary["best_sweep"] == "xsplit-x128" and summary["wrong"] == ["xsplit-x8"]
+    assert summary["auto_over_best_iree"] == pytest.approx(59.0 / 5.0)
+    table = format_table(report)
+    assert "(WRONG)" in next(line for line in table.splitlines() if "xsplit-x8 " in line)
+    row = markdown([report]).splitlines()[4]
+    assert row.startswith("| seed f32 | 98.00 | 59.00 | 5.00 (33) | 3.00 (128) | - | 11.80x |")
+    assert row.endswith("| xsplit-x8 |")

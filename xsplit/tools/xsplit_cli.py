@@ -284,11 +284,13 @@ def _run_device_bench(args: argparse.Namespace, source: str, name: str) -> int:
     model_target = args.target or MODEL_TARGET[args.device]
 
     def save(directory: str) -> None:
-        save_bench(
+        manifest = save_bench(
             [(source, name)], args.device, directory,
             sweep=args.sweep or DEFAULT_DEVICE_SWEEP, runs=args.runs, model_target=model_target,
             dims=args.dim, function=args.function, seed=args.seed, tool=args.tool_name,
         )
+        for remark in manifest.programs[0].extra.get("auto_remarks", []):
+            print(remark, file=sys.stderr)
 
     def run(directory: str) -> int:
         from xsplit.replay import replay
