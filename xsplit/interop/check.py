@@ -26,8 +26,9 @@ from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.diagnostics import XsplitError, remark
-from xsplit.iree.cpu_runner import run_on_cpu
-from xsplit.interop.numerics import (
+# The numerics live in numerics.py (the replay shares them); named here too,
+# where check's callers have always imported them from.
+from xsplit.interop.numerics import (  # noqa: F401
     RELATIVE_TOLERANCE,
     InputRecipe,
     MatmulForm,
@@ -43,6 +44,7 @@ from xsplit.interop.saved import (
     store_module,
     write_manifest,
 )
+from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.device import COMPILE_TARGET
 from xsplit.iree.iree_compile import compile_mlir, compile_with_flags, portable_cpu_flags
 from xsplit.semantics import numpy_dtype as exact_dtype
@@ -502,9 +504,7 @@ def saved_program(
             source, "cpu", portable_cpu_flags(), f"compiling {name} as it is for the CPU reference"
         )
         cpu_reference = store_module(directory, vmfb)
-    return SavedProgram(
-        name, entry_name(f), recipe, list(modules), form, cpu_reference
-    )
+    return SavedProgram(name, entry_name(f), recipe, list(modules), form, cpu_reference)
 
 
 def save_check(

@@ -8,7 +8,6 @@ library, no GPU), is an XsplitError of one line that names it."""
 from __future__ import annotations
 
 import os
-import statistics
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -182,10 +181,6 @@ def benchmark(
     if not times:
         raise XsplitError(f"iree-benchmark-module reported no timings for @{function} on {device}")
     return times
-
-
-def median(values: Sequence[float]) -> float:
-    return statistics.median(values)
 
 
 def save_inputs(inputs: Sequence[np.ndarray], directory: str | None = None) -> list[str]:

@@ -33,11 +33,11 @@ from xsplit.target.targets import COMPILED_GPU_TARGETS, GPU_TARGETS, TARGETS
 from xsplit.tools.args import (
     USAGE_ERROR,
     OneLineArgumentParser,
+    add_device,
     add_input,
     add_load_patterns,
     add_no_gpu,
     add_pipeline,
-    add_device,
     add_run_options,
     load_pattern_files,
     passes_epilog,
