@@ -187,7 +187,11 @@ def _module_file(dotted: str) -> Path | None:
 @functools.cache
 def _top_level_names(path: Path) -> frozenset[str]:
     names = set()
-    for node in ast.parse(path.read_text()).body:
+    body = ast.parse(path.read_text()).body
+    # A module may name what it loads on first use (`xsplit/__init__.py`'s
+    # `__getattr__`) under `if TYPE_CHECKING:`.
+    body += [n for node in body if isinstance(node, ast.If) for n in node.body]
+    for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):

@@ -41,7 +41,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("xsplit.simulator",),
     ("xsplit.interop",),
     ("xsplit.bench",),
-    ("xsplit.tools", "xsplit.universe"),
+    ("xsplit.tools", "xsplit.universe", "xsplit.replay"),
     ("xsplit",),
 ]
 

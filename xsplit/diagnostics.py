@@ -11,9 +11,10 @@ import contextlib
 import contextvars
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import FileLineColLoc
-from xdsl.ir import Operation
+if TYPE_CHECKING:
+    from xdsl.ir import Operation
 
 
 class XsplitError(Exception):
@@ -48,6 +49,10 @@ class XsplitError(Exception):
 
 def location_of(op: Operation) -> str | None:
     """`file:line:col` of the op, or of its nearest located ancestor."""
+    # Imported here: `python -m xsplit.replay` raises XsplitError on a machine
+    # without xDSL, and never with an op.
+    from xdsl.dialects.builtin import FileLineColLoc
+
     current: Operation | None = op
     while current is not None:
         loc = current.location

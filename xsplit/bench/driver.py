@@ -249,7 +249,7 @@ class Rewritten:
     """The chunk count the cost model recorded on the first split, 1 if none."""
 
 
-def _rewrite(source: str, pipeline: str, name: str) -> Rewritten:
+def rewrite_recorded(source: str, pipeline: str, name: str) -> Rewritten:
     with collect_remarks() as remarks:
         module = parse_module(source, name)
         run_passes(module, build_pipeline(pipeline))
@@ -347,10 +347,10 @@ def run_bench(
     programs: list[tuple[ConfigResult, str]] = [
         (ConfigResult(config_name, None, list(flags)), source) for config_name, flags in IREE_CONFIGS
     ]
-    model = _rewrite(source, split_pipeline(f"target={model_target}", strategy), name)
+    model = rewrite_recorded(source, split_pipeline(f"target={model_target}", strategy), name)
     programs.append((ConfigResult(MODEL_CONFIG, model.factor, []), model.text))
     for factor in sweep:
-        text = source if factor == 1 else _rewrite(
+        text = source if factor == 1 else rewrite_recorded(
             source, split_pipeline(sweep_options(factor), strategy), name
         ).text
         programs.append((ConfigResult(f"xsplit-x{factor}", factor, []), text))
@@ -441,7 +441,7 @@ def run_bench(
     for target_name in gpu_targets:
         progress(f"compile for {target_name}")
         t = target(target_name)
-        split = _rewrite(source, split_pipeline(f"target={t.name}", strategy), name)
+        split = rewrite_recorded(source, split_pipeline(f"target={t.name}", strategy), name)
         fill = GpuFill(t.name, t.processors, split.factor, None, None)
         try:
             fill.unsplit_workgroups, fill.split_workgroups = split_dispatch_pair(
@@ -489,11 +489,11 @@ def _encoded_programs(
 ) -> tuple[list[tuple[ConfigResult, str]], str, list[str]]:
     """`auto{target=...}` and, for each sweep factor, the encoded split; with
     what auto chose and its remarks."""
-    auto = _rewrite(source, auto_pipeline(model_target), name)
-    factor = _encoded_factor(auto)
+    auto = rewrite_recorded(source, auto_pipeline(model_target), name)
+    factor = encoded_factor(auto)
     programs = [(ConfigResult(AUTO_CONFIG, factor, []), auto.text)]
     for f in sweep:
-        text = _rewrite(source, encoded_pipeline(f), name).text
+        text = rewrite_recorded(source, encoded_pipeline(f), name).text
         programs.append((ConfigResult(f"{ENCODED_SWEEP}{f}", f, []), text))
     if "linalg.batch_mmt4d" in auto.text:
         choice = f"split+encode {factor}"
@@ -506,7 +506,7 @@ def _encoded_programs(
     return programs, choice, auto.remarks
 
 
-def _encoded_factor(rewritten: Rewritten) -> int:
+def encoded_factor(rewritten: Rewritten) -> int:
     """The chunk count of a program `auto` produced: split-k's recorded factor,
     or the chunks of an encoded split (the batch_mmt4d's batch size)."""
     if rewritten.factor > 1:

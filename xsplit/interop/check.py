@@ -26,9 +26,29 @@ from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.diagnostics import XsplitError, remark
+# The numerics live in numerics.py (the replay shares them); named here too,
+# where check's callers have always imported them from.
+from xsplit.interop.numerics import (  # noqa: F401
+    RELATIVE_TOLERANCE,
+    InputRecipe,
+    MatmulForm,
+    ResultCheck,
+    compare,
+    magnitude_inputs,
+    tolerance,
+)
+from xsplit.interop.saved import (
+    Manifest,
+    SavedModule,
+    SavedProgram,
+    store_module,
+    write_manifest,
+)
 from xsplit.iree.cpu_runner import run_on_cpu
-from xsplit.iree.iree_compile import compile_mlir
+from xsplit.iree.device import COMPILE_TARGET
+from xsplit.iree.iree_compile import compile_mlir, compile_with_flags, portable_cpu_flags
 from xsplit.semantics import numpy_dtype as exact_dtype
+from xsplit.target.targets import target
 
 
 def argument_dtype(element: Attribute) -> np.dtype:
@@ -278,22 +298,22 @@ def random_inputs(
 ) -> list[np.ndarray]:
     """Seeded random arguments: floats in [-1, 1), small signed integers.
     Dynamic dimensions take the values of `dims`, in order of appearance."""
-    rng = np.random.default_rng(seed)
-    inputs: list[np.ndarray] = []
+    return input_recipe(f, dims, seed).make()
+
+
+def input_recipe(f: func.FuncOp | AbiFunction, dims: Sequence[int], seed: int = 0) -> InputRecipe:
+    """What `random_inputs` makes, without the data: shapes, dtypes, seed."""
     if isinstance(f, AbiFunction):
         types, shapes, op = list(f.inputs), _abi_shapes(f, dims), f.op
     else:
         types, shapes, op = list(f.function_type.inputs.data), argument_shapes(f, dims), f
-    for t, shape in zip(types, shapes):
+    dtypes = []
+    for t in types:
         try:
-            dtype = argument_dtype(t.element_type)  # type: ignore[attr-defined]
+            dtypes.append(argument_dtype(t.element_type).name)  # type: ignore[attr-defined]
         except XsplitError as e:
             raise XsplitError(f"@{entry_name(f)}: {e.message}", op) from None
-        if dtype.kind == "f":
-            inputs.append(rng.uniform(-1, 1, shape).astype(dtype))
-        else:
-            inputs.append(rng.integers(-8, 8, shape).astype(dtype))
-    return inputs
+    return InputRecipe(tuple(tuple(s) for s in shapes), tuple(dtypes), seed)
 
 
 def _abi_shapes(f: AbiFunction, dims: Sequence[int]) -> list[list[int]]:
@@ -311,81 +331,6 @@ def _abi_shapes(f: AbiFunction, dims: Sequence[int]) -> list[list[int]]:
         [next(pending) if size == DYNAMIC_INDEX else size for size in t.get_shape()]
         for t in f.inputs
     ]
-
-
-RELATIVE_TOLERANCE = {"float64": 1e-10, "float32": 2e-4, "float16": 2e-2}
-"""Allowed error relative to the largest result, per result dtype. Splitting
-re-associates the sum: for f32 and K = 51234 the two orders differ by about
-4e-5 of the largest result."""
-
-
-def tolerance(
-    result: np.ndarray, reference: np.ndarray, magnitude: np.ndarray | None = None
-) -> float:
-    """The largest error a re-association of the reduction may cause: a
-    share of the largest result (`RELATIVE_TOLERANCE`), or, where the terms
-    cancel, one rounding unit of the largest sum of their magnitudes
-    (`magnitude`: the program run on the inputs' absolute values, which for
-    a sum of products is the sum of |terms|). A 4,000,037-long f32 dot of
-    inputs in [-1, 1) came to 73 either way, 0.023 apart, where 2e-4 of 73
-    allows 0.015 and one unit of its 1.0e6 in magnitudes 0.12. A chunk
-    dropped or counted twice moves a result by that chunk's sum, far more."""
-    if result.dtype.kind in "iub":
-        return 0.0
-    scale = float(np.max(np.abs(reference))) if reference.size else 0.0
-    allowed = RELATIVE_TOLERANCE[result.dtype.name] * max(1.0, scale)
-    if magnitude is not None and magnitude.size and result.dtype.kind == "f":
-        finite = np.abs(magnitude[np.isfinite(magnitude)].astype(np.float64))
-        if finite.size:
-            allowed = max(allowed, float(np.finfo(result.dtype).eps) * float(finite.max()))
-    return allowed
-
-
-def magnitude_inputs(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """The inputs' absolute values (floats; integers as they are), on which
-    a program's results measure the magnitudes `tolerance` scales with."""
-    return [np.abs(a) if a.dtype.kind == "f" else a for a in inputs]
-
-
-@dataclass(frozen=True)
-class ResultCheck:
-    index: int
-    shape: tuple[int, ...]
-    dtype: str
-    max_abs_error: float
-    max_rel_error: float
-    """The largest error over the largest |reference| (normwise, so that
-    results near zero do not blow it up)."""
-    tolerance: float
-
-    @property
-    def passed(self) -> bool:
-        return self.max_abs_error <= self.tolerance
-
-    def describe(self) -> str:
-        shape = "x".join(map(str, self.shape)) or "scalar"
-        verdict = "PASS" if self.passed else "FAIL"
-        return (
-            f"result {self.index} ({shape} {self.dtype}): max abs error {self.max_abs_error:.3g}, "
-            f"max rel error {self.max_rel_error:.3g}, tolerance {self.tolerance:.3g}: {verdict}"
-        )
-
-
-def compare(
-    actual: np.ndarray, expected: np.ndarray, index: int, magnitude: np.ndarray | None = None
-) -> ResultCheck:
-    diff = np.abs(actual.astype(np.float64) - expected.astype(np.float64))
-    max_abs = float(diff.max()) if diff.size else 0.0
-    scale = float(np.max(np.abs(expected.astype(np.float64)))) if expected.size else 0.0
-    max_rel = max_abs / scale if scale > 0 else max_abs
-    return ResultCheck(
-        index,
-        tuple(expected.shape),
-        expected.dtype.name,
-        max_abs,
-        max_rel,
-        tolerance(actual, expected, magnitude),
-    )
 
 
 IREE_READY_PIPELINE = "materialize-late"
@@ -472,3 +417,145 @@ def check_rewrite(
         for i, (a, e, m) in enumerate(zip(actual, expected, magnitudes, strict=True))
     ]
     return rewritten_text, checks
+
+
+_MATMUL_MAPS = (
+    "(d0, d1, d2) -> (d0, d2)",
+    "(d0, d1, d2) -> (d2, d1)",
+    "(d0, d1, d2) -> (d0, d1)",
+)
+
+
+def numpy_form(f: func.FuncOp | AbiFunction) -> MatmulForm | None:
+    """The entry point as numpy's `A @ B (+ C)`, where that is all it does: one
+    `linalg.matmul` with the plain maps of arguments A and B into argument C
+    or a zero fill, returned as it is; None for anything else (whose
+    reference is then the original program run on the CPU)."""
+    if isinstance(f, AbiFunction):
+        return None
+    args = list(f.body.block.args)
+    ops = list(f.body.block.ops)
+    matmuls = [op for op in ops if op.name == "linalg.matmul"]
+    if len(matmuls) != 1 or not isinstance(ops[-1], func.ReturnOp):
+        return None
+    (matmul,) = matmuls
+    if len(ops[-1].operands) != 1 or ops[-1].operands[0] is not matmul.results[0]:
+        return None
+    maps = getattr(matmul, "get_indexing_maps", lambda: None)()
+    if maps is None or tuple(str(m.data) for m in maps.data) != _MATMUL_MAPS:
+        return None
+    a, b, init = matmul.operands
+    if a not in args or b not in args:
+        return None
+    c: int | None = None
+    if init in args:
+        c = args.index(init)
+    elif not _zero_fill(init):
+        return None
+    others = {op.name for op in ops} - {
+        "linalg.matmul", "func.return", "linalg.fill", "tensor.empty", "arith.constant"
+    }
+    if others:
+        return None
+    result = matmul.results[0].type
+    if not isinstance(result, TensorType):
+        return None
+    try:
+        dtype = exact_dtype(result.element_type).name
+    except NotImplementedError:
+        return None
+    return MatmulForm(args.index(a), args.index(b), c, dtype)
+
+
+def _zero_fill(value: SSAValue) -> bool:
+    owner = value.owner
+    if not isinstance(owner, Operation) or owner.name != "linalg.fill":
+        return False
+    scalar = owner.operands[0].owner
+    if not isinstance(scalar, Operation) or scalar.name != "arith.constant":
+        return False
+    constant = scalar.properties.get("value") or scalar.attributes.get("value")
+    return getattr(getattr(constant, "value", None), "data", None) in (0, 0.0)
+
+
+def compiler_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"iree-base-compiler {version('iree-base-compiler')}"
+    except PackageNotFoundError:
+        return "iree-compile"
+
+
+def saved_program(
+    source: str,
+    f: func.FuncOp | AbiFunction,
+    recipe: InputRecipe,
+    name: str,
+    directory: str,
+    modules: Sequence[SavedModule],
+) -> SavedProgram:
+    """A program's entry in a saved directory: its recipe, its reference
+    (numpy's float64 form, else the original compiled for a portable CPU)."""
+    form = numpy_form(f)
+    cpu_reference = None
+    if form is None:
+        vmfb = compile_with_flags(
+            source, "cpu", portable_cpu_flags(), f"compiling {name} as it is for the CPU reference"
+        )
+        cpu_reference = store_module(directory, vmfb)
+    return SavedProgram(name, entry_name(f), recipe, list(modules), form, cpu_reference)
+
+
+def save_check(
+    source: str,
+    pipeline: str,
+    device: str,
+    directory: str,
+    dims: Sequence[int] = (),
+    function: str | None = None,
+    seed: int = 0,
+    name: str = "<string>",
+    tool: str = "xsplit check",
+    complete: bool = True,
+    kind: str = "check",
+) -> tuple[str, Manifest]:
+    """`check_rewrite` for a device, compiled only: the original and its
+    rewrite compiled for `device` (`COMPILE_TARGET`), with the inputs' recipe
+    and the reference, written to `directory` (see `xsplit.interop.saved`).
+    Returns the rewritten IR and the manifest, which `saved.run_check` runs
+    here or `python -m xsplit.replay` on another machine."""
+    passes = build_pipeline(pipeline)
+    original = parse_module(source, name)
+    f = entry_point(original, function, name)
+    recipe = input_recipe(f, dims, seed)
+    rewritten = parse_module(source, name)
+    run_passes(rewritten, passes)
+    if complete:
+        complete_for_iree(rewritten, tool)
+    rewritten_text = print_module(rewritten)
+    compile_target = COMPILE_TARGET[device]
+    flags = list(target(compile_target).flags)
+    modules = [
+        SavedModule(
+            "original",
+            store_module(directory, compile_mlir(source, compile_target, phase=f"compiling {name} as it is")),
+            None,
+            flags,
+        ),
+        SavedModule(
+            "rewrite",
+            store_module(
+                directory,
+                compile_mlir(
+                    rewritten_text, compile_target, phase=f"compiling {name} rewritten by '{pipeline}'"
+                ),
+            ),
+            pipeline,
+            flags,
+        ),
+    ]
+    program = saved_program(source, f, recipe, name, directory, modules)
+    manifest = Manifest(kind, device, compile_target, [program], tool, compiler=compiler_version())
+    write_manifest(directory, manifest)
+    return rewritten_text, manifest

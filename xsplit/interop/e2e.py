@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from xsplit.dialects.iree_codegen import COMPILATION_INFO, CompilationInfoAttr
 from xsplit.dialects.iree_cpu import LoweringConfigAttr
-from xsplit.interop.check import check_rewrite
+from xsplit.interop.check import check_rewrite, save_check
+from xsplit.interop.saved import write_manifest
 from xsplit.iree.workgroups import DispatchCount, split_dispatch_pair, workgroup_counts
 from xsplit.target.targets import COMPILED_GPU_TARGETS
 
@@ -55,6 +56,13 @@ def run_e2e(
     report = E2EReport(
         max_abs_error=[c.max_abs_error for c in checks], tolerances=[c.tolerance for c in checks]
     )
+    _count_workgroups(report, source, rewritten_text, gpu_targets, name)
+    return rewritten_text, report
+
+
+def _count_workgroups(
+    report: E2EReport, source: str, rewritten_text: str, gpu_targets: Sequence[str], name: str
+) -> None:
     if gpu_targets and carries_cpu_tiles(rewritten_text):
         # IREE's GPU backends cannot build the CPU pipeline such an op names.
         report.cpu_only_reason = "the rewritten program carries IREE CPU tile sizes"
@@ -66,7 +74,32 @@ def run_e2e(
         report.counts_after[target_name] = workgroup_counts(
             rewritten_text, target_name, f"reading the workgroup counts of {name} rewritten"
         )
-    return rewritten_text, report
+
+
+def save_e2e(
+    source: str,
+    pipeline: str,
+    device: str,
+    directory: str,
+    dims: Sequence[int] = (),
+    gpu_targets: Sequence[str] = COMPILED_GPU_TARGETS,
+    function: str | None = None,
+    seed: int = 0,
+    name: str = "<string>",
+    tool: str = "xsplit e2e",
+    complete: bool = True,
+) -> str:
+    """`run_e2e` for a device, compiled only: `save_check`'s directory, whose
+    report ends with the workgroup counts (read here, where iree-compile is).
+    Returns the rewritten IR."""
+    rewritten_text, manifest = save_check(
+        source, pipeline, device, directory, dims, function, seed, name, tool, complete, kind="e2e"
+    )
+    report = E2EReport()
+    _count_workgroups(report, source, rewritten_text, gpu_targets, name)
+    manifest.notes = workgroup_lines(report)
+    write_manifest(directory, manifest)
+    return rewritten_text
 
 
 def carries_cpu_tiles(text: str) -> bool:
@@ -89,15 +122,19 @@ def format_report(report: E2EReport) -> str:
         lines.append(
             f"result {i}: max |split - unsplit| = {err:.3g} (tolerance {tol:.3g}): {verdict}"
         )
+    return "\n".join(lines + workgroup_lines(report))
+
+
+def workgroup_lines(report: E2EReport) -> list[str]:
     compiled = "all targets compiled" if len(report.counts_after) > 1 else "the CPU only"
     if report.cpu_only_reason:
         compiled += f": {report.cpu_only_reason}"
-    lines.append(f"workgroups per dispatch, in program order ({compiled}):")
+    lines = [f"workgroups per dispatch, in program order ({compiled}):"]
     for target_name in report.counts_after:
         before = ", ".join(_describe(c) for c in report.counts_before[target_name])
         after = ", ".join(_describe(c) for c in report.counts_after[target_name])
         lines.append(f"  {target_name:6s} unsplit [{before}]  split [{after}]")
-    return "\n".join(lines)
+    return lines
 
 
 def _describe(count: DispatchCount) -> str:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import iree.runtime as rt
 import numpy as np
 
 from xsplit.diagnostics import XsplitError
+from xsplit.iree.device import to_numpy
+
+__all__ = ["run_on_cpu", "to_numpy"]
 
 
 def run_on_cpu(
@@ -24,11 +26,3 @@ def run_on_cpu(
     except (ValueError, RuntimeError) as e:
         first = next((line.strip() for line in str(e).splitlines() if line.strip()), type(e).__name__)
         raise XsplitError(f"the IREE runtime failed {phase} (@{function}) on the CPU: {first}") from None
-
-
-def to_numpy(results: Any) -> list[np.ndarray]:
-    """A call's result or results as host arrays of their own."""
-    if not isinstance(results, tuple | list):
-        results = (results,)
-    # Copies: a host view of a result's buffer changes when the runtime reuses it.
-    return [np.array(r.to_host() if hasattr(r, "to_host") else r, copy=True) for r in results]

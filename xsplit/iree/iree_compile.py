@@ -217,12 +217,25 @@ def compile_mlir(
     flags = [*target(target_name).flags, *extra_flags]
     if compile_to is not None:
         flags.append(f"--compile-to={compile_to}")
+    return compile_with_flags(source, target_name, flags, phase)
+
+
+def compile_with_flags(source: str, target_name: str, flags: Sequence[str], phase: str) -> bytes:
+    """Runs iree-compile with exactly `flags` (`target_name` names the target
+    in errors and in the cache key)."""
     return _cached(
         target_name,
         flags,
         source,
         lambda: run_tool("iree-compile", [*flags, "-", "-o", "-"], source, phase, target_name),
     )
+
+
+def portable_cpu_flags() -> list[str]:
+    """The CPU target's flags for any x86-64 or AArch64 machine of this
+    architecture rather than this one's CPU: the reference a saved run carries
+    to another machine (`--save`) must run on that machine's CPU."""
+    return [f for f in target("cpu").flags if not f.startswith("--iree-llvmcpu-target-cpu=")]
 
 
 @cache

@@ -212,3 +212,23 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 def add_no_gpu(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--no-gpu", action="store_true", help=f"skip {what}")
+
+
+def add_device(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--device` and `--save`: run on a device, and keep what was compiled
+    for it so that another machine can run it (`python -m xsplit.replay`)."""
+    from xsplit.iree.device import DEVICES
+
+    parser.add_argument(
+        "--device",
+        choices=DEVICES,
+        help=f"compile for this device and {what} on it (cuda: sm_80, hip: gfx942, "
+        "local-task: this CPU); results are also held to numpy's float64 reference",
+    )
+    parser.add_argument(
+        "--save",
+        metavar="DIR",
+        help="with --device: write the compiled modules, the inputs' recipe and a manifest to "
+        "DIR, for python -m xsplit.replay DIR on a machine with only iree-base-runtime and "
+        "numpy; where the device is not usable here, only compile and save",
+    )

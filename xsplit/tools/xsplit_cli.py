@@ -6,6 +6,8 @@ pipelines do.
     xsplit e2e IN.mlir -p PIPELINE [--dim N ...] [--no-gpu] [--print-ir]
     xsplit simulate IN.mlir [--grid X[,Y,Z]] [--block X[,Y,Z]] [--reference FILE]
     xsplit bench --calibrate
+    xsplit check|e2e|bench IN.mlir ... --device cuda|hip|local-task [--save DIR]
+    python -m xsplit.replay DIR [--device D]   (runs what --save wrote)
 
 check and e2e exit 0 when every result matches within its tolerance, 1 when
 one does not, and 2 on an error (bad input, bad options, a failed compile).
@@ -31,6 +33,7 @@ from xsplit.target.targets import COMPILED_GPU_TARGETS, GPU_TARGETS, TARGETS
 from xsplit.tools.args import (
     USAGE_ERROR,
     OneLineArgumentParser,
+    add_device,
     add_input,
     add_load_patterns,
     add_no_gpu,
@@ -92,11 +95,74 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
     add_pipeline(parser, required=True, what="the pipeline to check")
     add_run_options(parser)
     _add_exact_pipeline(parser)
+    add_device(parser, "run the original and the rewrite")
+
+
+def _on_device(
+    args: argparse.Namespace, save: Callable[[str], object], run: Callable[[str], int]
+) -> int:
+    """`--device`: compiles into --save's directory (or a temporary one) with
+    `save`, then runs it with `run` (what `python -m xsplit.replay` runs).
+    A device that is not usable here is an error of one line, before any
+    compile, unless --save asks only to compile."""
+    import shutil
+    import tempfile
+
+    from xsplit.iree.device import device_problem
+
+    problem = device_problem(args.device)
+    if problem is not None and not args.save:
+        print(f"{args.tool_name}: error: {problem}", file=sys.stderr)
+        return EXIT_ERROR
+    directory = args.save or tempfile.mkdtemp(prefix="xsplit-device-")
+    try:
+        save(directory)
+        if problem is not None:
+            print(
+                f"{args.tool_name}: saved to {directory}; {problem}: run "
+                f"`python -m xsplit.replay {directory} --device {args.device}` where it is",
+                file=sys.stderr,
+            )
+            return EXIT_PASS
+        return run(directory)
+    finally:
+        if not args.save:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _replay(directory: str) -> int:
+    from xsplit.replay import replay
+
+    return replay(directory, progress=lambda step: None)
+
+
+def _check_save_options(args: argparse.Namespace) -> None:
+    if args.save and not args.device:
+        raise XsplitError("--save needs --device: it saves what was compiled for a device")
+    if args.save:
+        import os
+
+        if os.path.exists(args.save) and not os.path.isdir(args.save):
+            raise XsplitError(f"cannot save to '{args.save}': it is not a directory")
+        try:
+            os.makedirs(args.save, exist_ok=True)
+        except OSError as e:
+            raise XsplitError(f"cannot save to '{args.save}': {e.strerror}") from None
 
 
 def _run_check(args: argparse.Namespace, source: str, name: str) -> int:
-    from xsplit.interop.check import check_rewrite
+    from xsplit.interop.check import check_rewrite, save_check
 
+    _check_save_options(args)
+    if args.device:
+        return _on_device(
+            args,
+            lambda d: save_check(
+                source, args.passes, args.device, d, args.dim, args.function, args.seed, name,
+                tool=args.tool_name, complete=not args.exact_pipeline,
+            ),
+            _replay,
+        )
     _, results = check_rewrite(
         source, args.passes, args.dim, args.function, args.seed, name,
         tool="xsplit check", complete=not args.exact_pipeline,
@@ -122,9 +188,10 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--target",
-        default="cpu",
-        choices=[name for name, t in TARGETS.items() if t.runs_here],
-        help="the target whose cost model picks the timed split (default: cpu)",
+        choices=list(TARGETS),
+        help="the target whose cost model picks the timed split (default: cpu; with "
+        "--device, the device's: sm_90 for cuda, gfx942 for hip); without --device it must "
+        "run here",
     )
     parser.add_argument(
         "--strategy", default="forall", choices=["forall", "grouped"],
@@ -142,6 +209,7 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="leave out auto{target=...} and the sweep with encodings (set-encoding first)",
     )
+    add_device(parser, "time IREE alone, IREE's own split, auto and the sweep")
     parser.add_argument(
         "--calibrate",
         action="store_true",
@@ -155,6 +223,14 @@ def _run_bench(args: argparse.Namespace, source: str, name: str) -> int:
 
     from xsplit.bench import driver as bench
 
+    _check_save_options(args)
+    if args.device:
+        return _run_device_bench(args, source, name)
+    if args.target and not TARGETS[args.target].runs_here:
+        raise XsplitError(
+            f"--target {args.target} picks splits for a machine that is not this one; "
+            f"time them there with --device, or pick with --target cpu"
+        )
     for path in (args.json, args.plot):
         if path:
             ensure_writable(path, args.input_file)
@@ -175,7 +251,7 @@ def _run_bench(args: argparse.Namespace, source: str, name: str) -> int:
             name,
             sweep=args.sweep,
             runs=args.runs,
-            model_target=args.target,
+            model_target=args.target or "cpu",
             gpu_targets=gpu_targets,
             dims=args.dim,
             function=args.function,
@@ -194,6 +270,36 @@ def _run_bench(args: argparse.Namespace, source: str, name: str) -> int:
     return EXIT_PASS
 
 
+def _run_device_bench(args: argparse.Namespace, source: str, name: str) -> int:
+    """`bench --device`: compile and save every configuration, then check and
+    time them on the device (`xsplit.bench.device_timing`)."""
+    from xsplit.bench.device_save import DEFAULT_DEVICE_SWEEP, save_bench
+    from xsplit.iree.device import MODEL_TARGET
+
+    for path in (args.json, args.plot):
+        if path:
+            ensure_writable(path, args.input_file)
+    if args.plot:
+        raise XsplitError("--plot does not apply to --device (the table and --json do)")
+    model_target = args.target or MODEL_TARGET[args.device]
+
+    def save(directory: str) -> None:
+        manifest = save_bench(
+            [(source, name)], args.device, directory,
+            sweep=args.sweep or DEFAULT_DEVICE_SWEEP, runs=args.runs, model_target=model_target,
+            dims=args.dim, function=args.function, seed=args.seed, tool=args.tool_name,
+        )
+        for remark in manifest.programs[0].extra.get("auto_remarks", []):
+            print(remark, file=sys.stderr)
+
+    def run(directory: str) -> int:
+        from xsplit.replay import replay
+
+        return replay(directory, json_out=args.json)
+
+    return _on_device(args, save, run)
+
+
 # xsplit e2e
 
 
@@ -203,11 +309,26 @@ def _configure_e2e(parser: argparse.ArgumentParser) -> None:
     add_no_gpu(parser, f"the GPU compiles ({', '.join(COMPILED_GPU_TARGETS)}): CPU only")
     parser.add_argument("--print-ir", action="store_true", help="print the rewritten IR first")
     _add_exact_pipeline(parser)
+    add_device(parser, "run the original and the rewrite")
 
 
 def _run_e2e(args: argparse.Namespace, source: str, name: str) -> int:
-    from xsplit.interop.e2e import format_report, run_e2e
+    from xsplit.interop.e2e import format_report, run_e2e, save_e2e
 
+    _check_save_options(args)
+    if args.device:
+
+        def save(directory: str) -> None:
+            text = save_e2e(
+                source, args.passes, args.device, directory, args.dim,
+                gpu_targets=() if args.no_gpu else COMPILED_GPU_TARGETS,
+                function=args.function, seed=args.seed, name=name, tool=args.tool_name,
+                complete=not args.exact_pipeline,
+            )
+            if args.print_ir:
+                print(text)
+
+        return _on_device(args, save, _replay)
     text, report = run_e2e(
         source,
         args.passes,
