@@ -697,13 +697,13 @@ def _gpu_dispatch(
     # The share of its tile a workgroup computes, on average: a clipped or
     # ragged last tile computes less, at the same latency per step.
     covered = rows * p.n / (along_m * tile_m * along_n * tile_n)
+    slots = target.processors * max(1, round(saturation))
     ragged = (rows > tile_m and rows % tile_m) or (p.n > tile_n and p.n % tile_n)
     if ragged:
         saturation *= fit.unaligned
     busiest = ceildiv(workgroups, target.processors)
     tile_flops = 2 * tile_m * tile_n
     seconds = max(busiest * covered, saturation) * (steps + overhead_steps) * tile_flops / rate
-    slots = target.processors * max(1, round(saturation))
     waves = ceildiv(workgroups, slots)
     return seconds, workgroups, waves, workgroups / (waves * slots)
 
@@ -788,6 +788,8 @@ def _choose_gpu(problem: Problem, target: Target) -> Choice:
     fit = target.gpu_fit
     assert fit is not None
     unsplit = gpu_estimate(problem, target, 1)
+    if problem.k <= 1:
+        return Choice(1, unsplit, unsplit, f"K = {problem.k} has one element")
     if problem.m == 1:
         return Choice(1, unsplit, unsplit, iree_split_note(problem))
     operands = sum(_operand_bytes(problem))
