@@ -795,25 +795,26 @@ def _choose_gpu(problem: Problem, target: Target) -> Choice:
     operands = sum(_operand_bytes(problem))
     output = problem.batch * problem.m * problem.n * problem.acc_bytes
     candidates: list[tuple[int, Estimate]] = []
-    skipped: list[str] = []
+    short: list[int] = []
+    large: list[str] = []
     for factor in fit.counts:
         chunk, full, _ = gpu_chunks(problem.k, factor, fit.align)
         if full < 2 or chunk < fit.min_chunk:
-            skipped.append(f"{factor} chunks would be shorter than {fit.min_chunk}")
+            short.append(factor)
             continue
         e = gpu_estimate(problem, target, factor)
         if e.factor * output > operands * MAX_PARTIALS_SHARE:
-            skipped.append(
-                f"{factor} chunks' partials ({_mib(e.factor * output)}) would outgrow "
-                f"the operands ({_mib(operands)})"
-            )
+            large.append(f"{factor} chunks' partials ({_mib(e.factor * output)})")
             continue
         candidates.append((factor, e))
     if not candidates:
-        return Choice(
-            1, unsplit, unsplit,
-            f"no split on {target.name}: K = {problem.k}: {'; '.join(skipped)}",
-        )
+        why = []
+        if large:
+            why.append(f"{' and '.join(large)} would outgrow the operands ({_mib(operands)})")
+        if short:
+            counts = " or ".join(str(f) for f in short)
+            why.append(f"{counts} chunks of K = {problem.k} would be shorter than {fit.min_chunk}")
+        return Choice(1, unsplit, unsplit, f"no split on {target.name}: {'; '.join(why)}")
     cheapest = min(e.seconds for _, e in candidates)
     factor, best = min(
         ((f, e) for f, e in candidates if e.seconds <= cheapest * (1 + NEAR_TIE)),
