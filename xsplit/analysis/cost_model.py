@@ -777,10 +777,10 @@ def iree_split_note(problem: Problem) -> str:
     flag that splits it faster than static chunks do."""
     return (
         f"a one-row contraction ({problem.describe()}) is left whole on a GPU: IREE's own "
-        "split (--iree-dispatch-creation-enable-split-reduction) cuts K into chunks that "
-        "divide it, with workgroups of 128 columns, 4 a thread (1x4096x14336 on an "
-        "H200: 0.106 ms, static chunks 0.462 ms at best, IREE alone 0.664 ms); "
-        "compile with that flag"
+        "split (--iree-dispatch-creation-enable-split-reduction) cuts K, where a divisor "
+        "of it serves, into chunks with workgroups of 128 columns, 4 a thread "
+        "(1x4096x14336 on an H200: 0.106 ms; static chunks 0.462 ms at best, IREE "
+        "alone 0.664 ms); compile with that flag"
     )
 
 

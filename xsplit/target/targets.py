@@ -5,10 +5,12 @@ Each entry holds what the split cost model (`xsplit.analysis.cost_model`)
 needs: how many processors run workgroups side by side, the output tile IREE
 gives one workgroup, the peak arithmetic rate per element type, the memory
 bandwidth, and the per-processor cache that decides whether a workgroup's
-operand panels stay resident. The GPU numbers are the vendors' datasheet
-figures; the CPU's are what IREE's code reaches on it, measured with
-`xsplit bench` (bench/RESULTS.md), since a datasheet peak says little about
-code that does not reach it.
+operand panels stay resident. The GPU entries' split model (`GpuFit`) is
+what IREE's code reached on an H200 (docs/split-k.md, "On a GPU, fitted on
+an H200"); their other figures are the vendors' datasheets, which only
+plain reductions still use. The CPU's are what IREE's code reaches on it,
+measured with `xsplit bench` (bench/RESULTS.md), since a datasheet peak
+says little about code that does not reach it.
 """
 
 from __future__ import annotations
