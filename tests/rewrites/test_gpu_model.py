@@ -217,3 +217,48 @@ def test_other_gpus_scale_the_same_fit() -> None:
         problem = matmul(m, n, k, element=element)
         factors = [choose_split(problem, t).factor for t in (sm_80, H200, gfx942)]
         assert factors == sorted(factors), (m, n, k, element, factors)
+
+
+DECODE = """
+func.func @decode(%a: tensor<1x14336xf32>, %b: tensor<14336x4096xf32>, %c: tensor<1x4096xf32>) -> tensor<1x4096xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<1x14336xf32>, tensor<14336x4096xf32>) outs(%c : tensor<1x4096xf32>) -> tensor<1x4096xf32>
+  return %r : tensor<1x4096xf32>
+}
+"""
+
+
+def _chunk_configs(source: str, tmp_path, name: str, *flags: str) -> list[str]:
+    """The pipeline and lowering configuration iree-compile gives each
+    dispatch, in dispatch order (the chunks' first, then the merge)."""
+    from xsplit.iree.iree_compile import compile_mlir
+
+    directory = tmp_path / name
+    compile_mlir(source, "sm_80", [f"--iree-hal-dump-executable-configurations-to={directory}", *flags])
+    configs = []
+    for path in sorted(directory.iterdir()):
+        text = path.read_text()
+        pipeline = text.split("pipeline = #iree_gpu.pipeline<", 1)[1].split(">", 1)[0]
+        config = text.split("lowering_config = #iree_gpu.lowering_config<", 1)[1].split(">", 1)[0]
+        configs.append(f"{pipeline} {config}")
+    return configs
+
+
+@pytest.mark.gpu_compile
+def test_the_decode_s_forms_as_iree_configures_them(tmp_path) -> None:
+    """The evidence for leaving the decode to IREE's flag: IREE's own split
+    reads B's rows, 128 columns a workgroup, 4 a thread (0.106 ms on an
+    H200), while xsplit's static chunks of 64's multiples get IREE alone's
+    one-row VectorDistribute code, lanes down B's columns (0.462 ms at best)."""
+    from xsplit.api import build_pipeline, parse_module, print_module, run_passes
+
+    iree_split = _chunk_configs(
+        DECODE, tmp_path, "iree-split", "--iree-dispatch-creation-enable-split-reduction"
+    )
+    assert iree_split[0].startswith("TileAndFuse")
+    assert "thread = [1, 4, 0], workgroup = [1, 128, 0]" in iree_split[0]
+    module = parse_module(DECODE)
+    run_passes(module, build_pipeline("split-k{factor=128 align=64 pad_m=64},materialize-late"))
+    static = _chunk_configs(print_module(module), tmp_path, "static")
+    assert static[0].startswith("VectorDistribute"), static
+    alone = _chunk_configs(DECODE, tmp_path, "alone")
+    assert alone[0].split(" ", 1)[1] == static[0].split(" ", 1)[1]

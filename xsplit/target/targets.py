@@ -38,7 +38,7 @@ def host_threads() -> int:
         return os.cpu_count() or 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GpuFit:
     """The GPU split model's parameters (`cost_model.gpu_estimate`), fitted
     on an NVIDIA H200 (132 SMs) to the times in docs/split-k.md's "Choosing
