@@ -157,7 +157,12 @@ def test_candidate_counts_are_the_measured_sweep() -> None:
 def _random_shapes(seed: int, count: int) -> list[tuple[int, int, int, str]]:
     rng = random.Random(seed)
     return [
-        (rng.randint(2, 1024), rng.randint(8, 2048), rng.randint(512, 300000), rng.choice(("f32", "f16")))
+        (
+            rng.randint(2, 1024),
+            rng.randint(8, 2048),
+            rng.randint(512, 300000),
+            rng.choice(("f32", "f16")),
+        )
         for _ in range(count)
     ]
 
@@ -233,7 +238,8 @@ def _chunk_configs(source: str, tmp_path, name: str, *flags: str) -> list[str]:
     from xsplit.iree.iree_compile import compile_mlir
 
     directory = tmp_path / name
-    compile_mlir(source, "sm_80", [f"--iree-hal-dump-executable-configurations-to={directory}", *flags])
+    dump = f"--iree-hal-dump-executable-configurations-to={directory}"
+    compile_mlir(source, "sm_80", [dump, *flags])
     configs = []
     for path in sorted(directory.iterdir()):
         text = path.read_text()
@@ -262,3 +268,20 @@ def test_the_decode_s_forms_as_iree_configures_them(tmp_path) -> None:
     assert static[0].startswith("VectorDistribute"), static
     alone = _chunk_configs(DECODE, tmp_path, "alone")
     assert alone[0].split(" ", 1)[1] == static[0].split(" ", 1)[1]
+
+
+def test_the_model_s_chunks_are_the_aligned_split_s() -> None:
+    """The model restates `aligned_chunks` (analysis sits below the
+    rewrites): the two agree on every K and count."""
+    from xsplit.analysis.cost_model import gpu_chunks
+    from xsplit.rewrites.split.aligned_split import aligned_chunks
+
+    rng = random.Random(2)
+    for _ in range(2000):
+        k, factor = rng.randint(128, 600000), rng.choice((*SWEEP, rng.randint(2, 300)))
+        chunks = aligned_chunks(k, factor, 64)
+        chunk, full, tail = gpu_chunks(k, factor, 64)
+        if isinstance(chunks, str):
+            assert full < 2
+        else:
+            assert (chunks.chunk, chunks.full, chunks.tail) == (chunk, full, tail)

@@ -26,6 +26,15 @@ The chosen S is the cheapest by this sum; among splits within 1% of the
 cheapest, the fewest chunks. A split is taken only if the model has it at least
 `MIN_GAIN` faster than the unsplit op, so it never picks a split that its own
 estimate makes slower.
+
+A contraction on a GPU has a model of its own (`gpu_estimate`, `GpuFit` in
+the target table), fitted on an H200: IREE's own configuration of the whole
+op against `split-k{factor=F align=64 pad_m=64}`'s static chunks with GPU
+tiles, for F among the counts measured (8, 32, 128), each dispatch priced by
+its busiest SM's resident workgroups against the number that saturates it.
+A one-row contraction (a decode) is left whole, to IREE's own split, which
+ran it 4x faster than static chunks. docs/split-k.md has the fit and its
+measurements; the CPU model above is untouched by it.
 """
 
 from __future__ import annotations
@@ -666,9 +675,9 @@ def _gpu_class(fit: GpuFit, element_class: str) -> str:
 
 
 def _chunk_tile(fit: GpuFit, m: int, n: int) -> tuple[int, int]:
-    """The chunk's workgroup tile: the fit's, or where its N does not divide
-    N, the widest power of two down to 16 that does (IREE's f16 pick on
-    64x96 chunks was 64x32)."""
+    """The chunk's workgroup tile: the fit's, or where the fit's N tile does
+    not divide N, the widest power of two down to 16 that does (IREE's f16
+    pick on 64x96 chunks was 64x32)."""
     tile_m, tile_n = fit.chunk_tile
     if n > tile_n and n % tile_n:
         tile_n = next((w for w in (tile_n // 2, tile_n // 4) if w >= 16 and n % w == 0), tile_n)
@@ -733,7 +742,7 @@ def gpu_estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         if p.m == 1:
             # IREE's one-row path reads B a column a workgroup, lanes along K.
             main = operands / (fit.matvec_bandwidth * target.processors) + fit.launch
-            tiles = p.batch * ceildiv(p.n, 1)
+            tiles = p.batch * p.n
             waves = ceildiv(tiles, target.processors)
             return Estimate(1, p.k, tiles, waves, tiles / (waves * target.processors),
                             0, None, main, 0.0, 0.0)
