@@ -72,6 +72,7 @@ class GpuFit:
     whole_rate: dict[str, float]
     """FLOP/s of one processor on IREE's own configuration of the whole op."""
     whole_saturation: dict[str, float]
+    """Whole-op workgroups one processor needs resident to reach `whole_rate`."""
     unaligned: float
     """How many times the saturation grows where the tiles do not divide
     the output (IREE pads or masks every K step)."""
