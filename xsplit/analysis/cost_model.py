@@ -26,6 +26,15 @@ The chosen S is the cheapest by this sum; among splits within 1% of the
 cheapest, the fewest chunks. A split is taken only if the model has it at least
 `MIN_GAIN` faster than the unsplit op, so it never picks a split that its own
 estimate makes slower.
+
+A contraction on a GPU has a model of its own (`gpu_estimate`, `GpuFit` in
+the target table), fitted on an H200: IREE's own configuration of the whole
+op against `split-k{factor=F align=64 pad_m=64}`'s static chunks with GPU
+tiles, for F among the counts measured (8, 32, 128), each dispatch priced by
+its busiest SM's resident workgroups against the number that saturates it.
+A one-row contraction (a decode) is left whole, to IREE's own split, which
+ran it 4x faster than static chunks. docs/split-k.md has the fit and its
+measurements; the CPU model above is untouched by it.
 """
 
 from __future__ import annotations
@@ -40,7 +49,7 @@ from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.analysis.reduction import Reduction, through_transposes
 from xsplit.analysis.shapes import ceildiv
-from xsplit.target.targets import PARTIAL_TILE_MAX_M, Target
+from xsplit.target.targets import PARTIAL_TILE_MAX_M, GpuFit, Target
 
 MIN_GAIN = 0.05
 """The modeled speedup below which a split is not worth its merge."""
@@ -383,6 +392,8 @@ def _crowding(
 
 def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     """The modeled cost of cutting `problem`'s K into `factor` chunks on `target`."""
+    if gpu_modeled(problem, target):
+        return gpu_estimate(problem, target, factor)
     p = problem
     processors = target.processors
     chunk = ceildiv(p.k, factor)
@@ -571,6 +582,8 @@ def _batch_of_rows_streams(p: Problem, target: Target) -> bool:
 
 @lru_cache(maxsize=1024)
 def _choose(problem: Problem, target: Target, processors: int) -> Choice:
+    if gpu_modeled(problem, target):
+        return _choose_gpu(problem, target)
     unsplit = estimate(problem, target, 1)
     seen: set[int] = set()
     candidates: list[Estimate] = []
@@ -635,6 +648,198 @@ def _choose(problem: Problem, target: Target, processors: int) -> Choice:
         best,
         unsplit,
         f"{target.name} chose {best.describe()}; unsplit {unsplit.describe()}; "
+        f"modeled speedup {unsplit.seconds / best.seconds:.2f}x",
+    )
+
+
+# The GPU model: static chunks with split-k's GPU tiles, against IREE's own
+# configuration of the whole op. Its parameters (`GpuFit`) were fitted on an
+# H200 to the measurements in docs/split-k.md; tests/rewrites/test_gpu_model.py
+# holds those measurements and checks the picks against them.
+
+
+def gpu_modeled(problem: Problem, target: Target) -> bool:
+    """Whether the fitted GPU model prices this problem: a contraction (two
+    inputs, a multiply-accumulate) on a GPU entry with a fit. Plain
+    reductions keep the generic model: none was measured."""
+    return (
+        target.gpu_fit is not None
+        and problem.operations_per_point == 2
+        and len(problem.spans) == 2
+    )
+
+
+def _gpu_class(fit: GpuFit, element_class: str) -> str:
+    """The fit's element class: i8 was not measured, and is priced as f32."""
+    return element_class if element_class in fit.chunk_rate else "f32"
+
+
+def _chunk_tile(fit: GpuFit, m: int, n: int) -> tuple[int, int]:
+    """The chunk's workgroup tile: the fit's, or where the fit's N tile does
+    not divide N, the widest power of two down to 16 that does (IREE's f16
+    pick on 64x96 chunks was 64x32)."""
+    tile_m, tile_n = fit.chunk_tile
+    if n > tile_n and n % tile_n:
+        tile_n = next((w for w in (tile_n // 2, tile_n // 4) if w >= 16 and n % w == 0), tile_n)
+    return tile_m, tile_n
+
+
+def _gpu_dispatch(
+    p: Problem,
+    target: Target,
+    rows: int,
+    steps: int,
+    count: int,
+    tile: tuple[int, int],
+    rate: float,
+    saturation: float,
+    overhead_steps: int,
+) -> tuple[float, int, int, float]:
+    """Seconds of one dispatch of `count` x the output's tiles workgroups,
+    each `steps` of K, by the fit's formula (`GpuFit`); also its workgroups,
+    its waves of `saturation` workgroups a processor, and their fill."""
+    fit = target.gpu_fit
+    assert fit is not None
+    tile_m, tile_n = tile
+    along_m, along_n = ceildiv(rows, tile_m), ceildiv(p.n, tile_n)
+    workgroups = p.batch * along_m * along_n * count
+    # The share of its tile a workgroup computes, on average: a clipped or
+    # ragged last tile computes less, at the same latency per step.
+    covered = rows * p.n / (along_m * tile_m * along_n * tile_n)
+    slots = target.processors * max(1, round(saturation))
+    ragged = (rows > tile_m and rows % tile_m) or (p.n > tile_n and p.n % tile_n)
+    if ragged:
+        saturation *= fit.unaligned
+    busiest = ceildiv(workgroups, target.processors)
+    tile_flops = 2 * tile_m * tile_n
+    seconds = max(busiest * covered, saturation) * (steps + overhead_steps) * tile_flops / rate
+    waves = ceildiv(workgroups, slots)
+    return seconds, workgroups, waves, workgroups / (waves * slots)
+
+
+def gpu_chunks(k: int, factor: int, align: int) -> tuple[int, int, int]:
+    """(chunk, full chunks, tail) of `split-k{factor=F align=A}`'s static
+    chunks (`aligned_split.aligned_chunks`, restated here below the rewrites)."""
+    chunk = ceildiv(ceildiv(k, factor), align) * align
+    if k // chunk < 2 and (k // factor) // align * align > 0:
+        chunk = (k // factor) // align * align
+    full, tail = divmod(k, chunk)
+    return chunk, full, tail
+
+
+def gpu_estimate(problem: Problem, target: Target, factor: int) -> Estimate:
+    """The GPU model's time for `problem` whole (factor 1, IREE's own
+    configuration) or as `split-k{factor=F align=64 pad_m=64}` makes it:
+    M padded to 64, `full` static chunks on split-k's GPU tiles, a tail, and
+    the merge."""
+    p = problem
+    fit = target.gpu_fit
+    assert fit is not None
+    cls = _gpu_class(fit, p.element_class)
+    bandwidth = target.memory_bandwidth
+    operands = sum(_operand_bytes(p))
+    if factor <= 1:
+        if p.m == 1:
+            # IREE's one-row path reads B a column a workgroup, lanes along K.
+            main = operands / (fit.matvec_bandwidth * target.processors) + fit.launch
+            tiles = p.batch * p.n
+            waves = ceildiv(tiles, target.processors)
+            return Estimate(1, p.k, tiles, waves, tiles / (waves * target.processors),
+                            0, None, main, 0.0, 0.0)
+        seconds, workgroups, waves, fill = _gpu_dispatch(
+            p, target, p.m, p.k, 1, fit.whole_tile[cls], fit.whole_rate[cls],
+            fit.whole_saturation[cls], 0,
+        )
+        main = max(seconds, operands / bandwidth) + fit.launch
+        return Estimate(1, p.k, workgroups, waves, fill, 0, None, main, 0.0, 0.0)
+    chunk, full, tail = gpu_chunks(p.k, factor, fit.align)
+    rows = padded_rows(p.m, fit.pad_m)
+    tile = _chunk_tile(fit, rows, p.n)
+    rate, saturation = fit.chunk_rate[cls], fit.chunk_saturation[cls]
+    steps = fit.workgroup_steps[cls]
+    count = full + (1 if tail else 0)
+    # The tail's dispatches (its multiple of the alignment in place, the rest
+    # padded) read what the chunks read and write a buffer of their own, so
+    # IREE runs them beside the chunks' dispatch: the seed in 128 chunks ran
+    # in 2.27 ms with its tail and merge, its chunks alone in 2.30. They are
+    # priced as one more chunk of the main dispatch, and a launch each.
+    seconds, workgroups, waves, fill = _gpu_dispatch(
+        p, target, rows, chunk, count, tile, rate, saturation, steps
+    )
+    main = max(seconds, operands / bandwidth) + fit.launch
+    pad = 0.0
+    if tail:
+        pad += ((tail >= fit.align) + (tail % fit.align > 0)) * fit.launch
+    if rows != p.m:
+        padded = sum(b for b, (spans_m, _) in zip(_operand_bytes(p), p.spans) if spans_m)
+        pad += 2 * padded / bandwidth + fit.launch
+    output_bytes = p.batch * p.m * p.n * p.acc_bytes
+    partial_bytes = p.batch * rows * p.n * p.acc_bytes * count
+    partials = 2 * partial_bytes / bandwidth
+    merge = fit.launch + 2 * output_bytes / bandwidth
+    panel = (tile[0] + tile[1]) * chunk * p.input_bytes
+    return Estimate(count, chunk, workgroups, waves, fill, panel, None, main, partials, merge, pad)
+
+
+def iree_split_note(problem: Problem) -> str:
+    """Why a one-row contraction (a decode) is left whole on a GPU, and the
+    flag that splits it faster than static chunks do."""
+    return (
+        f"a one-row contraction ({problem.describe()}) is left whole on a GPU: IREE's own "
+        "split (--iree-dispatch-creation-enable-split-reduction) cuts K, where a divisor "
+        "of it serves, into chunks with workgroups of 128 columns, 4 a thread "
+        "(1x4096x14336 on an H200: 0.106 ms; static chunks 0.462 ms at best, IREE "
+        "alone 0.664 ms); compile with that flag"
+    )
+
+
+def _choose_gpu(problem: Problem, target: Target) -> Choice:
+    fit = target.gpu_fit
+    assert fit is not None
+    unsplit = gpu_estimate(problem, target, 1)
+    if problem.k <= 1:
+        return Choice(1, unsplit, unsplit, f"K = {problem.k} has one element")
+    if problem.m == 1:
+        return Choice(1, unsplit, unsplit, iree_split_note(problem))
+    operands = sum(_operand_bytes(problem))
+    output = problem.batch * problem.m * problem.n * problem.acc_bytes
+    candidates: list[tuple[int, Estimate]] = []
+    short: list[int] = []
+    large: list[str] = []
+    for factor in fit.counts:
+        chunk, full, _ = gpu_chunks(problem.k, factor, fit.align)
+        if full < 2 or chunk < fit.min_chunk:
+            short.append(factor)
+            continue
+        e = gpu_estimate(problem, target, factor)
+        if e.factor * output > operands * MAX_PARTIALS_SHARE:
+            large.append(f"{factor} chunks' partials ({_mib(e.factor * output)})")
+            continue
+        candidates.append((factor, e))
+    if not candidates:
+        why = []
+        if large:
+            why.append(f"{' and '.join(large)} would outgrow the operands ({_mib(operands)})")
+        if short:
+            counts = " or ".join(str(f) for f in short)
+            why.append(f"{counts} chunks of K = {problem.k} would be shorter than {fit.min_chunk}")
+        return Choice(1, unsplit, unsplit, f"no split on {target.name}: {'; '.join(why)}")
+    cheapest = min(e.seconds for _, e in candidates)
+    factor, best = min(
+        ((f, e) for f, e in candidates if e.seconds <= cheapest * (1 + NEAR_TIE)),
+        key=lambda fe: fe[0],
+    )
+    if best.seconds > unsplit.seconds * (1 - MIN_GAIN):
+        return Choice(
+            1, unsplit, unsplit,
+            f"no split pays on {target.name}: unsplit {unsplit.describe()}; the best split, "
+            f"{best.describe()}, gains under {MIN_GAIN:.0%}",
+        )
+    return Choice(
+        factor,
+        best,
+        unsplit,
+        f"{target.name} chose factor {factor}, {best.describe()}; unsplit {unsplit.describe()}; "
         f"modeled speedup {unsplit.seconds / best.seconds:.2f}x",
     )
 

@@ -5,10 +5,12 @@ Each entry holds what the split cost model (`xsplit.analysis.cost_model`)
 needs: how many processors run workgroups side by side, the output tile IREE
 gives one workgroup, the peak arithmetic rate per element type, the memory
 bandwidth, and the per-processor cache that decides whether a workgroup's
-operand panels stay resident. The GPU numbers are the vendors' datasheet
-figures; the CPU's are what IREE's code reaches on it, measured with
-`xsplit bench` (bench/RESULTS.md), since a datasheet peak says little about
-code that does not reach it.
+operand panels stay resident. The GPU entries' split model (`GpuFit`) is
+what IREE's code reached on an H200 (docs/split-k.md, "On a GPU, fitted on
+an H200"); their other figures are the vendors' datasheets, which only
+plain reductions still use. The CPU's are what IREE's code reaches on it,
+measured with `xsplit bench` (bench/RESULTS.md), since a datasheet peak
+says little about code that does not reach it.
 """
 
 from __future__ import annotations
@@ -34,6 +36,58 @@ def host_threads() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+@dataclass(frozen=True, eq=False)
+class GpuFit:
+    """The GPU split model's parameters (`cost_model.gpu_estimate`), fitted
+    on an NVIDIA H200 (132 SMs) to the times in docs/split-k.md's "Choosing
+    the split for a target" (from `../shared/notes/gpu.md`), per processor
+    (SM or CU), so that another GPU scales them by its processor count and
+    bandwidth. Rates are what IREE 3.13's code reached, not datasheet peaks.
+
+    A dispatch of W workgroups, each a tile of A = tile_m x tile_n outputs
+    (a clipped one covers a < A) over kc steps of K, takes on the busiest
+    processor, holding L = ceil(W / processors) of them,
+
+        max(L x a / A, saturation) x (kc + workgroup_steps) x 2 A / rate
+
+    with an `unaligned` saturation where N (or M) is not a multiple of the
+    tile: a processor needs `saturation` full workgroups resident to reach
+    its rate, and below that its time is one workgroup's latency."""
+
+    chunk_tile: tuple[int, int]
+    """The (M, N) workgroup tile of split-k's static chunks (the GPU tiles
+    split-k sets on them; IREE's own pick for f16); narrower in N where N is
+    a multiple of a power of two down to 16 and not of this."""
+    chunk_rate: dict[str, float]
+    """FLOP/s of one processor on a chunk's tiles, by element class."""
+    chunk_saturation: dict[str, float]
+    """Full-tile workgroups one processor needs resident to reach `chunk_rate`."""
+    workgroup_steps: dict[str, int]
+    """A chunk workgroup's fixed cost (fill, partial write-back, pipeline
+    fill), in steps of K at its rate."""
+    whole_tile: dict[str, tuple[int, int]]
+    """IREE's own workgroup tile on the whole op (no split), by element class."""
+    whole_rate: dict[str, float]
+    """FLOP/s of one processor on IREE's own configuration of the whole op."""
+    whole_saturation: dict[str, float]
+    """Whole-op workgroups one processor needs resident to reach `whole_rate`."""
+    unaligned: float
+    """How many times the saturation grows where the tiles do not divide
+    the output (IREE pads or masks every K step)."""
+    matvec_bandwidth: float
+    """Bytes/s per processor at which IREE's own one-row (decode) code reads B."""
+    launch: float
+    """Seconds per dispatch."""
+    align: int
+    """split-k's static chunks are a multiple of this (`split-k{align=}`)."""
+    pad_m: int
+    """M is padded to a multiple of this (`split-k{pad_m=}`)."""
+    min_chunk: int
+    """The shortest chunk of K the model considers."""
+    counts: tuple[int, ...]
+    """The chunk counts the model chooses among: those measured on every shape."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,6 +165,8 @@ class Target:
     split_tiles: bool = False
     """With `split_align`: split-k{target=} also fixes IREE's tile sizes for
     the partial matmul (`partial_tiles`) where they beat IREE's own."""
+    gpu_fit: GpuFit | None = None
+    """The GPU split model's fitted parameters (GPUs only)."""
 
     @property
     def processors(self) -> int:
@@ -259,6 +315,51 @@ allocated partials are written at about 1 GB/s (page faults). The arithmetic
 rate is per thread (24 GFLOP/s unless calibrated); the bandwidths are the
 machine's."""
 
+
+H200_FIT = GpuFit(
+    # split-k's f32 chunk tiles (gpu.md, sixth run: workgroup 64x64, thread
+    # 4x4, K 32, prefetch 2 took the seed's F=128 chunks from 2.30 to 1.14
+    # ms); IREE's own f16 pick on the chunks is 64x64 on tensor cores.
+    chunk_tile=(64, 64),
+    # f32: that configuration ran 2048^3 in 0.946 ms (19 TFLOP/s, 163 GFLOP/s
+    # an SM at 8 workgroups of 2,348 steps). f16: the static chunks of
+    # 256x256x65536 in 32 (0.133 ms) and IREE's tensor-core 2048^3 (0.277).
+    chunk_rate={"f32": 163 * GIGA, "f16": 529 * GIGA},
+    # f32: the seed's and 256x256x65536's sweeps were fastest at 128 chunks
+    # (14-16 workgroups an SM), 512x768x16384's at 8 (6 an SM): an SM wants
+    # about 8 workgroups of 256 threads, its whole 2,048. f16: 256x256x65536
+    # was fastest at 32 chunks (4 an SM), the unaligned seed at 128.
+    chunk_saturation={"f32": 8.0, "f16": 4.0},
+    # 512x768x16384 ran fastest in 8 chunks, not 32: each workgroup costs
+    # about 300 steps of K besides its own (a chunk of 512 pays 60% more).
+    workgroup_steps={"f32": 300, "f16": 100},
+    # IREE alone: f32 TileAndFuse 32x128 without staging (3.7 TFLOP/s on
+    # 2048^3, 4.79 ms); f16 its 64x64 tensor-core tiles (62 TFLOP/s, 0.277 ms).
+    whole_tile={"f32": (32, 128), "f16": (64, 64)},
+    whole_rate={"f32": 28.0 * GIGA, "f16": 484 * GIGA},
+    # One or two workgroups an SM reach that rate: 0.40-0.48 us per step of
+    # K for a lone f32 workgroup on every aligned shape of gpu.md's first
+    # table (256x256x65536 26.1 ms, 32x32x500009 203 ms, 16x1024x131071 62.8).
+    whole_saturation={"f32": 1.5, "f16": 1.85},
+    # The seed (M = 123, N = 456) ran 4x slower per step than the aligned
+    # shapes whole (97.2 ms: 1.9 us a step), and its chunks kept gaining up
+    # to 128 where 256x256's f16 chunks stopped at 32.
+    unaligned=4.0,
+    # IREE's one-row path (VectorDistribute, one output a workgroup, lanes
+    # along K) read the decode's B at 354 GB/s (0.664 ms).
+    matvec_bandwidth=354 * GIGA / 132,
+    launch=4e-6,
+    align=64,
+    pad_m=64,
+    # 2048^3 ran fastest in 8 chunks of 256 (4.64 ms, IREE alone 4.79),
+    # not in 32 or 128 (chunks of 64).
+    min_chunk=256,
+    counts=(8, 32, 128),
+)
+"""One fit for every GPU entry: its parameters are per SM (CU), so a GPU
+scales them by its own processors and bandwidth. Only sm_90 (the H200's 132
+SMs) is measured; sm_80 and gfx942 are scaled, not measured."""
+
 _SM_80 = Target(
     "sm_80",
     "CUDA / NVPTX, sm_80: A100 SXM, 108 SMs",
@@ -275,19 +376,21 @@ _SM_80 = Target(
     matvec_tile=1,
     subgroup_size=32,
     waves_per_block=8,
+    gpu_fit=H200_FIT,
 )
 
-# IREE 3.13 rejects --iree-cuda-target=sm_90 ("missing GPU target"), so H100
-# code is compiled for sm_80, which it runs; the model still uses H100 figures.
+# IREE 3.13 rejects --iree-cuda-target=sm_90 ("missing GPU target"), so
+# Hopper code is compiled for sm_80, which it runs. The split model was fitted
+# on an H200 (132 SMs, 4.8 TB/s); an H100 SXM has the same SMs and 3.35 TB/s.
 _SM_90 = Target(
     "sm_90",
-    "CUDA / NVPTX, H100 SXM, 132 SMs (compiled for sm_80: IREE 3.13 has no sm_90)",
+    "CUDA / NVPTX, H100 / H200, 132 SMs (compiled for sm_80: IREE 3.13 has no sm_90)",
     _SM_80.flags,
     runs_here=False,
     fixed_processors=132,
     tile=(64, 128),
     peak_flops={"f32": 67 * TERA, "f16": 989 * TERA, "i8": 1979 * TERA},
-    memory_bandwidth=3350 * GIGA,
+    memory_bandwidth=4800 * GIGA,
     cache_per_processor=None,
     compiles_as="sm_80",
     backend="cuda",
@@ -295,6 +398,7 @@ _SM_90 = Target(
     matvec_tile=1,
     subgroup_size=32,
     waves_per_block=8,
+    gpu_fit=H200_FIT,
 )
 
 # The flag is --iree-rocm-target; --iree-hip-target does not exist.
@@ -317,6 +421,7 @@ _GFX942 = Target(
     matvec_tile=8,
     subgroup_size=64,
     waves_per_block=4,
+    gpu_fit=H200_FIT,
 )
 
 def _narrow(tile: int, size: int | None) -> int:

@@ -20,14 +20,15 @@
 // CHECK-NOT:     linalg.pack
 // CHECK:         scf.forall
 // CHECK:         {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]
-// REMARK-DAG: auto.mlir:[[# @LINE + 12]]:3: remark: not split: encode chosen: 4096x4096 output, K = 16384 on cpu: {{.*}} ms, encoded {{.*}} ms
-// REMARK-DAG: auto.mlir:[[# @LINE + 16]]:3: remark: not encoded: split chosen: 16x4096 output, K = 16384 on cpu: split in {{[0-9]+}}
-// REMARK: auto.mlir:[[# @LINE + 15]]:3: remark: split-k: cpu chose {{[0-9]+}} chunks
+// REMARK-DAG: auto.mlir:[[# @LINE + 13]]:3: remark: not split: encode chosen: 4096x4096 output, K = 16384 on cpu: {{.*}} ms, encoded {{.*}} ms
+// REMARK-DAG: auto.mlir:[[# @LINE + 17]]:3: remark: not encoded: split chosen: 16x4096 output, K = 16384 on cpu: split in {{[0-9]+}}
+// REMARK: auto.mlir:[[# @LINE + 16]]:3: remark: split-k: cpu chose {{[0-9]+}} chunks
 // EXPLAIN: remark: explain: pattern 'set-encoding' did not match 'linalg.matmul': 'the target model encodes it' failed: split chosen
 // EXPLAIN: remark: explain: pattern 'split-k-forall' did not match 'linalg.matmul': 'has no encoded operand (split-k-encoded splits those)' failed: its operands are encoded
 // EXPLAIN: remark: explain: pattern 'split-k-encoded' did not match 'iree_encoding.unset_encoding': 'ends an encoded contraction split-k can split' failed: encode chosen
 // GFX942-COUNT-2: remark: not encoded: gfx942 drops data-tiling encodings
-// GFX942: remark: split-k: gfx942 chose {{[0-9]+}} chunks of {{[0-9]+}}: 608 workgroups, 1 wave at 100% fill
+// GFX942: remark: split-k: gfx942 chose factor 8, 8 chunks of 2048: 32768 workgroups
+// GFX942: remark: split-k: gfx942 chose factor 32, 32 chunks of 512: 2048 workgroups
 // GFX942-NOT: iree_encoding
 // GFX942-NOT: linalg.pack
 // BAD: error: auto: unknown target 'tpu', expected one of cpu, sm_80, sm_90, gfx942, cuda, rocm

@@ -6,18 +6,19 @@
 // RUN: not xsplit-opt %s -p 'split-k{target=cpu factor=4}' 2>&1 | filecheck %s --check-prefix=BOTH
 // RUN: not xsplit-opt %s -p 'split-k{target=tpu}' 2>&1 | filecheck %s --check-prefix=UNKNOWN
 
-// The seed on MI300X: 4 tiles of 128x128 leave 300 of 304 CUs idle; 149 chunks
-// fill one wave of two resident workgroups per CU. On A100, 27 chunks of 8
-// tiles fill one wave of 2 x 108.
-// GFX942-REMARK: target.mlir:[[# @LINE + 16]]:3: remark: split-k: gfx942 chose 149 chunks of 344: 596 workgroups, 1 wave at 100% fill
-// GFX942-REMARK-SAME: unsplit 1 chunk of 51234: 4 workgroups, 1 wave at 1% fill
+// The seed on MI300X: IREE's own 16 tiles of 32x128 leave 288 of 304 CUs
+// idle; the GPU model (fitted on an H200, scaled to 304 CUs) takes the
+// sweep's 128 chunks: 114 static chunks of 448 and a tail, M padded to 128,
+// 2 x 8 tiles of 64x64 each. So does A100's 108 SMs.
+// GFX942-REMARK: target.mlir:[[# @LINE + 16]]:3: remark: split-k: gfx942 chose factor 128, 115 chunks of 448: 1840 workgroups
+// GFX942-REMARK-SAME: unsplit 1 chunk of 51234: 16 workgroups, 1 wave at 3% fill
 // GFX942-LABEL: func.func @seed
-// GFX942:      %[[PARTIALS:.*]] = scf.forall (%{{.*}}) in (149) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<123x456x149xf32>)
-// GFX942:      } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>], xsplit.split_factor = 149 : i64}
+// GFX942:      %[[PARTIALS:.*]] = scf.forall (%{{.*}}) in (128) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<123x456x128xf32>)
+// GFX942:      } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>], xsplit.split_factor = 128 : i64}
 // GFX942:      linalg.reduce ins(%[[PARTIALS]]
-// SM80: remark: split-k: sm_80 chose 27 chunks of 1898: 216 workgroups, 1 wave at 100% fill
-// SM80: scf.forall (%{{.*}}) in (27)
-// SM80: xsplit.split_factor = 27 : i64
+// SM80: remark: split-k: sm_80 chose factor 128, 115 chunks of 448: 1840 workgroups
+// SM80: scf.forall (%{{.*}}) in (128)
+// SM80: xsplit.split_factor = 128 : i64
 // CPU: remark: split-k: cpu chose {{[0-9]+}} chunks
 // CPU: remark: not split: no split pays on cpu
 // CPU: remark: explain: pattern 'split-k-forall' did not match 'linalg.matmul': 'K splits into more than one chunk' failed: no split pays on cpu
@@ -31,9 +32,10 @@ func.func @seed(%a: tensor<123x51234xf32>, %b: tensor<51234x456xf32>, %c: tensor
 
 // -----
 
-// A large output already fills every target many times over: a GPU dispatch
-// that fills the machine is not split, the op stays whole and --xsplit-explain says why.
-// GFX942-REMARK: remark: not split: no split on gfx942: the dispatch already fills the machine (4096 workgroups on 304 processors)
+// A large output already fills every target many times over: on a GPU, 8
+// chunks' partials would be 16 copies of the operands and 32 chunks too
+// short, so the op stays whole and --xsplit-explain says why.
+// GFX942-REMARK: remark: not split: no split on gfx942: 8 chunks' partials ({{.*}} MiB) would outgrow the operands (128 MiB); 32 or 128 chunks of K = 4096 would be shorter than 256
 // GFX942-LABEL: func.func @large_output
 // GFX942-NOT: scf.forall
 // GFX942: linalg.matmul
