@@ -59,4 +59,4 @@ func.func @slice_rank(%t: tensor<8x4xf32>) -> tensor<8x4xf32> {
   }
   func.return %r : tensor<8x4xf32>
 }
-// CHECK: invalid.mlir:[[# @LINE - 5]]:7: error: 'tensor.parallel_insert_slice' op expects 2 offsets entries, got 1
+// CHECK: invalid.mlir:[[# @LINE - 5]]:7: error: 'tensor.parallel_insert_slice' op expected 2 offset values, got 1
