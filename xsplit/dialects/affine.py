@@ -65,11 +65,11 @@ class MaxOp(IRDLOperation):
         if not isinstance(m, AffineMapAttr):
             parser.raise_error("expected an affine map", pos, parser.pos)
         dims = parser.parse_comma_separated_list(
-            Parser.Delimiter.PAREN, lambda: parser.parse_operand()
+            Parser.Delimiter.PAREN, lambda: parser.parse_operand(IndexType())
         )
         symbols = (
             parser.parse_optional_comma_separated_list(
-                Parser.Delimiter.SQUARE, lambda: parser.parse_operand()
+                Parser.Delimiter.SQUARE, lambda: parser.parse_operand(IndexType())
             )
             or []
         )

@@ -477,7 +477,7 @@ class InterfaceBindingSubspanOp(IRDLOperation):
                 alignment = parser.parse_integer(allow_boolean=False, allow_negative=False)
         if parser.parse_optional_keyword("offset") is not None:
             with parser.in_parens():
-                offset = parser.parse_operand()
+                offset = parser.parse_operand(IndexType())
         if parser.parse_optional_keyword("flags") is not None:
             with parser.in_parens():
                 flags = _parse_flags(parser)
@@ -487,7 +487,7 @@ class InterfaceBindingSubspanOp(IRDLOperation):
         dims: list[SSAValue] = []
         if parser.parse_optional_punctuation("{"):
             dims = parser.parse_comma_separated_list(
-                Parser.Delimiter.NONE, lambda: parser.parse_operand()
+                Parser.Delimiter.NONE, lambda: parser.parse_operand(IndexType())
             )
             parser.parse_punctuation("}")
         op = cls(layout, binding, t, offset, dims, alignment, flags)

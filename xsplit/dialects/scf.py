@@ -282,20 +282,21 @@ class ForallOp(IRDLOperation):
             def parse_shared_out():
                 arg = parser.parse_argument(expect_type=False)
                 parser.parse_punctuation("=")
-                return arg, parser.parse_operand()
+                return arg, parser.parse_unresolved_operand()
 
             pairs = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parse_shared_out)
             region_outs = [a for a, _ in pairs]
-            outputs = [v for _, v in pairs]
             parser.parse_punctuation("->")
             pos = parser.pos
             types = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_type)
-            if types != [o.type for o in outputs]:
+            if len(types) != len(pairs):
                 parser.raise_error(
-                    "result types must match the types of the shared outputs",
+                    f"expected {len(pairs)} result types, one per shared output, got {len(types)}",
                     pos,
                     parser.pos,
                 )
+            # The types name the shared outputs' types, as in MLIR's syntax.
+            outputs = [parser.resolve_operand(v, t) for (_, v), t in zip(pairs, types)]
 
         block_args = [iv.resolve(IndexType()) for iv in ivs] + [
             a.resolve(o.type) for a, o in zip(region_outs, outputs)
