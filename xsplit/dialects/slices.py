@@ -110,6 +110,20 @@ def verify_in_bounds(
             raise _error(op, f"slice along dimension {i} runs out-of-bounds: {last} >= {dim}")
 
 
+def verify_slice_shape(
+    op: Operation, expected: TensorType[Attribute], actual: TensorType[Attribute]
+) -> None:
+    """The rank and sizes half of MLIR's `isRankReducedType` for tensors:
+    `actual` is `expected`'s shape, less unit dimensions it may drop."""
+    shape, reduced = expected.get_shape(), actual.get_shape()
+    if len(reduced) > len(shape):
+        raise _error(op, "expected rank to be smaller or equal to the other rank.")
+    if rank_reduction_mask(shape, reduced) is None:
+        raise _error(
+            op, f"expected type to be {_quoted(expected)} or a rank-reduced version. (size mismatch)"
+        )
+
+
 def _verify_tensor_slice(
     op: Operation,
     expected: TensorType[Attribute],
@@ -119,13 +133,7 @@ def _verify_tensor_slice(
     assert isinstance(actual, TensorType)
     if actual == expected:
         return
-    shape, reduced = expected.get_shape(), actual.get_shape()
-    if len(reduced) > len(shape):
-        raise _error(op, "expected rank to be smaller or equal to the other rank.")
-    if rank_reduction_mask(shape, reduced) is None:
-        raise _error(
-            op, f"expected type to be {_quoted(expected)} or a rank-reduced version. (size mismatch)"
-        )
+    verify_slice_shape(op, expected, actual)
     if expected.element_type != actual.element_type:
         raise _error(op, f"expected element type to be {_quoted(expected.element_type)}")
 
