@@ -143,11 +143,13 @@ def _verify_count_region(op: Operation, count: Region, workload_size: int) -> No
     if not count.blocks:
         return
     args = count.block.args
-    if len(args) != workload_size or any(not isinstance(a.type, IndexType) for a in args):
+    if len(args) != workload_size:
         raise VerifyException(
-            f"'{op.name}' op workgroup count region takes {workload_size} index "
-            f"arguments, one per workload value, got {len(args)}"
+            f"'{op.name}' op workload operands and workgroup count args mismatch "
+            f"({workload_size} vs {len(args)})"
         )
+    if any(not isinstance(a.type, IndexType) for a in args):
+        raise VerifyException(f"'{op.name}' op workgroup count region arguments must be index")
     last = count.block.last_op
     if (
         not isinstance(last, ReturnOp)
@@ -192,6 +194,19 @@ class ReturnOp(IRDLOperation):
 
     def __init__(self, *values: SSAValue | Operation):
         Operation.__init__(self, operands=[SSAValue.get(v) for v in values])
+
+    def verify_(self) -> None:
+        # IREE checks a dispatch region's yield at the flow.return.
+        parent = self.parent_op()
+        if not isinstance(parent, DispatchRegionOp) or self.parent_region() is not parent.body:
+            return
+        if len(self.values) != len(parent.results):
+            raise VerifyException(
+                f"'{self.name}' op number of results ({len(parent.results)}) does not match "
+                f"number of returned values ({len(self.values)})"
+            )
+        if list(self.values.types) != list(parent.result_types):
+            raise VerifyException(f"'{self.name}' op operand types do not match with parent results")
 
 
 @irdl_op_definition
@@ -283,12 +298,6 @@ class DispatchRegionOp(IRDLOperation):
         terminator = self.body.block.last_op
         if not isinstance(terminator, ReturnOp):
             raise VerifyException(f"'{self.name}' op body must end in flow.return")
-        yielded = [v.type for v in terminator.values]
-        if yielded != list(self.result_types):
-            raise VerifyException(
-                f"'{self.name}' op body yields ({', '.join(map(str, yielded))}) "
-                f"but the op returns ({', '.join(map(str, self.result_types))})"
-            )
         _verify_count_region(self, self.workgroup_count, len(self.workload))
 
 
