@@ -599,12 +599,12 @@ class SubgroupReduceOp(IRDLOperation):
         return op
 
     def verify_(self) -> None:
-        for what, attr in (("cluster_size", self.cluster_size), ("cluster_stride", self.cluster_stride)):
+        for what, attr in (("cluster size", self.cluster_size), ("cluster stride", self.cluster_stride)):
             if attr is None:
                 continue
             n = attr.value.data
             if n <= 0 or n & (n - 1):
-                raise VerifyException(f"'{self.name}' op {what} must be a power of two, got {n}")
+                raise VerifyException(f"'{self.name}' op {what} {n} is not a power of two")
 
 
 GPU_EXTENSION_OPS = (

@@ -498,15 +498,14 @@ class InterfaceBindingSubspanOp(IRDLOperation):
         n = self.binding.value.data
         if n >= len(self.layout.bindings.data):
             raise VerifyException(
-                f"'{self.name}' op binding {n} is out of range: the layout has "
-                f"{len(self.layout.bindings.data)} bindings"
+                f"'{self.name}' op binding ordinal {n} out of bounds in layout {self.layout}"
             )
         t = self.result.type
         expected = _dynamic_count(t)
         if expected != len(self.dynamic_dims):
             raise VerifyException(
-                f"'{self.name}' op result type {t} has {expected} dynamic dimensions "
-                f"but {len(self.dynamic_dims)} dimension values are given"
+                f"'{self.name}' op result type '{t}' has {expected} dynamic dimensions "
+                f"but {len(self.dynamic_dims)} associated dimension SSA values"
             )
 
 

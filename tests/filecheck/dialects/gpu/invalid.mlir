@@ -12,7 +12,7 @@ func.func @bad_cluster(%v: f32) -> f32 {
   %r = gpu.subgroup_reduce add %v cluster(size = 3) : (f32) -> f32
   func.return %r : f32
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'gpu.subgroup_reduce' op cluster_size must be a power of two, got 3
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'gpu.subgroup_reduce' op cluster size 3 is not a power of two
 
 // -----
 

@@ -4,7 +4,7 @@ func.func @int_kind_on_float(%m: memref<4xf32>, %v: f32, %c: index) {
   %0 = memref.atomic_rmw addi %v, %m[%c] : (f32, memref<4xf32>) -> f32
   func.return
 }
-// CHECK: invalid.mlir:4:3: error: 'memref.atomic_rmw' op addi expects an integer value, got f32
+// CHECK: invalid.mlir:4:3: error: 'memref.atomic_rmw' op with kind 'addi' expects an integer type
 
 // -----
 
@@ -12,7 +12,7 @@ func.func @rank(%m: memref<4x4xf32>, %v: f32, %c: index) {
   %0 = memref.atomic_rmw addf %v, %m[%c] : (f32, memref<4x4xf32>) -> f32
   func.return
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'memref.atomic_rmw' op expects 2 indices, got 1
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'memref.atomic_rmw' op invalid number of indices for accessed memref, expected 2 but got 1
 
 // -----
 
@@ -28,7 +28,23 @@ func.func @copy_shape(%a: memref<4xf32>, %b: memref<5xf32>) {
   memref.copy %a, %b : memref<4xf32> to memref<5xf32>
   func.return
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'memref.copy' op source memref<4xf32> and target memref<5xf32> differ in shape or element type
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'memref.copy' op requires the same shape for all operands
+
+// -----
+
+func.func @float_kind_on_int(%m: memref<4xi32>, %v: i32, %c: index) {
+  %0 = memref.atomic_rmw addf %v, %m[%c] : (i32, memref<4xi32>) -> i32
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'memref.atomic_rmw' op with kind 'addf' expects a floating-point type
+
+// -----
+
+func.func @copy_element(%a: memref<4xf32>, %b: memref<4xf16>) {
+  memref.copy %a, %b : memref<4xf32> to memref<4xf16>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'memref.copy' op requires the same element type for all operands
 
 // memref.subview: the checks of MLIR's SubViewOp::verify, each with iree-opt's message.
 
