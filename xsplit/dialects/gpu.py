@@ -12,7 +12,18 @@ from collections.abc import Sequence
 from enum import auto
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, UnitAttr, i1, i32
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    UnitAttr,
+    VectorType,
+    i1,
+    i32,
+)
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
@@ -224,6 +235,22 @@ class ReductionKind(StrEnum):
     XOR = auto()
     MINIMUMF = auto()
     MAXIMUMF = auto()
+
+
+_FLOAT_REDUCTIONS = frozenset(
+    {ReductionKind.MINNUMF, ReductionKind.MAXNUMF, ReductionKind.MINIMUMF, ReductionKind.MAXIMUMF}
+)
+_INTEGER_REDUCTIONS = frozenset(
+    {
+        ReductionKind.MINUI,
+        ReductionKind.MINSI,
+        ReductionKind.MAXUI,
+        ReductionKind.MAXSI,
+        ReductionKind.AND,
+        ReductionKind.OR,
+        ReductionKind.XOR,
+    }
+)
 
 
 @irdl_attr_definition
@@ -599,6 +626,19 @@ class SubgroupReduceOp(IRDLOperation):
         return op
 
     def verify_(self) -> None:
+        # MLIR's `verifyReduceOpAndType`: the min/max kinds are typed.
+        kind = self.op.data
+        element = self.value.type
+        if isinstance(element, VectorType):
+            element = element.element_type
+        is_float = isinstance(element, AnyFloat)
+        if (kind in _FLOAT_REDUCTIONS and not is_float) or (
+            kind in _INTEGER_REDUCTIONS and not isinstance(element, IntegerType)
+        ):
+            raise VerifyException(
+                f"'{self.name}' op `{kind.value}` reduction operation is not compatible "
+                f"with type '{self.value.type}'"
+            )
         for what, attr in (("cluster size", self.cluster_size), ("cluster stride", self.cluster_stride)):
             if attr is None:
                 continue

@@ -640,10 +640,7 @@ class InterfaceConstantLoadOp(IRDLOperation):
     def verify_(self) -> None:
         n = self.ordinal.value.data
         if n >= self.layout.constants.data:
-            raise VerifyException(
-                f"'{self.name}' op ordinal {n} is out of range: the layout has "
-                f"{self.layout.constants.data} constants"
-            )
+            raise VerifyException(f"'{self.name}' op push constant ordinal out of bounds")
 
 
 HAL = Dialect(

@@ -39,3 +39,12 @@ func.func @untied(%b: tensor<8xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
   return %r : tensor<4xf32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:34: error: use of value '%c' expects different type than prior uses: 'tensor<8xf32>' vs 'tensor<4xf32>'
+
+// -----
+
+#constants_layout = #hal.pipeline.layout<constants = 1, bindings = [#hal.pipeline.binding<storage_buffer>]>
+func.func @constant_ordinal() -> i32 {
+  %0 = hal.interface.constant.load layout(#constants_layout) ordinal(3) : i32
+  func.return %0 : i32
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'hal.interface.constant.load' op push constant ordinal out of bounds
