@@ -110,3 +110,52 @@ func.func @insert_negative_size(%t: tensor<8x8xf32>, %s: tensor<1x4xf32>) {
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.insert_slice' op expected sizes to be non-negative, but got -2
+
+// -----
+
+// Reshapes: MLIR's verifyTensorReshapeOp.
+func.func @collapse_size(%t: tensor<4x8xf32>) -> tensor<33xf32> {
+  %0 = tensor.collapse_shape %t [[0, 1]] : tensor<4x8xf32> into tensor<33xf32>
+  func.return %0 : tensor<33xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.collapse_shape' op expected dimension 0 of collapsed type to be static value of 32
+
+// -----
+
+func.func @collapse_static_of_dynamic(%t: tensor<4x?xf32>) -> tensor<32xf32> {
+  %0 = tensor.collapse_shape %t [[0, 1]] : tensor<4x?xf32> into tensor<32xf32>
+  func.return %0 : tensor<32xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.collapse_shape' op expected dimension 0 of collapsed type to be dynamic since one or more of the corresponding dimensions in the expanded type is dynamic
+
+// -----
+
+func.func @collapse_dynamic_of_static(%t: tensor<4x8x2xf32>) -> tensor<?xf32> {
+  %0 = tensor.collapse_shape %t [[0, 1, 2]] : tensor<4x8x2xf32> into tensor<?xf32>
+  func.return %0 : tensor<?xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.collapse_shape' op expected dimension 0 of collapsed type to be static value of 64
+
+// -----
+
+func.func @collapse_groups(%t: tensor<4x8x2xf32>) -> tensor<32x2xf32> {
+  %0 = tensor.collapse_shape %t [[0, 1]] : tensor<4x8x2xf32> into tensor<32x2xf32>
+  func.return %0 : tensor<32x2xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.collapse_shape' op expected collapsed rank (2) to equal the number of reassociation maps (1).
+
+// -----
+
+func.func @collapse_element(%t: tensor<4x8xf32>) -> tensor<32xf16> {
+  %0 = tensor.collapse_shape %t [[0, 1]] : tensor<4x8xf32> into tensor<32xf16>
+  func.return %0 : tensor<32xf16>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.collapse_shape' op expected collapsed type to be 'tensor<32xf32>', but got 'tensor<32xf16>'
+
+// -----
+
+func.func @expand_element(%t: tensor<32xf32>) -> tensor<4x8xf16> {
+  %0 = tensor.expand_shape %t [[0, 1]] output_shape [4, 8] : tensor<32xf32> into tensor<4x8xf16>
+  func.return %0 : tensor<4x8xf16>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.expand_shape' op expected collapsed type to be 'tensor<32xf16>', but got 'tensor<32xf32>'
