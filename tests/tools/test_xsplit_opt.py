@@ -49,7 +49,7 @@ BAD_INPUTS = {
         "func.func @f(%a: tensor<4x8xf32>, %b: tensor<7x3xf32>, %c: tensor<4x3xf32>) -> tensor<4x3xf32> {\n"
         "  %0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<7x3xf32>) outs(%c : tensor<4x3xf32>) -> tensor<4x3xf32>\n"
         "  func.return %0 : tensor<4x3xf32>\n}\n",
-        "{path}:2:3: error: 'linalg.matmul' op inferred size 8 for loop d2",
+        "{path}:2:3: error: 'linalg.matmul' op inferred input/output operand #1 has shape's dimension #0 to be 8, but found 7",
     ),
     "use-before-def": (
         "func.func @f(%a: f32) -> f32 {\n"

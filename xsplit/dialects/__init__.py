@@ -28,8 +28,10 @@ from xsplit.dialects.linalg import LINALG_OPS, extend_generic_parser
 from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp
 from xsplit.dialects.memref import MEMREF_EXTENSION_OPS
+from xsplit.dialects.reshapes import install_reshape_verifiers
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
+from xsplit.dialects.slices import install_slice_verifiers
 from xsplit.dialects.speedups import install_speedups
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.util import Util
@@ -83,6 +85,8 @@ def register_upstream_extensions() -> None:
         return
     install_dense_splat_fixes()
     install_speedups()
+    install_slice_verifiers()
+    install_reshape_verifiers()
     from xdsl.dialects import get_all_dialects
 
     upstream = get_all_dialects()

@@ -52,8 +52,8 @@ class MaxOp(IRDLOperation):
         m = self.map.data
         if len(self.map_operands) != m.num_dims + m.num_symbols:
             raise VerifyException(
-                f"'{self.name}' op expects {m.num_dims + m.num_symbols} operands "
-                f"for its map, got {len(self.map_operands)}"
+                f"'{self.name}' op operand count and affine map dimension and symbol count "
+                "must match"
             )
         if not m.results:
             raise VerifyException(f"'{self.name}' op needs a map with results")
@@ -65,11 +65,11 @@ class MaxOp(IRDLOperation):
         if not isinstance(m, AffineMapAttr):
             parser.raise_error("expected an affine map", pos, parser.pos)
         dims = parser.parse_comma_separated_list(
-            Parser.Delimiter.PAREN, lambda: parser.parse_operand()
+            Parser.Delimiter.PAREN, lambda: parser.parse_operand(IndexType())
         )
         symbols = (
             parser.parse_optional_comma_separated_list(
-                Parser.Delimiter.SQUARE, lambda: parser.parse_operand()
+                Parser.Delimiter.SQUARE, lambda: parser.parse_operand(IndexType())
             )
             or []
         )

@@ -33,7 +33,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
@@ -72,25 +72,27 @@ def _parse_type_with_dims(parser: Parser) -> tuple[Attribute, list[SSAValue]]:
     dims: list[SSAValue] = []
     if parser.parse_optional_punctuation("{"):
         dims = parser.parse_comma_separated_list(
-            Parser.Delimiter.NONE, lambda: parser.parse_operand()
+            Parser.Delimiter.NONE, lambda: parser.parse_operand(IndexType())
         )
         parser.parse_punctuation("}")
     return t, dims
 
 
 def _parse_tied_results(
-    parser: Parser, arguments: Sequence[SSAValue]
+    parser: Parser, arguments: Sequence[SSAValue], names: Sequence[UnresolvedOperand]
 ) -> list[tuple[Attribute, list[SSAValue], int]]:
     """The results after `->`: `type{dims}` or a tied argument `%arg`, one
     alone or a parenthesized list. Each is (type, dynamic dims, tied argument
-    index or -1)."""
+    index or -1). `names` are the arguments as the op spelled them."""
+    spelled = [(n.operand_name, n.index) for n in names]
 
     def parse_result() -> tuple[Attribute, list[SSAValue], int]:
         pos = parser.pos
-        if (value := parser.parse_optional_operand()) is not None:
-            if value not in arguments:
+        if (name := parser.parse_optional_unresolved_operand()) is not None:
+            if (name.operand_name, name.index) not in spelled:
                 parser.raise_error("tied result must name one of the arguments", pos, parser.pos)
-            return value.type, [], list(arguments).index(value)
+            tie = spelled.index((name.operand_name, name.index))
+            return arguments[tie].type, [], tie
         t, dims = _parse_type_with_dims(parser)
         return t, dims, -1
 
@@ -105,7 +107,7 @@ def _parse_tied_results(
 
 def _parse_workload(parser: Parser) -> list[SSAValue]:
     workload = parser.parse_optional_comma_separated_list(
-        Parser.Delimiter.SQUARE, lambda: parser.parse_operand()
+        Parser.Delimiter.SQUARE, lambda: parser.parse_operand(IndexType())
     )
     return workload or []
 
@@ -141,11 +143,13 @@ def _verify_count_region(op: Operation, count: Region, workload_size: int) -> No
     if not count.blocks:
         return
     args = count.block.args
-    if len(args) != workload_size or any(not isinstance(a.type, IndexType) for a in args):
+    if len(args) != workload_size:
         raise VerifyException(
-            f"'{op.name}' op workgroup count region takes {workload_size} index "
-            f"arguments, one per workload value, got {len(args)}"
+            f"'{op.name}' op workload operands and workgroup count args mismatch "
+            f"({workload_size} vs {len(args)})"
         )
+    if any(not isinstance(a.type, IndexType) for a in args):
+        raise VerifyException(f"'{op.name}' op workgroup count region arguments must be index")
     last = count.block.last_op
     if (
         not isinstance(last, ReturnOp)
@@ -190,6 +194,19 @@ class ReturnOp(IRDLOperation):
 
     def __init__(self, *values: SSAValue | Operation):
         Operation.__init__(self, operands=[SSAValue.get(v) for v in values])
+
+    def verify_(self) -> None:
+        # IREE checks a dispatch region's yield at the flow.return.
+        parent = self.parent_op()
+        if not isinstance(parent, DispatchRegionOp) or self.parent_region() is not parent.body:
+            return
+        if len(self.values) != len(parent.results):
+            raise VerifyException(
+                f"'{self.name}' op number of results ({len(parent.results)}) does not match "
+                f"number of returned values ({len(self.values)})"
+            )
+        if list(self.values.types) != list(parent.result_types):
+            raise VerifyException(f"'{self.name}' op operand types do not match with parent results")
 
 
 @irdl_op_definition
@@ -281,12 +298,6 @@ class DispatchRegionOp(IRDLOperation):
         terminator = self.body.block.last_op
         if not isinstance(terminator, ReturnOp):
             raise VerifyException(f"'{self.name}' op body must end in flow.return")
-        yielded = [v.type for v in terminator.values]
-        if yielded != list(self.result_types):
-            raise VerifyException(
-                f"'{self.name}' op body yields ({', '.join(map(str, yielded))}) "
-                f"but the op returns ({', '.join(map(str, self.result_types))})"
-            )
         _verify_count_region(self, self.workgroup_count, len(self.workload))
 
 
@@ -414,23 +425,24 @@ class DispatchWorkgroupsOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> DispatchWorkgroupsOp:
         workload = _parse_workload(parser)
-        arguments = parser.parse_comma_separated_list(
-            Parser.Delimiter.PAREN, lambda: parser.parse_operand()
+        unresolved = parser.parse_comma_separated_list(
+            Parser.Delimiter.PAREN, parser.parse_unresolved_operand
         )
         parser.parse_punctuation(":")
         pos = parser.pos
         typed_args = parser.parse_comma_separated_list(
             Parser.Delimiter.PAREN, lambda: _parse_type_with_dims(parser)
         )
-        if len(typed_args) != len(arguments):
+        if len(typed_args) != len(unresolved):
             parser.raise_error(
-                f"expected {len(arguments)} argument types, got {len(typed_args)}",
+                f"expected {len(unresolved)} argument types, got {len(typed_args)}",
                 pos,
                 parser.pos,
             )
+        arguments = [parser.resolve_operand(u, t) for u, (t, _) in zip(unresolved, typed_args)]
         parser.parse_punctuation("->")
 
-        results = _parse_tied_results(parser, arguments)
+        results = _parse_tied_results(parser, arguments, unresolved)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         parser.parse_punctuation("=")
         block_args = parser.parse_comma_separated_list(
@@ -610,7 +622,7 @@ class DispatchOp(IRDLOperation):
         arguments = [parser.resolve_operand(u, t) for u, (t, _) in zip(unresolved, typed_args)]
         parser.parse_punctuation("->")
 
-        results = _parse_tied_results(parser, arguments)
+        results = _parse_tied_results(parser, arguments, unresolved)
         op = cls(
             points,  # pyright: ignore[reportArgumentType]
             arguments,

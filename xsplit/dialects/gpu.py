@@ -12,7 +12,18 @@ from collections.abc import Sequence
 from enum import auto
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, UnitAttr, i1, i32
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    UnitAttr,
+    VectorType,
+    i1,
+    i32,
+)
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
@@ -224,6 +235,22 @@ class ReductionKind(StrEnum):
     XOR = auto()
     MINIMUMF = auto()
     MAXIMUMF = auto()
+
+
+_FLOAT_REDUCTIONS = frozenset(
+    {ReductionKind.MINNUMF, ReductionKind.MAXNUMF, ReductionKind.MINIMUMF, ReductionKind.MAXIMUMF}
+)
+_INTEGER_REDUCTIONS = frozenset(
+    {
+        ReductionKind.MINUI,
+        ReductionKind.MINSI,
+        ReductionKind.MAXUI,
+        ReductionKind.MAXSI,
+        ReductionKind.AND,
+        ReductionKind.OR,
+        ReductionKind.XOR,
+    }
+)
 
 
 @irdl_attr_definition
@@ -503,9 +530,9 @@ class ShuffleOp(IRDLOperation):
         mode = parser.parse_str_enum(ShuffleMode)
         value = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
-        offset = parser.parse_operand()
+        offset = parser.parse_operand(i32)
         parser.parse_punctuation(",")
-        width = parser.parse_operand()
+        width = parser.parse_operand(i32)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
@@ -599,12 +626,25 @@ class SubgroupReduceOp(IRDLOperation):
         return op
 
     def verify_(self) -> None:
-        for what, attr in (("cluster_size", self.cluster_size), ("cluster_stride", self.cluster_stride)):
+        # MLIR's `verifyReduceOpAndType`: the min/max kinds are typed.
+        kind = self.op.data
+        element = self.value.type
+        if isinstance(element, VectorType):
+            element = element.element_type
+        is_float = isinstance(element, AnyFloat)
+        if (kind in _FLOAT_REDUCTIONS and not is_float) or (
+            kind in _INTEGER_REDUCTIONS and not isinstance(element, IntegerType)
+        ):
+            raise VerifyException(
+                f"'{self.name}' op `{kind.value}` reduction operation is not compatible "
+                f"with type '{self.value.type}'"
+            )
+        for what, attr in (("cluster size", self.cluster_size), ("cluster stride", self.cluster_stride)):
             if attr is None:
                 continue
             n = attr.value.data
             if n <= 0 or n & (n - 1):
-                raise VerifyException(f"'{self.name}' op {what} must be a power of two, got {n}")
+                raise VerifyException(f"'{self.name}' op {what} {n} is not a power of two")
 
 
 GPU_EXTENSION_OPS = (

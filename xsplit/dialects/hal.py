@@ -477,7 +477,7 @@ class InterfaceBindingSubspanOp(IRDLOperation):
                 alignment = parser.parse_integer(allow_boolean=False, allow_negative=False)
         if parser.parse_optional_keyword("offset") is not None:
             with parser.in_parens():
-                offset = parser.parse_operand()
+                offset = parser.parse_operand(IndexType())
         if parser.parse_optional_keyword("flags") is not None:
             with parser.in_parens():
                 flags = _parse_flags(parser)
@@ -487,7 +487,7 @@ class InterfaceBindingSubspanOp(IRDLOperation):
         dims: list[SSAValue] = []
         if parser.parse_optional_punctuation("{"):
             dims = parser.parse_comma_separated_list(
-                Parser.Delimiter.NONE, lambda: parser.parse_operand()
+                Parser.Delimiter.NONE, lambda: parser.parse_operand(IndexType())
             )
             parser.parse_punctuation("}")
         op = cls(layout, binding, t, offset, dims, alignment, flags)
@@ -498,15 +498,14 @@ class InterfaceBindingSubspanOp(IRDLOperation):
         n = self.binding.value.data
         if n >= len(self.layout.bindings.data):
             raise VerifyException(
-                f"'{self.name}' op binding {n} is out of range: the layout has "
-                f"{len(self.layout.bindings.data)} bindings"
+                f"'{self.name}' op binding ordinal {n} out of bounds in layout {self.layout}"
             )
         t = self.result.type
         expected = _dynamic_count(t)
         if expected != len(self.dynamic_dims):
             raise VerifyException(
-                f"'{self.name}' op result type {t} has {expected} dynamic dimensions "
-                f"but {len(self.dynamic_dims)} dimension values are given"
+                f"'{self.name}' op result type '{t}' has {expected} dynamic dimensions "
+                f"but {len(self.dynamic_dims)} associated dimension SSA values"
             )
 
 
@@ -641,10 +640,7 @@ class InterfaceConstantLoadOp(IRDLOperation):
     def verify_(self) -> None:
         n = self.ordinal.value.data
         if n >= self.layout.constants.data:
-            raise VerifyException(
-                f"'{self.name}' op ordinal {n} is out of range: the layout has "
-                f"{self.layout.constants.data} constants"
-            )
+            raise VerifyException(f"'{self.name}' op push constant ordinal out of bounds")
 
 
 HAL = Dialect(

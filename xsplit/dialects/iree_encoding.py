@@ -255,9 +255,12 @@ def _print_dims(printer: Printer, keyword: str, dims: Sequence[SSAValue]) -> Non
 
 def _verify_same_shape(op: IRDLOperation, source: Attribute, result: Attribute) -> None:
     assert isinstance(source, TensorType) and isinstance(result, TensorType)
-    if source.element_type != result.element_type or source.get_shape() != result.get_shape():
+    if source.get_shape() != result.get_shape():
+        raise VerifyException(f"'{op.name}' op expected to preserve the logical shape of the tensor")
+    # IREE lets the element type change; xsplit's passes assume it does not.
+    if source.element_type != result.element_type:
         raise VerifyException(
-            f"'{op.name}' op source {source} and result {result} differ in shape or element type"
+            f"'{op.name}' op source {source} and result {result} differ in element type"
         )
 
 
@@ -331,11 +334,15 @@ class SetEncodingOp(IRDLOperation):
     def verify_(self) -> None:
         _verify_same_shape(self, self.source.type, self.result.type)
         if encoding_of(self.source.type) is not None:
-            raise VerifyException(f"'{self.name}' op source is already encoded")
+            raise VerifyException(
+                f"'{self.name}' op source of set_encoding op cannot have a tensor encoding"
+            )
         result = self.result.type
         assert isinstance(result, TensorType)
         if isinstance(result.encoding, NoneAttr):
-            raise VerifyException(f"'{self.name}' op result has no encoding")
+            raise VerifyException(
+                f"'{self.name}' op result of set_encoding op expected to have a valid tensor encoding"
+            )
         _verify_encoding_dims(self, result, self.encoding_dims)
 
 
@@ -391,14 +398,16 @@ class UnsetEncodingOp(IRDLOperation):
     def verify_(self) -> None:
         _verify_same_shape(self, self.source.type, self.result.type)
         if encoding_of(self.result.type) is not None:
-            raise VerifyException(f"'{self.name}' op result is still encoded")
+            raise VerifyException(
+                f"'{self.name}' op result of unset_encoding op cannot have a tensor encoding"
+            )
         result = self.result.type
         assert isinstance(result, TensorType)
         dynamic = sum(1 for s in result.get_shape() if s == DYNAMIC_INDEX)
         if dynamic != len(self.result_dims):
             raise VerifyException(
-                f"'{self.name}' op result has {dynamic} dynamic dimension(s) "
-                f"but {len(self.result_dims)} result_dims"
+                f"'{self.name}' op result type set has {dynamic} dynamic dimensions "
+                f"but only {len(self.result_dims)} dimension values are attached"
             )
         _verify_encoding_dims(self, self.source.type, self.encoding_dims)
 

@@ -45,7 +45,8 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from xsplit.dialects.utils import dense_i64, init_segmented, verify_mixed_lists
+from xsplit.dialects.slices import verify_slice_lists, verify_slice_shape
+from xsplit.dialects.utils import dense_i64, init_segmented
 
 
 class TensorAccess(StrEnum):
@@ -118,28 +119,34 @@ def _verify_slice(
     slice_type: Attribute,
 ) -> None:
     if len(placeholder_dims) != placeholder.num_dynamic_dims:
+        # IREE's `verifyOpDynamicDims` message.
         raise VerifyException(
-            f"'{op.name}' op expects {placeholder.num_dynamic_dims} dynamic "
-            f"dimension values for {placeholder}, got {len(placeholder_dims)}"
+            f"'{op.name}' op value set has {placeholder.num_dynamic_dims} dynamic "
+            f"dimensions but only {len(placeholder_dims)} dimension values are attached"
         )
-    verify_mixed_lists(
+    offsets = op.static_offsets.get_values()
+    sizes = op.static_sizes.get_values()
+    strides = op.static_strides.get_values()
+    verify_slice_lists(
         op,
         placeholder.bound_type.get_num_dims(),
-        (
-            ("offsets", op.static_offsets, op.offsets),
-            ("sizes", op.static_sizes, op.sizes),
-            ("strides", op.static_strides, op.strides),
-        ),
+        (offsets, op.offsets),
+        (sizes, op.sizes),
+        (strides, op.strides),
     )
     if not isinstance(slice_type, TensorType):
         raise VerifyException(f"'{op.name}' op expects a ranked tensor slice")
+    if isinstance(op, DispatchTensorStoreOp):
+        # IREE checks a stored value's shape as tensor.insert_slice does, but
+        # neither its element type nor the slice's bounds.
+        verify_slice_shape(op, TensorType(slice_type.element_type, sizes), slice_type)
     # The slice may drop unit dimensions, as tensor.extract_slice may.
-    kept = [s for s in op.static_sizes.get_values() if s != 1]
+    kept = [s for s in sizes if s != 1]
     sliced = [s for s in slice_type.get_shape() if s != 1]
     if len(sliced) > len(kept) or slice_type.element_type != (placeholder.bound_type.element_type):
         raise VerifyException(
             f"'{op.name}' op slice type {slice_type} does not fit the sizes "
-            f"{list(op.static_sizes.get_values())} of {placeholder}"
+            f"{list(sizes)} of {placeholder}"
         )
 
 

@@ -219,6 +219,23 @@ class StructuredNamedOp(NamedOperation):
         return tuple(m.data for m in self.get_indexing_maps().data)
 
     def verify_(self) -> None:
+        # MLIR's DestinationStyleOpInterface: one result per tensor output,
+        # of that output's type.
+        n_inputs = len(self.inputs)
+        tensor_outs = [
+            (n_inputs + i, o) for i, o in enumerate(self.outputs) if isinstance(o.type, TensorType)
+        ]
+        if len(self.res) != len(tensor_outs):
+            raise VerifyException(
+                f"'{self.name}' op expected the number of tensor results ({len(self.res)}) to be "
+                f"equal to the number of output tensors ({len(tensor_outs)})"
+            )
+        for (number, out), res in zip(tensor_outs, self.res):
+            if out.type != res.type:
+                raise VerifyException(
+                    f"'{self.name}' op expected type of operand #{number} ('{out.type}') "
+                    f"to match type of corresponding result ('{res.type}')"
+                )
         if len(self.inputs) != 2 or len(self.outputs) != 1:
             raise VerifyException(f"'{self.name}' op expects two inputs and one output")
         maps = self.get_default_indexing_maps()
@@ -226,35 +243,44 @@ class StructuredNamedOp(NamedOperation):
             raise VerifyException(f"'{self.name}' op expects 3 indexing maps, got {len(maps)}")
         loops = len(self.get_iterator_types().data)
         operands = (*self.inputs, *self.outputs)
-        for value, m in zip(operands, maps):
+        for number, (value, m) in enumerate(zip(operands, maps)):
             t = value.type
             if m.num_dims != loops:
                 raise VerifyException(
-                    f"'{self.name}' op indexing map {m} should have {loops} dimensions"
+                    f"'{self.name}' op expected indexing_map #{number} to have {loops} dim(s) "
+                    "to match the number of loops"
                 )
             if isinstance(t, TensorType | MemRefType) and t.get_num_dims() != len(m.results):
                 raise VerifyException(
-                    f"'{self.name}' op operand of type {t} should have rank {len(m.results)}"
+                    f"'{self.name}' op expected operand #{number} rank ({t.get_num_dims()}) "
+                    f"to match the result rank of indexing_map ({len(m.results)})"
                 )
-        # Each loop's extent must agree across the operands that index it
-        # plainly; a window expression (conv) must fit in its dimension.
+        # Each loop's extent is the size of the first operand dimension that
+        # indexes it plainly, as MLIR's `getStaticLoopRanges`; when all are
+        # static, the others must agree, and a window expression (conv) must
+        # fit in its dimension.
         extents: dict[int, int] = {}
         for value, m in zip(operands, maps):
             t = value.type
             assert isinstance(t, TensorType | MemRefType)
             for expr, size in zip(m.results, t.get_shape()):
-                if not isinstance(expr, AffineDimExpr) or size < 0:
-                    continue
-                if extents.setdefault(expr.position, size) != size:
-                    raise VerifyException(
-                        f"'{self.name}' op inferred size {extents[expr.position]} for loop "
-                        f"d{expr.position} but operand {t} has {size}"
-                    )
-        for value, m in zip(operands, maps):
+                if isinstance(expr, AffineDimExpr):
+                    extents.setdefault(expr.position, size)
+        if len(extents) != loops or any(e < 0 for e in extents.values()):
+            return
+        for number, (value, m) in enumerate(zip(operands, maps)):
             t = value.type
             assert isinstance(t, TensorType | MemRefType)
-            for expr, size in zip(m.results, t.get_shape()):
-                if isinstance(expr, AffineDimExpr) or size < 0:
+            for dim, (expr, size) in enumerate(zip(m.results, t.get_shape())):
+                if size <= 0:
+                    continue
+                if isinstance(expr, AffineDimExpr):
+                    if extents[expr.position] != size:
+                        raise VerifyException(
+                            f"'{self.name}' op inferred input/output operand #{number} has "
+                            f"shape's dimension #{dim} to be {extents[expr.position]}, "
+                            f"but found {size}"
+                        )
                     continue
                 linear = linear_form(expr)
                 if linear is None:
@@ -265,8 +291,9 @@ class StructuredNamedOp(NamedOperation):
                 needed = const + sum(c * (extents[d] - 1) for d, c in coeffs.items()) + 1
                 if size < needed:
                     raise VerifyException(
-                        f"'{self.name}' op operand of type {t} needs at least {needed} "
-                        f"along {expr}, has {size}"
+                        f"'{self.name}' op inferred input/output operand #{number} has "
+                        f"shape's dimension #{dim} to be greater than or equal to {needed}, "
+                        f"but found {size}"
                     )
 
 

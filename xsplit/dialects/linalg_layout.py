@@ -187,8 +187,8 @@ class _LayoutOp(IRDLOperation):
         for want, got in zip(expected, packed.get_shape()):
             if want != DYNAMIC_INDEX and got != DYNAMIC_INDEX and want != got:
                 raise VerifyException(
-                    f"'{self.name}' op expected {TensorType(packed.element_type, expected)} "
-                    f"for the packed domain value, got {packed}"
+                    f"'{self.name}' op expected '{TensorType(packed.element_type, expected)}' "
+                    f"for the packed domain value, got '{packed}'"
                 )
 
 

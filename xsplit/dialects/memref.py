@@ -148,13 +148,14 @@ class AtomicRMWOp(IRDLOperation):
         kind = ATOMIC_KINDS[k]
         is_float = not isinstance(self.value.type, IntegerType)
         if kind in FLOAT_KINDS and not is_float:
-            raise VerifyException(f"'{self.name}' op {kind} expects a floating-point value, got {self.value.type}")
+            raise VerifyException(f"'{self.name}' op with kind '{kind}' expects a floating-point type")
         if kind in INTEGER_KINDS and is_float:
-            raise VerifyException(f"'{self.name}' op {kind} expects an integer value, got {self.value.type}")
+            raise VerifyException(f"'{self.name}' op with kind '{kind}' expects an integer type")
         assert isinstance(self.memref.type, MemRefType)
         if len(self.indices) != self.memref.type.get_num_dims():
             raise VerifyException(
-                f"'{self.name}' op expects {self.memref.type.get_num_dims()} indices, got {len(self.indices)}"
+                f"'{self.name}' op invalid number of indices for accessed memref, "
+                f"expected {self.memref.type.get_num_dims()} but got {len(self.indices)}"
             )
 
 
@@ -183,10 +184,10 @@ class CopyOp(IRDLOperation):
     def verify_(self) -> None:
         src, dst = self.source.type, self.destination.type
         assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
-        if src.element_type != dst.element_type or src.get_shape() != dst.get_shape():
-            raise VerifyException(
-                f"'{self.name}' op source {src} and target {dst} differ in shape or element type"
-            )
+        if src.get_shape() != dst.get_shape():
+            raise VerifyException(f"'{self.name}' op requires the same shape for all operands")
+        if src.element_type != dst.element_type:
+            raise VerifyException(f"'{self.name}' op requires the same element type for all operands")
 
 
 MEMREF_EXTENSION_OPS = (AtomicRMWOp, CopyOp)

@@ -53,7 +53,6 @@ from xsplit.dialects.utils import (
     ParallelCombiningUpdate,
     init_segmented,
     split_mixed,
-    verify_mixed_lists,
 )
 
 MAPPING_ATTRS = (*GPU_MAPPING_ATTRS, SplitReductionMappingAttr)
@@ -282,20 +281,21 @@ class ForallOp(IRDLOperation):
             def parse_shared_out():
                 arg = parser.parse_argument(expect_type=False)
                 parser.parse_punctuation("=")
-                return arg, parser.parse_operand()
+                return arg, parser.parse_unresolved_operand()
 
             pairs = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parse_shared_out)
             region_outs = [a for a, _ in pairs]
-            outputs = [v for _, v in pairs]
             parser.parse_punctuation("->")
             pos = parser.pos
             types = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_type)
-            if types != [o.type for o in outputs]:
+            if len(types) != len(pairs):
                 parser.raise_error(
-                    "result types must match the types of the shared outputs",
+                    f"expected {len(pairs)} result types, one per shared output, got {len(types)}",
                     pos,
                     parser.pos,
                 )
+            # The types name the shared outputs' types, as in MLIR's syntax.
+            outputs = [parser.resolve_operand(v, t) for (_, v), t in zip(pairs, types)]
 
         block_args = [iv.resolve(IndexType()) for iv in ivs] + [
             a.resolve(o.type) for a, o in zip(region_outs, outputs)
@@ -312,37 +312,38 @@ class ForallOp(IRDLOperation):
         return op
 
     def verify_(self) -> None:
-        rank = self.rank
-        verify_mixed_lists(
-            self,
-            rank,
-            (
-                ("lower bounds", self.staticLowerBound, self.dynamicLowerBound),
-                ("upper bounds", self.staticUpperBound, self.dynamicUpperBound),
-                ("steps", self.staticStep, self.dynamicStep),
-            ),
-        )
-        if any(s != DYNAMIC_INDEX and s <= 0 for s in self.staticStep.get_values()):
-            raise VerifyException(f"'{self.name}' op requires positive steps")
-        args = self.body.block.args
-        if len(args) != rank + len(self.outputs) or any(
-            not isinstance(a.type, IndexType) for a in args[:rank]
-        ):
+        # MLIR's ForallOp::verify, in its order and with its messages; the
+        # rank is the number of lower bounds, as MLIR's `getRank`.
+        rank = len(self.staticLowerBound.get_values())
+        if len(self.res) != len(self.outputs):
             raise VerifyException(
-                f"'{self.name}' op body must take {rank} index induction variables "
-                f"and one argument per shared output"
+                f"'{self.name}' op produces {len(self.res)} results, "
+                f"but has only {len(self.outputs)} outputs"
             )
-        for arg, out in zip(args[rank:], self.outputs):
+        for i, (out, res) in enumerate(zip(self.outputs, self.res)):
+            if out.type != res.type:
+                raise VerifyException(
+                    f"'{self.name}' op expected type of operand #{i} ('{out.type}') "
+                    f"to match type of corresponding result ('{res.type}')"
+                )
+        args = self.body.block.args
+        if len(args) != rank + len(self.outputs):
+            raise VerifyException(f"'{self.name}' op region expects {rank} arguments")
+        for i, arg in enumerate(args[:rank]):
+            if not isinstance(arg.type, IndexType):
+                raise VerifyException(
+                    f"'{self.name}' op expects {i}-th block argument to be an index"
+                )
+        for i, (arg, out) in enumerate(zip(args[rank:], self.outputs)):
             if arg.type != out.type:
                 raise VerifyException(
-                    f"'{self.name}' op shared output argument type {arg.type} "
-                    f"differs from its operand type {out.type}"
+                    f"'{self.name}' op type mismatch between {i}-th output "
+                    "and corresponding block argument"
                 )
-        if self.mapping is not None:
+        if self.mapping is not None and self.mapping.data:
             if len(self.mapping.data) != rank:
                 raise VerifyException(
-                    f"'{self.name}' op mapping has {len(self.mapping.data)} entries "
-                    f"for {rank} loop dimensions"
+                    f"'{self.name}' op mapping attribute size must match op rank"
                 )
             for m in self.mapping.data:
                 if not isinstance(m, MAPPING_ATTRS):
@@ -351,12 +352,25 @@ class ForallOp(IRDLOperation):
                     )
             if len(set(self.mapping.data)) != rank:
                 raise VerifyException(f"'{self.name}' op mapping repeats an entry")
-        for op in self.terminator.body.block.ops:
-            dest = op.operands[1]
-            if dest not in args[rank:]:
+        for what, static, dynamic in (
+            ("lower bound", self.staticLowerBound, self.dynamicLowerBound),
+            ("upper bound", self.staticUpperBound, self.dynamicUpperBound),
+            ("step", self.staticStep, self.dynamicStep),
+        ):
+            values = static.get_values()
+            if len(values) != rank:
                 raise VerifyException(
-                    f"'{op.name}' op must insert into a shared output of the enclosing scf.forall"
+                    f"'{self.name}' op expected {rank} {what} values, got {len(values)}"
                 )
+            n_dynamic = sum(1 for v in values if v == DYNAMIC_INDEX)
+            if len(dynamic) != n_dynamic:
+                raise VerifyException(
+                    f"'{self.name}' op expected {n_dynamic} dynamic {what} values"
+                )
+        # MLIR accepts a static step of 0 or less; xsplit's passes divide by
+        # the step, so such a loop is carried as it is (see xsplit.reader).
+        if any(s != DYNAMIC_INDEX and s <= 0 for s in self.staticStep.get_values()):
+            raise VerifyException(f"'{self.name}' op requires positive steps")
 
 
 def resolve_index_operands(parser: Parser, operands: Sequence[UnresolvedOperand]) -> list[SSAValue]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, TensorType, i64
 from xdsl.dialects.utils import DynamicIndexList
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
@@ -16,14 +16,9 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.utils.exceptions import VerifyException
 
-from xsplit.dialects.utils import (
-    ParallelCombiningUpdate,
-    init_segmented,
-    split_mixed,
-    verify_mixed_lists,
-)
+from xsplit.dialects.slices import verify_insert_slice, verify_slice_lists
+from xsplit.dialects.utils import ParallelCombiningUpdate, init_segmented, split_mixed
 
 
 @irdl_op_definition
@@ -80,31 +75,16 @@ class ParallelInsertSliceOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        dest_type = self.dest.type
-        assert isinstance(dest_type, TensorType)
-        verify_mixed_lists(
-            self,
-            dest_type.get_num_dims(),
-            (
-                ("offsets", self.static_offsets, self.offsets),
-                ("sizes", self.static_sizes, self.sizes),
-                ("strides", self.static_strides, self.strides),
-            ),
-        )
-        source_type = self.source.type
-        assert isinstance(source_type, TensorType)
-        if source_type.element_type != dest_type.element_type:
-            raise VerifyException(f"'{self.name}' op source and destination element types differ")
-        # The source may drop unit dimensions of the slice (a rank-reducing
-        # insert), so compare the slice's non-unit sizes.
+        dest = self.dest.type
+        assert isinstance(dest, TensorType)
+        offsets = self.static_offsets.get_values()
         sizes = self.static_sizes.get_values()
-        kept = [s for s in sizes if s != 1]
-        shape = [s for s in source_type.get_shape() if s != 1]
-        if len(shape) != len(kept) or any(
-            a != b and DYNAMIC_INDEX not in (a, b) for a, b in zip(shape, kept)
-        ):
-            raise VerifyException(
-                f"'{self.name}' op source type {source_type} does not match the "
-                f"slice sizes {list(sizes)}"
-            )
-
+        strides = self.static_strides.get_values()
+        verify_slice_lists(
+            self,
+            dest.get_num_dims(),
+            (offsets, self.offsets),
+            (sizes, self.sizes),
+            (strides, self.strides),
+        )
+        verify_insert_slice(self, self.source.type, dest, offsets, sizes, strides)

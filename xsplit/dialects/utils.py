@@ -16,8 +16,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.dialects.utils import verify_dynamic_index_list
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.traits import OpTrait
 from xdsl.utils.exceptions import VerifyException
 
@@ -46,22 +45,6 @@ def split_mixed(mixed: Sequence[int | SSAValue]) -> tuple[DenseArrayBase, list[S
     a static array with DYNAMIC_INDEX where a value goes, and the values."""
     static = [m if isinstance(m, int) else DYNAMIC_INDEX for m in mixed]
     return dense_i64(static), [m for m in mixed if not isinstance(m, int)]
-
-
-def verify_mixed_lists(
-    op: Operation,
-    rank: int,
-    lists: Sequence[tuple[str, DenseArrayBase, Sequence[SSAValue]]],
-) -> None:
-    """Each (name, static array, values) list has `rank` entries and one value
-    per DYNAMIC_INDEX entry."""
-    for what, static, dynamic in lists:
-        values = static.get_values()
-        if len(values) != rank:
-            raise VerifyException(
-                f"'{op.name}' op expects {rank} {what} entries, got {len(values)}"
-            )
-        verify_dynamic_index_list(values, dynamic, DYNAMIC_INDEX, f" in the {what}")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -108,5 +91,12 @@ class ParallelCombiningUpdate(OpTrait):
     def verify(self, op: Operation) -> None:
         parent = op.parent_op()
         # A detached op is checked when it is inserted, as HasParent does.
-        if parent is not None and not parent.has_trait(ParallelCombining):
+        if parent is None:
+            return
+        if not parent.has_trait(ParallelCombining):
             raise VerifyException(f"'{op.name}' expects parent op 'scf.forall.in_parallel'")
+        # The destination (the second operand) is one of the loop's shared
+        # outputs: a tensor argument of the block that holds the terminator.
+        dest = op.operands[1]
+        if not isinstance(dest, BlockArgument) or dest.block is not parent.parent_block():
+            raise VerifyException(f"'{op.name}' op may only insert into an output block argument")

@@ -4,4 +4,4 @@ func.func @operands(%n: index) -> index {
   %0 = affine.max affine_map<(d0, d1) -> (d0, d1)>(%n)
   func.return %0 : index
 }
-// CHECK: invalid.mlir:4:3: error: 'affine.max' op expects 2 operands for its map, got 1
+// CHECK: invalid.mlir:4:3: error: 'affine.max' op operand count and affine map dimension and symbol count must match

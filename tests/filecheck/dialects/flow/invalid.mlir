@@ -6,7 +6,7 @@ func.func @yield_mismatch(%b: tensor<8xf32>) -> tensor<4xf32> {
   }
   func.return %0 : tensor<4xf32>
 }
-// CHECK: invalid.mlir:4:3: error: 'flow.dispatch.region' op body yields (tensor<8xf32>) but the op returns (tensor<4xf32>)
+// CHECK: invalid.mlir:5:5: error: 'flow.return' op operand types do not match with parent results
 
 // -----
 
@@ -29,3 +29,26 @@ func.func @count_region(%b: tensor<8xf32>, %w: index) -> tensor<8xf32> {
   func.return %0 : tensor<8xf32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 7]]:3: error: 'flow.dispatch.region' op workgroup count region must return 3 index values
+
+// -----
+
+func.func @yield_count(%b: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = flow.dispatch.region -> (tensor<8xf32>) {
+    flow.return
+  }
+  func.return %0 : tensor<8xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 4]]:5: error: 'flow.return' op number of results (1) does not match number of returned values (0)
+
+// -----
+
+func.func @count_arguments(%b: tensor<8xf32>, %w: index) -> tensor<8xf32> {
+  %0 = flow.dispatch.workgroups[%w](%b) : (tensor<8xf32>) -> tensor<8xf32> =
+      (%a: !iree_tensor_ext.dispatch.tensor<readonly:tensor<8xf32>>, %o: !iree_tensor_ext.dispatch.tensor<writeonly:tensor<8xf32>>) {
+    flow.return
+  } count(%x: index, %y: index) -> (index, index, index) {
+    flow.return %x, %x, %x : index, index, index
+  }
+  func.return %0 : tensor<8xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 8]]:3: error: 'flow.dispatch.workgroups' op workload operands and workgroup count args mismatch (1 vs 2)

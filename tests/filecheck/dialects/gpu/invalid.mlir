@@ -12,7 +12,7 @@ func.func @bad_cluster(%v: f32) -> f32 {
   %r = gpu.subgroup_reduce add %v cluster(size = 3) : (f32) -> f32
   func.return %r : f32
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'gpu.subgroup_reduce' op cluster_size must be a power of two, got 3
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'gpu.subgroup_reduce' op cluster size 3 is not a power of two
 
 // -----
 
@@ -28,4 +28,29 @@ func.func @bad_shuffle(%v: f32, %o: i64) -> f32 {
   %s, %ok = gpu.shuffle xor %v, %o, %o : f32
   func.return %s : f32
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'gpu.shuffle' op operand 'offset' {{.*}} Expected attribute i32 but got i64
+// The offset is an i32 by the op's syntax, as iree-opt reads it.
+// CHECK: invalid.mlir:[[# @LINE - 4]]:33: error: use of value '%o' expects different type than prior uses: 'i32' vs 'i64'
+
+// -----
+
+func.func @float_reduction_on_int(%v: i32) -> i32 {
+  %0 = gpu.subgroup_reduce minnumf %v : (i32) -> i32
+  func.return %0 : i32
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'gpu.subgroup_reduce' op `minnumf` reduction operation is not compatible with type 'i32'
+
+// -----
+
+func.func @int_reduction_on_float(%v: vector<4xf32>) -> vector<4xf32> {
+  %0 = gpu.subgroup_reduce xor %v : (vector<4xf32>) -> vector<4xf32>
+  func.return %0 : vector<4xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'gpu.subgroup_reduce' op `xor` reduction operation is not compatible with type 'vector<4xf32>'
+
+// -----
+
+func.func @cluster_stride(%v: f32) -> f32 {
+  %0 = gpu.subgroup_reduce add %v cluster(size = 4, stride = 3) : (f32) -> f32
+  func.return %0 : f32
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'gpu.subgroup_reduce' op cluster stride 3 is not a power of two

@@ -5,7 +5,7 @@ func.func @binding_out_of_range() {
   %A = hal.interface.binding.subspan layout(#layout) binding(1) : memref<8xf32>
   func.return
 }
-// CHECK: invalid.mlir:5:3: error: 'hal.interface.binding.subspan' op binding 1 is out of range: the layout has 1 bindings
+// CHECK: invalid.mlir:5:3: error: 'hal.interface.binding.subspan' op binding ordinal 1 out of bounds in layout #hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer>]>
 
 // -----
 
@@ -14,7 +14,7 @@ func.func @missing_dims() {
   %A = hal.interface.binding.subspan layout(#layout) binding(0) : memref<?xf32>
   func.return
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'hal.interface.binding.subspan' op result type memref<?xf32> has 1 dynamic dimensions but 0 dimension values are given
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'hal.interface.binding.subspan' op result type 'memref<?xf32>' has 1 dynamic dimensions but 0 associated dimension SSA values
 
 // -----
 
@@ -39,3 +39,12 @@ func.func @untied(%b: tensor<8xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
   return %r : tensor<4xf32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:34: error: use of value '%c' expects different type than prior uses: 'tensor<8xf32>' vs 'tensor<4xf32>'
+
+// -----
+
+#constants_layout = #hal.pipeline.layout<constants = 1, bindings = [#hal.pipeline.binding<storage_buffer>]>
+func.func @constant_ordinal() -> i32 {
+  %0 = hal.interface.constant.load layout(#constants_layout) ordinal(3) : i32
+  func.return %0 : i32
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'hal.interface.constant.load' op push constant ordinal out of bounds

@@ -13,7 +13,7 @@ func.func @shape_changes(%a: tensor<4x16xf32>) -> tensor<4x8xf32, #iree_encoding
   %0 = iree_encoding.set_encoding %a : tensor<4x16xf32> -> tensor<4x8xf32, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32]>>
   func.return %0 : tensor<4x8xf32, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32]>>
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'iree_encoding.set_encoding' op source tensor<4x16xf32> and result tensor<4x8xf32, {{.*}}> differ in shape or element type
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'iree_encoding.set_encoding' op expected to preserve the logical shape of the tensor
 
 // -----
 
@@ -21,7 +21,7 @@ func.func @no_encoding(%a: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %0 = iree_encoding.set_encoding %a : tensor<4x16xf32> -> tensor<4x16xf32>
   func.return %0 : tensor<4x16xf32>
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'iree_encoding.set_encoding' op result has no encoding
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'iree_encoding.set_encoding' op result of set_encoding op expected to have a valid tensor encoding
 
 // -----
 
@@ -38,4 +38,31 @@ func.func @unset_dims(%a: tensor<?x16xf32, #iree_encoding.encoding<operand_index
   %0 = iree_encoding.unset_encoding %a : tensor<?x16xf32, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32]>> -> tensor<?x16xf32>
   func.return %0 : tensor<?x16xf32>
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'iree_encoding.unset_encoding' op result has 1 dynamic dimension(s) but 0 result_dims
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'iree_encoding.unset_encoding' op result type set has 1 dynamic dimensions but only 0 dimension values are attached
+
+// -----
+
+#enc_twice = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32]>
+func.func @set_encoded(%t: tensor<4x8xf32, #enc_twice>) -> tensor<4x8xf32, #enc_twice> {
+  %0 = iree_encoding.set_encoding %t : tensor<4x8xf32, #enc_twice> -> tensor<4x8xf32, #enc_twice>
+  func.return %0 : tensor<4x8xf32, #enc_twice>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'iree_encoding.set_encoding' op source of set_encoding op cannot have a tensor encoding
+
+// -----
+
+#enc_kept = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32]>
+func.func @unset_encoded(%t: tensor<4x8xf32, #enc_kept>) -> tensor<4x8xf32, #enc_kept> {
+  %0 = iree_encoding.unset_encoding %t : tensor<4x8xf32, #enc_kept> -> tensor<4x8xf32, #enc_kept>
+  func.return %0 : tensor<4x8xf32, #enc_kept>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'iree_encoding.unset_encoding' op result of unset_encoding op cannot have a tensor encoding
+
+// -----
+
+#enc_shape = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32]>
+func.func @unset_shape(%t: tensor<4x8xf32, #enc_shape>) -> tensor<4x9xf32> {
+  %0 = iree_encoding.unset_encoding %t : tensor<4x8xf32, #enc_shape> -> tensor<4x9xf32>
+  func.return %0 : tensor<4x9xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'iree_encoding.unset_encoding' op expected to preserve the logical shape of the tensor
