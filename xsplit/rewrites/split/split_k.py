@@ -160,6 +160,7 @@ def _capture_plan(m: Match) -> bool | str:
         chosen = _capture_modeled_plan(m, placed.target, placed.prefix())
         if chosen is True:
             _say_which_loop(m)
+            _warn_of_dynamic_k(m)
         return chosen
     plan = plan_chunks(
         m.root, m["k"], o["factor"], o["tile"], o["balanced"], o["align"], o["pad_m"],
@@ -169,7 +170,22 @@ def _capture_plan(m: Match) -> bool | str:
         return "the options leave one chunk (see the remark)"
     m.captures["plan"] = plan
     _say_which_loop(m)
+    _warn_of_dynamic_k(m)
     return True
+
+
+DYNAMIC_K_REMARK = (
+    "split-k: K is dynamic, so the chunks are too; IREE 3.13's CUDA code for a matmul with "
+    "a dynamic K can be wrong (a 123x?x456 f32 matmul with K = 6399 at run time was off by "
+    "14% to 38% of the result's scale on an H200, differently in each of four runs; with a "
+    "static K it was right) and gets no K tile"
+)
+
+
+def _warn_of_dynamic_k(m: Match) -> None:
+    """Where K is dynamic the chunks must be: say what that costs on a GPU."""
+    if m["k"] is None:
+        remark(m.root, DYNAMIC_K_REMARK)
 
 
 def _say_which_loop(m: Match) -> None:
