@@ -103,6 +103,7 @@ from xsplit.rewrites.split.grouped import (
     with_leading_unit,
     without_leading_unit,
 )
+from xsplit.target.gpu_tiles import split_alignment
 from xsplit.target.targets import TARGETS, Target, target
 
 
@@ -230,11 +231,12 @@ def _capture_modeled_plan(m: Match, chosen_for: Target, on: str = "") -> bool | 
         remark(m.root, f"{on}not split: {choice.reason}")
         return choice.reason
     remark(m.root, f"{on}split-k: {choice.reason}")
+    align, pad_m = split_alignment(chosen_for)
     m.captures["plan"] = ChunkPlan(
         choice.factor,
         balanced=True,
-        align=m.options["align"] or chosen_for.split_align,
-        pad_m=m.options["pad_m"] or chosen_for.split_pad_m,
+        align=m.options["align"] or align,
+        pad_m=m.options["pad_m"] or pad_m,
         cpu_tiles=m.options["cpu_tiles"] or (chosen_for.split_tiles and not _several_devices(m)),
     )
     m.captures["chosen_factor"] = choice.factor
@@ -321,7 +323,8 @@ def _rewrite_aligned(m: Match, ir: IRBuilder) -> list[SSAValue]:
         if plan.cpu_tiles
         else None
     )
-    merged, producer = split_aligned(m["red"], m["aligned"], plan.pad_m, ir, tiles_for)
+    gpu = placed.target if placed is not None and placed.target.is_gpu else None
+    merged, producer = split_aligned(m["red"], m["aligned"], plan.pad_m, ir, tiles_for, gpu)
     record_choice(m, producer)
     return [merged]
 
