@@ -24,12 +24,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
-from xsplit.target.gpu_tiles import carries_gpu_tiles, drop_gpu_tiles
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.diagnostics import XsplitError, remark
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
 from xsplit.semantics import numpy_dtype as exact_dtype
+from xsplit.target.gpu_tiles import carries_gpu_tiles, drop_gpu_tiles
 
 
 def argument_dtype(element: Attribute) -> np.dtype:
