@@ -170,7 +170,7 @@ def _merge_arg(
         )
     )
     merged.results[0].name_hint, merged.results[1].name_hint = "best", "best_index"
-    for op in (*(a.owner for a in accs), *(a.owner.inputs[0].owner for a in accs), merged):  # type: ignore[union-attr]
+    for op in (*(a.owner for a in accs), merged):
         mark_split_part(op, "merge")  # type: ignore[arg-type]
 
     final = Block(arg_types=[v_type, i_type, v_type, i_type])
@@ -363,10 +363,11 @@ def _tail(
         if value is not whole and isinstance(value.owner, Operation):
             mark_split_part(value.owner, "tail")
             value.name_hint = f"{whole.name_hint or 'input'}_tail"
+    offset = ir.index(static.tail_offset) if red.arg is not None else None
     tail = ir.b.insert(_partial_op(red, [*slices, *accs]))
     mark_split_part(tail, "tail")
-    if red.arg is not None:
-        _offset_index(tail, red.reduction_dim, static.tail_offset, ir)
+    if offset is not None:
+        _offset_index(tail, red.reduction_dim, offset, ir)
     tail.results[0].name_hint = "tail"
     return list(tail.results)
 
