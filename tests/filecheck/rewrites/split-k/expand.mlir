@@ -1,7 +1,7 @@
 // RUN: xsplit-opt --split-input-file %s -p 'split-k{factor=4 strategy=expand}' 2>&1 | filecheck %s
 
 // Remarks print while the passes run, before the output.
-// CHECK: expand.mlir:25:3: remark: expand needs a factor that divides K (4 does not divide K = 255); using forall
+// CHECK: expand.mlir:28:3: remark: expand needs a factor that divides K (4 does not divide K = 255); using forall
 
 // The seed's first IR: K = 4 x 64 through expand_shape, one batched generic
 // with a parallel chunk loop, then the merge.
