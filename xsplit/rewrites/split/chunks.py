@@ -142,15 +142,14 @@ def _plan_chunks(
     if factor == 1:
         remark(op, "not split: factor = 1 leaves one chunk")
         return None
-    if balanced:
-        return ChunkPlan(factor, balanced=True)
+    # With a static K, balanced=true takes the same static plan (`static_chunks`).
     chunk = ceildiv(k, factor)
     count = ceildiv(k, chunk)
     if count != factor:
         remark(
             op,
             f"{factor} chunks of ceil({k}/{factor}) = {chunk} cover K in {count}; "
-            f"using {count} chunks (balanced=true keeps {factor})",
+            f"using {count} chunks",
         )
     return ChunkPlan(count, chunk)
 
