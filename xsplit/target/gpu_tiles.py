@@ -33,9 +33,12 @@ from xsplit.dialects.iree_codegen import COMPILATION_INFO, CompilationInfoAttr, 
 from xsplit.dialects.iree_gpu import LoweringConfigAttr, PipelineAttr, PipelineOptionsAttr
 from xsplit.target.targets import Target
 
-GPU_SPLIT_ALIGN = 64
-"""The multiple of K every static chunk is on a GPU target: a K tile of 32
-(f32) or 8 intrinsics of 16 (f16) divides it."""
+GPU_SPLIT_ALIGN = 128
+"""The multiple of K every static chunk (and the padded rest of the tail) is
+on a GPU target: IREE's largest K step, 8 f16 intrinsics of 16, divides it,
+so no chunk gets a smaller K tile than the unsplit matmul (an f16 123x456x6007
+gets 8 x 16 whole; a tail padded to 64 got 4 x 16). The measured chunks of
+`../shared/notes/gpu.md` were multiples of 64."""
 GPU_SPLIT_PAD_M = 64
 """M is padded to a multiple of this on a GPU target (a workgroup's M tile)."""
 

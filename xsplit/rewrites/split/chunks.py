@@ -23,7 +23,8 @@ DEFAULT_DYNAMIC_FACTOR = 16
 class ChunkPlan:
     """How K is cut. Exactly one reading applies:
 
-    - `balanced`: `count` chunks, chunk s = [floor(s*K/count), floor((s+1)*K/count)).
+    - `balanced`: `count` chunks, chunk s = [floor(s*K/count), floor((s+1)*K/count))
+      for a dynamic K; a static K is cut by `static_chunks`.
     - `tile` set: chunks of `tile`, the last one shorter; `count` is
       ceil(K/tile), or None when K is dynamic and the count is computed at run time.
     - neither: `count` chunks of ceil(K/count) for a dynamic K, trailing ones

@@ -21,7 +21,11 @@ operands are reshaped with `tensor.expand_shape` and the reduction becomes one
 
 Chunks: `tile=T` makes chunks of T with a shorter last one; `factor=S` makes
 S chunks of ceil(K/S); `balanced=true` makes chunk sizes differ by at most one
-(chunk s covers [floor(s*K/S), floor((s+1)*K/S))). `target=NAME` lets the cost
+(chunk s covers [floor(s*K/S), floor((s+1)*K/S))) where K is dynamic. Where K
+is static every chunk in the loop has one static size and the shorter last
+one is a tail op beside it (`chunks.static_chunks`; balanced=true reads as
+factor=S): IREE 3.13's CUDA code for a dynamic-K matmul can be wrong, and a
+dynamic K says so in a remark. `target=NAME` lets the cost
 model (`cost_model`) choose a balanced chunk count for that target, or leave
 the op whole, and records the count as `xsplit.split_factor` on the op that
 computes the partials. With none of these the default rule applies
@@ -40,7 +44,9 @@ unit row (`split-k-lifts-vector-contraction`).
 `align=A` (and `pad_m=P`) cut a contraction with static shapes into chunks
 of one static size, a multiple of A, with the rest of K as a zero-padded tail
 beside the loop and M padded to a multiple of P (`aligned_split`): IREE's CPU
-code is several times slower on other sizes. `cpu_tiles=true` also gives
+code is several times slower on other sizes; GPU targets take align=128
+pad_m=64 (`gpu_tiles.split_alignment`) and, for f32 on CUDA, a measured
+TileAndFuse configuration per chunk. `cpu_tiles=true` also gives
 each chunk's f32 matmul IREE CPU tile sizes (`Target.partial_tiles`: a
 workgroup over all of M and a cache line of N). `target=cpu` takes all
 three from the target table.
@@ -370,7 +376,7 @@ OPTIONS = (
         int,
         None,
         "contractions with static shapes: chunks of one static size, a multiple of this, "
-        "and the rest of K as a zero-padded tail chunk (target=cpu: the target's)",
+        "and the rest of K as a zero-padded tail chunk (target=: the target's; 128 on a GPU)",
         check=positive,
     ),
     Option(
@@ -378,7 +384,7 @@ OPTIONS = (
         int,
         None,
         "with align: pad M (rows of the LHS) to a multiple of this where it is longer "
-        "(target=cpu: the target's)",
+        "(target=: the target's; 64 on a GPU)",
         check=positive,
     ),
     Option(

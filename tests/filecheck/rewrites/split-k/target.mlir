@@ -9,8 +9,8 @@
 // The seed on MI300X: 4 tiles of 128x128 leave 300 of 304 CUs idle; 149 chunks
 // fill one wave of two resident workgroups per CU. On A100, 27 chunks of 8
 // tiles fill one wave of 2 x 108. On a GPU the chunks are static, a multiple
-// of 64 (149 chunks of 344 -> 133 of 384 and a tail of 162: 128 read in
-// place, 34 padded to 64), with M padded to 128, so that IREE gives them a K
+// of 128 (149 chunks of 344 -> 133 of 384 and a tail of 162: 128 read in
+// place, 34 padded to 128), with M padded to 128, so that IREE gives them a K
 // tile (and f16 its tensor cores); IREE 3.13's CUDA code for a dynamic K can
 // be wrong.
 // GFX942-REMARK: target.mlir:[[# @LINE + 26]]:3: remark: split-k: gfx942 chose 149 chunks of 344: 596 workgroups, 1 wave at 100% fill
@@ -22,7 +22,7 @@
 // GFX942-NOT:    compilation_info
 // GFX942:      } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>], xsplit.split_factor = 149 : i64}
 // GFX942:      %[[TAIL:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<128x128xf32>, tensor<128x456xf32>) {{.*}} attrs =  {xsplit.split_part = "tail"}
-// GFX942:      %[[REST:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<128x64xf32>, tensor<64x456xf32>) {{.*}} attrs =  {xsplit.split_part = "tail"}
+// GFX942:      %[[REST:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<128x128xf32>, tensor<128x456xf32>) {{.*}} attrs =  {xsplit.split_part = "tail"}
 // GFX942:      linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<133x123x456xf32>, tensor<123x456xf32>, tensor<123x456xf32>) {{.*}} attrs =  {xsplit.split_part = "merge"}
 // On CUDA each f32 chunk carries the TileAndFuse configuration measured best
 // on such chunks (workgroup 64x64, thread 4x4, K 32, operands in shared
