@@ -24,8 +24,8 @@ contraction.
 from __future__ import annotations
 
 from xdsl.dialects import tensor
-from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 

@@ -51,10 +51,10 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
-from xsplit.attr_names import mark_split_part
 from xsplit.analysis.contraction import ContractionDims, op_contraction_dims
 from xsplit.analysis.cost_model import padded_rows
 from xsplit.analysis.reduction import Reduction
+from xsplit.attr_names import mark_split_part
 from xsplit.dialects.iree_codegen import COMPILATION_INFO, CompilationInfoAttr, TranslationInfoAttr
 from xsplit.dialects.iree_cpu import LoweringConfigAttr, PipelineAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr

@@ -24,11 +24,11 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
-from xsplit.attr_names import mark_split_part
 from xsplit.analysis.reduction import (
     Reduction,
     identity_value,
 )
+from xsplit.attr_names import mark_split_part
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.linalg import BatchMmt4DOp, Mmt4DOp, linear_form
 from xsplit.dialects.scf import ForallOp, InParallelOp

@@ -32,6 +32,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from xsplit.analysis.reduction import Reduction, identity_value
+from xsplit.attr_names import mark_split_part
 from xsplit.dialects.flow import DispatchRegionOp, ReturnOp
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
@@ -44,7 +45,6 @@ from xsplit.dialects.utils import dense_i64
 from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level
 from xsplit.rewrites.dsl import Match, Pattern, ceildiv, where
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
-from xsplit.attr_names import mark_split_part
 from xsplit.rewrites.split.chunks import ChunkPlan, chunk_bounds, static_chunks
 
 
