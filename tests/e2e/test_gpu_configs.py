@@ -49,7 +49,8 @@ FIXED = [(123, 456, 6007, "f32", 7), (123, 456, 6007, "f16", 7), (64, 96, 5003, 
 def _generated(seed: int) -> tuple[int, int, int, str, int]:
     rng = random.Random(seed)
     k = rng.choice([4099, 7919, rng.randint(2000, 9000)])
-    return rng.randint(1, 200), rng.randint(8, 300), k, rng.choice(["f32", "f16", "bf16"]), rng.randint(3, 40)
+    dtype = rng.choice(["f32", "f16", "bf16"])
+    return rng.randint(1, 200), rng.randint(8, 300), k, dtype, rng.randint(3, 40)
 
 
 CASES = FIXED + [_generated(s) for s in range(1)]
@@ -96,7 +97,9 @@ def _split(program: str, pipeline: str) -> str:
 @pytest.mark.parametrize(
     "m,n,k,dtype,factor", CASES, ids=[f"{m}x{n}x{k}-{d}-f{f}" for m, n, k, d, f in CASES]
 )
-def test_static_chunks_on_gpus(m: int, n: int, k: int, dtype: str, factor: int, tmp_path: Path) -> None:
+def test_static_chunks_on_gpus(
+    m: int, n: int, k: int, dtype: str, factor: int, tmp_path: Path
+) -> None:
     program = _program(m, n, k, dtype)
     pipelines = {gpu: f"split-k{{target={gpu}}},materialize-late" for gpu in GPUS}
     pipelines["factor"] = f"split-k{{factor={factor}}},materialize-late"

@@ -53,7 +53,8 @@ def _op(rng: random.Random) -> tuple[str, str]:
     if kind == "transposed":
         return kind, transposed_generic(m, n, k)
     if kind == "reduce":
-        return kind, reduce_rows(m, k, rng.choice(["arith.addf", "arith.maximumf", "arith.minimumf"]))
+        combiner = rng.choice(["arith.addf", "arith.maximumf", "arith.minimumf"])
+        return kind, reduce_rows(m, k, combiner)
     if kind == "argmax":
         return kind, argmax(rng.randint(1, 12), k, predicate=rng.choice(["ogt", "olt"]))
     if kind == "conv":
@@ -79,7 +80,8 @@ def _options(rng: random.Random, k: int) -> str:
     if choice == "default":
         return ""
     if choice == "align":
-        return f"factor={rng.randint(2, 64)} align={rng.choice([16, 64])} pad_m={rng.choice([8, 64])}"
+        align, pad_m = rng.choice([16, 64]), rng.choice([8, 64])
+        return f"factor={rng.randint(2, 64)} align={align} pad_m={pad_m}"
     return f"target={rng.choice(['sm_80', 'sm_90', 'gfx942', 'cpu'])}"
 
 
@@ -110,7 +112,7 @@ def test_static_k_leaves_no_dynamic_size(case_id: str, mlir: str, pipeline: str)
     text = print_module(module)
     parse_module(text)  # the output verifies
     for op in module.walk():
-        assert op.name not in ("affine.min", "affine.max"), f"{pipeline}: a chunk size computed at run time"
+        assert op.name not in ("affine.min", "affine.max"), f"{pipeline}: a run-time chunk size"
         values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
         for value in values:
             t = value.type

@@ -1,9 +1,9 @@
 """xsplit's dialects, and the upstream ops xDSL 0.74 lacks.
 
-IREE's `flow`, `hal`, `iree_codegen`, `iree_cpu`, `iree_gpu`, `iree_tensor_ext` and `iree_linalg_ext`
-are dialects of their own. The upstream additions (`scf.forall`, `tensor.parallel_insert_slice`,
-`affine.max`, the GPU mapping attributes and the linalg contractions) belong to
-dialects xDSL already has, so they are added to those, the way an MLIR dialect
+IREE's `flow`, `hal`, `iree_codegen`, `iree_cpu`, `iree_gpu`, `iree_tensor_ext` and
+`iree_linalg_ext` are dialects of their own. The upstream additions (`scf.forall`,
+`tensor.parallel_insert_slice`, `affine.max`, the GPU mapping attributes and the linalg
+contractions) belong to dialects xDSL already has, so they are added to those, the way an MLIR dialect
 extension adds ops to a dialect it does not own.
 """
 

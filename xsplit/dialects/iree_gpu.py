@@ -85,7 +85,8 @@ class PipelineAttr(ParametrizedAttribute):
     def verify(self) -> None:
         if self.pipeline.data not in PIPELINES:
             raise VerifyException(
-                f"unknown GPU pipeline {self.pipeline.data!r}; expected one of {', '.join(PIPELINES)}"
+                f"unknown GPU pipeline {self.pipeline.data!r}; "
+                f"expected one of {', '.join(PIPELINES)}"
             )
 
 
@@ -106,9 +107,8 @@ class MmaLayoutAttr(ParametrizedAttribute):
             pos = parser.pos
             name = parser.parse_identifier()
             if not name.startswith(MMA_FAMILIES):
-                parser.raise_error(
-                    f"expected an MMA intrinsic (starting {', '.join(MMA_FAMILIES)})", pos, parser.pos
-                )
+                families = ", ".join(MMA_FAMILIES)
+                parser.raise_error(f"expected an MMA intrinsic (starting {families})", pos, parser.pos)
         return (StringAttr(name),)
 
     def print_parameters(self, printer: Printer) -> None:
@@ -154,7 +154,9 @@ class PipelineOptionsAttr(ParametrizedAttribute):
             NoneAttr() if prefetch_num_stages is None else IntAttr(prefetch_num_stages),
             flag(no_reduce_shared_memory_bank_conflicts),
             flag(use_igemm_convolution),
-            NoneAttr() if reorder_workgroups_strategy is None else StringAttr(reorder_workgroups_strategy),
+            NoneAttr()
+            if reorder_workgroups_strategy is None
+            else StringAttr(reorder_workgroups_strategy),
         )
 
     @classmethod
@@ -228,7 +230,9 @@ class LoweringConfigAttr(ParametrizedAttribute):
         values: dict[str, Attribute] = {}
         for key in sorted(entries):
             value = entries[key]
-            values[key] = value if isinstance(value, Attribute) else ArrayAttr([IntAttr(v) for v in value])
+            values[key] = (
+                value if isinstance(value, Attribute) else ArrayAttr([IntAttr(v) for v in value])
+            )
         super().__init__(DictionaryAttr(values))
 
     def get(self, key: str) -> Attribute | None:
@@ -278,7 +282,8 @@ class LoweringConfigAttr(ParametrizedAttribute):
                 continue
             printer.print_string(f"{key} = ")
             if isinstance(value, ArrayAttr) and all(isinstance(v, IntAttr) for v in value.data):
-                printer.print_string(f"[{', '.join(str(v.data) for v in value.data)}]")  # type: ignore[union-attr]
+                sizes = ", ".join(str(v.data) for v in value.data)  # type: ignore[union-attr]
+                printer.print_string(f"[{sizes}]")
             elif isinstance(value, IntegerAttr):
                 printer.print_string(f"{value.value.data} : ")
                 printer.print_attribute(value.type)

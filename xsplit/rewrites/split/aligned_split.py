@@ -506,7 +506,10 @@ def _gpu_config(
     matmul, B row-major or transposed."""
     if m is None or n is None or _tiled_layout(red, dims) is None:
         return None
-    elements = (*(getattr(v.type, "element_type", None) for v in red.inputs), red.acc_type.element_type)
+    elements = (
+        *(getattr(v.type, "element_type", None) for v in red.inputs),
+        red.acc_type.element_type,
+    )
     tiles = chunk_tiles(gpu, m, n, k, elements)  # type: ignore[arg-type]
     if tiles is None:
         return None

@@ -372,7 +372,9 @@ def _tail(
     return list(tail.results)
 
 
-def _insert_tail(ir: IRBuilder, partials: SSAValue, tail: SSAValue, rank: int, slot: int) -> SSAValue:
+def _insert_tail(
+    ir: IRBuilder, partials: SSAValue, tail: SSAValue, rank: int, slot: int
+) -> SSAValue:
     """`tail` written into slot `slot` of the partials' last dimension."""
     t = partials.type
     assert isinstance(t, TensorType)
@@ -411,9 +413,8 @@ def merge_partials_and_tail(
     with_tail = red.combiner(part, once)
     term = arith.SelectOp(is_first, with_tail.results[0], part)
     combined = red.combiner(term.result, acc)
-    block.add_ops(
-        [chunk, first_chunk, is_first, with_tail, term, combined, linalg.YieldOp(combined.results[0])]
-    )
+    yielded = linalg.YieldOp(combined.results[0])
+    block.add_ops([chunk, first_chunk, is_first, with_tail, term, combined, yielded])
     full = AffineMap.identity(rank + 1)
     kept = AffineMap(rank + 1, 0, full.results[:rank])
     merged = ir.b.insert(

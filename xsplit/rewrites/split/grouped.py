@@ -233,7 +233,9 @@ def materialize_grouped_gemm(
     body.add_op(InParallelOp([ParallelInsertSliceOp(partial, shared, *slot)]))
     loop_count = count if static is None else static[1]
     forall = ir.b.insert(
-        ForallOp([0], [loop_count], [1], [empty], Region(body), mapping=[SplitReductionMappingAttr(0)])
+        ForallOp(
+            [0], [loop_count], [1], [empty], Region(body), mapping=[SplitReductionMappingAttr(0)]
+        )
     )
     forall.results[0].name_hint = "partials"
     if static is None:
@@ -316,7 +318,9 @@ def _group_partial(
     return partial.results[0]
 
 
-def _insert_slot(ir: IRBuilder, value: SSAValue, into: SSAValue, slot: tuple[list, list]) -> SSAValue:
+def _insert_slot(
+    ir: IRBuilder, value: SSAValue, into: SSAValue, slot: tuple[list, list]
+) -> SSAValue:
     """`value` written into `slot` of `into` (a leading unit dimension dropped)."""
     offsets, sizes = slot
     static_sizes = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
