@@ -59,13 +59,14 @@ CASES = FIXED + [_generated(s) for s in range(1)]
 def _dump(text: str, gpu: str, where: Path) -> list[str]:
     """The dumped configuration of each dispatch of `text` compiled for `gpu`."""
     where.mkdir(parents=True)
+    configs = where / "configs"
     proc = subprocess.run(
-        [iree_compile_path(), *target(gpu).flags, "-", "-o", "/dev/null",
-         f"--iree-hal-dump-executable-configurations-to={where}"],
+        [iree_compile_path(), *target(gpu).flags, "-", "-o", str(where / "module.vmfb"),
+         f"--iree-hal-dump-executable-configurations-to={configs}"],
         input=text.encode(), capture_output=True, check=False,
     )
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
-    return [p.read_text() for p in sorted(where.iterdir())]
+    return [p.read_text() for p in sorted(configs.iterdir())]
 
 
 def _contractions(dumps: list[str]) -> list[str]:
