@@ -86,6 +86,8 @@ def _options(rng: random.Random, k: int) -> str:
 
 
 def _pipeline(rng: random.Random, options: str) -> str:
+    if "target" in options and rng.random() < 0.5:
+        return f"auto{{{options}}}"  # set-encoding, split-k and materialize-late
     strategy = rng.choice(["forall", "expand", "grouped"]) if "target" not in options else "forall"
     inner = " ".join(o for o in (options, f"strategy={strategy}") if o)
     late = rng.choice(["", ",materialize-late", ",materialize-early,materialize-late"])
