@@ -2,6 +2,9 @@
 passes, the simulator and the benchmarks to read. Each is spelled here once;
 the meaning of each is said where it is set."""
 
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Operation
+
 SPLIT_FACTOR = "xsplit.split_factor"
 """On the op that computes a split's partials when the cost model chose the
 chunk count (`split-k{target=...}`), so that the choice can be read off the
@@ -17,3 +20,20 @@ HOST = "xsplit.host"
 """On a function that runs on the host and launches kernels (the
 deterministic `lower-reduce` stage writes one); `export-dispatch` leaves it
 for `export_host`, and the simulator runs it as the host would."""
+
+SPLIT_PART = "xsplit.split_part"
+"""On the graph-level ops a split makes besides its loop (which carries
+`#iree_linalg_ext.split_reduction_mapping`), naming what each is for, so
+that later passes (materialize-late) can tell them from the program's own:
+`"tail"` (the op on the static rest of K past the loop's chunks, its init,
+its operands' slices and pads, and where it is written into the partials),
+`"pad"` (operands padded for IREE's tiles: M to `pad_m`) and `"merge"` (the
+op that merges the partials, and its own inits)."""
+
+SPLIT_PARTS = ("tail", "pad", "merge")
+
+
+def mark_split_part(op: Operation, part: str) -> None:
+    """Marks `op` as the `part` (one of `SPLIT_PARTS`) of a split."""
+    assert part in SPLIT_PARTS
+    op.attributes[SPLIT_PART] = StringAttr(part)

@@ -178,9 +178,9 @@ def test_booleans_accept_what_mlir_accepts(text: str, same_as: str) -> None:
     spelled = xsplit_opt(str(SMALL), "-p", f"split-k{{factor=3 balanced={same_as}}}")
     assert given.returncode == 0 and given.stderr == "", given.stderr
     assert given.stdout == spelled.stdout
-    balanced = xsplit_opt(str(SMALL), "-p", "split-k{factor=3 balanced=true}").stdout
-    plain = xsplit_opt(str(SMALL), "-p", "split-k{factor=3}").stdout
-    assert balanced != plain  # 333/333/334 against 334/334/332: the option is read
+    balanced = xsplit_opt(str(SMALL), "-p", "split-k{tile=300 balanced=true}").stdout
+    plain = xsplit_opt(str(SMALL), "-p", "split-k{tile=300}").stdout
+    assert balanced != plain  # 4 chunks of 250 against 3 of 300 and 100: the option is read
 
 
 # Plain xdsl-opt

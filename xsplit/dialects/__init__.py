@@ -1,9 +1,9 @@
 """xsplit's dialects, and the upstream ops xDSL 0.74 lacks.
 
-IREE's `flow`, `hal`, `iree_codegen`, `iree_cpu`, `iree_tensor_ext` and `iree_linalg_ext`
-are dialects of their own. The upstream additions (`scf.forall`, `tensor.parallel_insert_slice`,
-`affine.max`, the GPU mapping attributes and the linalg contractions) belong to
-dialects xDSL already has, so they are added to those, the way an MLIR dialect
+IREE's `flow`, `hal`, `iree_codegen`, `iree_cpu`, `iree_gpu`, `iree_tensor_ext` and
+`iree_linalg_ext` are dialects of their own. The upstream additions (`scf.forall`,
+`tensor.parallel_insert_slice`, `affine.max`, the GPU mapping attributes and the linalg
+contractions) belong to dialects xDSL already has, so they are added to those, the way an MLIR dialect
 extension adds ops to a dialect it does not own.
 """
 
@@ -21,6 +21,7 @@ from xsplit.dialects.gpu import GPU_EXTENSION_ATTRS, GPU_EXTENSION_OPS, GPU_MAPP
 from xsplit.dialects.hal import HAL
 from xsplit.dialects.iree_codegen import IREECodegen
 from xsplit.dialects.iree_cpu import IREECPU
+from xsplit.dialects.iree_gpu import IREEGPU
 from xsplit.dialects.iree_encoding import IREEEncoding
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
@@ -46,6 +47,7 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "hal": lambda: HAL,
     "iree_codegen": lambda: IREECodegen,
     "iree_cpu": lambda: IREECPU,
+    "iree_gpu": lambda: IREEGPU,
     "util": lambda: Util,
 }
 """The dialects xsplit defines, by name."""

@@ -23,12 +23,14 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
     ArrayAttr,
+    DenseArrayBase,
     DenseIntElementsAttr,
     DenseIntOrFPElementsAttr,
     IntegerType,
     MemRefType,
     StringAttr,
     TensorType,
+    i64,
 )
 from xdsl.dialects.linalg import ops as xdsl_linalg
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
@@ -632,11 +634,60 @@ def parse_generic(cls: type[xdsl_linalg.GenericOp], parser: Parser) -> xdsl_lina
     return generic
 
 
+def _parse_reduce(cls: type[xdsl_linalg.ReduceOp], parser: Parser) -> xdsl_linalg.ReduceOp:
+    """`linalg.reduce ins(%x : T) outs(%y : U) dimensions = [d]  {attrs} (args) {body}`,
+    the attribute dictionary MLIR prints after the dimensions included
+    (xDSL 0.74's parser has none, and xsplit marks a split's tails and merges)."""
+
+    def operand(keyword: str) -> SSAValue:
+        parser.parse_characters(keyword)
+        parser.parse_punctuation("(")
+        unresolved = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        value = parser.resolve_operand(unresolved, parser.parse_type())
+        parser.parse_punctuation(")")
+        return value
+
+    source, init = operand("ins"), operand("outs")
+    parser.parse_keyword("dimensions")
+    parser.parse_punctuation("=")
+    dimensions = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+    attributes = parser.parse_optional_attr_dict()
+    args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+    op = cls(source, init, DenseArrayBase.from_list(i64, dimensions), parser.parse_region(args))
+    op.attributes.update(attributes)
+    return op
+
+
+def _print_reduce(self: xdsl_linalg.ReduceOp, printer: Printer) -> None:
+    """`linalg.reduce` as MLIR prints it, its attribute dictionary included."""
+    for keyword, value in ((" ins", self.input), (" outs", self.init)):
+        printer.print_string(keyword)
+        with printer.in_parens():
+            printer.print_ssa_value(value)
+            printer.print_string(":")
+            printer.print_attribute(value.type)
+    printer.print_string(" dimensions = ")
+    with printer.in_square_brackets():
+        printer.print_list(self.dimensions.get_values(), printer.print_int)
+    if self.attributes:
+        printer.print_string("  ")
+        printer.print_attr_dict(self.attributes)
+    printer.print_string("\n")
+    with printer.in_parens():
+        printer.print_list(self.region.blocks[0].args, printer.print_block_argument)
+    printer.print_string(" ")
+    printer.print_region(self.region, print_entry_block_args=False)
+
+
 def extend_generic_parser() -> None:
-    """Gives xDSL's `linalg.generic` the parser above. The op class itself
-    stays xDSL's, so that every `isinstance` check and builder keeps working;
-    an IRDL op cannot be subclassed."""
+    """Gives xDSL's `linalg.generic` the parser above, and its `linalg.reduce`
+    the attribute dictionary. The op classes themselves stay xDSL's, so that
+    every `isinstance` check and builder keeps working; an IRDL op cannot be
+    subclassed."""
     xdsl_linalg.GenericOp.parse = classmethod(parse_generic)  # type: ignore[method-assign]
+    xdsl_linalg.ReduceOp.parse = classmethod(_parse_reduce)  # type: ignore[method-assign]
+    xdsl_linalg.ReduceOp.print = _print_reduce  # type: ignore[method-assign]
 
 
 LINALG_OPS: tuple[type[Operation], ...] = (

@@ -17,7 +17,8 @@ from xsplit.dialects.iree_cpu import LoweringConfigAttr
 from xsplit.interop.check import check_rewrite, save_check
 from xsplit.interop.saved import write_manifest
 from xsplit.iree.workgroups import DispatchCount, split_dispatch_pair, workgroup_counts
-from xsplit.target.targets import COMPILED_GPU_TARGETS
+from xsplit.target.gpu_tiles import drop_gpu_tiles, fits
+from xsplit.target.targets import COMPILED_GPU_TARGETS, target
 
 
 @dataclass
@@ -72,7 +73,9 @@ def _count_workgroups(
             source, target_name, f"reading the workgroup counts of {name} as it is"
         )
         report.counts_after[target_name] = workgroup_counts(
-            rewritten_text, target_name, f"reading the workgroup counts of {name} rewritten"
+            for_target(rewritten_text, target_name),
+            target_name,
+            f"reading the workgroup counts of {name} rewritten",
         )
 
 
@@ -100,6 +103,21 @@ def save_e2e(
     manifest.notes = workgroup_lines(report)
     write_manifest(directory, manifest)
     return rewritten_text
+
+
+def for_target(text: str, target_name: str) -> str:
+    """`text` as `target_name` can build it: GPU tiles chosen for another
+    kind of target (the CPU, a GPU of another subgroup size) are dropped,
+    leaving those ops to IREE's own configuration."""
+    from xsplit.api import parse_module, print_module
+
+    if "#iree_gpu.lowering_config" not in text:
+        return text
+    module = parse_module(text)
+    if fits(module, target(target_name)):
+        return text
+    drop_gpu_tiles(module)
+    return print_module(module)
 
 
 def carries_cpu_tiles(text: str) -> bool:

@@ -349,7 +349,10 @@ H200_FIT = GpuFit(
     # along K) read the decode's B at 354 GB/s (0.664 ms).
     matvec_bandwidth=354 * GIGA / 132,
     launch=4e-6,
-    align=64,
+    # The H200's chunks were multiples of 64; split-k makes them multiples of
+    # 128 so that a padded tail's K tile is no smaller than the unsplit
+    # matmul's in f16 (gpu_tiles.GPU_SPLIT_ALIGN). Chunk counts are unchanged.
+    align=128,
     pad_m=64,
     # 2048^3 ran fastest in 8 chunks of 256 (4.64 ms, IREE alone 4.79),
     # not in 32 or 128 (chunks of 64).

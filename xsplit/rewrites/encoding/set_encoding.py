@@ -24,10 +24,12 @@ contraction.
 from __future__ import annotations
 
 from xdsl.dialects import tensor
+from xdsl.dialects.builtin import StringAttr
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
+from xsplit import attr_names
 from xsplit.analysis.contraction import op_contraction_dims
 from xsplit.analysis.cost_model import choose_tiling, problem_of
 from xsplit.analysis.devices import DEVICE, modeled
@@ -71,6 +73,9 @@ def _data_tilable(m: Match) -> bool | str:
         return "it is inside a dispatch or a loop"
     if any(encoding_of(v.type) is not None for v in (*op.operands, *op.results)):
         return "it is already encoded"
+    part = op.attributes.get(attr_names.SPLIT_PART)
+    if isinstance(part, StringAttr) and part.data == "tail":
+        return "it is a split's tail (encoded with its loop by set-encoding-on-split-loop)"
     dims = op_contraction_dims(op)
     if isinstance(dims, str):
         return dims
@@ -122,11 +127,32 @@ ENCODE_CONTRACTION = Pattern(
 # A split-k loop and its merge become the encoded split.
 
 
+def _tail_of(merge: Operation) -> Operation | None | str:
+    """The tail op a static split's merge (`linalg.generic` marked
+    `xsplit.split_part = "merge"`, the partials then the tail) adds in, None
+    for a `linalg.reduce` merge, or why the op is neither."""
+    if isinstance(merge, linalg.ReduceOp):
+        return None
+    part = merge.attributes.get(attr_names.SPLIT_PART)
+    if not isinstance(part, StringAttr) or part.data != "merge" or len(merge.operands) != 3:
+        return "it is not a split-k merge"
+    tail = merge.operands[1].owner
+    tail_part = tail.attributes.get(attr_names.SPLIT_PART) if isinstance(tail, Operation) else None
+    if not isinstance(tail_part, StringAttr) or tail_part.data != "tail":
+        return "its second input is not a split's tail"
+    if tail.results[0].uses.get_length() != 1:  # type: ignore[union-attr]
+        return "the tail has other users"
+    return tail  # type: ignore[return-value]
+
+
 def _capture_split_loop(m: Match) -> bool | str:
     """The merge of a graph-level split loop whose body is one partial
-    contraction of slices of the original operands."""
+    contraction of slices of the original operands (and, for a static K,
+    of its tail beside the loop)."""
     merge = m.root
-    assert isinstance(merge, linalg.ReduceOp)
+    tail = _tail_of(merge)
+    if isinstance(tail, str):
+        return tail
     forall = merge.operands[0].owner
     if not isinstance(forall, ForallOp) or in_dispatch(forall):
         return "its input is not a graph-level scf.forall"
@@ -135,10 +161,11 @@ def _capture_split_loop(m: Match) -> bool | str:
         return "its input loop is not a split reduction"
     if forall.results[0].uses.get_length() != 1 or len(forall.results) != 1:
         return "the loop's partials have other users"
-    dims = list(merge.dimensions.get_values())
-    rank = len(merge.init.type.get_shape())  # type: ignore[attr-defined]
-    if dims != [rank]:
-        return "the merge does not reduce the chunk dimension"
+    if isinstance(merge, linalg.ReduceOp):
+        dims = list(merge.dimensions.get_values())
+        rank = len(merge.init.type.get_shape())  # type: ignore[attr-defined]
+        if dims != [rank]:
+            return "the merge does not reduce the chunk dimension"
     partials = [
         op
         for op in forall.body.block.ops
@@ -160,14 +187,16 @@ def _capture_split_loop(m: Match) -> bool | str:
     count = bounds[0] if len(bounds) == 1 else -1
     if count < 1:
         return "the chunk count is dynamic"
-    m.captures.update(partial=partial, sources=sources, count=count)
+    m.captures.update(
+        partial=partial, sources=sources, count=count + (tail is not None), tail=tail
+    )
     return True
 
 
 def _encode_split_loop(m: Match, ir: IRBuilder) -> None:
     merge = m.root
-    assert isinstance(merge, linalg.ReduceOp)
-    merged = split_and_encode(m["partial"], m["sources"], merge.init, m["count"], ir)
+    init = merge.init if isinstance(merge, linalg.ReduceOp) else merge.operands[2]
+    merged = split_and_encode(m["partial"], m["sources"], init, m["count"], ir)
     # The loop is not side-effect free to the engine, so the rewrite removes
     # it (and what only it used) itself.
     forall = merge.operands[0].owner
@@ -176,6 +205,10 @@ def _encode_split_loop(m: Match, ir: IRBuilder) -> None:
     Rewriter.erase_op(merge)
     producers = [v.owner for v in values_defined_above(forall) if isinstance(v.owner, Operation)]
     Rewriter.erase_op(forall)
+    tail = m["tail"]
+    if tail is not None:
+        producers += [v.owner for v in tail.operands if isinstance(v.owner, Operation)]
+        Rewriter.erase_op(tail)
     for op in producers:
         if op.parent is not None and not any(r.uses for r in op.results):
             Rewriter.erase_op(op)
@@ -184,7 +217,7 @@ def _encode_split_loop(m: Match, ir: IRBuilder) -> None:
 ENCODE_SPLIT_LOOP = Pattern(
     name="set-encoding-on-split-loop",
     doc="turns a split-k loop and its merge into partial products as one encoded contraction",
-    root="linalg.reduce",
+    root=("linalg.reduce", "linalg.generic"),
     where=where("merges a split-k loop of one contraction", _capture_split_loop),
     rewrite=_encode_split_loop,
     benefit=2,

@@ -54,6 +54,7 @@ from xdsl.rewriter import InsertPoint
 from xsplit.analysis.contraction import ContractionDims, op_contraction_dims
 from xsplit.analysis.cost_model import padded_rows
 from xsplit.analysis.reduction import Reduction
+from xsplit.attr_names import mark_split_part
 from xsplit.dialects.iree_codegen import COMPILATION_INFO, CompilationInfoAttr, TranslationInfoAttr
 from xsplit.dialects.iree_cpu import LoweringConfigAttr, PipelineAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
@@ -62,6 +63,7 @@ from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.utils import zero_attr
 from xsplit.rewrites.dsl import ceildiv
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.target.gpu_tiles import chunk_tiles, compilation_info
 from xsplit.target.targets import Target
 
 
@@ -234,12 +236,14 @@ def split_aligned(
     pad_m: int | None,
     ir: IRBuilder,
     tiles_for: Target | None = None,
+    gpu: Target | None = None,
 ) -> tuple[SSAValue, Operation]:
     """The aligned split of `red` (see the module doc), M padded to a multiple
     of `pad_m` where given, and each chunk's contraction configured with
-    `tiles_for`'s IREE tile sizes where it has them, in the pieces of N that
-    `column_pieces` cuts; returns the merged result and the loop that
-    computes the (first piece's) partials."""
+    `tiles_for`'s IREE CPU tile sizes where it has them, in the pieces of N
+    that `column_pieces` cuts, or with the GPU `gpu`'s (`gpu_tiles`);
+    returns the merged result and the loop that computes the (first
+    piece's) partials."""
     dims = op_contraction_dims(red.op)
     assert not isinstance(dims, str)
     out_type = red.acc_type
@@ -259,13 +263,18 @@ def split_aligned(
     for value, m in zip(red.inputs, red.input_maps):
         loops = _loops_of(m)
         pads = {} if padded_m is None or dims.m not in loops else {loops.index(dims.m): padded_m}
-        inputs.append(pad_with_zeros(ir, value, pads))
+        padded = pad_with_zeros(ir, value, pads)
+        if padded is not value:
+            mark_split_part(padded.owner, "pad")  # type: ignore[arg-type]
+        inputs.append(padded)
     zero = ir.constant(zero_attr(out_type.element_type))
     zero.name_hint = "zero"
 
     pieces = column_pieces(red, dims, padded_m or m_extent, n_extent, tiles_for)
     if len(pieces) == 1:
-        return _split_piece(red, dims, chunks, inputs, red.init, m_extent, padded_m, zero, ir, tiles_for)
+        return _split_piece(
+            red, dims, chunks, inputs, red.init, m_extent, padded_m, zero, ir, tiles_for, gpu=gpu
+        )
 
     def n_slice(value: SSAValue, loops: list[int], offset: int, size: int) -> SSAValue:
         t = value.type
@@ -290,7 +299,7 @@ def split_aligned(
         fresh.name_hint = "merge_init"
         merged, forall = _split_piece(
             red, dims, chunks, inputs, fresh, m_extent, padded_m, zero, ir, tiles_for,
-            columns=(offset, size), added_once=init_piece,
+            columns=(offset, size), added_once=init_piece, gpu=gpu,
         )
         merged_pieces.append(merged)
         first = first or forall
@@ -319,6 +328,7 @@ def _split_piece(
     tiles_for: Target | None,
     columns: tuple[int, int] | None = None,
     added_once: SSAValue | None = None,
+    gpu: Target | None = None,
 ) -> tuple[SSAValue, Operation]:
     """The aligned split of `red` over `inputs` (M padded to `padded_m` where
     given) into `init`, plus `added_once` where given; with `columns` (an
@@ -372,11 +382,19 @@ def _split_piece(
     acc.name_hint = "partial_init"
     partial = inner.b.insert(_contraction(red, slices, acc))
     partial.results[0].name_hint = "partial"
+    n_extent = out_shape[out_loops.index(dims.n)] if dims.n is not None else None
+    cpu_config = None
     if tiles_for is not None:
-        n_extent = out_shape[out_loops.index(dims.n)] if dims.n is not None else None
-        config = _partial_config(red, dims, padded_m or m_extent, n_extent, tiles_for)
+        cpu_config = _partial_config(red, dims, padded_m or m_extent, n_extent, tiles_for)
+
+    def configure(op: Operation, k_size: int) -> None:
+        config = cpu_config
+        if gpu is not None:
+            config = _gpu_config(red, dims, padded_m or m_extent, n_extent, k_size, gpu)
         if config is not None:
-            partial.attributes[COMPILATION_INFO] = config
+            op.attributes[COMPILATION_INFO] = config
+
+    configure(partial, chunks.chunk)
     body.add_op(InParallelOp([ParallelInsertSliceOp(partial.results[0], shared, *slot)]))
     forall = ir.b.insert(
         ForallOp(
@@ -402,23 +420,29 @@ def _split_piece(
         for v, m in zip(inputs, red.input_maps):
             piece = k_slice(ir, v, m, offset, size)
             piece.name_hint = (v.name_hint or "input").removesuffix("_padded") + f"_{name}"
-            tail_inputs.append(pad_with_zeros(ir, piece, {_loops_of(m).index(k_loop): padded}))
+            mark_split_part(piece.owner, "tail")  # type: ignore[arg-type]
+            tail_input = pad_with_zeros(ir, piece, {_loops_of(m).index(k_loop): padded})
+            if tail_input is not piece:
+                mark_split_part(tail_input.owner, "tail")  # type: ignore[arg-type]
+            tail_inputs.append(tail_input)
         tail_init = ir.fill(zero, ir.empty(partial_shape, element))
+        mark_split_part(tail_init.owner, "tail")  # type: ignore[arg-type]
         tail_init.name_hint = f"{name}_init"
         tail = ir.b.insert(_contraction(red, tail_inputs, tail_init))
+        mark_split_part(tail, "tail")
         tail.results[0].name_hint = name
-        if size == padded and COMPILATION_INFO in partial.attributes:
-            tail.attributes[COMPILATION_INFO] = partial.attributes[COMPILATION_INFO]
+        if size == padded or gpu is not None:
+            configure(tail, padded)
         merge_inputs.append(tail.results[0])
     if padded_m is not None:
         m_dim = out_loops.index(dims.m)
         m_dims = [m_dim + 1] + [m_dim] * (len(merge_inputs) - 1)  # partials, tails
         merge_inputs = [
-            ir.extract_slice(
+            _marked(ir.extract_slice(
                 v,
                 [0] * len(v.type.get_shape()),  # type: ignore[union-attr]
                 [m_extent if d == m_dim else size for d, size in enumerate(v.type.get_shape())],  # type: ignore[union-attr]
-            )
+            ), "merge")
             for v, m_dim in zip(merge_inputs, m_dims)
         ]
     if added_once is not None:
@@ -464,5 +488,30 @@ def _merge(red: Reduction, inputs: list[SSAValue], init: SSAValue, ir: IRBuilder
             [init.type],
         )
     )
+    mark_split_part(merged, "merge")
     merged.results[0].name_hint = "merged"
     return merged.results[0]
+
+
+def _marked(value: SSAValue, part: str) -> SSAValue:
+    mark_split_part(value.owner, part)  # type: ignore[arg-type]
+    return value
+
+
+def _gpu_config(
+    red: Reduction, dims: ContractionDims, m: int | None, n: int | None, k: int, gpu: Target
+) -> CompilationInfoAttr | None:
+    """`gpu`'s configuration (`gpu_tiles.chunk_tiles`) for a chunk's
+    contraction with an M x N output over `k`, where it has one: a plain
+    matmul, B row-major or transposed."""
+    if m is None or n is None or _tiled_layout(red, dims) is None:
+        return None
+    elements = (
+        *(getattr(v.type, "element_type", None) for v in red.inputs),
+        red.acc_type.element_type,
+    )
+    tiles = chunk_tiles(gpu, m, n, k, elements)  # type: ignore[arg-type]
+    if tiles is None:
+        return None
+    assert dims.m is not None and dims.n is not None
+    return compilation_info(tiles, (dims.m, dims.n, dims.k), dims.num_loops)

@@ -23,7 +23,8 @@ DEFAULT_DYNAMIC_FACTOR = 16
 class ChunkPlan:
     """How K is cut. Exactly one reading applies:
 
-    - `balanced`: `count` chunks, chunk s = [floor(s*K/count), floor((s+1)*K/count)).
+    - `balanced`: `count` chunks, chunk s = [floor(s*K/count), floor((s+1)*K/count))
+      for a dynamic K; a static K is cut by `static_chunks`.
     - `tile` set: chunks of `tile`, the last one shorter; `count` is
       ceil(K/tile), or None when K is dynamic and the count is computed at run time.
     - neither: `count` chunks of ceil(K/count) for a dynamic K, trailing ones
@@ -41,6 +42,44 @@ class ChunkPlan:
     cpu_tiles: bool = False
     """With `align`: the partial matmul carries the CPU target's tile sizes
     for IREE (`Target.partial_tiles`) where the target table has them."""
+
+
+@dataclass(frozen=True)
+class StaticChunks:
+    """A static K cut into `full` chunks of one static size `chunk` and a
+    `tail` (0, or shorter than a chunk) computed beside the loop.
+
+    IREE 3.13 compiles a contraction whose K is dynamic into wrong CUDA code
+    on some shapes (a 123x?x456 f32 matmul with K = 6399 off by 14-38% of
+    the result's scale on an H200, a static K right) and without a K tile
+    (`reduction = [0, 0, 1]`, no tensor cores), so no chunk size is left for
+    it to compute where K is known."""
+
+    chunk: int
+    full: int
+    tail: int
+
+    @property
+    def count(self) -> int:
+        return self.full + (1 if self.tail else 0)
+
+    @property
+    def tail_offset(self) -> int:
+        return self.full * self.chunk
+
+
+def static_chunks(plan: ChunkPlan, k: int) -> StaticChunks:
+    """`plan` on a static K as chunks of one size and a tail. `tile=T`: chunks
+    of T; `factor=N`: chunks of ceil(K/N), N - 1 of them full and the last the
+    tail; `balanced=true` reads the same as `factor=N` here (sizes that differ
+    by one would be two chunk sizes: two loops, two dispatches)."""
+    if plan.tile is not None and not plan.balanced:
+        chunk = plan.tile
+    else:
+        assert plan.count is not None
+        chunk = ceildiv(k, plan.count)
+    full, tail = divmod(k, chunk)
+    return StaticChunks(chunk, full, tail)
 
 
 def default_plan(k: int | None) -> ChunkPlan | str:
@@ -104,15 +143,14 @@ def _plan_chunks(
     if factor == 1:
         remark(op, "not split: factor = 1 leaves one chunk")
         return None
-    if balanced:
-        return ChunkPlan(factor, balanced=True)
+    # With a static K, balanced=true takes the same static plan (`static_chunks`).
     chunk = ceildiv(k, factor)
     count = ceildiv(k, chunk)
     if count != factor:
         remark(
             op,
             f"{factor} chunks of ceil({k}/{factor}) = {chunk} cover K in {count}; "
-            f"using {count} chunks (balanced=true keeps {factor})",
+            f"using {count} chunks",
         )
     return ChunkPlan(count, chunk)
 

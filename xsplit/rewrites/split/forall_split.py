@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
     IndexType,
+    IntegerAttr,
+    TensorType,
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
@@ -25,13 +28,14 @@ from xsplit.analysis.reduction import (
     Reduction,
     identity_value,
 )
+from xsplit.attr_names import mark_split_part
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.linalg import BatchMmt4DOp, Mmt4DOp, linear_form
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.utils import dense_i64, zero_attr
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
-from xsplit.rewrites.split.chunks import ChunkPlan, chunk_bounds
+from xsplit.rewrites.split.chunks import ChunkPlan, StaticChunks, chunk_bounds, static_chunks
 
 
 def _affine_sum(ir: IRBuilder, terms: Sequence[tuple[int, Mixed]], const: int) -> Mixed:
@@ -112,6 +116,7 @@ def merge_partials(red: Reduction, partials: SSAValue, builder: Builder) -> SSAV
     block.add_ops([combine, linalg.YieldOp(combine.results[0])])
     rank = red.acc_type.get_num_dims()
     reduce = builder.insert(linalg.ReduceOp(partials, red.init, dense_i64([rank]), region))
+    mark_split_part(reduce, "merge")
     reduce.results[0].name_hint = "merged"
     return reduce.results[0]
 
@@ -165,6 +170,8 @@ def _merge_arg(
         )
     )
     merged.results[0].name_hint, merged.results[1].name_hint = "best", "best_index"
+    for op in (*(a.owner for a in accs), merged):
+        mark_split_part(op, "merge")  # type: ignore[arg-type]
 
     final = Block(arg_types=[v_type, i_type, v_type, i_type])
     mv, mi, iv, ii = final.args
@@ -186,6 +193,7 @@ def _merge_arg(
         )
     )
     combined.results[0].name_hint, combined.results[1].name_hint = "merged", "merged_index"
+    mark_split_part(combined, "merge")
     return list(combined.results)
 
 
@@ -235,7 +243,10 @@ def split_with_forall(
     red: Reduction, plan: ChunkPlan, ir: IRBuilder
 ) -> tuple[list[SSAValue], Operation]:
     """The seed's solution 2: an `scf.forall` over chunks, then the merge.
-    Returns the merged results and the loop that computes the partials."""
+    Where K is static the loop runs over chunks of one static size and the
+    rest of K is one more op beside it (`static_chunks`), merged with the
+    partials by the op's combiner. Returns the merged results and the loop
+    that computes the partials."""
     builder = ir.b
     elements = [t.element_type for t in (v.type for v in red.inits)]  # type: ignore[union-attr]
     identity_values = [identity_value(red.combiner, elements[0])]
@@ -248,12 +259,18 @@ def split_with_forall(
     loop_sizes = _loop_sizes(red, [*input_sizes, out_sizes])
     i, j = red.k_operand()
     k: int | SSAValue = input_sizes[i][j]
-    if plan.count is not None:
-        count: Mixed = plan.count
+    static = static_chunks(plan, k) if isinstance(k, int) else None
+    if static is not None:
+        count: Mixed = static.full
+    elif plan.count is not None:
+        count = plan.count
     else:
         assert plan.tile is not None and not isinstance(k, int)
         count = ir.apply(f"()[s0] -> (s0 ceildiv {plan.tile})", k)
-    partials = [ir.empty([*out_sizes, count], e) for e in elements]
+    # An arg-reduction's tail takes the partials' last slot, so that one merge
+    # orders every chunk's index; any other tail is merged on its own.
+    slots: Mixed = static.count if static is not None and red.arg is not None else count
+    partials = [ir.empty([*out_sizes, slots], e) for e in elements]
     partials[0].name_hint = "partials_init"
     if red.arg is not None:
         identities[1].name_hint = "index_identity"
@@ -265,7 +282,11 @@ def split_with_forall(
     s.name_hint = "chunk"
     shared[0].name_hint = "partials_out"
     inner = IRBuilder(Builder(InsertPoint.at_end(body)))
-    offset, size = chunk_bounds(inner, plan, s, k)
+    if static is not None:
+        offset: Mixed = inner.apply(f"(d0) -> (d0 * {static.chunk})", s)
+        size: Mixed = static.chunk
+    else:
+        offset, size = chunk_bounds(inner, plan, s, k)
     _name(offset, "chunk_offset")
     _name(size, "chunk_size")
     slices = _slice_along_k(inner, red, offset, size, input_sizes, loop_sizes)
@@ -303,7 +324,109 @@ def split_with_forall(
         )
     )
     forall.results[0].name_hint = "partials"
+    results: list[SSAValue] = list(forall.results)
+    tail: list[SSAValue] = []
+    if static is not None and static.tail:
+        tail = _tail(red, static, identities, input_sizes, loop_sizes, ir)
     if red.arg is not None:
         forall.results[1].name_hint = "partial_indices"
-        return _merge_arg(red, forall.results, identities, ir), forall
-    return [merge_partials(red, forall.results[0], builder)], forall
+        if tail:
+            results = [
+                _insert_tail(ir, part, t, rank, static.full)  # type: ignore[union-attr]
+                for part, t in zip(results, tail)
+            ]
+        return _merge_arg(red, results, identities, ir), forall
+    if tail:
+        return [merge_partials_and_tail(red, results[0], tail[0], ir)], forall
+    return [merge_partials(red, results[0], builder)], forall
+
+
+def _tail(
+    red: Reduction,
+    static: StaticChunks,
+    identities: Sequence[SSAValue],
+    input_sizes: Sequence[list[Mixed]],
+    loop_sizes: Mapping[int, Mixed],
+    ir: IRBuilder,
+) -> list[SSAValue]:
+    """The op on the static rest of K, from the combiner's identity. No zero
+    padding: it would be wrong for max, min and arg-reductions."""
+    slices = _slice_along_k(ir, red, static.tail_offset, static.tail, input_sizes, loop_sizes)
+    out_sizes = ir.sizes_of(red.init)
+    accs = []
+    for identity, init in zip(identities, red.inits):
+        empty = ir.empty(out_sizes, init.type.element_type)  # type: ignore[union-attr]
+        accs.append(ir.fill(identity, empty))
+        mark_split_part(accs[-1].owner, "tail")  # type: ignore[arg-type]
+    accs[0].name_hint = "tail_init"
+    for value, whole in zip(slices, red.inputs):
+        if value is not whole and isinstance(value.owner, Operation):
+            mark_split_part(value.owner, "tail")
+            value.name_hint = f"{whole.name_hint or 'input'}_tail"
+    offset = ir.index(static.tail_offset) if red.arg is not None else None
+    tail = ir.b.insert(_partial_op(red, [*slices, *accs]))
+    mark_split_part(tail, "tail")
+    if offset is not None:
+        _offset_index(tail, red.reduction_dim, offset, ir)
+    tail.results[0].name_hint = "tail"
+    return list(tail.results)
+
+
+def _insert_tail(
+    ir: IRBuilder, partials: SSAValue, tail: SSAValue, rank: int, slot: int
+) -> SSAValue:
+    """`tail` written into slot `slot` of the partials' last dimension."""
+    t = partials.type
+    assert isinstance(t, TensorType)
+    sizes = ir.sizes_of(tail)
+    static_sizes = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+    insert = ir.b.insert(
+        tensor.InsertSliceOp.get(
+            tail,
+            partials,
+            static_offsets=[0] * rank + [slot],
+            static_sizes=[*static_sizes, 1],
+            static_strides=[1] * (rank + 1),
+            sizes=[s for s in sizes if not isinstance(s, int)],
+        )
+    )
+    mark_split_part(insert, "tail")
+    insert.result.name_hint = f"{partials.name_hint or 'partials'}_with_tail"
+    return insert.result
+
+
+def merge_partials_and_tail(
+    red: Reduction, partials: SSAValue, tail: SSAValue, ir: IRBuilder
+) -> SSAValue:
+    """init + each partial (over the partials' last dimension, the merge's
+    reduction loop) + the tail, combined in once, at chunk 0. The tail is not
+    folded into the merge's init: IREE 3.13 fuses such an init producer into
+    the merge's dispatch and rejects it ("write affecting operations on
+    global resources are restricted to workgroup distributed contexts")."""
+    element = red.acc_type.element_type
+    rank = red.acc_type.get_num_dims()
+    block = Block(arg_types=[element, element, element])
+    part, once, acc = block.args
+    chunk = linalg.IndexOp(rank)
+    first_chunk = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    is_first = arith.CmpiOp(chunk.result, first_chunk.result, "eq")
+    with_tail = red.combiner(part, once)
+    term = arith.SelectOp(is_first, with_tail.results[0], part)
+    combined = red.combiner(term.result, acc)
+    yielded = linalg.YieldOp(combined.results[0])
+    block.add_ops([chunk, first_chunk, is_first, with_tail, term, combined, yielded])
+    full = AffineMap.identity(rank + 1)
+    kept = AffineMap(rank + 1, 0, full.results[:rank])
+    merged = ir.b.insert(
+        linalg.GenericOp(
+            [partials, tail],
+            [red.init],
+            Region(block),
+            [AffineMapAttr(m) for m in (full, kept, kept)],
+            [IteratorTypeAttr.parallel()] * rank + [IteratorTypeAttr.reduction()],
+            [red.init.type],
+        )
+    )
+    mark_split_part(merged, "merge")
+    merged.results[0].name_hint = "merged"
+    return merged.results[0]

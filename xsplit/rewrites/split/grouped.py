@@ -32,6 +32,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from xsplit.analysis.reduction import Reduction, identity_value
+from xsplit.attr_names import mark_split_part
 from xsplit.dialects.flow import ReturnOp
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
@@ -44,7 +45,7 @@ from xsplit.dialects.utils import dense_i64
 from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level, new_dispatch_region
 from xsplit.rewrites.dsl import Match, Pattern, ceildiv, where
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
-from xsplit.rewrites.split.chunks import ChunkPlan, chunk_bounds
+from xsplit.rewrites.split.chunks import ChunkPlan, chunk_bounds, static_chunks
 
 
 def _keep_dim_groups(rank: int) -> ArrayAttr:
@@ -102,13 +103,18 @@ def split_with_grouped_gemm(
     identity = ir.constant(identity_value(red.combiner, element))
     identity.name_hint = "identity"
     out_sizes = ir.sizes_of(red.init)
-    partials_init = ir.fill(identity, ir.empty([plan.count, *out_sizes], element))
-    partials_init.name_hint = "partials_init"
+    count = plan.count
     if k is not None:
-        offsets = [_static_bound(plan, s, k) for s in range(plan.count + 1)]
+        # Groups of one static size and a shorter last one, which
+        # materializing makes a static loop and a tail.
+        static = static_chunks(plan, k)
+        offsets = [s * static.chunk for s in range(static.full + 1)] + ([k] if static.tail else [])
         groups: dict[str, object] = {"group_offsets": offsets}
+        count = static.count
     else:
         groups = {"group_count": plan.count, "balanced": plan.balanced}
+    partials_init = ir.fill(identity, ir.empty([count, *out_sizes], element))
+    partials_init.name_hint = "partials_init"
     iterators = [
         _iterator("reduction" if d == red.reduction_dim else "parallel")
         for d in range(red.num_loops)
@@ -173,70 +179,164 @@ def _group_bounds(
     return lo, ir.apply("(d0, d1) -> (d1 - d0)", lo, hi)
 
 
-def materialize_grouped_gemm(op: SplitGroupedGemmOp, ir: IRBuilder) -> SSAValue:
+def _uniform_with_tail(op: SplitGroupedGemmOp, k: Mixed) -> tuple[int, int] | None:
+    """(chunk, full) where a static K's groups are `full` of one size and a
+    shorter last one (split-k's static plans), else None."""
+    if op.group_offsets is None or not isinstance(k, int):
+        return None
+    offsets = list(op.group_offsets.get_values())
+    chunk = offsets[1]
+    full = len(offsets) - 2
+    if chunk == 0 or offsets[:-1] != [s * chunk for s in range(full + 1)]:
+        return None
+    if not 0 < k - offsets[-2] < chunk:
+        return None
+    return chunk, full
+
+
+def materialize_grouped_gemm(
+    op: SplitGroupedGemmOp, ir: IRBuilder, tail_ir: IRBuilder | None = None
+) -> SSAValue:
     """An `scf.forall` over the groups, mapped for IREE to distribute: group s
-    reads its chunk of each input and `init[s]`, and writes result[s]."""
+    reads its chunk of each input and `init[s]`, and writes result[s]. With
+    `tail_ir`, groups of one static size and a shorter last one (split-k's
+    plans on a static K) are a loop over the full groups, and the last group
+    is computed at `tail_ir` and written into its slot: no group then has a
+    dynamic size (IREE 3.13's CUDA code for a dynamic-K matmul can be wrong,
+    and has no K tile)."""
     maps = op.maps
-    r = op.reduction_dim
     init_type = op.init.type
     assert isinstance(init_type, TensorType)
     count = op.num_groups()
     input_sizes = [ir.sizes_of(v) for v in op.inputs]
-    k: Mixed = next(
-        sizes[pos]
-        for sizes, m in zip(input_sizes, maps)
-        for pos, e in enumerate(m.results)
-        if isinstance(e, AffineDimExpr) and e.position == r
-    )
+    k = _k_of(op, input_sizes)
     out_sizes = ir.sizes_of(op.init)[1:]
     empty = ir.empty([count, *out_sizes], init_type.element_type)
     empty.name_hint = "partials_init"
+    static = _uniform_with_tail(op, k) if tail_ir is not None else None
 
     body = Block(arg_types=[IndexType(), empty.type])
     s, shared = body.args
     s.name_hint, shared.name_hint = "group", "partials_out"
     inner = IRBuilder(Builder(InsertPoint.at_end(body)))
-    offset, size = _group_bounds(inner, op, s, k)
+    if static is not None:
+        offset: Mixed = inner.apply(f"(d0) -> (d0 * {static[0]})", s)
+        size: Mixed = static[0]
+    else:
+        offset, size = _group_bounds(inner, op, s, k)
+    slot = ([s] + [0] * len(out_sizes), [1, *out_sizes])
+    # Each group accumulates into its own slot of the loop's output, which IREE
+    # can write in place; a slice of a read-only input would be copied to the
+    # stack.
+    own_slot = inner.extract_slice(shared, *slot, drop_dims=[0])
+    partial = _group_partial(op, inner, offset, size, input_sizes, own_slot, slot)
+    body.add_op(InParallelOp([ParallelInsertSliceOp(partial, shared, *slot)]))
+    loop_count = count if static is None else static[1]
+    forall = ir.b.insert(
+        ForallOp(
+            [0], [loop_count], [1], [empty], Region(body), mapping=[SplitReductionMappingAttr(0)]
+        )
+    )
+    forall.results[0].name_hint = "partials"
+    if static is None:
+        return forall.results[0]
+    assert tail_ir is not None and isinstance(k, int)
+    chunk, full = static
+    # Sizes read again where the tail goes: `ir` may build inside a dispatch.
+    tail_sizes = [tail_ir.sizes_of(v) for v in op.inputs]
+    tail_out = tail_ir.sizes_of(op.init)[1:]
+    tail_slot = ([full] + [0] * len(tail_out), [1, *tail_out])
+    fresh = tail_ir.empty(tail_out, init_type.element_type)
+    tail = _group_partial(
+        op, tail_ir, full * chunk, k - full * chunk, tail_sizes, fresh, tail_slot, "tail"
+    )
+    tail_ir.b.insert(tail.owner)  # type: ignore[arg-type]
+    mark_split_part(tail.owner, "tail")  # type: ignore[arg-type]
+    tail.name_hint = "tail"
+    return _insert_slot(tail_ir, tail, forall.results[0], tail_slot)
+
+
+def _k_of(op: SplitGroupedGemmOp, input_sizes: list[list[Mixed]]) -> Mixed:
+    r = op.reduction_dim
+    return next(
+        sizes[pos]
+        for sizes, m in zip(input_sizes, op.maps)
+        for pos, e in enumerate(m.results)
+        if isinstance(e, AffineDimExpr) and e.position == r
+    )
+
+
+def _group_partial(
+    op: SplitGroupedGemmOp,
+    ir: IRBuilder,
+    offset: Mixed,
+    size: Mixed,
+    input_sizes: list[list[Mixed]],
+    own_slot: SSAValue,
+    slot: tuple[list, list],
+    part: str | None = None,
+) -> SSAValue:
+    """One group's partial into `own_slot` (the group's `slot` of the
+    partials), from its slot of the init. The partial is inserted at `ir`
+    inside a loop and returned detached (its owner) for a tail."""
+    r = op.reduction_dim
     chunks: list[SSAValue] = []
-    for value, m, full in zip(op.inputs, maps, input_sizes):
+    for value, m, full in zip(op.inputs, op.maps, input_sizes):
         on_k = [isinstance(e, AffineDimExpr) and e.position == r for e in m.results]
         if not any(on_k):
             chunks.append(value)
             continue
-        chunks.append(
-            inner.extract_slice(
-                value,
-                [offset if x else 0 for x in on_k],
-                [size if x else f for x, f in zip(on_k, full)],
-            )
+        chunk = ir.extract_slice(
+            value,
+            [offset if x else 0 for x in on_k],
+            [size if x else f for x, f in zip(on_k, full)],
         )
-    slot = ([s] + [0] * len(out_sizes), [1, *out_sizes])
-    # Each group accumulates into its own slot of the loop's output, which IREE
-    # can write in place; a slice of a read-only input would be copied to the
-    # stack. A fill of the init is redone per slot; any other init is copied in.
-    own_slot = inner.extract_slice(shared, *slot, drop_dims=[0])
+        if part is not None:
+            mark_split_part(chunk.owner, part)  # type: ignore[arg-type]
+            chunk.name_hint = f"{value.name_hint or 'input'}_{part}"
+        chunks.append(chunk)
+    # A fill of the init is redone per slot; any other init is copied in.
     fill = op.init.owner
     if isinstance(fill, FillOp):
-        acc = inner.fill(fill.inputs[0], own_slot)
+        acc = ir.fill(fill.inputs[0], own_slot)
         # IREE 3.13's CPU pipeline puts a filled slot of a linalg.generic, or a
         # copied-in slot of a named op, on the stack; the other two pairs work.
         named = _named_partial(op, chunks, acc)
     else:
-        init_slot = inner.extract_slice(op.init, *slot, drop_dims=[0])
-        acc = inner.b.insert(CopyOp([init_slot], [own_slot], [own_slot.type])).results[0]
+        init_slot = ir.extract_slice(op.init, *slot, drop_dims=[0])
+        acc = ir.b.insert(CopyOp([init_slot], [own_slot], [own_slot.type])).results[0]
         named = None
-    acc.name_hint = "group_init"
+    if part is not None:
+        mark_split_part(acc.owner, part)  # type: ignore[arg-type]
+    acc.name_hint = "group_init" if part is None else f"{part}_init"
     partial = named or GenericOp(
         chunks, [acc], op.body.clone(), op.indexing_maps.data, op.iterator_types.data, [acc.type]
     )
     partial.results[0].name_hint = "partial"
-    body.add_op(partial)
-    body.add_op(InParallelOp([ParallelInsertSliceOp(partial.results[0], shared, *slot)]))
-    forall = ir.b.insert(
-        ForallOp([0], [count], [1], [empty], Region(body), mapping=[SplitReductionMappingAttr(0)])
+    if part is None:
+        ir.b.insert(partial)
+    return partial.results[0]
+
+
+def _insert_slot(
+    ir: IRBuilder, value: SSAValue, into: SSAValue, slot: tuple[list, list]
+) -> SSAValue:
+    """`value` written into `slot` of `into` (a leading unit dimension dropped)."""
+    offsets, sizes = slot
+    static_sizes = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+    insert = ir.b.insert(
+        tensor.InsertSliceOp.get(
+            value,
+            into,
+            static_offsets=offsets,
+            static_sizes=static_sizes,
+            static_strides=[1] * len(sizes),
+            sizes=[s for s in sizes if not isinstance(s, int)],
+        )
     )
-    forall.results[0].name_hint = "partials"
-    return forall.results[0]
+    mark_split_part(insert, "tail")
+    insert.result.name_hint = "partials_with_tail"
+    return insert.result
 
 
 def _body_signature(region: Region) -> list[tuple[str, tuple]]:
@@ -278,7 +378,9 @@ def lower_rock_reduce(op: RockReduceOp, ir: IRBuilder) -> SSAValue:
     combine_type = _rock_combiner(op.method, element)
     combine = combine_type(block.args[0], block.args[1])
     block.add_ops([combine, YieldOp(combine.results[0])])
-    reduced = ir.b.insert(ReduceOp(op.input, init, dense_i64([0]), region)).results[0]
+    reduce = ir.b.insert(ReduceOp(op.input, init, dense_i64([0]), region))
+    mark_split_part(reduce, "merge")
+    reduced = reduce.results[0]
     return with_leading_unit(ir, reduced)
 
 
@@ -332,9 +434,21 @@ def _wrap_and_materialize_grouped(m: Match, ir: IRBuilder) -> list[SSAValue]:
     ]
     body = Block()
     inside = IRBuilder(Builder(InsertPoint.at_end(body)))
-    body.add_op(ReturnOp(materialize_grouped_gemm(op, inside)))
+    # The last group of a static K runs beside the dispatch, in its own.
+    tail = Block()
+    result = materialize_grouped_gemm(op, inside, IRBuilder(Builder(InsertPoint.at_end(tail))))
+    insert = tail.last_op
+    if insert is None:
+        body.add_op(ReturnOp(result))
+        return [ir.b.insert(new_dispatch_region([init_type], Region(body), dims)).results[0]]
+    assert isinstance(insert, tensor.InsertSliceOp)
+    body.add_op(ReturnOp(insert.dest))
     region = ir.b.insert(new_dispatch_region([init_type], Region(body), dims))
-    return [region.results[0]]
+    insert.operands[1] = region.results[0]
+    for tail_op in list(tail.ops):
+        tail_op.detach()
+        ir.b.insert(tail_op)
+    return [insert.result]
 
 
 WRAP_GROUPED_GEMM = Pattern(
@@ -359,7 +473,7 @@ MATERIALIZE_GROUPED_EARLY = Pattern(
     doc="turns a graph-level linalg_ext.split_grouped_gemm into the scf.forall form",
     root=SplitGroupedGemmOp,
     where=is_graph_level,
-    rewrite=lambda m, ir: [materialize_grouped_gemm(m.root, ir)],  # type: ignore[arg-type]
+    rewrite=lambda m, ir: [materialize_grouped_gemm(m.root, ir, ir)],  # type: ignore[arg-type]
 )
 
 LOWER_ROCK_REDUCE = Pattern(

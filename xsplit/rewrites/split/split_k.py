@@ -21,7 +21,11 @@ operands are reshaped with `tensor.expand_shape` and the reduction becomes one
 
 Chunks: `tile=T` makes chunks of T with a shorter last one; `factor=S` makes
 S chunks of ceil(K/S); `balanced=true` makes chunk sizes differ by at most one
-(chunk s covers [floor(s*K/S), floor((s+1)*K/S))). `target=NAME` lets the cost
+(chunk s covers [floor(s*K/S), floor((s+1)*K/S))) where K is dynamic. Where K
+is static every chunk in the loop has one static size and the shorter last
+one is a tail op beside it (`chunks.static_chunks`; balanced=true reads as
+factor=S): IREE 3.13's CUDA code for a dynamic-K matmul can be wrong, and a
+dynamic K says so in a remark. `target=NAME` lets the cost
 model (`cost_model`) choose a balanced chunk count for that target, or leave
 the op whole, and records the count as `xsplit.split_factor` on the op that
 computes the partials. With none of these the default rule applies
@@ -40,7 +44,9 @@ unit row (`split-k-lifts-vector-contraction`).
 `align=A` (and `pad_m=P`) cut a contraction with static shapes into chunks
 of one static size, a multiple of A, with the rest of K as a zero-padded tail
 beside the loop and M padded to a multiple of P (`aligned_split`): IREE's CPU
-code is several times slower on other sizes. `cpu_tiles=true` also gives
+code is several times slower on other sizes; GPU targets take align=128
+pad_m=64 (`gpu_tiles.split_alignment`) and, for f32 on CUDA, a measured
+TileAndFuse configuration per chunk. `cpu_tiles=true` also gives
 each chunk's f32 matmul IREE CPU tile sizes (`Target.partial_tiles`: a
 workgroup over all of M and a cache line of N). `target=cpu` takes all
 three from the target table.
@@ -103,6 +109,7 @@ from xsplit.rewrites.split.grouped import (
     with_leading_unit,
     without_leading_unit,
 )
+from xsplit.target.gpu_tiles import split_alignment
 from xsplit.target.targets import TARGETS, Target, target
 
 
@@ -160,6 +167,7 @@ def _capture_plan(m: Match) -> bool | str:
         chosen = _capture_modeled_plan(m, placed.target, placed.prefix())
         if chosen is True:
             _say_which_loop(m)
+            _warn_of_dynamic_k(m)
         return chosen
     plan = plan_chunks(
         m.root, m["k"], o["factor"], o["tile"], o["balanced"], o["align"], o["pad_m"],
@@ -169,7 +177,22 @@ def _capture_plan(m: Match) -> bool | str:
         return "the options leave one chunk (see the remark)"
     m.captures["plan"] = plan
     _say_which_loop(m)
+    _warn_of_dynamic_k(m)
     return True
+
+
+DYNAMIC_K_REMARK = (
+    "split-k: K is dynamic, so the chunks are too; IREE 3.13's CUDA code for a matmul with "
+    "a dynamic K can be wrong (a 123x?x456 f32 matmul with K = 6399 at run time was off by "
+    "14% to 38% of the result's scale on an H200, differently in each of four runs; with a "
+    "static K it was right) and gets no K tile"
+)
+
+
+def _warn_of_dynamic_k(m: Match) -> None:
+    """Where K is dynamic the chunks must be: say what that costs on a GPU."""
+    if m["k"] is None:
+        remark(m.root, DYNAMIC_K_REMARK)
 
 
 def _say_which_loop(m: Match) -> None:
@@ -214,11 +237,12 @@ def _capture_modeled_plan(m: Match, chosen_for: Target, on: str = "") -> bool | 
         remark(m.root, f"{on}not split: {choice.reason}")
         return choice.reason
     remark(m.root, f"{on}split-k: {choice.reason}")
+    align, pad_m = split_alignment(chosen_for)
     m.captures["plan"] = ChunkPlan(
         choice.factor,
         balanced=True,
-        align=m.options["align"] or chosen_for.split_align,
-        pad_m=m.options["pad_m"] or chosen_for.split_pad_m,
+        align=m.options["align"] or align,
+        pad_m=m.options["pad_m"] or pad_m,
         cpu_tiles=m.options["cpu_tiles"] or (chosen_for.split_tiles and not _several_devices(m)),
     )
     m.captures["chosen_factor"] = choice.factor
@@ -305,7 +329,8 @@ def _rewrite_aligned(m: Match, ir: IRBuilder) -> list[SSAValue]:
         if plan.cpu_tiles
         else None
     )
-    merged, producer = split_aligned(m["red"], m["aligned"], plan.pad_m, ir, tiles_for)
+    gpu = placed.target if placed is not None and placed.target.is_gpu else None
+    merged, producer = split_aligned(m["red"], m["aligned"], plan.pad_m, ir, tiles_for, gpu)
     record_choice(m, producer)
     return [merged]
 
@@ -351,7 +376,7 @@ OPTIONS = (
         int,
         None,
         "contractions with static shapes: chunks of one static size, a multiple of this, "
-        "and the rest of K as a zero-padded tail chunk (target=cpu: the target's)",
+        "and the rest of K as a zero-padded tail chunk (target=: the target's; 128 on a GPU)",
         check=positive,
     ),
     Option(
@@ -359,7 +384,7 @@ OPTIONS = (
         int,
         None,
         "with align: pad M (rows of the LHS) to a multiple of this where it is longer "
-        "(target=cpu: the target's)",
+        "(target=: the target's; 64 on a GPU)",
         check=positive,
     ),
     Option(

@@ -62,11 +62,13 @@ func.func @batched(%a: tensor<2x13x100xf32>, %b: tensor<2x100x7xf32>, %c: tensor
 // -----
 
 // Not a multiply-accumulate: zero padding would change a max, so the plan is
-// read as the plain forall reads it (chunks of ceil(100/3) = 34, the last shorter).
+// read as the plain forall reads it: static chunks of ceil(100/3) = 34, two
+// in the loop, and the last 32 as the reduce on its own slice, not padded.
 // CHECK-LABEL: func.func @max_rows
 // CHECK-NOT:     tensor.pad
-// CHECK:         scf.forall (%{{.*}}) in (3)
-// CHECK:           affine.min affine_map<(d0) -> (34, ((d0 * -34) + 100))>
+// CHECK:         scf.forall (%{{.*}}) in (2)
+// CHECK:           tensor.extract_slice %{{.*}} [10, 34] [1, 1] : tensor<10x100xf32> to tensor<10x34xf32>
+// CHECK:         tensor.extract_slice %{{.*}}[0, 68] [10, 32] [1, 1] {xsplit.split_part = "tail"} : tensor<10x100xf32> to tensor<10x32xf32>
 func.func @max_rows(%a: tensor<10x100xf32>, %c: tensor<10xf32>) -> tensor<10xf32> {
   %0 = linalg.reduce ins(%a : tensor<10x100xf32>) outs(%c : tensor<10xf32>) dimensions = [1]
     (%in: f32, %init: f32) {
@@ -78,10 +80,12 @@ func.func @max_rows(%a: tensor<10x100xf32>, %c: tensor<10xf32>) -> tensor<10xf32
 
 // -----
 
-// K shorter than two aligned chunks: the plan falls back to the plain forall.
+// K shorter than two aligned chunks: the plan falls back to the plain forall
+// (two static chunks of 7 and a tail of 6).
 // CHECK-LABEL: func.func @short_k
 // CHECK-NOT:     tensor.pad
-// CHECK:         scf.forall (%{{.*}}) in (3)
+// CHECK:         scf.forall (%{{.*}}) in (2)
+// CHECK:         tensor.extract_slice %{{.*}}[0, 14] [8, 6] [1, 1] {xsplit.split_part = "tail"}
 func.func @short_k(%a: tensor<8x20xf32>, %b: tensor<20x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<8x20xf32>, tensor<20x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   func.return %0 : tensor<8x8xf32>
@@ -93,13 +97,13 @@ func.func @short_k(%a: tensor<8x20xf32>, %b: tensor<20x8xf32>, %c: tensor<8x8xf3
 // are sliced in place; only the 6 past them are copied, padded to 16.
 // CHECK-LABEL: func.func @tail_in_two
 // CHECK:         scf.forall (%{{.*}}) in (2)
-// CHECK:         %a_tail = tensor.extract_slice %a[0, 128] [16, 16] [1, 1] : tensor<16x150xf32> to tensor<16x16xf32>
-// CHECK-NEXT:    %b_tail = tensor.extract_slice %b[128, 0] [16, 20] [1, 1] : tensor<150x20xf32> to tensor<16x20xf32>
+// CHECK:         %a_tail = tensor.extract_slice %a[0, 128] [16, 16] [1, 1] {xsplit.split_part = "tail"} : tensor<16x150xf32> to tensor<16x16xf32>
+// CHECK-NEXT:    %b_tail = tensor.extract_slice %b[128, 0] [16, 20] [1, 1] {xsplit.split_part = "tail"} : tensor<150x20xf32> to tensor<16x20xf32>
 // CHECK-NOT:     tensor.pad
 // CHECK:         %tail = linalg.generic {{.*}} ins(%a_tail, %b_tail : tensor<16x16xf32>, tensor<16x20xf32>)
-// CHECK:         %a_tail_rest = tensor.extract_slice %a[0, 144] [16, 6] [1, 1] : tensor<16x150xf32> to tensor<16x6xf32>
+// CHECK:         %a_tail_rest = tensor.extract_slice %a[0, 144] [16, 6] [1, 1] {xsplit.split_part = "tail"} : tensor<16x150xf32> to tensor<16x6xf32>
 // CHECK-NEXT:    %a_tail_rest_padded = tensor.pad %a_tail_rest low[0, 0] high[0, 10]
-// CHECK:         %b_tail_rest = tensor.extract_slice %b[144, 0] [6, 20] [1, 1] : tensor<150x20xf32> to tensor<6x20xf32>
+// CHECK:         %b_tail_rest = tensor.extract_slice %b[144, 0] [6, 20] [1, 1] {xsplit.split_part = "tail"} : tensor<150x20xf32> to tensor<6x20xf32>
 // CHECK-NEXT:    %b_tail_rest_padded = tensor.pad %b_tail_rest low[0, 0] high[10, 0]
 // CHECK:         %tail_rest = linalg.generic {{.*}} ins(%a_tail_rest_padded, %b_tail_rest_padded : tensor<16x16xf32>, tensor<16x20xf32>)
 // CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %tail, %tail_rest : tensor<2x16x20xf32>, tensor<16x20xf32>, tensor<16x20xf32>) outs(%c : tensor<16x20xf32>)

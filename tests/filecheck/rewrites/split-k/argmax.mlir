@@ -171,3 +171,32 @@ func.func @index_typed(%x: tensor<4x1000xf32>, %v: tensor<4xf32>, %i: tensor<4xi
   } -> (tensor<4xf32>, tensor<4xindex>)
   func.return %0#0, %0#1 : tensor<4xf32>, tensor<4xindex>
 }
+
+// -----
+
+// K = 1001 in 4: three static chunks of 251 in the loop, and the tail (248
+// columns from 753) beside it, its index shifted by 753, written into the
+// partials' last slot so that one merge orders every chunk's index.
+// CHECK-LABEL: func.func @argmax_tail
+// CHECK:         scf.forall (%{{.*}}) in (3) {{.*}} -> (tensor<4x4xf32>, tensor<4x4xi64>)
+// CHECK:           tensor.extract_slice %{{.*}} [4, 251] [1, 1] : tensor<4x1001xf32> to tensor<4x251xf32>
+// CHECK:         %[[XT:.*]] = tensor.extract_slice %{{.*}}[0, 753] [4, 248] [1, 1] {xsplit.split_part = "tail"} : tensor<4x1001xf32> to tensor<4x248xf32>
+// CHECK:         %[[OFF:.*]] = arith.constant 753 : index
+// CHECK:         %[[TV:.*]], %[[TI:.*]] = linalg.generic {{.*}} ins(%[[XT]] : tensor<4x248xf32>)
+// CHECK:           %[[IDX:.*]] = linalg.index 1 : index
+// CHECK-NEXT:      arith.addi %[[IDX]], %[[OFF]] : index
+// CHECK:         %[[PV:.*]] = tensor.insert_slice %[[TV]] into %{{.*}}[0, 3] [4, 1] [1, 1] {xsplit.split_part = "tail"} : tensor<4xf32> into tensor<4x4xf32>
+// CHECK:         %[[PI:.*]] = tensor.insert_slice %[[TI]] into %{{.*}}[0, 3] [4, 1] [1, 1] {xsplit.split_part = "tail"} : tensor<4xi64> into tensor<4x4xi64>
+// CHECK:         linalg.generic {{.*}} ins(%[[PV]], %[[PI]] : tensor<4x4xf32>, tensor<4x4xi64>) {{.*}} attrs =  {xsplit.split_part = "merge"}
+func.func @argmax_tail(%x: tensor<4x1001xf32>, %v: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf32>, tensor<4xi64>) {
+  %0:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x1001xf32>) outs(%v, %i : tensor<4xf32>, tensor<4xi64>) {
+  ^bb0(%in: f32, %out: f32, %out_0: i64):
+    %5 = linalg.index 1 : index
+    %6 = arith.index_cast %5 : index to i64
+    %7 = arith.maximumf %in, %out : f32
+    %8 = arith.cmpf ogt, %in, %out : f32
+    %9 = arith.select %8, %6, %out_0 : i64
+    linalg.yield %7, %9 : f32, i64
+  } -> (tensor<4xf32>, tensor<4xi64>)
+  func.return %0#0, %0#1 : tensor<4xf32>, tensor<4xi64>
+}

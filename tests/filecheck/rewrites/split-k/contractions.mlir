@@ -72,10 +72,14 @@ func.func @mmt4d(%a: tensor<4x200x8x4xf32>, %b: tensor<3x200x8x4xf32>, %c: tenso
 
 // -----
 
+// K tiles 101 = 3 x 26 + 23: static chunks of 26 and a tail of 23, both in generic form.
 // CHECK-LABEL: func.func @batch_mmt4d
-// CHECK:         tensor.extract_slice %{{.*}}[0, 0, %{{.*}}, 0, 0] [2, 3, %{{.*}}, 8, 4] [1, 1, 1, 1, 1] : tensor<2x3x101x8x4xi8> to tensor<2x3x?x8x4xi8>
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, %{{.*}}, 0, 0] [2, 3, 26, 8, 4] [1, 1, 1, 1, 1] : tensor<2x3x101x8x4xi8> to tensor<2x3x26x8x4xi8>
 // CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "parallel", "reduction"]
 // CHECK:           arith.extsi
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 78, 0, 0] [2, 3, 23, 8, 4] [1, 1, 1, 1, 1] {xsplit.split_part = "tail"} : tensor<2x3x101x8x4xi8> to tensor<2x3x23x8x4xi8>
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "parallel", "reduction"]
+// CHECK-SAME:      xsplit.split_part = "tail"
 func.func @batch_mmt4d(%a: tensor<2x3x101x8x4xi8>, %b: tensor<2x2x101x8x4xi8>, %c: tensor<2x3x2x8x8xi32>) -> tensor<2x3x2x8x8xi32> {
   %0 = linalg.batch_mmt4d ins(%a, %b : tensor<2x3x101x8x4xi8>, tensor<2x2x101x8x4xi8>) outs(%c : tensor<2x3x2x8x8xi32>) -> tensor<2x3x2x8x8xi32>
   func.return %0 : tensor<2x3x2x8x8xi32>

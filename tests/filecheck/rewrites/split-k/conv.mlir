@@ -70,13 +70,15 @@ func.func @depthwise(%i: tensor<1x40x20x8xf32>, %k: tensor<9x5x8xf32>, %o: tenso
 
 // -----
 
-// A dynamic last chunk: 7 filter rows in chunks of 2 (the last of 1). The
-// rows the input slice needs follow the chunk's size at run time.
+// A static tail: 7 filter rows in 3 chunks of 2 and a tail of 1 (row 6),
+// which reads the 8 input rows from 6 that its one filter row touches.
 // CHECK-LABEL: func.func @depthwise_uneven
-// CHECK:         %[[SZ:.*]] = affine.min affine_map<(d0) -> (2, ((d0 * -2) + 7))>
-// CHECK:         %[[ROWS:.*]] = affine.apply affine_map<(d0) -> ((d0 + 7))> (%[[SZ]])
-// CHECK-NEXT:    tensor.extract_slice %{{.*}}[0, %{{.*}}, 0, 0] [1, %[[ROWS]], 12, 4] [1, 1, 1, 1] : tensor<1x14x12x4xf32> to tensor<1x?x12x4xf32>
-// CHECK-NEXT:    tensor.extract_slice %{{.*}}[%{{.*}}, 0, 0] [%[[SZ]], 3, 4] [1, 1, 1] : tensor<7x3x4xf32> to tensor<?x3x4xf32>
+// CHECK:         scf.forall (%{{.*}}) in (3)
+// CHECK:           %[[ROWS:.*]] = tensor.extract_slice %{{.*}}[0, %{{.*}}, 0, 0] [1, 9, 12, 4] [1, 1, 1, 1] : tensor<1x14x12x4xf32> to tensor<1x9x12x4xf32>
+// CHECK-NEXT:      tensor.extract_slice %{{.*}}[%{{.*}}, 0, 0] [2, 3, 4] [1, 1, 1] : tensor<7x3x4xf32> to tensor<2x3x4xf32>
+// CHECK:         %[[IT:.*]] = tensor.extract_slice %{{.*}}[0, 6, 0, 0] [1, 8, 12, 4] [1, 1, 1, 1] {xsplit.split_part = "tail"} : tensor<1x14x12x4xf32> to tensor<1x8x12x4xf32>
+// CHECK-NEXT:    %[[KT:.*]] = tensor.extract_slice %{{.*}}[6, 0, 0] [1, 3, 4] [1, 1, 1] {xsplit.split_part = "tail"} : tensor<7x3x4xf32> to tensor<1x3x4xf32>
+// CHECK:         linalg.depthwise_conv_2d_nhwc_hwc {xsplit.split_part = "tail"} ins(%[[IT]], %[[KT]] : tensor<1x8x12x4xf32>, tensor<1x3x4xf32>)
 func.func @depthwise_uneven(%i: tensor<1x14x12x4xf32>, %k: tensor<7x3x4xf32>, %o: tensor<1x8x10x4xf32>) -> tensor<1x8x10x4xf32> {
   %0 = linalg.depthwise_conv_2d_nhwc_hwc ins(%i, %k : tensor<1x14x12x4xf32>, tensor<7x3x4xf32>) outs(%o : tensor<1x8x10x4xf32>) -> tensor<1x8x10x4xf32>
   func.return %0 : tensor<1x8x10x4xf32>

@@ -12,7 +12,7 @@
 // CHECK:         scf.forall
 // CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<24x256xf32>, tensor<256x40xf32>) outs(%{{.*}} : tensor<24x40xf32>) attrs =  {compilation_info = #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [24, [[COLS:8|32]], 0], vector_common_parallel = [8, [[COLS]], 0], vector_reduction = [0, 0, 1]>, translation_info = <pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>}
 // CHECK:         } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
-// CHECK:         %tail = linalg.generic {{.*}} ins(%a_tail, %b_tail : tensor<24x224xf32>, tensor<224x40xf32>) outs(%tail_init : tensor<24x40xf32>) attrs =  {compilation_info = #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [24, [[COLS]], 0]
+// CHECK:         %tail = linalg.generic {{.*}} ins(%a_tail, %b_tail : tensor<24x224xf32>, tensor<224x40xf32>) outs(%tail_init : tensor<24x40xf32>) attrs =  {xsplit.split_part = "tail", compilation_info = #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [24, [[COLS]], 0]
 // CHECK-NOT:     compilation_info
 // CHECK:         %tail_rest = linalg.generic {{.*}} ins(%a_tail_rest_padded, %b_tail_rest_padded : tensor<24x16xf32>, tensor<16x40xf32>)
 // CHECK-NOT:     compilation_info

@@ -3,22 +3,24 @@
 // RUN: env XSPLIT_CPU=znver4 xsplit-opt %s --split-input-file -p 'auto{target=cpu}' 2>&1 >/dev/null | filecheck %s --check-prefix=AUTO
 
 // xsplit-opt's remarks come before the output. The two CPU cases at the end:
-// CPU: through-transpose.mlir:[[# @LINE + 76]]:3: remark: not split: no split pays on cpu: unsplit 1 chunk of 11008
-// CPU: through-transpose.mlir:[[# @LINE + 94]]:3: remark: split-k: cpu chose {{[0-9]+}} chunks
+// CPU: through-transpose.mlir:[[# @LINE + 78]]:3: remark: not split: no split pays on cpu: unsplit 1 chunk of 11008
+// CPU: through-transpose.mlir:[[# @LINE + 96]]:3: remark: split-k: cpu chose {{[0-9]+}} chunks
 // auto's encoding choice prices the same op as split-k does:
-// AUTO: through-transpose.mlir:[[# @LINE + 73]]:3: remark: not encoded: none chosen: 8x4096 output, K = 11008 on cpu: left whole [[T:[0-9.]+ [mu]?s]],
-// AUTO-NEXT: through-transpose.mlir:[[# @LINE + 72]]:3: remark: not split: no split pays on cpu: unsplit 1 chunk of 11008: {{.*}}, [[T]];
-// AUTO: through-transpose.mlir:[[# @LINE + 90]]:3: remark: not encoded: split chosen: 48x800 output, K = 30011 on cpu: split in [[N:[0-9]+]] [[S:[0-9.]+ [mu]?s]],
-// AUTO-NEXT: through-transpose.mlir:[[# @LINE + 89]]:3: remark: split-k: cpu chose [[N]] chunks of {{[0-9]+}}: {{.*}}, [[S]];
+// AUTO: through-transpose.mlir:[[# @LINE + 75]]:3: remark: not encoded: none chosen: 8x4096 output, K = 11008 on cpu: left whole [[T:[0-9.]+ [mu]?s]],
+// AUTO-NEXT: through-transpose.mlir:[[# @LINE + 74]]:3: remark: not split: no split pays on cpu: unsplit 1 chunk of 11008: {{.*}}, [[T]];
+// AUTO: through-transpose.mlir:[[# @LINE + 92]]:3: remark: not encoded: split chosen: 48x800 output, K = 30011 on cpu: split in [[N:[0-9]+]] [[S:[0-9.]+ [mu]?s]],
+// AUTO-NEXT: through-transpose.mlir:[[# @LINE + 91]]:3: remark: split-k: cpu chose [[N]] chunks of {{[0-9]+}}: {{.*}}, [[S]];
 
 // A transposed weight, as ONNX's Gemm transB=1 imports: the split reads the
-// weight itself, row n and columns of chunk s, and the transpose is gone.
+// weight itself, row n and columns of chunk s (two of 34, and the tail of
+// 32 beside the loop), and the transpose is gone.
 // CHECK-LABEL: func.func @linear
 // CHECK-NOT:     linalg.transpose
-// CHECK:         scf.forall (%[[S:.*]]) in (3)
-// CHECK:           tensor.extract_slice %w[0, %{{.*}}] [6, %{{.*}}] [1, 1] : tensor<6x100xf32> to tensor<6x?xf32>
+// CHECK:         scf.forall (%[[S:.*]]) in (2)
+// CHECK:           tensor.extract_slice %w[0, %{{.*}}] [6, 34] [1, 1] : tensor<6x100xf32> to tensor<6x34xf32>
 // CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
 // CHECK:         } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+// CHECK:         tensor.extract_slice %w[0, 68] [6, 32] [1, 1] {xsplit.split_part = "tail"} : tensor<6x100xf32> to tensor<6x32xf32>
 // CHECK-NOT:     linalg.transpose
 // CHECK:         return
 func.func @linear(%x: tensor<4x100xf32>, %w: tensor<6x100xf32>) -> tensor<4x6xf32> {
@@ -37,7 +39,7 @@ func.func @linear(%x: tensor<4x100xf32>, %w: tensor<6x100xf32>) -> tensor<4x6xf3
 // CHECK-LABEL: func.func @shared
 // CHECK:         %[[T:.*]] = linalg.transpose ins(%w
 // CHECK:         scf.forall
-// CHECK:           tensor.extract_slice %w[0, %{{.*}}] [6, %{{.*}}] [1, 1]
+// CHECK:           tensor.extract_slice %w[0, %{{.*}}] [6, 34] [1, 1]
 // CHECK:         return %{{.*}}, %[[T]]
 func.func @shared(%x: tensor<4x100xf32>, %w: tensor<6x100xf32>, %c: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<100x6xf32>) {
   %e = tensor.empty() : tensor<100x6xf32>
