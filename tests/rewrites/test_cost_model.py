@@ -130,10 +130,11 @@ def test_waves_and_fill() -> None:
     seed = matmul(123, 456, 51234)
     # Whole: IREE's own 32x128 f32 tiles, 4 x 4 of them.
     assert estimate(seed, gfx942, 1).workgroups == 16
-    # 128 chunks: 114 of 448 and a tail of 162; M padded to 128: 2 x 8 tiles of 64x64.
+    # 128 chunks: ceil(51234 / 128) = 401 aligned to 128, so 100 of 512 and a
+    # tail of 34; M padded to 128: 2 x 8 tiles of 64x64.
     e = estimate(seed, gfx942, 128)
-    assert (e.factor, e.chunk) == (115, 448)
-    assert e.workgroups == 16 * 115
+    assert (e.factor, e.chunk) == (101, 512)
+    assert e.workgroups == 16 * 101
     slots = gfx942.processors * int(fit.chunk_saturation["f32"])
     assert e.waves == -(-e.workgroups // slots)
     assert e.fill == e.workgroups / (e.waves * slots)
