@@ -15,13 +15,15 @@
 // CHECK:           tensor.yield %[[V]] : f32
 // CHECK:         %[[INIT:.*]] = tensor.generate
 // CHECK:           tensor.yield %[[V]] : f32
-// CHECK:         %[[P:.*]] = flow.dispatch.workgroups(%[[A]], %[[B]]) : (tensor<16x100xf32>, tensor<100x8xf32>) -> tensor<16x8x7xf32> =
+// CHECK:         %[[P:.*]] = flow.dispatch.workgroups(%[[A]], %[[B]]) : (tensor<16x100xf32>, tensor<100x8xf32>) -> tensor<16x8x6xf32> =
 // CHECK-NOT:       tensor.generate
 // CHECK:           scf.forall
 // CHECK:           } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
 // CHECK:           flow.return
 // CHECK-NEXT:    }
-// CHECK-NEXT:    linalg.reduce ins(%[[P]] : tensor<16x8x7xf32>) outs(%[[INIT]] : tensor<16x8xf32>)
+// The last 10 of K, a static tail beside the dispatch, and the merge.
+// CHECK-NEXT:    tensor.extract_slice %[[A]][0, 90] [16, 10] [1, 1] {xsplit.split_part = "tail"}
+// CHECK:         linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<16x8x6xf32>, tensor<16x8xf32>) outs(%[[INIT]] : tensor<16x8xf32>)
 func.func @generate(%b: tensor<100x8xf32>, %v: f32) -> tensor<16x8xf32> {
   %a = tensor.generate {
   ^bb0(%i: index, %j: index):
@@ -41,8 +43,8 @@ func.func @generate(%b: tensor<100x8xf32>, %v: f32) -> tensor<16x8xf32> {
 // reduction inside the loop still does, so the scalar is an operand.
 // CHECK-LABEL: func.func @body_reads_outside
 // CHECK-SAME:    (%[[A:.*]]: tensor<16x100xf32>, %[[S:.*]]: f32)
-// CHECK:         flow.dispatch.workgroups(%[[A]], %[[S]]) : (tensor<16x100xf32>, f32) -> tensor<16x7xf32> =
-// CHECK-NEXT:        (%{{.*}}: !iree_tensor_ext.dispatch.tensor<readonly:tensor<16x100xf32>>, %[[IS:.*]]: f32, %{{.*}}: !iree_tensor_ext.dispatch.tensor<writeonly:tensor<16x7xf32>>) {
+// CHECK:         flow.dispatch.workgroups(%[[A]], %[[S]]) : (tensor<16x100xf32>, f32) -> tensor<16x6xf32> =
+// CHECK-NEXT:        (%{{.*}}: !iree_tensor_ext.dispatch.tensor<readonly:tensor<16x100xf32>>, %[[IS:.*]]: f32, %{{.*}}: !iree_tensor_ext.dispatch.tensor<writeonly:tensor<16x6xf32>>) {
 // CHECK:             linalg.generic
 // CHECK:               arith.mulf %{{.*}}, %[[IS]] : f32
 func.func @body_reads_outside(%a: tensor<16x100xf32>, %s: f32) -> tensor<16xf32> {
@@ -63,7 +65,7 @@ func.func @body_reads_outside(%a: tensor<16x100xf32>, %s: f32) -> tensor<16xf32>
 // CHECK-LABEL: func.func @linalg_ext
 // CHECK-SAME:    (%{{.*}}: tensor<16x100xf32>, %{{.*}}: tensor<100x8xf32>, %{{.*}}: tensor<16x8xf32>, %{{.*}}: tensor<3xf32>, %{{.*}}: tensor<3x1xi64>, %[[D:.*]]: tensor<8xf32>, %[[V:.*]]: f32)
 // CHECK:         flow.dispatch.workgroups
-// CHECK:         linalg.reduce
+// CHECK:         linalg.generic {{.*}}xsplit.split_part = "merge"
 // CHECK:         iree_linalg_ext.scatter dimension_map = [0] unique_indices(false) ins(%{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3x1xi64>) outs(%[[D]] : tensor<8xf32>) {
 // CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32):
 // CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[X]], %[[V]] : f32
@@ -90,9 +92,9 @@ func.func @linalg_ext(%a: tensor<16x100xf32>, %b: tensor<100x8xf32>, %c: tensor<
 // CHECK:           iree_tensor_ext.dispatch.tensor.store
 // CHECK-NEXT:      flow.return
 // CHECK-NEXT:    }
-// CHECK:         %[[NEW:.*]] = flow.dispatch.workgroups(%{{.*}}, %{{.*}}) : (tensor<16x100xf32>, tensor<100x8xf32>) -> tensor<16x8x7xf32> =
+// CHECK:         %[[NEW:.*]] = flow.dispatch.workgroups(%{{.*}}, %{{.*}}) : (tensor<16x100xf32>, tensor<100x8xf32>) -> tensor<16x8x6xf32> =
 // CHECK:           } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
-// CHECK:         linalg.reduce ins(%[[NEW]] : tensor<16x8x7xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[NEW]], %{{.*}} : tensor<16x8x6xf32>, tensor<16x8xf32>)
 // CHECK:         util.return %[[OLD]], %{{.*}} : tensor<?x4xf32>, tensor<16x8xf32>
 util.func public @mixed(%arg0: tensor<?x4xf32>, %n: index, %a: tensor<16x100xf32>, %b: tensor<100x8xf32>, %c: tensor<16x8xf32>) -> (tensor<?x4xf32>, tensor<16x8xf32>) {
   %0 = flow.dispatch.workgroups[%n](%arg0, %n) : (tensor<?x4xf32>{%n}, index) -> %arg0{%n} =

@@ -11,7 +11,7 @@
 // CHECK:           scf.forall
 // CHECK:           } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
 // CHECK-NOT:       flow.dispatch
-// CHECK:           linalg.reduce
+// CHECK:           linalg.generic {{.*}}xsplit.split_part = "merge"
 // CHECK:         util.func public @main
 flow.executable private @ex {
   flow.executable.export public @mm workgroups() -> (index, index, index) {
