@@ -32,8 +32,9 @@ the target table), fitted on an H200: IREE's own configuration of the whole
 op against `split-k{factor=F align=64 pad_m=64}`'s static chunks with GPU
 tiles, for F among the counts measured (8, 32, 128), each dispatch priced by
 its busiest SM's resident workgroups against the number that saturates it.
-A one-row contraction (a decode) is left whole, to IREE's own split, which
-ran it 4x faster than static chunks. docs/split-k.md has the fit and its
+A one-row contraction (a decode) is left to IREE's own split, which ran it
+4x faster than static chunks: split-k sets the chunk IREE's flag would pick
+on the op (`iree_split_chunk`), and the model prices that split. docs/split-k.md has the fit and its
 measurements; the CPU model above is untouched by it.
 """
 
@@ -49,6 +50,7 @@ from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.analysis.reduction import Reduction, through_transposes
 from xsplit.analysis.shapes import ceildiv
+from xsplit.dialects.iree_linalg_ext import SPLIT_REDUCTION
 from xsplit.target.targets import PARTIAL_TILE_MAX_M, GpuFit, Target
 
 MIN_GAIN = 0.05
@@ -140,6 +142,9 @@ class Choice:
     chosen: Estimate
     unsplit: Estimate
     reason: str
+    iree_chunk: int | None = None
+    """Where the op is left to IREE's own split (a decode on a GPU): its
+    chunk of K, which split-k sets on the op; `chosen` is then that split."""
 
     @property
     def speedup(self) -> float:
@@ -781,16 +786,99 @@ def gpu_estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     return Estimate(count, chunk, workgroups, waves, fill, panel, None, main, partials, merge, pad)
 
 
-def iree_split_note(problem: Problem) -> str:
-    """Why a one-row contraction (a decode) is left whole on a GPU, and the
-    flag that splits it faster than static chunks do."""
-    return (
-        f"a one-row contraction ({problem.describe()}) is left whole on a GPU: IREE's own "
-        "split (--iree-dispatch-creation-enable-split-reduction) cuts K, where a divisor "
-        "of it serves, into chunks with workgroups of 128 columns, 4 a thread "
-        "(1x4096x14336 on an H200: 0.106 ms; static chunks 0.462 ms at best, IREE "
-        "alone 0.664 ms); compile with that flag"
+IREE_SPLIT_MAX_OUTPUT = 2048 * 4096
+IREE_SPLIT_SHORT_K = 18000
+IREE_SPLIT_MIN_RATIO = 48
+IREE_SPLIT_MAX_CHUNK = 1 << 15
+IREE_SPLIT_CHUNK_COUNTS = (
+    (16 * 16, 2048),
+    (64 * 64, 128),
+    (128 * 128, 64),
+    (256 * 256, 32),
+    (512 * 512, 16),
+)
+"""IREE 3.13's split-reduction heuristic for matmul-like ops (its
+SetSplitReductionSizes pass, under
+`--iree-dispatch-creation-enable-split-reduction`, on every target): an
+output up to the first size of a row is cut in at most its second count of
+chunks (8 over the last); K over 10^7 takes 2048, over 10^6 at least 128."""
+
+
+def iree_split_chunk(problem: Problem) -> int | str:
+    """The chunk of K that IREE's own split cuts a contraction into (a
+    divisor of K), or why it leaves the op whole. Restates IREE 3.13's
+    heuristic (`IREE_SPLIT_CHUNK_COUNTS`), as checked with iree-compile for
+    sm_80, gfx942 and the CPU: under a row of 4096, K = 4096, 8192, 11008,
+    14336 and 28672 in 128 chunks, 51234 in 6 of 8539; 1x16x14336 in 2048
+    chunks of 7; 1x4096x2048 and 1x14336x4096 whole."""
+    p = problem
+    output = p.batch * p.m * p.n
+    if output > IREE_SPLIT_MAX_OUTPUT:
+        return f"IREE's own split leaves an output of {output} elements whole"
+    if p.k < IREE_SPLIT_SHORT_K and int(p.k / math.sqrt(p.m * p.n) / p.batch) < IREE_SPLIT_MIN_RATIO:
+        return f"IREE's own split leaves it whole too: K = {p.k} is short against the output"
+    counts = [count for size, count in IREE_SPLIT_CHUNK_COUNTS if output <= size]
+    limit = counts[0] if counts else min(8, p.k)
+    if p.k > 10**7:
+        limit = 2048
+    elif p.k > 10**6:
+        limit = max(limit, 128)
+    lower = ceildiv(p.k, limit)
+    chunk = next(
+        (c for c in range(lower, min(p.k, IREE_SPLIT_MAX_CHUNK) + 1) if p.k % c == 0), p.k
     )
+    if chunk == p.k:
+        return (
+            f"K = {p.k} has no divisor from {lower} to {min(p.k - 1, IREE_SPLIT_MAX_CHUNK)}, "
+            "the chunks IREE's own split takes; other chunks leave IREE a remainder chunk of "
+            "dynamic size, and IREE 3.13's CUDA code for a dynamic-K matmul can be wrong"
+        )
+    return chunk
+
+
+IREE_SPLIT_READ_SHARE = 0.5
+"""The share of the memory bandwidth at which IREE's own split of a decode
+reads its operands: 1x4096x14336 in f32 (235 MB) in 0.106 ms on an H200
+(4.8 TB/s). Its f16 form (117 MB) took 0.092 ms, which this prices at 0.06."""
+
+
+def iree_split_estimate(problem: Problem, target: Target, chunk: int) -> Estimate:
+    """The GPU model's time for a one-row contraction in IREE's own split:
+    K/chunk chunks, each workgroup 128 columns of a row of B (TileAndFuse,
+    4 a thread), then IREE's merge."""
+    p = problem
+    fit = target.gpu_fit
+    assert fit is not None
+    bandwidth = target.memory_bandwidth
+    count = p.k // chunk
+    workgroups = p.batch * ceildiv(p.n, 128) * count
+    waves = ceildiv(workgroups, target.processors)
+    main = sum(_operand_bytes(p)) / (bandwidth * IREE_SPLIT_READ_SHARE) + fit.launch
+    output_bytes = p.batch * p.m * p.n * p.acc_bytes
+    partials = 2 * output_bytes * count / bandwidth
+    merge = fit.launch + 2 * output_bytes / bandwidth
+    return Estimate(
+        count, chunk, workgroups, waves, workgroups / (waves * target.processors), 0, None,
+        main, partials, merge,
+    )
+
+
+def _leave_to_iree(problem: Problem, target: Target, unsplit: Estimate) -> Choice:
+    """A one-row contraction (a decode) on a GPU: IREE's own split where it
+    takes one (split-k sets its chunk on the op), else whole."""
+    whole = f"a one-row contraction ({problem.describe()}) is left whole on a GPU"
+    chunk = iree_split_chunk(problem)
+    if isinstance(chunk, str):
+        return Choice(1, unsplit, unsplit, f"{whole}: {chunk}")
+    split = iree_split_estimate(problem, target, chunk)
+    reason = (
+        f"a one-row contraction ({problem.describe()}) is left to IREE's own split: "
+        f"{SPLIT_REDUCTION} = [{chunk} : index] on it, the chunk "
+        "--iree-dispatch-creation-enable-split-reduction picks, and IREE forms the split "
+        f"dispatch and its merge ({split.describe()}; unsplit {unsplit.describe()}; "
+        "1x4096x14336 on an H200: 0.106 ms, static chunks 0.462 ms at best, IREE alone 0.664 ms)"
+    )
+    return Choice(1, split, unsplit, reason, iree_chunk=chunk)
 
 
 def _choose_gpu(problem: Problem, target: Target) -> Choice:
@@ -800,7 +888,7 @@ def _choose_gpu(problem: Problem, target: Target) -> Choice:
     if problem.k <= 1:
         return Choice(1, unsplit, unsplit, f"K = {problem.k} has one element")
     if problem.m == 1:
-        return Choice(1, unsplit, unsplit, iree_split_note(problem))
+        return _leave_to_iree(problem, target, unsplit)
     operands = sum(_operand_bytes(problem))
     output = problem.batch * problem.m * problem.n * problem.acc_bytes
     candidates: list[tuple[int, Estimate]] = []
