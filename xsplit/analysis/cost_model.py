@@ -871,6 +871,12 @@ def _leave_to_iree(problem: Problem, target: Target, unsplit: Estimate) -> Choic
     if isinstance(chunk, str):
         return Choice(1, unsplit, unsplit, f"{whole}: {chunk}")
     split = iree_split_estimate(problem, target, chunk)
+    if split.seconds > unsplit.seconds * (1 - MIN_GAIN):
+        return Choice(
+            1, unsplit, unsplit,
+            f"{whole}: IREE's own split ({split.describe()}) gains under {MIN_GAIN:.0%} on "
+            f"unsplit {unsplit.describe()}",
+        )
     reason = (
         f"a one-row contraction ({problem.describe()}) is left to IREE's own split: "
         f"{SPLIT_REDUCTION} = [{chunk} : index] on it, the chunk "
