@@ -58,8 +58,8 @@ def test_the_chunk_is_the_one_iree_s_flag_picks(n: int, k: int) -> None:
     """`iree_split_chunk` restates IREE's heuristic: where iree-compile's
     flag splits K, the same chunk; where it leaves the op whole (a short K
     under a wide row, or a prime K: one chunk of K), no chunk."""
-    ir = compile_mlir(_decode(n, k), "sm_80", [SPLIT_FLAG], compile_to="dispatch-creation").decode()
-    iree = _chunk_in(ir)
+    ir = compile_mlir(_decode(n, k), "sm_80", [SPLIT_FLAG], compile_to="dispatch-creation")
+    iree = _chunk_in(ir.decode())
     ours = iree_split_chunk(matmul(1, n, k))
     if iree is None or iree == k:
         assert isinstance(ours, str), ours
@@ -87,12 +87,14 @@ def test_auto_marks_the_decode_and_leaves_it_whole(target: str) -> None:
     assert _chunk_in(out) == 112
     assert "scf.forall" not in out and "flow.dispatch" not in out
     assert out.count("linalg.matmul") == 1
-    assert "@main(%a: tensor<1x14336xf32>, %b: tensor<14336x4096xf32>, %c: tensor<1x4096xf32>)" in out
+    signature = "%a: tensor<1x14336xf32>, %b: tensor<14336x4096xf32>, %c: tensor<1x4096xf32>"
+    assert f"@main({signature}) -> tensor<1x4096xf32>" in out
 
 
 def _configs(source: str, directory, *flags: str) -> list[str]:
     """Each dispatch's configured executable, as iree-compile dumps it for sm_80."""
-    compile_mlir(source, "sm_80", [f"--iree-hal-dump-executable-configurations-to={directory}", *flags])
+    dump = f"--iree-hal-dump-executable-configurations-to={directory}"
+    compile_mlir(source, "sm_80", [dump, *flags])
     return [path.read_text() for path in sorted(directory.iterdir())]
 
 

@@ -262,7 +262,7 @@ def _chunk_configs(source: str, tmp_path, name: str, *flags: str) -> list[str]:
 
 @pytest.mark.gpu_compile
 def test_the_decode_s_forms_as_iree_configures_them(tmp_path) -> None:
-    """The evidence for leaving the decode to IREE's flag: IREE's own split
+    """The evidence for leaving the decode to IREE's own split: IREE's split
     reads B's rows, 128 columns a workgroup, 4 a thread (0.106 ms on an
     H200), while xsplit's static chunks of 64's multiples get IREE alone's
     one-row VectorDistribute code, lanes down B's columns (0.462 ms at best)."""

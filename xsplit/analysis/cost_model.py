@@ -815,7 +815,8 @@ def iree_split_chunk(problem: Problem) -> int | str:
     output = p.batch * p.m * p.n
     if output > IREE_SPLIT_MAX_OUTPUT:
         return f"IREE's own split leaves an output of {output} elements whole"
-    if p.k < IREE_SPLIT_SHORT_K and int(p.k / math.sqrt(p.m * p.n) / p.batch) < IREE_SPLIT_MIN_RATIO:
+    ratio = int(p.k / math.sqrt(p.m * p.n) / p.batch)
+    if p.k < IREE_SPLIT_SHORT_K and ratio < IREE_SPLIT_MIN_RATIO:
         return f"IREE's own split leaves it whole too: K = {p.k} is short against the output"
     counts = [count for size, count in IREE_SPLIT_CHUNK_COUNTS if output <= size]
     limit = counts[0] if counts else min(8, p.k)

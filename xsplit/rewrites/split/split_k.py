@@ -28,8 +28,12 @@ factor=S): IREE 3.13's CUDA code for a dynamic-K matmul can be wrong, and a
 dynamic K says so in a remark. `target=NAME` lets the cost
 model (`cost_model`) choose a balanced chunk count for that target, or leave
 the op whole, and records the count as `xsplit.split_factor` on the op that
-computes the partials. With none of these the default rule applies
-(`default_plan`).
+computes the partials. On a GPU a one-row contraction (a decode) is left
+to IREE's own split, 4x faster than static chunks: the op gets
+`iree_linalg_ext.split_reduction = [C : index]`, the divisor C of K that
+IREE's `--iree-dispatch-creation-enable-split-reduction` would pick
+(`split-k-leaves-decode-to-iree`), and IREE forms the split dispatch. With
+none of these the default rule applies (`default_plan`).
 
 An input that is a `linalg.transpose`'s result is read through it: the model
 prices the op on the transpose's source, and an op that splits is first
