@@ -132,3 +132,19 @@ def test_the_marked_decode_computes_the_product_on_the_cpu(form: str) -> None:
     (got,) = run_on_cpu(compile_mlir(out, "cpu"), "main", [a, b, c])
     want = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
     assert float(np.abs(got - want).max()) <= 1e-4 * float(np.abs(want).max())
+
+
+@pytest.mark.gpu_compile
+def test_iree_splits_a_marked_named_decode_but_not_a_marked_generic() -> None:
+    """Why a generic decode is left whole: IREE 3.13 folds its unit row and
+    rebuilds it without the attribute, and forms no split; a named op's
+    attribute survives to dispatch creation."""
+    marked = f"{{{SPLIT_REDUCTION} = [112 : index]}}"
+    named = _decode(4096, 14336).replace("linalg.matmul ins", f"linalg.matmul {marked} ins")
+    module = parse_module(_decode(4096, 14336))
+    run_passes(module, build_pipeline("linalg-generalize-named-ops"))
+    generic = print_module(module).replace("} ins(", f", {marked[1:-1]}}} ins(", 1)
+    assert SPLIT_REDUCTION in generic and "linalg.generic" in generic
+    for source, splits in ((named, True), (generic, False)):
+        flow = compile_mlir(source, "sm_80", compile_to="dispatch-creation").decode()
+        assert ("split_reduction_mapping" in flow) == splits

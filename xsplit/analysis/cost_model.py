@@ -87,6 +87,10 @@ class Problem:
     k_strides: tuple[int, ...]
     """For each input, the bytes between consecutive steps of K in its
     row-major layout: rows this far apart may collide in the cache's sets."""
+    generic: bool = False
+    """Whether the op is a `linalg.generic`: IREE 3.13 drops an
+    `iree_linalg_ext.split_reduction` set on one (a 1x4096x14336 decode
+    written as a generic compiled whole with it), and keeps a named op's."""
 
     def describe(self) -> str:
         batch = f"{self.batch}x" if self.batch > 1 else ""
@@ -192,6 +196,7 @@ def problem_of(red: Reduction) -> Problem | str:
     contraction with no M loop (a vecmat, a matvec, their batched forms) is
     priced as the one-row matmul it is, the input that N does not index
     first, as that matmul's A: split-k cuts a vector form as that matmul."""
+    generic = red.op.name == "linalg.generic"
     red = through_transposes(red) or red
     k = red.static_k()
     out_shape = red.acc_type.get_shape()
@@ -244,6 +249,7 @@ def problem_of(red: Reduction) -> Problem | str:
         2 if len(red.inputs) > 1 else 1,
         tuple(spans),
         tuple(k_strides),
+        generic,
     )
 
 
@@ -871,6 +877,19 @@ def _leave_to_iree(problem: Problem, target: Target, unsplit: Estimate) -> Choic
     chunk = iree_split_chunk(problem)
     if isinstance(chunk, str):
         return Choice(1, unsplit, unsplit, f"{whole}: {chunk}")
+    if problem.n > 1 and problem.k_strides[-1] == problem.input_bytes:
+        return Choice(
+            1, unsplit, unsplit,
+            f"{whole}: its matrix lies along K (a matvec's, a transposed B), whose rows IREE "
+            "alone reads a workgroup each, lanes along the row; IREE's split of it gives each "
+            "lane a row of its own (TileAndFuse, workgroup = [128, 0]; neither timed)",
+        )
+    if problem.generic:
+        return Choice(
+            1, unsplit, unsplit,
+            f"{whole}: IREE's own split takes a chunk of {chunk}, but IREE 3.13 drops "
+            f"{SPLIT_REDUCTION} from a linalg.generic, and its flag leaves the generic whole",
+        )
     split = iree_split_estimate(problem, target, chunk)
     if split.seconds > unsplit.seconds * (1 - MIN_GAIN):
         return Choice(

@@ -63,6 +63,37 @@ func.func @vecmat(%a: tensor<14336xf32>, %b: tensor<14336x4096xf32>, %c: tensor<
 
 // -----
 
+// A matrix that lies along K (a matvec's, a transposed B) is read a row a
+// workgroup by IREE alone; IREE's split would give each lane a row. Whole.
+// REMARK: remark: not split: a one-row contraction (1x4096 output, K = 14336) is left whole on a GPU: its matrix lies along K
+// SM90-LABEL: func.func @matvec
+// SM90-NOT:     iree_linalg_ext.split_reduction =
+// SM90:         return
+func.func @matvec(%a: tensor<4096x14336xf32>, %b: tensor<14336xf32>, %c: tensor<4096xf32>) -> tensor<4096xf32> {
+  %r = linalg.matvec ins(%a, %b : tensor<4096x14336xf32>, tensor<14336xf32>) outs(%c : tensor<4096xf32>) -> tensor<4096xf32>
+  return %r : tensor<4096xf32>
+}
+
+// -----
+
+// IREE 3.13 drops the attribute from a linalg.generic (it folds the unit
+// row and rebuilds the op), and its flag leaves the generic whole: whole.
+// REMARK: remark: not split: a one-row contraction (1x4096 output, K = 14336) is left whole on a GPU: IREE's own split takes a chunk of 112, but IREE 3.13 drops iree_linalg_ext.split_reduction from a linalg.generic
+// SM90-LABEL: func.func @generic
+// SM90-NOT:     iree_linalg_ext.split_reduction =
+// SM90:         return
+func.func @generic(%a: tensor<1x14336xf32>, %b: tensor<14336x4096xf32>, %c: tensor<1x4096xf32>) -> tensor<1x4096xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<1x14336xf32>, tensor<14336x4096xf32>) outs(%c : tensor<1x4096xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4096xf32>
+  return %r : tensor<1x4096xf32>
+}
+
+// -----
+
 // A short K under a wide row: IREE's own split leaves it whole too.
 // REMARK: remark: not split: a one-row contraction (1x14336 output, K = 4096) is left whole on a GPU: IREE's own split leaves it whole too: K = 4096 is short against the output
 // SM90-LABEL: func.func @up_projection
