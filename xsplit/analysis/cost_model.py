@@ -34,8 +34,9 @@ tiles, for F among the counts measured (8, 32, 128), each dispatch priced by
 its busiest SM's resident workgroups against the number that saturates it.
 A one-row contraction (a decode) is left to IREE's own split, which ran it
 4x faster than static chunks: split-k sets the chunk IREE's flag would pick
-on the op (`iree_split_chunk`), and the model prices that split. docs/split-k.md has the fit and its
-measurements; the CPU model above is untouched by it.
+on the op (`iree_split_chunk`), and the model prices that split.
+docs/split-k.md has the fit and its measurements; the CPU model above is
+untouched by it.
 """
 
 from __future__ import annotations
@@ -804,10 +805,14 @@ IREE_SPLIT_CHUNK_COUNTS = (
     (512 * 512, 16),
 )
 """IREE 3.13's split-reduction heuristic for matmul-like ops (its
-SetSplitReductionSizes pass, under
-`--iree-dispatch-creation-enable-split-reduction`, on every target): an
-output up to the first size of a row is cut in at most its second count of
-chunks (8 over the last); K over 10^7 takes 2048, over 10^6 at least 128."""
+SetSplitReductionSizes pass under
+`--iree-dispatch-creation-enable-split-reduction`, the same on every
+target), in the constants above and this table: an output larger than the
+first is not split, nor a K under the second whose ratio K / sqrt(M N) /
+batch is under the third; an output up to a row's size here is cut in at
+most its count of chunks (8 past the last), a K over 10^7 in 2048, over
+10^6 in at least 128; a chunk is the smallest divisor of K at least K over
+that count, and no larger than the fourth."""
 
 
 def iree_split_chunk(problem: Problem) -> int | str:
@@ -887,8 +892,8 @@ def _leave_to_iree(problem: Problem, target: Target, unsplit: Estimate) -> Choic
     if problem.generic:
         return Choice(
             1, unsplit, unsplit,
-            f"{whole}: IREE's own split takes a chunk of {chunk}, but IREE 3.13 drops "
-            f"{SPLIT_REDUCTION} from a linalg.generic, and its flag leaves the generic whole",
+            f"{whole}: IREE 3.13 drops {SPLIT_REDUCTION} from a linalg.generic (it folds "
+            "the unit row and rebuilds the op), and its own split leaves the folded op whole",
         )
     split = iree_split_estimate(problem, target, chunk)
     if split.seconds > unsplit.seconds * (1 - MIN_GAIN):

@@ -78,7 +78,7 @@ func.func @matvec(%a: tensor<4096x14336xf32>, %b: tensor<14336xf32>, %c: tensor<
 
 // IREE 3.13 drops the attribute from a linalg.generic (it folds the unit
 // row and rebuilds the op), and its flag leaves the generic whole: whole.
-// REMARK: remark: not split: a one-row contraction (1x4096 output, K = 14336) is left whole on a GPU: IREE's own split takes a chunk of 112, but IREE 3.13 drops iree_linalg_ext.split_reduction from a linalg.generic
+// REMARK: remark: not split: a one-row contraction (1x4096 output, K = 14336) is left whole on a GPU: IREE 3.13 drops iree_linalg_ext.split_reduction from a linalg.generic (it folds the unit row and rebuilds the op)
 // SM90-LABEL: func.func @generic
 // SM90-NOT:     iree_linalg_ext.split_reduction =
 // SM90:         return
