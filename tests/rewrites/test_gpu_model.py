@@ -9,7 +9,8 @@ pick is credited with a measured time only where its count is that F
 (or, for a count the sweep did not run, the measured count nearest to it
 in powers of two, when that is unique); any other count fails. Leaving
 the op whole is credited with IREE alone's time, or with IREE's own split's
-where the model's remark asks for that flag (a one-row decode). Where
+where the model leaves the op to it (a one-row decode, which split-k marks
+with IREE's chunk: `Choice.iree_chunk`). Where
 IREE's own split compiles to the same dispatch as IREE alone (checked with
 --iree-hal-dump-executable-configurations-to: no K divisor it takes), the
 two times are one program measured twice, and whole counts as IREE's best.
@@ -24,7 +25,12 @@ from dataclasses import dataclass
 import pytest
 
 from tests.rewrites.test_cost_model import matmul
-from xsplit.analysis.cost_model import choose_split, estimate
+from xsplit.analysis.cost_model import (
+    choose_split,
+    estimate,
+    iree_split_chunk,
+    iree_split_estimate,
+)
 from xsplit.target.targets import TARGETS
 
 SWEEP = (8, 32, 128)
@@ -87,10 +93,10 @@ def nearest_measured(factor: int) -> int | None:
     return distances[0][1]
 
 
-def measured_time(m: Measured, factor: int, reason: str) -> float | None:
+def measured_time(m: Measured, factor: int, iree_chunk: int | None) -> float | None:
     """The measured time of the model's pick, or None where none was measured."""
     if factor == 1:
-        if "--iree-dispatch-creation-enable-split-reduction" in reason:
+        if iree_chunk is not None:
             return m.iree_split
         return m.iree_best if m.iree_split_is_alone else m.iree_alone
     if nearest_measured(factor) == m.best_factor:
@@ -107,7 +113,7 @@ def test_pick_is_within_10_percent_of_the_sweep_s_best_and_never_slower_than_ire
     m: Measured,
 ) -> None:
     choice = choose_split(matmul(*m.shape, element=m.element), H200)
-    taken = measured_time(m, choice.factor, choice.reason)
+    taken = measured_time(m, choice.factor, choice.iree_chunk)
     assert taken is not None, (choice.factor, m.best_factor, choice.reason)
     best = min(m.best_static, m.iree_best)
     assert taken <= best * (1 + WITHIN), (taken, best, choice.reason)
@@ -139,6 +145,11 @@ def test_modeled_times_are_within_a_few_times_of_the_measured(m: Measured) -> No
     if m.iree_alone is not None:
         whole = estimate(problem, H200, 1).seconds * 1e3
         assert m.iree_alone / 2 <= whole <= m.iree_alone * 2, whole
+    chunk = iree_split_chunk(problem)
+    if not m.iree_split_is_alone and m.shape[0] == 1:
+        assert isinstance(chunk, int), chunk
+        split = iree_split_estimate(problem, H200, chunk).seconds * 1e3
+        assert m.iree_split / 2 <= split <= m.iree_split * 2, split
     if m.shape == (123, 456, 51234) and m.element == "f32":
         main = estimate(problem, H200, 128).main * 1e3
         assert abs(main - 1.14) <= 0.15 * 1.14, main
@@ -251,7 +262,7 @@ def _chunk_configs(source: str, tmp_path, name: str, *flags: str) -> list[str]:
 
 @pytest.mark.gpu_compile
 def test_the_decode_s_forms_as_iree_configures_them(tmp_path) -> None:
-    """The evidence for leaving the decode to IREE's flag: IREE's own split
+    """The evidence for leaving the decode to IREE's own split: IREE's split
     reads B's rows, 128 columns a workgroup, 4 a thread (0.106 ms on an
     H200), while xsplit's static chunks of 64's multiples get IREE alone's
     one-row VectorDistribute code, lanes down B's columns (0.462 ms at best)."""

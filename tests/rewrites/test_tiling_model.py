@@ -33,13 +33,16 @@ def test_starved_dispatch_gets_a_full_wave(gpu: str, shape: tuple[int, int, int]
 
 @pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
 def test_decode_is_left_to_iree_s_own_split(target) -> None:
-    """A one-row contraction stays whole on a GPU, and the remark names the
-    flag that splits it faster than static chunks (gpu.md: 0.106 ms against
-    0.462 at best on an H200)."""
+    """A one-row contraction gets no chunks of xsplit's on a GPU: it is left
+    to IREE's own split, faster than static chunks (gpu.md: 0.106 ms against
+    0.462 at best on an H200), with the chunk IREE's flag picks, and priced
+    at that split's time."""
     decode = matmul(1, 4096, 14336)
     choice = choose_split(decode, target)
     assert choice.factor == 1
-    assert "--iree-dispatch-creation-enable-split-reduction" in choice.reason
+    assert choice.iree_chunk == 112
+    assert "iree_linalg_ext.split_reduction = [112 : index]" in choice.reason
+    assert choice.chosen.seconds < choice.unsplit.seconds / 2
 
 
 @pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)

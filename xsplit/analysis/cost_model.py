@@ -32,9 +32,11 @@ the target table), fitted on an H200: IREE's own configuration of the whole
 op against `split-k{factor=F align=64 pad_m=64}`'s static chunks with GPU
 tiles, for F among the counts measured (8, 32, 128), each dispatch priced by
 its busiest SM's resident workgroups against the number that saturates it.
-A one-row contraction (a decode) is left whole, to IREE's own split, which
-ran it 4x faster than static chunks. docs/split-k.md has the fit and its
-measurements; the CPU model above is untouched by it.
+A one-row contraction (a decode) is left to IREE's own split, which ran it
+4x faster than static chunks: split-k sets the chunk IREE's flag would pick
+on the op (`iree_split_chunk`), and the model prices that split.
+docs/split-k.md has the fit and its measurements; the CPU model above is
+untouched by it.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.analysis.reduction import Reduction, through_transposes
 from xsplit.analysis.shapes import ceildiv
+from xsplit.dialects.iree_linalg_ext import SPLIT_REDUCTION
 from xsplit.target.targets import PARTIAL_TILE_MAX_M, GpuFit, Target
 
 MIN_GAIN = 0.05
@@ -85,6 +88,10 @@ class Problem:
     k_strides: tuple[int, ...]
     """For each input, the bytes between consecutive steps of K in its
     row-major layout: rows this far apart may collide in the cache's sets."""
+    generic: bool = False
+    """Whether the op is a `linalg.generic`: IREE 3.13 drops an
+    `iree_linalg_ext.split_reduction` set on one (a 1x4096x14336 decode
+    written as a generic compiled whole with it), and keeps a named op's."""
 
     def describe(self) -> str:
         batch = f"{self.batch}x" if self.batch > 1 else ""
@@ -140,6 +147,9 @@ class Choice:
     chosen: Estimate
     unsplit: Estimate
     reason: str
+    iree_chunk: int | None = None
+    """Where the op is left to IREE's own split (a decode on a GPU): its
+    chunk of K, which split-k sets on the op; `chosen` is then that split."""
 
     @property
     def speedup(self) -> float:
@@ -187,6 +197,7 @@ def problem_of(red: Reduction) -> Problem | str:
     contraction with no M loop (a vecmat, a matvec, their batched forms) is
     priced as the one-row matmul it is, the input that N does not index
     first, as that matmul's A: split-k cuts a vector form as that matmul."""
+    generic = red.op.name == "linalg.generic"
     red = through_transposes(red) or red
     k = red.static_k()
     out_shape = red.acc_type.get_shape()
@@ -239,6 +250,7 @@ def problem_of(red: Reduction) -> Problem | str:
         2 if len(red.inputs) > 1 else 1,
         tuple(spans),
         tuple(k_strides),
+        generic,
     )
 
 
@@ -781,16 +793,123 @@ def gpu_estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     return Estimate(count, chunk, workgroups, waves, fill, panel, None, main, partials, merge, pad)
 
 
-def iree_split_note(problem: Problem) -> str:
-    """Why a one-row contraction (a decode) is left whole on a GPU, and the
-    flag that splits it faster than static chunks do."""
-    return (
-        f"a one-row contraction ({problem.describe()}) is left whole on a GPU: IREE's own "
-        "split (--iree-dispatch-creation-enable-split-reduction) cuts K, where a divisor "
-        "of it serves, into chunks with workgroups of 128 columns, 4 a thread "
-        "(1x4096x14336 on an H200: 0.106 ms; static chunks 0.462 ms at best, IREE "
-        "alone 0.664 ms); compile with that flag"
+IREE_SPLIT_MAX_OUTPUT = 2048 * 4096
+IREE_SPLIT_SHORT_K = 18000
+IREE_SPLIT_MIN_RATIO = 48
+IREE_SPLIT_MAX_CHUNK = 1 << 15
+IREE_SPLIT_CHUNK_COUNTS = (
+    (16 * 16, 2048),
+    (64 * 64, 128),
+    (128 * 128, 64),
+    (256 * 256, 32),
+    (512 * 512, 16),
+)
+"""IREE 3.13's split-reduction heuristic for matmul-like ops (its
+SetSplitReductionSizes pass under
+`--iree-dispatch-creation-enable-split-reduction`, the same on every
+target), in the constants above and this table: an output larger than the
+first is not split, nor a K under the second whose ratio K / sqrt(M N) /
+batch is under the third; an output up to a row's size here is cut in at
+most its count of chunks (8 past the last), a K over 10^7 in 2048, over
+10^6 in at least 128; a chunk is the smallest divisor of K at least K over
+that count, and no larger than the fourth."""
+
+
+def iree_split_chunk(problem: Problem) -> int | str:
+    """The chunk of K that IREE's own split cuts a contraction into (a
+    divisor of K), or why it leaves the op whole. Restates IREE 3.13's
+    heuristic (`IREE_SPLIT_CHUNK_COUNTS`), as checked with iree-compile for
+    sm_80, gfx942 and the CPU: under a row of 4096, K = 4096, 8192, 11008,
+    14336 and 28672 in 128 chunks, 51234 in 6 of 8539; 1x16x14336 in 2048
+    chunks of 7; 1x4096x2048 and 1x14336x4096 whole."""
+    p = problem
+    output = p.batch * p.m * p.n
+    if output > IREE_SPLIT_MAX_OUTPUT:
+        return f"IREE's own split leaves an output of {output} elements whole"
+    ratio = int(p.k / math.sqrt(p.m * p.n) / p.batch)
+    if p.k < IREE_SPLIT_SHORT_K and ratio < IREE_SPLIT_MIN_RATIO:
+        return f"IREE's own split leaves it whole too: K = {p.k} is short against the output"
+    counts = [count for size, count in IREE_SPLIT_CHUNK_COUNTS if output <= size]
+    limit = counts[0] if counts else min(8, p.k)
+    if p.k > 10**7:
+        limit = 2048
+    elif p.k > 10**6:
+        limit = max(limit, 128)
+    lower = ceildiv(p.k, limit)
+    chunk = next(
+        (c for c in range(lower, min(p.k, IREE_SPLIT_MAX_CHUNK) + 1) if p.k % c == 0), p.k
     )
+    if chunk == p.k:
+        return (
+            f"K = {p.k} has no divisor from {lower} to {min(p.k - 1, IREE_SPLIT_MAX_CHUNK)}, "
+            "the chunks IREE's own split takes; other chunks leave IREE a remainder chunk of "
+            "dynamic size, and IREE 3.13's CUDA code for a dynamic-K matmul can be wrong"
+        )
+    return chunk
+
+
+IREE_SPLIT_READ_SHARE = 0.5
+"""The share of the memory bandwidth at which IREE's own split of a decode
+reads its operands: 1x4096x14336 in f32 (235 MB) in 0.106 ms on an H200
+(4.8 TB/s). Its f16 form (117 MB) took 0.092 ms, which this prices at 0.06."""
+
+
+def iree_split_estimate(problem: Problem, target: Target, chunk: int) -> Estimate:
+    """The GPU model's time for a one-row contraction in IREE's own split:
+    K/chunk chunks, each workgroup 128 columns of a row of B (TileAndFuse,
+    4 a thread), then IREE's merge."""
+    p = problem
+    fit = target.gpu_fit
+    assert fit is not None
+    bandwidth = target.memory_bandwidth
+    count = p.k // chunk
+    workgroups = p.batch * ceildiv(p.n, 128) * count
+    waves = ceildiv(workgroups, target.processors)
+    main = sum(_operand_bytes(p)) / (bandwidth * IREE_SPLIT_READ_SHARE) + fit.launch
+    output_bytes = p.batch * p.m * p.n * p.acc_bytes
+    partials = 2 * output_bytes * count / bandwidth
+    merge = fit.launch + 2 * output_bytes / bandwidth
+    return Estimate(
+        count, chunk, workgroups, waves, workgroups / (waves * target.processors), 0, None,
+        main, partials, merge,
+    )
+
+
+def _leave_to_iree(problem: Problem, target: Target, unsplit: Estimate) -> Choice:
+    """A one-row contraction (a decode) on a GPU: IREE's own split where it
+    takes one (split-k sets its chunk on the op), else whole."""
+    whole = f"a one-row contraction ({problem.describe()}) is left whole on a GPU"
+    chunk = iree_split_chunk(problem)
+    if isinstance(chunk, str):
+        return Choice(1, unsplit, unsplit, f"{whole}: {chunk}")
+    if problem.n > 1 and problem.k_strides[-1] == problem.input_bytes:
+        return Choice(
+            1, unsplit, unsplit,
+            f"{whole}: its matrix lies along K (a matvec's, a transposed B), whose rows IREE "
+            "alone reads a workgroup each, lanes along the row; IREE's split of it gives each "
+            "lane a row of its own (TileAndFuse, workgroup = [128, 0]; neither timed)",
+        )
+    if problem.generic:
+        return Choice(
+            1, unsplit, unsplit,
+            f"{whole}: IREE 3.13 drops {SPLIT_REDUCTION} from a linalg.generic (it folds "
+            "the unit row and rebuilds the op), and its own split leaves the folded op whole",
+        )
+    split = iree_split_estimate(problem, target, chunk)
+    if split.seconds > unsplit.seconds * (1 - MIN_GAIN):
+        return Choice(
+            1, unsplit, unsplit,
+            f"{whole}: IREE's own split ({split.describe()}) gains under {MIN_GAIN:.0%} on "
+            f"unsplit {unsplit.describe()}",
+        )
+    reason = (
+        f"a one-row contraction ({problem.describe()}) is left to IREE's own split: "
+        f"{SPLIT_REDUCTION} = [{chunk} : index] on it, the chunk "
+        "--iree-dispatch-creation-enable-split-reduction picks, and IREE forms the split "
+        f"dispatch and its merge ({split.describe()}; unsplit {unsplit.describe()}; "
+        "1x4096x14336 on an H200: 0.106 ms, static chunks 0.462 ms at best, IREE alone 0.664 ms)"
+    )
+    return Choice(1, split, unsplit, reason, iree_chunk=chunk)
 
 
 def _choose_gpu(problem: Problem, target: Target) -> Choice:
@@ -800,7 +919,7 @@ def _choose_gpu(problem: Problem, target: Target) -> Choice:
     if problem.k <= 1:
         return Choice(1, unsplit, unsplit, f"K = {problem.k} has one element")
     if problem.m == 1:
-        return Choice(1, unsplit, unsplit, iree_split_note(problem))
+        return _leave_to_iree(problem, target, unsplit)
     operands = sum(_operand_bytes(problem))
     output = problem.batch * problem.m * problem.n * problem.acc_bytes
     candidates: list[tuple[int, Estimate]] = []

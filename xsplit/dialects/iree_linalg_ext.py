@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IntAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntAttr, IntegerAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -42,6 +42,20 @@ class SplitReductionMappingAttr(ParametrizedAttribute):
             raise VerifyException(
                 f"split_reduction_mapping dimension must be non-negative, got {self.dim.data}"
             )
+
+
+SPLIT_REDUCTION = "iree_linalg_ext.split_reduction"
+"""The discardable attribute with which IREE 3.13's dispatch creation reads
+an op's split-reduction chunk sizes, one per reduction loop, outermost
+first. IREE sets it itself under
+`--iree-dispatch-creation-enable-split-reduction`, and keeps one already set
+with or without the flag; a size that does not divide its loop leaves a
+remainder chunk of dynamic size."""
+
+
+def split_reduction_sizes(sizes: Sequence[int]) -> ArrayAttr[IntegerAttr]:
+    """The value of `SPLIT_REDUCTION`: `[112 : index]`."""
+    return ArrayAttr([IntegerAttr(size, IndexType()) for size in sizes])
 
 
 IREELinalgExt = Dialect("iree_linalg_ext", [], [SplitReductionMappingAttr])
