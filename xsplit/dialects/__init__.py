@@ -33,6 +33,7 @@ from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.speedups import install_speedups
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.util import Util
+from xsplit.dialects.xsplit_gemm import XsplitGemm
 
 XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "flow": lambda: Flow,
@@ -45,6 +46,7 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "iree_codegen": lambda: IREECodegen,
     "iree_cpu": lambda: IREECPU,
     "util": lambda: Util,
+    "xsplit_gemm": lambda: XsplitGemm,
 }
 """The dialects xsplit defines, by name."""
 

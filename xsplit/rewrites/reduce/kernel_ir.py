@@ -1,0 +1,175 @@
+"""Builder calls for the GEMM kernel's lowerings (gemm_kernel.py and the
+lower-*-gemm passes): one call per op, so that a lowering reads in the order
+of the IR it makes. Regions are built by callbacks that get a builder at the
+end of the new block."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    f32,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from xsplit.dialects import gpu
+from xsplit.dialects.memref import AtomicRMWOp
+
+WORKGROUP = gpu.AddressSpaceAttr(gpu.AddressSpace.WORKGROUP)
+PRIVATE = gpu.AddressSpaceAttr(gpu.AddressSpace.PRIVATE)
+
+Index = SSAValue | int
+
+
+class KernelBuilder:
+    """Inserts at one point; `c(4)` and `zero()` reuse a constant already made
+    in the same block."""
+
+    def __init__(self, builder: Builder, consts: dict | None = None):
+        self.b = builder
+        self.consts: dict = {} if consts is None else consts
+
+    @staticmethod
+    def at_end(block: Block, consts: dict | None = None) -> KernelBuilder:
+        return KernelBuilder(Builder(InsertPoint.at_end(block)), consts)
+
+    def insert(self, op: Operation) -> Operation:
+        return self.b.insert(op)
+
+    def _block(self) -> Block | None:
+        return self.b.insertion_point.block
+
+    def _const(self, key, make: Callable[[], Operation]) -> SSAValue:
+        full = (id(self._block()), key)
+        if full not in self.consts:
+            self.consts[full] = self.insert(make()).results[0]
+        return self.consts[full]
+
+    def c(self, value: Index) -> SSAValue:
+        if isinstance(value, SSAValue):
+            return value
+        return self._const(("index", value), lambda: arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+    def f(self, value: float) -> SSAValue:
+        return self._const(("f32", value), lambda: arith.ConstantOp(FloatAttr(value, f32)))
+
+    def zero(self) -> SSAValue:
+        return self.f(0.0)
+
+    # Index arithmetic, folded where both sides are constants or trivial.
+    def add(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if b == 0:
+            return a
+        if a == 0:
+            return b
+        return self.insert(arith.AddiOp(self.c(a), self.c(b))).results[0]
+
+    def mul(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a * b
+        if b == 1:
+            return a
+        if a == 1:
+            return b
+        return self.insert(arith.MuliOp(self.c(a), self.c(b))).results[0]
+
+    def div(self, a: Index, b: int) -> Index:
+        if isinstance(a, int):
+            return a // b
+        return a if b == 1 else self.insert(arith.DivUIOp(a, self.c(b))).results[0]
+
+    def rem(self, a: Index, b: int) -> Index:
+        if isinstance(a, int):
+            return a % b
+        return self.insert(arith.RemUIOp(a, self.c(b))).results[0]
+
+    def min(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return min(a, b)
+        return self.insert(arith.MinUIOp(self.c(a), self.c(b))).results[0]
+
+    def below(self, a: Index, bound: int) -> SSAValue:
+        return self.insert(arith.CmpiOp(self.c(a), self.c(bound), "ult")).results[0]
+
+    def both(self, a: SSAValue | None, b: SSAValue | None) -> SSAValue | None:
+        if a is None or b is None:
+            return a or b
+        return self.insert(arith.AndIOp(a, b)).results[0]
+
+    def addf(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.insert(arith.AddfOp(a, b)).results[0]
+
+    def mulf(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.insert(arith.MulfOp(a, b)).results[0]
+
+    # GPU ids and memory.
+    def thread_id(self) -> SSAValue:
+        return self.insert(gpu.ThreadIdOp("x")).results[0]
+
+    def block_id(self, dim: str) -> SSAValue:
+        return self.insert(gpu.BlockIdOp(dim)).results[0]
+
+    def barrier(self) -> None:
+        self.insert(gpu.BarrierOp())
+
+    def alloc(self, shape: Sequence[int], space: Attribute, hint: str) -> SSAValue:
+        make = memref.AllocaOp if space == PRIVATE else memref.AllocOp
+        v = self.insert(make.get(f32, shape=list(shape), memory_space=space)).results[0]
+        v.name_hint = hint
+        return v
+
+    def load(self, ref: SSAValue, idx: Sequence[Index]) -> SSAValue:
+        return self.insert(memref.LoadOp.get(ref, [self.c(i) for i in idx])).results[0]
+
+    def store(self, value: SSAValue, ref: SSAValue, idx: Sequence[Index]) -> None:
+        self.insert(memref.StoreOp.get(value, ref, [self.c(i) for i in idx]))
+
+    def atomic_add(self, value: SSAValue, ref: SSAValue, idx: Sequence[Index]) -> None:
+        self.insert(AtomicRMWOp("addf", value, ref, [self.c(i) for i in idx]))
+
+    # Control flow.
+    def for_(
+        self,
+        lo: Index,
+        hi: Index,
+        step: Index,
+        body: Callable[[KernelBuilder, SSAValue], None],
+        hint: str = "k",
+    ) -> None:
+        """An `scf.for` with no iteration arguments."""
+        block = Block(arg_types=[IndexType()])
+        block.args[0].name_hint = hint
+        inner = KernelBuilder.at_end(block, self.consts)
+        body(inner, block.args[0])
+        inner.insert(scf.YieldOp())
+        self.insert(scf.ForOp(self.c(lo), self.c(hi), self.c(step), [], block))
+
+    def if_(self, cond: SSAValue | None, body: Callable[[KernelBuilder], None]) -> None:
+        """`body` under `cond`; unconditionally when `cond` is None."""
+        if cond is None:
+            body(self)
+            return
+        block = Block()
+        inner = KernelBuilder.at_end(block, self.consts)
+        body(inner)
+        inner.insert(scf.YieldOp())
+        self.insert(scf.IfOp(cond, [], [block]))
+
+    def load_or_zero(self, ref: SSAValue, idx: Sequence[Index], cond: SSAValue | None) -> SSAValue:
+        """`ref[idx]` where `cond` holds, else 0.0; nothing is read where it does not."""
+        if cond is None:
+            return self.load(ref, idx)
+        then, other = Block(), Block()
+        t = KernelBuilder.at_end(then, self.consts)
+        t.insert(scf.YieldOp(t.load(ref, idx)))
+        e = KernelBuilder.at_end(other, self.consts)
+        e.insert(scf.YieldOp(e.zero()))
+        return self.insert(scf.IfOp(cond, [f32], [then], [other])).results[0]

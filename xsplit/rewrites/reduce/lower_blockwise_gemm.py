@@ -1,0 +1,110 @@
+"""`lower-blockwise-gemm`: the GEMM kernel's third stage. What a workgroup's
+threads do together becomes what each thread does.
+
+`xsplit_gemm.blockwise_copy`: thread t copies elements t, t + T, t + 2T, ...
+of the tile, counted along the source's rows, so that neighbouring threads
+read neighbouring addresses. All its loads come before its stores, so that
+they are in flight together. An element outside the source reads nothing and
+stores zero (an `scf.if` yielding the load or 0.0); the mask is left out
+along a dimension the copy's size divides, since the op's offsets are
+multiples of its sizes.
+
+`xsplit_gemm.blockwise_gemm`: a loop over the staged K step; at each K
+element the thread reads its registers' A and B values from the tiles
+(`threadwise_read`) and adds their outer product (`threadwise_gemm`). The
+register buffers are allocated at the start of the function, not in the
+loop, so that LLVM can keep them in registers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import func
+from xdsl.ir import SSAValue
+from xdsl.rewriter import InsertPoint
+from xdsl.builder import Builder
+
+from xsplit.dialects.xsplit_gemm import (
+    BlockwiseCopyOp,
+    BlockwiseGemmOp,
+    ThreadwiseGemmOp,
+    ThreadwiseReadOp,
+)
+from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
+from xsplit.rewrites.reduce.kernel_ir import PRIVATE, KernelBuilder
+
+
+def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseCopyOp)
+    kb = KernelBuilder(ir.b)
+    rows, cols = op.copy_sizes
+    src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
+    threads = op.thread_count
+    staged = []
+    for item in range(rows * cols // threads):
+        flat = kb.add(op.thread, item * threads)
+        i, j = kb.div(flat, cols), kb.rem(flat, cols)
+        r, c = kb.add(op.row, i), kb.add(op.col, j)
+        inside = kb.both(
+            kb.below(r, src_rows) if src_rows % rows else None,
+            kb.below(c, src_cols) if src_cols % cols else None,
+        )
+        value = kb.load_or_zero(op.src, [r, c], inside)
+        staged.append((value, [j, i] if op.transpose else [i, j]))
+    for value, at in staged:
+        kb.store(value, op.tile, at)
+    return []
+
+
+def _entry(op) -> KernelBuilder:
+    fn = op.parent_op()
+    while fn is not None and not isinstance(fn, func.FuncOp):
+        fn = fn.parent_op()
+    assert fn is not None
+    return KernelBuilder(Builder(InsertPoint.at_start(fn.body.block)))
+
+
+def lower_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseGemmOp)
+    kb = KernelBuilder(ir.b)
+    rm, rn = op.acc.type.get_shape()  # type: ignore[attr-defined]
+    thm, thn = op.thread_counts
+    entry = _entry(op)
+    a_regs = entry.alloc([rm], PRIVATE, "a_regs")
+    b_regs = entry.alloc([rn], PRIVATE, "b_regs")
+    tm = kb.div(op.thread, thn)
+    tn = kb.rem(op.thread, thn)
+
+    def k_element(body: KernelBuilder, kk: SSAValue) -> None:
+        body.insert(ThreadwiseReadOp(op.a, kk, tm, a_regs, thm))  # type: ignore[arg-type]
+        body.insert(ThreadwiseReadOp(op.b, kk, tn, b_regs, thn))  # type: ignore[arg-type]
+        body.insert(ThreadwiseGemmOp(op.acc, a_regs, b_regs))
+
+    kb.for_(0, op.steps, 1, k_element, "kk")
+    return []
+
+
+LOWER_COPY = Pattern(
+    name="lower-blockwise-copy",
+    doc="a workgroup's staged copy becomes each thread's masked loads, then its stores",
+    root=BlockwiseCopyOp,
+    rewrite=lower_copy,
+)
+
+LOWER_GEMM = Pattern(
+    name="lower-blockwise-gemm",
+    doc="a workgroup's multiply of staged tiles becomes each thread's K loop of register reads and outer products",
+    root=BlockwiseGemmOp,
+    rewrite=lower_gemm,
+)
+
+LOWER_BLOCKWISE_GEMM = Pass(
+    "lower-blockwise-gemm",
+    "Lowers xsplit_gemm's blockwise ops to each thread's loads, stores and threadwise ops.",
+    [LOWER_COPY, LOWER_GEMM],
+)
+
+__all__ = ["LOWER_BLOCKWISE_GEMM"]
