@@ -110,6 +110,13 @@ class KernelBuilder:
     def mulf(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.insert(arith.MulfOp(a, b)).results[0]
 
+    def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+        """`a * b + c`, marked `contract` so that LLVM fuses it into one FMA
+        (without the flag NVPTX keeps `mul.rn` and `add.rn` apart)."""
+        flags = arith.FastMathFlagsAttr([arith.FastMathFlag.ALLOW_CONTRACT])
+        prod = self.insert(arith.MulfOp(a, b, flags)).results[0]
+        return self.insert(arith.AddfOp(c, prod, flags)).results[0]
+
     # GPU ids and memory.
     def thread_id(self) -> SSAValue:
         return self.insert(gpu.ThreadIdOp("x")).results[0]

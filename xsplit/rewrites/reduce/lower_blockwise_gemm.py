@@ -43,9 +43,17 @@ def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
     threads = op.thread_count
     staged = []
+    # When the threads cover whole rows, each thread keeps its column and
+    # moves down threads / cols rows per element: one div and rem in all.
+    whole_rows = threads % cols == 0
+    if whole_rows:
+        first, j0 = kb.div(op.thread, cols), kb.rem(op.thread, cols)
     for item in range(rows * cols // threads):
-        flat = kb.add(op.thread, item * threads)
-        i, j = kb.div(flat, cols), kb.rem(flat, cols)
+        if whole_rows:
+            i, j = kb.add(first, item * threads // cols), j0
+        else:
+            flat = kb.add(op.thread, item * threads)
+            i, j = kb.div(flat, cols), kb.rem(flat, cols)
         r, c = kb.add(op.row, i), kb.add(op.col, j)
         inside = kb.both(
             kb.below(r, src_rows) if src_rows % rows else None,

@@ -63,7 +63,7 @@ def lower_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     b = [kb.load(op.b, [j]) for j in range(rn)]
     for i in range(rm):
         for j in range(rn):
-            total = kb.addf(kb.load(op.acc, [i, j]), kb.mulf(a[i], b[j]))
+            total = kb.fma(a[i], b[j], kb.load(op.acc, [i, j]))
             kb.store(total, op.acc, [i, j])
     return []
 
