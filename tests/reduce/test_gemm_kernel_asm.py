@@ -1,7 +1,7 @@
 """xsplit's own GEMM kernel through export-dispatch and iree-compile (not
 run: no GPU here): the assembly holds what the kernel promises. Registers
 stay in registers (no local memory on sm_80, no private segment on gfx942),
-the multiply-adds are fused, the staging has its two barriers, the atomic
+the multiply-adds are fused, A and B come in 128-bit loads, the staging has its two barriers, the atomic
 merge adds atomically and the deterministic merge has no atomic at all."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ FMA = {"sm_80": r"\bfma\.rn\.f32\b", "gfx942": r"\bv_(pk_)?fmac?_f32\b"}
 ATOMIC = {"sm_80": r"\b(atom|red)\.[\w.]*global[\w.]*add\.f32", "gfx942": r"\bglobal_atomic_\w+"}
 ANY_ATOMIC = {"sm_80": r"\b(atom|red)\.", "gfx942": r"atomic"}
 BARRIER = {"sm_80": r"\bbar\.sync", "gfx942": r"\bs_barrier\b"}
+VECTOR_LOAD = {"sm_80": r"\bld\.global(\.nc)?\.v4\.(b|f)32", "gfx942": r"\bglobal_load_dwordx4\b"}
 SPILL = {"sm_80": r"\.local\b", "gfx942": r"private_segment_fixed_size:\s*[1-9]"}
 
 
@@ -30,7 +31,7 @@ SPILL = {"sm_80": r"\.local\b", "gfx942": r"private_segment_fixed_size:\s*[1-9]"
 def test_assembly(t: str, merge: str, tmp_path: Path) -> None:
     with collect_remarks():
         out = rewrite(
-            matmul(100, 70, 999),
+            matmul(100, 72, 1000),
             f"gemm-kernel{{target={t} chunks=4 merge={merge}}},{LOWER},export-dispatch{{target={t}}}",
         )
     asm = "\n".join(dumped_assembly(out, t, tmp_path))
@@ -39,6 +40,8 @@ def test_assembly(t: str, merge: str, tmp_path: Path) -> None:
     fmas = re.findall(FMA[t], asm)
     assert len(fmas) >= (8 if t == "gfx942" else 16)
     assert len(re.findall(BARRIER[t], asm)) >= 2
+    # K and N are whole vectors of 4: both copies load 128 bits at a time.
+    assert len(re.findall(VECTOR_LOAD[t], asm)) >= 2
     if merge == "atomic":
         assert re.search(ATOMIC[t], asm)
     else:

@@ -274,7 +274,11 @@ class BlockwiseCopyOp(IRDLOperation):
     where the element is outside `src`: a bounds mask, no padding copy.
     Thread `thread` of `threads` copies every `threads`-th element, in the
     order of `src`'s rows, so that neighbouring threads read neighbouring
-    addresses. `tile` may be larger than the copy (padded rows).
+    addresses. `tile` may be larger than the copy (padded rows). With
+    `vector = w`, each thread loads runs of w elements of a row with one
+    vector load (w = 4: 128 bits of f32), masked as a whole: the source's
+    rows and the copy's columns are whole vectors, so a vector is either
+    inside or outside. `row` and `col` are multiples of the sizes.
     """
 
     name = "xsplit_gemm.blockwise_copy"
@@ -287,6 +291,8 @@ class BlockwiseCopyOp(IRDLOperation):
     sizes = prop_def(DenseArrayBase)
     threads = prop_def(IntegerAttr)
     transpose = opt_prop_def(UnitAttr)
+    vector = opt_prop_def(IntegerAttr)
+    """Elements per global load (4: 128-bit loads of f32); 1 when absent."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -306,10 +312,13 @@ class BlockwiseCopyOp(IRDLOperation):
         sizes: tuple[int, int],
         threads: int,
         transpose: bool = False,
+        vector: int = 1,
     ):
         props = {"sizes": _ints(sizes), "threads": IntegerAttr(threads, i64)}
         if transpose:
             props["transpose"] = UnitAttr()
+        if vector != 1:
+            props["vector"] = IntegerAttr(vector, i64)
         super().__init__(operands=[src, row, col, tile, thread], properties=props)
 
     @property
@@ -321,6 +330,10 @@ class BlockwiseCopyOp(IRDLOperation):
     def thread_count(self) -> int:
         return self.threads.value.data
 
+    @property
+    def width(self) -> int:
+        return 1 if self.vector is None else self.vector.value.data
+
     def verify_(self) -> None:
         _static_f32(self, self.src, "the source", 2, None)
         _static_f32(self, self.tile, "the tile", 2, "workgroup")
@@ -329,7 +342,10 @@ class BlockwiseCopyOp(IRDLOperation):
         room = _shape(self.tile)
         want = (c, r) if self.transpose else (r, c)
         _need(room[0] >= want[0] and room[1] >= want[1], self, "the tile is smaller than the copy")
-        _need((r * c) % self.thread_count == 0, self, "threads must divide the copy")
+        w = self.width
+        _need(w > 0 and c % w == 0, self, f"a vector of {w} must divide the copy's rows")
+        _need(_shape(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
+        _need((r * c // w) % self.thread_count == 0, self, "threads must divide the copy")
 
 
 @irdl_op_definition

@@ -1119,6 +1119,48 @@ def _c_load(m: Machine, op: Operation, affine: bool = False):
     return run
 
 
+def _c_vector_load(m: Machine, op: Operation):
+    """`vector.load` of a 1-D vector: w consecutive elements along the last
+    index, each logged as its own read. A vector value is held as an
+    (n, w) array, lanes first, so that frames gather it like a scalar;
+    only `vector.extract` reads it."""
+    sv = _slot(m, op.operands[0])
+    sidx = [_slot(m, v) for v in op.operands[1:]]
+    shape = op.results[0].type.get_shape()  # type: ignore[attr-defined]
+    if len(shape) != 1:
+        raise SimulationError("only 1-D vector loads are supported", op)
+    width = shape[0]
+    r = _slot(m, op.results[0])
+    k = m.index_of(op)
+    memos: list[list] = [[None, (), None] for _ in range(width)]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        view = m.get(fr, sv)
+        idx = [m.arr(fr, s) for s in sidx]
+        parts = []
+        for e in range(width):
+            flat = m.flat_index(view, [*idx[:-1], idx[-1] + e], op, memos[e])
+            if view.buffer.logged:
+                m.access(view, flat, fr, k, READ)
+            parts.append(_expand(view.buffer.data[flat], fr.n))
+        fr.env[r] = np.stack(parts, axis=1)
+
+    return run
+
+
+def _c_vector_extract(m: Machine, op: Operation):
+    """`vector.extract` of one element at a static position of a 1-D vector."""
+    position = op_property(op, "static_position").get_values()  # type: ignore[union-attr]
+    if len(position) != 1 or position[0] < 0:
+        raise SimulationError("only static extracts from 1-D vectors are supported", op)
+    sv, r, at = _slot(m, op.operands[0]), _slot(m, op.results[0]), int(position[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        fr.env[r] = m.arr(fr, sv)[:, at]
+
+    return run
+
+
 def _c_store(m: Machine, op: Operation, affine: bool = False):
     sval, sv = _slot(m, op.operands[0]), _slot(m, op.operands[1])
     sidx = [_slot(m, v) for v in op.operands[2:]]
@@ -1690,6 +1732,8 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "affine.load": lambda m, op: _c_load(m, op, affine=True),
     "affine.store": lambda m, op: _c_store(m, op, affine=True),
     "memref.atomic_rmw": _c_atomic_rmw,
+    "vector.load": _c_vector_load,
+    "vector.extract": _c_vector_extract,
     "memref.alloc": _c_alloc,
     "memref.alloca": _c_alloc,
     "memref.subview": _c_subview,

@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
     IntegerAttr,
+    VectorType,
     f32,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -180,3 +181,23 @@ class KernelBuilder:
         e = KernelBuilder.at_end(other, self.consts)
         e.insert(scf.YieldOp(e.zero()))
         return self.insert(scf.IfOp(cond, [f32], [then], [other])).results[0]
+
+    def load_vector(self, ref: SSAValue, idx: Sequence[Index], width: int) -> list[SSAValue]:
+        """One `vector.load` of `width` elements along the last index, then
+        its elements as scalars."""
+        t = VectorType(f32, [width])
+        v = self.insert(vector.LoadOp(ref, [self.c(i) for i in idx], t)).results[0]
+        return [self.insert(vector.ExtractOp(v, [e], f32)).results[0] for e in range(width)]
+
+    def load_vector_or_zero(
+        self, ref: SSAValue, idx: Sequence[Index], width: int, cond: SSAValue | None
+    ) -> list[SSAValue]:
+        """`load_vector` where `cond` holds, else zeros; nothing is read where it does not."""
+        if cond is None:
+            return self.load_vector(ref, idx, width)
+        then, other = Block(), Block()
+        t = KernelBuilder.at_end(then, self.consts)
+        t.insert(scf.YieldOp(*t.load_vector(ref, idx, width)))
+        e = KernelBuilder.at_end(other, self.consts)
+        e.insert(scf.YieldOp(*[e.zero()] * width))
+        return list(self.insert(scf.IfOp(cond, [f32] * width, [then], [other])).results)

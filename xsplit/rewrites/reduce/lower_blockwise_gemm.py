@@ -7,7 +7,9 @@ read neighbouring addresses. All its loads come before its stores, so that
 they are in flight together. An element outside the source reads nothing and
 stores zero (an `scf.if` yielding the load or 0.0); the mask is left out
 along a dimension the copy's size divides, since the op's offsets are
-multiples of its sizes.
+multiples of its sizes. With `vector = w` each load is one `vector.load`
+of w elements (`ld.global.v4` for w = 4), masked as a whole, and its
+elements are stored one by one (A's land in w rows of its transposed tile).
 
 `xsplit_gemm.blockwise_gemm`: a loop over the staged K step; at each K
 element the thread reads its registers' A and B values from the tiles
@@ -41,26 +43,32 @@ def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     kb = KernelBuilder(ir.b)
     rows, cols = op.copy_sizes
     src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
-    threads = op.thread_count
+    threads, w = op.thread_count, op.width
+    runs = cols // w  # vectors per row of the copy
     staged = []
     # When the threads cover whole rows, each thread keeps its column and
-    # moves down threads / cols rows per element: one div and rem in all.
-    whole_rows = threads % cols == 0
+    # moves down threads / runs rows per vector: one div and rem in all.
+    whole_rows = threads % runs == 0
     if whole_rows:
-        first, j0 = kb.div(op.thread, cols), kb.rem(op.thread, cols)
-    for item in range(rows * cols // threads):
+        first, j0 = kb.div(op.thread, runs), kb.mul(kb.rem(op.thread, runs), w)
+    for item in range(rows * runs // threads):
         if whole_rows:
-            i, j = kb.add(first, item * threads // cols), j0
+            i, j = kb.add(first, item * threads // runs), j0
         else:
             flat = kb.add(op.thread, item * threads)
-            i, j = kb.div(flat, cols), kb.rem(flat, cols)
+            i, j = kb.div(flat, runs), kb.mul(kb.rem(flat, runs), w)
         r, c = kb.add(op.row, i), kb.add(op.col, j)
         inside = kb.both(
             kb.below(r, src_rows) if src_rows % rows else None,
             kb.below(c, src_cols) if src_cols % cols else None,
         )
-        value = kb.load_or_zero(op.src, [r, c], inside)
-        staged.append((value, [j, i] if op.transpose else [i, j]))
+        if w == 1:
+            values = [kb.load_or_zero(op.src, [r, c], inside)]
+        else:
+            values = kb.load_vector_or_zero(op.src, [r, c], w, inside)
+        for e, value in enumerate(values):
+            je = kb.add(j, e)
+            staged.append((value, [je, i] if op.transpose else [i, je]))
     for value, at in staged:
         kb.store(value, op.tile, at)
     return []

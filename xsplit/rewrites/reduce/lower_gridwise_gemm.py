@@ -9,6 +9,9 @@ it) and B tile in workgroup memory, wait, multiply them into the registers,
 wait again before the next step overwrites them. Last, each thread's
 registers go to C by the op's merge (`threadwise_write`).
 
+Each copy loads 128 bits at a time (`vector = 4`) where the source's rows
+are whole vectors of 4 and the threads divide the copy in vectors.
+
 The A tile's rows are padded by one word: its copy writes it transposed, and
 without the pad the 16 threads that write one column of it would all hit the
 same bank.
@@ -38,6 +41,17 @@ A_PAD = 1
 """Words of padding per row of the A tile (bank conflicts of its transposed stores)."""
 
 
+VECTOR = 4
+"""f32 elements per global load where they fit: 128 bits."""
+
+
+def vector_width(row_length: int, rows: int, cols: int, threads: int) -> int:
+    """128-bit loads when every vector is 16-byte aligned (the source's rows
+    are whole vectors) and the threads still divide the copy; else scalars."""
+    fits = row_length % VECTOR == 0 and cols % VECTOR == 0
+    return VECTOR if fits and (rows * cols // VECTOR) % threads == 0 else 1
+
+
 def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     op = m.root
     assert isinstance(op, GridwiseGemmOp)
@@ -63,9 +77,12 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     acc = kb.alloc([tm // thm, tn // thn], PRIVATE, "acc")
     kb.insert(ThreadwiseFillOp(acc))
 
+    wa = vector_width(k, tm, tk, threads)
+    wb = vector_width(op.mnk[1], tk, tn, threads)
+
     def step(body: KernelBuilder, k0: SSAValue) -> None:
-        body.insert(BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, transpose=True))  # type: ignore[arg-type]
-        body.insert(BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads))  # type: ignore[arg-type]
+        body.insert(BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, transpose=True, vector=wa))  # type: ignore[arg-type]
+        body.insert(BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, vector=wb))  # type: ignore[arg-type]
         body.barrier()
         body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, (thm, thn), tk))
         body.barrier()
