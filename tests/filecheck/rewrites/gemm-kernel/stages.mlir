@@ -20,7 +20,7 @@
 // GRID-NEXT: xsplit_gemm.threadwise_fill %acc
 // GRID:      scf.for %k0 = %[[KB]] to %[[KE]] step %{{.*}} {
 // GRID-NEXT:   xsplit_gemm.blockwise_copy %a[%[[M0]], %k0] to %a_tile thread %[[TID]] {sizes = array<i64: 32, 16>, threads = 128 : i64, transpose}
-// GRID-NEXT:   xsplit_gemm.blockwise_copy %b[%k0, %[[N0]]] to %b_tile thread %[[TID]] {sizes = array<i64: 16, 64>, threads = 128 : i64}
+// GRID-NEXT:   xsplit_gemm.blockwise_copy %b[%k0, %[[N0]]] to %b_tile thread %[[TID]] {sizes = array<i64: 16, 64>, threads = 128 : i64, vector = 4 : i64}
 // GRID-NEXT:   gpu.barrier
 // GRID-NEXT:   xsplit_gemm.blockwise_gemm %a_tile * %b_tile into %acc thread %[[TID]] {threads = array<i64: 8, 16>, step_k = 16 : i64}
 // GRID-NEXT:   gpu.barrier
@@ -29,7 +29,8 @@
 
 // Register buffers at the function's start; each copy's loads (masked where
 // the tile overhangs: rows of A past 20, K past 997; B's columns never) come
-// before its stores; A lands transposed.
+// before its stores; A lands transposed. B's rows are whole vectors of 4:
+// 128-bit loads (A's, 997 long, are not).
 // BLOCK:      func.func @mm
 // BLOCK-NEXT:   %a_regs = memref.alloca() : memref<4xf32, #gpu.address_space<private>>
 // BLOCK-NEXT:   %b_regs = memref.alloca() : memref<4xf32, #gpu.address_space<private>>
@@ -46,8 +47,9 @@
 // BLOCK:        memref.store %[[V]], %a_tile[%[[J]], %[[I]]]
 // BLOCK-NOT:    memref.load %a
 // BLOCK:        %[[BK:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
-// BLOCK-NEXT:   scf.if %[[BK]] -> (f32) {
-// BLOCK-NEXT:     memref.load %b
+// BLOCK-NEXT:   %{{.*}} = scf.if %[[BK]] -> (f32, f32, f32, f32) {
+// BLOCK-NEXT:     %[[BV:.*]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<997x64xf32>, vector<4xf32>
+// BLOCK-NEXT:     vector.extract %[[BV]][0] : f32 from vector<4xf32>
 // BLOCK:        gpu.barrier
 // BLOCK:        scf.for %kk = %{{.*}} to %{{.*}} step %{{.*}} {
 // BLOCK-NEXT:     xsplit_gemm.threadwise_read %a_tile[%kk, %{{.*}}] to %a_regs {stride = 8 : i64}
