@@ -32,6 +32,7 @@ from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.speedups import install_speedups
 from xsplit.dialects.tensor import ParallelInsertSliceOp
+from xsplit.dialects.nvgpu import NVGPU
 from xsplit.dialects.util import Util
 from xsplit.dialects.xsplit_gemm import XsplitGemm
 
@@ -47,6 +48,7 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "iree_cpu": lambda: IREECPU,
     "util": lambda: Util,
     "xsplit_gemm": lambda: XsplitGemm,
+    "nvgpu": lambda: NVGPU,
 }
 """The dialects xsplit defines, by name."""
 

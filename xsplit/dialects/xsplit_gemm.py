@@ -40,11 +40,14 @@ from xdsl.irdl import (
     operand_def,
     opt_prop_def,
     prop_def,
+    result_def,
     traits_def,
     var_operand_def,
 )
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
+
+from xsplit.dialects.nvgpu import DeviceAsyncTokenType
 
 
 MERGES = ("store", "atomic", "partials")
@@ -124,6 +127,9 @@ class GridwiseGemmOp(IRDLOperation):
     threads = prop_def(DenseArrayBase)
     chunks = prop_def(IntegerAttr)
     merge = prop_def(StringAttr)
+    stages = opt_prop_def(IntegerAttr)
+    """Tiles in flight: 2 double-buffers the staging with asynchronous
+    copies (`nvgpu.device_async_copy`, sm_80 and later); 1 when absent."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -139,16 +145,21 @@ class GridwiseGemmOp(IRDLOperation):
         threads: tuple[int, int],
         chunks: int,
         merge: str,
+        stages: int = 1,
     ):
-        super().__init__(
-            operands=[a, b, c],
-            properties={
-                "tile": _ints(tile),
-                "threads": _ints(threads),
-                "chunks": IntegerAttr(chunks, i64),
-                "merge": StringAttr(merge),
-            },
-        )
+        props: dict = {
+            "tile": _ints(tile),
+            "threads": _ints(threads),
+            "chunks": IntegerAttr(chunks, i64),
+            "merge": StringAttr(merge),
+        }
+        if stages != 1:
+            props["stages"] = IntegerAttr(stages, i64)
+        super().__init__(operands=[a, b, c], properties=props)
+
+    @property
+    def stage_count(self) -> int:
+        return 1 if self.stages is None else self.stages.value.data
 
     @property
     def tile_sizes(self) -> tuple[int, int, int]:
@@ -220,6 +231,10 @@ class GridwiseGemmOp(IRDLOperation):
         )
         if partials:
             _need(c[0] == s, self, f"the partials buffer must have {s} chunks")
+        _need(self.stage_count in (1, 2), self, "stages must be 1 or 2")
+        # Each tile is then a multiple of 16 bytes: the 16-byte async copies
+        # into the B tiles that follow the A tiles stay aligned.
+        _need(self.stage_count == 1 or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
 
 
 @irdl_op_definition
@@ -335,17 +350,74 @@ class BlockwiseCopyOp(IRDLOperation):
         return 1 if self.vector is None else self.vector.value.data
 
     def verify_(self) -> None:
-        _static_f32(self, self.src, "the source", 2, None)
-        _static_f32(self, self.tile, "the tile", 2, "workgroup")
-        _need(len(self.sizes.get_values()) == 2, self, "sizes must be [rows, columns]")
-        r, c = self.copy_sizes
-        room = _shape(self.tile)
-        want = (c, r) if self.transpose else (r, c)
-        _need(room[0] >= want[0] and room[1] >= want[1], self, "the tile is smaller than the copy")
-        w = self.width
-        _need(w > 0 and c % w == 0, self, f"a vector of {w} must divide the copy's rows")
-        _need(_shape(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
-        _need((r * c // w) % self.thread_count == 0, self, "threads must divide the copy")
+        _verify_copy(self)
+
+
+def _verify_copy(self) -> None:
+    """The invariants of both staged copies."""
+    _static_f32(self, self.src, "the source", 2, None)
+    _static_f32(self, self.tile, "the tile", 2, "workgroup")
+    _need(len(self.sizes.get_values()) == 2, self, "sizes must be [rows, columns]")
+    r, c = self.copy_sizes
+    room = _shape(self.tile)
+    want = (c, r) if self.transpose else (r, c)
+    _need(room[0] >= want[0] and room[1] >= want[1], self, "the tile is smaller than the copy")
+    w = self.width
+    _need(w > 0 and c % w == 0, self, f"a vector of {w} must divide the copy's rows")
+    _need(_shape(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
+    _need((r * c // w) % self.thread_count == 0, self, "threads must divide the copy")
+
+
+@irdl_op_definition
+class BlockwiseAsyncCopyOp(IRDLOperation):
+    """
+    `blockwise_copy` with asynchronous copies (sm_80's `cp.async`): the same
+    elements go to the same places, masked the same way (a masked copy reads
+    nothing and writes zero), but the copies are only started; they form one
+    group per thread, whose token this returns. They are complete after an
+    `nvgpu.device_async_wait` that covers the group, and visible to the
+    other threads after a barrier that follows it.
+    """
+
+    name = "xsplit_gemm.blockwise_async_copy"
+
+    src = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    tile = operand_def(MemRefType)
+    thread = operand_def(IndexType)
+    sizes = prop_def(DenseArrayBase)
+    threads = prop_def(IntegerAttr)
+    transpose = opt_prop_def(UnitAttr)
+    vector = opt_prop_def(IntegerAttr)
+    token = result_def(DeviceAsyncTokenType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$src `[` $row `,` $col `]` `to` $tile `thread` $thread attr-dict "
+        "`:` type($src) `to` type($tile)"
+    )
+
+    def __init__(self, src, row, col, tile, thread, sizes, threads, transpose=False, vector=1):
+        props: dict = {"sizes": _ints(sizes), "threads": IntegerAttr(threads, i64)}
+        if transpose:
+            props["transpose"] = UnitAttr()
+        if vector != 1:
+            props["vector"] = IntegerAttr(vector, i64)
+        super().__init__(
+            operands=[src, row, col, tile, thread],
+            properties=props,
+            result_types=[DeviceAsyncTokenType()],
+        )
+
+    copy_sizes = BlockwiseCopyOp.copy_sizes
+    thread_count = BlockwiseCopyOp.thread_count
+    width = BlockwiseCopyOp.width
+
+    def verify_(self) -> None:
+        _verify_copy(self)
 
 
 @irdl_op_definition
@@ -556,6 +628,7 @@ XsplitGemm = Dialect(
         GridwiseGemmOp,
         MergePartialsOp,
         BlockwiseCopyOp,
+        BlockwiseAsyncCopyOp,
         BlockwiseGemmOp,
         ThreadwiseFillOp,
         ThreadwiseReadOp,

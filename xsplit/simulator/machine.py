@@ -1161,6 +1161,64 @@ def _c_vector_extract(m: Machine, op: Operation):
     return run
 
 
+def _c_async_copy(m: Machine, op: Operation):
+    """`nvgpu.device_async_copy`, run as a plain copy when it is issued:
+    `dstElements` elements along the last index, the first `srcElements`
+    read (all without it) and the rest zero. Its writes are logged at the
+    issue, which is where a copy into a tile still being read races; that
+    a `device_async_wait` covers it before the barrier that publishes it is
+    not checked here."""
+    n_dst = len(op.dst_indices)  # type: ignore[attr-defined]
+    n_src = len(op.src_indices)  # type: ignore[attr-defined]
+    sdst = _slot(m, op.operands[0])
+    sdi = [_slot(m, v) for v in op.operands[1 : 1 + n_dst]]
+    ssrc = _slot(m, op.operands[1 + n_dst])
+    ssi = [_slot(m, v) for v in op.operands[2 + n_dst : 2 + n_dst + n_src]]
+    scount = _slot(m, op.src_elements) if op.src_elements is not None else None  # type: ignore[attr-defined]
+    width = op.elements  # type: ignore[attr-defined]
+    r = _slot(m, op.results[0])
+    k = m.index_of(op)
+    memos = [[[None, (), None] for _ in range(width)] for _ in range(2)]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        dst, src = m.get(fr, sdst), m.get(fr, ssrc)
+        di = [m.arr(fr, s) for s in sdi]
+        si = [m.arr(fr, s) for s in ssi]
+        count = _expand(m.arr(fr, scount), fr.n) if scount is not None else np.full(fr.n, width)
+        for e in range(width):
+            read = count > e
+            value = np.zeros(fr.n, dtype=dst.buffer.data.dtype)
+            if read.any():
+                sel = np.nonzero(read)[0]
+                idx = [_gather(x, sel) if x.__class__ is np.ndarray else x for x in si]
+                sub = fr.child(sel)
+                flat = m.flat_index(_gather(src, sel), [*idx[:-1], idx[-1] + e], op, [None, (), None])
+                if src.buffer.logged:
+                    m.access(src, flat, sub, k, READ)
+                value[sel] = src.buffer.data[flat]
+            flat = m.flat_index(dst, [*di[:-1], di[-1] + e], op, memos[1][e])
+            if flat.__class__ is not np.ndarray:
+                flat = np.full(fr.n, flat, dtype=np.int64)
+            if dst.buffer.logged:
+                m.access(dst, flat, fr, k, WRITE)
+            dst.buffer.data[flat] = value
+        fr.env[r] = np.int64(0)
+
+    return run
+
+
+def _c_async_token(m: Machine, op: Operation):
+    """`device_async_create_group` and `device_async_wait`: the copies are
+    done when issued, so a group is only a token and a wait does nothing."""
+    r = _slot(m, op.results[0]) if op.results else None
+
+    def run(fr: Frame, chunked: bool) -> None:
+        if r is not None:
+            fr.env[r] = np.int64(0)
+
+    return run
+
+
 def _c_store(m: Machine, op: Operation, affine: bool = False):
     sval, sv = _slot(m, op.operands[0]), _slot(m, op.operands[1])
     sidx = [_slot(m, v) for v in op.operands[2:]]
@@ -1734,6 +1792,9 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "memref.atomic_rmw": _c_atomic_rmw,
     "vector.load": _c_vector_load,
     "vector.extract": _c_vector_extract,
+    "nvgpu.device_async_copy": _c_async_copy,
+    "nvgpu.device_async_create_group": _c_async_token,
+    "nvgpu.device_async_wait": _c_async_token,
     "memref.alloc": _c_alloc,
     "memref.alloca": _c_alloc,
     "memref.subview": _c_subview,

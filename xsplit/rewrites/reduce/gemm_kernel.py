@@ -15,7 +15,8 @@ and `gpu.known_grid_size`): each workgroup computes one C tile over one of
   in chunk order; the function becomes a host function that allocates the
   buffer and calls `{name}_partials`, then `{name}_merge`.
 
-`auto` is `store` for one chunk and `atomic` for more. The later stages are
+`auto` is `store` for one chunk and `atomic` for more. `stages=2` (sm_80,
+sm_90) double-buffers the staging with asynchronous copies. The later stages are
 passes of their own (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
 `lower-threadwise-gemm`); after the last, `export-dispatch{target=...}` makes
 it a custom dispatch for iree-compile, and `xsplit simulate` runs any stage
@@ -137,6 +138,9 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
     k = a.type.get_shape()[1]  # type: ignore[attr-defined]
     chunks = chunk_count(k, min(m.options["chunks"], -(-k // tile[2])), tile[2])
     merge = _merge(m, chunks)
+    stages = m.options["stages"]
+    if stages == 2 and tgt.name not in ("sm_80", "sm_90"):
+        raise XsplitError(f"gemm-kernel: stages=2 uses sm_80's asynchronous copies; {tgt.name} has none here", op)
     args = list(fn.args)
     types = [_memref(v.type) for v in args]
     hints = [v.name_hint for v in args]
@@ -146,7 +150,7 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
     if merge != "deterministic":
 
         def body(bld: Builder, vals):
-            return bld.insert(GridwiseGemmOp(vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge))
+            return bld.insert(GridwiseGemmOp(vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages))
 
         new.append(_kernel(name, types, hints, body))
     else:
@@ -154,7 +158,7 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
         ptype = MemRefType(f32, [chunks, m_, n_])
 
         def partials(bld: Builder, vals):
-            return bld.insert(GridwiseGemmOp(vals[0], vals[1], vals[2], tile, threads, chunks, "partials"))
+            return bld.insert(GridwiseGemmOp(vals[0], vals[1], vals[2], tile, threads, chunks, "partials", stages))
 
         def merge_body(bld: Builder, vals):
             return bld.insert(MergePartialsOp(vals[0], vals[1], threads[0] * threads[1]))
@@ -181,7 +185,7 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
         op,
         f"gemm-kernel: on {tgt.name}, {tile[0]}x{tile[1]} C tiles over {chunks} K chunk"
         f"{'s' if chunks > 1 else ''} of {gw.chunk_k} (grid {gx}x{gy}x{gz}, {gw.block[0]} threads, "
-        f"K steps of {tile[2]}); merge {merge}",
+        f"K steps of {tile[2]}{', double-buffered with cp.async' if stages == 2 else ''}); merge {merge}",
     )
     parent = fn.parent_block()
     assert parent is not None
@@ -216,7 +220,7 @@ GEMM_KERNEL_PATTERN = Pattern(
     root="linalg.matmul",
     where=where("a static f32 matmul in destination-passing form", _matmul_form),
     rewrite=_lower,
-    options=("target", "chunks", "merge", "tile", "threads"),
+    options=("target", "chunks", "merge", "tile", "threads", "stages"),
 )
 
 NOT_TAKEN = Remark(
@@ -237,6 +241,7 @@ GEMM_KERNEL = Pass(
         Option("merge", str, "auto", "how chunks meet: store (one chunk), atomic, deterministic", MERGE_CHOICES),
         Option("tile", tuple, DEFAULT_TILE, "the C tile and K step: M,N,K"),
         Option("threads", tuple, DEFAULT_THREADS, "threads per workgroup along M,N"),
+        Option("stages", int, 1, "staged tiles in flight: 2 double-buffers with cp.async (sm_80, sm_90)", (1, 2)),
     ),
 )
 

@@ -21,6 +21,7 @@ from xdsl.rewriter import InsertPoint
 
 from xsplit.dialects import gpu
 from xsplit.dialects.memref import AtomicRMWOp
+from xsplit.dialects.nvgpu import DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp
 
 WORKGROUP = gpu.AddressSpaceAttr(gpu.AddressSpace.WORKGROUP)
 PRIVATE = gpu.AddressSpaceAttr(gpu.AddressSpace.PRIVATE)
@@ -82,6 +83,16 @@ class KernelBuilder:
             return b
         return self.insert(arith.MuliOp(self.c(a), self.c(b))).results[0]
 
+    def sub(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a - b
+        if b == 0:
+            return a
+        return self.insert(arith.SubiOp(self.c(a), self.c(b))).results[0]
+
+    def select(self, cond: SSAValue, a: Index, b: Index) -> SSAValue:
+        return self.insert(arith.SelectOp(cond, self.c(a), self.c(b))).results[0]
+
     def div(self, a: Index, b: int) -> Index:
         if isinstance(a, int):
             return a // b
@@ -127,6 +138,28 @@ class KernelBuilder:
 
     def barrier(self) -> None:
         self.insert(gpu.BarrierOp())
+
+    def async_copy(
+        self, src: SSAValue, at: Sequence[Index], dst: SSAValue, to: Sequence[Index],
+        width: int, cond: SSAValue | None,
+    ) -> SSAValue:
+        """Starts copying `width` elements; where `cond` is false nothing is
+        read (the source index is clamped to 0, `srcElements` is 0) and zeros land."""
+        count = None
+        if cond is not None:
+            at = [self.select(cond, i, 0) for i in at]
+            count = self.select(cond, width, 0)
+        op = DeviceAsyncCopyOp(
+            src, [self.c(i) for i in at], dst, [self.c(i) for i in to], width, count,
+            bypass_l1=width * 4 == 16,
+        )
+        return self.insert(op).results[0]
+
+    def async_group(self, tokens: Sequence[SSAValue]) -> SSAValue:
+        return self.insert(DeviceAsyncCreateGroupOp(tokens)).results[0]
+
+    def async_wait(self, token: SSAValue, groups: int) -> None:
+        self.insert(DeviceAsyncWaitOp(token, groups))
 
     def alloc(self, shape: Sequence[int], space: Attribute, hint: str) -> SSAValue:
         make = memref.AllocaOp if space == PRIVATE else memref.AllocOp

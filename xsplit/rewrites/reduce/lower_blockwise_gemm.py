@@ -11,6 +11,12 @@ multiples of its sizes. With `vector = w` each load is one `vector.load`
 of w elements (`ld.global.v4` for w = 4), masked as a whole, and its
 elements are stored one by one (A's land in w rows of its transposed tile).
 
+`xsplit_gemm.blockwise_async_copy`: the same copies as
+`nvgpu.device_async_copy`s (16 bytes, `bypassL1`, per vector of B; 4 bytes
+per element of A, whose runs land in separate rows), a masked one reading
+nothing (`srcElements` 0, its index clamped to 0) and writing zeros; one
+`nvgpu.device_async_create_group` of them all, whose token replaces the op.
+
 `xsplit_gemm.blockwise_gemm`: a loop over the staged K step; at each K
 element the thread reads its registers' A and B values from the tiles
 (`threadwise_read`) and adds their outer product (`threadwise_gemm`). The
@@ -28,6 +34,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.builder import Builder
 
 from xsplit.dialects.xsplit_gemm import (
+    BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
     BlockwiseGemmOp,
     ThreadwiseGemmOp,
@@ -37,20 +44,18 @@ from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, KernelBuilder
 
 
-def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
-    op = m.root
-    assert isinstance(op, BlockwiseCopyOp)
-    kb = KernelBuilder(ir.b)
+def _copy_items(kb: KernelBuilder, op):
+    """Each vector (or element) this thread copies: (row, column, mask)."""
     rows, cols = op.copy_sizes
     src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
     threads, w = op.thread_count, op.width
     runs = cols // w  # vectors per row of the copy
-    staged = []
     # When the threads cover whole rows, each thread keeps its column and
     # moves down threads / runs rows per vector: one div and rem in all.
     whole_rows = threads % runs == 0
     if whole_rows:
         first, j0 = kb.div(op.thread, runs), kb.mul(kb.rem(op.thread, runs), w)
+    items = []
     for item in range(rows * runs // threads):
         if whole_rows:
             i, j = kb.add(first, item * threads // runs), j0
@@ -62,6 +67,17 @@ def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             kb.below(r, src_rows) if src_rows % rows else None,
             kb.below(c, src_cols) if src_cols % cols else None,
         )
+        items.append((i, j, r, c, inside))
+    return items
+
+
+def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseCopyOp)
+    kb = KernelBuilder(ir.b)
+    w = op.width
+    staged = []
+    for i, j, r, c, inside in _copy_items(kb, op):
         if w == 1:
             values = [kb.load_or_zero(op.src, [r, c], inside)]
         else:
@@ -72,6 +88,23 @@ def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     for value, at in staged:
         kb.store(value, op.tile, at)
     return []
+
+
+def lower_async_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseAsyncCopyOp)
+    kb = KernelBuilder(ir.b)
+    w = op.width
+    tokens = []
+    for i, j, r, c, inside in _copy_items(kb, op):
+        if op.transpose:
+            # The run lands in w rows of the tile: one 4-byte copy per element.
+            for e in range(w):
+                ce = kb.add(c, e)
+                tokens.append(kb.async_copy(op.src, [r, ce], op.tile, [kb.add(j, e), i], 1, inside))
+        else:
+            tokens.append(kb.async_copy(op.src, [r, c], op.tile, [i, j], w, inside))
+    return [kb.async_group(tokens)]
 
 
 def _entry(op) -> KernelBuilder:
@@ -110,6 +143,13 @@ LOWER_COPY = Pattern(
     rewrite=lower_copy,
 )
 
+LOWER_ASYNC_COPY = Pattern(
+    name="lower-blockwise-async-copy",
+    doc="a workgroup's asynchronous staged copy becomes each thread's masked cp.async copies, in one group",
+    root=BlockwiseAsyncCopyOp,
+    rewrite=lower_async_copy,
+)
+
 LOWER_GEMM = Pattern(
     name="lower-blockwise-gemm",
     doc="a workgroup's multiply of staged tiles becomes each thread's K loop of register reads and outer products",
@@ -120,7 +160,7 @@ LOWER_GEMM = Pattern(
 LOWER_BLOCKWISE_GEMM = Pass(
     "lower-blockwise-gemm",
     "Lowers xsplit_gemm's blockwise ops to each thread's loads, stores and threadwise ops.",
-    [LOWER_COPY, LOWER_GEMM],
+    [LOWER_COPY, LOWER_ASYNC_COPY, LOWER_GEMM],
 )
 
 __all__ = ["LOWER_BLOCKWISE_GEMM"]

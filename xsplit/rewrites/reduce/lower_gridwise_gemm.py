@@ -9,6 +9,10 @@ it) and B tile in workgroup memory, wait, multiply them into the registers,
 wait again before the next step overwrites them. Last, each thread's
 registers go to C by the op's merge (`threadwise_write`).
 
+With `stages = 2` the staging is double-buffered with asynchronous copies
+(`blockwise_async_copy`, then `nvgpu.device_async_wait` and a barrier before
+each multiply; see `_double_buffered`).
+
 Each copy loads 128 bits at a time (`vector = 4`) where the source's rows
 are whole vectors of 4 and the threads divide the copy in vectors.
 
@@ -27,6 +31,7 @@ from collections.abc import Sequence
 from xdsl.ir import SSAValue
 
 from xsplit.dialects.xsplit_gemm import (
+    BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
     BlockwiseGemmOp,
     GridwiseGemmOp,
@@ -72,26 +77,74 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         k_end = kb.add(k_begin, chunk_k)
         if chunk_k * op.chunk_count > k:  # the last chunk is short: its loop stops at K
             k_end = kb.min(k_end, k)
-    a_tile = kb.alloc([tk, tm + A_PAD], WORKGROUP, "a_tile")
-    b_tile = kb.alloc([tk, tn], WORKGROUP, "b_tile")
-    acc = kb.alloc([tm // thm, tn // thn], PRIVATE, "acc")
-    kb.insert(ThreadwiseFillOp(acc))
-
+    acc_shape = [tm // thm, tn // thn]
     wa = vector_width(k, tm, tk, threads)
     wb = vector_width(op.mnk[1], tk, tn, threads)
+    if op.stage_count == 2:
+        acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
+    else:
+        a_tile = kb.alloc([tk, tm + A_PAD], WORKGROUP, "a_tile")
+        b_tile = kb.alloc([tk, tn], WORKGROUP, "b_tile")
+        acc = kb.alloc(acc_shape, PRIVATE, "acc")
+        kb.insert(ThreadwiseFillOp(acc))
 
-    def step(body: KernelBuilder, k0: SSAValue) -> None:
-        body.insert(BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, transpose=True, vector=wa))  # type: ignore[arg-type]
-        body.insert(BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, vector=wb))  # type: ignore[arg-type]
-        body.barrier()
-        body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, (thm, thn), tk))
-        body.barrier()
+        def step(body: KernelBuilder, k0: SSAValue) -> None:
+            body.insert(BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, transpose=True, vector=wa))  # type: ignore[arg-type]
+            body.insert(BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, vector=wb))  # type: ignore[arg-type]
+            body.barrier()
+            body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, (thm, thn), tk))
+            body.barrier()
 
-    kb.for_(k_begin, k_end, tk, step, "k0")
+        kb.for_(k_begin, k_end, tk, step, "k0")
     row = kb.add(m0, kb.div(tid, thn))
     col = kb.add(n0, kb.rem(tid, thn))
     kb.insert(ThreadwiseWriteOp(acc, op.c, row, col, (thm, thn), op.merge_kind, chunk if op.merge_kind == "partials" else None))  # type: ignore[arg-type]
     return []
+
+
+def _double_buffered(kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin, k_end, wa, wb):
+    """The K loop with two tiles of A and two of B: while the threads
+    multiply one pair, the next step's copies into the other are in flight
+    (cp.async). Unrolled by two so that each half names its buffers. Each
+    step's A and B copies are two groups, so `numGroups = 2` waits for all
+    but the newest step. Past the last step the copies repeat the last one
+    into the idle pair (never read), so that every half commits its groups
+    and the waits count right; the second half multiplies only where its
+    step is inside the chunk. Returns the register tile."""
+    tm, tn, tk = op.tile_sizes
+    thm, thn = op.thread_counts
+    threads = thm * thn
+    a = [kb.alloc([tk, tm + A_PAD], WORKGROUP, f"a_tile{i}") for i in range(2)]
+    b = [kb.alloc([tk, tn], WORKGROUP, f"b_tile{i}") for i in range(2)]
+    acc = kb.alloc([tm // thm, tn // thn], PRIVATE, "acc")
+    kb.insert(ThreadwiseFillOp(acc))
+    # The first K of the chunk's last step.
+    last = kb.add(k_begin, kb.mul(kb.div(kb.sub(kb.sub(k_end, k_begin), 1), tk), tk))
+
+    def copy(body: KernelBuilder, k0, buf: int) -> SSAValue:
+        body.insert(BlockwiseAsyncCopyOp(op.a, m0, k0, a[buf], tid, (tm, tk), threads, True, wa))
+        return body.insert(BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb)).results[0]
+
+    first = copy(kb, k_begin, 0)
+
+    def multiply(body: KernelBuilder, buf: int) -> None:
+        body.insert(BlockwiseGemmOp(acc, a[buf], b[buf], tid, (thm, thn), tk))
+
+    def pair(body: KernelBuilder, k0: SSAValue) -> None:
+        for buf in (0, 1):
+            ahead = body.min(body.add(k0, (buf + 1) * tk), last)
+            token = copy(body, ahead, 1 - buf)
+            body.async_wait(token, 2)
+            body.barrier()
+            if buf == 0:
+                multiply(body, 0)
+            else:
+                body.if_(body.below(body.add(k0, tk), k_end), lambda inner: multiply(inner, 1))
+            body.barrier()
+
+    kb.for_(k_begin, k_end, 2 * tk, pair, "k0")
+    kb.async_wait(first, 0)
+    return acc
 
 
 def lower_merge(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
