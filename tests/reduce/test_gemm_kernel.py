@@ -6,6 +6,8 @@ global loads per FMA counted against the fused GEMM's text kernel."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -205,3 +207,32 @@ def test_vector_loads_masked() -> None:
     assert "vector.load %a" in text and "vector.load %b" in text
     text = check(37, 70, 200, f"target=sm_80 chunks=3 {SMALL}")
     assert "vector.load %a" in text and "vector.load %b" not in text
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+@pytest.mark.parametrize("k", [101, 96, 8])
+def test_double_buffered(merge: str, k: int) -> None:
+    # Two tile pairs and cp.async (stages=2): odd and even step counts per
+    # chunk (101 in 3 chunks of 40: 5, 5 and 3 steps of 8; 96: 4 each; 8:
+    # one step, one chunk), masked copies, and a copy into a tile pair
+    # while the other is read: the simulator logs each copy's writes at its
+    # issue, so a copy into a pair still being read would race.
+    chunks = 1 if k == 8 else 3
+    text = check(37, 20, k, f"target=sm_80 chunks={chunks} merge={merge} stages=2 {SMALL}")
+    assert "nvgpu.device_async_copy" in text and "numGroups = 2" in text
+    assert not re.search(r"(memref|vector)\.load %[ab]\[", text)  # all staging is async
+
+
+def test_double_buffer_without_its_barrier_races() -> None:
+    """The barrier after each multiply is what keeps the next copies out of
+    the pair being read: without it the simulator reports the race."""
+    module, text = lowered(37, 20, 96, f"target=sm_80 chunks=1 stages=2 {SMALL}")
+    fn = pick_function(module, None)
+    loop = next(op for op in fn.walk() if op.name == "scf.for" and op.parent_op() is fn)
+    barriers = [op for op in loop.body.block.ops if op.name == "gpu.barrier"]
+    assert len(barriers) == 4
+    barriers[1].detach()  # the one after the first pair's multiply
+    barriers[1].erase()
+    args = inputs(37, 20, 96, 0)
+    report = simulate(fn, reference=expected(args), inputs=args, orders=["reverse"])
+    assert report.races

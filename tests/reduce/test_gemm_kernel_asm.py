@@ -46,3 +46,21 @@ def test_assembly(t: str, merge: str, tmp_path: Path) -> None:
         assert re.search(ATOMIC[t], asm)
     else:
         assert not re.search(ANY_ATOMIC[t], asm)
+
+
+def test_double_buffered_cp_async(tmp_path: Path) -> None:
+    """stages=2: B's vectors in 16-byte `cp.async.cg`, A's elements (they
+    land transposed) in 4-byte `cp.async.ca`, one commit per copy and step,
+    `cp.async.wait_group 2` in the loop and a final `wait_group 0`; no
+    global load left outside the copies but C's."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000),
+            f"gemm-kernel{{target=sm_80 chunks=4 stages=2}},{LOWER},export-dispatch{{target=sm_80}}",
+        )
+    asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
+    assert re.search(r"\bcp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16", asm)
+    assert re.search(r"\bcp\.async\.ca\.shared\.global \[[^]]+\], \[[^]]+\], 4", asm)
+    assert len(re.findall(r"\bcp\.async\.commit_group", asm)) >= 4
+    assert re.search(r"\bcp\.async\.wait_group\s+2;", asm) and re.search(r"\bcp\.async\.wait_group\s+0;", asm)
+    assert not re.search(r"\bld\.global", asm) and not re.search(SPILL["sm_80"], asm)

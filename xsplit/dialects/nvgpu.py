@@ -139,21 +139,25 @@ class DeviceAsyncCopyOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> DeviceAsyncCopyOp:
-        src = parser.parse_operand()
-        src_idx = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_operand)
+        index = lambda: parser.parse_operand(IndexType())  # noqa: E731
+        src = parser.parse_unresolved_operand()
+        src_idx = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, index)
         parser.parse_punctuation(",")
-        dst = parser.parse_operand()
-        dst_idx = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_operand)
+        dst = parser.parse_unresolved_operand()
+        dst_idx = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, index)
         parser.parse_punctuation(",")
         elements = parser.parse_integer(allow_boolean=False, allow_negative=False)
-        src_elements = parser.parse_operand() if parser.parse_optional_punctuation(",") else None
+        src_elements = index() if parser.parse_optional_punctuation(",") else None
         bypass = parser.parse_optional_keyword("bypassL1") is not None
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        src_type = parser.parse_type()
         parser.parse_keyword("to")
-        parser.parse_type()
-        op = cls(src, src_idx, dst, dst_idx, elements, src_elements, bypass)
+        dst_type = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(src, src_type), src_idx,
+            parser.resolve_operand(dst, dst_type), dst_idx, elements, src_elements, bypass,
+        )  # fmt: skip
         op.attributes |= attrs
         return op
 
@@ -204,7 +208,7 @@ class DeviceAsyncWaitOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> DeviceAsyncWaitOp:
-        token = parser.parse_operand()
+        token = parser.parse_operand(DeviceAsyncTokenType())
         groups = None
         if parser.parse_optional_keyword("numGroups") is not None:
             parser.parse_punctuation("=")

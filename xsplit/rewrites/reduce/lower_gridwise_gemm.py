@@ -98,7 +98,10 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         kb.for_(k_begin, k_end, tk, step, "k0")
     row = kb.add(m0, kb.div(tid, thn))
     col = kb.add(n0, kb.rem(tid, thn))
-    kb.insert(ThreadwiseWriteOp(acc, op.c, row, col, (thm, thn), op.merge_kind, chunk if op.merge_kind == "partials" else None))  # type: ignore[arg-type]
+    slot = None
+    if op.merge_kind == "partials":
+        slot = chunk if chunk is not None else kb.c(0)
+    kb.insert(ThreadwiseWriteOp(acc, op.c, row, col, (thm, thn), op.merge_kind, slot))  # type: ignore[arg-type]
     return []
 
 
@@ -122,6 +125,7 @@ def _double_buffered(kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin
     last = kb.add(k_begin, kb.mul(kb.div(kb.sub(kb.sub(k_end, k_begin), 1), tk), tk))
 
     def copy(body: KernelBuilder, k0, buf: int) -> SSAValue:
+        k0 = body.c(k0)
         body.insert(BlockwiseAsyncCopyOp(op.a, m0, k0, a[buf], tid, (tm, tk), threads, True, wa))
         return body.insert(BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb)).results[0]
 
