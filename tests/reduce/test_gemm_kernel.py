@@ -90,8 +90,8 @@ def test_register_tile_8x8() -> None:
 
 
 def test_generated_cases() -> None:
-    """Random shapes, chunk counts, merges and tiles: each run is race-free
-    and right (a fixed seed, so a failure reproduces)."""
+    """Random shapes, chunk counts, merges, stages and tiles: each run is
+    race-free and right (a fixed seed, so a failure reproduces)."""
     rng = np.random.default_rng(32)
     tiles = [SMALL, "tile=8,16,4 threads=2,4", "tile=16,8,8 threads=8,2"]
     for case in range(5):
@@ -99,8 +99,9 @@ def test_generated_cases() -> None:
         k = int(rng.choice([1, 7, 13, 31, 64, 97]))
         chunks = int(rng.integers(1, 6))
         merge = str(rng.choice(["auto", "atomic", "deterministic"]))
+        stages = int(rng.integers(1, 3))
         tile = tiles[case % len(tiles)]
-        check(m, n, k, f"target=sm_80 chunks={chunks} merge={merge} {tile}", seed=case)
+        check(m, n, k, f"target=sm_80 chunks={chunks} merge={merge} stages={stages} {tile}", seed=case)
 
 
 def test_deterministic_is_bitwise_stable() -> None:

@@ -45,7 +45,8 @@ from xsplit.rewrites.reduce.kernel_ir import PRIVATE, KernelBuilder
 
 
 def _copy_items(kb: KernelBuilder, op):
-    """Each vector (or element) this thread copies: (row, column, mask)."""
+    """Each vector (or element) this thread copies: its place in the tile,
+    in the source, and its mask."""
     rows, cols = op.copy_sizes
     src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
     threads, w = op.thread_count, op.width
@@ -55,20 +56,20 @@ def _copy_items(kb: KernelBuilder, op):
     whole_rows = threads % runs == 0
     if whole_rows:
         first, j0 = kb.div(op.thread, runs), kb.mul(kb.rem(op.thread, runs), w)
-    items = []
+        c0 = kb.add(op.col, j0)
+        c0_in = kb.below(c0, src_cols) if src_cols % cols else None
     for item in range(rows * runs // threads):
         if whole_rows:
-            i, j = kb.add(first, item * threads // runs), j0
+            i, j, c, c_in = kb.add(first, item * threads // runs), j0, c0, c0_in
         else:
             flat = kb.add(op.thread, item * threads)
             i, j = kb.div(flat, runs), kb.mul(kb.rem(flat, runs), w)
-        r, c = kb.add(op.row, i), kb.add(op.col, j)
-        inside = kb.both(
-            kb.below(r, src_rows) if src_rows % rows else None,
-            kb.below(c, src_cols) if src_cols % cols else None,
-        )
-        items.append((i, j, r, c, inside))
-    return items
+            c = kb.add(op.col, j)
+            c_in = kb.below(c, src_cols) if src_cols % cols else None
+        r = kb.add(op.row, i)
+        inside = kb.both(kb.below(r, src_rows) if src_rows % rows else None, c_in)
+        # A generator: each item's index arithmetic sits next to its load.
+        yield i, j, r, c, inside
 
 
 def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:

@@ -77,3 +77,19 @@ func.func @write_chunk(%acc: memref<4x4xf32, #gpu.address_space<private>>, %c: m
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_write' op a chunk index is given with merge partials, and only then
+
+// -----
+
+func.func @vector(%a: memref<8x99xf32>, %t: memref<16x64xf32, #gpu.address_space<workgroup>>, %i: index) {
+  xsplit_gemm.blockwise_copy %a[%i, %i] to %t thread %i {sizes = array<i64: 16, 64>, threads = 64 : i64, vector = 4 : i64} : memref<8x99xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.blockwise_copy' op a vector of 4 must divide the source's rows
+
+// -----
+
+func.func @stages(%a: memref<8x100xf32>, %b: memref<100x8xf32>, %c: memref<8x8xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 16, 16, 2>, threads = array<i64: 4, 4>, chunks = 1 : i64, merge = "store", stages = 2 : i64} : memref<8x100xf32>, memref<100x8xf32>, memref<8x8xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op stages 2 needs K steps of a multiple of 4

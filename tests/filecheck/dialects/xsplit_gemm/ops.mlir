@@ -45,3 +45,14 @@ func.func @threadwise(%c: memref<100x70xf32>, %p: memref<4x100x70xf32>, %r: inde
   xsplit_gemm.threadwise_write %acc to %p[%r, %t] chunk %k {strides = array<i64: 16, 16>, merge = "partials"} : memref<4x4xf32, #gpu.address_space<private>> to memref<4x100x70xf32>
   func.return
 }
+
+// The asynchronous staged copy returns its group's token.
+// CHECK-LABEL: func.func @async_copy
+// CHECK:         %{{.*}} = xsplit_gemm.blockwise_async_copy %b[%k, %r] to %bt thread %t {sizes = array<i64: 16, 64>, threads = 256 : i64, vector = 4 : i64} : memref<999x72xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 2 : i64, merge = "atomic", stages = 2 : i64}
+func.func @async_copy(%a: memref<100x999xf32>, %b: memref<999x72xf32>, %c: memref<100x72xf32>, %r: index, %k: index, %t: index) {
+  %bt = memref.alloc() : memref<16x64xf32, #gpu.address_space<workgroup>>
+  %g = xsplit_gemm.blockwise_async_copy %b[%k, %r] to %bt thread %t {sizes = array<i64: 16, 64>, threads = 256 : i64, vector = 4 : i64} : memref<999x72xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 2 : i64, merge = "atomic", stages = 2 : i64} : memref<100x999xf32>, memref<999x72xf32>, memref<100x72xf32>
+  func.return
+}

@@ -35,10 +35,12 @@
 // BLOCK-NEXT:   %a_regs = memref.alloca() : memref<4xf32, #gpu.address_space<private>>
 // BLOCK-NEXT:   %b_regs = memref.alloca() : memref<4xf32, #gpu.address_space<private>>
 // BLOCK:      scf.for %k0
-// BLOCK:        %[[R:.*]] = arith.addi %{{.*}}, %[[I:.*]] : index
-// BLOCK-NEXT:   %[[K:.*]] = arith.addi %k0, %[[J:.*]] : index
-// BLOCK:        %[[RIN:.*]] = arith.cmpi ult, %[[R]], %{{.*}} : index
+// BLOCK:        %[[I:.*]] = arith.divui %thread_id_x, %{{.*}} : index
+// BLOCK-NEXT:   %[[J:.*]] = arith.remui %thread_id_x, %{{.*}} : index
+// BLOCK-NEXT:   %[[K:.*]] = arith.addi %k0, %[[J]] : index
 // BLOCK:        %[[KIN:.*]] = arith.cmpi ult, %[[K]], %{{.*}} : index
+// BLOCK-NEXT:   %[[R:.*]] = arith.addi %{{.*}}, %[[I]] : index
+// BLOCK:        %[[RIN:.*]] = arith.cmpi ult, %[[R]], %{{.*}} : index
 // BLOCK-NEXT:   %[[IN:.*]] = arith.andi %[[RIN]], %[[KIN]] : i1
 // BLOCK-NEXT:   %[[V:.*]] = scf.if %[[IN]] -> (f32) {
 // BLOCK-NEXT:     memref.load %a[%[[R]], %[[K]]] : memref<20x997xf32>
@@ -83,6 +85,49 @@
 // MERGE:        %[[P2:.*]] = memref.load %partials[%{{.*}}, %[[ROW]], %[[COL]]]
 // MERGE-NEXT:   %[[S2:.*]] = arith.addf %[[S1]], %[[P2]] : f32
 // MERGE-NEXT:   memref.store %[[S2]], %c[%[[ROW]], %[[COL]]]
+// stages=2: two tile pairs; the step ahead is copied into the idle pair
+// (asynchronously, clamped to the chunk's last step) before each multiply;
+// the wait leaves only the two newest groups (that step's A and B) in flight.
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC-BLOCK
+// ASYNC:      %a_tile0 = memref.alloc() : memref<16x33xf32, #gpu.address_space<workgroup>>
+// ASYNC-NEXT: %a_tile1 = memref.alloc()
+// ASYNC-NEXT: %b_tile0 = memref.alloc()
+// ASYNC-NEXT: %b_tile1 = memref.alloc()
+// ASYNC:      %[[LAST:.*]] = arith.addi %[[KB:.*]], %{{.*}} : index
+// ASYNC-NEXT: xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[KB]]] to %a_tile0
+// ASYNC-NEXT: %[[FIRST:.*]] = xsplit_gemm.blockwise_async_copy %b[%[[KB]], %{{.*}}] to %b_tile0
+// ASYNC:      scf.for %k0 = %[[KB]] to %[[KE:.*]] step %{{.*}} {
+// ASYNC:        %[[N1:.*]] = arith.minui %{{.*}}, %[[LAST]] : index
+// ASYNC-NEXT:   xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[N1]]] to %a_tile1
+// ASYNC-NEXT:   %[[T1:.*]] = xsplit_gemm.blockwise_async_copy %b[%[[N1]], %{{.*}}] to %b_tile1
+// ASYNC-NEXT:   nvgpu.device_async_wait %[[T1]] numGroups = 2
+// ASYNC-NEXT:   gpu.barrier
+// ASYNC-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0
+// ASYNC-NEXT:   gpu.barrier
+// ASYNC:        %[[N2:.*]] = arith.minui %{{.*}}, %[[LAST]] : index
+// ASYNC-NEXT:   xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[N2]]] to %a_tile0
+// ASYNC-NEXT:   %[[T2:.*]] = xsplit_gemm.blockwise_async_copy %b[%[[N2]], %{{.*}}] to %b_tile0
+// ASYNC-NEXT:   nvgpu.device_async_wait %[[T2]] numGroups = 2
+// ASYNC-NEXT:   gpu.barrier
+// ASYNC:        %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %[[KE]] : index
+// ASYNC-NEXT:   scf.if %[[IN]] {
+// ASYNC-NEXT:     xsplit_gemm.blockwise_gemm %a_tile1 * %b_tile1
+// ASYNC-NEXT:   }
+// ASYNC-NEXT:   gpu.barrier
+// ASYNC-NEXT: }
+// ASYNC-NEXT: nvgpu.device_async_wait %[[FIRST]] numGroups = 0
+
+// A's elements (they land transposed) in 4-byte copies, B's vectors in 16
+// bytes; a masked copy reads nothing (srcElements 0) at a clamped index.
+// ASYNC-BLOCK:      %[[IN:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// ASYNC-BLOCK:      %[[R:.*]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : index
+// ASYNC-BLOCK-NEXT: %[[C:.*]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : index
+// ASYNC-BLOCK:      %[[N:.*]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : index
+// ASYNC-BLOCK-NEXT: %{{.*}} = nvgpu.device_async_copy %a[%[[R]], %[[C]]], %a_tile0[%{{.*}}, %{{.*}}], 1, %[[N]] : memref<20x997xf32> to memref<16x33xf32, #gpu.address_space<workgroup>>
+// ASYNC-BLOCK:      nvgpu.device_async_copy %b[%{{.*}}, %{{.*}}], %b_tile0[%{{.*}}, %{{.*}}], 4, %{{.*}} bypassL1 : memref<997x64xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
+// ASYNC-BLOCK:      %{{.*}} = nvgpu.device_async_create_group %{{.*}}, %{{.*}}
+
 func.func @mm(%a: tensor<20x997xf32>, %b: tensor<997x64xf32>, %c: tensor<20x64xf32>) -> tensor<20x64xf32> {
   %x = linalg.matmul ins(%a, %b : tensor<20x997xf32>, tensor<997x64xf32>) outs(%c : tensor<20x64xf32>) -> tensor<20x64xf32>
   return %x : tensor<20x64xf32>
