@@ -16,8 +16,8 @@ each multiply; see `_double_buffered`).
 Each copy loads 128 bits at a time (`vector = 4`) where the source's rows
 are whole vectors of 4 and the threads divide the copy in vectors.
 
-The A tile's rows are padded by one word: its copy writes it transposed, and
-without the pad the 16 threads that write one column of it would all hit the
+The A tile's rows are padded (`a_pad`): its copy writes it transposed, and
+without the pad the threads that write one of its columns would all hit the
 same bank.
 
 `xsplit_gemm.merge_partials`: one thread per element of C, which adds the
@@ -42,8 +42,19 @@ from xsplit.dialects.xsplit_gemm import (
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder
 
-A_PAD = 1
-"""Words of padding per row of the A tile (bank conflicts of its transposed stores)."""
+BANKS = 32
+"""Workgroup-memory banks of 4 bytes (NVIDIA; gfx942's LDS has 32 too)."""
+
+
+def a_pad(step_k: int) -> int:
+    """Words of padding per row of the A tile. Its copy writes it
+    transposed: a warp's stores go to K rows j (spaced by the vector width
+    within a run, all `step_k` of them across the warp's runs) and to
+    32 / step_k M columns i, at word j * (tile_m + pad) + i. With tile_m a
+    multiple of 32 the bank is (j * pad + i) mod 32, and pad = 32 / step_k
+    makes those distinct: no conflict. Unpadded, the rows share a bank
+    (16-way for K steps of 16)."""
+    return max(1, BANKS // step_k)
 
 
 VECTOR = 4
@@ -83,7 +94,7 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     if op.stage_count == 2:
         acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
     else:
-        a_tile = kb.alloc([tk, tm + A_PAD], WORKGROUP, "a_tile")
+        a_tile = kb.alloc([tk, tm + a_pad(tk)], WORKGROUP, "a_tile")
         b_tile = kb.alloc([tk, tn], WORKGROUP, "b_tile")
         acc = kb.alloc(acc_shape, PRIVATE, "acc")
         kb.insert(ThreadwiseFillOp(acc))
@@ -117,7 +128,7 @@ def _double_buffered(kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin
     tm, tn, tk = op.tile_sizes
     thm, thn = op.thread_counts
     threads = thm * thn
-    a = [kb.alloc([tk, tm + A_PAD], WORKGROUP, f"a_tile{i}") for i in range(2)]
+    a = [kb.alloc([tk, tm + a_pad(tk)], WORKGROUP, f"a_tile{i}") for i in range(2)]
     b = [kb.alloc([tk, tn], WORKGROUP, f"b_tile{i}") for i in range(2)]
     acc = kb.alloc([tm // thm, tn // thn], PRIVATE, "acc")
     kb.insert(ThreadwiseFillOp(acc))

@@ -14,7 +14,7 @@
 // GRID:      %[[KB:.*]] = arith.muli %block_id_z, %{{.*}} : index
 // GRID:      %[[KE0:.*]] = arith.addi %[[KB]], %{{.*}} : index
 // GRID:      %[[KE:.*]] = arith.minui %[[KE0]], %{{.*}} : index
-// GRID:      %a_tile = memref.alloc() : memref<16x33xf32, #gpu.address_space<workgroup>>
+// GRID:      %a_tile = memref.alloc() : memref<16x34xf32, #gpu.address_space<workgroup>>
 // GRID-NEXT: %b_tile = memref.alloc() : memref<16x64xf32, #gpu.address_space<workgroup>>
 // GRID-NEXT: %acc = memref.alloca() : memref<4x4xf32, #gpu.address_space<private>>
 // GRID-NEXT: xsplit_gemm.threadwise_fill %acc
@@ -90,7 +90,7 @@
 // the wait leaves only the two newest groups (that step's A and B) in flight.
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC-BLOCK
-// ASYNC:      %a_tile0 = memref.alloc() : memref<16x33xf32, #gpu.address_space<workgroup>>
+// ASYNC:      %a_tile0 = memref.alloc() : memref<16x34xf32, #gpu.address_space<workgroup>>
 // ASYNC-NEXT: %a_tile1 = memref.alloc()
 // ASYNC-NEXT: %b_tile0 = memref.alloc()
 // ASYNC-NEXT: %b_tile1 = memref.alloc()
@@ -124,7 +124,7 @@
 // ASYNC-BLOCK:      %[[R:.*]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : index
 // ASYNC-BLOCK-NEXT: %[[C:.*]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : index
 // ASYNC-BLOCK:      %[[N:.*]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : index
-// ASYNC-BLOCK-NEXT: %{{.*}} = nvgpu.device_async_copy %a[%[[R]], %[[C]]], %a_tile0[%{{.*}}, %{{.*}}], 1, %[[N]] : memref<20x997xf32> to memref<16x33xf32, #gpu.address_space<workgroup>>
+// ASYNC-BLOCK-NEXT: %{{.*}} = nvgpu.device_async_copy %a[%[[R]], %[[C]]], %a_tile0[%{{.*}}, %{{.*}}], 1, %[[N]] : memref<20x997xf32> to memref<16x34xf32, #gpu.address_space<workgroup>>
 // ASYNC-BLOCK:      nvgpu.device_async_copy %b[%{{.*}}, %{{.*}}], %b_tile0[%{{.*}}, %{{.*}}], 4, %{{.*}} bypassL1 : memref<997x64xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
 // ASYNC-BLOCK:      %{{.*}} = nvgpu.device_async_create_group %{{.*}}, %{{.*}}
 
