@@ -92,7 +92,10 @@ class DeviceAsyncCopyOp(IRDLOperation):
         if bypass_l1:
             props["bypassL1"] = UnitAttr()
         super().__init__(
-            operands=[dst, list(dst_indices), src, list(src_indices), [src_elements] if src_elements else []],
+            operands=[
+                dst, list(dst_indices), src, list(src_indices),
+                [src_elements] if src_elements else [],
+            ],  # fmt: skip
             result_types=[DeviceAsyncTokenType()],
             properties=props,
         )
@@ -106,7 +109,8 @@ class DeviceAsyncCopyOp(IRDLOperation):
         assert isinstance(s, MemRefType) and isinstance(d, MemRefType)
         if not _workgroup(d):
             raise VerifyException(f"'{self.name}' op the destination must be in workgroup memory")
-        if len(self.src_indices) != len(s.get_shape()) or len(self.dst_indices) != len(d.get_shape()):
+        ranks = (len(s.get_shape()), len(d.get_shape()))
+        if (len(self.src_indices), len(self.dst_indices)) != ranks:
             raise VerifyException(f"'{self.name}' op needs one index per dimension of each memref")
         if s.element_type != d.element_type:
             raise VerifyException(f"'{self.name}' op source and destination element types differ")

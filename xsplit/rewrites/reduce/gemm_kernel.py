@@ -40,7 +40,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
-
 from xdsl.utils.exceptions import VerifyException
 
 from xsplit import attr_names
@@ -98,7 +97,9 @@ def _merge(m: Match, chunks: int) -> str:
     if merge == "auto":
         return "store" if chunks == 1 else "atomic"
     if merge == "store" and chunks > 1:
-        raise XsplitError("gemm-kernel: merge=store takes one chunk; use atomic or deterministic", m.root)
+        raise XsplitError(
+            "gemm-kernel: merge=store takes one chunk; use atomic or deterministic", m.root
+        )
     return merge
 
 
@@ -107,7 +108,7 @@ def _memref(t) -> MemRefType:
 
 
 def _kernel(
-    name: str, types: Sequence[MemRefType], hints: Sequence[str | None], body
+    name: str, types: Sequence[MemRefType], hints: Sequence[str | None], body, at: Operation
 ) -> func.FuncOp:
     block = Block(arg_types=list(types))
     for arg, hint in zip(block.args, hints):
@@ -118,7 +119,7 @@ def _kernel(
     try:
         op.verify()
     except VerifyException as e:  # options the kernel cannot take (tile, threads)
-        raise XsplitError(f"gemm-kernel: {e}") from None
+        raise XsplitError(f"gemm-kernel: {e}", at) from None
     grid, launch = op.grid, op.block
     fn.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, list(launch))
     fn.attributes["gpu.known_grid_size"] = DenseArrayBase.from_list(i32, list(grid))
@@ -129,18 +130,27 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
     op, fn = m.root, m["fn"]
     tgt = find_target(m.options["target"])
     if not tgt.is_gpu:
-        raise XsplitError(f"gemm-kernel: target {tgt.name} is not a GPU; the kernel needs threads and workgroup memory", op)
+        raise XsplitError(
+            f"gemm-kernel: target {tgt.name} is not a GPU; the kernel needs threads and "
+            "workgroup memory",
+            op,
+        )
     a, b, c = op.operands
     tile = tuple(m.options["tile"])
     threads = tuple(m.options["threads"])
-    if len(tile) != 3 or len(threads) != 2:
-        raise XsplitError("gemm-kernel: tile takes M,N,K sizes and threads M,N counts", op)
+    if len(tile) != 3 or len(threads) != 2 or min(*tile, *threads) <= 0:
+        raise XsplitError(
+            "gemm-kernel: tile takes three positive sizes M,N,K and threads two counts M,N", op
+        )
     k = a.type.get_shape()[1]  # type: ignore[attr-defined]
     chunks = chunk_count(k, min(m.options["chunks"], -(-k // tile[2])), tile[2])
     merge = _merge(m, chunks)
     stages = m.options["stages"]
     if stages == 2 and tgt.name not in ("sm_80", "sm_90"):
-        raise XsplitError(f"gemm-kernel: stages=2 uses sm_80's asynchronous copies; {tgt.name} has none here", op)
+        raise XsplitError(
+            f"gemm-kernel: stages=2 uses sm_80's asynchronous copies; {tgt.name} has none here",
+            op,
+        )
     args = list(fn.args)
     types = [_memref(v.type) for v in args]
     hints = [v.name_hint for v in args]
@@ -150,22 +160,29 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
     if merge != "deterministic":
 
         def body(bld: Builder, vals):
-            return bld.insert(GridwiseGemmOp(vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages))
+            gemm = GridwiseGemmOp(vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages)
+            return bld.insert(gemm)
 
-        new.append(_kernel(name, types, hints, body))
+        new.append(_kernel(name, types, hints, body, op))
     else:
         m_, n_ = c.type.get_shape()  # type: ignore[attr-defined]
         ptype = MemRefType(f32, [chunks, m_, n_])
 
         def partials(bld: Builder, vals):
-            return bld.insert(GridwiseGemmOp(vals[0], vals[1], vals[2], tile, threads, chunks, "partials", stages))
+            gemm = GridwiseGemmOp(*vals, tile, threads, chunks, "partials", stages)
+            return bld.insert(gemm)
 
         def merge_body(bld: Builder, vals):
             return bld.insert(MergePartialsOp(vals[0], vals[1], threads[0] * threads[1]))
 
         pname, mname = f"{name}_partials", f"{name}_merge"
-        new.append(_kernel(pname, [types[ia], types[ib], ptype], [hints[ia], hints[ib], "partials"], partials))
-        new.append(_kernel(mname, [ptype, types[ic]], ["partials", hints[ic]], merge_body))
+        new.append(
+            _kernel(
+                pname, [types[ia], types[ib], ptype], [hints[ia], hints[ib], "partials"],
+                partials, op,
+            )
+        )  # fmt: skip
+        new.append(_kernel(mname, [ptype, types[ic]], ["partials", hints[ic]], merge_body, op))
         block = Block(arg_types=types)
         for arg, hint in zip(block.args, hints):
             arg.name_hint = hint
@@ -184,8 +201,9 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
     remark(
         op,
         f"gemm-kernel: on {tgt.name}, {tile[0]}x{tile[1]} C tiles over {chunks} K chunk"
-        f"{'s' if chunks > 1 else ''} of {gw.chunk_k} (grid {gx}x{gy}x{gz}, {gw.block[0]} threads, "
-        f"K steps of {tile[2]}{', double-buffered with cp.async' if stages == 2 else ''}); merge {merge}",
+        f"{'s' if chunks > 1 else ''} of {gw.chunk_k} (grid {gx}x{gy}x{gz}, {gw.block[0]} "
+        f"threads, K steps of {tile[2]}{', double-buffered with cp.async' if stages == 2 else ''})"
+        f"; merge {merge}",
     )
     parent = fn.parent_block()
     assert parent is not None
@@ -237,11 +255,20 @@ GEMM_KERNEL = Pass(
     [GEMM_KERNEL_PATTERN, NOT_TAKEN],
     (
         Option("target", str, "", "sm_80, sm_90 or gfx942", check=_check_target),
-        Option("chunks", int, 1, "static K chunks (grid z); fewer where whole K steps leave one empty", check=positive),
-        Option("merge", str, "auto", "how chunks meet: store (one chunk), atomic, deterministic", MERGE_CHOICES),
+        Option(
+            "chunks", int, 1, "static K chunks (grid z); fewer where whole K steps leave one empty",
+            check=positive,
+        ),
+        Option(
+            "merge", str, "auto", "how chunks meet: store (one chunk), atomic, deterministic",
+            MERGE_CHOICES,
+        ),
         Option("tile", tuple, DEFAULT_TILE, "the C tile and K step: M,N,K"),
         Option("threads", tuple, DEFAULT_THREADS, "threads per workgroup along M,N"),
-        Option("stages", int, 1, "staged tiles in flight: 2 double-buffers with cp.async (sm_80, sm_90)", (1, 2)),
+        Option(
+            "stages", int, 1, "staged tiles in flight: 2 double-buffers with cp.async (sm_80, sm_90)",
+            (1, 2),
+        ),
     ),
 )
 

@@ -56,7 +56,8 @@ class KernelBuilder:
     def c(self, value: Index) -> SSAValue:
         if isinstance(value, SSAValue):
             return value
-        return self._const(("index", value), lambda: arith.ConstantOp(IntegerAttr(value, IndexType())))
+        make = lambda: arith.ConstantOp(IntegerAttr(value, IndexType()))  # noqa: E731
+        return self._const(("index", value), make)
 
     def f(self, value: float) -> SSAValue:
         return self._const(("f32", value), lambda: arith.ConstantOp(FloatAttr(value, f32)))

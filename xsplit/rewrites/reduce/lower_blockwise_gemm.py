@@ -102,7 +102,8 @@ def lower_async_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             # The run lands in w rows of the tile: one 4-byte copy per element.
             for e in range(w):
                 ce = kb.add(c, e)
-                tokens.append(kb.async_copy(op.src, [r, ce], op.tile, [kb.add(j, e), i], 1, inside))
+                to = [kb.add(j, e), i]
+                tokens.append(kb.async_copy(op.src, [r, ce], op.tile, to, 1, inside))
         else:
             tokens.append(kb.async_copy(op.src, [r, c], op.tile, [i, j], w, inside))
     return [kb.async_group(tokens)]
@@ -146,14 +147,16 @@ LOWER_COPY = Pattern(
 
 LOWER_ASYNC_COPY = Pattern(
     name="lower-blockwise-async-copy",
-    doc="a workgroup's asynchronous staged copy becomes each thread's masked cp.async copies, in one group",
+    doc="a workgroup's asynchronous staged copy becomes each thread's masked cp.async copies, "
+    "in one group",
     root=BlockwiseAsyncCopyOp,
     rewrite=lower_async_copy,
 )
 
 LOWER_GEMM = Pattern(
     name="lower-blockwise-gemm",
-    doc="a workgroup's multiply of staged tiles becomes each thread's K loop of register reads and outer products",
+    doc="a workgroup's multiply of staged tiles becomes each thread's K loop of register reads "
+    "and outer products",
     root=BlockwiseGemmOp,
     rewrite=lower_gemm,
 )

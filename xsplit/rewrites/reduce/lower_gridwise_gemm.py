@@ -100,8 +100,10 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         kb.insert(ThreadwiseFillOp(acc))
 
         def step(body: KernelBuilder, k0: SSAValue) -> None:
-            body.insert(BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, transpose=True, vector=wa))  # type: ignore[arg-type]
-            body.insert(BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, vector=wb))  # type: ignore[arg-type]
+            a_copy = BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, True, wa)  # type: ignore[arg-type]
+            b_copy = BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, wb)  # type: ignore[arg-type]
+            body.insert(a_copy)
+            body.insert(b_copy)
             body.barrier()
             body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, (thm, thn), tk))
             body.barrier()
@@ -112,11 +114,14 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     slot = None
     if op.merge_kind == "partials":
         slot = chunk if chunk is not None else kb.c(0)
-    kb.insert(ThreadwiseWriteOp(acc, op.c, row, col, (thm, thn), op.merge_kind, slot))  # type: ignore[arg-type]
+    write = ThreadwiseWriteOp(acc, op.c, row, col, (thm, thn), op.merge_kind, slot)  # type: ignore[arg-type]
+    kb.insert(write)
     return []
 
 
-def _double_buffered(kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin, k_end, wa, wb):
+def _double_buffered(
+    kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin, k_end, wa: int, wb: int
+) -> SSAValue:
     """The K loop with two tiles of A and two of B: while the threads
     multiply one pair, the next step's copies into the other are in flight
     (cp.async). Unrolled by two so that each half names its buffers. Each
@@ -138,7 +143,8 @@ def _double_buffered(kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin
     def copy(body: KernelBuilder, k0, buf: int) -> SSAValue:
         k0 = body.c(k0)
         body.insert(BlockwiseAsyncCopyOp(op.a, m0, k0, a[buf], tid, (tm, tk), threads, True, wa))
-        return body.insert(BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb)).results[0]
+        b_copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb)
+        return body.insert(b_copy).results[0]
 
     first = copy(kb, k_begin, 0)
 
@@ -184,7 +190,8 @@ def lower_merge(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
 
 LOWER_GRIDWISE = Pattern(
     name="lower-gridwise-gemm",
-    doc="a gridwise GEMM becomes its workgroup's staged K loop of blockwise ops and its threadwise write",
+    doc="a gridwise GEMM becomes its workgroup's staged K loop of blockwise ops and a "
+    "threadwise write",
     root=GridwiseGemmOp,
     rewrite=lower_gridwise,
 )

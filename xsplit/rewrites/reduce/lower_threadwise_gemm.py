@@ -103,10 +103,18 @@ LOWER_THREADWISE_GEMM = Pass(
     "Lowers xsplit_gemm's threadwise ops to unrolled scalar memref and arith ops.",
     [
         Pattern("lower-threadwise-fill", "zeros into every register", ThreadwiseFillOp, lower_fill),
-        Pattern("lower-threadwise-read", "a register per load from the tile", ThreadwiseReadOp, lower_read),
-        Pattern("lower-threadwise-gemm", "the outer product, unrolled", ThreadwiseGemmOp, lower_gemm),
-        Pattern("lower-threadwise-write", "each register merged into C under its mask", ThreadwiseWriteOp, lower_write),
-    ],
+        Pattern(
+            "lower-threadwise-read", "a register per load from the tile", ThreadwiseReadOp,
+            lower_read,
+        ),
+        Pattern(
+            "lower-threadwise-gemm", "the outer product, unrolled", ThreadwiseGemmOp, lower_gemm
+        ),
+        Pattern(
+            "lower-threadwise-write", "each register merged into C under its mask",
+            ThreadwiseWriteOp, lower_write,
+        ),
+    ],  # fmt: skip
 )
 
 __all__ = ["LOWER_THREADWISE_GEMM"]
