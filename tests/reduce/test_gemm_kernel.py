@@ -21,8 +21,8 @@ from xsplit.simulator.run import launch_sizes, pick_function, simulate
 LOWER = "lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm"
 
 
-def matmul(m: int, n: int, k: int) -> str:
-    a, b, c = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>"
+def matmul(m: int, n: int, k: int, element: str = "f32") -> str:
+    a, b, c = f"tensor<{m}x{k}x{element}>", f"tensor<{k}x{n}x{element}>", f"tensor<{m}x{n}xf32>"
     return f"""
 func.func @mm(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
   %x = linalg.matmul ins(%a, %b : {a}, {b}) outs(%c : {c}) -> {c}
@@ -31,17 +31,18 @@ func.func @mm(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
 """
 
 
-def lowered(m: int, n: int, k: int, options: str):
+def lowered(m: int, n: int, k: int, options: str, element: str = "f32"):
     with collect_remarks():
-        text = rewrite(matmul(m, n, k), f"gemm-kernel{{{options}}},{LOWER}")
+        text = rewrite(matmul(m, n, k, element), f"gemm-kernel{{{options}}},{LOWER}")
     return parse_module(text, "kernel.mlir", make_context()), text
 
 
-def inputs(m: int, n: int, k: int, seed: int) -> list[np.ndarray]:
+def inputs(m: int, n: int, k: int, seed: int, element: str = "f32") -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
+    dtype = np.float16 if element == "f16" else np.float32
     return [
-        rng.uniform(-1, 1, (m, k)).astype(np.float32),
-        rng.uniform(-1, 1, (k, n)).astype(np.float32),
+        rng.uniform(-1, 1, (m, k)).astype(dtype),
+        rng.uniform(-1, 1, (k, n)).astype(dtype),
         rng.uniform(-1, 1, (m, n)).astype(np.float32),
     ]
 
@@ -51,10 +52,10 @@ def expected(args: list[np.ndarray]) -> list[np.ndarray]:
     return [args[0], args[1], (c + a @ b).astype(np.float32)]
 
 
-def check(m: int, n: int, k: int, options: str, seed: int = 0) -> str:
-    module, text = lowered(m, n, k, options)
+def check(m: int, n: int, k: int, options: str, seed: int = 0, element: str = "f32") -> str:
+    module, text = lowered(m, n, k, options, element)
     assert "xsplit_gemm." not in text
-    args = inputs(m, n, k, seed)
+    args = inputs(m, n, k, seed, element)
     host = host_function(module, None)
     if host is not None:
         report = simulate_program(module, host, expected(args), args)
@@ -300,3 +301,23 @@ def test_a_tile_stores_are_free_of_bank_conflicts(options: str, k: int) -> None:
     finally:
         lower_gridwise_gemm.a_pad = saved
     assert unpadded >= (16 if "tile" not in options and k == 66 else 2)
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+def test_f16_operands(merge: str) -> None:
+    # f16 A and B, f32 C: the tiles stay f16 in workgroup memory and are
+    # extended where a thread reads its registers. K steps of 32 make the
+    # 64x32 A copy 256 vectors of 8 (128 bits) for 256 threads; N = 72 is
+    # whole vectors of 8 too, M = 37 is ragged.
+    text = check(37, 72, 200, f"target=sm_80 chunks=3 merge={merge} tile=64,64,32", element="f16")
+    assert "vector.load %a" in text and "vector<8xf16>" in text
+    assert "memref<32x65xf16, #gpu.address_space<workgroup>>" in text
+    assert "arith.extf" in text
+
+
+def test_f16_double_buffering_is_refused() -> None:
+    # A's copies land transposed, one element each: 2 bytes, below cp.async's 4.
+    from xsplit.diagnostics import XsplitError
+
+    with pytest.raises(XsplitError, match="stages=2 takes an f32 A"):
+        lowered(37, 72, 200, "target=sm_80 stages=2", "f16")

@@ -64,3 +64,18 @@ def test_double_buffered_cp_async(tmp_path: Path) -> None:
     assert len(re.findall(r"\bcp\.async\.commit_group", asm)) >= 4
     assert re.search(r"\bcp\.async\.wait_group\s+2;", asm) and re.search(r"\bcp\.async\.wait_group\s+0;", asm)
     assert not re.search(r"\bld\.global", asm) and not re.search(SPILL["sm_80"], asm)
+
+
+def test_f16_operands(tmp_path: Path) -> None:
+    """f16 A and B: 128-bit loads of 8 halves, halves into shared memory,
+    `cvt.f32.f16` where the registers are read, f32 FMAs."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000, "f16"),
+            f"gemm-kernel{{target=sm_80 chunks=4 tile=64,64,32}},{LOWER},export-dispatch{{target=sm_80}}",
+        )
+    asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
+    assert re.search(VECTOR_LOAD["sm_80"], asm)
+    assert re.search(r"\bst\.shared(\.v\d)?\.b16\b", asm)
+    assert re.search(r"\bcvt\.f32\.f16\b", asm) and re.search(FMA["sm_80"], asm)
+    assert not re.search(SPILL["sm_80"], asm)

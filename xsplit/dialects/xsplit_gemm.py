@@ -17,13 +17,16 @@ runnable in the simulator:
   `threadwise_write`): one thread's registers, held in a private memref whose
   indices are all constants once lowered, so that LLVM keeps it in registers.
 
-Only f32 is taken for now (accumulation and C in f32; A and B f32).
+A and B are f32 or f16, staged in workgroup memory as they are and
+extended to f32 where a thread reads its registers; the registers, the
+accumulation and C are f32. No tensor cores yet.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    Float16Type,
     Float32Type,
     IndexType,
     IntegerAttr,
@@ -82,11 +85,15 @@ def _need(cond: bool, op: IRDLOperation, what: str) -> None:
         raise VerifyException(f"'{op.name}' op {what}")
 
 
-def _static_f32(op: IRDLOperation, v: SSAValue, name: str, rank: int, space: str | None) -> None:
+def _static_f32(
+    op: IRDLOperation, v: SSAValue, name: str, rank: int, space: str | None, f16: bool = False
+) -> None:
+    """A static memref of `rank` in `space` holding f32 (or, with `f16`, f16)."""
     t = v.type
     _need(isinstance(t, MemRefType), op, f"{name} must be a memref")
     assert isinstance(t, MemRefType)
-    _need(isinstance(t.element_type, Float32Type), op, f"{name} must hold f32")
+    ok = isinstance(t.element_type, Float32Type) or (f16 and isinstance(t.element_type, Float16Type))
+    _need(ok, op, f"{name} must hold f32{' or f16' if f16 else ''}")
     _need(len(t.get_shape()) == rank, op, f"{name} must have rank {rank}")
     _need(all(s > 0 for s in t.get_shape()), op, f"{name} must have a static shape")
     if space is not None:
@@ -203,8 +210,8 @@ class GridwiseGemmOp(IRDLOperation):
         _need(len(self.tile.get_values()) == 3, self, "tile must be [M, N, K] sizes")
         _need(len(self.threads.get_values()) == 2, self, "threads must be [M, N] counts")
         _need(self.merge_kind in MERGES, self, f"merge must be one of {', '.join(MERGES)}")
-        _static_f32(self, self.a, "A", 2, None)
-        _static_f32(self, self.b, "B", 2, None)
+        _static_f32(self, self.a, "A", 2, None, f16=True)
+        _static_f32(self, self.b, "B", 2, None, f16=True)
         partials = self.merge_kind == "partials"
         _static_f32(self, self.c, "C", 3 if partials else 2, None)
         (m, k), (k2, n) = _shape(self.a), _shape(self.b)
@@ -235,6 +242,11 @@ class GridwiseGemmOp(IRDLOperation):
         # Each tile is then a multiple of 16 bytes: the 16-byte async copies
         # into the B tiles that follow the A tiles stay aligned.
         _need(self.stage_count == 1 or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
+        _need(
+            self.stage_count == 1 or isinstance(self.a.type.element_type, Float32Type),  # type: ignore[attr-defined]
+            self,
+            "stages 2 needs an f32 A (its transposed copies are 4 bytes an element)",
+        )
 
 
 @irdl_op_definition
@@ -355,8 +367,13 @@ class BlockwiseCopyOp(IRDLOperation):
 
 def _verify_copy(self) -> None:
     """The invariants of both staged copies."""
-    _static_f32(self, self.src, "the source", 2, None)
-    _static_f32(self, self.tile, "the tile", 2, "workgroup")
+    _static_f32(self, self.src, "the source", 2, None, f16=True)
+    _static_f32(self, self.tile, "the tile", 2, "workgroup", f16=True)
+    _need(
+        self.src.type.element_type == self.tile.type.element_type,  # type: ignore[attr-defined]
+        self,
+        "the tile must hold the source's element type",
+    )
     _need(len(self.sizes.get_values()) == 2, self, "sizes must be [rows, columns]")
     r, c = self.copy_sizes
     room = _shape(self.tile)
@@ -473,8 +490,8 @@ class BlockwiseGemmOp(IRDLOperation):
 
     def verify_(self) -> None:
         _static_f32(self, self.acc, "the accumulator", 2, "private")
-        _static_f32(self, self.a, "the A tile", 2, "workgroup")
-        _static_f32(self, self.b, "the B tile", 2, "workgroup")
+        _static_f32(self, self.a, "the A tile", 2, "workgroup", f16=True)
+        _static_f32(self, self.b, "the B tile", 2, "workgroup", f16=True)
         rm, rn = _shape(self.acc)
         thm, thn = self.thread_counts
         _need(_shape(self.a)[1] >= rm * thm, self, "the A tile is narrower than the threads' rows")
@@ -529,7 +546,7 @@ class ThreadwiseReadOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        _static_f32(self, self.tile, "the tile", 2, None)
+        _static_f32(self, self.tile, "the tile", 2, None, f16=True)
         _static_f32(self, self.regs, "the registers", 1, "private")
         _need(self.stride.value.data > 0, self, "stride must be positive")
 

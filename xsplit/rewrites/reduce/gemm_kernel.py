@@ -2,7 +2,8 @@
 a matmul becomes xsplit's own GEMM kernel, at its first (gridwise) stage.
 
 The input is a function in destination-passing form that holds one
-`linalg.matmul` of static f32 arguments, `C + A · B` with C the init, and
+`linalg.matmul` of static arguments (A and B f32 or f16, C f32),
+`C + A · B` with C the init, and
 returns it. The output is the same function on memrefs, returning nothing,
 whose body is one `xsplit_gemm.gridwise_gemm` (with `gpu.known_block_size`
 and `gpu.known_grid_size`): each workgroup computes one C tile over one of
@@ -35,6 +36,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     TensorType,
     UnitAttr,
+    f16,
     f32,
     i32,
 )
@@ -84,8 +86,12 @@ def _matmul_form(m: Match) -> bool | str:
         return "the function must hold only the matmul"
     for a in args:
         t = a.type
-        if not (isinstance(t, TensorType) and t.element_type == f32 and t.has_static_shape()):
-            return "every argument must be a static f32 tensor"
+        if not (isinstance(t, TensorType) and t.has_static_shape()):
+            return "every argument must be a static tensor"
+    if op.operands[2].type.element_type != f32:  # type: ignore[attr-defined]
+        return "C must be f32"
+    if any(v.type.element_type not in (f16, f32) for v in op.operands[:2]):  # type: ignore[attr-defined]
+        return "A and B must be f16 or f32"
     if len(set(op.operands)) != 3:
         return "A, B and C must be different arguments"
     m.captures["fn"] = fn
@@ -146,6 +152,12 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
     chunks = chunk_count(k, min(m.options["chunks"], -(-k // tile[2])), tile[2])
     merge = _merge(m, chunks)
     stages = m.options["stages"]
+    if stages == 2 and a.type.element_type != f32:  # type: ignore[attr-defined]
+        raise XsplitError(
+            "gemm-kernel: stages=2 takes an f32 A for now (its transposed copies are 4 bytes "
+            "an element)",
+            op,
+        )
     if stages == 2 and tgt.name not in ("sm_80", "sm_90"):
         raise XsplitError(
             f"gemm-kernel: stages=2 uses sm_80's asynchronous copies; {tgt.name} has none here",
@@ -236,7 +248,7 @@ GEMM_KERNEL_PATTERN = Pattern(
     name="gemm-kernel",
     doc="a matmul in destination-passing form becomes xsplit's gridwise GEMM kernel",
     root="linalg.matmul",
-    where=where("a static f32 matmul in destination-passing form", _matmul_form),
+    where=where("a static matmul into f32 in destination-passing form", _matmul_form),
     rewrite=_lower,
     options=("target", "chunks", "merge", "tile", "threads", "stages"),
 )

@@ -29,6 +29,10 @@ PRIVATE = gpu.AddressSpaceAttr(gpu.AddressSpace.PRIVATE)
 Index = SSAValue | int
 
 
+def element_bytes(ref: SSAValue) -> int:
+    return ref.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
+
+
 class KernelBuilder:
     """Inserts at one point; `c(4)` and `zero()` reuse a constant already made
     in the same block."""
@@ -59,11 +63,17 @@ class KernelBuilder:
         make = lambda: arith.ConstantOp(IntegerAttr(value, IndexType()))  # noqa: E731
         return self._const(("index", value), make)
 
-    def f(self, value: float) -> SSAValue:
-        return self._const(("f32", value), lambda: arith.ConstantOp(FloatAttr(value, f32)))
+    def f(self, value: float, t: Attribute = f32) -> SSAValue:
+        return self._const((str(t), value), lambda: arith.ConstantOp(FloatAttr(value, t)))
 
-    def zero(self) -> SSAValue:
-        return self.f(0.0)
+    def zero(self, t: Attribute = f32) -> SSAValue:
+        return self.f(0.0, t)
+
+    def extf(self, value: SSAValue) -> SSAValue:
+        """`value` as f32: f16 is extended, f32 passes."""
+        if value.type == f32:
+            return value
+        return self.insert(arith.ExtFOp(value, f32)).results[0]
 
     # Index arithmetic, folded where both sides are constants or trivial.
     def add(self, a: Index, b: Index) -> Index:
@@ -152,7 +162,7 @@ class KernelBuilder:
             count = self.select(cond, width, 0)
         op = DeviceAsyncCopyOp(
             src, [self.c(i) for i in at], dst, [self.c(i) for i in to], width, count,
-            bypass_l1=width * 4 == 16,
+            bypass_l1=width * element_bytes(src) == 16,
         )
         return self.insert(op).results[0]
 
@@ -162,9 +172,11 @@ class KernelBuilder:
     def async_wait(self, token: SSAValue, groups: int) -> None:
         self.insert(DeviceAsyncWaitOp(token, groups))
 
-    def alloc(self, shape: Sequence[int], space: Attribute, hint: str) -> SSAValue:
+    def alloc(
+        self, shape: Sequence[int], space: Attribute, hint: str, element: Attribute = f32
+    ) -> SSAValue:
         make = memref.AllocaOp if space == PRIVATE else memref.AllocOp
-        v = self.insert(make.get(f32, shape=list(shape), memory_space=space)).results[0]
+        v = self.insert(make.get(element, shape=list(shape), memory_space=space)).results[0]
         v.name_hint = hint
         return v
 
@@ -209,19 +221,21 @@ class KernelBuilder:
         """`ref[idx]` where `cond` holds, else 0.0; nothing is read where it does not."""
         if cond is None:
             return self.load(ref, idx)
+        element = ref.type.element_type  # type: ignore[attr-defined]
         then, other = Block(), Block()
         t = KernelBuilder.at_end(then, self.consts)
         t.insert(scf.YieldOp(t.load(ref, idx)))
         e = KernelBuilder.at_end(other, self.consts)
-        e.insert(scf.YieldOp(e.zero()))
-        return self.insert(scf.IfOp(cond, [f32], [then], [other])).results[0]
+        e.insert(scf.YieldOp(e.zero(element)))
+        return self.insert(scf.IfOp(cond, [element], [then], [other])).results[0]
 
     def load_vector(self, ref: SSAValue, idx: Sequence[Index], width: int) -> list[SSAValue]:
         """One `vector.load` of `width` elements along the last index, then
         its elements as scalars."""
-        t = VectorType(f32, [width])
+        element = ref.type.element_type  # type: ignore[attr-defined]
+        t = VectorType(element, [width])
         v = self.insert(vector.LoadOp(ref, [self.c(i) for i in idx], t)).results[0]
-        return [self.insert(vector.ExtractOp(v, [e], f32)).results[0] for e in range(width)]
+        return [self.insert(vector.ExtractOp(v, [e], element)).results[0] for e in range(width)]
 
     def load_vector_or_zero(
         self, ref: SSAValue, idx: Sequence[Index], width: int, cond: SSAValue | None
@@ -230,8 +244,9 @@ class KernelBuilder:
         if cond is None:
             return self.load_vector(ref, idx, width)
         then, other = Block(), Block()
+        element = ref.type.element_type  # type: ignore[attr-defined]
         t = KernelBuilder.at_end(then, self.consts)
         t.insert(scf.YieldOp(*t.load_vector(ref, idx, width)))
         e = KernelBuilder.at_end(other, self.consts)
-        e.insert(scf.YieldOp(*[e.zero()] * width))
-        return list(self.insert(scf.IfOp(cond, [f32] * width, [then], [other])).results)
+        e.insert(scf.YieldOp(*[e.zero(element)] * width))
+        return list(self.insert(scf.IfOp(cond, [element] * width, [then], [other])).results)

@@ -13,8 +13,10 @@ With `stages = 2` the staging is double-buffered with asynchronous copies
 (`blockwise_async_copy`, then `nvgpu.device_async_wait` and a barrier before
 each multiply; see `_double_buffered`).
 
-Each copy loads 128 bits at a time (`vector = 4`) where the source's rows
-are whole vectors of 4 and the threads divide the copy in vectors.
+Each copy loads 128 bits at a time (`vector = 4` for f32, 8 for f16) where
+the source's rows are whole vectors and the threads divide the copy in
+vectors. The tiles hold the operands' element types (f16 stays f16 in
+workgroup memory; `threadwise_read` extends it).
 
 The A tile's rows are padded (`a_pad`): its copy writes it transposed, and
 without the pad the threads that write one of its columns would all hit the
@@ -40,10 +42,14 @@ from xsplit.dialects.xsplit_gemm import (
     ThreadwiseWriteOp,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
-from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder
+from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder, element_bytes
 
 BANKS = 32
 """Workgroup-memory banks of 4 bytes (NVIDIA; gfx942's LDS has 32 too)."""
+
+
+def element(v: SSAValue):
+    return v.type.element_type  # type: ignore[attr-defined]
 
 
 def a_pad(step_k: int) -> int:
@@ -57,15 +63,17 @@ def a_pad(step_k: int) -> int:
     return max(1, BANKS // step_k)
 
 
-VECTOR = 4
-"""f32 elements per global load where they fit: 128 bits."""
+VECTOR_BYTES = 16
+"""Bytes per global load where they fit: 128 bits (4 f32, 8 f16)."""
 
 
-def vector_width(row_length: int, rows: int, cols: int, threads: int) -> int:
+def vector_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
     """128-bit loads when every vector is 16-byte aligned (the source's rows
     are whole vectors) and the threads still divide the copy; else scalars."""
-    fits = row_length % VECTOR == 0 and cols % VECTOR == 0
-    return VECTOR if fits and (rows * cols // VECTOR) % threads == 0 else 1
+    width = VECTOR_BYTES // element_bytes(src)
+    row_length = src.type.get_shape()[1]  # type: ignore[attr-defined]
+    fits = row_length % width == 0 and cols % width == 0
+    return width if fits and (rows * cols // width) % threads == 0 else 1
 
 
 def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
@@ -89,13 +97,13 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         if chunk_k * op.chunk_count > k:  # the last chunk is short: its loop stops at K
             k_end = kb.min(k_end, k)
     acc_shape = [tm // thm, tn // thn]
-    wa = vector_width(k, tm, tk, threads)
-    wb = vector_width(op.mnk[1], tk, tn, threads)
+    wa = vector_width(op.a, tm, tk, threads)
+    wb = vector_width(op.b, tk, tn, threads)
     if op.stage_count == 2:
         acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
     else:
-        a_tile = kb.alloc([tk, tm + a_pad(tk)], WORKGROUP, "a_tile")
-        b_tile = kb.alloc([tk, tn], WORKGROUP, "b_tile")
+        a_tile = kb.alloc([tk, tm + a_pad(tk)], WORKGROUP, "a_tile", element(op.a))
+        b_tile = kb.alloc([tk, tn], WORKGROUP, "b_tile", element(op.b))
         acc = kb.alloc(acc_shape, PRIVATE, "acc")
         kb.insert(ThreadwiseFillOp(acc))
 
@@ -133,8 +141,8 @@ def _double_buffered(
     tm, tn, tk = op.tile_sizes
     thm, thn = op.thread_counts
     threads = thm * thn
-    a = [kb.alloc([tk, tm + a_pad(tk)], WORKGROUP, f"a_tile{i}") for i in range(2)]
-    b = [kb.alloc([tk, tn], WORKGROUP, f"b_tile{i}") for i in range(2)]
+    a = [kb.alloc([tk, tm + a_pad(tk)], WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
+    b = [kb.alloc([tk, tn], WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
     acc = kb.alloc([tm // thm, tn // thn], PRIVATE, "acc")
     kb.insert(ThreadwiseFillOp(acc))
     # The first K of the chunk's last step.

@@ -3,7 +3,8 @@ register ops become scalar `memref`/`arith` ops, unrolled, so that every
 index into a private buffer is a constant and LLVM keeps it in registers.
 
 - `threadwise_fill`: a zero into every register;
-- `threadwise_read`: one load from the staged tile per register;
+- `threadwise_read`: one load from the staged tile per register (extended to
+  f32 from an f16 tile);
 - `threadwise_gemm`: `acc[i, j] += a[i] * b[j]`, each `a[i]` and `b[j]` read
   once;
 - `threadwise_write`: per register, under the mask that its element is inside
@@ -48,7 +49,8 @@ def lower_read(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     kb = KernelBuilder(ir.b)
     (regs,) = _shape(op.regs)
     stride = op.stride.value.data
-    values = [kb.load(op.tile, [op.row, kb.add(op.col, i * stride)]) for i in range(regs)]
+    # f16 tiles are extended here: the registers and the products are f32.
+    values = [kb.extf(kb.load(op.tile, [op.row, kb.add(op.col, i * stride)])) for i in range(regs)]
     for i, v in enumerate(values):
         kb.store(v, op.regs, [i])
     return []
