@@ -321,3 +321,21 @@ def test_f16_double_buffering_is_refused() -> None:
 
     with pytest.raises(XsplitError, match="stages=2 takes an f32 A"):
         lowered(37, 72, 200, "target=sm_80 stages=2", "f16")
+
+
+def test_lower_matmul_api() -> None:
+    """`lower_matmul` is the pass's rewrite as a function (what split-k can
+    call): it replaces the matmul's function, or says why it cannot."""
+    from xsplit.diagnostics import XsplitError
+    from xsplit.dialects.xsplit_gemm import GridwiseGemmOp
+    from xsplit.rewrites.reduce.gemm_kernel import lower_matmul
+
+    module = parse_module(matmul(37, 20, 101), "mm.mlir", make_context())
+    op = next(o for o in module.walk() if o.name == "linalg.matmul")
+    with collect_remarks():
+        lower_matmul(op, "sm_80", chunks=4, merge="atomic")
+    module.verify()
+    (gemm,) = [o for o in module.walk() if isinstance(o, GridwiseGemmOp)]
+    assert gemm.chunk_count == 4 and gemm.grid == (1, 1, 4) and gemm.merge_kind == "atomic"
+    with pytest.raises(XsplitError, match="cannot take this matmul"):
+        lower_matmul(op, "sm_80")  # detached with its old function

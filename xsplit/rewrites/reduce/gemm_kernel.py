@@ -98,13 +98,12 @@ def _matmul_form(m: Match) -> bool | str:
     return True
 
 
-def _merge(m: Match, chunks: int) -> str:
-    merge = m.options["merge"]
+def _merge(op: Operation, merge: str, chunks: int) -> str:
     if merge == "auto":
         return "store" if chunks == 1 else "atomic"
     if merge == "store" and chunks > 1:
         raise XsplitError(
-            "gemm-kernel: merge=store takes one chunk; use atomic or deterministic", m.root
+            "gemm-kernel: merge=store takes one chunk; use atomic or deterministic", op
         )
     return merge
 
@@ -133,8 +132,30 @@ def _kernel(
 
 
 def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
-    op, fn = m.root, m["fn"]
-    tgt = find_target(m.options["target"])
+    lower_matmul(m.root, **{k: m.options[k] for k in GEMM_KERNEL_PATTERN.options})
+    return None
+
+
+def lower_matmul(
+    op: Operation,
+    target: str,
+    chunks: int = 1,
+    merge: str = "auto",
+    tile: Sequence[int] = DEFAULT_TILE,
+    threads: Sequence[int] = DEFAULT_THREADS,
+    stages: int = 1,
+) -> None:
+    """Replaces the function of `op`, a matmul in the form `gemm-kernel`
+    takes, with the gridwise kernel (and, for `deterministic`, its host and
+    merge kernel). What `split-k` would call to split a matmul into this
+    kernel's static chunks; raises XsplitError at `op` for a form or an
+    option it cannot take."""
+    m = Match(op)
+    found = _matmul_form(m)
+    if found is not True:
+        raise XsplitError(f"gemm-kernel: cannot take this matmul: {found}", op)
+    fn = m["fn"]
+    tgt = find_target(target)
     if not tgt.is_gpu:
         raise XsplitError(
             f"gemm-kernel: target {tgt.name} is not a GPU; the kernel needs threads and "
@@ -142,16 +163,15 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
             op,
         )
     a, b, c = op.operands
-    tile = tuple(m.options["tile"])
-    threads = tuple(m.options["threads"])
+    tile = tuple(tile)
+    threads = tuple(threads)
     if len(tile) != 3 or len(threads) != 2 or min(*tile, *threads) <= 0:
         raise XsplitError(
             "gemm-kernel: tile takes three positive sizes M,N,K and threads two counts M,N", op
         )
     k = a.type.get_shape()[1]  # type: ignore[attr-defined]
-    chunks = chunk_count(k, min(m.options["chunks"], -(-k // tile[2])), tile[2])
-    merge = _merge(m, chunks)
-    stages = m.options["stages"]
+    chunks = chunk_count(k, min(chunks, -(-k // tile[2])), tile[2])
+    merge = _merge(op, merge, chunks)
     if stages == 2 and a.type.element_type != f32:  # type: ignore[attr-defined]
         raise XsplitError(
             "gemm-kernel: stages=2 takes an f32 A for now (its transposed copies are 4 bytes "
@@ -223,7 +243,6 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
         parent.insert_op_before(f, fn)
     fn.detach()
     fn.erase()
-    return None
 
 
 def _not_taken(m: Match) -> bool | str:
@@ -284,4 +303,4 @@ GEMM_KERNEL = Pass(
     ),
 )
 
-__all__ = ["GEMM_KERNEL"]
+__all__ = ["GEMM_KERNEL", "lower_matmul"]
