@@ -339,3 +339,26 @@ def test_lower_matmul_api() -> None:
     assert gemm.chunk_count == 4 and gemm.grid == (1, 1, 4) and gemm.merge_kind == "atomic"
     with pytest.raises(XsplitError, match="cannot take this matmul"):
         lower_matmul(op, "sm_80")  # detached with its old function
+
+
+@pytest.mark.parametrize("fault", ["no wait", "waits for too few"])
+def test_double_buffer_needs_its_waits(fault: str) -> None:
+    """The simulator lands an asynchronous copy only when a wait covers its
+    group: without the waits, or with waits that leave four groups in flight
+    instead of two, the multiply reads a tile whose copy has not landed, and
+    the run is wrong (or races)."""
+    from xdsl.dialects.builtin import IntegerAttr, i32
+
+    module, _ = lowered(37, 20, 96, f"target=sm_80 chunks=1 stages=2 {SMALL}")
+    fn = pick_function(module, None)
+    waits = [op for op in fn.walk() if op.name == "nvgpu.device_async_wait"]
+    assert [w.num_groups.value.data for w in waits] == [2, 2, 0]
+    for w in waits[:2]:
+        if fault == "no wait":
+            w.detach()
+            w.erase()
+        else:
+            w.num_groups = IntegerAttr(4, i32)
+    args = inputs(37, 20, 96, 0)
+    report = simulate(fn, reference=expected(args), inputs=args, orders=["lockstep"])
+    assert report.mismatches or report.races
