@@ -240,30 +240,41 @@ def test_double_buffer_without_its_barrier_races() -> None:
     assert report.races
 
 
-class BankMachine(Machine):
-    """Records, for every store into an A tile, the worst bank conflict of
-    any warp: the most distinct words one of the 32 four-byte banks gets
-    from the warp's lanes in that store (1: conflict-free). Lockstep order,
-    so each store runs for all its lanes at once."""
-
+class _Quiet(Machine):
     def __init__(self, launch: Launch) -> None:
         super().__init__(launch, lockstep, log=False)
         self.worst = 0
         self._wrapped: dict[int, object] = {}
 
+
+class BankMachine(_Quiet):
+    """Records, for every store into (or load from) an A tile, the worst
+    bank conflict of any warp: the most distinct words one of the 32
+    four-byte banks gets from the warp's lanes in that access (1:
+    conflict-free; one word read by many lanes is a broadcast). Lockstep
+    order, so each access runs for all its lanes at once."""
+
+    def __init__(self, launch: Launch, kind: str, group: int) -> None:
+        super().__init__(launch)
+        self.kind, self.group = kind, group
+
     def fn(self, op):
         f = super().fn(op)
-        if op.name != "memref.store" or not str(op.operands[1].name_hint).startswith("a_tile"):
+        at = 1 if op.name == "memref.store" else 0
+        if op.name != self.kind or not str(op.operands[at].name_hint).startswith("a_tile"):
             return f
         if id(op) not in self._wrapped:
             strides = [1]
-            for size in reversed(op.operands[1].type.get_shape()[1:]):
+            for size in reversed(op.operands[at].type.get_shape()[1:]):
                 strides.insert(0, strides[0] * size)
 
-            def wrapped(fr, chunked, f=f, op=op, strides=strides) -> None:
-                idx = [np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,)) for v in op.operands[2:]]
+            def wrapped(fr, chunked, f=f, op=op, strides=strides, at=at) -> None:
+                idx = [
+                    np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,))
+                    for v in op.operands[at + 1 :]
+                ]
                 words = sum(i * s for i, s in zip(idx, strides))
-                warps = fr.lanes // 32
+                warps = fr.lanes // self.group
                 for w in np.unique(warps):
                     mine = np.unique(words[warps == w])
                     self.worst = max(self.worst, int(np.bincount(mine % 32).max()))
@@ -275,90 +286,55 @@ class BankMachine(Machine):
 
 @pytest.mark.parametrize(
     "options",
-    ["target=sm_80", "target=sm_80 tile=128,128,8 threads=16,16", "target=sm_80 tile=64,64,32 threads=16,16"],
+    ["", "tile=128,128,8 threads=16,16", "tile=64,64,32 threads=16,16"],
 )
 @pytest.mark.parametrize("k", [64, 66])  # 128-bit loads of A, and scalar ones
-def test_a_tile_stores_are_free_of_bank_conflicts(options: str, k: int) -> None:
-    """The A tile is written transposed; its padding (`a_pad`) spreads each
-    warp's stores over all 32 banks. Without it they pile up (checked by
-    zeroing the pad: 16-way for scalar copies with K steps of 16, at least
-    2-way everywhere)."""
+def test_transposed_a_tile_stores_are_free_of_bank_conflicts(options: str, k: int) -> None:
+    """A K-major A tile (a_layout=k) is written transposed; its padding
+    (`a_pad`) spreads each warp's stores over all 32 banks. Without it they
+    pile up (checked by zeroing the pad: 16-way for scalar copies with K
+    steps of 16, at least 2-way everywhere)."""
     from xsplit.rewrites.reduce import lower_gridwise_gemm
 
-    def worst() -> int:
-        module, _ = lowered(128, 128, k, options)
-        fn = pick_function(module, None)
-        grid, block = launch_sizes(fn, None, None)
-        machine = BankMachine(Launch(grid, block, 32))
-        machine.run(fn, inputs(128, 128, k, 0))
-        return machine.worst
-
-    assert worst() == 1
+    options = f"target=sm_80 a_layout=k {options}"
+    assert worst_conflict(options, k, "memref.store") == 1
     saved = lower_gridwise_gemm.a_pad
     lower_gridwise_gemm.a_pad = lambda step_k: 0
     try:
-        unpadded = worst()
+        unpadded = worst_conflict(options, k, "memref.store")
     finally:
         lower_gridwise_gemm.a_pad = saved
     assert unpadded >= (16 if "tile" not in options and k == 66 else 2)
 
 
-@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
-def test_f16_operands(merge: str) -> None:
-    # f16 A and B, f32 C: the tiles stay f16 in workgroup memory and are
-    # extended where a thread reads its registers. K steps of 32 make the
-    # 64x32 A copy 256 vectors of 8 (128 bits) for 256 threads; N = 72 is
-    # whole vectors of 8 too, M = 37 is ragged.
-    text = check(37, 72, 200, f"target=sm_80 chunks=3 merge={merge} tile=64,64,32", element="f16")
-    assert "vector.load %a" in text and "vector<8xf16>" in text
-    assert "memref<32x65xf16, #gpu.address_space<workgroup>>" in text
-    assert "arith.extf" in text
-
-
-def test_f16_double_buffering_is_refused() -> None:
-    # A's copies land transposed, one element each: 2 bytes, below cp.async's 4.
-    from xsplit.diagnostics import XsplitError
-
-    with pytest.raises(XsplitError, match="stages=2 takes an f32 A"):
-        lowered(37, 72, 200, "target=sm_80 stages=2", "f16")
-
-
-def test_lower_matmul_api() -> None:
-    """`lower_matmul` is the pass's rewrite as a function (what split-k can
-    call): it replaces the matmul's function, or says why it cannot."""
-    from xsplit.diagnostics import XsplitError
-    from xsplit.dialects.xsplit_gemm import GridwiseGemmOp
-    from xsplit.rewrites.reduce.gemm_kernel import lower_matmul
-
-    module = parse_module(matmul(37, 20, 101), "mm.mlir", make_context())
-    op = next(o for o in module.walk() if o.name == "linalg.matmul")
-    with collect_remarks():
-        lower_matmul(op, "sm_80", chunks=4, merge="atomic")
-    module.verify()
-    (gemm,) = [o for o in module.walk() if isinstance(o, GridwiseGemmOp)]
-    assert gemm.chunk_count == 4 and gemm.grid == (1, 1, 4) and gemm.merge_kind == "atomic"
-    with pytest.raises(XsplitError, match="cannot take this matmul"):
-        lower_matmul(op, "sm_80")  # detached with its old function
-
-
-@pytest.mark.parametrize("fault", ["no wait", "waits for too few"])
-def test_double_buffer_needs_its_waits(fault: str) -> None:
-    """The simulator lands an asynchronous copy only when a wait covers its
-    group: without the waits, or with waits that leave four groups in flight
-    instead of two, the multiply reads a tile whose copy has not landed, and
-    the run is wrong (or races)."""
-    from xdsl.dialects.builtin import IntegerAttr, i32
-
-    module, _ = lowered(37, 20, 96, f"target=sm_80 chunks=1 stages=2 {SMALL}")
+def worst_conflict(options: str, k: int, kind: str, group: int = 32) -> int:
+    """The worst conflict of the A tile's `kind` accesses among `group`
+    lanes at a time: a warp for 32-bit accesses; 8 lanes, a quarter of one,
+    for the 128-bit stores LLVM makes of a row copy's four stores."""
+    module, _ = lowered(128, 128, k, options)
     fn = pick_function(module, None)
-    waits = [op for op in fn.walk() if op.name == "nvgpu.device_async_wait"]
-    assert [w.num_groups.value.data for w in waits] == [2, 2, 0]
-    for w in waits[:2]:
-        if fault == "no wait":
-            w.detach()
-            w.erase()
-        else:
-            w.num_groups = IntegerAttr(4, i32)
-    args = inputs(37, 20, 96, 0)
-    report = simulate(fn, reference=expected(args), inputs=args, orders=["lockstep"])
-    assert report.mismatches or report.races
+    grid, block = launch_sizes(fn, None, None)
+    machine = BankMachine(Launch(grid, block, 32), kind, group)
+    machine.run(fn, inputs(128, 128, k, 0))
+    return machine.worst
+
+
+@pytest.mark.parametrize("step_k", [16, 32])
+def test_m_major_a_tile_is_free_of_bank_conflicts(step_k: int) -> None:
+    """The default M-major A tile: stores are 128-bit row copies
+    (conflict-free per quarter warp), and each warp's register reads touch
+    32 / threads_n rows at once, which
+    `a_row_pad` puts in different banks: with K steps of 32 unpadded rows
+    of 32 words would share a bank (2-way), padded to 36 they do not."""
+    from xsplit.rewrites.reduce import lower_gridwise_gemm
+
+    options = f"target=sm_80 tile=64,64,{step_k}"
+    assert worst_conflict(options, 64, "memref.store", group=8) == 1
+    assert worst_conflict(options, 64, "memref.load") == 1
+    saved = lower_gridwise_gemm.a_row_pad
+    lower_gridwise_gemm.a_row_pad = lambda *args: 0
+    try:
+        unpadded = worst_conflict(options, 64, "memref.load")
+    finally:
+        lower_gridwise_gemm.a_row_pad = saved
+    assert unpadded == (2 if step_k == 32 else 1)

@@ -48,27 +48,32 @@ def test_assembly(t: str, merge: str, tmp_path: Path) -> None:
         assert not re.search(ANY_ATOMIC[t], asm)
 
 
-def test_double_buffered_cp_async(tmp_path: Path) -> None:
-    """stages=2: B's vectors in 16-byte `cp.async.cg`, A's elements (they
-    land transposed) in 4-byte `cp.async.ca`, one commit per copy and step,
-    `cp.async.wait_group 2` in the loop and a final `wait_group 0`; no
-    global load left outside the copies but C's."""
+@pytest.mark.parametrize("a_layout", ["m", "k"])
+def test_double_buffered_cp_async(a_layout: str, tmp_path: Path) -> None:
+    """stages=2: vectors in 16-byte `cp.async.cg` (A's too when it is staged
+    M-major; K-major, its elements land transposed, in 4-byte
+    `cp.async.ca`), one commit per copy and step, `cp.async.wait_group 2`
+    in the loop and a final `wait_group 0`; no global load left outside the
+    copies but C's."""
     with collect_remarks():
         out = rewrite(
             matmul(100, 72, 1000),
-            f"gemm-kernel{{target=sm_80 chunks=4 stages=2}},{LOWER},export-dispatch{{target=sm_80}}",
+            f"gemm-kernel{{target=sm_80 chunks=4 stages=2 a_layout={a_layout}}},{LOWER},"
+            "export-dispatch{target=sm_80}",
         )
     asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
-    assert re.search(r"\bcp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16", asm)
-    assert re.search(r"\bcp\.async\.ca\.shared\.global \[[^]]+\], \[[^]]+\], 4", asm)
+    cg = re.findall(r"\bcp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16", asm)
+    ca = re.findall(r"\bcp\.async\.ca\.shared\.global \[[^]]+\], \[[^]]+\], 4", asm)
+    assert cg and (bool(ca) == (a_layout == "k"))
     assert len(re.findall(r"\bcp\.async\.commit_group", asm)) >= 4
-    assert re.search(r"\bcp\.async\.wait_group\s+2;", asm) and re.search(r"\bcp\.async\.wait_group\s+0;", asm)
+    assert re.search(r"\bcp\.async\.wait_group\s+2;", asm)
+    assert re.search(r"\bcp\.async\.wait_group\s+0;", asm)
     assert not re.search(r"\bld\.global", asm) and not re.search(SPILL["sm_80"], asm)
 
 
 def test_f16_operands(tmp_path: Path) -> None:
-    """f16 A and B: 128-bit loads of 8 halves, halves into shared memory,
-    `cvt.f32.f16` where the registers are read, f32 FMAs."""
+    """f16 A and B: 128-bit loads of 8 halves, stored as they came, read
+    back one half a register and extended (`cvt.f32.f16`); f32 FMAs."""
     with collect_remarks():
         out = rewrite(
             matmul(100, 72, 1000, "f16"),
@@ -76,6 +81,7 @@ def test_f16_operands(tmp_path: Path) -> None:
         )
     asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
     assert re.search(VECTOR_LOAD["sm_80"], asm)
-    assert re.search(r"\bst\.shared(\.v\d)?\.b16\b", asm)
+    # Rows of 8 halves go to shared memory in 128-bit stores; registers read halves.
+    assert re.search(r"\bst\.shared\.v4\.b32\b", asm) and re.search(r"\bld\.shared\.b16\b", asm)
     assert re.search(r"\bcvt\.f32\.f16\b", asm) and re.search(FMA["sm_80"], asm)
     assert not re.search(SPILL["sm_80"], asm)

@@ -137,6 +137,9 @@ class GridwiseGemmOp(IRDLOperation):
     stages = opt_prop_def(IntegerAttr)
     """Tiles in flight: 2 double-buffers the staging with asynchronous
     copies (`nvgpu.device_async_copy`, sm_80 and later); 1 when absent."""
+    a_k_major = opt_prop_def(UnitAttr)
+    """Stage A K-major (transposed, as the fused text kernel does) rather
+    than as it is in memory (M-major, K contiguous)."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -153,6 +156,7 @@ class GridwiseGemmOp(IRDLOperation):
         chunks: int,
         merge: str,
         stages: int = 1,
+        a_k_major: bool = False,
     ):
         props: dict = {
             "tile": _ints(tile),
@@ -162,6 +166,8 @@ class GridwiseGemmOp(IRDLOperation):
         }
         if stages != 1:
             props["stages"] = IntegerAttr(stages, i64)
+        if a_k_major:
+            props["a_k_major"] = UnitAttr()
         super().__init__(operands=[a, b, c], properties=props)
 
     @property
@@ -243,9 +249,11 @@ class GridwiseGemmOp(IRDLOperation):
         # into the B tiles that follow the A tiles stay aligned.
         _need(self.stage_count == 1 or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
         _need(
-            self.stage_count == 1 or isinstance(self.a.type.element_type, Float32Type),  # type: ignore[attr-defined]
+            self.stage_count == 1
+            or self.a_k_major is None
+            or isinstance(self.a.type.element_type, Float32Type),  # type: ignore[attr-defined]
             self,
-            "stages 2 needs an f32 A (its transposed copies are 4 bytes an element)",
+            "stages 2 with a K-major A needs f32 (its transposed copies are 4 bytes an element)",
         )
 
 
@@ -444,8 +452,9 @@ class BlockwiseGemmOp(IRDLOperation):
     `acc[i, j] += sum over kk of a[kk, tm + i * threads[0]] * b[kk, tn + j * threads[1]]`
     with `tm = thread / threads[1]` and `tn = thread % threads[1]`: registers
     strided by the thread counts, so that neighbouring threads read
-    neighbouring words of workgroup memory. `a` is the A tile stored K-major
-    (its rows are K), like `b`.
+    neighbouring words of workgroup memory. `b` is stored K-major (its rows
+    are K); `a` too, or M-major (`a[tm + i * threads[0], kk]`) with
+    `a_m_major`.
     """
 
     name = "xsplit_gemm.blockwise_gemm"
@@ -456,6 +465,8 @@ class BlockwiseGemmOp(IRDLOperation):
     thread = operand_def(IndexType)
     threads = prop_def(DenseArrayBase)
     step_k = prop_def(IntegerAttr)
+    a_m_major = opt_prop_def(UnitAttr)
+    """`a` is stored M-major (`a[m, kk]`) rather than K-major."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -473,11 +484,12 @@ class BlockwiseGemmOp(IRDLOperation):
         thread: SSAValue,
         threads: tuple[int, int],
         step_k: int,
+        a_m_major: bool = False,
     ):
-        super().__init__(
-            operands=[acc, a, b, thread],
-            properties={"threads": _ints(threads), "step_k": IntegerAttr(step_k, i64)},
-        )
+        props: dict = {"threads": _ints(threads), "step_k": IntegerAttr(step_k, i64)}
+        if a_m_major:
+            props["a_m_major"] = UnitAttr()
+        super().__init__(operands=[acc, a, b, thread], properties=props)
 
     @property
     def thread_counts(self) -> tuple[int, int]:
@@ -494,10 +506,11 @@ class BlockwiseGemmOp(IRDLOperation):
         _static_f32(self, self.b, "the B tile", 2, "workgroup", f16=True)
         rm, rn = _shape(self.acc)
         thm, thn = self.thread_counts
-        _need(_shape(self.a)[1] >= rm * thm, self, "the A tile is narrower than the threads' rows")
+        am, ak = _shape(self.a)[::-1] if self.a_m_major is None else _shape(self.a)
+        _need(am >= rm * thm, self, "the A tile is narrower than the threads' rows")
         _need(_shape(self.b)[1] >= rn * thn, self, "the B tile is narrower than the threads' columns")
         k = self.steps
-        _need(0 < k <= min(_shape(self.a)[0], _shape(self.b)[0]), self, "step_k exceeds the tiles")
+        _need(0 < k <= min(ak, _shape(self.b)[0]), self, "step_k exceeds the tiles")
 
 
 @irdl_op_definition
@@ -523,7 +536,7 @@ class ThreadwiseFillOp(IRDLOperation):
 @irdl_op_definition
 class ThreadwiseReadOp(IRDLOperation):
     """`regs[i] = tile[row, col + i * stride]`: one thread's registers from
-    one row of a staged tile."""
+    one row of a staged tile (from one column with `down`)."""
 
     name = "xsplit_gemm.threadwise_read"
 
@@ -532,6 +545,8 @@ class ThreadwiseReadOp(IRDLOperation):
     col = operand_def(IndexType)
     regs = operand_def(MemRefType)
     stride = prop_def(IntegerAttr)
+    down = opt_prop_def(UnitAttr)
+    """Read down a column: `regs[i] = tile[row + i * stride, col]`."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -540,10 +555,14 @@ class ThreadwiseReadOp(IRDLOperation):
         "$tile `[` $row `,` $col `]` `to` $regs attr-dict `:` type($tile) `to` type($regs)"
     )
 
-    def __init__(self, tile: SSAValue, row: SSAValue, col: SSAValue, regs: SSAValue, stride: int):
-        super().__init__(
-            operands=[tile, row, col, regs], properties={"stride": IntegerAttr(stride, i64)}
-        )
+    def __init__(
+        self, tile: SSAValue, row: SSAValue, col: SSAValue, regs: SSAValue, stride: int,
+        down: bool = False,
+    ):
+        props: dict = {"stride": IntegerAttr(stride, i64)}
+        if down:
+            props["down"] = UnitAttr()
+        super().__init__(operands=[tile, row, col, regs], properties=props)
 
     def verify_(self) -> None:
         _static_f32(self, self.tile, "the tile", 2, None, f16=True)

@@ -144,6 +144,7 @@ def lower_matmul(
     tile: Sequence[int] = DEFAULT_TILE,
     threads: Sequence[int] = DEFAULT_THREADS,
     stages: int = 1,
+    a_layout: str = "m",
 ) -> None:
     """Replaces the function of `op`, a matmul in the form `gemm-kernel`
     takes, with the gridwise kernel (and, for `deterministic`, its host and
@@ -172,10 +173,11 @@ def lower_matmul(
     k = a.type.get_shape()[1]  # type: ignore[attr-defined]
     chunks = chunk_count(k, min(chunks, -(-k // tile[2])), tile[2])
     merge = _merge(op, merge, chunks)
-    if stages == 2 and a.type.element_type != f32:  # type: ignore[attr-defined]
+    k_major = a_layout == "k"
+    if stages == 2 and k_major and a.type.element_type != f32:  # type: ignore[attr-defined]
         raise XsplitError(
-            "gemm-kernel: stages=2 takes an f32 A for now (its transposed copies are 4 bytes "
-            "an element)",
+            "gemm-kernel: stages=2 with a_layout=k takes an f32 A (its transposed copies are 4 "
+            "bytes an element)",
             op,
         )
     if stages == 2 and tgt.name not in ("sm_80", "sm_90"):
@@ -192,7 +194,9 @@ def lower_matmul(
     if merge != "deterministic":
 
         def body(bld: Builder, vals):
-            gemm = GridwiseGemmOp(vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages)
+            gemm = GridwiseGemmOp(
+                vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages, k_major
+            )
             return bld.insert(gemm)
 
         new.append(_kernel(name, types, hints, body, op))
@@ -201,7 +205,7 @@ def lower_matmul(
         ptype = MemRefType(f32, [chunks, m_, n_])
 
         def partials(bld: Builder, vals):
-            gemm = GridwiseGemmOp(*vals, tile, threads, chunks, "partials", stages)
+            gemm = GridwiseGemmOp(*vals, tile, threads, chunks, "partials", stages, k_major)
             return bld.insert(gemm)
 
         def merge_body(bld: Builder, vals):
@@ -269,7 +273,7 @@ GEMM_KERNEL_PATTERN = Pattern(
     root="linalg.matmul",
     where=where("a static matmul into f32 in destination-passing form", _matmul_form),
     rewrite=_lower,
-    options=("target", "chunks", "merge", "tile", "threads", "stages"),
+    options=("target", "chunks", "merge", "tile", "threads", "stages", "a_layout"),
 )
 
 NOT_TAKEN = Remark(
@@ -299,6 +303,10 @@ GEMM_KERNEL = Pass(
         Option(
             "stages", int, 1, "staged tiles in flight: 2 double-buffers with cp.async (sm_80, sm_90)",
             (1, 2),
+        ),
+        Option(
+            "a_layout", str, "m", "A's tile: m (as in memory, K contiguous) or k (transposed)",
+            ("m", "k"),
         ),
     ),
 )

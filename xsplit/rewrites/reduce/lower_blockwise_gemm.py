@@ -130,7 +130,10 @@ def lower_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     tn = kb.rem(op.thread, thn)
 
     def k_element(body: KernelBuilder, kk: SSAValue) -> None:
-        body.insert(ThreadwiseReadOp(op.a, kk, tm, a_regs, thm))  # type: ignore[arg-type]
+        if op.a_m_major is not None:
+            body.insert(ThreadwiseReadOp(op.a, tm, kk, a_regs, thm, down=True))  # type: ignore[arg-type]
+        else:
+            body.insert(ThreadwiseReadOp(op.a, kk, tm, a_regs, thm))  # type: ignore[arg-type]
         body.insert(ThreadwiseReadOp(op.b, kk, tn, b_regs, thn))  # type: ignore[arg-type]
         body.insert(ThreadwiseGemmOp(op.acc, a_regs, b_regs))
 

@@ -18,9 +18,11 @@ the source's rows are whole vectors and the threads divide the copy in
 vectors. The tiles hold the operands' element types (f16 stays f16 in
 workgroup memory; `threadwise_read` extends it).
 
-The A tile's rows are padded (`a_pad`): its copy writes it transposed, and
-without the pad the threads that write one of its columns would all hit the
-same bank.
+A is staged M-major, as it is in memory (K contiguous): its copies are
+plain row copies (128-bit, or 16-byte cp.async), and its rows are padded
+(`a_row_pad`) so that the rows a warp reads at once sit in different banks.
+With `a_k_major` it is staged transposed, as the fused text kernel does,
+with rows padded (`a_pad`) against the conflicts of its transposed stores.
 
 `xsplit_gemm.merge_partials`: one thread per element of C, which adds the
 partials in chunk order to C's value (grid x along N, y along M).
@@ -52,6 +54,27 @@ def element(v: SSAValue):
     return v.type.element_type  # type: ignore[attr-defined]
 
 
+def a_row_pad(step_k: int, element_size: int, threads_n: int) -> int:
+    """Elements of padding per row of an M-major A tile: rows stay whole
+    16-byte vectors (128-bit copies, 16-byte cp.async), and the 32 /
+    threads_n rows a warp reads at once (its threads' first registers) fall
+    in different banks: reads of one word by many threads are a broadcast,
+    two words in one bank a conflict."""
+    step = 16 // element_size
+    rows = max(1, BANKS // threads_n)
+    best, spread = 0, 0
+    # Whole vectors make at most 8 distinct banks out of 4-word rows: where
+    # more rows meet (threads_n < 4), the fewest conflicts is what there is.
+    for pad in range(-step_k % step, 2 * BANKS * 4 // element_size, step):
+        words = (step_k + pad) * element_size // 4
+        distinct = len({r * words % BANKS for r in range(rows)})
+        if distinct > spread:
+            best, spread = pad, distinct
+        if distinct == rows:
+            break
+    return best
+
+
 def a_pad(step_k: int) -> int:
     """Words of padding per row of the A tile. Its copy writes it
     transposed: a warp's stores go to K rows j (spaced by the vector width
@@ -74,6 +97,15 @@ def vector_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
     row_length = src.type.get_shape()[1]  # type: ignore[attr-defined]
     fits = row_length % width == 0 and cols % width == 0
     return width if fits and (rows * cols // width) % threads == 0 else 1
+
+
+def a_tile_shape(op: GridwiseGemmOp) -> list[int]:
+    """M-major [tile_m, tile_k + pad] (K contiguous, as A is in memory), or
+    K-major [tile_k, tile_m + pad] with `a_k_major`."""
+    tm, _, tk = op.tile_sizes
+    if op.a_k_major is not None:
+        return [tk, tm + a_pad(tk)]
+    return [tm, tk + a_row_pad(tk, element_bytes(op.a), op.thread_counts[1])]
 
 
 def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
@@ -99,21 +131,22 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     acc_shape = [tm // thm, tn // thn]
     wa = vector_width(op.a, tm, tk, threads)
     wb = vector_width(op.b, tk, tn, threads)
+    k_major = op.a_k_major is not None
     if op.stage_count == 2:
         acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
     else:
-        a_tile = kb.alloc([tk, tm + a_pad(tk)], WORKGROUP, "a_tile", element(op.a))
+        a_tile = kb.alloc(a_tile_shape(op), WORKGROUP, "a_tile", element(op.a))
         b_tile = kb.alloc([tk, tn], WORKGROUP, "b_tile", element(op.b))
         acc = kb.alloc(acc_shape, PRIVATE, "acc")
         kb.insert(ThreadwiseFillOp(acc))
 
         def step(body: KernelBuilder, k0: SSAValue) -> None:
-            a_copy = BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, True, wa)  # type: ignore[arg-type]
+            a_copy = BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, k_major, wa)  # type: ignore[arg-type]
             b_copy = BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, wb)  # type: ignore[arg-type]
             body.insert(a_copy)
             body.insert(b_copy)
             body.barrier()
-            body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, (thm, thn), tk))
+            body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, (thm, thn), tk, not k_major))
             body.barrier()
 
         kb.for_(k_begin, k_end, tk, step, "k0")
@@ -141,7 +174,8 @@ def _double_buffered(
     tm, tn, tk = op.tile_sizes
     thm, thn = op.thread_counts
     threads = thm * thn
-    a = [kb.alloc([tk, tm + a_pad(tk)], WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
+    k_major = op.a_k_major is not None
+    a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
     b = [kb.alloc([tk, tn], WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
     acc = kb.alloc([tm // thm, tn // thn], PRIVATE, "acc")
     kb.insert(ThreadwiseFillOp(acc))
@@ -150,14 +184,14 @@ def _double_buffered(
 
     def copy(body: KernelBuilder, k0, buf: int) -> SSAValue:
         k0 = body.c(k0)
-        body.insert(BlockwiseAsyncCopyOp(op.a, m0, k0, a[buf], tid, (tm, tk), threads, True, wa))
+        body.insert(BlockwiseAsyncCopyOp(op.a, m0, k0, a[buf], tid, (tm, tk), threads, k_major, wa))
         b_copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb)
         return body.insert(b_copy).results[0]
 
     first = copy(kb, k_begin, 0)
 
     def multiply(body: KernelBuilder, buf: int) -> None:
-        body.insert(BlockwiseGemmOp(acc, a[buf], b[buf], tid, (thm, thn), tk))
+        body.insert(BlockwiseGemmOp(acc, a[buf], b[buf], tid, (thm, thn), tk, not k_major))
 
     def pair(body: KernelBuilder, k0: SSAValue) -> None:
         for buf in (0, 1):

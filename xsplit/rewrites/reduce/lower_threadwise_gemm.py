@@ -50,7 +50,11 @@ def lower_read(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     (regs,) = _shape(op.regs)
     stride = op.stride.value.data
     # f16 tiles are extended here: the registers and the products are f32.
-    values = [kb.extf(kb.load(op.tile, [op.row, kb.add(op.col, i * stride)])) for i in range(regs)]
+    if op.down is not None:
+        at = [[kb.add(op.row, i * stride), op.col] for i in range(regs)]
+    else:
+        at = [[op.row, kb.add(op.col, i * stride)] for i in range(regs)]
+    values = [kb.extf(kb.load(op.tile, idx)) for idx in at]
     for i, v in enumerate(values):
         kb.store(v, op.regs, [i])
     return []

@@ -1,11 +1,22 @@
 // The GEMM kernel's stages, each one pass: gridwise -> blockwise/threadwise
 // ops on GPU ids -> per-thread loads and threadwise ops -> scalar memref/arith.
 // 20x64x997: M is ragged against the 32-row tile, N is not, K is prime, and
-// the last of three 336-chunks is short.
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=GRID
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=BLOCK
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREAD
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 merge=deterministic tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=MERGE
+// the last of three 336-chunks is short. Most checks stage A K-major
+// (a_layout=k, transposed, as the fused text kernel does); the M prefixes
+// check the default, A as it is in memory.
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=MGRID
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=MBLOCK
+
+// MGRID:      %a_tile = memref.alloc() : memref<32x16xf32, #gpu.address_space<workgroup>>
+// MGRID:        xsplit_gemm.blockwise_copy %a[%{{.*}}, %k0] to %a_tile thread %{{.*}} {sizes = array<i64: 32, 16>, threads = 128 : i64} :
+// MGRID:        xsplit_gemm.blockwise_gemm %a_tile * %b_tile into %acc thread %{{.*}} {threads = array<i64: 8, 16>, step_k = 16 : i64, a_m_major}
+// MBLOCK:     memref.store %{{.*}}, %a_tile[%[[I:.*]], %[[J:.*]]] : memref<32x16xf32
+// MBLOCK:     scf.for %kk
+// MBLOCK-NEXT:  xsplit_gemm.threadwise_read %a_tile[%{{.*}}, %kk] to %a_regs {stride = 8 : i64, down}
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=GRID
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=BLOCK
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREAD
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 merge=deterministic tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=MERGE
 
 // Workgroup (x, y, z): the C tile at (32 y, 64 x), K from 336 z to min(336 (z + 1), 997).
 // GRID:      %[[TID:.*]] = gpu.thread_id x
@@ -88,8 +99,8 @@
 // stages=2: two tile pairs; the step ahead is copied into the idle pair
 // (asynchronously, clamped to the chunk's last step) before each multiply;
 // the wait leaves only the two newest groups (that step's A and B) in flight.
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC-BLOCK
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC-BLOCK
 // ASYNC:      %a_tile0 = memref.alloc() : memref<16x34xf32, #gpu.address_space<workgroup>>
 // ASYNC-NEXT: %a_tile1 = memref.alloc()
 // ASYNC-NEXT: %b_tile0 = memref.alloc()
