@@ -28,11 +28,11 @@ from xsplit.dialects.linalg import LINALG_OPS, extend_generic_parser
 from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp
 from xsplit.dialects.memref import MEMREF_EXTENSION_OPS
+from xsplit.dialects.nvgpu import NVGPU
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.speedups import install_speedups
 from xsplit.dialects.tensor import ParallelInsertSliceOp
-from xsplit.dialects.nvgpu import NVGPU
 from xsplit.dialects.util import Util
 from xsplit.dialects.xsplit_gemm import XsplitGemm
 
