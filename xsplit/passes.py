@@ -25,6 +25,10 @@ _PASS_MODULES = {
     "verify-sync": ("xsplit.rewrites.distribute.verify_sync", "VERIFY_SYNC"),
     "lower-reduce": ("xsplit.rewrites.reduce.lower_reduce", "LOWER_REDUCE"),
     "fuse-reduction": ("xsplit.rewrites.reduce.fuse_reduction", "FUSE_REDUCTION"),
+    "gemm-kernel": ("xsplit.rewrites.reduce.gemm_kernel", "GEMM_KERNEL"),
+    "lower-gridwise-gemm": ("xsplit.rewrites.reduce.lower_gridwise_gemm", "LOWER_GRIDWISE_GEMM"),
+    "lower-blockwise-gemm": ("xsplit.rewrites.reduce.lower_blockwise_gemm", "LOWER_BLOCKWISE_GEMM"),
+    "lower-threadwise-gemm": ("xsplit.rewrites.reduce.lower_threadwise_gemm", "LOWER_THREADWISE_GEMM"),
 }
 
 

@@ -47,6 +47,7 @@ _STORE_OPS = {
     "vector.transfer_write": 1,
     "memref.atomic_rmw": 1,
     "memref.copy": 1,
+    "nvgpu.device_async_copy": 0,
 }
 
 

@@ -29,6 +29,7 @@ from xsplit.dialects.linalg import LINALG_OPS, extend_generic_parser
 from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp
 from xsplit.dialects.memref import MEMREF_EXTENSION_OPS
+from xsplit.dialects.nvgpu import NVGPU
 from xsplit.dialects.reshapes import install_reshape_verifiers
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
@@ -36,6 +37,7 @@ from xsplit.dialects.slices import install_slice_verifiers
 from xsplit.dialects.speedups import install_speedups
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.util import Util
+from xsplit.dialects.xsplit_gemm import XsplitGemm
 
 XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "flow": lambda: Flow,
@@ -49,6 +51,8 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "iree_cpu": lambda: IREECPU,
     "iree_gpu": lambda: IREEGPU,
     "util": lambda: Util,
+    "xsplit_gemm": lambda: XsplitGemm,
+    "nvgpu": lambda: NVGPU,
 }
 """The dialects xsplit defines, by name."""
 

@@ -1119,6 +1119,170 @@ def _c_load(m: Machine, op: Operation, affine: bool = False):
     return run
 
 
+def _c_vector_load(m: Machine, op: Operation):
+    """`vector.load` of a 1-D vector: w consecutive elements along the last
+    index, each logged as its own read. A vector value is held as an
+    (n, w) array, lanes first, so that frames gather it like a scalar;
+    only `vector.extract` reads it."""
+    sv = _slot(m, op.operands[0])
+    sidx = [_slot(m, v) for v in op.operands[1:]]
+    shape = op.results[0].type.get_shape()  # type: ignore[attr-defined]
+    if len(shape) != 1:
+        raise SimulationError("only 1-D vector loads are supported", op)
+    width = shape[0]
+    r = _slot(m, op.results[0])
+    k = m.index_of(op)
+    memos: list[list] = [[None, (), None] for _ in range(width)]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        view = m.get(fr, sv)
+        idx = [m.arr(fr, s) for s in sidx]
+        parts = []
+        for e in range(width):
+            flat = m.flat_index(view, [*idx[:-1], idx[-1] + e], op, memos[e])
+            if view.buffer.logged:
+                m.access(view, flat, fr, k, READ)
+            parts.append(_expand(view.buffer.data[flat], fr.n))
+        fr.env[r] = np.stack(parts, axis=1)
+
+    return run
+
+
+def _c_vector_extract(m: Machine, op: Operation):
+    """`vector.extract` of one element at a static position of a 1-D vector."""
+    position = op_property(op, "static_position").get_values()  # type: ignore[union-attr]
+    if len(position) != 1 or position[0] < 0:
+        raise SimulationError("only static extracts from 1-D vectors are supported", op)
+    sv, r, at = _slot(m, op.operands[0]), _slot(m, op.results[0]), int(position[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        fr.env[r] = m.arr(fr, sv)[:, at]
+
+    return run
+
+
+@dataclass(eq=False)
+class _AsyncCopies:
+    """sm_80's asynchronous copies in flight: what each issued copy will
+    write, per lane, and which of the lane's groups it belongs to (-1: not
+    yet in a group). A copy lands when a `device_async_wait` of its lane
+    leaves its group behind, not when it is issued."""
+
+    count: np.ndarray
+    """Groups each lane has committed."""
+    pending: list[dict] = field(default_factory=list)
+
+
+def _async_state(m: Machine) -> _AsyncCopies:
+    state = getattr(m, "_async_copies", None)
+    if state is None:
+        state = _AsyncCopies(np.zeros(m.launch.lanes, dtype=np.int64))
+        m._async_copies = state  # type: ignore[attr-defined]
+    return state
+
+
+def _c_async_copy(m: Machine, op: Operation):
+    """`nvgpu.device_async_copy`: `dstElements` elements along the last
+    index, the first `srcElements` read (all without it) and the rest zero.
+    The source is read when the copy is issued; the destination is written
+    when a wait covers the copy's group (`_c_async_wait`), so that a read
+    before the wait sees the old contents (a wrong result). The write is
+    logged both at the issue and where it lands: a copy may write any time
+    in between, so it races with another thread's access at either end that
+    no barrier orders. (An access strictly between the two, in an epoch of
+    its own, is caught only by its wrong value.)"""
+    n_dst = len(op.dst_indices)  # type: ignore[attr-defined]
+    n_src = len(op.src_indices)  # type: ignore[attr-defined]
+    sdst = _slot(m, op.operands[0])
+    sdi = [_slot(m, v) for v in op.operands[1 : 1 + n_dst]]
+    ssrc = _slot(m, op.operands[1 + n_dst])
+    ssi = [_slot(m, v) for v in op.operands[2 + n_dst : 2 + n_dst + n_src]]
+    scount = _slot(m, op.src_elements) if op.src_elements is not None else None  # type: ignore[attr-defined]
+    width = op.elements  # type: ignore[attr-defined]
+    r = _slot(m, op.results[0])
+    k = m.index_of(op)
+    memos = [[None, (), None] for _ in range(width)]
+    state = _async_state(m)
+
+    def run(fr: Frame, chunked: bool) -> None:
+        dst, src = m.get(fr, sdst), m.get(fr, ssrc)
+        di = [m.arr(fr, s) for s in sdi]
+        si = [m.arr(fr, s) for s in ssi]
+        count = _expand(m.arr(fr, scount), fr.n) if scount is not None else np.full(fr.n, width)
+        for e in range(width):
+            read = count > e
+            value = np.zeros(fr.n, dtype=dst.buffer.data.dtype)
+            if read.any():
+                sel = np.nonzero(read)[0]
+                idx = [_gather(x, sel) if x.__class__ is np.ndarray else x for x in si]
+                flat = m.flat_index(_gather(src, sel), [*idx[:-1], idx[-1] + e], op, [None, (), None])
+                if src.buffer.logged:
+                    m.access(src, flat, fr.child(sel), k, READ)
+                value[sel] = src.buffer.data[flat]
+            flat = _expand(m.flat_index(dst, [*di[:-1], di[-1] + e], op, memos[e]), fr.n)
+            if dst.buffer.logged:
+                # The copy may write any time until its wait: logged at the
+                # issue too, so that one into a tile others still read races.
+                m.access(dst, flat, fr, k, WRITE)
+            state.pending.append({
+                "lanes": fr.lanes.copy(), "buffer": dst.buffer, "flat": np.array(flat),
+                "value": value, "op": k, "group": np.full(fr.n, -1, dtype=np.int64),
+            })  # fmt: skip
+        fr.env[r] = np.int64(0)
+
+    return run
+
+
+def _lane_set(m: Machine, fr: Frame) -> np.ndarray:
+    """Whether each lane of the launch is in `fr`."""
+    inframe = np.zeros(m.launch.lanes, dtype=bool)
+    inframe[fr.lanes] = True
+    return inframe
+
+
+def _c_async_group(m: Machine, op: Operation):
+    """`device_async_create_group`: the frame's lanes' ungrouped copies form
+    their next group."""
+    r = _slot(m, op.results[0])
+    state = _async_state(m)
+
+    def run(fr: Frame, chunked: bool) -> None:
+        inframe = _lane_set(m, fr)
+        for copy in state.pending:
+            mine = inframe[copy["lanes"]] & (copy["group"] == -1)
+            copy["group"][mine] = state.count[copy["lanes"][mine]]
+        state.count[fr.lanes] += 1
+        fr.env[r] = np.int64(0)
+
+    return run
+
+
+def _c_async_wait(m: Machine, op: Operation):
+    """`device_async_wait {numGroups = N}`: each lane's copies in all but
+    its N newest groups land now (all of its groups without N)."""
+    groups = op.num_groups  # type: ignore[attr-defined]
+    keep = 0 if groups is None else groups.value.data
+    state = _async_state(m)
+
+    def run(fr: Frame, chunked: bool) -> None:
+        inframe = _lane_set(m, fr)
+        left = []
+        for copy in state.pending:
+            lanes, group = copy["lanes"], copy["group"]
+            done = inframe[lanes] & (group >= 0) & (group < state.count[lanes] - keep)
+            if done.any():
+                buf, flat = copy["buffer"], copy["flat"][done]
+                buf.data[flat] = copy["value"][done]
+                if buf.logged and m.log is not None:
+                    m.log.record(buf, flat, lanes[done], copy["op"], WRITE, m.epoch)
+                copy["group"][done] = -2  # landed
+            if (copy["group"] != -2).any():
+                left.append(copy)
+        state.pending[:] = left
+
+    return run
+
+
 def _c_store(m: Machine, op: Operation, affine: bool = False):
     sval, sv = _slot(m, op.operands[0]), _slot(m, op.operands[1])
     sidx = [_slot(m, v) for v in op.operands[2:]]
@@ -1690,6 +1854,11 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "affine.load": lambda m, op: _c_load(m, op, affine=True),
     "affine.store": lambda m, op: _c_store(m, op, affine=True),
     "memref.atomic_rmw": _c_atomic_rmw,
+    "vector.load": _c_vector_load,
+    "vector.extract": _c_vector_extract,
+    "nvgpu.device_async_copy": _c_async_copy,
+    "nvgpu.device_async_create_group": _c_async_group,
+    "nvgpu.device_async_wait": _c_async_wait,
     "memref.alloc": _c_alloc,
     "memref.alloca": _c_alloc,
     "memref.subview": _c_subview,

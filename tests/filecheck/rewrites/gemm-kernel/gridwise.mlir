@@ -1,0 +1,56 @@
+// gemm-kernel: a matmul in destination-passing form becomes one gridwise GEMM
+// on memrefs, with the launch it implies; three merges; bad options and
+// matmuls it cannot take.
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3}' 2>&1 | filecheck %s --check-prefix=ATOMIC
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942}' 2>&1 | filecheck %s --check-prefix=STORE
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 merge=deterministic tile=32,64,16 threads=8,16}' 2>&1 | filecheck %s --check-prefix=DET
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=100}' 2>&1 | filecheck %s --check-prefix=FEWER
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=cpu}' 2>&1 | filecheck %s --check-prefix=CPU
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=2 merge=store}' 2>&1 | filecheck %s --check-prefix=STORE2
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 threads=12,16}' 2>&1 | filecheck %s --check-prefix=THREADS
+// RUN: not xsplit-opt %s -p 'gemm-kernel' 2>&1 | filecheck %s --check-prefix=NO-TARGET
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=gfx942 stages=2}' 2>&1 | filecheck %s --check-prefix=NO-ASYNC
+
+// ATOMIC: gridwise.mlir:[[# @LINE + 28]]:3: remark: gemm-kernel: on sm_80, 64x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 256 threads, K steps of 16); merge atomic
+// ATOMIC:      func.func @mm(%a: memref<20x997xf32>, %b: memref<997x64xf32>, %c: memref<20x64xf32>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 3>} {
+// ATOMIC-NEXT:   xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 3 : i64, merge = "atomic"} : memref<20x997xf32>, memref<997x64xf32>, memref<20x64xf32>
+// ATOMIC-NEXT:   func.return
+
+// STORE: merge store
+// STORE: gpu.known_grid_size = array<i32: 1, 1, 1>
+// STORE: chunks = 1 : i64, merge = "store"
+
+// DET:      func.func @mm_partials(%a: memref<20x997xf32>, %b: memref<997x64xf32>, %partials: memref<3x20x64xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 3>}
+// DET-NEXT:   xsplit_gemm.gridwise_gemm %a, %b, %partials {tile = array<i64: 32, 64, 16>, threads = array<i64: 8, 16>, chunks = 3 : i64, merge = "partials"}
+// DET:      func.func @mm_merge(%partials: memref<3x20x64xf32>, %c: memref<20x64xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, gpu.known_grid_size = array<i32: 1, 20, 1>}
+// DET-NEXT:   xsplit_gemm.merge_partials %partials into %c {threads = 128 : i64}
+// DET:      func.func @mm(%a: memref<20x997xf32>, %b: memref<997x64xf32>, %c: memref<20x64xf32>) attributes {xsplit.host}
+// DET-NEXT:   %partials = memref.alloc() : memref<3x20x64xf32>
+// DET-NEXT:   func.call @mm_partials(%a, %b, %partials)
+// DET-NEXT:   func.call @mm_merge(%partials, %c)
+// DET-NEXT:   memref.dealloc %partials
+
+// 997 is 63 steps of 16: at most 63 chunks.
+// FEWER: 63 K chunks of 16 (grid 1x1x63
+
+// CPU: gridwise.mlir:[[# @LINE + 6]]:3: error: gemm-kernel: target cpu is not a GPU
+// STORE2: error: gemm-kernel: merge=store takes one chunk
+// THREADS: error: gemm-kernel: 'xsplit_gemm.gridwise_gemm' op threads must divide the tile
+// NO-TARGET: gemm-kernel: target is required
+// NO-ASYNC: error: gemm-kernel: stages=2 uses sm_80's asynchronous copies; gfx942 has none here
+func.func @mm(%a: tensor<20x997xf32>, %b: tensor<997x64xf32>, %c: tensor<20x64xf32>) -> tensor<20x64xf32> {
+  %x = linalg.matmul ins(%a, %b : tensor<20x997xf32>, tensor<997x64xf32>) outs(%c : tensor<20x64xf32>) -> tensor<20x64xf32>
+  return %x : tensor<20x64xf32>
+}
+
+// -----
+
+// Left as it is, with a remark, when the function holds more than the matmul.
+// RUN: xsplit-opt %s --split-input-file -p 'gemm-kernel{target=sm_80}' 2>&1 | filecheck %s --check-prefix=LEFT
+// LEFT: gridwise.mlir:[[# @LINE + 3]]:3: remark: gemm-kernel: left as it is: the function must return only the matmul's result
+// LEFT: linalg.matmul
+func.func @two(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %x = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %y = linalg.add ins(%x, %c : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}

@@ -1,0 +1,145 @@
+// The GEMM kernel's stages, each one pass: gridwise -> blockwise/threadwise
+// ops on GPU ids -> per-thread loads and threadwise ops -> scalar memref/arith.
+// 20x64x997: M is ragged against the 32-row tile, N is not, K is prime, and
+// the last of three 336-chunks is short. Most checks stage A K-major
+// (a_layout=k, transposed, as the fused text kernel does); the M prefixes
+// check the default, A as it is in memory.
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=MGRID
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=MBLOCK
+
+// MGRID:      %a_tile = memref.alloc() : memref<32x16xf32, #gpu.address_space<workgroup>>
+// MGRID:        xsplit_gemm.blockwise_copy %a[%{{.*}}, %k0] to %a_tile thread %{{.*}} {sizes = array<i64: 32, 16>, threads = 128 : i64} :
+// MGRID:        xsplit_gemm.blockwise_gemm %a_tile * %b_tile into %acc thread %{{.*}} {threads = array<i64: 8, 16>, step_k = 16 : i64, a_m_major}
+// MBLOCK:     memref.store %{{.*}}, %a_tile[%[[I:.*]], %[[J:.*]]] : memref<32x16xf32
+// MBLOCK:     scf.for %kk
+// MBLOCK-NEXT:  xsplit_gemm.threadwise_read %a_tile[%{{.*}}, %kk] to %a_regs {stride = 8 : i64, down}
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=GRID
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=BLOCK
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREAD
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 merge=deterministic tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=MERGE
+
+// Workgroup (x, y, z): the C tile at (32 y, 64 x), K from 336 z to min(336 (z + 1), 997).
+// GRID:      %[[TID:.*]] = gpu.thread_id x
+// GRID:      %[[M0:.*]] = arith.muli %block_id_y, %{{.*}} : index
+// GRID:      %[[N0:.*]] = arith.muli %block_id_x, %{{.*}} : index
+// GRID:      %[[KB:.*]] = arith.muli %block_id_z, %{{.*}} : index
+// GRID:      %[[KE0:.*]] = arith.addi %[[KB]], %{{.*}} : index
+// GRID:      %[[KE:.*]] = arith.minui %[[KE0]], %{{.*}} : index
+// GRID:      %a_tile = memref.alloc() : memref<16x34xf32, #gpu.address_space<workgroup>>
+// GRID-NEXT: %b_tile = memref.alloc() : memref<16x64xf32, #gpu.address_space<workgroup>>
+// GRID-NEXT: %acc = memref.alloca() : memref<4x4xf32, #gpu.address_space<private>>
+// GRID-NEXT: xsplit_gemm.threadwise_fill %acc
+// GRID:      scf.for %k0 = %[[KB]] to %[[KE]] step %{{.*}} {
+// GRID-NEXT:   xsplit_gemm.blockwise_copy %a[%[[M0]], %k0] to %a_tile thread %[[TID]] {sizes = array<i64: 32, 16>, threads = 128 : i64, transpose}
+// GRID-NEXT:   xsplit_gemm.blockwise_copy %b[%k0, %[[N0]]] to %b_tile thread %[[TID]] {sizes = array<i64: 16, 64>, threads = 128 : i64, vector = 4 : i64}
+// GRID-NEXT:   gpu.barrier
+// GRID-NEXT:   xsplit_gemm.blockwise_gemm %a_tile * %b_tile into %acc thread %[[TID]] {threads = array<i64: 8, 16>, step_k = 16 : i64}
+// GRID-NEXT:   gpu.barrier
+// GRID-NEXT: }
+// GRID:      xsplit_gemm.threadwise_write %acc to %c[%{{.*}}, %{{.*}}] {strides = array<i64: 8, 16>, merge = "atomic"}
+
+// Register buffers at the function's start; each copy's loads (masked where
+// the tile overhangs: rows of A past 20, K past 997; B's columns never) come
+// before its stores; A lands transposed. B's rows are whole vectors of 4:
+// 128-bit loads (A's, 997 long, are not).
+// BLOCK:      func.func @mm
+// BLOCK-NEXT:   %a_regs = memref.alloca() : memref<4xf32, #gpu.address_space<private>>
+// BLOCK-NEXT:   %b_regs = memref.alloca() : memref<4xf32, #gpu.address_space<private>>
+// BLOCK:      scf.for %k0
+// BLOCK:        %[[I:.*]] = arith.divui %thread_id_x, %{{.*}} : index
+// BLOCK-NEXT:   %[[J:.*]] = arith.remui %thread_id_x, %{{.*}} : index
+// BLOCK-NEXT:   %[[K:.*]] = arith.addi %k0, %[[J]] : index
+// BLOCK:        %[[KIN:.*]] = arith.cmpi ult, %[[K]], %{{.*}} : index
+// BLOCK-NEXT:   %[[R:.*]] = arith.addi %{{.*}}, %[[I]] : index
+// BLOCK:        %[[RIN:.*]] = arith.cmpi ult, %[[R]], %{{.*}} : index
+// BLOCK-NEXT:   %[[IN:.*]] = arith.andi %[[RIN]], %[[KIN]] : i1
+// BLOCK-NEXT:   %[[V:.*]] = scf.if %[[IN]] -> (f32) {
+// BLOCK-NEXT:     memref.load %a[%[[R]], %[[K]]] : memref<20x997xf32>
+// BLOCK:        } else {
+// BLOCK-NEXT:     arith.constant 0.000000e+00 : f32
+// BLOCK:        memref.store %[[V]], %a_tile[%[[J]], %[[I]]]
+// BLOCK-NOT:    memref.load %a
+// BLOCK:        %[[BK:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// BLOCK-NEXT:   %{{.*}} = scf.if %[[BK]] -> (f32, f32, f32, f32) {
+// BLOCK-NEXT:     %[[BV:.*]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<997x64xf32>, vector<4xf32>
+// BLOCK-NEXT:     vector.extract %[[BV]][0] : f32 from vector<4xf32>
+// BLOCK:        gpu.barrier
+// BLOCK:        scf.for %kk = %{{.*}} to %{{.*}} step %{{.*}} {
+// BLOCK-NEXT:     xsplit_gemm.threadwise_read %a_tile[%kk, %{{.*}}] to %a_regs {stride = 8 : i64}
+// BLOCK-NEXT:     xsplit_gemm.threadwise_read %b_tile[%kk, %{{.*}}] to %b_regs {stride = 16 : i64}
+// BLOCK-NEXT:     xsplit_gemm.threadwise_gemm %a_regs * %b_regs into %acc
+// BLOCK-NEXT:   }
+// BLOCK-NEXT:   gpu.barrier
+
+// Unrolled: 16 contracted multiply-adds per K element, 16 masked atomics.
+// THREAD-NOT:  xsplit_gemm.
+// THREAD:      scf.for %kk
+// THREAD-COUNT-4: memref.load %a_tile
+// THREAD-COUNT-4: memref.load %b_tile
+// THREAD:      %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// THREAD-NEXT: arith.addf %{{.*}}, %[[P]] fastmath<contract> : f32
+// THREAD-COUNT-16: memref.atomic_rmw addf
+// THREAD-NOT:  xsplit_gemm.
+
+// The partials go to their chunk's slice; the merge adds them to C in order.
+// MERGE:      xsplit_gemm.threadwise_write %acc to %partials[%{{.*}}, %{{.*}}] chunk %block_id_z {strides = array<i64: 8, 16>, merge = "partials"}
+// MERGE:      func.func @mm_merge
+// MERGE:      %[[COL:.*]] = arith.addi %{{.*}}, %thread_id_x : index
+// MERGE:      %[[ROW:.*]] = gpu.block_id y
+// MERGE:      %[[IN:.*]] = arith.cmpi ult, %[[COL]], %{{.*}} : index
+// MERGE-NEXT: scf.if %[[IN]] {
+// MERGE-NEXT:   %[[C:.*]] = memref.load %c[%[[ROW]], %[[COL]]]
+// MERGE:        %[[P0:.*]] = memref.load %partials[%{{.*}}, %[[ROW]], %[[COL]]]
+// MERGE-NEXT:   %[[S0:.*]] = arith.addf %[[C]], %[[P0]] : f32
+// MERGE:        %[[P1:.*]] = memref.load %partials[%{{.*}}, %[[ROW]], %[[COL]]]
+// MERGE-NEXT:   %[[S1:.*]] = arith.addf %[[S0]], %[[P1]] : f32
+// MERGE:        %[[P2:.*]] = memref.load %partials[%{{.*}}, %[[ROW]], %[[COL]]]
+// MERGE-NEXT:   %[[S2:.*]] = arith.addf %[[S1]], %[[P2]] : f32
+// MERGE-NEXT:   memref.store %[[S2]], %c[%[[ROW]], %[[COL]]]
+// stages=2: two tile pairs; the step ahead is copied into the idle pair
+// (asynchronously, clamped to the chunk's last step) before each multiply;
+// the wait leaves only the two newest groups (that step's A and B) in flight.
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC-BLOCK
+// ASYNC:      %a_tile0 = memref.alloc() : memref<16x34xf32, #gpu.address_space<workgroup>>
+// ASYNC-NEXT: %a_tile1 = memref.alloc()
+// ASYNC-NEXT: %b_tile0 = memref.alloc()
+// ASYNC-NEXT: %b_tile1 = memref.alloc()
+// ASYNC:      %[[LAST:.*]] = arith.addi %[[KB:.*]], %{{.*}} : index
+// ASYNC-NEXT: xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[KB]]] to %a_tile0
+// ASYNC-NEXT: %[[FIRST:.*]] = xsplit_gemm.blockwise_async_copy %b[%[[KB]], %{{.*}}] to %b_tile0
+// ASYNC:      scf.for %k0 = %[[KB]] to %[[KE:.*]] step %{{.*}} {
+// ASYNC:        %[[N1:.*]] = arith.minui %{{.*}}, %[[LAST]] : index
+// ASYNC-NEXT:   xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[N1]]] to %a_tile1
+// ASYNC-NEXT:   %[[T1:.*]] = xsplit_gemm.blockwise_async_copy %b[%[[N1]], %{{.*}}] to %b_tile1
+// ASYNC-NEXT:   nvgpu.device_async_wait %[[T1]] numGroups = 2
+// ASYNC-NEXT:   gpu.barrier
+// ASYNC-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0
+// ASYNC-NEXT:   gpu.barrier
+// ASYNC:        %[[N2:.*]] = arith.minui %{{.*}}, %[[LAST]] : index
+// ASYNC-NEXT:   xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[N2]]] to %a_tile0
+// ASYNC-NEXT:   %[[T2:.*]] = xsplit_gemm.blockwise_async_copy %b[%[[N2]], %{{.*}}] to %b_tile0
+// ASYNC-NEXT:   nvgpu.device_async_wait %[[T2]] numGroups = 2
+// ASYNC-NEXT:   gpu.barrier
+// ASYNC:        %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %[[KE]] : index
+// ASYNC-NEXT:   scf.if %[[IN]] {
+// ASYNC-NEXT:     xsplit_gemm.blockwise_gemm %a_tile1 * %b_tile1
+// ASYNC-NEXT:   }
+// ASYNC-NEXT:   gpu.barrier
+// ASYNC-NEXT: }
+// ASYNC-NEXT: nvgpu.device_async_wait %[[FIRST]] numGroups = 0
+
+// A's elements (they land transposed) in 4-byte copies, B's vectors in 16
+// bytes; a masked copy reads nothing (srcElements 0) at a clamped index.
+// ASYNC-BLOCK:      %[[IN:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// ASYNC-BLOCK:      %[[R:.*]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : index
+// ASYNC-BLOCK-NEXT: %[[C:.*]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : index
+// ASYNC-BLOCK:      %[[N:.*]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : index
+// ASYNC-BLOCK-NEXT: %{{.*}} = nvgpu.device_async_copy %a[%[[R]], %[[C]]], %a_tile0[%{{.*}}, %{{.*}}], 1, %[[N]] : memref<20x997xf32> to memref<16x34xf32, #gpu.address_space<workgroup>>
+// ASYNC-BLOCK:      nvgpu.device_async_copy %b[%{{.*}}, %{{.*}}], %b_tile0[%{{.*}}, %{{.*}}], 4, %{{.*}} bypassL1 : memref<997x64xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
+// ASYNC-BLOCK:      %{{.*}} = nvgpu.device_async_create_group %{{.*}}, %{{.*}}
+
+func.func @mm(%a: tensor<20x997xf32>, %b: tensor<997x64xf32>, %c: tensor<20x64xf32>) -> tensor<20x64xf32> {
+  %x = linalg.matmul ins(%a, %b : tensor<20x997xf32>, tensor<997x64xf32>) outs(%c : tensor<20x64xf32>) -> tensor<20x64xf32>
+  return %x : tensor<20x64xf32>
+}

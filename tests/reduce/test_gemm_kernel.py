@@ -1,0 +1,340 @@
+"""xsplit's own GEMM kernel (`gemm-kernel` and its three lowering passes),
+run in the SPMD simulator: race-free and right against numpy in every merge,
+with M, N and K that are not multiples of the tile (prime K included), under
+every thread order; the deterministic merge bitwise equal across orders; and
+global loads per FMA counted against the fused GEMM's text kernel."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from xsplit.api import parse_module, rewrite
+from xsplit.diagnostics import collect_remarks
+from xsplit.dialects import make_context
+from xsplit.simulator.machine import Launch, Machine, lockstep
+from xsplit.simulator.program import host_function, simulate_program
+from xsplit.simulator.run import launch_sizes, pick_function, simulate
+
+LOWER = "lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm"
+
+
+def matmul(m: int, n: int, k: int, element: str = "f32") -> str:
+    a, b, c = f"tensor<{m}x{k}x{element}>", f"tensor<{k}x{n}x{element}>", f"tensor<{m}x{n}xf32>"
+    return f"""
+func.func @mm(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
+  %x = linalg.matmul ins(%a, %b : {a}, {b}) outs(%c : {c}) -> {c}
+  return %x : {c}
+}}
+"""
+
+
+def lowered(m: int, n: int, k: int, options: str, element: str = "f32"):
+    with collect_remarks():
+        text = rewrite(matmul(m, n, k, element), f"gemm-kernel{{{options}}},{LOWER}")
+    return parse_module(text, "kernel.mlir", make_context()), text
+
+
+def inputs(m: int, n: int, k: int, seed: int, element: str = "f32") -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    dtype = np.float16 if element == "f16" else np.float32
+    return [
+        rng.uniform(-1, 1, (m, k)).astype(dtype),
+        rng.uniform(-1, 1, (k, n)).astype(dtype),
+        rng.uniform(-1, 1, (m, n)).astype(np.float32),
+    ]
+
+
+def expected(args: list[np.ndarray]) -> list[np.ndarray]:
+    a, b, c = (x.astype(np.float64) for x in args)
+    return [args[0], args[1], (c + a @ b).astype(np.float32)]
+
+
+def check(m: int, n: int, k: int, options: str, seed: int = 0, element: str = "f32") -> str:
+    module, text = lowered(m, n, k, options, element)
+    assert "xsplit_gemm." not in text
+    args = inputs(m, n, k, seed, element)
+    host = host_function(module, None)
+    if host is not None:
+        report = simulate_program(module, host, expected(args), args)
+    else:
+        report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
+    assert report.clean, report.races + report.mismatches
+    return text
+
+
+SMALL = "tile=16,16,8 threads=4,4"
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+def test_split_k_unaligned(merge: str) -> None:
+    # M, N not multiples of 16, K = 101 (prime) in 4 chunks of 32: the last
+    # chunk is 5 long and its one step mostly masked.
+    text = check(37, 21, 101, f"target=sm_80 chunks=4 merge={merge} {SMALL}")
+    assert ("memref.atomic_rmw" in text) == (merge == "atomic")
+
+
+def test_store_one_chunk() -> None:
+    text = check(19, 33, 29, f"target=gfx942 {SMALL}")
+    assert "atomic_rmw" not in text and "gpu.block_id z" not in text
+
+
+def test_default_tiles() -> None:
+    # The 64x64 tile, 256 threads of 4x4, K steps of 16, on a ragged C.
+    check(70, 65, 40, "target=sm_80 chunks=2")
+
+
+def test_register_tile_8x8() -> None:
+    check(40, 72, 24, "target=sm_80 chunks=3 tile=32,64,8 threads=4,8")
+
+
+def test_generated_cases() -> None:
+    """Random shapes, chunk counts, merges, stages and tiles: each run is
+    race-free and right (a fixed seed, so a failure reproduces)."""
+    rng = np.random.default_rng(32)
+    tiles = [SMALL, "tile=8,16,4 threads=2,4", "tile=16,8,8 threads=8,2"]
+    for case in range(5):
+        m, n = (int(x) for x in rng.integers(1, 40, 2))
+        k = int(rng.choice([1, 7, 13, 31, 64, 97]))
+        chunks = int(rng.integers(1, 6))
+        merge = str(rng.choice(["auto", "atomic", "deterministic"]))
+        stages = int(rng.integers(1, 3))
+        tile = tiles[case % len(tiles)]
+        check(m, n, k, f"target=sm_80 chunks={chunks} merge={merge} stages={stages} {tile}", seed=case)
+
+
+def test_deterministic_is_bitwise_stable() -> None:
+    """The partials are merged in chunk order whatever the thread order:
+    runs under shuffled schedules agree to the bit (simulate_program checks
+    every order against the first when no float atomic is involved)."""
+    module, text = lowered(23, 17, 97, f"target=sm_80 chunks=5 merge=deterministic {SMALL}")
+    assert "atomic_rmw" not in text
+    args = inputs(23, 17, 97, 3)
+    host = host_function(module, None)
+    assert host is not None
+    for seed in (1, 2):
+        report = simulate_program(module, host, None, args, seed=seed)
+        assert report.clean, report.mismatches
+
+
+class CountingMachine(Machine):
+    """Counts the lanes that run each global load of A or B and each
+    `arith.mulf` (the GEMM's products in both kernels). Reads of buffers
+    nothing writes are not in the simulator's access log, so the counting
+    hooks the per-op closures."""
+
+    def __init__(self, launch: Launch) -> None:
+        super().__init__(launch, lockstep, log=False)
+        self.counts = {"ab": 0, "ab_loads": 0, "fma": 0}
+        self._wrapped: dict[int, object] = {}
+
+    def fn(self, op):
+        f = super().fn(op)
+        width = 1
+        if op.name == "arith.mulf":
+            what = "fma"
+        elif op.name in ("memref.load", "vector.load") and op.operands[0].name_hint in ("a", "b"):
+            what = "ab"
+            if op.name == "vector.load":
+                width = op.results[0].type.get_shape()[0]
+        else:
+            return f
+        if id(op) not in self._wrapped:
+            counts = self.counts
+
+            def wrapped(fr, chunked, f=f, what=what, width=width) -> None:
+                counts[what] += fr.n * width
+                if what == "ab":
+                    counts["ab_loads"] += fr.n
+                f(fr, chunked)
+
+            self._wrapped[id(op)] = wrapped
+        return self._wrapped[id(op)]
+
+
+def count(fn, args: list[np.ndarray]) -> tuple[dict[str, int], list[np.ndarray]]:
+    grid, block = launch_sizes(fn, None, None)
+    machine = CountingMachine(Launch(grid, block, 32))
+    results = machine.run(fn, [a.copy() for a in args])
+    return machine.counts, results
+
+
+def fused_text_kernel(m: int, n: int, k: int):
+    """The fused GEMM + row sum's kernel as lower-reduce writes it today (tiled_gemm.py)."""
+    t = lambda *s: f"tensor<{'x'.join(map(str, s))}xf32>"
+    text = f"""
+func.func @mm_sum(%a: {t(m, k)}, %b: {t(k, n)}, %c: {t(m, n)}, %o: {t(m, 1)}) -> ({t(m, n)}, {t(m, 1)}) {{
+  %x = linalg.matmul ins(%a, %b : {t(m, k)}, {t(k, n)}) outs(%c : {t(m, n)}) -> {t(m, n)}
+  %r = rock.reduce sum %x into %o {{axis = 1 : index}} : {t(m, n)} into {t(m, 1)} -> {t(m, 1)}
+  return %x, %r : {t(m, n)}, {t(m, 1)}
+}}
+"""
+    with collect_remarks():
+        out = rewrite(text, "fuse-reduction,lower-reduce{stage=atomic target=sm_80}")
+    return pick_function(parse_module(out, "old.mlir", make_context()), None)
+
+
+def test_global_loads_per_fma_against_the_text_kernel() -> None:
+    """With the same 64x64 tile and K step the IR kernel loads as many
+    elements of A and B as today's text kernel, 1/32 per FMA (1/64 + 1/64)
+    on a 128x128x64 GEMM, in a quarter of the load instructions (128-bit
+    loads); 128x128 tiles of 8x8 registers halve the elements again."""
+    m = n = 128
+    k = 64
+    useful = m * n * k
+    args = inputs(m, n, k, 5)
+    want = expected(args)[2]
+    old_counts, old_results = count(fused_text_kernel(m, n, k), [*args, np.zeros((m, 1), np.float32)])
+    assert np.allclose(old_results[2], want, rtol=1e-4, atol=1e-4)
+    rows = {}
+    for name, options in (("64x64", "target=sm_80"), ("128x128", "target=sm_80 tile=128,128,8 threads=16,16")):
+        module, _ = lowered(m, n, k, options)
+        counts, results = count(pick_function(module, None), args)
+        assert np.allclose(results[2], want, rtol=1e-4, atol=1e-4)
+        assert counts["fma"] == useful  # no padding on aligned shapes
+        rows[name] = (counts["ab"] / useful, counts["ab_loads"] / useful)
+    assert old_counts["fma"] == useful
+    old = (old_counts["ab"] / useful, old_counts["ab_loads"] / useful)
+    assert old == (1 / 32, 1 / 32)
+    assert rows["64x64"] == (1 / 32, 1 / 128)
+    assert rows["128x128"] == (1 / 64, 1 / 256)
+
+
+def test_vector_loads_masked() -> None:
+    # K and N are whole vectors of 4: 128-bit loads, masked as a whole where
+    # the tile overhangs N (72 past 64) and K (the short last chunk).
+    text = check(37, 72, 200, f"target=sm_80 chunks=3 {SMALL}")
+    assert "vector.load %a" in text and "vector.load %b" in text
+    text = check(37, 70, 200, f"target=sm_80 chunks=3 {SMALL}")
+    assert "vector.load %a" in text and "vector.load %b" not in text
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+@pytest.mark.parametrize("k", [101, 96, 8])
+def test_double_buffered(merge: str, k: int) -> None:
+    # Two tile pairs and cp.async (stages=2): odd and even step counts per
+    # chunk (101 in 3 chunks of 40: 5, 5 and 3 steps of 8; 96: 4 each; 8:
+    # one step, one chunk), masked copies, and a copy into a tile pair
+    # while the other is read: the simulator logs each copy's writes at its
+    # issue, so a copy into a pair still being read would race.
+    chunks = 1 if k == 8 else 3
+    text = check(37, 20, k, f"target=sm_80 chunks={chunks} merge={merge} stages=2 {SMALL}")
+    assert "nvgpu.device_async_copy" in text and "numGroups = 2" in text
+    assert not re.search(r"(memref|vector)\.load %[ab]\[", text)  # all staging is async
+
+
+def test_double_buffer_without_its_barrier_races() -> None:
+    """The barrier after each multiply is what keeps the next copies out of
+    the pair being read: without it the simulator reports the race."""
+    module, text = lowered(37, 20, 96, f"target=sm_80 chunks=1 stages=2 {SMALL}")
+    fn = pick_function(module, None)
+    loop = next(op for op in fn.walk() if op.name == "scf.for" and op.parent_op() is fn)
+    barriers = [op for op in loop.body.block.ops if op.name == "gpu.barrier"]
+    assert len(barriers) == 4
+    barriers[1].detach()  # the one after the first pair's multiply
+    barriers[1].erase()
+    args = inputs(37, 20, 96, 0)
+    report = simulate(fn, reference=expected(args), inputs=args, orders=["reverse"])
+    assert report.races
+
+
+class _Quiet(Machine):
+    def __init__(self, launch: Launch) -> None:
+        super().__init__(launch, lockstep, log=False)
+        self.worst = 0
+        self._wrapped: dict[int, object] = {}
+
+
+class BankMachine(_Quiet):
+    """Records, for every store into (or load from) an A tile, the worst
+    bank conflict of any warp: the most distinct words one of the 32
+    four-byte banks gets from the warp's lanes in that access (1:
+    conflict-free; one word read by many lanes is a broadcast). Lockstep
+    order, so each access runs for all its lanes at once."""
+
+    def __init__(self, launch: Launch, kind: str, group: int) -> None:
+        super().__init__(launch)
+        self.kind, self.group = kind, group
+
+    def fn(self, op):
+        f = super().fn(op)
+        at = 1 if op.name == "memref.store" else 0
+        if op.name != self.kind or not str(op.operands[at].name_hint).startswith("a_tile"):
+            return f
+        if id(op) not in self._wrapped:
+            strides = [1]
+            for size in reversed(op.operands[at].type.get_shape()[1:]):
+                strides.insert(0, strides[0] * size)
+
+            def wrapped(fr, chunked, f=f, op=op, strides=strides, at=at) -> None:
+                idx = [
+                    np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,))
+                    for v in op.operands[at + 1 :]
+                ]
+                words = sum(i * s for i, s in zip(idx, strides))
+                warps = fr.lanes // self.group
+                for w in np.unique(warps):
+                    mine = np.unique(words[warps == w])
+                    self.worst = max(self.worst, int(np.bincount(mine % 32).max()))
+                f(fr, chunked)
+
+            self._wrapped[id(op)] = wrapped
+        return self._wrapped[id(op)]
+
+
+@pytest.mark.parametrize(
+    "options",
+    ["", "tile=128,128,8 threads=16,16", "tile=64,64,32 threads=16,16"],
+)
+@pytest.mark.parametrize("k", [64, 66])  # 128-bit loads of A, and scalar ones
+def test_transposed_a_tile_stores_are_free_of_bank_conflicts(options: str, k: int) -> None:
+    """A K-major A tile (a_layout=k) is written transposed; its padding
+    (`a_pad`) spreads each warp's stores over all 32 banks. Without it they
+    pile up (checked by zeroing the pad: 16-way for scalar copies with K
+    steps of 16, at least 2-way everywhere)."""
+    from xsplit.rewrites.reduce import lower_gridwise_gemm
+
+    options = f"target=sm_80 a_layout=k {options}"
+    assert worst_conflict(options, k, "memref.store") == 1
+    saved = lower_gridwise_gemm.a_pad
+    lower_gridwise_gemm.a_pad = lambda step_k: 0
+    try:
+        unpadded = worst_conflict(options, k, "memref.store")
+    finally:
+        lower_gridwise_gemm.a_pad = saved
+    assert unpadded >= (16 if "tile" not in options and k == 66 else 2)
+
+
+def worst_conflict(options: str, k: int, kind: str, group: int = 32) -> int:
+    """The worst conflict of the A tile's `kind` accesses among `group`
+    lanes at a time: a warp for 32-bit accesses; 8 lanes, a quarter of one,
+    for the 128-bit stores LLVM makes of a row copy's four stores."""
+    module, _ = lowered(128, 128, k, options)
+    fn = pick_function(module, None)
+    grid, block = launch_sizes(fn, None, None)
+    machine = BankMachine(Launch(grid, block, 32), kind, group)
+    machine.run(fn, inputs(128, 128, k, 0))
+    return machine.worst
+
+
+@pytest.mark.parametrize("step_k", [16, 32])
+def test_m_major_a_tile_is_free_of_bank_conflicts(step_k: int) -> None:
+    """The default M-major A tile: stores are 128-bit row copies
+    (conflict-free per quarter warp), and each warp's register reads touch
+    32 / threads_n rows at once, which
+    `a_row_pad` puts in different banks: with K steps of 32 unpadded rows
+    of 32 words would share a bank (2-way), padded to 36 they do not."""
+    from xsplit.rewrites.reduce import lower_gridwise_gemm
+
+    options = f"target=sm_80 tile=64,64,{step_k}"
+    assert worst_conflict(options, 64, "memref.store", group=8) == 1
+    assert worst_conflict(options, 64, "memref.load") == 1
+    saved = lower_gridwise_gemm.a_row_pad
+    lower_gridwise_gemm.a_row_pad = lambda *args: 0
+    try:
+        unpadded = worst_conflict(options, 64, "memref.load")
+    finally:
+        lower_gridwise_gemm.a_row_pad = saved
+    assert unpadded == (2 if step_k == 32 else 1)

@@ -1,0 +1,87 @@
+"""xsplit's own GEMM kernel through export-dispatch and iree-compile (not
+run: no GPU here): the assembly holds what the kernel promises. Registers
+stay in registers (no local memory on sm_80, no private segment on gfx942),
+the multiply-adds are fused, A and B come in 128-bit loads, the staging has its two barriers, the atomic
+merge adds atomically and the deterministic merge has no atomic at all."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.gpu_assembly import dumped_assembly
+from tests.reduce.test_gemm_kernel import LOWER, matmul
+from xsplit.api import rewrite
+from xsplit.diagnostics import collect_remarks
+
+pytestmark = pytest.mark.gpu_compile
+
+FMA = {"sm_80": r"\bfma\.rn\.f32\b", "gfx942": r"\bv_(pk_)?fmac?_f32\b"}
+ATOMIC = {"sm_80": r"\b(atom|red)\.[\w.]*global[\w.]*add\.f32", "gfx942": r"\bglobal_atomic_\w+"}
+ANY_ATOMIC = {"sm_80": r"\b(atom|red)\.", "gfx942": r"atomic"}
+BARRIER = {"sm_80": r"\bbar\.sync", "gfx942": r"\bs_barrier\b"}
+VECTOR_LOAD = {"sm_80": r"\bld\.global(\.nc)?\.v4\.(b|f)32", "gfx942": r"\bglobal_load_dwordx4\b"}
+SPILL = {"sm_80": r"\.local\b", "gfx942": r"private_segment_fixed_size:\s*[1-9]"}
+
+
+@pytest.mark.parametrize("t", ["sm_80", "gfx942"])
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+def test_assembly(t: str, merge: str, tmp_path: Path) -> None:
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000),
+            f"gemm-kernel{{target={t} chunks=4 merge={merge}}},{LOWER},export-dispatch{{target={t}}}",
+        )
+    asm = "\n".join(dumped_assembly(out, t, tmp_path))
+    assert not re.search(SPILL[t], asm)
+    # A 4x4 register tile: 16 multiply-adds per K element (two per packed op on gfx942).
+    fmas = re.findall(FMA[t], asm)
+    assert len(fmas) >= (8 if t == "gfx942" else 16)
+    assert len(re.findall(BARRIER[t], asm)) >= 2
+    # K and N are whole vectors of 4: both copies load 128 bits at a time.
+    assert len(re.findall(VECTOR_LOAD[t], asm)) >= 2
+    if merge == "atomic":
+        assert re.search(ATOMIC[t], asm)
+    else:
+        assert not re.search(ANY_ATOMIC[t], asm)
+
+
+@pytest.mark.parametrize("a_layout", ["m", "k"])
+def test_double_buffered_cp_async(a_layout: str, tmp_path: Path) -> None:
+    """stages=2: vectors in 16-byte `cp.async.cg` (A's too when it is staged
+    M-major; K-major, its elements land transposed, in 4-byte
+    `cp.async.ca`), one commit per copy and step, `cp.async.wait_group 2`
+    in the loop and a final `wait_group 0`; no global load left outside the
+    copies but C's."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000),
+            f"gemm-kernel{{target=sm_80 chunks=4 stages=2 a_layout={a_layout}}},{LOWER},"
+            "export-dispatch{target=sm_80}",
+        )
+    asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
+    cg = re.findall(r"\bcp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16", asm)
+    ca = re.findall(r"\bcp\.async\.ca\.shared\.global \[[^]]+\], \[[^]]+\], 4", asm)
+    assert cg and (bool(ca) == (a_layout == "k"))
+    assert len(re.findall(r"\bcp\.async\.commit_group", asm)) >= 4
+    assert re.search(r"\bcp\.async\.wait_group\s+2;", asm)
+    assert re.search(r"\bcp\.async\.wait_group\s+0;", asm)
+    assert not re.search(r"\bld\.global", asm) and not re.search(SPILL["sm_80"], asm)
+
+
+def test_f16_operands(tmp_path: Path) -> None:
+    """f16 A and B: 128-bit loads of 8 halves, stored as they came, read
+    back one half a register and extended (`cvt.f32.f16`); f32 FMAs."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000, "f16"),
+            f"gemm-kernel{{target=sm_80 chunks=4 tile=64,64,32}},{LOWER},export-dispatch{{target=sm_80}}",
+        )
+    asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
+    assert re.search(VECTOR_LOAD["sm_80"], asm)
+    # Rows of 8 halves go to shared memory in 128-bit stores; registers read halves.
+    assert re.search(r"\bst\.shared\.v4\.b32\b", asm) and re.search(r"\bld\.shared\.b16\b", asm)
+    assert re.search(r"\bcvt\.f32\.f16\b", asm) and re.search(FMA["sm_80"], asm)
+    assert not re.search(SPILL["sm_80"], asm)

@@ -1,0 +1,234 @@
+"""The part of MLIR's `nvgpu` dialect xsplit's GEMM kernel stages with:
+sm_80's asynchronous copies from global into workgroup memory.
+
+    %t = nvgpu.device_async_copy %b[%k, %n], %tile[%i, %j], 4, %valid bypassL1
+        : memref<1000x72xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
+    %g = nvgpu.device_async_create_group %t, %u
+    nvgpu.device_async_wait %g numGroups = 1
+
+iree-compile 3.13 lowers them in a custom dispatch to `cp.async.cg` (16
+bytes, `bypassL1`) or `cp.async.ca`, `cp.async.commit_group` and
+`cp.async.wait_group N`. The printed forms are iree-opt's (strict
+properties: `bypassL1` and `numGroups` are keywords, not attributes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    UnitAttr,
+    i32,
+)
+from xdsl.ir import Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.utils.exceptions import VerifyException
+
+
+@irdl_attr_definition
+class DeviceAsyncTokenType(ParametrizedAttribute, TypeAttribute):
+    """The completion of asynchronous copies: `!nvgpu.device.async.token`."""
+
+    name = "nvgpu.device.async.token"
+
+
+def _workgroup(t) -> bool:
+    return "workgroup" in str(t.memory_space) or str(t.memory_space).startswith("3 ")
+
+
+@irdl_op_definition
+class DeviceAsyncCopyOp(IRDLOperation):
+    """
+    Starts copying `dstElements` contiguous elements from `src[srcIndices]`
+    to workgroup memory at `dst[dstIndices]`; with `srcElements`, only that
+    many are read and the rest are zero (0: nothing is read at all). The
+    copy is complete, for this thread, after a `device_async_wait` that
+    covers its group; other threads see it after a barrier that follows.
+    """
+
+    name = "nvgpu.device_async_copy"
+
+    dst = operand_def(MemRefType)
+    dst_indices = var_operand_def(IndexType)
+    src = operand_def(MemRefType)
+    src_indices = var_operand_def(IndexType)
+    src_elements = opt_operand_def(IndexType)
+    dst_elements = prop_def(IntegerAttr, prop_name="dstElements")
+    bypass_l1 = opt_prop_def(UnitAttr, prop_name="bypassL1")
+    async_token = result_def(DeviceAsyncTokenType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(
+        self,
+        src: SSAValue,
+        src_indices: Sequence[SSAValue],
+        dst: SSAValue,
+        dst_indices: Sequence[SSAValue],
+        elements: int,
+        src_elements: SSAValue | None = None,
+        bypass_l1: bool = False,
+    ):
+        props: dict = {"dstElements": IntegerAttr(elements, IndexType())}
+        if bypass_l1:
+            props["bypassL1"] = UnitAttr()
+        super().__init__(
+            operands=[
+                dst, list(dst_indices), src, list(src_indices),
+                [src_elements] if src_elements else [],
+            ],  # fmt: skip
+            result_types=[DeviceAsyncTokenType()],
+            properties=props,
+        )
+
+    @property
+    def elements(self) -> int:
+        return self.dst_elements.value.data
+
+    def verify_(self) -> None:
+        s, d = self.src.type, self.dst.type
+        assert isinstance(s, MemRefType) and isinstance(d, MemRefType)
+        if not _workgroup(d):
+            raise VerifyException(f"'{self.name}' op the destination must be in workgroup memory")
+        ranks = (len(s.get_shape()), len(d.get_shape()))
+        if (len(self.src_indices), len(self.dst_indices)) != ranks:
+            raise VerifyException(f"'{self.name}' op needs one index per dimension of each memref")
+        if s.element_type != d.element_type:
+            raise VerifyException(f"'{self.name}' op source and destination element types differ")
+        nbytes = self.elements * s.element_type.bitwidth // 8  # type: ignore[attr-defined]
+        if nbytes not in (4, 8, 16):
+            raise VerifyException(f"'{self.name}' op copies 4, 8 or 16 bytes, not {nbytes}")
+        if self.bypass_l1 is not None and nbytes != 16:
+            raise VerifyException(f"'{self.name}' op bypassL1 takes 16-byte copies only")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.src)
+        printer.print_string("[")
+        printer.print_list(self.src_indices, printer.print_ssa_value)
+        printer.print_string("], ")
+        printer.print_ssa_value(self.dst)
+        printer.print_string("[")
+        printer.print_list(self.dst_indices, printer.print_ssa_value)
+        printer.print_string(f"], {self.elements}")
+        if self.src_elements is not None:
+            printer.print_string(", ")
+            printer.print_ssa_value(self.src_elements)
+        if self.bypass_l1 is not None:
+            printer.print_string(" bypassL1")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.src.type)
+        printer.print_string(" to ")
+        printer.print_attribute(self.dst.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DeviceAsyncCopyOp:
+        index = lambda: parser.parse_operand(IndexType())  # noqa: E731
+        src = parser.parse_unresolved_operand()
+        src_idx = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, index)
+        parser.parse_punctuation(",")
+        dst = parser.parse_unresolved_operand()
+        dst_idx = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, index)
+        parser.parse_punctuation(",")
+        elements = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        src_elements = index() if parser.parse_optional_punctuation(",") else None
+        bypass = parser.parse_optional_keyword("bypassL1") is not None
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        src_type = parser.parse_type()
+        parser.parse_keyword("to")
+        dst_type = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(src, src_type), src_idx,
+            parser.resolve_operand(dst, dst_type), dst_idx, elements, src_elements, bypass,
+        )  # fmt: skip
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class DeviceAsyncCreateGroupOp(IRDLOperation):
+    """Closes a group of this thread's asynchronous copies (`cp.async.commit_group`)."""
+
+    name = "nvgpu.device_async_create_group"
+
+    input_tokens = var_operand_def(DeviceAsyncTokenType)
+    async_token = result_def(DeviceAsyncTokenType)
+
+    assembly_format = "$input_tokens attr-dict"
+
+    def __init__(self, tokens: Sequence[SSAValue]):
+        super().__init__(operands=[list(tokens)], result_types=[DeviceAsyncTokenType()])
+
+    def verify_(self) -> None:
+        if not self.input_tokens:
+            raise VerifyException(f"'{self.name}' op needs at least one copy")
+
+
+@irdl_op_definition
+class DeviceAsyncWaitOp(IRDLOperation):
+    """
+    Waits until at most `numGroups` of this thread's most recent groups are
+    still in flight (all, without it): `cp.async.wait_group N`.
+    """
+
+    name = "nvgpu.device_async_wait"
+
+    async_dependencies = operand_def(DeviceAsyncTokenType)
+    num_groups = opt_prop_def(IntegerAttr, prop_name="numGroups")
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, token: SSAValue, num_groups: int | None = None):
+        props = {} if num_groups is None else {"numGroups": IntegerAttr(num_groups, i32)}
+        super().__init__(operands=[token], properties=props)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.async_dependencies)
+        if self.num_groups is not None:
+            printer.print_string(f" numGroups = {self.num_groups.value.data}")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DeviceAsyncWaitOp:
+        token = parser.parse_operand(DeviceAsyncTokenType())
+        groups = None
+        if parser.parse_optional_keyword("numGroups") is not None:
+            parser.parse_punctuation("=")
+            groups = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        attrs = parser.parse_optional_attr_dict()
+        op = cls(token, groups)
+        op.attributes |= attrs
+        return op
+
+    def verify_(self) -> None:
+        if self.num_groups is not None and self.num_groups.value.data < 0:
+            raise VerifyException(f"'{self.name}' op numGroups must not be negative")
+
+
+NVGPU = Dialect(
+    "nvgpu",
+    [DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp],
+    [DeviceAsyncTokenType],
+)

@@ -1,0 +1,674 @@
+"""xsplit's own GEMM kernel, in rocMLIR's three levels.
+
+A GEMM starts as one gridwise op over whole memrefs and is lowered in
+stages, each a pass (`xsplit/rewrites/kernel/`), each stage printable and
+runnable in the simulator:
+
+    xsplit_gemm.gridwise_gemm %a, %b, %c {chunks = 4 : i64, merge = "atomic",
+        threads = array<i64: 16, 16>, tile = array<i64: 64, 64, 16>}
+        : memref<100x999xf32>, memref<999x70xf32>, memref<100x70xf32>
+
+- gridwise (`gridwise_gemm`, `merge_partials`): the whole problem; the launch
+  is implied by the tile and the chunk count;
+- blockwise (`blockwise_copy`, `blockwise_gemm`): what one workgroup's
+  threads do together: stage a tile of A or B in workgroup memory, multiply
+  the staged tiles into each thread's register tile;
+- threadwise (`threadwise_fill`, `threadwise_read`, `threadwise_gemm`,
+  `threadwise_write`): one thread's registers, held in a private memref whose
+  indices are all constants once lowered, so that LLVM keeps it in registers.
+
+A and B are f32 or f16, staged in workgroup memory as they are and
+extended to f32 where a thread reads its registers; the registers, the
+accumulation and C are f32. No tensor cores yet.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    Float16Type,
+    Float32Type,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Dialect, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.utils.exceptions import VerifyException
+
+from xsplit.dialects.nvgpu import DeviceAsyncTokenType
+
+
+MERGES = ("store", "atomic", "partials")
+"""How a workgroup's C tile reaches C: `store` adds it to C (one chunk only),
+`atomic` adds it with `memref.atomic_rmw addf` (any number of K chunks
+meeting in the same element), `partials` stores it into its chunk's slice of
+a partials buffer that `merge_partials` later adds to C in chunk order."""
+
+
+def _ints(values) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+def _shape(v: SSAValue) -> tuple[int, ...]:
+    t = v.type
+    assert isinstance(t, MemRefType)
+    return tuple(t.get_shape())
+
+
+def memory_space(t: MemRefType) -> str:
+    """'workgroup', 'private' or 'global' (the simulator's reading of
+    `#gpu.address_space<...>` and of LLVM's numbers 3 and 5)."""
+    text = str(t.memory_space)
+    for space, number in (("workgroup", "3"), ("private", "5")):
+        if space in text or text.startswith(number + " "):
+            return space
+    return "global"
+
+
+def _need(cond: bool, op: IRDLOperation, what: str) -> None:
+    if not cond:
+        raise VerifyException(f"'{op.name}' op {what}")
+
+
+def _static_f32(
+    op: IRDLOperation, v: SSAValue, name: str, rank: int, space: str | None, f16: bool = False
+) -> None:
+    """A static memref of `rank` in `space` holding f32 (or, with `f16`, f16)."""
+    t = v.type
+    _need(isinstance(t, MemRefType), op, f"{name} must be a memref")
+    assert isinstance(t, MemRefType)
+    ok = isinstance(t.element_type, Float32Type) or (f16 and isinstance(t.element_type, Float16Type))
+    _need(ok, op, f"{name} must hold f32{' or f16' if f16 else ''}")
+    _need(len(t.get_shape()) == rank, op, f"{name} must have rank {rank}")
+    _need(all(s > 0 for s in t.get_shape()), op, f"{name} must have a static shape")
+    if space is not None:
+        _need(memory_space(t) == space, op, f"{name} must be in {space} memory")
+
+
+def chunk_size(k: int, chunks: int, step_k: int) -> int:
+    """K elements per chunk: an even share rounded up to whole K steps, so
+    that a step never straddles two chunks."""
+    share = -(-k // chunks)
+    return -(-share // step_k) * step_k
+
+
+def chunk_count(k: int, chunks: int, step_k: int) -> int:
+    """How many chunks `chunks` asks for once each is whole K steps: never
+    more, fewer where the rounding leaves the last ones empty."""
+    return -(-k // chunk_size(k, chunks, step_k))
+
+
+@irdl_op_definition
+class GridwiseGemmOp(IRDLOperation):
+    """
+    `C (+)= A · B` over the whole of A (M x K), B (K x N) and C (M x N),
+    split along K into `chunks` static chunks of whole `tile[2]` steps.
+    Workgroup (x, y, z) computes the `tile[0]` x `tile[1]` C tile at
+    (y * tile[0], x * tile[1]) over chunk z, with `threads[0]` x `threads[1]`
+    threads each holding a register tile. `merge` says how the chunks meet
+    (see `MERGES`); with `partials`, `c` is the chunks x M x N partials
+    buffer and chunk z's product is stored into `c[z]`.
+    """
+
+    name = "xsplit_gemm.gridwise_gemm"
+
+    a = operand_def(MemRefType)
+    b = operand_def(MemRefType)
+    c = operand_def(MemRefType)
+    tile = prop_def(DenseArrayBase)
+    threads = prop_def(DenseArrayBase)
+    chunks = prop_def(IntegerAttr)
+    merge = prop_def(StringAttr)
+    stages = opt_prop_def(IntegerAttr)
+    """Tiles in flight: 2 double-buffers the staging with asynchronous
+    copies (`nvgpu.device_async_copy`, sm_80 and later); 1 when absent."""
+    a_k_major = opt_prop_def(UnitAttr)
+    """Stage A K-major (transposed, as the fused text kernel does) rather
+    than as it is in memory (M-major, K contiguous)."""
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)"
+
+    def __init__(
+        self,
+        a: SSAValue,
+        b: SSAValue,
+        c: SSAValue,
+        tile: tuple[int, int, int],
+        threads: tuple[int, int],
+        chunks: int,
+        merge: str,
+        stages: int = 1,
+        a_k_major: bool = False,
+    ):
+        props: dict = {
+            "tile": _ints(tile),
+            "threads": _ints(threads),
+            "chunks": IntegerAttr(chunks, i64),
+            "merge": StringAttr(merge),
+        }
+        if stages != 1:
+            props["stages"] = IntegerAttr(stages, i64)
+        if a_k_major:
+            props["a_k_major"] = UnitAttr()
+        super().__init__(operands=[a, b, c], properties=props)
+
+    @property
+    def stage_count(self) -> int:
+        return 1 if self.stages is None else self.stages.value.data
+
+    @property
+    def tile_sizes(self) -> tuple[int, int, int]:
+        tm, tn, tk = self.tile.get_values()
+        return int(tm), int(tn), int(tk)
+
+    @property
+    def thread_counts(self) -> tuple[int, int]:
+        thm, thn = self.threads.get_values()
+        return int(thm), int(thn)
+
+    @property
+    def chunk_count(self) -> int:
+        return self.chunks.value.data
+
+    @property
+    def merge_kind(self) -> str:
+        return self.merge.data
+
+    @property
+    def mnk(self) -> tuple[int, int, int]:
+        m, k = _shape(self.a)
+        return m, _shape(self.b)[1], k
+
+    @property
+    def chunk_k(self) -> int:
+        return chunk_size(self.mnk[2], self.chunk_count, self.tile_sizes[2])
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        m, n, _ = self.mnk
+        tm, tn, _ = self.tile_sizes
+        return (-(-n // tn), -(-m // tm), self.chunk_count)
+
+    @property
+    def block(self) -> tuple[int, int, int]:
+        thm, thn = self.thread_counts
+        return (thm * thn, 1, 1)
+
+    def verify_(self) -> None:
+        _need(len(self.tile.get_values()) == 3, self, "tile must be [M, N, K] sizes")
+        _need(len(self.threads.get_values()) == 2, self, "threads must be [M, N] counts")
+        _need(self.merge_kind in MERGES, self, f"merge must be one of {', '.join(MERGES)}")
+        _static_f32(self, self.a, "A", 2, None, f16=True)
+        _static_f32(self, self.b, "B", 2, None, f16=True)
+        partials = self.merge_kind == "partials"
+        _static_f32(self, self.c, "C", 3 if partials else 2, None)
+        (m, k), (k2, n) = _shape(self.a), _shape(self.b)
+        _need(k == k2, self, f"A's K ({k}) and B's K ({k2}) must agree")
+        c = _shape(self.c)
+        _need(c[-2:] == (m, n), self, f"C must be {m}x{n}")
+        tm, tn, tk = self.tile_sizes
+        thm, thn = self.thread_counts
+        _need(min(tm, tn, tk, thm, thn) > 0, self, "tile and threads must be positive")
+        _need(tm % thm == 0 and tn % thn == 0, self, "threads must divide the tile")
+        t = thm * thn
+        _need(
+            (tm * tk) % t == 0 and (tn * tk) % t == 0,
+            self,
+            "each thread must copy a whole number of elements of each staged tile",
+        )
+        s = self.chunk_count
+        _need(s >= 1, self, "chunks must be at least 1")
+        _need(s == 1 or self.merge_kind != "store", self, "merge store takes one chunk")
+        _need(
+            chunk_count(k, s, tk) == s,
+            self,
+            f"{s} chunks of whole {tk}-steps leave an empty chunk of K = {k}",
+        )
+        if partials:
+            _need(c[0] == s, self, f"the partials buffer must have {s} chunks")
+        _need(self.stage_count in (1, 2), self, "stages must be 1 or 2")
+        # Each tile is then a multiple of 16 bytes: the 16-byte async copies
+        # into the B tiles that follow the A tiles stay aligned.
+        _need(self.stage_count == 1 or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
+        _need(
+            self.stage_count == 1
+            or self.a_k_major is None
+            or isinstance(self.a.type.element_type, Float32Type),  # type: ignore[attr-defined]
+            self,
+            "stages 2 with a K-major A needs f32 (its transposed copies are 4 bytes an element)",
+        )
+
+
+@irdl_op_definition
+class MergePartialsOp(IRDLOperation):
+    """
+    `C += P[0] + P[1] + ...`, in that order for every element: the ordered
+    second pass of the deterministic merge. One thread per element of C,
+    `threads` per workgroup.
+    """
+
+    name = "xsplit_gemm.merge_partials"
+
+    partials = operand_def(MemRefType)
+    c = operand_def(MemRefType)
+    threads = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "$partials `into` $c attr-dict `:` type($partials) `into` type($c)"
+
+    def __init__(self, partials: SSAValue, c: SSAValue, threads: int):
+        super().__init__(
+            operands=[partials, c], properties={"threads": IntegerAttr(threads, i64)}
+        )
+
+    @property
+    def thread_count(self) -> int:
+        return self.threads.value.data
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        m, n = _shape(self.c)
+        return (-(-n // self.thread_count), m, 1)
+
+    @property
+    def block(self) -> tuple[int, int, int]:
+        return (self.thread_count, 1, 1)
+
+    def verify_(self) -> None:
+        _static_f32(self, self.partials, "the partials", 3, None)
+        _static_f32(self, self.c, "C", 2, None)
+        _need(_shape(self.partials)[1:] == _shape(self.c), self, "partials and C must agree")
+        _need(self.thread_count > 0, self, "threads must be positive")
+
+
+@irdl_op_definition
+class BlockwiseCopyOp(IRDLOperation):
+    """
+    The workgroup's threads copy `src[row + i, col + j]` for i < sizes[0],
+    j < sizes[1] into `tile[i, j]` (`tile[j, i]` with `transpose`), zero
+    where the element is outside `src`: a bounds mask, no padding copy.
+    Thread `thread` of `threads` copies every `threads`-th element, in the
+    order of `src`'s rows, so that neighbouring threads read neighbouring
+    addresses. `tile` may be larger than the copy (padded rows). With
+    `vector = w`, each thread loads runs of w elements of a row with one
+    vector load (w = 4: 128 bits of f32), masked as a whole: the source's
+    rows and the copy's columns are whole vectors, so a vector is either
+    inside or outside. `row` and `col` are multiples of the sizes.
+    """
+
+    name = "xsplit_gemm.blockwise_copy"
+
+    src = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    tile = operand_def(MemRefType)
+    thread = operand_def(IndexType)
+    sizes = prop_def(DenseArrayBase)
+    threads = prop_def(IntegerAttr)
+    transpose = opt_prop_def(UnitAttr)
+    vector = opt_prop_def(IntegerAttr)
+    """Elements per global load (4: 128-bit loads of f32); 1 when absent."""
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$src `[` $row `,` $col `]` `to` $tile `thread` $thread attr-dict "
+        "`:` type($src) `to` type($tile)"
+    )
+
+    def __init__(
+        self,
+        src: SSAValue,
+        row: SSAValue,
+        col: SSAValue,
+        tile: SSAValue,
+        thread: SSAValue,
+        sizes: tuple[int, int],
+        threads: int,
+        transpose: bool = False,
+        vector: int = 1,
+    ):
+        props = {"sizes": _ints(sizes), "threads": IntegerAttr(threads, i64)}
+        if transpose:
+            props["transpose"] = UnitAttr()
+        if vector != 1:
+            props["vector"] = IntegerAttr(vector, i64)
+        super().__init__(operands=[src, row, col, tile, thread], properties=props)
+
+    @property
+    def copy_sizes(self) -> tuple[int, int]:
+        r, c = self.sizes.get_values()
+        return int(r), int(c)
+
+    @property
+    def thread_count(self) -> int:
+        return self.threads.value.data
+
+    @property
+    def width(self) -> int:
+        return 1 if self.vector is None else self.vector.value.data
+
+    def verify_(self) -> None:
+        _verify_copy(self)
+
+
+def _verify_copy(self) -> None:
+    """The invariants of both staged copies."""
+    _static_f32(self, self.src, "the source", 2, None, f16=True)
+    _static_f32(self, self.tile, "the tile", 2, "workgroup", f16=True)
+    _need(
+        self.src.type.element_type == self.tile.type.element_type,  # type: ignore[attr-defined]
+        self,
+        "the tile must hold the source's element type",
+    )
+    _need(len(self.sizes.get_values()) == 2, self, "sizes must be [rows, columns]")
+    r, c = self.copy_sizes
+    room = _shape(self.tile)
+    want = (c, r) if self.transpose else (r, c)
+    _need(room[0] >= want[0] and room[1] >= want[1], self, "the tile is smaller than the copy")
+    w = self.width
+    _need(w > 0 and c % w == 0, self, f"a vector of {w} must divide the copy's rows")
+    _need(_shape(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
+    _need((r * c // w) % self.thread_count == 0, self, "threads must divide the copy")
+
+
+@irdl_op_definition
+class BlockwiseAsyncCopyOp(IRDLOperation):
+    """
+    `blockwise_copy` with asynchronous copies (sm_80's `cp.async`): the same
+    elements go to the same places, masked the same way (a masked copy reads
+    nothing and writes zero), but the copies are only started; they form one
+    group per thread, whose token this returns. They are complete after an
+    `nvgpu.device_async_wait` that covers the group, and visible to the
+    other threads after a barrier that follows it.
+    """
+
+    name = "xsplit_gemm.blockwise_async_copy"
+
+    src = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    tile = operand_def(MemRefType)
+    thread = operand_def(IndexType)
+    sizes = prop_def(DenseArrayBase)
+    threads = prop_def(IntegerAttr)
+    transpose = opt_prop_def(UnitAttr)
+    vector = opt_prop_def(IntegerAttr)
+    token = result_def(DeviceAsyncTokenType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$src `[` $row `,` $col `]` `to` $tile `thread` $thread attr-dict "
+        "`:` type($src) `to` type($tile)"
+    )
+
+    def __init__(self, src, row, col, tile, thread, sizes, threads, transpose=False, vector=1):
+        props: dict = {"sizes": _ints(sizes), "threads": IntegerAttr(threads, i64)}
+        if transpose:
+            props["transpose"] = UnitAttr()
+        if vector != 1:
+            props["vector"] = IntegerAttr(vector, i64)
+        super().__init__(
+            operands=[src, row, col, tile, thread],
+            properties=props,
+            result_types=[DeviceAsyncTokenType()],
+        )
+
+    copy_sizes = BlockwiseCopyOp.copy_sizes
+    thread_count = BlockwiseCopyOp.thread_count
+    width = BlockwiseCopyOp.width
+
+    def verify_(self) -> None:
+        _verify_copy(self)
+
+
+@irdl_op_definition
+class BlockwiseGemmOp(IRDLOperation):
+    """
+    Each thread adds the staged K step to its register tile:
+    `acc[i, j] += sum over kk of a[kk, tm + i * threads[0]] * b[kk, tn + j * threads[1]]`
+    with `tm = thread / threads[1]` and `tn = thread % threads[1]`: registers
+    strided by the thread counts, so that neighbouring threads read
+    neighbouring words of workgroup memory. `b` is stored K-major (its rows
+    are K); `a` too, or M-major (`a[tm + i * threads[0], kk]`) with
+    `a_m_major`.
+    """
+
+    name = "xsplit_gemm.blockwise_gemm"
+
+    acc = operand_def(MemRefType)
+    a = operand_def(MemRefType)
+    b = operand_def(MemRefType)
+    thread = operand_def(IndexType)
+    threads = prop_def(DenseArrayBase)
+    step_k = prop_def(IntegerAttr)
+    a_m_major = opt_prop_def(UnitAttr)
+    """`a` is stored M-major (`a[m, kk]`) rather than K-major."""
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$a `*` $b `into` $acc `thread` $thread attr-dict "
+        "`:` type($a) `,` type($b) `into` type($acc)"
+    )
+
+    def __init__(
+        self,
+        acc: SSAValue,
+        a: SSAValue,
+        b: SSAValue,
+        thread: SSAValue,
+        threads: tuple[int, int],
+        step_k: int,
+        a_m_major: bool = False,
+    ):
+        props: dict = {"threads": _ints(threads), "step_k": IntegerAttr(step_k, i64)}
+        if a_m_major:
+            props["a_m_major"] = UnitAttr()
+        super().__init__(operands=[acc, a, b, thread], properties=props)
+
+    @property
+    def thread_counts(self) -> tuple[int, int]:
+        thm, thn = self.threads.get_values()
+        return int(thm), int(thn)
+
+    @property
+    def steps(self) -> int:
+        return self.step_k.value.data
+
+    def verify_(self) -> None:
+        _static_f32(self, self.acc, "the accumulator", 2, "private")
+        _static_f32(self, self.a, "the A tile", 2, "workgroup", f16=True)
+        _static_f32(self, self.b, "the B tile", 2, "workgroup", f16=True)
+        rm, rn = _shape(self.acc)
+        thm, thn = self.thread_counts
+        am, ak = _shape(self.a)[::-1] if self.a_m_major is None else _shape(self.a)
+        _need(am >= rm * thm, self, "the A tile is narrower than the threads' rows")
+        _need(_shape(self.b)[1] >= rn * thn, self, "the B tile is narrower than the threads' columns")
+        k = self.steps
+        _need(0 < k <= min(ak, _shape(self.b)[0]), self, "step_k exceeds the tiles")
+
+
+@irdl_op_definition
+class ThreadwiseFillOp(IRDLOperation):
+    """Sets every register of `acc` to zero."""
+
+    name = "xsplit_gemm.threadwise_fill"
+
+    acc = operand_def(MemRefType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryWriteEffect())
+
+    assembly_format = "$acc attr-dict `:` type($acc)"
+
+    def __init__(self, acc: SSAValue):
+        super().__init__(operands=[acc])
+
+    def verify_(self) -> None:
+        _static_f32(self, self.acc, "the accumulator", 2, "private")
+
+
+@irdl_op_definition
+class ThreadwiseReadOp(IRDLOperation):
+    """`regs[i] = tile[row, col + i * stride]`: one thread's registers from
+    one row of a staged tile (from one column with `down`)."""
+
+    name = "xsplit_gemm.threadwise_read"
+
+    tile = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    regs = operand_def(MemRefType)
+    stride = prop_def(IntegerAttr)
+    down = opt_prop_def(UnitAttr)
+    """Read down a column: `regs[i] = tile[row + i * stride, col]`."""
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$tile `[` $row `,` $col `]` `to` $regs attr-dict `:` type($tile) `to` type($regs)"
+    )
+
+    def __init__(
+        self, tile: SSAValue, row: SSAValue, col: SSAValue, regs: SSAValue, stride: int,
+        down: bool = False,
+    ):
+        props: dict = {"stride": IntegerAttr(stride, i64)}
+        if down:
+            props["down"] = UnitAttr()
+        super().__init__(operands=[tile, row, col, regs], properties=props)
+
+    def verify_(self) -> None:
+        _static_f32(self, self.tile, "the tile", 2, None, f16=True)
+        _static_f32(self, self.regs, "the registers", 1, "private")
+        _need(self.stride.value.data > 0, self, "stride must be positive")
+
+
+@irdl_op_definition
+class ThreadwiseGemmOp(IRDLOperation):
+    """`acc[i, j] += a[i] * b[j]`: the outer product of one K element."""
+
+    name = "xsplit_gemm.threadwise_gemm"
+
+    acc = operand_def(MemRefType)
+    a = operand_def(MemRefType)
+    b = operand_def(MemRefType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "$a `*` $b `into` $acc attr-dict `:` type($a) `,` type($b) `into` type($acc)"
+
+    def __init__(self, acc: SSAValue, a: SSAValue, b: SSAValue):
+        super().__init__(operands=[acc, a, b])
+
+    def verify_(self) -> None:
+        for v, name, rank in ((self.acc, "the accumulator", 2), (self.a, "A", 1), (self.b, "B", 1)):
+            _static_f32(self, v, name, rank, "private")
+        _need(
+            _shape(self.acc) == (_shape(self.a)[0], _shape(self.b)[0]),
+            self,
+            "the accumulator must be |a| x |b|",
+        )
+
+
+@irdl_op_definition
+class ThreadwiseWriteOp(IRDLOperation):
+    """
+    Element (i, j) of the register tile goes to C at
+    `(row + i * strides[0], col + j * strides[1])`, where that is inside C
+    (a bounds mask), by `merge`: added to C (`store`), atomically added
+    (`atomic`), or stored into the partials buffer at `[chunk, ...]`
+    (`partials`; `chunk` is then the one index before the row).
+    """
+
+    name = "xsplit_gemm.threadwise_write"
+
+    acc = operand_def(MemRefType)
+    c = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    chunk = var_operand_def(IndexType)
+    strides = prop_def(DenseArrayBase)
+    merge = prop_def(StringAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$acc `to` $c `[` $row `,` $col `]` (`chunk` $chunk^)? attr-dict `:` type($acc) `to` type($c)"
+    )
+
+    def __init__(
+        self,
+        acc: SSAValue,
+        c: SSAValue,
+        row: SSAValue,
+        col: SSAValue,
+        strides: tuple[int, int],
+        merge: str,
+        chunk: SSAValue | None = None,
+    ):
+        super().__init__(
+            operands=[acc, c, row, col, [chunk] if chunk is not None else []],
+            properties={"strides": _ints(strides), "merge": StringAttr(merge)},
+        )
+
+    @property
+    def stride_sizes(self) -> tuple[int, int]:
+        sm, sn = self.strides.get_values()
+        return int(sm), int(sn)
+
+    def verify_(self) -> None:
+        merge = self.merge.data
+        _need(merge in MERGES, self, f"merge must be one of {', '.join(MERGES)}")
+        _static_f32(self, self.acc, "the accumulator", 2, "private")
+        partials = merge == "partials"
+        _static_f32(self, self.c, "C", 3 if partials else 2, None)
+        _need(
+            len(self.chunk) == (1 if partials else 0),
+            self,
+            "a chunk index is given with merge partials, and only then",
+        )
+
+
+XsplitGemm = Dialect(
+    "xsplit_gemm",
+    [
+        GridwiseGemmOp,
+        MergePartialsOp,
+        BlockwiseCopyOp,
+        BlockwiseAsyncCopyOp,
+        BlockwiseGemmOp,
+        ThreadwiseFillOp,
+        ThreadwiseReadOp,
+        ThreadwiseGemmOp,
+        ThreadwiseWriteOp,
+    ],
+)

@@ -1,0 +1,314 @@
+"""`gemm-kernel{target=NAME chunks=S merge=auto|store|atomic|deterministic}`:
+a matmul becomes xsplit's own GEMM kernel, at its first (gridwise) stage.
+
+The input is a function in destination-passing form that holds one
+`linalg.matmul` of static arguments (A and B f32 or f16, C f32),
+`C + A · B` with C the init, and
+returns it. The output is the same function on memrefs, returning nothing,
+whose body is one `xsplit_gemm.gridwise_gemm` (with `gpu.known_block_size`
+and `gpu.known_grid_size`): each workgroup computes one C tile over one of
+`chunks` static K chunks (grid z). The chunks meet
+
+- `store` (one chunk): the tile is added to C;
+- `atomic`: each thread adds its elements with `memref.atomic_rmw addf`;
+- `deterministic`: each chunk stores its tile into a chunks x M x N partials
+  buffer, and a second kernel (`xsplit_gemm.merge_partials`) adds them to C
+  in chunk order; the function becomes a host function that allocates the
+  buffer and calls `{name}_partials`, then `{name}_merge`.
+
+`auto` is `store` for one chunk and `atomic` for more. `stages=2` (sm_80,
+sm_90) double-buffers the staging with asynchronous copies. The later stages are
+passes of their own (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
+`lower-threadwise-gemm`); after the last, `export-dispatch{target=...}` makes
+it a custom dispatch for iree-compile, and `xsplit simulate` runs any stage
+from `lower-gridwise-gemm` on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FunctionType,
+    MemRefType,
+    TensorType,
+    UnitAttr,
+    f16,
+    f32,
+    i32,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import VerifyException
+
+from xsplit import attr_names
+from xsplit.diagnostics import XsplitError, remark
+from xsplit.dialects.xsplit_gemm import (
+    GridwiseGemmOp,
+    MergePartialsOp,
+    chunk_count,
+)
+from xsplit.rewrites.dsl import IRBuilder, Match, Option, Pass, Pattern, Remark, positive, where
+from xsplit.target.targets import target as find_target
+
+MERGE_CHOICES = ("auto", "store", "atomic", "deterministic")
+
+# A 64x64 C tile per 256-thread workgroup, 4x4 registers per thread and K
+# steps of 16: the layout of the fused GEMM's text kernel (tiled_gemm.py),
+# so that the two can be compared load for load.
+DEFAULT_TILE = (64, 64, 16)
+DEFAULT_THREADS = (16, 16)
+
+
+def _matmul_form(m: Match) -> bool | str:
+    op = m.root
+    fn = op.parent_op()
+    if not isinstance(fn, func.FuncOp) or op.parent_block() is not fn.body.block:
+        return "it is not at the top level of a function"
+    if len(op.operands) != 3:
+        return "it is not a plain matmul of two inputs into an init"
+    maps = op.properties.get("indexing_maps") or op.attributes.get("indexing_maps")
+    if maps is not None and str(maps) != (
+        "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
+        "affine_map<(d0, d1, d2) -> (d0, d1)>]"
+    ):
+        return "its operands are transposed or broadcast"
+    args = list(fn.args)
+    if any(v not in args for v in op.operands):
+        return "its operands and init must be function arguments (destination-passing form)"
+    ret = fn.body.block.last_op
+    if ret is None or list(ret.operands) != [op.results[0]]:
+        return "the function must return only the matmul's result"
+    if any(o not in (op, ret) for o in fn.body.block.ops):
+        return "the function must hold only the matmul"
+    for a in args:
+        t = a.type
+        if not (isinstance(t, TensorType) and t.has_static_shape()):
+            return "every argument must be a static tensor"
+    if op.operands[2].type.element_type != f32:  # type: ignore[attr-defined]
+        return "C must be f32"
+    if any(v.type.element_type not in (f16, f32) for v in op.operands[:2]):  # type: ignore[attr-defined]
+        return "A and B must be f16 or f32"
+    if len(set(op.operands)) != 3:
+        return "A, B and C must be different arguments"
+    m.captures["fn"] = fn
+    return True
+
+
+def _merge(op: Operation, merge: str, chunks: int) -> str:
+    if merge == "auto":
+        return "store" if chunks == 1 else "atomic"
+    if merge == "store" and chunks > 1:
+        raise XsplitError(
+            "gemm-kernel: merge=store takes one chunk; use atomic or deterministic", op
+        )
+    return merge
+
+
+def _memref(t) -> MemRefType:
+    return MemRefType(t.element_type, t.get_shape())
+
+
+def _kernel(
+    name: str, types: Sequence[MemRefType], hints: Sequence[str | None], body, at: Operation
+) -> func.FuncOp:
+    block = Block(arg_types=list(types))
+    for arg, hint in zip(block.args, hints):
+        arg.name_hint = hint
+    op = body(Builder(InsertPoint.at_end(block)), block.args)
+    block.add_op(func.ReturnOp())
+    fn = func.FuncOp(name, FunctionType.from_lists(list(types), []), Region(block))
+    try:
+        op.verify()
+    except VerifyException as e:  # options the kernel cannot take (tile, threads)
+        raise XsplitError(f"gemm-kernel: {e}", at) from None
+    grid, launch = op.grid, op.block
+    fn.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, list(launch))
+    fn.attributes["gpu.known_grid_size"] = DenseArrayBase.from_list(i32, list(grid))
+    return fn
+
+
+def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
+    lower_matmul(m.root, **{k: m.options[k] for k in GEMM_KERNEL_PATTERN.options})
+    return None
+
+
+def lower_matmul(
+    op: Operation,
+    target: str,
+    chunks: int = 1,
+    merge: str = "auto",
+    tile: Sequence[int] = DEFAULT_TILE,
+    threads: Sequence[int] = DEFAULT_THREADS,
+    stages: int = 1,
+    a_layout: str = "m",
+) -> None:
+    """Replaces the function of `op`, a matmul in the form `gemm-kernel`
+    takes, with the gridwise kernel (and, for `deterministic`, its host and
+    merge kernel). What `split-k` would call to split a matmul into this
+    kernel's static chunks; raises XsplitError at `op` for a form or an
+    option it cannot take."""
+    m = Match(op)
+    found = _matmul_form(m)
+    if found is not True:
+        raise XsplitError(f"gemm-kernel: cannot take this matmul: {found}", op)
+    fn = m["fn"]
+    tgt = find_target(target)
+    if not tgt.is_gpu:
+        raise XsplitError(
+            f"gemm-kernel: target {tgt.name} is not a GPU; the kernel needs threads and "
+            "workgroup memory",
+            op,
+        )
+    a, b, c = op.operands
+    tile = tuple(tile)
+    threads = tuple(threads)
+    if len(tile) != 3 or len(threads) != 2 or min(*tile, *threads) <= 0:
+        raise XsplitError(
+            "gemm-kernel: tile takes three positive sizes M,N,K and threads two counts M,N", op
+        )
+    k = a.type.get_shape()[1]  # type: ignore[attr-defined]
+    chunks = chunk_count(k, min(chunks, -(-k // tile[2])), tile[2])
+    merge = _merge(op, merge, chunks)
+    k_major = a_layout == "k"
+    if stages == 2 and k_major and a.type.element_type != f32:  # type: ignore[attr-defined]
+        raise XsplitError(
+            "gemm-kernel: stages=2 with a_layout=k takes an f32 A (its transposed copies are 4 "
+            "bytes an element)",
+            op,
+        )
+    if stages == 2 and tgt.name not in ("sm_80", "sm_90"):
+        raise XsplitError(
+            f"gemm-kernel: stages=2 uses sm_80's asynchronous copies; {tgt.name} has none here",
+            op,
+        )
+    args = list(fn.args)
+    types = [_memref(v.type) for v in args]
+    hints = [v.name_hint for v in args]
+    name = fn.sym_name.data
+    ia, ib, ic = (args.index(v) for v in (a, b, c))
+    new: list[Operation] = []
+    if merge != "deterministic":
+
+        def body(bld: Builder, vals):
+            gemm = GridwiseGemmOp(
+                vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages, k_major
+            )
+            return bld.insert(gemm)
+
+        new.append(_kernel(name, types, hints, body, op))
+    else:
+        m_, n_ = c.type.get_shape()  # type: ignore[attr-defined]
+        ptype = MemRefType(f32, [chunks, m_, n_])
+
+        def partials(bld: Builder, vals):
+            gemm = GridwiseGemmOp(*vals, tile, threads, chunks, "partials", stages, k_major)
+            return bld.insert(gemm)
+
+        def merge_body(bld: Builder, vals):
+            return bld.insert(MergePartialsOp(vals[0], vals[1], threads[0] * threads[1]))
+
+        pname, mname = f"{name}_partials", f"{name}_merge"
+        new.append(
+            _kernel(
+                pname, [types[ia], types[ib], ptype], [hints[ia], hints[ib], "partials"],
+                partials, op,
+            )
+        )  # fmt: skip
+        new.append(_kernel(mname, [ptype, types[ic]], ["partials", hints[ic]], merge_body, op))
+        block = Block(arg_types=types)
+        for arg, hint in zip(block.args, hints):
+            arg.name_hint = hint
+        host = Builder(InsertPoint.at_end(block))
+        buf = host.insert(memref.AllocOp.get(f32, shape=[chunks, m_, n_])).results[0]
+        buf.name_hint = "partials"
+        host.insert(func.CallOp(pname, [block.args[ia], block.args[ib], buf], []))
+        host.insert(func.CallOp(mname, [buf, block.args[ic]], []))
+        host.insert(memref.DeallocOp.get(buf))
+        host.insert(func.ReturnOp())
+        hfn = func.FuncOp(name, FunctionType.from_lists(types, []), Region(block))
+        hfn.attributes[attr_names.HOST] = UnitAttr()
+        new.append(hfn)
+    gw = next(o for f in new for o in f.walk() if isinstance(o, GridwiseGemmOp))
+    gx, gy, gz = gw.grid
+    remark(
+        op,
+        f"gemm-kernel: on {tgt.name}, {tile[0]}x{tile[1]} C tiles over {chunks} K chunk"
+        f"{'s' if chunks > 1 else ''} of {gw.chunk_k} (grid {gx}x{gy}x{gz}, {gw.block[0]} "
+        f"threads, K steps of {tile[2]}{', double-buffered with cp.async' if stages == 2 else ''})"
+        f"; merge {merge}",
+    )
+    parent = fn.parent_block()
+    assert parent is not None
+    for f in new:
+        parent.insert_op_before(f, fn)
+    fn.detach()
+    fn.erase()
+
+
+def _not_taken(m: Match) -> bool | str:
+    found = _matmul_form(m)
+    if found is True:
+        return "it is taken"
+    m.captures["why"] = found
+    return True
+
+
+def _check_target(name: str) -> str | None:
+    if not name:
+        return "is required (sm_80, sm_90, gfx942)"
+    try:
+        find_target(name)
+    except XsplitError as e:
+        return e.message
+    return None
+
+
+GEMM_KERNEL_PATTERN = Pattern(
+    name="gemm-kernel",
+    doc="a matmul in destination-passing form becomes xsplit's gridwise GEMM kernel",
+    root="linalg.matmul",
+    where=where("a static matmul into f32 in destination-passing form", _matmul_form),
+    rewrite=_lower,
+    options=("target", "chunks", "merge", "tile", "threads", "stages", "a_layout"),
+)
+
+NOT_TAKEN = Remark(
+    name="gemm-kernel-not-applicable",
+    doc="says why a matmul is left as it is",
+    root="linalg.matmul",
+    where=where("the matmul cannot be taken", _not_taken),
+    message=lambda m: f"gemm-kernel: left as it is: {m['why']}",
+)
+
+GEMM_KERNEL = Pass(
+    "gemm-kernel",
+    "Turns a matmul into xsplit's own split-K GEMM kernel, at its gridwise stage.",
+    [GEMM_KERNEL_PATTERN, NOT_TAKEN],
+    (
+        Option("target", str, "", "sm_80, sm_90 or gfx942", check=_check_target),
+        Option(
+            "chunks", int, 1, "static K chunks (grid z); fewer where whole K steps leave one empty",
+            check=positive,
+        ),
+        Option(
+            "merge", str, "auto", "how chunks meet: store (one chunk), atomic, deterministic",
+            MERGE_CHOICES,
+        ),
+        Option("tile", tuple, DEFAULT_TILE, "the C tile and K step: M,N,K"),
+        Option("threads", tuple, DEFAULT_THREADS, "threads per workgroup along M,N"),
+        Option(
+            "stages", int, 1, "staged tiles in flight: 2 double-buffers with cp.async (sm_80, sm_90)",
+            (1, 2),
+        ),
+        Option(
+            "a_layout", str, "m", "A's tile: m (as in memory, K contiguous) or k (transposed)",
+            ("m", "k"),
+        ),
+    ),
+)
+
+__all__ = ["GEMM_KERNEL", "lower_matmul"]

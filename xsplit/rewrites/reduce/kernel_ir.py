@@ -1,0 +1,252 @@
+"""Builder calls for the GEMM kernel's lowerings (gemm_kernel.py and the
+lower-*-gemm passes): one call per op, so that a lowering reads in the order
+of the IR it makes. Regions are built by callbacks that get a builder at the
+end of the new block."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    VectorType,
+    f32,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from xsplit.dialects import gpu
+from xsplit.dialects.memref import AtomicRMWOp
+from xsplit.dialects.nvgpu import DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp
+
+WORKGROUP = gpu.AddressSpaceAttr(gpu.AddressSpace.WORKGROUP)
+PRIVATE = gpu.AddressSpaceAttr(gpu.AddressSpace.PRIVATE)
+
+Index = SSAValue | int
+
+
+def element_bytes(ref: SSAValue) -> int:
+    return ref.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
+
+
+class KernelBuilder:
+    """Inserts at one point; `c(4)` and `zero()` reuse a constant already made
+    in the same block."""
+
+    def __init__(self, builder: Builder, consts: dict | None = None):
+        self.b = builder
+        self.consts: dict = {} if consts is None else consts
+
+    @staticmethod
+    def at_end(block: Block, consts: dict | None = None) -> KernelBuilder:
+        return KernelBuilder(Builder(InsertPoint.at_end(block)), consts)
+
+    def insert(self, op: Operation) -> Operation:
+        return self.b.insert(op)
+
+    def _block(self) -> Block | None:
+        return self.b.insertion_point.block
+
+    def _const(self, key, make: Callable[[], Operation]) -> SSAValue:
+        full = (id(self._block()), key)
+        if full not in self.consts:
+            self.consts[full] = self.insert(make()).results[0]
+        return self.consts[full]
+
+    def c(self, value: Index) -> SSAValue:
+        if isinstance(value, SSAValue):
+            return value
+        make = lambda: arith.ConstantOp(IntegerAttr(value, IndexType()))  # noqa: E731
+        return self._const(("index", value), make)
+
+    def f(self, value: float, t: Attribute = f32) -> SSAValue:
+        return self._const((str(t), value), lambda: arith.ConstantOp(FloatAttr(value, t)))
+
+    def zero(self, t: Attribute = f32) -> SSAValue:
+        return self.f(0.0, t)
+
+    def extf(self, value: SSAValue) -> SSAValue:
+        """`value` as f32: f16 is extended, f32 passes."""
+        if value.type == f32:
+            return value
+        return self.insert(arith.ExtFOp(value, f32)).results[0]
+
+    # Index arithmetic, folded where both sides are constants or trivial.
+    def add(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if b == 0:
+            return a
+        if a == 0:
+            return b
+        return self.insert(arith.AddiOp(self.c(a), self.c(b))).results[0]
+
+    def mul(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a * b
+        if b == 1:
+            return a
+        if a == 1:
+            return b
+        return self.insert(arith.MuliOp(self.c(a), self.c(b))).results[0]
+
+    def sub(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a - b
+        if b == 0:
+            return a
+        return self.insert(arith.SubiOp(self.c(a), self.c(b))).results[0]
+
+    def select(self, cond: SSAValue, a: Index, b: Index) -> SSAValue:
+        return self.insert(arith.SelectOp(cond, self.c(a), self.c(b))).results[0]
+
+    def div(self, a: Index, b: int) -> Index:
+        if isinstance(a, int):
+            return a // b
+        return a if b == 1 else self.insert(arith.DivUIOp(a, self.c(b))).results[0]
+
+    def rem(self, a: Index, b: int) -> Index:
+        if isinstance(a, int):
+            return a % b
+        return self.insert(arith.RemUIOp(a, self.c(b))).results[0]
+
+    def min(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return min(a, b)
+        return self.insert(arith.MinUIOp(self.c(a), self.c(b))).results[0]
+
+    def below(self, a: Index, bound: int) -> SSAValue:
+        return self.insert(arith.CmpiOp(self.c(a), self.c(bound), "ult")).results[0]
+
+    def both(self, a: SSAValue | None, b: SSAValue | None) -> SSAValue | None:
+        if a is None or b is None:
+            return a or b
+        return self.insert(arith.AndIOp(a, b)).results[0]
+
+    def addf(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.insert(arith.AddfOp(a, b)).results[0]
+
+    def mulf(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.insert(arith.MulfOp(a, b)).results[0]
+
+    def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+        """`a * b + c`, marked `contract` so that LLVM fuses it into one FMA
+        (without the flag NVPTX keeps `mul.rn` and `add.rn` apart)."""
+        flags = arith.FastMathFlagsAttr([arith.FastMathFlag.ALLOW_CONTRACT])
+        prod = self.insert(arith.MulfOp(a, b, flags)).results[0]
+        return self.insert(arith.AddfOp(c, prod, flags)).results[0]
+
+    # GPU ids and memory.
+    def thread_id(self) -> SSAValue:
+        return self.insert(gpu.ThreadIdOp("x")).results[0]
+
+    def block_id(self, dim: str) -> SSAValue:
+        return self.insert(gpu.BlockIdOp(dim)).results[0]
+
+    def barrier(self) -> None:
+        self.insert(gpu.BarrierOp())
+
+    def async_copy(
+        self, src: SSAValue, at: Sequence[Index], dst: SSAValue, to: Sequence[Index],
+        width: int, cond: SSAValue | None,
+    ) -> SSAValue:
+        """Starts copying `width` elements; where `cond` is false nothing is
+        read (the source index is clamped to 0, `srcElements` is 0) and zeros land."""
+        count = None
+        if cond is not None:
+            at = [self.select(cond, i, 0) for i in at]
+            count = self.select(cond, width, 0)
+        op = DeviceAsyncCopyOp(
+            src, [self.c(i) for i in at], dst, [self.c(i) for i in to], width, count,
+            bypass_l1=width * element_bytes(src) == 16,
+        )
+        return self.insert(op).results[0]
+
+    def async_group(self, tokens: Sequence[SSAValue]) -> SSAValue:
+        return self.insert(DeviceAsyncCreateGroupOp(tokens)).results[0]
+
+    def async_wait(self, token: SSAValue, groups: int) -> None:
+        self.insert(DeviceAsyncWaitOp(token, groups))
+
+    def alloc(
+        self, shape: Sequence[int], space: Attribute, hint: str, element: Attribute = f32
+    ) -> SSAValue:
+        make = memref.AllocaOp if space == PRIVATE else memref.AllocOp
+        v = self.insert(make.get(element, shape=list(shape), memory_space=space)).results[0]
+        v.name_hint = hint
+        return v
+
+    def load(self, ref: SSAValue, idx: Sequence[Index]) -> SSAValue:
+        return self.insert(memref.LoadOp.get(ref, [self.c(i) for i in idx])).results[0]
+
+    def store(self, value: SSAValue, ref: SSAValue, idx: Sequence[Index]) -> None:
+        self.insert(memref.StoreOp.get(value, ref, [self.c(i) for i in idx]))
+
+    def atomic_add(self, value: SSAValue, ref: SSAValue, idx: Sequence[Index]) -> None:
+        self.insert(AtomicRMWOp("addf", value, ref, [self.c(i) for i in idx]))
+
+    # Control flow.
+    def for_(
+        self,
+        lo: Index,
+        hi: Index,
+        step: Index,
+        body: Callable[[KernelBuilder, SSAValue], None],
+        hint: str = "k",
+    ) -> None:
+        """An `scf.for` with no iteration arguments."""
+        block = Block(arg_types=[IndexType()])
+        block.args[0].name_hint = hint
+        inner = KernelBuilder.at_end(block, self.consts)
+        body(inner, block.args[0])
+        inner.insert(scf.YieldOp())
+        self.insert(scf.ForOp(self.c(lo), self.c(hi), self.c(step), [], block))
+
+    def if_(self, cond: SSAValue | None, body: Callable[[KernelBuilder], None]) -> None:
+        """`body` under `cond`; unconditionally when `cond` is None."""
+        if cond is None:
+            body(self)
+            return
+        block = Block()
+        inner = KernelBuilder.at_end(block, self.consts)
+        body(inner)
+        inner.insert(scf.YieldOp())
+        self.insert(scf.IfOp(cond, [], [block]))
+
+    def load_or_zero(self, ref: SSAValue, idx: Sequence[Index], cond: SSAValue | None) -> SSAValue:
+        """`ref[idx]` where `cond` holds, else 0.0; nothing is read where it does not."""
+        if cond is None:
+            return self.load(ref, idx)
+        element = ref.type.element_type  # type: ignore[attr-defined]
+        then, other = Block(), Block()
+        t = KernelBuilder.at_end(then, self.consts)
+        t.insert(scf.YieldOp(t.load(ref, idx)))
+        e = KernelBuilder.at_end(other, self.consts)
+        e.insert(scf.YieldOp(e.zero(element)))
+        return self.insert(scf.IfOp(cond, [element], [then], [other])).results[0]
+
+    def load_vector(self, ref: SSAValue, idx: Sequence[Index], width: int) -> list[SSAValue]:
+        """One `vector.load` of `width` elements along the last index, then
+        its elements as scalars."""
+        element = ref.type.element_type  # type: ignore[attr-defined]
+        t = VectorType(element, [width])
+        v = self.insert(vector.LoadOp(ref, [self.c(i) for i in idx], t)).results[0]
+        return [self.insert(vector.ExtractOp(v, [e], element)).results[0] for e in range(width)]
+
+    def load_vector_or_zero(
+        self, ref: SSAValue, idx: Sequence[Index], width: int, cond: SSAValue | None
+    ) -> list[SSAValue]:
+        """`load_vector` where `cond` holds, else zeros; nothing is read where it does not."""
+        if cond is None:
+            return self.load_vector(ref, idx, width)
+        then, other = Block(), Block()
+        element = ref.type.element_type  # type: ignore[attr-defined]
+        t = KernelBuilder.at_end(then, self.consts)
+        t.insert(scf.YieldOp(*t.load_vector(ref, idx, width)))
+        e = KernelBuilder.at_end(other, self.consts)
+        e.insert(scf.YieldOp(*[e.zero(element)] * width))
+        return list(self.insert(scf.IfOp(cond, [element] * width, [then], [other])).results)

@@ -1,0 +1,173 @@
+"""`lower-blockwise-gemm`: the GEMM kernel's third stage. What a workgroup's
+threads do together becomes what each thread does.
+
+`xsplit_gemm.blockwise_copy`: thread t copies elements t, t + T, t + 2T, ...
+of the tile, counted along the source's rows, so that neighbouring threads
+read neighbouring addresses. All its loads come before its stores, so that
+they are in flight together. An element outside the source reads nothing and
+stores zero (an `scf.if` yielding the load or 0.0); the mask is left out
+along a dimension the copy's size divides, since the op's offsets are
+multiples of its sizes. With `vector = w` each load is one `vector.load`
+of w elements (`ld.global.v4` for w = 4), masked as a whole, and its
+elements are stored one by one (A's land in w rows of its transposed tile).
+
+`xsplit_gemm.blockwise_async_copy`: the same copies as
+`nvgpu.device_async_copy`s (16 bytes, `bypassL1`, per vector of B; 4 bytes
+per element of A, whose runs land in separate rows), a masked one reading
+nothing (`srcElements` 0, its index clamped to 0) and writing zeros; one
+`nvgpu.device_async_create_group` of them all, whose token replaces the op.
+
+`xsplit_gemm.blockwise_gemm`: a loop over the staged K step; at each K
+element the thread reads its registers' A and B values from the tiles
+(`threadwise_read`) and adds their outer product (`threadwise_gemm`). The
+register buffers are allocated at the start of the function, not in the
+loop, so that LLVM can keep them in registers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import func
+from xdsl.ir import SSAValue
+from xdsl.rewriter import InsertPoint
+from xdsl.builder import Builder
+
+from xsplit.dialects.xsplit_gemm import (
+    BlockwiseAsyncCopyOp,
+    BlockwiseCopyOp,
+    BlockwiseGemmOp,
+    ThreadwiseGemmOp,
+    ThreadwiseReadOp,
+)
+from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
+from xsplit.rewrites.reduce.kernel_ir import PRIVATE, KernelBuilder
+
+
+def _copy_items(kb: KernelBuilder, op):
+    """Each vector (or element) this thread copies: its place in the tile,
+    in the source, and its mask."""
+    rows, cols = op.copy_sizes
+    src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
+    threads, w = op.thread_count, op.width
+    runs = cols // w  # vectors per row of the copy
+    # When the threads cover whole rows, each thread keeps its column and
+    # moves down threads / runs rows per vector: one div and rem in all.
+    whole_rows = threads % runs == 0
+    if whole_rows:
+        first, j0 = kb.div(op.thread, runs), kb.mul(kb.rem(op.thread, runs), w)
+        c0 = kb.add(op.col, j0)
+        c0_in = kb.below(c0, src_cols) if src_cols % cols else None
+    for item in range(rows * runs // threads):
+        if whole_rows:
+            i, j, c, c_in = kb.add(first, item * threads // runs), j0, c0, c0_in
+        else:
+            flat = kb.add(op.thread, item * threads)
+            i, j = kb.div(flat, runs), kb.mul(kb.rem(flat, runs), w)
+            c = kb.add(op.col, j)
+            c_in = kb.below(c, src_cols) if src_cols % cols else None
+        r = kb.add(op.row, i)
+        inside = kb.both(kb.below(r, src_rows) if src_rows % rows else None, c_in)
+        # A generator: each item's index arithmetic sits next to its load.
+        yield i, j, r, c, inside
+
+
+def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseCopyOp)
+    kb = KernelBuilder(ir.b)
+    w = op.width
+    staged = []
+    for i, j, r, c, inside in _copy_items(kb, op):
+        if w == 1:
+            values = [kb.load_or_zero(op.src, [r, c], inside)]
+        else:
+            values = kb.load_vector_or_zero(op.src, [r, c], w, inside)
+        for e, value in enumerate(values):
+            je = kb.add(j, e)
+            staged.append((value, [je, i] if op.transpose else [i, je]))
+    for value, at in staged:
+        kb.store(value, op.tile, at)
+    return []
+
+
+def lower_async_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseAsyncCopyOp)
+    kb = KernelBuilder(ir.b)
+    w = op.width
+    tokens = []
+    for i, j, r, c, inside in _copy_items(kb, op):
+        if op.transpose:
+            # The run lands in w rows of the tile: one 4-byte copy per element.
+            for e in range(w):
+                ce = kb.add(c, e)
+                to = [kb.add(j, e), i]
+                tokens.append(kb.async_copy(op.src, [r, ce], op.tile, to, 1, inside))
+        else:
+            tokens.append(kb.async_copy(op.src, [r, c], op.tile, [i, j], w, inside))
+    return [kb.async_group(tokens)]
+
+
+def _entry(op) -> KernelBuilder:
+    fn = op.parent_op()
+    while fn is not None and not isinstance(fn, func.FuncOp):
+        fn = fn.parent_op()
+    assert fn is not None
+    return KernelBuilder(Builder(InsertPoint.at_start(fn.body.block)))
+
+
+def lower_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseGemmOp)
+    kb = KernelBuilder(ir.b)
+    rm, rn = op.acc.type.get_shape()  # type: ignore[attr-defined]
+    thm, thn = op.thread_counts
+    entry = _entry(op)
+    a_regs = entry.alloc([rm], PRIVATE, "a_regs")
+    b_regs = entry.alloc([rn], PRIVATE, "b_regs")
+    tm = kb.div(op.thread, thn)
+    tn = kb.rem(op.thread, thn)
+
+    def k_element(body: KernelBuilder, kk: SSAValue) -> None:
+        if op.a_m_major is not None:
+            body.insert(ThreadwiseReadOp(op.a, tm, kk, a_regs, thm, down=True))  # type: ignore[arg-type]
+        else:
+            body.insert(ThreadwiseReadOp(op.a, kk, tm, a_regs, thm))  # type: ignore[arg-type]
+        body.insert(ThreadwiseReadOp(op.b, kk, tn, b_regs, thn))  # type: ignore[arg-type]
+        body.insert(ThreadwiseGemmOp(op.acc, a_regs, b_regs))
+
+    kb.for_(0, op.steps, 1, k_element, "kk")
+    return []
+
+
+LOWER_COPY = Pattern(
+    name="lower-blockwise-copy",
+    doc="a workgroup's staged copy becomes each thread's masked loads, then its stores",
+    root=BlockwiseCopyOp,
+    rewrite=lower_copy,
+)
+
+LOWER_ASYNC_COPY = Pattern(
+    name="lower-blockwise-async-copy",
+    doc="a workgroup's asynchronous staged copy becomes each thread's masked cp.async copies, "
+    "in one group",
+    root=BlockwiseAsyncCopyOp,
+    rewrite=lower_async_copy,
+)
+
+LOWER_GEMM = Pattern(
+    name="lower-blockwise-gemm",
+    doc="a workgroup's multiply of staged tiles becomes each thread's K loop of register reads "
+    "and outer products",
+    root=BlockwiseGemmOp,
+    rewrite=lower_gemm,
+)
+
+LOWER_BLOCKWISE_GEMM = Pass(
+    "lower-blockwise-gemm",
+    "Lowers xsplit_gemm's blockwise ops to each thread's loads, stores and threadwise ops.",
+    [LOWER_COPY, LOWER_ASYNC_COPY, LOWER_GEMM],
+)
+
+__all__ = ["LOWER_BLOCKWISE_GEMM"]

@@ -1,0 +1,254 @@
+"""`lower-gridwise-gemm`: the GEMM kernel's second stage. A gridwise op
+becomes what one workgroup does, in blockwise and threadwise ops.
+
+`xsplit_gemm.gridwise_gemm`: workgroup (x, y, z) owns the C tile at
+(y * tile_m, x * tile_n) and K chunk z. Its threads zero their register
+tiles, then step through the chunk `tile_k` elements at a time: stage the
+step's A tile (stored K-major, so that each thread's registers are a row of
+it) and B tile in workgroup memory, wait, multiply them into the registers,
+wait again before the next step overwrites them. Last, each thread's
+registers go to C by the op's merge (`threadwise_write`).
+
+With `stages = 2` the staging is double-buffered with asynchronous copies
+(`blockwise_async_copy`, then `nvgpu.device_async_wait` and a barrier before
+each multiply; see `_double_buffered`).
+
+Each copy loads 128 bits at a time (`vector = 4` for f32, 8 for f16) where
+the source's rows are whole vectors and the threads divide the copy in
+vectors. The tiles hold the operands' element types (f16 stays f16 in
+workgroup memory; `threadwise_read` extends it).
+
+A is staged M-major, as it is in memory (K contiguous): its copies are
+plain row copies (128-bit, or 16-byte cp.async), and its rows are padded
+(`a_row_pad`) so that the rows a warp reads at once sit in different banks.
+With `a_k_major` it is staged transposed, as the fused text kernel does,
+with rows padded (`a_pad`) against the conflicts of its transposed stores.
+
+`xsplit_gemm.merge_partials`: one thread per element of C, which adds the
+partials in chunk order to C's value (grid x along N, y along M).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import SSAValue
+
+from xsplit.dialects.xsplit_gemm import (
+    BlockwiseAsyncCopyOp,
+    BlockwiseCopyOp,
+    BlockwiseGemmOp,
+    GridwiseGemmOp,
+    MergePartialsOp,
+    ThreadwiseFillOp,
+    ThreadwiseWriteOp,
+)
+from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
+from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder, element_bytes
+
+BANKS = 32
+"""Workgroup-memory banks of 4 bytes (NVIDIA; gfx942's LDS has 32 too)."""
+
+
+def element(v: SSAValue):
+    return v.type.element_type  # type: ignore[attr-defined]
+
+
+def a_row_pad(step_k: int, element_size: int, threads_n: int) -> int:
+    """Elements of padding per row of an M-major A tile: rows stay whole
+    16-byte vectors (128-bit copies, 16-byte cp.async), and the 32 /
+    threads_n rows a warp reads at once (its threads' first registers) fall
+    in different banks: reads of one word by many threads are a broadcast,
+    two words in one bank a conflict."""
+    step = 16 // element_size
+    rows = max(1, BANKS // threads_n)
+    best, spread = 0, 0
+    # Whole vectors make at most 8 distinct banks out of 4-word rows: where
+    # more rows meet (threads_n < 4), the fewest conflicts is what there is.
+    for pad in range(-step_k % step, 2 * BANKS * 4 // element_size, step):
+        words = (step_k + pad) * element_size // 4
+        distinct = len({r * words % BANKS for r in range(rows)})
+        if distinct > spread:
+            best, spread = pad, distinct
+        if distinct == rows:
+            break
+    return best
+
+
+def a_pad(step_k: int) -> int:
+    """Words of padding per row of the A tile. Its copy writes it
+    transposed: a warp's stores go to K rows j (spaced by the vector width
+    within a run, all `step_k` of them across the warp's runs) and to
+    32 / step_k M columns i, at word j * (tile_m + pad) + i. With tile_m a
+    multiple of 32 the bank is (j * pad + i) mod 32, and pad = 32 / step_k
+    makes those distinct: no conflict. Unpadded, the rows share a bank
+    (16-way for K steps of 16)."""
+    return max(1, BANKS // step_k)
+
+
+VECTOR_BYTES = 16
+"""Bytes per global load where they fit: 128 bits (4 f32, 8 f16)."""
+
+
+def vector_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
+    """128-bit loads when every vector is 16-byte aligned (the source's rows
+    are whole vectors) and the threads still divide the copy; else scalars."""
+    width = VECTOR_BYTES // element_bytes(src)
+    row_length = src.type.get_shape()[1]  # type: ignore[attr-defined]
+    fits = row_length % width == 0 and cols % width == 0
+    return width if fits and (rows * cols // width) % threads == 0 else 1
+
+
+def a_tile_shape(op: GridwiseGemmOp) -> list[int]:
+    """M-major [tile_m, tile_k + pad] (K contiguous, as A is in memory), or
+    K-major [tile_k, tile_m + pad] with `a_k_major`."""
+    tm, _, tk = op.tile_sizes
+    if op.a_k_major is not None:
+        return [tk, tm + a_pad(tk)]
+    return [tm, tk + a_row_pad(tk, element_bytes(op.a), op.thread_counts[1])]
+
+
+def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, GridwiseGemmOp)
+    kb = KernelBuilder(ir.b)
+    tm, tn, tk = op.tile_sizes
+    thm, thn = op.thread_counts
+    threads = thm * thn
+    _, _, k = op.mnk
+    chunk_k = op.chunk_k
+    tid = kb.thread_id()
+    m0 = kb.mul(kb.block_id("y"), tm)
+    n0 = kb.mul(kb.block_id("x"), tn)
+    chunk = kb.block_id("z") if op.chunk_count > 1 else None
+    k_begin: int | SSAValue = 0
+    k_end: int | SSAValue = k
+    if chunk is not None:
+        k_begin = kb.mul(chunk, chunk_k)
+        k_end = kb.add(k_begin, chunk_k)
+        if chunk_k * op.chunk_count > k:  # the last chunk is short: its loop stops at K
+            k_end = kb.min(k_end, k)
+    acc_shape = [tm // thm, tn // thn]
+    wa = vector_width(op.a, tm, tk, threads)
+    wb = vector_width(op.b, tk, tn, threads)
+    k_major = op.a_k_major is not None
+    if op.stage_count == 2:
+        acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
+    else:
+        a_tile = kb.alloc(a_tile_shape(op), WORKGROUP, "a_tile", element(op.a))
+        b_tile = kb.alloc([tk, tn], WORKGROUP, "b_tile", element(op.b))
+        acc = kb.alloc(acc_shape, PRIVATE, "acc")
+        kb.insert(ThreadwiseFillOp(acc))
+
+        def step(body: KernelBuilder, k0: SSAValue) -> None:
+            a_copy = BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, k_major, wa)  # type: ignore[arg-type]
+            b_copy = BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, wb)  # type: ignore[arg-type]
+            body.insert(a_copy)
+            body.insert(b_copy)
+            body.barrier()
+            body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, (thm, thn), tk, not k_major))
+            body.barrier()
+
+        kb.for_(k_begin, k_end, tk, step, "k0")
+    row = kb.add(m0, kb.div(tid, thn))
+    col = kb.add(n0, kb.rem(tid, thn))
+    slot = None
+    if op.merge_kind == "partials":
+        slot = chunk if chunk is not None else kb.c(0)
+    write = ThreadwiseWriteOp(acc, op.c, row, col, (thm, thn), op.merge_kind, slot)  # type: ignore[arg-type]
+    kb.insert(write)
+    return []
+
+
+def _double_buffered(
+    kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin, k_end, wa: int, wb: int
+) -> SSAValue:
+    """The K loop with two tiles of A and two of B: while the threads
+    multiply one pair, the next step's copies into the other are in flight
+    (cp.async). Unrolled by two so that each half names its buffers. Each
+    step's A and B copies are two groups, so `numGroups = 2` waits for all
+    but the newest step. Past the last step the copies repeat the last one
+    into the idle pair (never read), so that every half commits its groups
+    and the waits count right; the second half multiplies only where its
+    step is inside the chunk. Returns the register tile."""
+    tm, tn, tk = op.tile_sizes
+    thm, thn = op.thread_counts
+    threads = thm * thn
+    k_major = op.a_k_major is not None
+    a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
+    b = [kb.alloc([tk, tn], WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
+    acc = kb.alloc([tm // thm, tn // thn], PRIVATE, "acc")
+    kb.insert(ThreadwiseFillOp(acc))
+    # The first K of the chunk's last step.
+    last = kb.add(k_begin, kb.mul(kb.div(kb.sub(kb.sub(k_end, k_begin), 1), tk), tk))
+
+    def copy(body: KernelBuilder, k0, buf: int) -> SSAValue:
+        k0 = body.c(k0)
+        body.insert(BlockwiseAsyncCopyOp(op.a, m0, k0, a[buf], tid, (tm, tk), threads, k_major, wa))
+        b_copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb)
+        return body.insert(b_copy).results[0]
+
+    first = copy(kb, k_begin, 0)
+
+    def multiply(body: KernelBuilder, buf: int) -> None:
+        body.insert(BlockwiseGemmOp(acc, a[buf], b[buf], tid, (thm, thn), tk, not k_major))
+
+    def pair(body: KernelBuilder, k0: SSAValue) -> None:
+        for buf in (0, 1):
+            ahead = body.min(body.add(k0, (buf + 1) * tk), last)
+            token = copy(body, ahead, 1 - buf)
+            body.async_wait(token, 2)
+            body.barrier()
+            if buf == 0:
+                multiply(body, 0)
+            else:
+                body.if_(body.below(body.add(k0, tk), k_end), lambda inner: multiply(inner, 1))
+            body.barrier()
+
+    kb.for_(k_begin, k_end, 2 * tk, pair, "k0")
+    kb.async_wait(first, 0)
+    return acc
+
+
+def lower_merge(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, MergePartialsOp)
+    kb = KernelBuilder(ir.b)
+    chunks, rows, cols = op.partials.type.get_shape()  # type: ignore[attr-defined]
+    col = kb.add(kb.mul(kb.block_id("x"), op.thread_count), kb.thread_id())
+    row = kb.block_id("y")
+    inside = kb.below(col, cols) if cols % op.thread_count else None
+
+    def merge(body: KernelBuilder) -> None:
+        total = body.load(op.c, [row, col])
+        for s in range(chunks):
+            # In chunk order, whatever the thread timing: the same sum every run.
+            total = body.addf(total, body.load(op.partials, [s, row, col]))
+        body.store(total, op.c, [row, col])
+
+    kb.if_(inside, merge)
+    return []
+
+
+LOWER_GRIDWISE = Pattern(
+    name="lower-gridwise-gemm",
+    doc="a gridwise GEMM becomes its workgroup's staged K loop of blockwise ops and a "
+    "threadwise write",
+    root=GridwiseGemmOp,
+    rewrite=lower_gridwise,
+)
+
+LOWER_MERGE = Pattern(
+    name="lower-merge-partials",
+    doc="the ordered merge of split-K partials becomes one thread per element of C",
+    root=MergePartialsOp,
+    rewrite=lower_merge,
+)
+
+LOWER_GRIDWISE_GEMM = Pass(
+    "lower-gridwise-gemm",
+    "Lowers xsplit_gemm's gridwise ops to blockwise and threadwise ops on GPU ids.",
+    [LOWER_GRIDWISE, LOWER_MERGE],
+)
+
+__all__ = ["LOWER_GRIDWISE_GEMM"]
