@@ -17,7 +17,6 @@ the regions xsplit itself formed only (`formed_by_xsplit`).
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, IndexType, IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -28,7 +27,11 @@ from xsplit.dialects.iree_tensor_ext import (
     DispatchTensorStoreOp,
     DispatchTensorType,
 )
-from xsplit.rewrites.dispatch.form_dispatch_regions import formed_by_xsplit, is_graph_level
+from xsplit.rewrites.dispatch.form_dispatch_regions import (
+    formed_by_xsplit,
+    is_graph_level,
+    is_scalar_constant,
+)
 from xsplit.rewrites.dsl import ALWAYS, Constraint, Match, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 
@@ -46,7 +49,7 @@ def _capture_operands(m: Match) -> bool | str:
     """Splits what the region, nested regions included, uses from above into
     constants (rebuilt inside) and arguments (operands of the workgroups)."""
     captures = m.defined_above()
-    constants = [v for v in captures if isinstance(v.owner, arith.ConstantOp)]
+    constants = [v for v in captures if is_scalar_constant(v)]
     arguments = [v for v in captures if v not in constants]
     for v in arguments:
         if not isinstance(v.type, TensorType | IndexType | IntegerType | AnyFloat):

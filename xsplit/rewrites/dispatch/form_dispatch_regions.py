@@ -114,6 +114,16 @@ is_split_reduction_loop = where(
 has_sizes_outside = where("has its result sizes outside", _capture_result_dims)
 
 
+def is_scalar_constant(value: SSAValue) -> bool:
+    """Whether `value` is a scalar `arith.constant`, which a dispatch rebuilds
+    inside rather than taking as an operand. A tensor constant (an ONNX
+    initializer) stays an operand: sliced in static chunks inside the
+    dispatch, iree-compile 3.13 crashes on CUDA (SIGSEGV in
+    iree-codegen-pad-dynamic-alloc; a 4x32 by constant 32x8 matmul in 3
+    chunks), and compiles it taken as an operand."""
+    return isinstance(value.owner, arith.ConstantOp) and not isinstance(value.type, TensorType)
+
+
 def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> None:
     """`flow.dispatch.region { empty; constants; the loop; flow.return }`."""
     forall = m.root
@@ -131,7 +141,7 @@ def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> None:
         if isinstance(out.owner, tensor.EmptyOp) and out not in rebuilt:
             rebuilt[out] = inside.insert(out.owner.clone()).results[0]
     for used in m.defined_above():
-        if isinstance(used.owner, arith.ConstantOp) and used not in rebuilt:
+        if is_scalar_constant(used) and used not in rebuilt:
             rebuilt[used] = inside.insert(used.owner.clone()).results[0]
     forall.detach()
     body.add_op(forall)
