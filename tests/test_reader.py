@@ -587,6 +587,23 @@ def test_a_demoted_dispatch_takes_its_return_along() -> None:
     assert program_difference(MULTI_BLOCK_REGION, print_module(module)) == ""
 
 
+RANK_ZERO_RESHAPES = """func.func @f(%a: tensor<1x?xf32>, %s: tensor<f32>, %n: index) -> (tensor<f32>, tensor<1x?xf32>) {
+  %0 = tensor.collapse_shape %a [] : tensor<1x?xf32> into tensor<f32>
+  %1 = tensor.expand_shape %s [] output_shape [1, %n] : tensor<f32> into tensor<1x?xf32>
+  return %0, %1 : tensor<f32>, tensor<1x?xf32>
+}
+"""
+
+
+def test_a_reshape_to_or_from_rank_zero_is_read_as_tensor() -> None:
+    """MLIR reshapes to and from rank 0 with an empty reassociation, which
+    xDSL's reshape check rejects; xsplit's verifier takes it as MLIR does, so
+    passes see the reshapes as what they are."""
+    module = parse_module(RANK_ZERO_RESHAPES, "rank0.mlir")
+    assert demoted_ops(module) == [] and not was_carried(module)
+    assert program_difference(RANK_ZERO_RESHAPES, print_module(module)) == ""
+
+
 def test_a_carried_op_is_not_taken_as_isolated() -> None:
     """xsplit does not know tensor.generate, whose body may read values from
     above; verifying the carried module again (as after each pass) accepts it."""

@@ -159,3 +159,20 @@ func.func @expand_element(%t: tensor<32xf32>) -> tensor<4x8xf16> {
   func.return %0 : tensor<4x8xf16>
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.expand_shape' op expected collapsed type to be 'tensor<32xf16>', but got 'tensor<32xf32>'
+
+// -----
+
+// To rank 0, a static shape must hold one element.
+func.func @collapse_to_rank_zero(%t: tensor<1x2xf32>) -> tensor<f32> {
+  %0 = tensor.collapse_shape %t [] : tensor<1x2xf32> into tensor<f32>
+  func.return %0 : tensor<f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.collapse_shape' op number of elements must be preserved: 2 != 1
+
+// -----
+
+func.func @expand_from_rank_zero(%t: tensor<f32>) -> tensor<2x1xf32> {
+  %0 = tensor.expand_shape %t [] output_shape [2, 1] : tensor<f32> into tensor<2x1xf32>
+  func.return %0 : tensor<2x1xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.expand_shape' op number of elements must be preserved: 2 != 1
