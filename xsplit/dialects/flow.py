@@ -438,7 +438,11 @@ class DispatchWorkgroupsOp(IRDLOperation):
         )
         printer.print_string(") -> ")
         _print_tied_results(
-            printer, self.arguments, self.result_types, self.tied_argument_indices(), self.result_dims
+            printer,
+            self.arguments,
+            self.result_types,
+            self.tied_argument_indices(),
+            self.result_dims,
         )
         printer.print_op_attributes(
             self.attributes, print_keyword=True, reserved_attr_names=("tied_operands",)
@@ -602,7 +606,11 @@ class DispatchOp(IRDLOperation):
         )
         printer.print_string(") -> ")
         _print_tied_results(
-            printer, self.arguments, self.result_types, self.tied_argument_indices(), self.result_dims
+            printer,
+            self.arguments,
+            self.result_types,
+            self.tied_argument_indices(),
+            self.result_dims,
         )
 
     @classmethod

@@ -62,13 +62,33 @@ def _verify_element_type(
         )
 
 
+def _verify_groups(op: Operation, reassociation: ArrayAttr[ArrayAttr[IntegerAttr]]) -> None:
+    """MLIR's `isReassociationValid`: the groups split 0, 1, 2, ... in order."""
+    next_dim = 0
+    for i, group in enumerate(reassociation.data):
+        dims = [d.value.data for d in group.data]
+        if not dims:
+            raise VerifyException(f"'{op.name}' op reassociation indices must not be empty")
+        if dims != list(range(next_dim, next_dim + len(dims))):
+            raise VerifyException(
+                f"'{op.name}' op expected reassociation map #{i} to be valid and contiguous."
+            )
+        next_dim += len(dims)
+
+
 def _verify_collapse_shape(op: tensor.CollapseShapeOp) -> None:
+    # Replacing verify_ replaces xDSL's, which checks the op's definition
+    # first; MLIR checks the groups before the types.
+    _verify_groups(op, op.reassociation)
+    tensor.CollapseShapeOp.get_irdl_definition().verify(op)
     src, result = op.src.type, op.result.type
     assert isinstance(src, TensorType) and isinstance(result, TensorType)
     _verify_reshape(op, src, result, op.reassociation)
 
 
 def _verify_expand_shape(op: tensor.ExpandShapeOp) -> None:
+    _verify_groups(op, op.reassociation)
+    tensor.ExpandShapeOp.get_irdl_definition().verify(op)
     src, result = op.src.type, op.result.type
     assert isinstance(src, TensorType) and isinstance(result, TensorType)
     # xDSL's own check, less its reassociation check, which _verify_reshape
