@@ -352,7 +352,8 @@ class DispatchWorkgroupsOp(IRDLOperation):
     argument and each result not tied to an argument has a block argument of
     type `!iree_tensor_ext.dispatch.tensor`; other arguments pass through as
     they are. A result written as an argument's SSA name (`-> %arg`) is tied to
-    that argument and updated in place.
+    that argument and updated in place; like any result it carries the sizes of
+    its type (`-> %arg{%n}`), which `as` may make another (`-> %arg as T{%n}`).
 
     ```mlir
     %r = flow.dispatch.workgroups(%a) : (tensor<4xf32>) -> tensor<4xf32> =
@@ -539,7 +540,8 @@ class DispatchOp(IRDLOperation):
     Launches an executable's entry point (`@executable::@export`) on tensors.
     A result written as an argument's SSA name is tied to that argument: the
     dispatch updates it in place, which is how a hand-written kernel returns
-    the buffers it writes.
+    the buffers it writes. A tied result carries the sizes of its type, as in
+    `-> %out{%n}`, and `as` gives it another type.
 
     ```mlir
     %r = flow.dispatch @ex::@k(%a, %out) : (tensor<8xf32>, tensor<8xf32>) -> %out
