@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, Unregister
 from xsplit.api import parse_module, print_module
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects.builtin import SplatElementsAttr
+from xsplit.dialects.flow import DispatchWorkgroupsOp
 from xsplit.iree.roundtrip import program_difference
 from xsplit.reader import demoted_ops, verify_module, was_carried
 
@@ -546,17 +547,61 @@ TIED_DYNAMIC_DISPATCH = """util.func public @f(%arg0: tensor<?x4xf32>, %arg1: in
 """
 
 
-def test_a_demoted_dispatch_takes_its_return_along() -> None:
-    """Where xsplit's class does not take a dispatch (a tied result with sizes),
-    the dispatch is carried unregistered, and so is its `flow.return`, which
-    xsplit's class allows only in a dispatch it knows: the module verifies
-    after a pass as it did when read (issue 33)."""
+def test_a_tied_dispatch_with_sizes_is_read_as_flow() -> None:
+    """A tied result with sizes (`-> %arg0{%c128}`) is what IREE writes for a
+    dispatch that updates a dynamic tensor in place: xsplit's class takes it,
+    so passes see the dispatch as one (issue 33)."""
     module = parse_module(TIED_DYNAMIC_DISPATCH, "tied.mlir")
-    demoted = [name for name, _ in demoted_ops(module)]
-    if "flow.dispatch.workgroups" in demoted:
-        assert "flow.return" in demoted
+    assert demoted_ops(module) == []
+    (dispatch,) = [op for op in module.walk() if op.name == "flow.dispatch.workgroups"]
+    assert isinstance(dispatch, DispatchWorkgroupsOp)
+    assert dispatch.tied_argument_indices() == [0] and len(dispatch.result_dims) == 1
     verify_module(module)
     assert program_difference(TIED_DYNAMIC_DISPATCH, print_module(module)) == ""
+
+
+MULTI_BLOCK_REGION = """func.func @f(%a: tensor<4x8xf32>, %c: i1) -> tensor<4x8xf32> {
+  %0 = flow.dispatch.region -> (tensor<4x8xf32>) {
+    cf.cond_br %c, ^bb1, ^bb2
+  ^bb1:
+    flow.return %a : tensor<4x8xf32>
+  ^bb2:
+    %e = tensor.empty() : tensor<4x8xf32>
+    flow.return %e : tensor<4x8xf32>
+  }
+  return %0 : tensor<4x8xf32>
+}
+"""
+
+
+def test_a_demoted_dispatch_takes_its_return_along() -> None:
+    """Where xsplit's class does not take a dispatch (a region of several
+    blocks), the dispatch is carried unregistered, and so are its
+    `flow.return`s, which xsplit's class allows only in a dispatch it knows:
+    the module verifies after a pass as it did when read (issue 33)."""
+    module = parse_module(MULTI_BLOCK_REGION, "blocks.mlir")
+    demoted = [name for name, _ in demoted_ops(module)]
+    assert "flow.dispatch.region" in demoted
+    assert demoted.count("flow.return") == 2
+    verify_module(module)
+    assert program_difference(MULTI_BLOCK_REGION, print_module(module)) == ""
+
+
+RANK_ZERO_RESHAPES = """func.func @f(%a: tensor<1x?xf32>, %s: tensor<f32>, %n: index) -> (tensor<f32>, tensor<1x?xf32>) {
+  %0 = tensor.collapse_shape %a [] : tensor<1x?xf32> into tensor<f32>
+  %1 = tensor.expand_shape %s [] output_shape [1, %n] : tensor<f32> into tensor<1x?xf32>
+  return %0, %1 : tensor<f32>, tensor<1x?xf32>
+}
+"""
+
+
+def test_a_reshape_to_or_from_rank_zero_is_read_as_tensor() -> None:
+    """MLIR reshapes to and from rank 0 with an empty reassociation, which
+    xDSL's reshape check rejects; xsplit's verifier takes it as MLIR does, so
+    passes see the reshapes as what they are."""
+    module = parse_module(RANK_ZERO_RESHAPES, "rank0.mlir")
+    assert demoted_ops(module) == [] and not was_carried(module)
+    assert program_difference(RANK_ZERO_RESHAPES, print_module(module)) == ""
 
 
 def test_a_carried_op_is_not_taken_as_isolated() -> None:

@@ -8,7 +8,7 @@ meet in users' modules, and models of random shapes, generated from a seed.
   `iree_linalg_ext.scatter`, `TopK` as `topk`, `CumSum` as `scan`).
 - Dynamic sizes (a symbolic batch): IREE's dumps then carry `{%d}` sizes, and a
   dispatch that writes in place ties its result to an operand
-  (`-> %arg{%d}`), a form xsplit's flow dialect does not read.
+  (`-> %arg{%d}`).
 - Generated: matmuls, Gemms, reductions and pads before matmuls of random
   sizes, some with a symbolic batch, next to ops with regions.
 

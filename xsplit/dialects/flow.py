@@ -59,31 +59,41 @@ def _take_dims(types: Sequence[Attribute], dims: Sequence[SSAValue]):
         pos += n
 
 
-def _print_type_with_dims(printer: Printer, t: Attribute, dims: Sequence[SSAValue]):
-    printer.print_attribute(t)
+def _print_dims(printer: Printer, dims: Sequence[SSAValue]) -> None:
     if dims:
         printer.print_string("{")
         printer.print_list(dims, printer.print_ssa_value)
         printer.print_string("}")
 
 
-def _parse_type_with_dims(parser: Parser) -> tuple[Attribute, list[SSAValue]]:
-    t = parser.parse_type()
+def _print_type_with_dims(printer: Printer, t: Attribute, dims: Sequence[SSAValue]):
+    printer.print_attribute(t)
+    _print_dims(printer, dims)
+
+
+def _parse_dims(parser: Parser) -> list[SSAValue]:
     dims: list[SSAValue] = []
     if parser.parse_optional_punctuation("{"):
         dims = parser.parse_comma_separated_list(
             Parser.Delimiter.NONE, lambda: parser.parse_operand(IndexType())
         )
         parser.parse_punctuation("}")
-    return t, dims
+    return dims
+
+
+def _parse_type_with_dims(parser: Parser) -> tuple[Attribute, list[SSAValue]]:
+    t = parser.parse_type()
+    return t, _parse_dims(parser)
 
 
 def _parse_tied_results(
     parser: Parser, arguments: Sequence[SSAValue], names: Sequence[UnresolvedOperand]
 ) -> list[tuple[Attribute, list[SSAValue], int]]:
-    """The results after `->`: `type{dims}` or a tied argument `%arg`, one
-    alone or a parenthesized list. Each is (type, dynamic dims, tied argument
-    index or -1). `names` are the arguments as the op spelled them."""
+    """The results after `->`: `type{dims}` or a tied argument
+    `%arg[ as type]{dims}`, one alone or a parenthesized list. Each is (type,
+    dynamic dims, tied argument index or -1). A tied result has the argument's
+    type unless `as` gives another, and carries the sizes of its own type as
+    an untied result does. `names` are the arguments as the op spelled them."""
     spelled = [(n.operand_name, n.index) for n in names]
 
     def parse_result() -> tuple[Attribute, list[SSAValue], int]:
@@ -92,7 +102,10 @@ def _parse_tied_results(
             if (name.operand_name, name.index) not in spelled:
                 parser.raise_error("tied result must name one of the arguments", pos, parser.pos)
             tie = spelled.index((name.operand_name, name.index))
-            return arguments[tie].type, [], tie
+            t = arguments[tie].type
+            if parser.parse_optional_keyword("as") is not None:
+                t = parser.parse_type()
+            return t, _parse_dims(parser), tie
         t, dims = _parse_type_with_dims(parser)
         return t, dims, -1
 
@@ -103,6 +116,37 @@ def _parse_tied_results(
     results = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parse_result)
     parser.parse_punctuation(")")
     return results
+
+
+def _print_tied_results(
+    printer: Printer,
+    arguments: Sequence[SSAValue],
+    result_types: Sequence[Attribute],
+    tied: Sequence[int],
+    result_dims: Sequence[SSAValue],
+) -> None:
+    """Prints results as `_parse_tied_results` reads them, and as IREE does:
+    a single result bare, any other number in parentheses."""
+    items = list(_take_dims(result_types, result_dims))
+
+    def print_item(i: int) -> None:
+        t, dims = items[i]
+        if tied[i] < 0:
+            _print_type_with_dims(printer, t, dims)
+            return
+        argument = arguments[tied[i]]
+        printer.print_ssa_value(argument)
+        if argument.type != t:
+            printer.print_string(" as ")
+            printer.print_attribute(t)
+        _print_dims(printer, dims)
+
+    if len(items) == 1:
+        print_item(0)
+        return
+    printer.print_string("(")
+    printer.print_list(range(len(items)), print_item)
+    printer.print_string(")")
 
 
 def _parse_workload(parser: Parser) -> list[SSAValue]:
@@ -308,7 +352,8 @@ class DispatchWorkgroupsOp(IRDLOperation):
     argument and each result not tied to an argument has a block argument of
     type `!iree_tensor_ext.dispatch.tensor`; other arguments pass through as
     they are. A result written as an argument's SSA name (`-> %arg`) is tied to
-    that argument and updated in place.
+    that argument and updated in place; like any result it carries the sizes of
+    its type (`-> %arg{%n}`), which `as` may make another (`-> %arg as T{%n}`).
 
     ```mlir
     %r = flow.dispatch.workgroups(%a) : (tensor<4xf32>) -> tensor<4xf32> =
@@ -393,7 +438,13 @@ class DispatchWorkgroupsOp(IRDLOperation):
             lambda pair: _print_type_with_dims(printer, *pair),
         )
         printer.print_string(") -> ")
-        self._print_results(printer)
+        _print_tied_results(
+            printer,
+            self.arguments,
+            self.result_types,
+            self.tied_argument_indices(),
+            self.result_dims,
+        )
         printer.print_op_attributes(
             self.attributes, print_keyword=True, reserved_attr_names=("tied_operands",)
         )
@@ -404,23 +455,6 @@ class DispatchWorkgroupsOp(IRDLOperation):
         printer.print_string(") ")
         printer.print_region(self.workgroup_body, print_entry_block_args=False)
         _print_count_region(printer, self.workgroup_count)
-
-    def _print_results(self, printer: Printer) -> None:
-        tied = self.tied_argument_indices()
-        items = list(_take_dims(self.result_types, self.result_dims))
-
-        def print_item(i: int) -> None:
-            if tied[i] >= 0:
-                printer.print_ssa_value(self.arguments[tied[i]])
-            else:
-                _print_type_with_dims(printer, *items[i])
-
-        if len(items) == 1 and tied[0] < 0:
-            print_item(0)
-            return
-        printer.print_string("(")
-        printer.print_list(range(len(items)), print_item)
-        printer.print_string(")")
 
     @classmethod
     def parse(cls, parser: Parser) -> DispatchWorkgroupsOp:
@@ -472,17 +506,13 @@ class DispatchWorkgroupsOp(IRDLOperation):
                 f"'{self.name}' op tied_operands has {len(tied)} entries for "
                 f"{len(self.results)} results"
             )
-        untied_types = [t for t, tie in zip(self.result_types, tied) if tie < 0]
-        _verify_result_dims(self, untied_types, self.result_dims, "results")
+        # A tied result carries its own sizes, and `as` may give it a type
+        # other than its argument's: IREE checks neither against the other.
+        _verify_result_dims(self, self.result_types, self.result_dims, "results")
         for t, tie in zip(self.result_types, tied):
             if tie >= len(self.arguments):
                 raise VerifyException(
                     f"'{self.name}' op result tied to argument {tie}, which does not exist"
-                )
-            if tie >= 0 and self.arguments[tie].type != t:
-                raise VerifyException(
-                    f"'{self.name}' op result type {t} differs from its tied "
-                    f"argument's type {self.arguments[tie].type}"
                 )
             if tie < 0 and not isinstance(t, TensorType):
                 raise VerifyException(f"'{self.name}' op results must be tensors, got {t}")
@@ -510,7 +540,8 @@ class DispatchOp(IRDLOperation):
     Launches an executable's entry point (`@executable::@export`) on tensors.
     A result written as an argument's SSA name is tied to that argument: the
     dispatch updates it in place, which is how a hand-written kernel returns
-    the buffers it writes.
+    the buffers it writes. A tied result carries the sizes of its type, as in
+    `-> %out{%n}`, and `as` gives it another type.
 
     ```mlir
     %r = flow.dispatch @ex::@k(%a, %out) : (tensor<8xf32>, tensor<8xf32>) -> %out
@@ -576,22 +607,13 @@ class DispatchOp(IRDLOperation):
             lambda pair: _print_type_with_dims(printer, *pair),
         )
         printer.print_string(") -> ")
-        tied = self.tied_argument_indices()
-        untied = [t for t, tie in zip(self.result_types, tied) if tie < 0]
-        dims = iter(_take_dims(untied, self.result_dims))
-
-        def print_item(i: int) -> None:
-            if tied[i] >= 0:
-                printer.print_ssa_value(self.arguments[tied[i]])
-            else:
-                _print_type_with_dims(printer, *next(dims))
-
-        if len(tied) == 1:
-            print_item(0)
-            return
-        printer.print_string("(")
-        printer.print_list(range(len(tied)), print_item)
-        printer.print_string(")")
+        _print_tied_results(
+            printer,
+            self.arguments,
+            self.result_types,
+            self.tied_argument_indices(),
+            self.result_dims,
+        )
 
     @classmethod
     def parse(cls, parser: Parser) -> DispatchOp:
@@ -642,18 +664,13 @@ class DispatchOp(IRDLOperation):
             raise VerifyException(
                 f"'{self.name}' op tied_operands has {len(tied)} entries for {len(self.results)} results"
             )
-        for t, tie in zip(self.result_types, tied):
+        for tie in tied:
             if tie >= len(self.arguments):
                 raise VerifyException(
                     f"'{self.name}' op result tied to argument {tie}, which does not exist"
                 )
-            if tie >= 0 and self.arguments[tie].type != t:
-                raise VerifyException(
-                    f"'{self.name}' op result type {t} differs from its tied "
-                    f"argument's type {self.arguments[tie].type}"
-                )
-        untied = [t for t, tie in zip(self.result_types, tied) if tie < 0]
-        _verify_result_dims(self, untied, self.result_dims, "results")
+        # As for flow.dispatch.workgroups, tied results carry their own sizes.
+        _verify_result_dims(self, self.result_types, self.result_dims, "results")
 
 
 def _bound(t: Attribute) -> Attribute:

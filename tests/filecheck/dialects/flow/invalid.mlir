@@ -52,3 +52,32 @@ func.func @count_arguments(%b: tensor<8xf32>, %w: index) -> tensor<8xf32> {
   func.return %0 : tensor<8xf32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 8]]:3: error: 'flow.dispatch.workgroups' op workload operands and workgroup count args mismatch (1 vs 2)
+
+// -----
+
+// A tied result carries the sizes of its type (IREE: "value set has 1 dynamic
+// dimensions but only 0 dimension values are attached").
+func.func @tied_dims(%a: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  %0 = flow.dispatch.workgroups(%a) : (tensor<?x4xf32>{%n}) -> %a =
+      (%x: !iree_tensor_ext.dispatch.tensor<readwrite:tensor<?x4xf32>>) {
+    flow.return
+  }
+  func.return %0 : tensor<?x4xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 6]]:3: error: 'flow.dispatch.workgroups' op results have 1 dynamic dimensions but 0 dimension values are given
+
+// -----
+
+func.func @tied_dims_too_many(%a: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  %0 = flow.dispatch @ex::@k(%a) : (tensor<?x4xf32>{%n}) -> %a{%n, %n}
+  func.return %0 : tensor<?x4xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'flow.dispatch' op results have 1 dynamic dimensions but 2 dimension values are given
+
+// -----
+
+func.func @tied_dims_generic(%a: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  %0 = "flow.dispatch"(%a, %n) <{entry_points = [@ex::@k], operandSegmentSizes = array<i32: 0, 1, 1, 0>, tied_operands = [0 : index]}> : (tensor<?x4xf32>, index) -> tensor<?x4xf32>
+  func.return %0 : tensor<?x4xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'flow.dispatch' op results have 1 dynamic dimensions but 0 dimension values are given

@@ -159,3 +159,45 @@ func.func @expand_element(%t: tensor<32xf32>) -> tensor<4x8xf16> {
   func.return %0 : tensor<4x8xf16>
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.expand_shape' op expected collapsed type to be 'tensor<32xf16>', but got 'tensor<32xf32>'
+
+// -----
+
+// To rank 0, a static shape must hold one element.
+func.func @collapse_to_rank_zero(%t: tensor<1x2xf32>) -> tensor<f32> {
+  %0 = tensor.collapse_shape %t [] : tensor<1x2xf32> into tensor<f32>
+  func.return %0 : tensor<f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.collapse_shape' op number of elements must be preserved: 2 != 1
+
+// -----
+
+func.func @expand_from_rank_zero(%t: tensor<f32>) -> tensor<2x1xf32> {
+  %0 = tensor.expand_shape %t [] output_shape [2, 1] : tensor<f32> into tensor<2x1xf32>
+  func.return %0 : tensor<2x1xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.expand_shape' op number of elements must be preserved: 2 != 1
+
+// -----
+
+// The groups split the expanded dimensions 0, 1, 2, ... in order.
+func.func @groups_out_of_order(%t: tensor<32xf32>) -> tensor<4x8xf32> {
+  %0 = "tensor.expand_shape"(%t) <{reassociation = [[1, 0]], static_output_shape = array<i64: 4, 8>}> : (tensor<32xf32>) -> tensor<4x8xf32>
+  func.return %0 : tensor<4x8xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.expand_shape' op expected reassociation map #0 to be valid and contiguous.
+
+// -----
+
+func.func @groups_skip(%t: tensor<4x8x2xf32>) -> tensor<4x16xf32> {
+  %0 = "tensor.collapse_shape"(%t) <{reassociation = [[0], [2]]}> : (tensor<4x8x2xf32>) -> tensor<4x16xf32>
+  func.return %0 : tensor<4x16xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.collapse_shape' op expected reassociation map #1 to be valid and contiguous.
+
+// -----
+
+func.func @empty_group(%t: tensor<4x8xf32>) -> tensor<32x1xf32> {
+  %0 = tensor.expand_shape %t [[0, 1], []] output_shape [32, 1] : tensor<4x8xf32> into tensor<32x1xf32>
+  func.return %0 : tensor<32x1xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'tensor.expand_shape' op reassociation indices must not be empty

@@ -28,11 +28,11 @@ func.func @matmul(%a: tensor<100x1001xf32>, %b: tensor<1001x70xf32>, %c: tensor<
 
 // A matvec's missing N is a unit dimension with a narrow tile of 1; i8 packs K by 2.
 // CHECK-LABEL: func.func @matvec_i8
-// CHECK:         %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0 : i64, 1 : i64]] output_shape [3001, 1] : tensor<3001xi8> into tensor<3001x1xi8>
+// CHECK:         %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [3001, 1] : tensor<3001xi8> into tensor<3001x1xi8>
 // CHECK:         linalg.pack %[[X]] padding_value(%{{.*}} : i8) outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] inner_tiles = [1, 2] into %{{.*}} : tensor<3001x1xi8> -> tensor<1x1501x1x2xi8>
 // CHECK:         linalg.mmt4d ins(%{{.*}}, %{{.*}} : tensor<8x1501x8x2xi8>, tensor<1x1501x1x2xi8>) outs(%{{.*}} : tensor<8x1x8x1xi32>)
 // CHECK:         %[[U:.*]] = linalg.unpack %{{.*}} into %{{.*}} : tensor<8x1x8x1xi32> -> tensor<64x1xi32>
-// CHECK:         tensor.collapse_shape %[[U]] {{\[\[}}0 : i64, 1 : i64]] : tensor<64x1xi32> into tensor<64xi32>
+// CHECK:         tensor.collapse_shape %[[U]] {{\[\[}}0, 1]] : tensor<64x1xi32> into tensor<64xi32>
 func.func @matvec_i8(%m: tensor<64x3001xi8>, %x: tensor<3001xi8>, %y: tensor<64xi32>) -> tensor<64xi32> {
   %0 = linalg.matvec ins(%m, %x : tensor<64x3001xi8>, tensor<3001xi8>) outs(%y : tensor<64xi32>) -> tensor<64xi32>
   func.return %0 : tensor<64xi32>

@@ -41,7 +41,7 @@ func.func @matmul_fill(%a: tensor<100x1001xf32>, %b: tensor<1001x70xf32>) -> ten
 // Two batch loops are collapsed into the one batch_mmt4d has, and expanded back.
 // CHECK-LABEL: func.func @two_batch_loops
 // CHECK:         linalg.pack {{.*}} : tensor<2x3x16x40xf32> -> tensor<2x3x2x40x8x1xf32>
-// CHECK-NEXT:    tensor.collapse_shape %{{.*}} {{\[\[}}0 : i64, 1 : i64], [2 : i64], [3 : i64], [4 : i64], [5 : i64]] : tensor<2x3x2x40x8x1xf32> into tensor<6x2x40x8x1xf32>
+// CHECK-NEXT:    tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4], [5]] : tensor<2x3x2x40x8x1xf32> into tensor<6x2x40x8x1xf32>
 // CHECK:         linalg.batch_mmt4d ins(%{{.*}}, %{{.*}} : tensor<6x2x40x8x1xf32>, tensor<6x3x40x8x1xf32>) outs(%{{.*}} : tensor<6x2x3x8x8xf32>)
 // CHECK:         tensor.expand_shape %{{.*}} output_shape [2, 3, 2, 3, 8, 8] : tensor<6x2x3x8x8xf32> into tensor<2x3x2x3x8x8xf32>
 // CHECK-NEXT:    linalg.unpack

@@ -26,7 +26,7 @@ func.func @arbitrary_groups(%a: tensor<4x7xf32>, %b: tensor<7x5xf32>, %p: tensor
 
 // rock.reduce over axis 0 becomes linalg.reduce into the collapsed init.
 // CHECK-LABEL: func.func @rock_reduce
-// CHECK:         %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0 : i64, 1 : i64], [2 : i64]] : tensor<1x4x5xf32> into tensor<4x5xf32>
+// CHECK:         %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<1x4x5xf32> into tensor<4x5xf32>
 // CHECK:         %[[R:.*]] = linalg.reduce ins(%{{.*}}:tensor<3x4x5xf32>) outs(%[[C]]:tensor<4x5xf32>) dimensions = [0]
 // CHECK:           arith.maximumf
 // CHECK:         tensor.expand_shape %[[R]]

@@ -20,8 +20,8 @@
 // CHECK:         } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
 // CHECK-NEXT:    linalg.reduce ins(%{{.*}}:tensor<1x8x8x16x4xf32>) outs(%[[O]]:tensor<1x8x8x16xf32>) dimensions = [4]
 // EXPAND-LABEL: func.func @nhwc_hwcf
-// EXPAND:         tensor.expand_shape %{{.*}} {{\[}}[0 : i64], [1 : i64], [2 : i64], [3 : i64, 4 : i64]] output_shape [1, 10, 10, 4, 64] : tensor<1x10x10x256xf32> into tensor<1x10x10x4x64xf32>
-// EXPAND:         tensor.expand_shape %{{.*}} {{\[}}[0 : i64], [1 : i64], [2 : i64, 3 : i64], [4 : i64]] output_shape [3, 3, 4, 64, 16]
+// EXPAND:         tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2], [3, 4]] output_shape [1, 10, 10, 4, 64] : tensor<1x10x10x256xf32> into tensor<1x10x10x4x64xf32>
+// EXPAND:         tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3], [4]] output_shape [3, 3, 4, 64, 16]
 // The window loops stay reductions beside the cut channel loop; the chunk loop is parallel.
 // EXPAND:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, (d1 + d4), (d2 + d5), d7, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d5, d7, d6, d3)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d7)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]}
 func.func @nhwc_hwcf(%i: tensor<1x10x10x256xf32>, %k: tensor<3x3x256x16xf32>, %o: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {

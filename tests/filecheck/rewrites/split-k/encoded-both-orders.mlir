@@ -14,8 +14,8 @@
 // CHECK-SAME:    (%[[A:.*]]: tensor<100x1001xf32>, %[[B:.*]]: tensor<1001x70xf32>, %[[C:.*]]: tensor<100x70xf32>)
 // CHECK-NOT:     scf.forall
 // LATE:          flow.dispatch.workgroups(%[[A]])
-// LATE:            tensor.expand_shape %{{.*}} {{\[\[}}0 : i64], [1 : i64, 2 : i64]] output_shape [100, 7, 143]
-// EARLY:         tensor.expand_shape %[[A]] {{\[\[}}0 : i64], [1 : i64, 2 : i64]] output_shape [100, 7, 143]
+// LATE:            tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [100, 7, 143]
+// EARLY:         tensor.expand_shape %[[A]] {{\[\[}}0], [1, 2]] output_shape [100, 7, 143]
 // CHECK:         linalg.pack %{{.*}} padding_value(%{{.*}} : f32) outer_dims_perm = [1, 0, 2] inner_dims_pos = [0, 2] inner_tiles = [8, 1] into %{{.*}} : tensor<100x7x143xf32> -> tensor<7x13x143x8x1xf32>
 // LATE:          flow.dispatch.workgroups(%[[B]])
 // CHECK:         linalg.pack %{{.*}} padding_value(%{{.*}} : f32) outer_dims_perm = [0, 2, 1] inner_dims_pos = [2, 1] inner_tiles = [8, 1] into %{{.*}} : tensor<7x143x70xf32> -> tensor<7x9x143x8x1xf32>

@@ -6,8 +6,8 @@
 // The seed's first IR: K = 4 x 64 through expand_shape, one batched generic
 // with a parallel chunk loop, then the merge.
 // CHECK-LABEL: func.func @divides
-// CHECK:         %[[EA:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0 : i64], [1 : i64, 2 : i64]] output_shape [16, 4, 64] : tensor<16x256xf32> into tensor<16x4x64xf32>
-// CHECK:         %[[EB:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0 : i64, 1 : i64], [2 : i64]] output_shape [4, 64, 32] : tensor<256x32xf32> into tensor<4x64x32xf32>
+// CHECK:         %[[EA:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [16, 4, 64] : tensor<16x256xf32> into tensor<16x4x64xf32>
+// CHECK:         %[[EB:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [4, 64, 32] : tensor<256x32xf32> into tensor<4x64x32xf32>
 // CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<16x32x4xf32>) -> tensor<16x32x4xf32>
 // CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d3, d2, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[EA]], %[[EB]] : tensor<16x4x64xf32>, tensor<4x64x32xf32>) outs(%[[F]] : tensor<16x32x4xf32>)
 // CHECK:         linalg.reduce ins(%[[G]]:tensor<16x32x4xf32>) outs(%{{.*}}:tensor<16x32xf32>) dimensions = [2]

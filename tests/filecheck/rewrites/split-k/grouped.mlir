@@ -13,9 +13,9 @@
 // CHECK:         %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<77x123x456xf32>)
 // CHECK:         %[[P:.*]] = linalg_ext.split_grouped_gemm {group_offsets = array<i64: 0, 666, 1332, {{.*}}, 50616, 51234>, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} ins(%[[A]], %[[B]] : tensor<123x51234xf32>, tensor<51234x456xf32>) outs(%[[INIT]] : tensor<77x123x456xf32>)
 // CHECK:         } -> tensor<77x123x456xf32>
-// CHECK:         %[[C1:.*]] = tensor.expand_shape %[[C]] {{\[}}[0 : i64, 1 : i64], [2 : i64]] output_shape [1, 123, 456]
+// CHECK:         %[[C1:.*]] = tensor.expand_shape %[[C]] {{\[}}[0, 1], [2]] output_shape [1, 123, 456]
 // CHECK:         %[[R:.*]] = rock.reduce sum %[[P]] into %[[C1]] {axis = 0 : index} : tensor<77x123x456xf32> into tensor<1x123x456xf32> -> tensor<1x123x456xf32>
-// CHECK:         %[[OUT:.*]] = tensor.collapse_shape %[[R]] {{\[}}[0 : i64, 1 : i64], [2 : i64]] : tensor<1x123x456xf32> into tensor<123x456xf32>
+// CHECK:         %[[OUT:.*]] = tensor.collapse_shape %[[R]] {{\[}}[0, 1], [2]] : tensor<1x123x456xf32> into tensor<123x456xf32>
 // CHECK:         func.return %[[OUT]]
 func.func @seed(%a: tensor<123x51234xf32>, %b: tensor<51234x456xf32>, %c: tensor<123x456xf32>) -> tensor<123x456xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<123x51234xf32>, tensor<51234x456xf32>) outs(%c : tensor<123x456xf32>) -> tensor<123x456xf32>
