@@ -374,6 +374,21 @@ def complete_for_iree(module: ModuleOp, tool: str) -> bool:
     return True
 
 
+def _rewrite(
+    source: str, pipeline: str, function: str | None, name: str, tool: str, complete: bool
+) -> tuple[func.FuncOp | AbiFunction, ModuleOp]:
+    """The entry point of `source` as it is, and `source` rewritten by
+    `pipeline` (completed for iree-compile unless `complete` is False): what
+    a check runs on the CPU and what it saves for a device alike."""
+    passes = build_pipeline(pipeline)
+    f = entry_point(parse_module(source, name), function, name)
+    rewritten = parse_module(source, name)
+    run_passes(rewritten, passes)
+    if complete:
+        complete_for_iree(rewritten, tool)
+    return f, rewritten
+
+
 def check_rewrite(
     source: str,
     pipeline: str,
@@ -389,14 +404,8 @@ def check_rewrite(
     loop is completed with materialize-late (see `complete_for_iree`) unless
     `complete` is False. The entry is a `func.func` or, in what
     `iree-compile --compile-to=input` prints, a HAL-ABI `util.func`."""
-    passes = build_pipeline(pipeline)
-    original = parse_module(source, name)
-    f = entry_point(original, function, name)
+    f, rewritten = _rewrite(source, pipeline, function, name, tool, complete)
     inputs = random_inputs(f, dims, seed)
-    rewritten = parse_module(source, name)
-    run_passes(rewritten, passes)
-    if complete:
-        complete_for_iree(rewritten, tool)
     rewritten_text = print_module(rewritten)
     # GPU tiles (split-k{target=sm_80}) name a pipeline the CPU cannot build:
     # the CPU runs the same program with IREE's own tiles.
@@ -532,14 +541,8 @@ def save_check(
     and the reference, written to `directory` (see `xsplit.interop.saved`).
     Returns the rewritten IR and the manifest, which `saved.run_check` runs
     here or `python -m xsplit.replay` on another machine."""
-    passes = build_pipeline(pipeline)
-    original = parse_module(source, name)
-    f = entry_point(original, function, name)
+    f, rewritten = _rewrite(source, pipeline, function, name, tool, complete)
     recipe = input_recipe(f, dims, seed)
-    rewritten = parse_module(source, name)
-    run_passes(rewritten, passes)
-    if complete:
-        complete_for_iree(rewritten, tool)
     rewritten_text = print_module(rewritten)
     compile_target = COMPILE_TARGET[device]
     flags = list(target(compile_target).flags)
