@@ -73,7 +73,7 @@ from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
-from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.builders import FoldingIndexArithmetic, IRBuilder
 
 STRATEGIES = ("auto", "cyclic", "block-cyclic", "oversubscribed", "exact")
 
@@ -453,7 +453,7 @@ def _linearize(
 # ---------------------------------------------------------------------------
 
 
-class Emitter:
+class Emitter(FoldingIndexArithmetic):
     """Index arithmetic that folds constants, so distributed code stays small."""
 
     def __init__(self, b: Builder):
@@ -472,6 +472,8 @@ class Emitter:
             return self._constants[x]
         return x
 
+    index_value = val
+
     def affine(self, text: str, *operands: SSAValue) -> SSAValue:
         from xsplit.rewrites.dsl.builders import parse_map
 
@@ -487,31 +489,6 @@ class Emitter:
                 return x
             return self.affine(f"(d0) -> (d0 * {scale} + {offset})", x)
         return self.add(self.mul(x, scale), offset)
-
-    def add(self, a: Mixed, b: Mixed) -> Mixed:
-        if isinstance(a, int) and isinstance(b, int):
-            return a + b
-        if b == 0:
-            return a
-        if a == 0:
-            return b
-        return self.b.insert(arith.AddiOp(self.val(a), self.val(b))).result
-
-    def sub(self, a: Mixed, b: Mixed) -> Mixed:
-        if isinstance(a, int) and isinstance(b, int):
-            return a - b
-        if b == 0:
-            return a
-        return self.b.insert(arith.SubiOp(self.val(a), self.val(b))).result
-
-    def mul(self, a: Mixed, b: Mixed) -> Mixed:
-        if isinstance(a, int) and isinstance(b, int):
-            return a * b
-        if a == 1:
-            return b
-        if b == 1:
-            return a
-        return self.b.insert(arith.MuliOp(self.val(a), self.val(b))).result
 
     def floordiv(self, a: Mixed, b: Mixed) -> Mixed:
         if isinstance(a, int) and isinstance(b, int):

@@ -31,6 +31,43 @@ Mixed = int | SSAValue
 """A size or offset: a constant, or an index value."""
 
 
+class FoldingIndexArithmetic:
+    """`add`, `sub` and `mul` of index values and constants, folded where both
+    sides are constants or one is the identity, so that built code stays
+    small. A subclass has `b`, the builder it inserts with, and says in
+    `index_value` how a constant becomes a value (it may reuse one)."""
+
+    b: Builder
+
+    def index_value(self, x: Mixed) -> SSAValue:
+        raise NotImplementedError
+
+    def add(self, a: Mixed, b: Mixed) -> Mixed:
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if b == 0:
+            return a
+        if a == 0:
+            return b
+        return self.b.insert(arith.AddiOp(self.index_value(a), self.index_value(b))).result
+
+    def sub(self, a: Mixed, b: Mixed) -> Mixed:
+        if isinstance(a, int) and isinstance(b, int):
+            return a - b
+        if b == 0:
+            return a
+        return self.b.insert(arith.SubiOp(self.index_value(a), self.index_value(b))).result
+
+    def mul(self, a: Mixed, b: Mixed) -> Mixed:
+        if isinstance(a, int) and isinstance(b, int):
+            return a * b
+        if a == 1:
+            return b
+        if b == 1:
+            return a
+        return self.b.insert(arith.MuliOp(self.index_value(a), self.index_value(b))).result
+
+
 class IRBuilder:
     def __init__(self, builder: Builder):
         self.b = builder

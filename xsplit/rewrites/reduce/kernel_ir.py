@@ -22,6 +22,7 @@ from xdsl.rewriter import InsertPoint
 from xsplit.dialects import gpu
 from xsplit.dialects.memref import AtomicRMWOp
 from xsplit.dialects.nvgpu import DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp
+from xsplit.rewrites.dsl.builders import FoldingIndexArithmetic
 
 WORKGROUP = gpu.AddressSpaceAttr(gpu.AddressSpace.WORKGROUP)
 PRIVATE = gpu.AddressSpaceAttr(gpu.AddressSpace.PRIVATE)
@@ -33,9 +34,9 @@ def element_bytes(ref: SSAValue) -> int:
     return ref.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
 
 
-class KernelBuilder:
+class KernelBuilder(FoldingIndexArithmetic):
     """Inserts at one point; `c(4)` and `zero()` reuse a constant already made
-    in the same block."""
+    in the same block. Index arithmetic folds (`FoldingIndexArithmetic`)."""
 
     def __init__(self, builder: Builder, consts: dict | None = None):
         self.b = builder
@@ -63,6 +64,8 @@ class KernelBuilder:
         make = lambda: arith.ConstantOp(IntegerAttr(value, IndexType()))  # noqa: E731
         return self._const(("index", value), make)
 
+    index_value = c
+
     def f(self, value: float, t: Attribute = f32) -> SSAValue:
         return self._const((str(t), value), lambda: arith.ConstantOp(FloatAttr(value, t)))
 
@@ -74,32 +77,6 @@ class KernelBuilder:
         if value.type == f32:
             return value
         return self.insert(arith.ExtFOp(value, f32)).results[0]
-
-    # Index arithmetic, folded where both sides are constants or trivial.
-    def add(self, a: Index, b: Index) -> Index:
-        if isinstance(a, int) and isinstance(b, int):
-            return a + b
-        if b == 0:
-            return a
-        if a == 0:
-            return b
-        return self.insert(arith.AddiOp(self.c(a), self.c(b))).results[0]
-
-    def mul(self, a: Index, b: Index) -> Index:
-        if isinstance(a, int) and isinstance(b, int):
-            return a * b
-        if b == 1:
-            return a
-        if a == 1:
-            return b
-        return self.insert(arith.MuliOp(self.c(a), self.c(b))).results[0]
-
-    def sub(self, a: Index, b: Index) -> Index:
-        if isinstance(a, int) and isinstance(b, int):
-            return a - b
-        if b == 0:
-            return a
-        return self.insert(arith.SubiOp(self.c(a), self.c(b))).results[0]
 
     def select(self, cond: SSAValue, a: Index, b: Index) -> SSAValue:
         return self.insert(arith.SelectOp(cond, self.c(a), self.c(b))).results[0]
