@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
+from xdsl.passes import ModulePass
 
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.diagnostics import XsplitError, remark
@@ -374,19 +375,17 @@ def complete_for_iree(module: ModuleOp, tool: str) -> bool:
     return True
 
 
-def _rewrite(
-    source: str, pipeline: str, function: str | None, name: str, tool: str, complete: bool
-) -> tuple[func.FuncOp | AbiFunction, ModuleOp]:
-    """The entry point of `source` as it is, and `source` rewritten by
-    `pipeline` (completed for iree-compile unless `complete` is False): what
-    a check runs on the CPU and what it saves for a device alike."""
-    passes = build_pipeline(pipeline)
-    f = entry_point(parse_module(source, name), function, name)
+def _rewritten(
+    source: str, passes: Sequence[ModulePass], name: str, tool: str, complete: bool
+) -> ModuleOp:
+    """`source` rewritten by `passes`, completed for iree-compile unless
+    `complete` is False: what a check runs on the CPU and what it saves for
+    a device alike."""
     rewritten = parse_module(source, name)
     run_passes(rewritten, passes)
     if complete:
         complete_for_iree(rewritten, tool)
-    return f, rewritten
+    return rewritten
 
 
 def check_rewrite(
@@ -404,8 +403,11 @@ def check_rewrite(
     loop is completed with materialize-late (see `complete_for_iree`) unless
     `complete` is False. The entry is a `func.func` or, in what
     `iree-compile --compile-to=input` prints, a HAL-ABI `util.func`."""
-    f, rewritten = _rewrite(source, pipeline, function, name, tool, complete)
+    passes = build_pipeline(pipeline)
+    f = entry_point(parse_module(source, name), function, name)
+    # Bad --dim values are refused before any pass runs (and remarks).
     inputs = random_inputs(f, dims, seed)
+    rewritten = _rewritten(source, passes, name, tool, complete)
     rewritten_text = print_module(rewritten)
     # GPU tiles (split-k{target=sm_80}) name a pipeline the CPU cannot build:
     # the CPU runs the same program with IREE's own tiles.
@@ -541,8 +543,10 @@ def save_check(
     and the reference, written to `directory` (see `xsplit.interop.saved`).
     Returns the rewritten IR and the manifest, which `saved.run_check` runs
     here or `python -m xsplit.replay` on another machine."""
-    f, rewritten = _rewrite(source, pipeline, function, name, tool, complete)
+    passes = build_pipeline(pipeline)
+    f = entry_point(parse_module(source, name), function, name)
     recipe = input_recipe(f, dims, seed)
+    rewritten = _rewritten(source, passes, name, tool, complete)
     rewritten_text = print_module(rewritten)
     compile_target = COMPILE_TARGET[device]
     flags = list(target(compile_target).flags)
