@@ -58,6 +58,7 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
+from xsplit.dialects.fragments import INTRINSICS, fragment_matrix
 from xsplit.analysis.writes import kernel_buffers, may_write, written_arguments
 from xsplit.diagnostics import XsplitError, location_of
 from xsplit.semantics import (
@@ -75,7 +76,7 @@ from xsplit.semantics import memref_strides as _static_strides
 
 READ, WRITE, ATOMIC = 1, 2, 4
 
-SYNC_OPS = frozenset({"gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce"})
+SYNC_OPS = frozenset({"gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce", "nvgpu.mma.sync"})
 """Ops where lanes meet: no chunk may run past one before the others reach it."""
 
 class SimulationError(XsplitError):
@@ -338,7 +339,9 @@ def _assemble(parts: list[tuple[np.ndarray, object]], n: int, dtype=None):
     first = parts[0][1]
     if all(_same_scalar(first, v) for _, v in parts[1:]):
         return first
-    out = np.empty(n, dtype=dtype if dtype is not None else np.asarray(last).dtype)
+    # A vector value is (lanes, *its shape): the parts keep their trailing dims.
+    trailing = last.shape[1:] if last.__class__ is np.ndarray else ()
+    out = np.empty((n, *trailing), dtype=dtype if dtype is not None else np.asarray(last).dtype)
     for sel, v in parts:
         out[sel] = v
     return out
@@ -1149,14 +1152,74 @@ def _c_vector_load(m: Machine, op: Operation):
 
 
 def _c_vector_extract(m: Machine, op: Operation):
-    """`vector.extract` of one element at a static position of a 1-D vector."""
+    """`vector.extract` of one element at a static position of a vector."""
     position = op_property(op, "static_position").get_values()  # type: ignore[union-attr]
-    if len(position) != 1 or position[0] < 0:
-        raise SimulationError("only static extracts from 1-D vectors are supported", op)
-    sv, r, at = _slot(m, op.operands[0]), _slot(m, op.results[0]), int(position[0])
+    rank = len(op.operands[0].type.get_shape())  # type: ignore[attr-defined]
+    if len(position) != rank or any(p < 0 for p in position):
+        raise SimulationError("only static extracts of one element are supported", op)
+    sv, r = _slot(m, op.operands[0]), _slot(m, op.results[0])
+    at = (slice(None), *(int(p) for p in position))
 
     def run(fr: Frame, chunked: bool) -> None:
-        fr.env[r] = m.arr(fr, sv)[:, at]
+        fr.env[r] = m.arr(fr, sv)[at]
+
+    return run
+
+
+def _c_vector_from_elements(m: Machine, op: Operation):
+    """`vector.from_elements`: a (lanes, *shape) array of its scalars."""
+    shape = tuple(op.results[0].type.get_shape())  # type: ignore[attr-defined]
+    slots = [_slot(m, v) for v in op.operands]
+    r = _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        parts = [_expand(m.arr(fr, s), fr.n) for s in slots]
+        fr.env[r] = np.stack(parts, axis=1).reshape((fr.n, *shape))
+
+    return run
+
+
+def _c_mma_sync(m: Machine, op: Operation):
+    """`nvgpu.mma.sync`: a warp-collective `D = A · B + C`. The lanes of each
+    warp (`lanes` consecutive threads of a workgroup) meet; their fragments
+    are placed in the matrices by the intrinsic's layout (fragments.py),
+    multiplied in f32 (f16 products are exact in f32) and D's elements go
+    back to the lanes that hold them in C. A warp whose lanes do not all
+    arrive is an error, as on the hardware."""
+    shape = tuple(a.value.data for a in op_property(op, "mmaShape").data)  # type: ignore[union-attr]
+    intr = next(
+        (i for i in INTRINSICS.values() if i.op == op.name and (i.m, i.n, i.k) == shape), None
+    )
+    if intr is None:
+        raise SimulationError(f"no fragment layout for {op.name} of shape {list(shape)}", op)
+    sa, sb, sc = (_slot(m, v) for v in op.operands)
+    r = _slot(m, op.results[0])
+    launch = m.launch
+    if launch.threads % intr.lanes:
+        raise SimulationError(f"{op.name} needs workgroups of whole {intr.lanes}-lane warps", op)
+    layouts = [fragment_matrix(f, intr.lanes) for f in (intr.a, intr.b, intr.c)]
+    dims = [(intr.m, intr.k), (intr.k, intr.n), (intr.m, intr.n)]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        thread = launch.block_of_lane[fr.lanes] * launch.threads + launch.thread_of_lane[fr.lanes]
+        warp, lane = thread // intr.lanes, thread % intr.lanes
+        warps, slot = np.unique(warp, return_inverse=True)
+        if len(fr.lanes) != len(warps) * intr.lanes:
+            raise SimulationError(
+                f"{op.name} reached by only some lanes of a warp (divergent warp collective)", op
+            )
+        mats = []
+        for s, (rows, cols), dim, frag in zip((sa, sb, sc), layouts, dims, (intr.a, intr.b, intr.c)):
+            value = m.arr(fr, s).reshape(fr.n, *frag.shape).astype(np.float32)
+            mat = np.zeros((len(warps), *dim), dtype=np.float32)
+            mat[slot[:, None], rows[lane].reshape(fr.n, -1), cols[lane].reshape(fr.n, -1)] = (
+                value.reshape(fr.n, -1)
+            )
+            mats.append(mat)
+        d = mats[0] @ mats[1] + mats[2]
+        rows, cols = layouts[2]
+        out = d[slot[:, None], rows[lane].reshape(fr.n, -1), cols[lane].reshape(fr.n, -1)]
+        fr.env[r] = out.reshape(fr.n, *intr.c.shape)
 
     return run
 
@@ -1856,6 +1919,8 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "memref.atomic_rmw": _c_atomic_rmw,
     "vector.load": _c_vector_load,
     "vector.extract": _c_vector_extract,
+    "vector.from_elements": _c_vector_from_elements,
+    "nvgpu.mma.sync": _c_mma_sync,
     "nvgpu.device_async_copy": _c_async_copy,
     "nvgpu.device_async_create_group": _c_async_group,
     "nvgpu.device_async_wait": _c_async_wait,

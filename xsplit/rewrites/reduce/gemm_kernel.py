@@ -17,7 +17,11 @@ and `gpu.known_grid_size`): each workgroup computes one C tile over one of
   buffer and calls `{name}_partials`, then `{name}_merge`.
 
 `auto` is `store` for one chunk and `atomic` for more. `stages=2` (sm_80,
-sm_90) double-buffers the staging with asynchronous copies. The later stages are
+sm_90) double-buffers the staging with asynchronous copies. `mma=auto`
+multiplies on tensor cores where the target has an intrinsic for A and B's
+element type (f16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16), with
+`warps` warps per workgroup each owning a warp tile; `mma=none` (or no
+intrinsic) keeps one register tile of FMAs per thread. The later stages are
 passes of their own (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
 `lower-threadwise-gemm`); after the last, `export-dispatch{target=...}` makes
 it a custom dispatch for iree-compile, and `xsplit simulate` runs any stage
@@ -46,6 +50,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xsplit import attr_names
 from xsplit.diagnostics import XsplitError, remark
+from xsplit.dialects.fragments import intrinsic_for
 from xsplit.dialects.xsplit_gemm import (
     GridwiseGemmOp,
     MergePartialsOp,
@@ -61,6 +66,10 @@ MERGE_CHOICES = ("auto", "store", "atomic", "deterministic")
 # so that the two can be compared load for load.
 DEFAULT_TILE = (64, 64, 16)
 DEFAULT_THREADS = (16, 16)
+# With tensor cores: four warps (128 threads), each a 32x32 warp tile of
+# 2x4 m16n8 blocks.
+DEFAULT_WARPS = (2, 2)
+MMA_CHOICES = ("auto", "none")
 
 
 def _matmul_form(m: Match) -> bool | str:
@@ -145,6 +154,8 @@ def lower_matmul(
     threads: Sequence[int] = DEFAULT_THREADS,
     stages: int = 1,
     a_layout: str = "m",
+    mma: str = "auto",
+    warps: Sequence[int] = DEFAULT_WARPS,
 ) -> None:
     """Replaces the function of `op`, a matmul in the form `gemm-kernel`
     takes, with the gridwise kernel (and, for `deterministic`, its host and
@@ -185,6 +196,17 @@ def lower_matmul(
             f"gemm-kernel: stages=2 uses sm_80's asynchronous copies; {tgt.name} has none here",
             op,
         )
+    intr = None
+    if mma == "auto" and not k_major:
+        elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
+        intr = intrinsic_for(tgt.name, elements.pop()) if len(elements) == 1 else None
+    warp_counts = None
+    if intr is not None:
+        warp_counts = tuple(warps)
+        if len(warp_counts) != 2 or min(warp_counts) <= 0:
+            raise XsplitError("gemm-kernel: warps takes two positive counts M,N", op)
+        threads = (warp_counts[0], warp_counts[1] * intr.lanes)
+    mma_name = intr.name if intr is not None else None
     args = list(fn.args)
     types = [_memref(v.type) for v in args]
     hints = [v.name_hint for v in args]
@@ -195,8 +217,9 @@ def lower_matmul(
 
         def body(bld: Builder, vals):
             gemm = GridwiseGemmOp(
-                vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages, k_major
-            )
+                vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages, k_major,
+                mma_name, warp_counts,
+            )  # fmt: skip
             return bld.insert(gemm)
 
         new.append(_kernel(name, types, hints, body, op))
@@ -205,7 +228,9 @@ def lower_matmul(
         ptype = MemRefType(f32, [chunks, m_, n_])
 
         def partials(bld: Builder, vals):
-            gemm = GridwiseGemmOp(*vals, tile, threads, chunks, "partials", stages, k_major)
+            gemm = GridwiseGemmOp(
+                *vals, tile, threads, chunks, "partials", stages, k_major, mma_name, warp_counts
+            )
             return bld.insert(gemm)
 
         def merge_body(bld: Builder, vals):
@@ -238,7 +263,8 @@ def lower_matmul(
         op,
         f"gemm-kernel: on {tgt.name}, {tile[0]}x{tile[1]} C tiles over {chunks} K chunk"
         f"{'s' if chunks > 1 else ''} of {gw.chunk_k} (grid {gx}x{gy}x{gz}, {gw.block[0]} "
-        f"threads, K steps of {tile[2]}{', double-buffered with cp.async' if stages == 2 else ''})"
+        f"threads, K steps of {tile[2]}{', double-buffered with cp.async' if stages == 2 else ''}"
+        f"{f', tensor cores ({mma_name})' if mma_name else ''})"
         f"; merge {merge}",
     )
     parent = fn.parent_block()
@@ -273,7 +299,7 @@ GEMM_KERNEL_PATTERN = Pattern(
     root="linalg.matmul",
     where=where("a static matmul into f32 in destination-passing form", _matmul_form),
     rewrite=_lower,
-    options=("target", "chunks", "merge", "tile", "threads", "stages", "a_layout"),
+    options=("target", "chunks", "merge", "tile", "threads", "stages", "a_layout", "mma", "warps"),
 )
 
 NOT_TAKEN = Remark(
@@ -308,6 +334,13 @@ GEMM_KERNEL = Pass(
             "a_layout", str, "m", "A's tile: m (as in memory, K contiguous) or k (transposed)",
             ("m", "k"),
         ),
+        Option(
+            "mma", str, "auto",
+            "tensor cores: auto (where the target has them for A and B's type: f16 on sm_80, "
+            "sm_90) or none (FMAs)",
+            MMA_CHOICES,
+        ),
+        Option("warps", tuple, DEFAULT_WARPS, "with tensor cores, warps per workgroup along M,N"),
     ),
 )
 
