@@ -354,6 +354,7 @@ def test_tensor_cores_every_merge(merge: str) -> None:
     chunks = 1 if merge == "store" else 4
     text = check(37, 21, 101, f"target=sm_80 chunks={chunks} merge={merge} {MMA_SMALL}", element="f16")
     assert "nvgpu.mma.sync" in text and "arith.extf" not in text
+    assert text.count("nvgpu.ldmatrix") == 3  # per K block: 1 A and 2 B fragments
     assert ("memref.atomic_rmw" in text) == (merge == "atomic")
 
 
@@ -395,6 +396,30 @@ def test_tensor_cores_generated_cases() -> None:
         assert "nvgpu.mma.sync" in text
 
 
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+def test_tensor_cores_with_the_lanes_own_loads(merge: str) -> None:
+    """Fragments read by each lane's loads at the places the intrinsic's
+    layout gives (`threadwise_fragment {loads}`, the path of an intrinsic
+    without a collective load) instead of `nvgpu.ldmatrix`: right too."""
+    options = f"target=sm_80 chunks=3 merge={merge} {MMA_WIDE}"
+    with collect_remarks():
+        text = rewrite(
+            matmul(37, 24, 101, "f16"),
+            f"gemm-kernel{{{options}}},lower-gridwise-gemm,lower-blockwise-gemm",
+        )
+        text = re.sub(r'(operand = "[ab]")\}', r"\1, loads}", text)
+        text = rewrite(text, "lower-threadwise-gemm")
+    assert "nvgpu.ldmatrix" not in text and "vector.load %a_tile" in text
+    module = parse_module(text, "kernel.mlir", make_context())
+    args = inputs(37, 24, 101, 4, "f16")
+    host = host_function(module, None)
+    if host is not None:
+        report = simulate_program(module, host, expected(args), args)
+    else:
+        report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
+    assert report.clean, report.races + report.mismatches
+
+
 def test_tensor_cores_only_where_the_target_has_them() -> None:
     # gfx942 has no m16n8k16 and f32 none at all: FMAs; mma=none forces them.
     for options, element in (
@@ -407,12 +432,14 @@ def test_tensor_cores_only_where_the_target_has_them() -> None:
 
 class FragmentBankMachine(_Quiet):
     """The worst bank conflict of any warp's read from an A or B tile (its
-    fragments): the most distinct 4-byte words of one bank among the warp's
-    lanes in one load. Lockstep, so each load runs for all its lanes."""
+    fragments): the most distinct 4-byte words of one bank in one access.
+    A lane's own loads are one access per warp; `nvgpu.ldmatrix` reads each
+    8x8 matrix in one access, its 8 rows of 16 bytes addressed by lanes
+    8i..8i+7. Lockstep, so each op runs for all its lanes at once."""
 
     def fn(self, op):
         f = super().fn(op)
-        if op.name not in ("memref.load", "vector.load"):
+        if op.name not in ("memref.load", "vector.load", "nvgpu.ldmatrix"):
             return f
         tile = str(op.operands[0].name_hint)
         if not (tile.startswith("a_tile") or tile.startswith("b_tile")):
@@ -420,16 +447,23 @@ class FragmentBankMachine(_Quiet):
         if id(op) not in self._wrapped:
             shape = op.operands[0].type.get_shape()
             size = op.operands[0].type.element_type.bitwidth // 8
+            tiles = op.num_tiles.value.data if op.name == "nvgpu.ldmatrix" else 0
 
-            def wrapped(fr, chunked, f=f, op=op) -> None:
+            def wrapped(fr, chunked, f=f, op=op, tiles=tiles) -> None:
                 row, col = (
                     np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,)) for v in op.operands[1:]
                 )
                 words = (row * shape[1] + col) * size // 4
-                warps = fr.lanes // 32
-                for w in np.unique(warps):
-                    mine = np.unique(words[warps == w])
-                    self.worst = max(self.worst, int(np.bincount(mine % 32).max()))
+                thread = fr.lanes  # one workgroup's threads are consecutive lanes
+                for w in np.unique(thread // 32):
+                    mine = words[thread // 32 == w]
+                    groups = (
+                        [np.unique(mine)]
+                        if not tiles
+                        else [np.unique(mine[8 * i : 8 * i + 8, None] + np.arange(4)) for i in range(tiles)]
+                    )
+                    for g in groups:
+                        self.worst = max(self.worst, int(np.bincount(g % 32).max()))
                 f(fr, chunked)
 
             self._wrapped[id(op)] = wrapped
@@ -447,11 +481,10 @@ def fragment_conflict(options: str, k: int) -> int:
 
 @pytest.mark.parametrize("tile", ["64,64,16", "64,64,32"])
 def test_fragment_reads_are_free_of_bank_conflicts(tile: str) -> None:
-    """Each fragment register a warp reads (A: 8 rows x 4 words; B: 4 K rows
-    x 8 columns) falls in 32 distinct banks with the rows padded by
-    `fragment_pad`; unpadded, A's rows of 8 or 16 words put rows g and g + 4
-    in one bank (2-way or worse) and B's rows of 32 words put every K row in
-    the same bank (4-way)."""
+    """Each 8x8 matrix an `ldmatrix` reads (8 rows of 16 bytes: A's rows of
+    a block, B's K rows) falls in 32 distinct banks with the rows padded by
+    `fragment_pad`; unpadded, rows of 8, 16 or 32 words share banks (B's
+    rows of 32 words all start in bank 0: 8-way)."""
     from xsplit.rewrites.reduce import lower_gridwise_gemm
 
     options = f"target=sm_80 tile={tile}"

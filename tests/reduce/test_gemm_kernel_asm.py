@@ -94,12 +94,12 @@ MMA = r"\bmma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32\b"
 
 @pytest.mark.parametrize("stages", [1, 2])
 def test_tensor_cores(stages: int, tmp_path: Path) -> None:
-    """f16 A and B on sm_80 (mma=auto): the default 64x64 tile of four warps
-    makes 8 `mma.sync` m16n8k16 per K block (2x4 per warp); no f32 FMA on
-    the operands, no local memory. Stages 1: 128-bit global loads and
-    128-bit shared stores of 8 halves; stages 2: 16-byte `cp.async.cg`, the
-    groups and their waits, and no `ld.global` at all (C is only added to
-    atomically)."""
+    """f16 A and B on sm_80 (mma=auto): the 64x64 tile of four warps makes 8
+    `mma.sync` m16n8k16 per K block (2x4 per warp), its fragments read by
+    `ldmatrix`; no f32 FMA on the operands, no local memory. Stages 1:
+    128-bit global loads and 128-bit shared stores of 8 halves; stages 2:
+    16-byte `cp.async.cg`, the groups and their waits, and no `ld.global` at
+    all (C is only added to atomically)."""
     with collect_remarks():
         out = rewrite(
             matmul(100, 72, 1000, "f16"),
@@ -110,8 +110,11 @@ def test_tensor_cores(stages: int, tmp_path: Path) -> None:
     assert len(re.findall(MMA, asm)) >= 8 * stages
     assert not re.search(FMA["sm_80"], asm) and not re.search(r"\bcvt\.f32\.f16\b", asm)
     assert not re.search(SPILL["sm_80"], asm)
-    # A's fragment registers are pairs of halves: 32-bit shared loads.
-    assert re.search(r"\bld\.shared\.b32\b", asm)
+    # Every fragment comes whole from ldmatrix: A's four 8x8 matrices, B's
+    # two transposed; no shared load of a lane's own.
+    assert re.search(r"\bldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16\b", asm)
+    assert re.search(r"\bldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16\b", asm)
+    assert not re.search(r"\bld\.shared\.", asm)
     if stages == 1:
         assert len(re.findall(VECTOR_LOAD["sm_80"], asm)) >= 2
         assert re.search(r"\bst\.shared\.v4\.b32\b", asm)

@@ -49,15 +49,30 @@ NUMPY = _NumpyArith()
 
 
 @dataclass(frozen=True)
+class MatrixLoad:
+    """A warp-collective load that reads a whole fragment from workgroup
+    memory at once (sm_80's `ldmatrix`, `nvgpu.ldmatrix`): `tiles` 8x8
+    matrices of 16-bit elements, read row-major or, with `transpose`,
+    column-major. Each lane passes the start of one matrix row, at
+    `address(x, lane) -> (row, col)` relative to the block."""
+
+    tiles: int
+    transpose: bool
+    address: Callable[[Any, Any], tuple[Any, Any]]
+
+
+@dataclass(frozen=True)
 class Fragment:
     """One operand's fragment: the lane's vector shape, the matrix it is a
-    piece of (rows x cols: m x k for A, k x n for B, m x n for C), and where
-    each of its elements sits in that matrix."""
+    piece of (rows x cols: m x k for A, k x n for B, m x n for C), where
+    each of its elements sits in that matrix, and, where the target has one,
+    the collective load that reads it whole."""
 
     shape: tuple[int, ...]
     rows: int
     cols: int
     layout: Layout
+    matrix_load: MatrixLoad | None = None
 
     def positions(self) -> list[tuple[int, ...]]:
         """The lane's vector positions, in order (row-major)."""
@@ -116,6 +131,18 @@ def _m16n8k16_c(x, lane, idx):
     return x.add(g, 8 * r), x.add(x.mul(t, 2), e)
 
 
+# ldmatrix gives lane l, from matrix i, the pair (l / 4, 2 (l % 4) + e), or
+# with .trans (2 (l % 4) + e, l / 4); lanes 8i..8i+7 address matrix i's rows.
+# A's register r is the 8x8 matrix at (8 (r % 2), 8 (r / 2)); B's register r
+# the K rows 8r..8r+7, read transposed (B is staged K-major).
+def _m16n8k16_a_rows(x, lane):
+    return x.add(x.rem(lane, 8), x.mul(x.rem(x.div(lane, 8), 2), 8)), x.mul(x.div(lane, 16), 8)
+
+
+def _m16n8k16_b_rows(x, lane):
+    return x.rem(lane, 16), 0
+
+
 M16N8K16 = Intrinsic(
     name="m16n8k16",
     m=16,
@@ -124,8 +151,8 @@ M16N8K16 = Intrinsic(
     lanes=32,
     operands=("f16",),
     targets=("sm_80", "sm_90"),
-    a=Fragment((4, 2), 16, 16, _m16n8k16_a),
-    b=Fragment((2, 2), 16, 8, _m16n8k16_b),
+    a=Fragment((4, 2), 16, 16, _m16n8k16_a, MatrixLoad(4, False, _m16n8k16_a_rows)),
+    b=Fragment((2, 2), 16, 8, _m16n8k16_b, MatrixLoad(2, True, _m16n8k16_b_rows)),
     c=Fragment((2, 2), 16, 8, _m16n8k16_c),
     op="nvgpu.mma.sync",
 )
@@ -158,4 +185,28 @@ def fragment_matrix(frag: Fragment, lanes: int):
     return rows, cols
 
 
-__all__ = ["INTRINSICS", "NUMPY", "Fragment", "Intrinsic", "fragment_matrix", "intrinsic_for"]
+def matrix_load_coords(load: MatrixLoad, lanes: int = 32):
+    """Where each lane's elements come from under `load`, by ldmatrix's own
+    rule (PTX ISA, "Warp-level matrix load instruction: ldmatrix"): two int
+    arrays (lanes, tiles, 2) of rows and columns relative to the block."""
+    import numpy as np
+
+    lane = np.arange(lanes)
+    starts = [load.address(NUMPY, lane)]
+    row0 = np.broadcast_to(starts[0][0], (lanes,))
+    col0 = np.broadcast_to(starts[0][1], (lanes,))
+    rows = np.zeros((lanes, load.tiles, 2), dtype=np.int64)
+    cols = np.zeros((lanes, load.tiles, 2), dtype=np.int64)
+    for i in range(load.tiles):
+        for e in range(2):
+            row, col = (2 * (lane % 4) + e, lane // 4) if load.transpose else (lane // 4, 2 * (lane % 4) + e)
+            source = 8 * i + row  # the lane that addresses this matrix row
+            rows[:, i, e] = row0[source]
+            cols[:, i, e] = col0[source] + col
+    return rows, cols
+
+
+__all__ = [
+    "INTRINSICS", "NUMPY", "Fragment", "Intrinsic", "MatrixLoad", "fragment_matrix",
+    "intrinsic_for", "matrix_load_coords",
+]  # fmt: skip

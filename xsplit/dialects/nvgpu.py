@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     UnitAttr,
     VectorType,
@@ -331,8 +332,101 @@ class MmaSyncOp(IRDLOperation):
         return op
 
 
+@irdl_op_definition
+class LdMatrixOp(IRDLOperation):
+    """
+    A warp-collective load of `numTiles` 8x8 matrices from workgroup memory
+    (sm_75's `ldmatrix`): lanes 8i..8i+7 pass, as their indices, the starts
+    of matrix i's rows; lane l receives from each matrix the pair at row
+    l / 4, columns 2 (l % 4) and 2 (l % 4) + 1, or with `transpose` the pair
+    at rows 2 (l % 4) and 2 (l % 4) + 1 of column l / 4. Row i of the result
+    holds matrix i's pair. All 32 lanes of the warp must execute it together.
+    """
+
+    name = "nvgpu.ldmatrix"
+
+    src_memref = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    transpose = prop_def(IntegerAttr)
+    num_tiles = prop_def(IntegerAttr, prop_name="numTiles")
+    res = result_def(VectorType)
+
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, src: SSAValue, indices: Sequence[SSAValue], tiles: int, transpose: bool):
+        element = src.type.element_type  # type: ignore[attr-defined]
+        per_register = 32 // element.bitwidth
+        super().__init__(
+            operands=[src, list(indices)],
+            result_types=[VectorType(element, [tiles, per_register])],
+            properties={
+                "transpose": IntegerAttr(int(transpose), IntegerType(1)),
+                "numTiles": IntegerAttr(tiles, i32),
+            },
+        )
+
+    @property
+    def tiles(self) -> int:
+        return self.num_tiles.value.data
+
+    @property
+    def transposed(self) -> bool:
+        return bool(self.transpose.value.data)
+
+    def verify_(self) -> None:
+        t = self.src_memref.type
+        assert isinstance(t, MemRefType)
+        if not _workgroup(t):
+            raise VerifyException(f"'{self.name}' op the source must be in workgroup memory")
+        if len(self.indices) != len(t.get_shape()):
+            raise VerifyException(f"'{self.name}' op needs one index per dimension of the source")
+        if self.tiles not in (1, 2, 4):
+            raise VerifyException(f"'{self.name}' op numTiles must be 1, 2 or 4")
+        bits = t.element_type.bitwidth  # type: ignore[attr-defined]
+        if self.transposed and bits != 16:
+            raise VerifyException(f"'{self.name}' op transpose takes 16-bit elements only")
+        want = VectorType(t.element_type, [self.tiles, 32 // bits])
+        if self.res.type != want:
+            raise VerifyException(f"'{self.name}' op the result must be {want}, not {self.res.type}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.src_memref)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_ssa_value)
+        printer.print_string(f"] numTiles = {self.tiles} transpose = ")
+        printer.print_string("true" if self.transposed else "false")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.src_memref.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.res.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LdMatrixOp:
+        src = parser.parse_unresolved_operand()
+        index = lambda: parser.parse_operand(IndexType())  # noqa: E731
+        indices = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, index)
+        parser.parse_keyword("numTiles")
+        parser.parse_punctuation("=")
+        tiles = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_keyword("transpose")
+        parser.parse_punctuation("=")
+        transpose = parser.parse_boolean()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        src_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        res_type = parser.parse_type()
+        op = cls(parser.resolve_operand(src, src_type), indices, tiles, transpose)
+        op.attributes |= attrs
+        if op.res.type != res_type:
+            parser.raise_error(f"nvgpu.ldmatrix of {src_type} gives {op.res.type}, not {res_type}")
+        return op
+
+
 NVGPU = Dialect(
     "nvgpu",
-    [DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp, MmaSyncOp],
+    [DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp, MmaSyncOp, LdMatrixOp],
     [DeviceAsyncTokenType],
 )

@@ -678,6 +678,9 @@ class ThreadwiseFragmentOp(IRDLOperation):
     lane = operand_def(IndexType)
     mma = prop_def(StringAttr)
     operand = prop_def(StringAttr)
+    loads = opt_prop_def(UnitAttr)
+    """Read with the lane's own loads even where the target has a
+    collective fragment load (`ldmatrix`)."""
     result = result_def(VectorType)
 
     irdl_options = (ParsePropInAttrDict(),)
@@ -687,15 +690,18 @@ class ThreadwiseFragmentOp(IRDLOperation):
         "$tile `[` $row `,` $col `]` `lane` $lane attr-dict `:` type($tile) `->` type($result)"
     )
 
-    def __init__(self, tile, row, col, lane, mma: str, operand: str):
+    def __init__(self, tile, row, col, lane, mma: str, operand: str, loads: bool = False):
         intr = INTRINSICS[mma]
         frag = intr.a if operand == "a" else intr.b
         t = VectorType(tile.type.element_type, frag.shape)
-        super().__init__(
-            operands=[tile, row, col, lane],
-            properties={"mma": StringAttr(mma), "operand": StringAttr(operand)},
-            result_types=[t],
-        )
+        props: dict = {"mma": StringAttr(mma), "operand": StringAttr(operand)}
+        if loads:
+            props["loads"] = UnitAttr()
+        super().__init__(operands=[tile, row, col, lane], properties=props, result_types=[t])
+
+    @property
+    def loads_only(self) -> bool:
+        return self.loads is not None
 
     @property
     def intrinsic(self) -> Intrinsic:

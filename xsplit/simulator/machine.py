@@ -76,7 +76,9 @@ from xsplit.semantics import memref_strides as _static_strides
 
 READ, WRITE, ATOMIC = 1, 2, 4
 
-SYNC_OPS = frozenset({"gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce", "nvgpu.mma.sync"})
+SYNC_OPS = frozenset(
+    {"gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce", "nvgpu.mma.sync", "nvgpu.ldmatrix"}
+)
 """Ops where lanes meet: no chunk may run past one before the others reach it."""
 
 class SimulationError(XsplitError):
@@ -1179,6 +1181,58 @@ def _c_vector_from_elements(m: Machine, op: Operation):
     return run
 
 
+def _warps(m: Machine, op: Operation, fr: Frame, lanes: int):
+    """Each frame lane's warp (0, 1, ... in the frame) and lane within it,
+    and the frame index of every (warp, lane); all lanes of a warp must be
+    there."""
+    launch = m.launch
+    thread = launch.block_of_lane[fr.lanes] * launch.threads + launch.thread_of_lane[fr.lanes]
+    warps, slot = np.unique(thread // lanes, return_inverse=True)
+    lane = thread % lanes
+    if len(fr.lanes) != len(warps) * lanes:
+        raise SimulationError(
+            f"{op.name} reached by only some lanes of a warp (divergent warp collective)", op
+        )
+    where = np.zeros((len(warps), lanes), dtype=np.int64)
+    where[slot, lane] = np.arange(fr.n)
+    return slot, lane, where
+
+
+def _c_ldmatrix(m: Machine, op: Operation):
+    """`nvgpu.ldmatrix`: lanes 8i..8i+7 give the rows of matrix i; lane l
+    gets the pair at row l / 4, columns 2 (l % 4) + e, or transposed at rows
+    2 (l % 4) + e of column l / 4 (PTX ISA, ldmatrix)."""
+    tiles = op.num_tiles.value.data  # type: ignore[attr-defined]
+    transpose = bool(op.transpose.value.data)  # type: ignore[attr-defined]
+    sv = _slot(m, op.operands[0])
+    sidx = [_slot(m, v) for v in op.operands[1:]]
+    r = _slot(m, op.results[0])
+    k = m.index_of(op)
+    if m.launch.threads % 32:
+        raise SimulationError(f"{op.name} needs workgroups of whole 32-lane warps", op)
+
+    def run(fr: Frame, chunked: bool) -> None:
+        slot, lane, where = _warps(m, op, fr, 32)
+        view = m.get(fr, sv)
+        idx = [_expand(m.arr(fr, s), fr.n) for s in sidx]
+        out = None
+        for i in range(tiles):
+            for e in range(2):
+                row, col = (2 * (lane % 4) + e, lane // 4) if transpose else (lane // 4, 2 * (lane % 4) + e)
+                source = where[slot, 8 * i + row]  # the lane that addresses this row
+                at = [x[source] for x in idx]
+                flat = m.flat_index(view, [*at[:-1], at[-1] + col], op, [None, (), None])
+                if view.buffer.logged:
+                    m.access(view, flat, fr, k, READ)
+                value = view.buffer.data[flat]
+                if out is None:
+                    out = np.zeros((fr.n, tiles, 2), dtype=view.buffer.data.dtype)
+                out[:, i, e] = value
+        fr.env[r] = out
+
+    return run
+
+
 def _c_mma_sync(m: Machine, op: Operation):
     """`nvgpu.mma.sync`: a warp-collective `D = A · B + C`. The lanes of each
     warp (`lanes` consecutive threads of a workgroup) meet; their fragments
@@ -1922,6 +1976,7 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "vector.extract": _c_vector_extract,
     "vector.from_elements": _c_vector_from_elements,
     "nvgpu.mma.sync": _c_mma_sync,
+    "nvgpu.ldmatrix": _c_ldmatrix,
     "nvgpu.device_async_copy": _c_async_copy,
     "nvgpu.device_async_create_group": _c_async_group,
     "nvgpu.device_async_wait": _c_async_wait,

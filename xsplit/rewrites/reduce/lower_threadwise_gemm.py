@@ -10,8 +10,10 @@ index into a private buffer is a constant and LLVM keeps it in registers.
 - `threadwise_write`: per register, under the mask that its element is inside
   C, the merge: C's value plus the register (`store`), a `memref.atomic_rmw
   addf` (`atomic`), or a store into the partials at the chunk (`partials`);
-- `threadwise_fragment`: the lane's elements of an A or B block at the
-  places its intrinsic's layout gives, each run of elements that is
+- `threadwise_fragment`: the whole fragment in one warp-collective load
+  where the intrinsic has one (`nvgpu.ldmatrix` for m16n8k16: x4 for A, x2
+  transposed for B, which is staged K-major); else (or with `loads_only`)
+  the lane's elements at the places its layout gives, each run that is
   contiguous in the tile for every lane in one `vector.load` (two halves:
   one 32-bit shared load), then `vector.from_elements`;
 - `threadwise_mma`: the accumulator's C fragment into a vector, the
@@ -31,7 +33,7 @@ from xdsl.dialects.builtin import VectorType
 from xdsl.ir import SSAValue
 
 from xsplit.dialects.fragments import Fragment, Intrinsic, fragment_matrix
-from xsplit.dialects.nvgpu import MmaSyncOp
+from xsplit.dialects.nvgpu import LdMatrixOp, MmaSyncOp
 from xsplit.dialects.vector import FromElementsOp
 from xsplit.dialects.xsplit_gemm import (
     ThreadwiseFillOp,
@@ -142,6 +144,12 @@ def lower_fragment(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     assert isinstance(op, ThreadwiseFragmentOp)
     kb = KernelBuilder(ir.b)
     frag, lanes = op.fragment, op.intrinsic.lanes
+    load = frag.matrix_load
+    if load is not None and not op.loads_only:
+        # One collective load of the whole fragment; each lane addresses one row.
+        r, c = load.address(kb, op.lane)
+        at = [kb.c(kb.add(op.row, r)), kb.c(kb.add(op.col, c))]
+        return [kb.insert(LdMatrixOp(op.tile, at, load.tiles, load.transpose)).results[0]]
     values: dict[tuple[int, ...], SSAValue] = {}
     for run in _runs(frag, lanes):
         r, c = frag.coords(kb, op.lane, run[0])
