@@ -37,14 +37,22 @@ def lowered(m: int, n: int, k: int, options: str, element: str = "f32"):
     return parse_module(text, "kernel.mlir", make_context()), text
 
 
+def to_bf16(x: np.ndarray) -> np.ndarray:
+    """f32 values rounded to the nearest bf16 (to even), still as f32: the
+    simulator holds bf16 in f32."""
+    bits = x.astype(np.float32).view(np.uint32)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
 def inputs(m: int, n: int, k: int, seed: int, element: str = "f32") -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     dtype = np.float16 if element == "f16" else np.float32
-    return [
-        rng.uniform(-1, 1, (m, k)).astype(dtype),
-        rng.uniform(-1, 1, (k, n)).astype(dtype),
-        rng.uniform(-1, 1, (m, n)).astype(np.float32),
-    ]
+    a = rng.uniform(-1, 1, (m, k)).astype(dtype)
+    b = rng.uniform(-1, 1, (k, n)).astype(dtype)
+    if element == "bf16":
+        a, b = to_bf16(a), to_bf16(b)
+    return [a, b, rng.uniform(-1, 1, (m, n)).astype(np.float32)]
 
 
 def expected(args: list[np.ndarray]) -> list[np.ndarray]:
@@ -418,6 +426,16 @@ def test_tensor_cores_with_the_lanes_own_loads(merge: str) -> None:
     else:
         report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
     assert report.clean, report.races + report.mismatches
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+def test_tensor_cores_bf16(merge: str) -> None:
+    # bf16 takes the same intrinsic (mma.sync ... .bf16.bf16.f32), inputs
+    # rounded to bf16; stages=2 copies it like f16.
+    for stages, k in ((1, 101), (2, 200)):
+        options = f"target=sm_80 chunks=3 merge={merge} stages={stages} {MMA_WIDE}"
+        text = check(37, 24, k, options, element="bf16")
+        assert "vector<2x2xbf16>" in text and "nvgpu.mma.sync" in text
 
 
 def test_tensor_cores_only_where_the_target_has_them() -> None:

@@ -123,3 +123,17 @@ def test_tensor_cores(stages: int, tmp_path: Path) -> None:
         assert re.search(r"\bcp\.async\.wait_group\s+2;", asm)
         assert not re.search(r"\bld\.global", asm)
     assert re.search(ATOMIC["sm_80"], asm)
+
+
+def test_tensor_cores_bf16(tmp_path: Path) -> None:
+    """bf16 A and B take the same m16n8k16 intrinsic in its bf16 form."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000, "bf16"),
+            f"gemm-kernel{{target=sm_80 chunks=4 tile=64,64,32 stages=2}},{LOWER},"
+            "export-dispatch{target=sm_80}",
+        )
+    asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
+    assert len(re.findall(r"\bmma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32\b", asm)) >= 16
+    assert re.search(r"\bldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16\b", asm)
+    assert re.search(r"\bcp\.async\.cg\.shared\.global", asm) and not re.search(SPILL["sm_80"], asm)

@@ -149,7 +149,7 @@ M16N8K16 = Intrinsic(
     n=8,
     k=16,
     lanes=32,
-    operands=("f16",),
+    operands=("f16", "bf16"),
     targets=("sm_80", "sm_90"),
     a=Fragment((4, 2), 16, 16, _m16n8k16_a, MatrixLoad(4, False, _m16n8k16_a_rows)),
     b=Fragment((2, 2), 16, 8, _m16n8k16_b, MatrixLoad(2, True, _m16n8k16_b_rows)),
@@ -162,7 +162,7 @@ INTRINSICS: dict[str, Intrinsic] = {M16N8K16.name: M16N8K16}
 
 
 def intrinsic_for(target: str, element: str) -> Intrinsic | None:
-    """The intrinsic for A and B of `element` (\"f16\") on `target`, if any."""
+    """The intrinsic for A and B of `element` (\"f16\", \"bf16\") on `target`, if any."""
     for intr in INTRINSICS.values():
         if target in intr.targets and element in intr.operands:
             return intr

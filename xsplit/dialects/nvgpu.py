@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BFloat16Type,
     Float16Type,
     Float32Type,
     IndexType,
@@ -241,8 +242,9 @@ class DeviceAsyncWaitOp(IRDLOperation):
 MMA_SHAPES = {
     (16, 8, 16): ((4, 2), (2, 2), (2, 2)),
 }
-"""The fragment shapes (A, B, C) of each mmaShape xsplit emits: f16 A and
-B, f32 or f16 C (PTX's mma.m16n8k16 with .f16 multiplicands)."""
+"""The fragment shapes (A, B, C) of each mmaShape xsplit emits: f16 or
+bf16 A and B, f32 (or with f16, f16) C (PTX's mma.m16n8k16 with .f16 or
+.bf16 multiplicands)."""
 
 
 @irdl_op_definition
@@ -280,18 +282,23 @@ class MmaSyncOp(IRDLOperation):
         if frags is None:
             shapes = ", ".join(str(list(s)) for s in MMA_SHAPES)
             raise VerifyException(f"'{self.name}' op mmaShape must be one of {shapes}")
-        # C (and D) may be f32 or f16, as MLIR's verifier allows.
-        elements = ((Float16Type,), (Float16Type,), (Float32Type, Float16Type))
+        # A and B f16 or bf16; C (and D) f32, or f16 with f16 A and B, as
+        # MLIR's verifier allows.
+        halves = (Float16Type, BFloat16Type)
+        f16_c = isinstance(self.matrix_a.type.element_type, Float16Type)  # type: ignore[attr-defined]
+        elements = (halves, halves, (Float32Type, Float16Type) if f16_c else (Float32Type,))
         for v, name, want, allowed in zip(
             (self.matrix_a, self.matrix_b, self.matrix_c), "ABC", frags, elements
         ):
             t = v.type
             assert isinstance(t, VectorType)
             if tuple(t.get_shape()) != want or not isinstance(t.element_type, allowed):
-                e = "f16" if name != "C" else "f32 or f16"
+                e = "f16 or bf16" if name != "C" else "f32 or f16" if f16_c else "f32"
                 raise VerifyException(
                     f"'{self.name}' op {name} must be a vector<{want[0]}x{want[1]}> of {e}, not {t}"
                 )
+        if self.matrix_a.type.element_type != self.matrix_b.type.element_type:  # type: ignore[attr-defined]
+            raise VerifyException(f"'{self.name}' op A and B must have one element type")
         if self.res.type != self.matrix_c.type:
             raise VerifyException(f"'{self.name}' op the result must have C's type")
 

@@ -17,10 +17,10 @@ runnable in the simulator:
   `threadwise_write`): one thread's registers, held in a private memref whose
   indices are all constants once lowered, so that LLVM keeps it in registers.
 
-A and B are f32 or f16, staged in workgroup memory as they are; the
+A and B are f32, f16 or bf16, staged in workgroup memory as they are; the
 registers, the accumulation and C are f32. Without `mma` each thread
-extends its operands to f32 and multiplies with FMAs. With `mma` (f16 on
-sm_80/sm_90: `m16n8k16`) warps multiply on tensor cores: the blockwise
+extends its operands to f32 and multiplies with FMAs. With `mma` (f16 and
+bf16 on sm_80/sm_90: `m16n8k16`) warps multiply on tensor cores: the blockwise
 step is `blockwise_mma`, and the threadwise ops read fragments
 (`threadwise_fragment`), issue the intrinsic (`threadwise_mma`) and write
 the accumulator's fragments (`threadwise_write_fragments`); which element
@@ -30,6 +30,7 @@ each lane holds is the intrinsic's table in `fragments.py`.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     DenseArrayBase,
     VectorType,
     Float16Type,
@@ -95,12 +96,14 @@ def _need(cond: bool, op: IRDLOperation, what: str) -> None:
 def _static_f32(
     op: IRDLOperation, v: SSAValue, name: str, rank: int, space: str | None, f16: bool = False
 ) -> None:
-    """A static memref of `rank` in `space` holding f32 (or, with `f16`, f16)."""
+    """A static memref of `rank` in `space` holding f32 (or, with `f16`, f16
+    or bf16)."""
     t = v.type
     _need(isinstance(t, MemRefType), op, f"{name} must be a memref")
     assert isinstance(t, MemRefType)
-    ok = isinstance(t.element_type, Float32Type) or (f16 and isinstance(t.element_type, Float16Type))
-    _need(ok, op, f"{name} must hold f32{' or f16' if f16 else ''}")
+    halves = (Float16Type, BFloat16Type)
+    ok = isinstance(t.element_type, Float32Type) or (f16 and isinstance(t.element_type, halves))
+    _need(ok, op, f"{name} must hold f32{', f16 or bf16' if f16 else ''}")
     _need(len(t.get_shape()) == rank, op, f"{name} must have rank {rank}")
     _need(all(s > 0 for s in t.get_shape()), op, f"{name} must have a static shape")
     if space is not None:

@@ -38,7 +38,7 @@ func.func @mma_a(%a: vector<2x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) 
   %d = nvgpu.mma.sync(%a, %b, %c) mmaShape = [16, 8, 16] : (vector<2x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
   func.return
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'nvgpu.mma.sync' op A must be a vector<4x2> of f16, not vector<2x2xf16>
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'nvgpu.mma.sync' op A must be a vector<4x2> of f16 or bf16, not vector<2x2xf16>
 
 // -----
 
