@@ -58,9 +58,9 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
-from xsplit.dialects.fragments import INTRINSICS, fragment_matrix
 from xsplit.analysis.writes import kernel_buffers, may_write, written_arguments
 from xsplit.diagnostics import XsplitError, location_of
+from xsplit.dialects.fragments import INTRINSICS, Intrinsic, fragment_matrix
 from xsplit.semantics import (
     BINARY,
     CASTS,
@@ -1233,43 +1233,32 @@ def _c_ldmatrix(m: Machine, op: Operation):
     return run
 
 
-def _c_mma_sync(m: Machine, op: Operation):
-    """`nvgpu.mma.sync`: a warp-collective `D = A · B + C`. The lanes of each
-    warp (`lanes` consecutive threads of a workgroup) meet; their fragments
-    are placed in the matrices by the intrinsic's layout (fragments.py),
-    multiplied in f32 (f16 products are exact in f32) and D's elements go
-    back to the lanes that hold them in C. A warp whose lanes do not all
-    arrive is an error, as on the hardware."""
-    shape = tuple(a.value.data for a in op_property(op, "mmaShape").data)  # type: ignore[union-attr]
-    intr = next(
-        (i for i in INTRINSICS.values() if i.op == op.name and (i.m, i.n, i.k) == shape), None
-    )
-    if intr is None:
-        raise SimulationError(f"no fragment layout for {op.name} of shape {list(shape)}", op)
-    sa, sb, sc = (_slot(m, v) for v in op.operands)
+def warp_matrix_multiply(m: Machine, op: Operation, intr: Intrinsic, a, b, c):
+    """The closure of a warp-collective `D = A · B + C` by the intrinsic
+    `intr` (fragments.py), its A, B and C fragments the values `a`, `b`,
+    `c`: the lanes of each warp (`intr.lanes` consecutive threads of a
+    workgroup) meet; their fragments are placed in the matrices by the
+    intrinsic's layout, multiplied in f32 (products of 16-bit floats are
+    exact in f32) and D's elements go back to the lanes that hold them in C.
+    A warp whose lanes do not all arrive is an error, as on the hardware.
+    Every intrinsic's op (`nvgpu.mma.sync`, ...) simulates through it."""
+    sa, sb, sc = (_slot(m, v) for v in (a, b, c))
     r = _slot(m, op.results[0])
-    launch = m.launch
-    if launch.threads % intr.lanes:
+    if m.launch.threads % intr.lanes:
         raise SimulationError(f"{op.name} needs workgroups of whole {intr.lanes}-lane warps", op)
     layouts = [fragment_matrix(f, intr.lanes) for f in (intr.a, intr.b, intr.c)]
     dims = [(intr.m, intr.k), (intr.k, intr.n), (intr.m, intr.n)]
+    frags = (intr.a, intr.b, intr.c)
 
     def run(fr: Frame, chunked: bool) -> None:
-        thread = launch.block_of_lane[fr.lanes] * launch.threads + launch.thread_of_lane[fr.lanes]
-        warp, lane = thread // intr.lanes, thread % intr.lanes
-        warps, slot = np.unique(warp, return_inverse=True)
-        if len(fr.lanes) != len(warps) * intr.lanes:
-            raise SimulationError(
-                f"{op.name} reached by only some lanes of a warp (divergent warp collective)", op
-            )
-        mats = []
+        slot, lane, _ = _warps(m, op, fr, intr.lanes)
+        warps = int(slot.max()) + 1 if fr.n else 0
         c_dtype = np.asarray(m.arr(fr, sc)).dtype
-        for s, (rows, cols), dim, frag in zip((sa, sb, sc), layouts, dims, (intr.a, intr.b, intr.c)):
-            value = m.arr(fr, s).reshape(fr.n, *frag.shape).astype(np.float32)
-            mat = np.zeros((len(warps), *dim), dtype=np.float32)
-            mat[slot[:, None], rows[lane].reshape(fr.n, -1), cols[lane].reshape(fr.n, -1)] = (
-                value.reshape(fr.n, -1)
-            )
+        mats = []
+        for s, (rows, cols), dim, frag in zip((sa, sb, sc), layouts, dims, frags):
+            value = m.arr(fr, s).reshape(fr.n, -1).astype(np.float32)
+            mat = np.zeros((warps, *dim), dtype=np.float32)
+            mat[slot[:, None], rows[lane].reshape(fr.n, -1), cols[lane].reshape(fr.n, -1)] = value
             mats.append(mat)
         d = mats[0] @ mats[1] + mats[2]
         rows, cols = layouts[2]
@@ -1277,6 +1266,17 @@ def _c_mma_sync(m: Machine, op: Operation):
         fr.env[r] = out.reshape(fr.n, *intr.c.shape).astype(c_dtype)
 
     return run
+
+
+def _c_mma_sync(m: Machine, op: Operation):
+    """`nvgpu.mma.sync`: the intrinsic of its `mmaShape` (m16n8k16)."""
+    shape = tuple(a.value.data for a in op_property(op, "mmaShape").data)  # type: ignore[union-attr]
+    intr = next(
+        (i for i in INTRINSICS.values() if i.op == op.name and (i.m, i.n, i.k) == shape), None
+    )
+    if intr is None:
+        raise SimulationError(f"no fragment layout for {op.name} of shape {list(shape)}", op)
+    return warp_matrix_multiply(m, op, intr, *op.operands)
 
 
 @dataclass(eq=False)
