@@ -199,7 +199,8 @@ def matrix_load_coords(load: MatrixLoad, lanes: int = 32):
     cols = np.zeros((lanes, load.tiles, 2), dtype=np.int64)
     for i in range(load.tiles):
         for e in range(2):
-            row, col = (2 * (lane % 4) + e, lane // 4) if load.transpose else (lane // 4, 2 * (lane % 4) + e)
+            pair = 2 * (lane % 4) + e
+            row, col = (pair, lane // 4) if load.transpose else (lane // 4, pair)
             source = 8 * i + row  # the lane that addresses this matrix row
             rows[:, i, e] = row0[source]
             cols[:, i, e] = col0[source] + col

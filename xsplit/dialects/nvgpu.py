@@ -394,7 +394,9 @@ class LdMatrixOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' op transpose takes 16-bit elements only")
         want = VectorType(t.element_type, [self.tiles, 32 // bits])
         if self.res.type != want:
-            raise VerifyException(f"'{self.name}' op the result must be {want}, not {self.res.type}")
+            raise VerifyException(
+                f"'{self.name}' op the result must be {want}, not {self.res.type}"
+            )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

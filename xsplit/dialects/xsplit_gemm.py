@@ -309,7 +309,8 @@ class GridwiseGemmOp(IRDLOperation):
         assert intr is not None
         for v, name in ((self.a, "A"), (self.b, "B")):
             element = str(v.type.element_type)  # type: ignore[attr-defined]
-            _need(element in intr.operands, self, f"{intr.name} takes {name} of {', '.join(intr.operands)}")
+            takes = f"{intr.name} takes {name} of {', '.join(intr.operands)}"
+            _need(element in intr.operands, self, takes)
         _need(self.a_k_major is None, self, "mma reads A as it is in memory (M-major)")
         _need(len(self.warps.get_values()) == 2, self, "warps must be [M, N] counts")  # type: ignore[union-attr]
         wm, wn = self.warp_counts
@@ -657,8 +658,16 @@ class BlockwiseMmaOp(IRDLOperation):
         _static_f32(self, self.b, "the B tile", 2, "workgroup", f16=True)
         fm, fn, _ = _shape(self.acc)
         wm, wn = self.warp_counts
-        _need(_shape(self.a)[0] >= fm * intr.m * wm, self, "the A tile is narrower than the warps' rows")
-        _need(_shape(self.b)[1] >= fn * intr.n * wn, self, "the B tile is narrower than the warps' columns")
+        _need(
+            _shape(self.a)[0] >= fm * intr.m * wm,
+            self,
+            "the A tile is narrower than the warps' rows",
+        )
+        _need(
+            _shape(self.b)[1] >= fn * intr.n * wn,
+            self,
+            "the B tile is narrower than the warps' columns",
+        )
         k = self.steps
         _need(k > 0 and k % intr.k == 0, self, f"step_k must be whole K blocks of {intr.k}")
         _need(k <= min(_shape(self.a)[1], _shape(self.b)[0]), self, "step_k exceeds the tiles")
@@ -721,10 +730,12 @@ class ThreadwiseFragmentOp(IRDLOperation):
         t = self.result.type
         assert isinstance(t, VectorType)
         frag = self.fragment
+        element = self.tile.type.element_type  # type: ignore[attr-defined]
+        shape = "x".join(map(str, frag.shape))
         _need(
-            tuple(t.get_shape()) == frag.shape and t.element_type == self.tile.type.element_type,  # type: ignore[attr-defined]
+            tuple(t.get_shape()) == frag.shape and t.element_type == element,
             self,
-            f"the fragment must be a vector of {'x'.join(map(str, frag.shape))} of the tile's elements",
+            f"the fragment must be a vector of {shape} of the tile's elements",
         )
 
 

@@ -1218,7 +1218,8 @@ def _c_ldmatrix(m: Machine, op: Operation):
         out = None
         for i in range(tiles):
             for e in range(2):
-                row, col = (2 * (lane % 4) + e, lane // 4) if transpose else (lane // 4, 2 * (lane % 4) + e)
+                pair = 2 * (lane % 4) + e
+                row, col = (pair, lane // 4) if transpose else (lane // 4, pair)
                 source = where[slot, 8 * i + row]  # the lane that addresses this row
                 at = [x[source] for x in idx]
                 flat = m.flat_index(view, [*at[:-1], at[-1] + col], op, [None, (), None])

@@ -162,12 +162,14 @@ def lower_mma(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     col = kb.mul(kb.rem(warp, wn), fn * intr.n)
 
     def k_block(body: KernelBuilder, kk: SSAValue) -> None:
+        at = lambda base, i, size: body.c(body.add(base, i * size))  # noqa: E731
+        me = body.c(lane)
         a = [
-            body.insert(ThreadwiseFragmentOp(op.a, body.c(body.add(row, i * intr.m)), kk, body.c(lane), intr.name, "a"))
+            body.insert(ThreadwiseFragmentOp(op.a, at(row, i, intr.m), kk, me, intr.name, "a"))
             for i in range(fm)
         ]
         b = [
-            body.insert(ThreadwiseFragmentOp(op.b, kk, body.c(body.add(col, j * intr.n)), body.c(lane), intr.name, "b"))
+            body.insert(ThreadwiseFragmentOp(op.b, kk, at(col, j, intr.n), me, intr.name, "b"))
             for j in range(fn)
         ]
         for name, frags in (("a_frag", a), ("b_frag", b)):

@@ -243,7 +243,8 @@ LOWER_THREADWISE_GEMM = Pass(
             ThreadwiseMmaOp, lower_mma,
         ),
         Pattern(
-            "lower-threadwise-write-fragments", "each C fragment element merged into C under its mask",
+            "lower-threadwise-write-fragments",
+            "each C fragment element merged into C under its mask",
             ThreadwiseWriteFragmentsOp, lower_write_fragments,
         ),
     ],  # fmt: skip
