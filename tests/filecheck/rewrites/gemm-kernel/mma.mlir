@@ -10,6 +10,9 @@
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 merge=deterministic tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=PARTIALS
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 mma=none},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 tile=32,64,16 warps=4,1}' 2>&1 | filecheck %s --check-prefix=WARPS
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 warps=0,2}' 2>&1 | filecheck %s --check-prefix=WARPS0
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 stages=2}' 2>&1 | filecheck %s --check-prefix=ASYNC16
 
 // KERNEL:      remark: gemm-kernel: on sm_80, 32x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 128 threads, K steps of 16, tensor cores (m16n8k16)); merge atomic
 // KERNEL:      xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 32, 64, 16>, threads = array<i64: 2, 64>, chunks = 3 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>}
@@ -75,6 +78,12 @@
 // THREAD-NOT:  xsplit_gemm.
 
 // PARTIALS:   xsplit_gemm.threadwise_write_fragments %acc to %partials[%{{.*}}, %{{.*}}] lane %{{.*}} chunk %block_id_z {mma = "m16n8k16", merge = "partials"}
+
+// One-line diagnostics at the matmul for options the tensor cores cannot take.
+// WARPS:      mma.mlir:[[# @LINE + 9]]:3: error: gemm-kernel: 'xsplit_gemm.gridwise_gemm' op the tile must be whole 16x8x16 blocks per warp
+// WARPS0:     mma.mlir:[[# @LINE + 8]]:3: error: gemm-kernel: warps takes two positive counts M,N
+// K = 997 is not whole 16-byte vectors of halves: no cp.async.
+// ASYNC16:    mma.mlir:[[# @LINE + 6]]:3: error: gemm-kernel: 'xsplit_gemm.gridwise_gemm' op stages 2 with f16 needs K and N in whole vectors of 8 that the threads divide (cp.async copies 4 bytes at least)
 
 // NONE-NOT:   mma
 // NONE:       xsplit_gemm.blockwise_gemm
