@@ -129,9 +129,10 @@ def test_deterministic_is_bitwise_stable() -> None:
 
 class CountingMachine(Machine):
     """Counts the lanes that run each global load of A or B and each
-    `arith.mulf` (the GEMM's products in both kernels). Reads of buffers
-    nothing writes are not in the simulator's access log, so the counting
-    hooks the per-op closures."""
+    `arith.mulf` (the GEMM's products in both kernels), and a lane's share
+    of each `nvgpu.mma.sync` (16 x 8 x 16 / 32 multiply-adds). Reads of
+    buffers nothing writes are not in the simulator's access log, so the
+    counting hooks the per-op closures."""
 
     def __init__(self, launch: Launch) -> None:
         super().__init__(launch, lockstep, log=False)
@@ -143,6 +144,8 @@ class CountingMachine(Machine):
         width = 1
         if op.name == "arith.mulf":
             what = "fma"
+        elif op.name == "nvgpu.mma.sync":
+            what, width = "fma", 16 * 8 * 16 // 32
         elif op.name in ("memref.load", "vector.load") and op.operands[0].name_hint in ("a", "b"):
             what = "ab"
             if op.name == "vector.load":
@@ -208,6 +211,22 @@ def test_global_loads_per_fma_against_the_text_kernel() -> None:
     assert old == (1 / 32, 1 / 32)
     assert rows["64x64"] == (1 / 32, 1 / 128)
     assert rows["128x128"] == (1 / 64, 1 / 256)
+
+
+def test_global_loads_per_multiply_add_with_tensor_cores() -> None:
+    """f16 on tensor cores with the same 64x64 tile: as many A and B
+    elements per multiply-add as the FMA kernel (1/32), in half the load
+    instructions (128 bits are 8 halves: 1/256); every product is in an
+    mma.sync."""
+    m = n = 128
+    k = 64
+    useful = m * n * k
+    args = inputs(m, n, k, 5, "f16")
+    module, _ = lowered(m, n, k, "target=sm_80", "f16")
+    counts, results = count(pick_function(module, None), args)
+    assert np.allclose(results[2], expected(args)[2], rtol=1e-3, atol=1e-3)
+    assert counts["fma"] == useful
+    assert (counts["ab"] / useful, counts["ab_loads"] / useful) == (1 / 32, 1 / 256)
 
 
 def test_vector_loads_masked() -> None:
