@@ -94,17 +94,18 @@ MMA = r"\bmma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32\b"
 
 @pytest.mark.parametrize("stages", [1, 2])
 def test_tensor_cores(stages: int, tmp_path: Path) -> None:
-    """f16 A and B on sm_80 (mma=auto): the 64x64 tile of four warps makes 8
-    `mma.sync` m16n8k16 per K block (2x4 per warp), its fragments read by
-    `ldmatrix`; no f32 FMA on the operands, no local memory. Stages 1:
-    128-bit global loads and 128-bit shared stores of 8 halves; stages 2:
-    16-byte `cp.async.cg`, the groups and their waits, and no `ld.global` at
-    all (C is only added to atomically)."""
+    """f16 A and B on sm_80 (mma=auto): the 64x64 tile of four warps makes
+    8 `mma.sync` m16n8k16 per K block of 16 (2x4 per warp), its fragments
+    read by `ldmatrix`; no f32 FMA on the operands, no local memory.
+    Stages 1: 128-bit global loads and only 128-bit shared stores of 8
+    halves; stages 2: 16-byte `cp.async.cg`, the groups and their waits, and
+    no `ld.global` at all (C is only added to atomically)."""
     with collect_remarks():
         out = rewrite(
             matmul(100, 72, 1000, "f16"),
-            f"gemm-kernel{{target=sm_80 chunks=4 tile=64,64,32 stages={stages}}},{LOWER},"
-            "export-dispatch{target=sm_80}",
+            # Stages 1 with the default K step of 16 (A's rows of 24 halves).
+            f"gemm-kernel{{target=sm_80 chunks=4 {'' if stages == 1 else 'tile=64,64,32 '}"
+            f"stages={stages}}},{LOWER},export-dispatch{{target=sm_80}}",
         )
     asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
     assert len(re.findall(MMA, asm)) >= 8 * stages
@@ -117,7 +118,8 @@ def test_tensor_cores(stages: int, tmp_path: Path) -> None:
     assert not re.search(r"\bld\.shared\.", asm)
     if stages == 1:
         assert len(re.findall(VECTOR_LOAD["sm_80"], asm)) >= 2
-        assert re.search(r"\bst\.shared\.v4\.b32\b", asm)
+        stores = re.findall(r"\bst\.shared\.\S+", asm)
+        assert stores and set(stores) == {"st.shared.v4.b32"}
     else:
         assert re.findall(r"\bcp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16", asm)
         assert re.search(r"\bcp\.async\.wait_group\s+2;", asm)

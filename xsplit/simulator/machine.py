@@ -1153,6 +1153,32 @@ def _c_vector_load(m: Machine, op: Operation):
     return run
 
 
+def _c_vector_store(m: Machine, op: Operation):
+    """`vector.store` of a 1-D vector: w consecutive elements along the last
+    index, each logged as its own write."""
+    sval, sv = _slot(m, op.operands[0]), _slot(m, op.operands[1])
+    sidx = [_slot(m, v) for v in op.operands[2:]]
+    shape = op.operands[0].type.get_shape()  # type: ignore[attr-defined]
+    if len(shape) != 1:
+        raise SimulationError("only 1-D vector stores are supported", op)
+    width = shape[0]
+    k = m.index_of(op)
+    memos: list[list] = [[None, (), None] for _ in range(width)]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        value = m.arr(fr, sval)
+        view = m.get(fr, sv)
+        idx = [m.arr(fr, s) for s in sidx]
+        data = view.buffer.data
+        for e in range(width):
+            flat = _expand(m.flat_index(view, [*idx[:-1], idx[-1] + e], op, memos[e]), fr.n)
+            if view.buffer.logged:
+                m.access(view, flat, fr, k, WRITE)
+            data[flat] = value[:, e].astype(data.dtype, copy=False)
+
+    return run
+
+
 def _c_vector_extract(m: Machine, op: Operation):
     """`vector.extract` of one element at a static position of a vector."""
     position = op_property(op, "static_position").get_values()  # type: ignore[union-attr]
@@ -1975,6 +2001,7 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "memref.atomic_rmw": _c_atomic_rmw,
     "vector.load": _c_vector_load,
     "vector.extract": _c_vector_extract,
+    "vector.store": _c_vector_store,
     "vector.from_elements": _c_vector_from_elements,
     "nvgpu.mma.sync": _c_mma_sync,
     "nvgpu.ldmatrix": _c_ldmatrix,
