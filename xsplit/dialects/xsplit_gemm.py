@@ -32,7 +32,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseArrayBase,
-    VectorType,
     Float16Type,
     Float32Type,
     IndexType,
@@ -40,6 +39,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     UnitAttr,
+    VectorType,
     i64,
 )
 from xdsl.ir import Dialect, SSAValue
@@ -296,8 +296,8 @@ class GridwiseGemmOp(IRDLOperation):
             _need(
                 k % 8 == 0 and n % 8 == 0 and (tm * tk // 8) % t == 0 and (tk * tn // 8) % t == 0,
                 self,
-                "stages 2 with f16 needs K and N in whole vectors of 8 that the threads divide "
-                "(cp.async copies 4 bytes at least)",
+                "stages 2 with 16-bit elements needs K and N in whole vectors of 8 that the "
+                "threads divide (cp.async copies 4 bytes at least)",
             )
         _need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
         if self.mma is not None:

@@ -19,10 +19,10 @@ and `gpu.known_grid_size`): each workgroup computes one C tile over one of
 `auto` is `store` for one chunk and `atomic` for more. `stages=2` (sm_80,
 sm_90) double-buffers the staging with asynchronous copies. `mma=auto`
 multiplies on tensor cores where the target has an intrinsic for A and B's
-element type (f16 and bf16 on sm_80 and sm_90: `nvgpu.mma.sync`
-m16n8k16), with
-`warps` warps per workgroup each owning a warp tile; `mma=none` (or no
-intrinsic) keeps one register tile of FMAs per thread. The later stages are
+element type (f16 and bf16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16),
+with `warps` warps per workgroup each owning a warp tile (`threads` then
+does not apply); `mma=none` (or no intrinsic, or `a_layout=k`) keeps one
+register tile of FMAs per thread. The later stages are
 passes of their own (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
 `lower-threadwise-gemm`); after the last, `export-dispatch{target=...}` makes
 it a custom dispatch for iree-compile, and `xsplit simulate` runs any stage
