@@ -11,8 +11,9 @@ A layout is a function `(x, lane, idx) -> (row, col)` of the lane and a
 static position `idx` in the lane's vector, written with `x.add`, `x.mul`,
 `x.div` and `x.rem`: with `NUMPY` it runs on ints or numpy arrays of lanes,
 with the kernel builder it emits the index arithmetic for an SSA lane id.
-A second intrinsic (gfx942's MFMA, 64 lanes) is a new `Intrinsic` here and
-a lowering pattern for its op.
+A second intrinsic (gfx942's MFMA, 64 lanes) is a new `Intrinsic` here,
+an emitter of its op in `lower_threadwise_gemm.EMIT`, and its op in the
+simulator, a call of `machine.warp_matrix_multiply` with the entry.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ class Intrinsic:
     k: int
     lanes: int
     operands: tuple[str, ...]
-    """Element types of A and B it takes (C and D are f32)."""
+    """Element types of A and B it takes (C and D are f32 in the kernel)."""
     targets: tuple[str, ...]
     a: Fragment
     b: Fragment

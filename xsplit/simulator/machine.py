@@ -1275,14 +1275,13 @@ def warp_matrix_multiply(m: Machine, op: Operation, intr: Intrinsic, a, b, c):
         raise SimulationError(f"{op.name} needs workgroups of whole {intr.lanes}-lane warps", op)
     layouts = [fragment_matrix(f, intr.lanes) for f in (intr.a, intr.b, intr.c)]
     dims = [(intr.m, intr.k), (intr.k, intr.n), (intr.m, intr.n)]
-    frags = (intr.a, intr.b, intr.c)
 
     def run(fr: Frame, chunked: bool) -> None:
         slot, lane, _ = _warps(m, op, fr, intr.lanes)
         warps = int(slot.max()) + 1 if fr.n else 0
         c_dtype = np.asarray(m.arr(fr, sc)).dtype
         mats = []
-        for s, (rows, cols), dim, frag in zip((sa, sb, sc), layouts, dims, frags):
+        for s, (rows, cols), dim in zip((sa, sb, sc), layouts, dims):
             value = m.arr(fr, s).reshape(fr.n, -1).astype(np.float32)
             mat = np.zeros((warps, *dim), dtype=np.float32)
             mat[slot[:, None], rows[lane].reshape(fr.n, -1), cols[lane].reshape(fr.n, -1)] = value
