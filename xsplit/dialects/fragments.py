@@ -113,7 +113,9 @@ class Intrinsic:
 # PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"
 # (.f16/.bf16 A and B, .f32 C): groupID = lane / 4, threadID_in_group =
 # lane % 4. MLIR's nvgpu.mma.sync holds register r of A as row r of its
-# vector<4x2xf16> (a_{2r+e} is element [r, e]); likewise B and C.
+# vector<4x2xf16> (a_{2r+e} is element [r, e]); likewise B and C: its NVVM
+# lowering (unpackOperandVector) passes the rows of the !llvm.array<4 x
+# vector<2xf16>> in order, and C's f32 elements row by row.
 def _m16n8k16_a(x, lane, idx):
     r, e = idx
     g, t = x.div(lane, 4), x.rem(lane, 4)
