@@ -236,3 +236,17 @@ def test_kernel_iree_forbids_and_kernel_own_forces(m: Measured) -> None:
     assert _choice(m, "iree").kernel == "iree"
     forced = _choice(m, "own")
     assert forced.kernel == "own" and forced.own is not None and "kernel=own" in forced.reason
+
+
+def test_check_on_the_cpu_refuses_the_own_kernel_in_one_line() -> None:
+    from xsplit.diagnostics import XsplitError
+    from xsplit.interop.check import check_rewrite
+
+    source = Program(20, 24, 97, 2, "func", "arg", False).text()
+    with collect_remarks(), pytest.raises(XsplitError) as refused:
+        check_rewrite(source, "auto{target=sm_80 kernel=own}", name="own.mlir")
+    message = refused.value.message
+    assert "\n" not in message and "which the CPU cannot run" in message and "kernel=iree" in message
+    with collect_remarks():
+        _, checks = check_rewrite(source, "auto{target=sm_80 kernel=iree}", name="own.mlir")
+    assert checks
