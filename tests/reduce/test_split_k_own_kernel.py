@@ -13,6 +13,7 @@ what the data explains."""
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +56,22 @@ def _onnx_matmul(m: int, k: int, n: int):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
 
+def _onnx_gemm(m: int, k: int, n: int):
+    """ONNX Gemm with a bias: IREE imports the matmul into a fill of an
+    empty that the bias's generic shares."""
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["X", "W", "B"], ["Y"], alpha=0.5, beta=1.0)],
+        "gemm",
+        [
+            helper.make_tensor_value_info("X", TensorProto.FLOAT, [m, k]),
+            helper.make_tensor_value_info("W", TensorProto.FLOAT, [k, n]),
+            helper.make_tensor_value_info("B", TensorProto.FLOAT, [n]),
+        ],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [m, n])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
 def _before_export(target: str, kernel: str) -> str:
     """auto's passes up to its export-dispatch: the host the simulator runs."""
     passes, export = auto_pipeline(target, kernel).rsplit(",export-dispatch", 1)
@@ -81,13 +98,17 @@ def test_onnx_matmul_with_the_own_kernel_runs_right_in_the_simulator(tmp_path) -
 
 
 @pytest.mark.gpu_compile
-def test_onnx_matmul_through_auto_with_the_own_kernel_compiles_for_sm_80(tmp_path) -> None:
+@pytest.mark.parametrize("model", [_onnx_matmul, _onnx_gemm], ids=["MatMul", "Gemm"])
+def test_onnx_through_auto_with_the_own_kernel_compiles_for_sm_80(model, tmp_path) -> None:
     from xsplit.iree.iree_compile import compile_mlir
 
-    text = imported_input(_onnx_matmul(19, 331, 70), tmp_path)
+    text = imported_input(model(19, 331, 70), tmp_path)
     out = rewrite(text, "auto{target=sm_80 kernel=own}")
     assert "hal.executable.source" in out and "xsplit.host" not in out
-    assert _signature(out, "mm$async") == _signature(text, "mm$async")
+    name = f"{model(1, 1, 1).graph.name}$async"
+    assert _signature(out, name) == _signature(text, name)
+    # The kernel takes A, B and C: not the empty the Gemm's bias shares.
+    assert re.search(r"func\.call @\S+_gemm\(%\w+, %\w+, %\w+\) :", out), out[-3000:]
     assert compile_mlir(out, "sm_80")
 
 

@@ -54,6 +54,12 @@ TileAndFuse configuration per chunk. `cpu_tiles=true` also gives
 each chunk's f32 matmul IREE CPU tile sizes (`Target.partial_tiles`: a
 workgroup over all of M and a cache line of N). `target=cpu` takes all
 three from the target table.
+
+On CUDA targets a static `linalg.matmul` into f32 may instead be lowered to
+xsplit's own split-K GEMM kernel (`own_kernel.py`): `kernel=auto` (the
+default) where the cost model has it faster than IREE's code
+(`cost_model.choose_kernel`), `kernel=own` wherever the kernel takes the op,
+`kernel=iree` never.
 """
 
 from __future__ import annotations
@@ -409,7 +415,8 @@ OPTIONS = (
         str,
         "",
         "GPU targets: merge the partials inside the split kernel with atomics (atomic) or a "
-        "fixed-order second kernel (deterministic), by lower-reduce's lowering",
+        "fixed-order second kernel (deterministic): with kernel=own, xsplit's own GEMM "
+        "kernel's merge; else lower-reduce's one-element-a-thread lowering",
         choices=("", "atomic", "deterministic"),
     ),
     Option(
