@@ -42,7 +42,7 @@ untouched by it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType, f32
@@ -53,7 +53,7 @@ from xsplit.analysis.reduction import Reduction, through_transposes
 from xsplit.analysis.shapes import ceildiv
 from xsplit.dialects.iree_linalg_ext import SPLIT_REDUCTION
 from xsplit.dialects.xsplit_gemm import chunk_count, chunk_size
-from xsplit.target.targets import PARTIAL_TILE_MAX_M, GpuFit, OwnKernelFit, Target
+from xsplit.target.targets import H200_OWN_KERNEL, PARTIAL_TILE_MAX_M, GpuFit, Target
 
 MIN_GAIN = 0.05
 """The modeled speedup below which a split is not worth its merge."""
@@ -1071,7 +1071,8 @@ def _own_candidates(
         found.append(e)
     why = []
     if short:
-        why.append(f"{' or '.join(short)} chunks of K = {problem.k} would be shorter than {fit.min_chunk}")
+        counts = " or ".join(short)
+        why.append(f"{counts} chunks of K = {problem.k} would be shorter than {fit.min_chunk}")
     if large:
         why.append(f"{' or '.join(large)} chunks would add up to more than the operands")
     return found, "; ".join(why)
@@ -1105,10 +1106,8 @@ def choose_kernel(
     if why is not None:
         return KernelChoice("iree", iree, None, merge, f"own kernel not modeled: {why}")
     if own is None:
-        # Forced on a GPU the model has no terms for: price it with the
-        # H200's, to give the remark a figure, and say so.
-        from xsplit.target.targets import H200_OWN_KERNEL, replace
-
+        # Forced on a GPU the model has no terms for (gfx942): price it with
+        # the H200's, to give the remark a figure.
         target = replace(target, own_kernel=H200_OWN_KERNEL)
         own = H200_OWN_KERNEL
     if factor is not None:

@@ -72,6 +72,7 @@ _THREAD_LEVEL = (
     gpu.SubgroupReduceOp,
 )
 
+
 def _called_by_hosts(fn: Operation) -> set[str]:
     """The functions a host of `fn`'s module calls."""
     module = fn.parent_op()

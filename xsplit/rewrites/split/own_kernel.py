@@ -63,10 +63,9 @@ def own_kernel_form(op: Operation) -> Subgraph | str:
     for v in (a, b, c):
         if not (isinstance(v.type, TensorType) and v.type.has_static_shape()):
             return "its shapes are dynamic"
-    if c.type.element_type != f32:  # type: ignore[attr-defined]
-        return (
-            f"its accumulator is {c.type.element_type}; the kernel accumulates into f32 only"  # type: ignore[attr-defined]
-        )
+    accumulator = c.type.element_type  # type: ignore[attr-defined]
+    if accumulator != f32:
+        return f"its accumulator is {accumulator}; the kernel accumulates into f32 only"
     if any(v.type.element_type not in (f16, f32) for v in (a, b)):  # type: ignore[attr-defined]
         return "its operands are not f16 or f32"
     if a is b:
@@ -92,7 +91,9 @@ def _capture_own_kernel(m: Match) -> bool | str:
     name = o["target"]
     if name is None or name == DEVICE:
         if kernel == "own":
-            remark(m.root, "split-k: kernel=own needs target= (a GPU); the op takes the usual split")
+            remark(
+                m.root, "split-k: kernel=own needs target= (a GPU); the op takes the usual split"
+            )
         return "the own kernel needs a named GPU target"
     placed = modeled(m.root, name)
     assert placed is not None
@@ -111,7 +112,10 @@ def _capture_own_kernel(m: Match) -> bool | str:
     form = own_kernel_form(m.root)
     if isinstance(form, str):
         # Under kernel=auto only contractions the model would weigh are worth a word.
-        if kernel == "own" or (problem.operations_per_point == 2 and len(problem.spans) == 2):  # type: ignore[union-attr]
+        contraction = not isinstance(problem, str) and (
+            problem.operations_per_point == 2 and len(problem.spans) == 2
+        )
+        if kernel == "own" or contraction:
             remark(m.root, f"split-k: not xsplit's own kernel: {form}; left to IREE's code")
         return form
     if isinstance(problem, str):

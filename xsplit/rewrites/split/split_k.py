@@ -117,13 +117,13 @@ from xsplit.rewrites.split.chunks import ChunkPlan, plan_chunks
 from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
 from xsplit.rewrites.split.expand_split import split_with_expand
 from xsplit.rewrites.split.forall_split import split_with_forall
-from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
 from xsplit.rewrites.split.grouped import (
     grouped_applies,
     split_with_grouped_gemm,
     with_leading_unit,
     without_leading_unit,
 )
+from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
 from xsplit.target.gpu_tiles import split_alignment
 from xsplit.target.targets import TARGETS, Target, target
 
@@ -759,7 +759,8 @@ GROUPED_FALLS_BACK = Remark(
 def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
     given = [name for name in ("factor", "tile", "target") if options[name] is not None]
     chosen_for_a_kernel = options["merge"] or options["kernel"] == "own"
-    if len(given) > 1 and not (chosen_for_a_kernel and given in (["factor", "target"], ["tile", "target"])):
+    count_and_target = given in (["factor", "target"], ["tile", "target"])
+    if len(given) > 1 and not (chosen_for_a_kernel and count_and_target):
         return f"give one of factor=, tile= and target=, not {' and '.join(given)}"
     if options["merge"] and options["target"] is None:
         return "merge= needs target= (the GPU the merged kernel is for)"
