@@ -271,3 +271,44 @@ def test_check_on_the_cpu_refuses_the_own_kernel_in_one_line() -> None:
     with collect_remarks():
         _, checks = check_rewrite(source, "auto{target=sm_80 kernel=iree}", name="own.mlir")
     assert checks
+
+
+def test_f16_operands_accumulate_in_f32_in_the_simulator() -> None:
+    m, n, k = 21, 40, 211
+    a_t, b_t, c_t = f"tensor<{m}x{k}xf16>", f"tensor<{k}x{n}xf16>", f"tensor<{m}x{n}xf32>"
+    source = f"""func.func @half(%a: {a_t}, %b: {b_t}) -> {c_t} {{
+  %z = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : {c_t}
+  %c = linalg.fill ins(%z : f32) outs(%e : {c_t}) -> {c_t}
+  %x = linalg.matmul ins(%a, %b : {a_t}, {b_t}) outs(%c : {c_t}) -> {c_t}
+  return %x : {c_t}
+}}
+"""
+    with collect_remarks():
+        out = rewrite(source, "split-k{target=sm_80 kernel=own factor=3}")
+    module = parse_module(out, "half.mlir", make_context())
+    host = host_function(module, "half")
+    assert host is not None
+    rng = np.random.default_rng(16)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    report = simulate_program(module, host, [a, b, want], [a, b], orders=["shuffled"])
+    assert not report.races and not report.mismatches, report.mismatches[:3]
+
+
+def test_xsplit_simulate_runs_split_k_s_output_against_the_original(tmp_path) -> None:
+    from xsplit.tools.simulate import main as simulate
+
+    program = Program(33, 70, 97, 3, "func", "fill", True)
+    original = tmp_path / "original.mlir"
+    original.write_text(program.text())
+    out = tmp_path / "out.mlir"
+    with collect_remarks():
+        out.write_text(rewrite(program.text(), "split-k{target=sm_80 kernel=own factor=3}"))
+    assert simulate([str(out), "--reference", str(original)]) == 0
+    # A host that fills C with another value is caught.
+    wrong = tmp_path / "wrong.mlir"
+    wrong.write_text(out.read_text().replace("2.500000e-01", "5.000000e-01"))
+    assert wrong.read_text() != out.read_text()
+    assert simulate([str(wrong), "--reference", str(original)]) != 0
