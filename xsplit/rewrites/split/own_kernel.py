@@ -138,6 +138,18 @@ def _capture_own_kernel(m: Match) -> bool | str:
 own_kernel_chosen = where("xsplit's own kernel is chosen for it", _capture_own_kernel)
 
 
+def _free_name(module: Operation, base: str) -> str:
+    """`base` or `base_N` such that it and the deterministic merge's
+    `_partials` and `_merge` kernels named after it are all new symbols (a
+    deterministic host is inlined, so its own name is never taken)."""
+    n = 0
+    while True:
+        name = base if n == 0 else f"{base}_{n}"
+        if all(unique_name(module, f"{name}{s}") == f"{name}{s}" for s in ("", "_partials", "_merge")):
+            return name
+        n += 1
+
+
 def lower_to_own_kernel(m: Match, ir: IRBuilder) -> None:
     """Outlines the matmul, lowers the kernel through the gemm stages and
     writes the host in its place."""
@@ -149,8 +161,7 @@ def lower_to_own_kernel(m: Match, ir: IRBuilder) -> None:
     remark(m.root, m["own_reason"])
     module = sub.fn.parent_op()
     assert module is not None
-    base = f"{sub.fn.properties['sym_name'].data}_gemm"  # type: ignore[union-attr]
-    name = unique_name(module, base)
+    name = _free_name(module, f"{sub.fn.properties['sym_name'].data}_gemm")  # type: ignore[union-attr]
     kernel, matmul = kernel_function(sub, name)
     scratch = ModuleOp([kernel])
     with collect_remarks() as said:

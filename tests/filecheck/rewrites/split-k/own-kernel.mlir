@@ -90,6 +90,25 @@ util.func public @chain(%a: tensor<8x600xf32>, %b: tensor<600x16xf32>, %c: tenso
 
 // -----
 
+// Two deterministic kernels in one function: each pair of kernels has names
+// of its own.
+// DET-LABEL: func.func @two_gemm_partials(
+// DET-LABEL: func.func @two_gemm_merge(
+// DET-LABEL: func.func @two_gemm_1_partials(
+// DET-LABEL: func.func @two_gemm_1_merge(
+// DET-LABEL: func.func @two(
+// DET: func.call @two_gemm_partials(
+// DET: func.call @two_gemm_merge(
+// DET: func.call @two_gemm_1_partials(
+// DET: func.call @two_gemm_1_merge(
+func.func @two(%a: tensor<8x600xf32>, %b: tensor<600x16xf32>, %c: tensor<8x16xf32>, %d: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %x = linalg.matmul ins(%a, %b : tensor<8x600xf32>, tensor<600x16xf32>) outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<8x600xf32>, tensor<600x16xf32>) outs(%d : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %x, %y : tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
 // f16 operands accumulated into f32 C: the kernel stages them as f16.
 // CHECK-LABEL: func.func @half_gemm(%a: memref<20x300xf16>, %b: memref<300x24xf16>, %out: memref<20x24xf32>)
 // CHECK: arith.extf
