@@ -54,7 +54,7 @@ def test_errors_carry_the_cli_diagnostic() -> None:
         (
             lambda: xsplit.rewrite(matmul(8, 8, 100), "split-k{size=4}"),
             "error: split-k: unknown option 'size'; its options are factor, tile, strategy, "
-            "balanced, align, pad_m, cpu_tiles, merge, target",
+            "balanced, align, pad_m, cpu_tiles, merge, kernel, target",
         ),
     ],
 )

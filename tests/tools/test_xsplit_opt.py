@@ -105,7 +105,7 @@ BAD_PIPELINES = {
     ),
     "split-k{colour=red}": (
         "error: split-k: unknown option 'colour'; its options are factor, tile, strategy, "
-        "balanced, align, pad_m, cpu_tiles, merge, target"
+        "balanced, align, pad_m, cpu_tiles, merge, kernel, target"
     ),
     "split-k{factor=3,tile=4}": (
         "error: bad pass pipeline 'split-k{factor=3,tile=4}' at column 17 (','): pass options "

@@ -42,7 +42,7 @@ untouched by it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType, f32
@@ -52,7 +52,8 @@ from xdsl.ir.affine import AffineDimExpr
 from xsplit.analysis.reduction import Reduction, through_transposes
 from xsplit.analysis.shapes import ceildiv
 from xsplit.dialects.iree_linalg_ext import SPLIT_REDUCTION
-from xsplit.target.targets import PARTIAL_TILE_MAX_M, GpuFit, Target
+from xsplit.dialects.xsplit_gemm import chunk_count, chunk_size
+from xsplit.target.targets import H200_OWN_KERNEL, PARTIAL_TILE_MAX_M, GpuFit, Target
 
 MIN_GAIN = 0.05
 """The modeled speedup below which a split is not worth its merge."""
@@ -960,6 +961,178 @@ def _choose_gpu(problem: Problem, target: Target) -> Choice:
         unsplit,
         f"{target.name} chose factor {factor}, {best.describe()}; unsplit {unsplit.describe()}; "
         f"modeled speedup {unsplit.seconds / best.seconds:.2f}x",
+    )
+
+
+# xsplit's own split-K GEMM kernel (`gemm-kernel`) against IREE's code. Its
+# terms (`OwnKernelFit`) are anchored on the fused text kernel's H200 runs;
+# the kernel itself has never been timed, so it is chosen only where it is
+# modeled `min_gain` faster than IREE's best form, whose terms were measured.
+
+
+@dataclass(frozen=True)
+class KernelChoice:
+    """split-k's choice between IREE's code (`iree`, the GPU model's Choice)
+    and xsplit's own kernel in `own.factor` chunks merged by `merge`."""
+
+    kernel: str
+    """"own" or "iree"."""
+    iree: Choice
+    own: Estimate | None
+    merge: str
+    reason: str
+
+
+def own_kernel_estimate(
+    problem: Problem, target: Target, factor: int, merge: str = "atomic"
+) -> Estimate:
+    """The own kernel's modeled time for `problem` in `factor` chunks (whole
+    K steps; fewer where rounding leaves one empty): one dispatch of
+    tiles x chunks workgroups by `GpuFit`'s formula, masks instead of
+    padding (no unaligned penalty, no M pad), then its merge: f32 atomics
+    (`atomic`), or partials written and read back and a merge dispatch
+    (`deterministic`), or nothing (`store`, one chunk). The host's fill of
+    C before the kernel is one more dispatch over the output."""
+    own = target.own_kernel
+    fit = target.gpu_fit
+    assert own is not None and fit is not None
+    p = problem
+    cls = "f16" if p.element_class == "f16" else "f32"
+    count = chunk_count(p.k, min(factor, ceildiv(p.k, own.step_k)), own.step_k)
+    chunk = chunk_size(p.k, count, own.step_k)
+    tile_m, tile_n = own.tile
+    along_m, along_n = ceildiv(p.m, tile_m), ceildiv(p.n, tile_n)
+    workgroups = p.batch * along_m * along_n * count
+    covered = p.m * p.n / (along_m * tile_m * along_n * tile_n)
+    busiest = ceildiv(workgroups, target.processors)
+    tile_flops = 2 * tile_m * tile_n
+    seconds = (
+        max(busiest * covered, own.saturation)
+        * (chunk + own.workgroup_steps)
+        * tile_flops
+        / own.rate[cls]
+    )
+    slots = target.processors * max(1, round(own.saturation))
+    waves = ceildiv(workgroups, slots)
+    bandwidth = target.memory_bandwidth
+    operands = sum(_operand_bytes(p))
+    output_bytes = p.batch * p.m * p.n * p.acc_bytes
+    main = max(seconds, operands / bandwidth) + fit.launch
+    partials = merge_time = 0.0
+    if count > 1 and merge == "deterministic":
+        partials = 2 * output_bytes * count / bandwidth
+        merge_time = fit.launch + 2 * output_bytes / bandwidth
+    elif count > 1:
+        partials = p.batch * p.m * p.n * count / (own.atomic_rate * target.processors)
+    fill = fit.launch + output_bytes / bandwidth
+    return Estimate(
+        count, chunk, workgroups, waves, workgroups / (waves * slots), 0, None, main,
+        partials, merge_time, fill,
+    )
+
+
+def own_kernel_takes(problem: Problem) -> str | None:
+    """Why the own kernel's model does not price `problem`, or None."""
+    if problem.batch != 1:
+        return "it is batched"
+    if problem.m == 1:
+        return "it is a one-row contraction (a decode), which IREE's own split runs 4x faster"
+    if problem.operations_per_point != 2 or len(problem.spans) != 2:
+        return "it is not a contraction of two inputs"
+    if problem.element_class not in ("f32", "f16") or problem.acc_bytes != 4:
+        return "it does not accumulate f32 or f16 operands into f32"
+    return None
+
+
+def _own_candidates(
+    problem: Problem, target: Target, merge: str, forced: bool
+) -> tuple[list[Estimate], str]:
+    """The own kernel's candidate splits, and why the others are not. The
+    model weighs the counts and the chunk floor of IREE's chunks, and the
+    same cap on what the chunks add up to (count x output, here in atomics
+    or partials) against the operands; `forced` (kernel=own) weighs one
+    chunk and every count."""
+    own, fit = target.own_kernel, target.gpu_fit
+    assert own is not None and fit is not None
+    operands = sum(_operand_bytes(problem))
+    output = problem.batch * problem.m * problem.n * problem.acc_bytes
+    found: list[Estimate] = []
+    short, large = [], []
+    for factor in ((1,) if forced else ()) + own.counts:
+        e = own_kernel_estimate(problem, target, factor, merge)
+        if any(c.factor == e.factor for c in found):
+            continue
+        if not forced and (e.factor < 2 or e.chunk < fit.min_chunk):
+            short.append(str(factor))
+            continue
+        if not forced and e.factor * output > operands * MAX_PARTIALS_SHARE:
+            large.append(str(factor))
+            continue
+        found.append(e)
+    why = []
+    if short:
+        counts = " or ".join(short)
+        why.append(f"{counts} chunks of K = {problem.k} would be shorter than {fit.min_chunk}")
+    if large:
+        why.append(f"{' or '.join(large)} chunks would add up to more than the operands")
+    return found, "; ".join(why)
+
+
+def _iree_form(iree: Choice) -> str:
+    if iree.iree_chunk is not None:
+        return "IREE's own split"
+    if iree.factor > 1:
+        return f"IREE's code in {iree.factor} static chunks"
+    return "IREE's code whole"
+
+
+def choose_kernel(
+    problem: Problem, target: Target, iree: Choice, kernel: str = "auto", merge: str = "atomic",
+    factor: int | None = None,
+) -> KernelChoice:
+    """IREE's code (the GPU model's `iree` choice: whole, IREE's split, or
+    split-k's static chunks) or xsplit's own kernel, for `problem` on
+    `target`. `kernel=own` forces the own kernel (in `factor` chunks, or
+    the count it models best); `iree` forbids it; `auto` takes it where the
+    target has its terms and it is modeled `min_gain` faster than IREE's."""
+    iree_time = iree.chosen.seconds
+    iree_form = f"{_iree_form(iree)} {_time(iree_time)}"
+    own = target.own_kernel
+    if kernel == "iree":
+        return KernelChoice("iree", iree, None, merge, "kernel=iree")
+    why = own_kernel_takes(problem) if kernel == "auto" else None
+    if kernel == "auto" and own is None:
+        why = f"{target.name} has no terms for it (nothing of it ran there)"
+    if why is not None:
+        return KernelChoice("iree", iree, None, merge, f"own kernel not modeled: {why}")
+    if own is None:
+        # Forced on a GPU the model has no terms for (gfx942): price it with
+        # the H200's, to give the remark a figure.
+        target = replace(target, own_kernel=H200_OWN_KERNEL)
+        own = H200_OWN_KERNEL
+    if factor is not None:
+        candidates, why = [own_kernel_estimate(problem, target, factor, merge)], ""
+    else:
+        candidates, why = _own_candidates(problem, target, merge, kernel == "own")
+    if not candidates:
+        return KernelChoice("iree", iree, None, merge, f"own kernel not modeled: {why}")
+    cheapest = min(e.seconds for e in candidates)
+    best = min(
+        (e for e in candidates if e.seconds <= cheapest * (1 + NEAR_TIE)), key=lambda e: e.factor
+    )
+    merged = "store" if best.factor == 1 else merge
+    told = f"own kernel {best.describe()} (merge {merged}); {iree_form}"
+    if kernel == "own":
+        return KernelChoice("own", iree, best, merged, f"kernel=own: {told}")
+    if best.seconds <= iree_time * (1 - own.min_gain):
+        return KernelChoice(
+            "own", iree, best, merged,
+            f"chose xsplit's own kernel: {told}; modeled {iree_time / best.seconds:.2f}x "
+            "(an estimate: the own kernel was never timed)",
+        )
+    return KernelChoice(
+        "iree", iree, best, merge,
+        f"kept IREE's code: {told}; the own kernel is not modeled {own.min_gain:.0%} faster",
     )
 
 

@@ -359,6 +359,24 @@ def _inside_dispatch(op: Operation) -> bool:
     return False
 
 
+def refuse_gpu_kernels(module: ModuleOp, name: str, pipeline: str, tool: str) -> None:
+    """A rewrite holding a custom dispatch of thread-level GPU code (xsplit's
+    own GEMM kernel, which `split-k{kernel=own}` and `auto{target=sm_80}`
+    may choose) cannot run on the CPU: say so in one line, and where it can
+    be checked."""
+    for op in module.walk():
+        if op.name == "hal.executable.source" and any(
+            inner.name.startswith("gpu.") for inner in op.walk()
+        ):
+            kernel = op.properties["sym_name"].data  # type: ignore[union-attr]
+            raise XsplitError(
+                f"{tool}: {name} rewritten by '{pipeline}' holds a GPU kernel (@{kernel}, "
+                "xsplit's own GEMM kernel), which the CPU cannot run: run it with --device cuda, "
+                "simulate split-k's output before export-dispatch with `xsplit simulate`, or give "
+                "kernel=iree"
+            )
+
+
 def complete_for_iree(module: ModuleOp, tool: str) -> bool:
     """Runs materialize-late when a pipeline left what iree-compile cannot take,
     and says so in a remark; returns whether it did."""
@@ -408,6 +426,7 @@ def check_rewrite(
     # Bad --dim values are refused before any pass runs (and remarks).
     inputs = random_inputs(f, dims, seed)
     rewritten = _rewritten(source, passes, name, tool, complete)
+    refuse_gpu_kernels(rewritten, name, pipeline, tool)
     rewritten_text = print_module(rewritten)
     # GPU tiles (split-k{target=sm_80}) name a pipeline the CPU cannot build:
     # the CPU runs the same program with IREE's own tiles.

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     ShapedType,
     TensorType,
+    UnregisteredOp,
 )
 from xdsl.ir import Operation
 
@@ -71,7 +72,15 @@ def run_program(
     }
     returned: list[np.ndarray] = []
     for op in host.regions[0].blocks[0].ops:
-        if op.name in ("bufferization.to_buffer", "bufferization.to_tensor"):
+        name = op.op_name.data if isinstance(op, UnregisteredOp) else op.name
+        if name in ("hal.tensor.import", "hal.tensor.export"):
+            # An imported program's ABI: the buffer view is the tensor's contents.
+            values[op.results[0]] = values[op.operands[0]]
+        elif name == "hal.tensor.barrier":
+            sources = [v for v in op.operands if isinstance(v.type, TensorType)]
+            for result, source in zip(op.results, sources):
+                values[result] = values[source]
+        elif op.name in ("bufferization.to_buffer", "bufferization.to_tensor"):
             # A buffer of a tensor starts as the tensor's contents; a launch
             # writing the buffer rebinds it, so the tensor keeps its value.
             values[op.results[0]] = values[op.operands[0]]

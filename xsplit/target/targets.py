@@ -90,6 +90,36 @@ class GpuFit:
     """The chunk counts the model chooses among: those measured on every shape."""
 
 
+@dataclass(frozen=True)
+class OwnKernelFit:
+    """xsplit's own split-K GEMM kernel (`gemm-kernel` at its defaults: a
+    64x64 C tile per 256-thread workgroup, 4x4 registers a thread, K steps of
+    16, static K chunks on grid z, an atomic or deterministic merge inside
+    it), priced by `GpuFit`'s formula. **An estimate: the kernel has never
+    run on a GPU.** Its terms are anchored on what ran: the fused GEMM +
+    reduction text kernel, which has the same tiles (no double buffering,
+    scalar loads, no FMA), on an H200 (`../shared/notes/gpu.md`); they are
+    per SM, as `GpuFit`'s, and each says where it comes from."""
+
+    tile: tuple[int, int]
+    """The (M, N) C tile of a workgroup: gemm-kernel's default."""
+    step_k: int
+    """The K step: chunks are whole steps (`xsplit_gemm.chunk_count`)."""
+    rate: dict[str, float]
+    """FLOP/s of one processor at saturation, by element class."""
+    saturation: float
+    """Full-tile workgroups one processor needs resident to reach `rate`."""
+    workgroup_steps: int
+    """A workgroup's fixed cost, in steps of K at `rate`."""
+    atomic_rate: float
+    """f32 atomic adds per second into global memory, per processor."""
+    counts: tuple[int, ...]
+    """The chunk counts the model chooses among (IREE's chunks' counts)."""
+    min_gain: float
+    """The own kernel is chosen only where it is modeled this much faster
+    than IREE's best form: its term is unmeasured, IREE's measured."""
+
+
 @dataclass(frozen=True, eq=False)
 class Target:
     name: str
@@ -167,6 +197,9 @@ class Target:
     the partial matmul (`partial_tiles`) where they beat IREE's own."""
     gpu_fit: GpuFit | None = None
     """The GPU split model's fitted parameters (GPUs only)."""
+    own_kernel: OwnKernelFit | None = None
+    """Where set, split-k{target=} may lower a matmul to xsplit's own GEMM
+    kernel (`kernel=auto`) when this estimate has it faster than IREE's code."""
 
     @property
     def processors(self) -> int:
@@ -363,6 +396,38 @@ H200_FIT = GpuFit(
 scales them by its own processors and bandwidth. Only sm_90 (the H200's 132
 SMs) is measured; sm_80 and gfx942 are scaled, not measured."""
 
+H200_OWN_KERNEL = OwnKernelFit(
+    tile=(64, 64),
+    step_k=16,
+    # The fused text kernel (same 64x64 / 4x4 / K 16 tiles) ran 4096x4096x1024
+    # GEMM + row sum in 2.32-2.44 ms on an H200: its GEMM at 14.7 TFLOP/s,
+    # 111 GFLOP/s an SM at 31 workgroups an SM of K = 1024. With the fixed
+    # cost below that is 111 x (1024 + 300) / 1024 = 144 at the rate's own
+    # steps. Its f16 form (f16 operands, f32 accumulation, no tensor cores)
+    # ran the same shape in 2.33-2.40 ms: the same rate. gemm-kernel adds
+    # 128-bit loads and FMAs (fewer load instructions a FMA, 1/128 against
+    # 1/32, counted in the simulator); that is not priced until timed.
+    rate={"f32": 144 * GIGA, "f16": 144 * GIGA},
+    # As IREE's chunks on the same 64x64 tiles of 256 threads (GpuFit's f32
+    # chunk saturation): 8 of them fill an SM's 2,048 threads.
+    saturation=8.0,
+    # As IREE's f32 chunks (GpuFit.workgroup_steps): prologue, epilogue and
+    # the staging pipeline's fill, unmeasured for this kernel.
+    workgroup_steps=300,
+    # The fused kernel's atomic stage (4 atomics a thread: 4.19 M) took
+    # 2.44 ms, its lds stage (one a row and workgroup: 0.26 M) 2.34 ms:
+    # 3.9 M more f32 atomics in 0.10 ms, 39 G/s, with each address hit by
+    # 1,024 of them. Split-k's atomics hit an address once a chunk, so this
+    # overprices them.
+    atomic_rate=39 * GIGA / 132,
+    counts=(8, 32, 128),
+    min_gain=0.05,
+)
+"""The own kernel's terms on CUDA: sm_90 is the measured H200; sm_80
+scales them by its SMs, as `H200_FIT`. gfx942 has none: nothing of the
+kernel ran on AMD, and IREE 3.13 lowers its f32 atomic add there to a
+compare-and-swap loop."""
+
 _SM_80 = Target(
     "sm_80",
     "CUDA / NVPTX, sm_80: A100 SXM, 108 SMs",
@@ -380,6 +445,7 @@ _SM_80 = Target(
     subgroup_size=32,
     waves_per_block=8,
     gpu_fit=H200_FIT,
+    own_kernel=H200_OWN_KERNEL,
 )
 
 # IREE 3.13 rejects --iree-cuda-target=sm_90 ("missing GPU target"), so
@@ -402,6 +468,7 @@ _SM_90 = Target(
     subgroup_size=32,
     waves_per_block=8,
     gpu_fit=H200_FIT,
+    own_kernel=H200_OWN_KERNEL,
 )
 
 # The flag is --iree-rocm-target; --iree-hip-target does not exist.

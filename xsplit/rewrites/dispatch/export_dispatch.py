@@ -72,6 +72,21 @@ _THREAD_LEVEL = (
     gpu.SubgroupReduceOp,
 )
 
+
+def _called_by_hosts(fn: Operation) -> set[str]:
+    """The functions a host of `fn`'s module calls."""
+    module = fn.parent_op()
+    if module is None:
+        return set()
+    return {
+        call.properties["callee"].string_value()  # type: ignore[union-attr]
+        for host in module.regions[0].blocks[0].ops
+        if attr_names.HOST in host.attributes
+        for call in host.walk()
+        if call.name == "func.call"
+    }
+
+
 def _is_kernel(m: Match) -> bool | str:
     fn = m.root
     assert isinstance(fn, func.FuncOp)
@@ -79,6 +94,8 @@ def _is_kernel(m: Match) -> bool | str:
         return "it is a declaration"
     if attr_names.HOST in fn.attributes:
         return "it is a host function (export-host converts it)"
+    if m.options.get("called") and fn.sym_name.data not in _called_by_hosts(fn):
+        return "no host function calls it (called=true)"
     if fn.sym_visibility is not None and fn.sym_visibility.data != "public":
         return "it is not public"
     parent = fn.parent_op()
@@ -272,7 +289,7 @@ EXPORT_KERNEL = Pattern(
     root=func.FuncOp,
     where=is_kernel & exportable,
     rewrite=_export,
-    options=("target", "grid", "block"),
+    options=("target", "grid", "block", "called"),
 )
 
 EXPORT_DISPATCH = Pass(
@@ -285,6 +302,13 @@ EXPORT_DISPATCH = Pass(
         Option("target", str, "", "cpu, sm_80, sm_90, gfx942 (or cuda, rocm)", check=_check_target),
         Option("grid", tuple, (), "the launch grid, X[,Y[,Z]] workgroups", check=check_sizes),
         Option("block", tuple, (), "the workgroup size, X[,Y[,Z]] threads", check=check_sizes),
+        Option(
+            "called",
+            bool,
+            False,
+            "export only the kernels a host function calls (as auto does after split-k's own "
+            "kernel), leaving other functions on memrefs alone",
+        ),
     ),
 )
 

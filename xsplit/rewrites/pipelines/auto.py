@@ -8,6 +8,14 @@ of that decision and says why in a remark (`--xsplit-explain` adds why each
 pattern did not apply). On a GPU, IREE 3.13 drops encodings, so the choice is
 between splitting and not.
 
+On CUDA targets the model may also lower a static matmul to xsplit's own
+split-K GEMM kernel (`kernel=auto`, the default; `own` forces it where the
+kernel can take the op, `iree` forbids it): `split-k` outlines it into a
+kernel and leaves the function a host, and `auto` then runs
+`export-dispatch{target=NAME called=true}`, which turns the host back into
+tensors around the kernel's custom dispatch, so that iree-compile takes the
+output as before.
+
 Without `target=` (or with `target=device`), each op is modeled on its own
 device (`xsplit.analysis.devices`): in a module with an llvm-cpu and a VMVX
 device, the remarks say `on @dev_b (vmvx): ...`, and each device's
@@ -29,11 +37,20 @@ from xsplit.diagnostics import XsplitError
 from xsplit.target.targets import TARGETS, target
 
 
-def auto_pipeline(target_name: str) -> str:
+KERNELS = ("auto", "iree", "own")
+
+
+def auto_pipeline(target_name: str, kernel: str = "auto") -> str:
     """The passes `auto{target=NAME}` runs (`device`: each op's own device,
-    which materialize-late reads without `target=`)."""
+    which materialize-late reads without `target=`). On a GPU,
+    `export-dispatch{called=true}` then exports the kernels split-k's hosts
+    call (xsplit's own GEMM kernel), and nothing else."""
     late = "materialize-late" if target_name == DEVICE else f"materialize-late{{target={target_name}}}"
-    return f"set-encoding{{target={target_name}}},split-k{{target={target_name}}},{late}"
+    split = f"split-k{{target={target_name}{'' if kernel == 'auto' else f' kernel={kernel}'}}}"
+    passes = f"set-encoding{{target={target_name}}},{split},{late}"
+    if target_name != DEVICE and target(target_name).is_gpu:
+        passes += f",export-dispatch{{target={target_name} called=true}}"
+    return passes
 
 
 @dataclass(frozen=True)
@@ -42,6 +59,7 @@ class AutoPass(ModulePass):
 
     name = "auto"
     target: str = DEVICE
+    kernel: str = "auto"
 
     NAMES: ClassVar[tuple[str, ...]] = (
         tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases) + (DEVICE,)
@@ -49,13 +67,20 @@ class AutoPass(ModulePass):
     OPTION_MEANINGS: ClassVar[dict[str, str]] = {
         "target": "the target whose cost model chooses, per op, between leaving it "
         f"whole, splitting, encoding, and both; takes one of {', '.join(NAMES)}; "
-        f"default {DEVICE}: each op's own device (cpu where the module declares none)"
+        f"default {DEVICE}: each op's own device (cpu where the module declares none)",
+        "kernel": "GPU targets: auto (the cost model chooses, per static matmul, between IREE's "
+        "code and xsplit's own split-K GEMM kernel), iree (never the own kernel) or own "
+        "(always, where it can take the op)",
     }
 
     def __post_init__(self) -> None:
         if self.target not in self.NAMES:
             raise XsplitError(
                 f"auto: unknown target '{self.target}', expected one of {', '.join(self.NAMES)}"
+            )
+        if self.kernel not in KERNELS:
+            raise XsplitError(
+                f"auto: unknown kernel '{self.kernel}', expected one of {', '.join(KERNELS)}"
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -65,7 +90,7 @@ class AutoPass(ModulePass):
         # Checked before any rewrite, so that a bad affinity leaves the module untouched.
         check_affinities(op)
         name = self.target if self.target == DEVICE else target(self.target).name
-        for p in build_pipeline(auto_pipeline(name)):
+        for p in build_pipeline(auto_pipeline(name, self.kernel)):
             p.apply(ctx, op)
 
 

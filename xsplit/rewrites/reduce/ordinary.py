@@ -133,11 +133,16 @@ def find_subgraph(reduce: Operation, gemm: Operation | None) -> Subgraph | str:
         return "the GEMM's result is read before the reduction"
     inside = set(moved)
     ordered = [op for op in block.ops if op in inside]
+    # A kept output's fill becomes the host's fill of its buffer: its
+    # destination (an empty other ops share) is no input of the kernel.
+    kept_fills = {out.fill for out in outputs if out.fill is not None}
     inputs: list[SSAValue] = []
     for op in ordered:
         for v in op.operands:
             owner = v.owner
             if owner in inside or v in inputs:
+                continue
+            if op in kept_fills and v is op.operands[1]:
                 continue
             if isinstance(owner, Operation) and owner.name == "arith.constant" and not isinstance(
                 v.type, TensorType
@@ -185,7 +190,10 @@ def kernel_function(sub: Subgraph, name: str) -> tuple[func.FuncOp, Operation]:
     out_of = {o.value.owner: arg for o, arg in zip(sub.outputs, out_args)}
     reduce_clone: Operation | None = None
     constants: dict[SSAValue, SSAValue] = {}
+    kept_fills = {o.fill for o in sub.outputs if o.fill is not None}
     for op in sub.ops:
+        if op in kept_fills:
+            continue  # the destination argument replaces it (write_host fills the buffer)
         for v in op.operands:
             owner = v.owner
             if v not in mapping and isinstance(owner, Operation) and owner.name == "arith.constant":

@@ -54,6 +54,12 @@ TileAndFuse configuration per chunk. `cpu_tiles=true` also gives
 each chunk's f32 matmul IREE CPU tile sizes (`Target.partial_tiles`: a
 workgroup over all of M and a cache line of N). `target=cpu` takes all
 three from the target table.
+
+On CUDA targets a static `linalg.matmul` into f32 may instead be lowered to
+xsplit's own split-K GEMM kernel (`own_kernel.py`): `kernel=auto` (the
+default) where the cost model has it faster than IREE's code
+(`cost_model.choose_kernel`), `kernel=own` wherever the kernel takes the op,
+`kernel=iree` never.
 """
 
 from __future__ import annotations
@@ -117,6 +123,7 @@ from xsplit.rewrites.split.grouped import (
     with_leading_unit,
     without_leading_unit,
 )
+from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
 from xsplit.target.gpu_tiles import split_alignment
 from xsplit.target.targets import TARGETS, Target, target
 
@@ -168,7 +175,8 @@ def _capture_reduction(m: Match) -> bool | str:
 
 def _capture_plan(m: Match) -> bool | str:
     o = m.options
-    if o["target"] is not None and not (o["merge"] and (o["factor"] or o["tile"])):
+    own_count = o["merge"] or o["kernel"] == "own"
+    if o["target"] is not None and not (own_count and (o["factor"] or o["tile"])):
         placed = modeled(m.root, o["target"])
         assert placed is not None
         m.captures["placed"] = placed
@@ -407,8 +415,18 @@ OPTIONS = (
         str,
         "",
         "GPU targets: merge the partials inside the split kernel with atomics (atomic) or a "
-        "fixed-order second kernel (deterministic), by lower-reduce's lowering",
+        "fixed-order second kernel (deterministic): with kernel=own, xsplit's own GEMM "
+        "kernel's merge; else lower-reduce's one-element-a-thread lowering",
         choices=("", "atomic", "deterministic"),
+    ),
+    Option(
+        "kernel",
+        str,
+        "auto",
+        "GPU targets, static f32-accumulating linalg.matmul: iree (static chunks for IREE's "
+        "code), own (xsplit's own split-K GEMM kernel, gemm-kernel's stages) or auto (the cost "
+        "model's choice)",
+        choices=KERNEL_CHOICES,
     ),
     Option(
         "target",
@@ -740,7 +758,9 @@ GROUPED_FALLS_BACK = Remark(
 
 def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
     given = [name for name in ("factor", "tile", "target") if options[name] is not None]
-    if len(given) > 1 and not (options["merge"] and given == ["factor", "target"]):
+    chosen_for_a_kernel = options["merge"] or options["kernel"] == "own"
+    count_and_target = given in (["factor", "target"], ["tile", "target"])
+    if len(given) > 1 and not (chosen_for_a_kernel and count_and_target):
         return f"give one of factor=, tile= and target=, not {' and '.join(given)}"
     if options["merge"] and options["target"] is None:
         return "merge= needs target= (the GPU the merged kernel is for)"
@@ -766,7 +786,11 @@ SPLIT_K_MERGED = Pattern(
     name="split-k-merged",
     doc="a kernel whose chunks merge their partials inside it (lower-reduce's lowering)",
     root=REDUCTION_ROOTS,
-    where=where("merge= is given", lambda m: bool(m.options["merge"]) or "merge is not given")
+    where=where(
+        "merge= is given without kernel=own",
+        lambda m: (bool(m.options["merge"]) and m.options["kernel"] != "own")
+        or "merge is not given, or kernel=own takes it",
+    )
     & splits
     & where("K is static", lambda m: m["k"] is not None or "K is dynamic"),
     rewrite=_rewrite_merged,
@@ -776,10 +800,24 @@ SPLIT_K_MERGED = Pattern(
 )
 
 
+SPLIT_K_OWN_KERNEL = Pattern(
+    name="split-k-own-kernel",
+    doc="a static matmul on a GPU target, outlined into xsplit's own split-K GEMM kernel "
+    "(static K chunks on grid z, merged inside it) where the cost model or kernel=own chooses it",
+    root=REDUCTION_ROOTS,
+    where=is_splittable_reduction & is_not_encoded & is_not_a_partial & own_kernel_chosen,
+    rewrite=lower_to_own_kernel,
+    benefit=6,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+)
+
+
 SPLIT_K = Pass(
     "split-k",
     "Splits each linalg reduction into partial reductions over chunks of K and a merge.",
     [
+        SPLIT_K_OWN_KERNEL,
         SPLIT_K_LEAVES_DECODE_TO_IREE,
         SPLIT_K_THROUGH_TRANSPOSE,
         SPLIT_K_LIFTS_VECTOR,

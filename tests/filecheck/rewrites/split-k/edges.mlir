@@ -26,4 +26,4 @@ func.func @small_k(%a: tensor<8x13xf32>, %b: tensor<13x8xf32>, %c: tensor<8x8xf3
 // BOTH: error: split-k: give one of factor=, tile= and target=, not factor and tile
 // STRATEGY: error: split-k: strategy must be one of forall, expand, grouped, got 'loops'
 // TYPE: error: split-k: factor must be an integer >= 1, got 'four'
-// UNKNOWN: error: split-k: unknown option 'fctor'; its options are factor, tile, strategy, balanced, align, pad_m, cpu_tiles, merge, target
+// UNKNOWN: error: split-k: unknown option 'fctor'; its options are factor, tile, strategy, balanced, align, pad_m, cpu_tiles, merge, kernel, target
