@@ -83,7 +83,8 @@ _LARGE_F16 = (
     "remainder of smaller ones); gfx942: 97 VGPRs, no spills"
 )
 
-# gemm-tiles table: begin (bench/pick_gemm_tiles.py rewrites these lines)
+# bench/pick_gemm_tiles.py rewrites the entries between the two marker lines.
+# gemm-tiles table: begin
 GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ("sm_80", "f32", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY),
     ("sm_80", "f32", LARGE): GemmTiles((128, 128, 8), (16, 16), 2, NOT_MEASURED, _LARGE_F32),
