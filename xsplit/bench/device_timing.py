@@ -450,8 +450,8 @@ def gpu_markdown(
             atomic = o.config(OWN_ATOMIC) if o else None
             own_best = _best(o)
             own_ms = own_best.median_ms if own_best else None
-            wrong = s["wrong"] + ([f"own {c.name}" for c in o.configs if c.passed is False] if o else [])
-            errors = [f"own {c.name}: not run" for c in (o.configs if o else []) if c.error]
+            wrong = s["wrong"] + ([c.name for c in o.configs if c.passed is False] if o else [])
+            errors = [f"{c.name} not run" for c in (o.configs if o else []) if c.error]
             auto_ratio, own_ratio = _ratio(s["auto_ms"], cublas), _ratio(own_ms, cublas)
             dtype = str(r.extra.get("element", ""))
             for key, value in (("auto", auto_ratio), ("own", own_ratio)):
