@@ -486,7 +486,8 @@ def gpu_markdown(
                 for key, v in sorted(ratios[group].items())
             ]
             lines.append(f"- {group}, time over cuBLAS, geomean: {'; '.join(parts)}")
-        lines.append("")
+        if ratios:
+            lines.append("")
     tiles = by_kind.get("tiles", [])
     if tiles:
         lines += ["## The own kernel's tile sweep", ""]
