@@ -303,13 +303,15 @@ def main() -> int:
     dtypes = args.dtypes.split(",")
     model_target = args.target or MODEL_TARGET[args.device]
     peak = target(model_target).peak_flops
+    # The own kernel is GPU code: on a CPU dry run it is shaped for sm_90 all the same.
+    kernel_model = model_target if target(model_target).is_gpu else "sm_90"
     sweep = [int(f) for f in args.sweep.split(",") if f]
     start = time.monotonic()
     try:
         programs, own = [], []
         for part in args.parts.split(","):
             if part == "tiles":
-                tiles = tile_programs(dtypes, model_target, progress)
+                tiles = tile_programs(dtypes, kernel_model, progress)
                 own += tiles
                 if args.device == "cuda":
                     programs += tiles
@@ -327,7 +329,7 @@ def main() -> int:
                             "kind": "matmul", "group": program.name, "element": dtype,
                             "skinny": max(m, n) <= SKINNY[0] and k >= SKINNY[1],
                         })
-                        mine = own_program(m, n, k, dtype, model_target, progress)
+                        mine = own_program(m, n, k, dtype, kernel_model, progress)
                         own.append(mine)
                         programs.append(program)
                         if args.device == "cuda":
