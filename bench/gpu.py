@@ -151,9 +151,12 @@ def own_program(m: int, n: int, k: int, dtype: str, model_target: str, progress)
         if (count, merge) in seen:
             continue
         seen.add((count, merge))
-        pipeline = own_pipeline(tiles, count, "store" if count == 1 and merge == "atomic" else merge)
+        if count == 1 and merge == "atomic":
+            merge = "store"
+        pipeline = own_pipeline(tiles, count, merge)
         progress(f"{name}: rewrite {config}")
-        configs.append(BenchConfig(config, rewrite_recorded(source, pipeline, name).text, pipeline, count))
+        text = rewrite_recorded(source, pipeline, name).text
+        configs.append(BenchConfig(config, text, pipeline, count))
     return BenchProgram(source, name, configs, {
         "kind": "own", "group": f"{m}x{n}x{k} {dtype}", "element": dtype, "tiles": tiles.label,
         "cublas": False,
@@ -183,7 +186,9 @@ def tile_programs(dtypes: list[str], model_target: str, progress):
                 text = rewrite_recorded(source, pipeline, name).text
                 configs.append(BenchConfig(tiles.label, text, pipeline, count))
                 candidates[tiles.label] = {
-                    "tile": list(tiles.tile), "threads": list(tiles.threads), "stages": tiles.stages,
+                    "tile": list(tiles.tile),
+                    "threads": list(tiles.threads),
+                    "stages": tiles.stages,
                 }
             programs.append(BenchProgram(source, name, configs, {
                 "kind": "tiles", "element": dtype, "class": cls, "target": model_target,
@@ -210,9 +215,8 @@ def fused_programs(dtypes: list[str], device: str, progress):
                 f"export-dispatch{{target={kernel}}}"
             )
             progress(f"{name}: rewrite fused-{stage}")
-            configs.append(
-                BenchConfig(f"fused-{stage}", rewrite_recorded(source, pipeline, name).text, pipeline)
-            )
+            text = rewrite_recorded(source, pipeline, name).text
+            configs.append(BenchConfig(f"fused-{stage}", text, pipeline))
         programs.append(BenchProgram(source, name, configs, {
             "kind": "fused", "element": dtype, "torch": "matmul_rowsum",
         }, flops=2.0 * m * n * k))
@@ -231,7 +235,8 @@ def compile_only(programs, progress) -> tuple[int, int, float]:
     for program in programs:
         for config in program.configs:
             progress(f"{program.name}: compile {config.name} for {KERNEL_TARGET} (not saved)")
-            size += len(compile_mlir(config.text, KERNEL_TARGET, [], phase=f"compiling {program.name}"))
+            phase = f"compiling {program.name}"
+            size += len(compile_mlir(config.text, KERNEL_TARGET, [], phase=phase))
             count += 1
     return count, size, time.monotonic() - start
 
@@ -276,7 +281,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="iree-benchmark-module repetitions")
     parser.add_argument("--min-time-s", type=float, default=0.05,
                         help="each repetition's least time (iree-benchmark-module)")
-    parser.add_argument("--target", help="the model's target (default: the device's, sm_90 for cuda)")
+    parser.add_argument(
+        "--target", help="the model's target (default: the device's, sm_90 for cuda)"
+    )
     parser.add_argument("--per-module-s", type=float, default=1.2,
                         help="the device's replay time per module, for the estimate printed")
     parser.add_argument("--run", action="store_true", help="then replay it here, on --device")

@@ -65,7 +65,9 @@ def gridwise(m: int, n: int, k: int, options: str, element: str = "f32") -> Grid
     [(100, 72, 1000, "f32", SMALL), (256, 512, 64, "f32", LARGE), (300, 256, 96, "f16", LARGE)],
 )
 @pytest.mark.parametrize("name", ["sm_80", "gfx942"])
-def test_the_defaults_are_the_tables(m: int, n: int, k: int, element: str, cls: str, name: str) -> None:
+def test_the_defaults_are_the_tables(
+    m: int, n: int, k: int, element: str, cls: str, name: str
+) -> None:
     entry = GEMM_TILES[(name, element, cls)]
     op = gridwise(m, n, k, f"target={name}", element)
     assert op.tile_sizes == entry.tile and op.thread_counts == entry.threads
@@ -140,11 +142,13 @@ def test_every_entry_runs_right(element: str, tile: tuple, threads: tuple, stage
     """In the simulator, race-free and right against numpy, on one tile's
     output less some rows and columns (masks) in two chunks of two steps."""
     name = "sm_80" if stages == 2 else "gfx942"
-    check(tile[0] - 28, tile[1] - 8, 4 * tile[2], _options(name, tile, threads, stages), element=element)
+    options = _options(name, tile, threads, stages)
+    check(tile[0] - 28, tile[1] - 8, 4 * tile[2], options, element=element)
 
 
 def _load_pick():
-    spec = importlib.util.spec_from_file_location("pick_gemm_tiles", ROOT / "bench" / "pick_gemm_tiles.py")
+    path = ROOT / "bench" / "pick_gemm_tiles.py"
+    spec = importlib.util.spec_from_file_location("pick_gemm_tiles", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module

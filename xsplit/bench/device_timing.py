@@ -251,7 +251,9 @@ def cublas_config(
     torch.backends.cudnn.allow_tf32 = False
 
     def upload(index: int | None) -> Any:
-        return None if index is None else torch.from_numpy(np.ascontiguousarray(inputs[index])).cuda()
+        if index is None:
+            return None
+        return torch.from_numpy(np.ascontiguousarray(inputs[index])).cuda()
 
     if rowsum:
         # (A, B, O) -> O + the rows of A @ B summed, in f32 whatever A and B are.
@@ -400,7 +402,9 @@ FUSED_PREFIX = "fused-"
 def _best(report: DeviceBenchReport | None, prefix: str = "") -> DeviceConfig | None:
     if report is None:
         return None
-    timed = [c for c in report.configs if c.name.startswith(prefix) and c.name != CUBLAS and c.usable]
+    timed = [
+        c for c in report.configs if c.name.startswith(prefix) and c.name != CUBLAS and c.usable
+    ]
     return min(timed, key=lambda c: c.median_ms or math.inf, default=None)
 
 
@@ -500,7 +504,8 @@ def gpu_markdown(
                 "|---|---|---|---|---|---|",
             ]
             for c in r.configs:
-                mark = "**best**" if c is best else ("WRONG" if c.passed is False else c.error or "")
+                mark = "WRONG" if c.passed is False else c.error or ""
+                mark = "**best**" if c is best else mark
                 error = "-" if c.max_rel_error is None else f"{c.max_rel_error:.2g}"
                 lines.append(
                     f"| {c.name} | {c.factor or '-'} | {_ms(c.median_ms)} | "

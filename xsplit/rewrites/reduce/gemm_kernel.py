@@ -307,7 +307,8 @@ GEMM_KERNEL = Pass(
         Option("threads", tuple, None, "threads per workgroup along M,N (default: the table)"),
         Option(
             "stages", int, None,
-            "staged tiles in flight: 2 double-buffers with cp.async (sm_80, sm_90; default: the table)",
+            "staged tiles in flight: 2 double-buffers with cp.async (sm_80, sm_90); "
+            "default: the table",
             (1, 2),
         ),
         Option(
