@@ -122,6 +122,21 @@ def own_pipeline(tiles, chunks: int, merge: str, kernel_target: str = KERNEL_TAR
     )
 
 
+def try_rewrite(source: str, pipeline: str, name: str, left_out: dict[str, str], label: str):
+    """The rewrite's text, or None with the one-line reason in `left_out`:
+    a configuration the kernel refuses is left out of the call, not the
+    call's end (the kernel's passes change under the benchmark)."""
+    from xsplit.bench.driver import rewrite_recorded
+    from xsplit.diagnostics import XsplitError
+
+    try:
+        return rewrite_recorded(source, pipeline, name).text
+    except XsplitError as e:
+        left_out[label] = e.message.splitlines()[0]
+        print(f"{name}: {label} left out: {left_out[label]}", file=sys.stderr)
+        return None
+
+
 def own_chunks(k: int, chunks: int, step: int) -> int:
     """The chunk count gemm-kernel makes of `chunks` asked for."""
     from xsplit.dialects.xsplit_gemm import chunk_count
@@ -133,7 +148,6 @@ def own_program(m: int, n: int, k: int, dtype: str, model_target: str, progress)
     """The own kernel on one shape: the table's tiles, the model's chunk
     count C, atomic and deterministic, and atomic at C / 4 and 4 C."""
     from xsplit.bench.device_save import BenchConfig, BenchProgram
-    from xsplit.bench.driver import rewrite_recorded
     from xsplit.target.gemm_tiles import default_chunks, gemm_tiles
     from xsplit.target.targets import target
 
@@ -141,7 +155,7 @@ def own_program(m: int, n: int, k: int, dtype: str, model_target: str, progress)
     tiles = gemm_tiles(tgt, dtype, m, n, k)
     source, name = dps_matmul(m, n, k, dtype), f"{m}x{n}x{k} {dtype} own"
     base = own_chunks(k, default_chunks(tgt, m, n, k, tiles), tiles.tile[2])
-    configs, seen = [], set()
+    configs, seen, left_out = [], set(), {}
     for config, count, merge in (
         ("own-atomic", base, "atomic"),
         ("own-deterministic", base, "deterministic"),
@@ -155,19 +169,20 @@ def own_program(m: int, n: int, k: int, dtype: str, model_target: str, progress)
             merge = "store"
         pipeline = own_pipeline(tiles, count, merge)
         progress(f"{name}: rewrite {config}")
-        text = rewrite_recorded(source, pipeline, name).text
-        configs.append(BenchConfig(config, text, pipeline, count))
+        text = try_rewrite(source, pipeline, name, left_out, config)
+        if text is not None:
+            configs.append(BenchConfig(config, text, pipeline, count))
     return BenchProgram(source, name, configs, {
         "kind": "own", "group": f"{m}x{n}x{k} {dtype}", "element": dtype, "tiles": tiles.label,
-        "cublas": False,
+        "cublas": False, "left_out": left_out,
     })
 
 
 def tile_programs(dtypes: list[str], model_target: str, progress):
     """Every candidate of gemm_tiles.CANDIDATES the kernel can take, at the
-    model's chunk count, on each shape class's output, per element type."""
+    model's chunk count, on each shape class's output, per element type
+    (those it refuses are named in the program's `left_out`)."""
     from xsplit.bench.device_save import BenchConfig, BenchProgram
-    from xsplit.bench.driver import rewrite_recorded
     from xsplit.target.gemm_tiles import CANDIDATES, can_take, default_chunks
     from xsplit.target.targets import target
 
@@ -176,14 +191,17 @@ def tile_programs(dtypes: list[str], model_target: str, progress):
     for dtype in dtypes:
         for cls, (m, n, k) in TILE_SHAPES.items():
             source, name = dps_matmul(m, n, k, dtype), f"tiles {dtype} {cls} {m}x{n}x{k}"
-            configs, candidates = [], {}
+            configs, candidates, left_out = [], {}, {}
             for tiles in CANDIDATES:
-                if can_take(tiles, tgt, dtype) is not None:
+                if (why := can_take(tiles, tgt, dtype)) is not None:
+                    left_out[tiles.label] = why
                     continue
                 count = own_chunks(k, default_chunks(tgt, m, n, k, tiles), tiles.tile[2])
                 pipeline = own_pipeline(tiles, count, "atomic" if count > 1 else "store")
                 progress(f"{name}: rewrite {tiles.label}")
-                text = rewrite_recorded(source, pipeline, name).text
+                text = try_rewrite(source, pipeline, name, left_out, tiles.label)
+                if text is None:
+                    continue
                 configs.append(BenchConfig(tiles.label, text, pipeline, count))
                 candidates[tiles.label] = {
                     "tile": list(tiles.tile),
@@ -193,6 +211,7 @@ def tile_programs(dtypes: list[str], model_target: str, progress):
             programs.append(BenchProgram(source, name, configs, {
                 "kind": "tiles", "element": dtype, "class": cls, "target": model_target,
                 "shape": [m, n, k], "candidates": candidates, "cublas": False,
+                "left_out": left_out,
             }))
     return programs
 

@@ -511,6 +511,8 @@ def gpu_markdown(
                     f"| {c.name} | {c.factor or '-'} | {_ms(c.median_ms)} | "
                     f"{_tflops(r, c.median_ms)} | {error} | {mark} |"
                 )
+            for label, why in r.extra.get("left_out", {}).items():
+                lines.append(f"| {label} | | | | | left out: {why} |")
             lines.append("")
         lines.append(
             "`python bench/pick_gemm_tiles.py gpu.json` writes each sweep's best into "
