@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.gpu_assembly import dumped_assembly
-from tests.reduce.test_gemm_kernel import LOWER, check, matmul
+from tests.reduce.test_gemm_kernel import LOWER, check, matmul, worst_conflict
 from tests.reduce.test_gemm_kernel_asm import SPILL
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
@@ -147,6 +147,21 @@ def test_every_entry_runs_right(element: str, tile: tuple, threads: tuple, stage
     name = "sm_80" if stages == 2 else "gfx942"
     options = _options(name, tile, threads, stages)
     check(tile[0] - 28, tile[1] - 8, 4 * tile[2], options, element=element)
+
+
+@pytest.mark.parametrize(
+    ("tile", "threads", "stages"),
+    sorted({(t, th, st) for e, t, th, st in FORMS if e == "f32"}),
+)
+def test_every_f32_entry_reads_and_writes_its_a_tile_without_bank_conflicts(
+    tile: tuple, threads: tuple, stages: int
+) -> None:
+    """Per warp for the register reads, per quarter warp for the 128-bit
+    stores of a one-stage copy (two stages copy with cp.async, no stores)."""
+    options = _options("sm_80", tile, threads, stages).replace("chunks=2", "chunks=1")
+    assert worst_conflict(options, 64, "memref.load") == 1
+    if stages == 1:
+        assert worst_conflict(options, 64, "memref.store", group=8) == 1
 
 
 def _load_pick():
