@@ -74,7 +74,7 @@ class GemmTiles:
 _FOUR = "today's layout (the fused kernel's): 4x4 registers, loads per FMA 1/32; "
 _SMALL_WHY = _FOUR + "the largest tile a skinny output fills; gfx942: 64 VGPRs, no spills"
 _LARGE_F32 = (
-    "8x8 registers halve the loads per FMA (1/64); 2 x 9 KiB of tiles; "
+    "8x8 registers halve the loads per FMA (1/64); 2 stages of 8 KiB of tiles; "
     "gfx942: 108 VGPRs, no spills; sm_80: no .local; cp.async hides the loads"
 )
 _LARGE_F16 = (

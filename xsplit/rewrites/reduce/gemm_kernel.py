@@ -60,7 +60,6 @@ from xsplit.target.targets import target as find_target
 MERGE_CHOICES = ("auto", "store", "atomic", "deterministic")
 
 
-
 def _matmul_form(m: Match) -> bool | str:
     op = m.root
     fn = op.parent_op()
