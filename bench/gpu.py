@@ -222,7 +222,7 @@ def fused_programs(dtypes: list[str], device: str, progress):
     from xsplit.bench.device_save import BenchConfig, BenchProgram
     from xsplit.bench.driver import rewrite_recorded
 
-    kernel = KERNEL_TARGET if device == "cuda" else "cpu"
+    kernel = {"cuda": KERNEL_TARGET, "hip": "gfx942"}.get(device, "cpu")
     m, n, k = FUSED_SHAPE
     programs = []
     for dtype in dtypes:
