@@ -11,6 +11,8 @@ sweep, split-k at each chunk count in static chunks (`device_sweep_options`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +51,60 @@ def device_sweep_pipeline(factor: int | str, model_target: str) -> str:
     return f"split-k{{{device_sweep_options(factor, model_target)}}},materialize-late"
 
 
+@dataclass
+class BenchConfig:
+    """One configuration of a program: the text iree-compile takes, and what
+    made it (the xsplit pipeline, extra iree-compile flags, the chunk count)."""
+
+    name: str
+    text: str
+    pipeline: str | None = None
+    factor: int | None = None
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BenchProgram:
+    """A program and its configurations, all called with the same inputs."""
+
+    source: str
+    name: str
+    configs: list[BenchConfig]
+    extra: dict[str, Any] = field(default_factory=dict)
+    """What a report shows or groups by (auto's choice, the program's kind)."""
+    flops: float | None = None
+    """None: 2 M N K of the matmul its inputs make, where they make one."""
+
+
+def bench_configs(
+    source: str,
+    name: str,
+    model_target: str,
+    sweep: Sequence[int] = DEFAULT_DEVICE_SWEEP,
+    progress: Callable[[str], None] = lambda step: None,
+) -> BenchProgram:
+    """`xsplit bench --device`'s configurations of a program: IREE alone,
+    IREE's own split, auto{target=model_target} and the sweep."""
+    configs = [
+        BenchConfig("iree-default", source),
+        BenchConfig("iree-split-reduction", source, flags=[SPLIT_REDUCTION_FLAG]),
+    ]
+    progress(f"{name}: rewrite auto")
+    auto = rewrite_recorded(source, auto_pipeline(model_target), name)
+    configs.append(
+        BenchConfig("xsplit-auto", auto.text, auto_pipeline(model_target), encoded_factor(auto))
+    )
+    for factor in sweep:
+        pipeline = device_sweep_pipeline(factor, model_target)
+        progress(f"{name}: rewrite x{factor}")
+        text = source if factor == 1 else rewrite_recorded(source, pipeline, name).text
+        configs.append(
+            BenchConfig(f"xsplit-x{factor}", text, pipeline if factor > 1 else None, factor)
+        )
+    extra = {"auto_remarks": auto.remarks, "auto_choice": _choice(auto.text, encoded_factor(auto))}
+    return BenchProgram(source, name, configs, extra)
+
+
 def save_bench(
     programs: Sequence[tuple[str, str]],
     device: str,
@@ -66,45 +122,60 @@ def save_bench(
     """Compiles every configuration of each (source, name) for `device` and
     writes them with the manifest to `directory`."""
     model_target = model_target or MODEL_TARGET[device]
+    return save_programs(
+        [bench_configs(source, name, model_target, sweep, progress) for source, name in programs],
+        device, directory, runs, min_time_s,
+        {"sweep": list(sweep), "model_target": model_target},
+        dims, function, seed, progress, tool,
+    )
+
+
+def save_programs(
+    programs: Sequence[BenchProgram],
+    device: str,
+    directory: str,
+    runs: int = 5,
+    min_time_s: float = 0.1,
+    options: dict[str, Any] | None = None,
+    dims: Sequence[int] = (),
+    function: str | None = None,
+    seed: int = 0,
+    progress: Callable[[str], None] = lambda step: None,
+    tool: str = "xsplit bench",
+) -> Manifest:
+    """Compiles every configuration of each program for `device` and writes
+    them, with each program's inputs' recipe and reference, and the
+    manifest (kind `bench`, `options` added to its options), to `directory`."""
     compile_target = COMPILE_TARGET[device]
     flags = list(target(compile_target).flags)
     saved: list[SavedProgram] = []
-    for source, name in programs:
-        module = parse_module(source, name)
-        f = entry_point(module, function, name)
+    for program in programs:
+        module = parse_module(program.source, program.name)
+        f = entry_point(module, function, program.name)
         recipe = input_recipe(f, dims, seed)
-        configs: list[tuple[str, int | None, str | None, list[str], str]] = [
-            ("iree-default", None, None, [], source),
-            ("iree-split-reduction", None, None, [SPLIT_REDUCTION_FLAG], source),
-        ]
-        progress(f"{name}: rewrite auto")
-        auto = rewrite_recorded(source, auto_pipeline(model_target), name)
-        configs.append(("xsplit-auto", encoded_factor(auto), auto_pipeline(model_target), [], auto.text))
-        for factor in sweep:
-            pipeline = device_sweep_pipeline(factor, model_target)
-            progress(f"{name}: rewrite x{factor}")
-            text = source if factor == 1 else rewrite_recorded(source, pipeline, name).text
-            configs.append((f"xsplit-x{factor}", factor, pipeline if factor > 1 else None, [], text))
         modules = []
-        for config_name, factor, pipeline, extra, text in configs:
-            progress(f"{name}: compile {config_name}")
+        for config in program.configs:
+            progress(f"{program.name}: compile {config.name}")
             vmfb = compile_mlir(
-                text, compile_target, extra, phase=f"compiling {name} ({config_name})"
+                config.text, compile_target, config.flags,
+                phase=f"compiling {program.name} ({config.name})",
             )
             modules.append(
-                SavedModule(config_name, store_module(directory, vmfb), pipeline, [*flags, *extra], factor)
+                SavedModule(
+                    config.name, store_module(directory, vmfb), config.pipeline,
+                    [*flags, *config.flags], config.factor,
+                )
             )
-        program = saved_program(source, f, recipe, name, directory, modules)
+        entry = saved_program(program.source, f, recipe, program.name, directory, modules)
         # Empty arrays: the count needs only shapes and dtypes, not data.
-        program.flops = matmul_flops(
+        entry.flops = program.flops or matmul_flops(
             [np.empty(shape, dtype) for shape, dtype in zip(recipe.shapes, recipe.dtypes)]
         )
-        program.extra = {"auto_remarks": auto.remarks, "auto_choice": _choice(auto.text, encoded_factor(auto))}
-        saved.append(program)
+        entry.extra = dict(program.extra)
+        saved.append(entry)
     manifest = Manifest(
         "bench", device, compile_target, saved, tool,
-        options={"runs": runs, "sweep": list(sweep), "model_target": model_target,
-                 "min_time_s": min_time_s},
+        options={"runs": runs, "min_time_s": min_time_s, **(options or {})},
         compiler=compiler_version(),
     )
     write_manifest(directory, manifest)

@@ -76,6 +76,8 @@ class DeviceBenchReport:
     configs: list[DeviceConfig]
     flops: float | None = None
     auto_choice: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """The compile side's notes on the program (its kind, its group, the peak)."""
 
     def config(self, name: str) -> DeviceConfig | None:
         return next((c for c in self.configs if c.name == name), None)
@@ -216,6 +218,7 @@ def bench_program(
     return DeviceBenchReport(
         program.name, program.function, device.description, manifest.compiled_for, runs,
         reference.what, configs, program.flops, str(program.extra.get("auto_choice", "")),
+        dict(program.extra),
     )
 
 
@@ -228,8 +231,13 @@ def cublas_config(
     progress: Progress,
 ) -> DeviceConfig | None:
     """cuBLAS through torch on the same inputs, where torch is importable,
-    CUDA is available to it and the program is a matmul; else None."""
-    if device != "cuda" or program.reference is None:
+    CUDA is available to it and the program is a matmul (or, where its
+    extra names the form `matmul_rowsum`, a matmul whose rows are summed
+    into an output); else None."""
+    rowsum = program.extra.get("torch") == "matmul_rowsum"
+    if device != "cuda" or program.extra.get("cublas") is False:
+        return None
+    if program.reference is None and not rowsum:
         return None
     try:
         import torch
@@ -241,15 +249,29 @@ def cublas_config(
     form = program.reference
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
-    a = torch.from_numpy(np.ascontiguousarray(inputs[form.a])).cuda()
-    b = torch.from_numpy(np.ascontiguousarray(inputs[form.b])).cuda()
-    c = torch.from_numpy(np.ascontiguousarray(inputs[form.c])).cuda() if form.c is not None else None
 
-    def call() -> Any:
-        product = torch.matmul(a, b)
-        return product + c if c is not None else product
+    def upload(index: int | None) -> Any:
+        if index is None:
+            return None
+        return torch.from_numpy(np.ascontiguousarray(inputs[index])).cuda()
 
-    config = DeviceConfig(CUBLAS, None, None, ["torch.matmul, TF32 off"], "")
+    if rowsum:
+        # (A, B, O) -> O + the rows of A @ B summed, in f32 whatever A and B are.
+        a, b, c = upload(0), upload(1), upload(2)
+
+        def call() -> Any:
+            return c + torch.matmul(a, b).sum(dim=1, dtype=torch.float32)
+
+        what = "torch.matmul, then .sum(dim=1); TF32 off"
+    else:
+        a, b, c = upload(form.a), upload(form.b), upload(form.c)
+
+        def call() -> Any:
+            product = torch.matmul(a, b)
+            return product + c if c is not None else product
+
+        what = "torch.matmul, TF32 off"
+    config = DeviceConfig(CUBLAS, None, None, [what], "")
     # In torch's own result type: an f16 matmul's result is f16 (rounded, and
     # held to f16's tolerance), where IREE's program returns f32.
     result = call().cpu().numpy()
@@ -324,7 +346,10 @@ def _ms(value: float | None) -> str:
 def markdown(
     reports: Sequence[DeviceBenchReport], title: str = "", skipped: Sequence[str] = ()
 ) -> str:
-    """The programs side by side, ms and ratios, as RESULTS-gpu.md has them."""
+    """The programs side by side, ms and ratios, as RESULTS-gpu.md has them
+    (`gpu_markdown`'s layout where the programs are the GPU benchmark's)."""
+    if any("kind" in r.extra for r in reports):
+        return gpu_markdown(reports, title, skipped)
     device = reports[0].device if reports else ""
     lines = [
         title or f"Timed on {device}",
@@ -366,3 +391,153 @@ def _x(value: float | None) -> str:
 
 def to_json(reports: Sequence[DeviceBenchReport]) -> str:
     return json.dumps([r.to_json() for r in reports], indent=1) + "\n"
+
+
+# The GPU benchmark's layout (bench/gpu.py): programs of four kinds, named
+# in their `extra`, grouped into one row per shape and element type.
+OWN_ATOMIC, OWN_DETERMINISTIC = "own-atomic", "own-deterministic"
+FUSED_PREFIX = "fused-"
+
+
+def _best(report: DeviceBenchReport | None, prefix: str = "") -> DeviceConfig | None:
+    if report is None:
+        return None
+    timed = [
+        c for c in report.configs if c.name.startswith(prefix) and c.name != CUBLAS and c.usable
+    ]
+    return min(timed, key=lambda c: c.median_ms or math.inf, default=None)
+
+
+def _tflops(report: DeviceBenchReport, ms: float | None) -> str:
+    if not ms or not report.flops:
+        return "-"
+    rate = report.flops / (ms * 1e-3)
+    peak = report.extra.get("peak_flops")
+    share = f" ({100 * rate / peak:.0f}%)" if peak else ""
+    return f"{rate / 1e12:.1f}{share}"
+
+
+def _geomean(values: Sequence[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def gpu_markdown(
+    reports: Sequence[DeviceBenchReport], title: str = "", skipped: Sequence[str] = ()
+) -> str:
+    """The GPU benchmark's tables: per shape and element type, IREE alone,
+    IREE's split, xsplit through IREE's code (auto, the sweep's best),
+    xsplit's own kernel (atomic and deterministic merges, and the best of
+    its chunk counts) and cuBLAS, with ratios to cuBLAS and the peak; the
+    own kernel's tile sweep; the fused GEMM + row sum against torch."""
+    device = reports[0].device if reports else ""
+    by_kind: dict[str, list[DeviceBenchReport]] = {}
+    for r in reports:
+        by_kind.setdefault(str(r.extra.get("kind", "matmul")), []).append(r)
+    own = {r.extra.get("group"): r for r in by_kind.get("own", [])}
+    lines = [title or f"Timed on {device}", ""]
+    gemm = by_kind.get("matmul", [])
+    if gemm:
+        lines += [
+            "## Split-K GEMMs",
+            "",
+            "| program | IREE alone | IREE's split | xsplit auto (chunks) | sweep's best (chunks) | "
+            "own, atomic (tiles, chunks) | own, deterministic | own's best (chunks) | cuBLAS | "
+            "auto / cuBLAS | own's best / cuBLAS | own TFLOP/s (% of peak) | cuBLAS TFLOP/s (% of peak) "
+            "| wrong |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        ratios: dict[str, dict[str, list[float]]] = {}
+        for r in gemm:
+            s, o = r.summary(), own.get(r.extra.get("group", r.program))
+            best = r.best_sweep()
+            cublas = s["cublas_ms"]
+            atomic = o.config(OWN_ATOMIC) if o else None
+            own_best = _best(o)
+            own_ms = own_best.median_ms if own_best else None
+            wrong = s["wrong"] + ([c.name for c in o.configs if c.passed is False] if o else [])
+            errors = [f"{c.name} not run" for c in (o.configs if o else []) if c.error]
+            auto_ratio, own_ratio = _ratio(s["auto_ms"], cublas), _ratio(own_ms, cublas)
+            dtype = str(r.extra.get("element", ""))
+            for key, value in (("auto", auto_ratio), ("own", own_ratio)):
+                if value:
+                    ratios.setdefault(dtype, {}).setdefault(key, []).append(value)
+                    if r.extra.get("skinny"):
+                        ratios.setdefault(f"{dtype} skinny", {}).setdefault(key, []).append(value)
+            lines.append(
+                f"| {r.program} | {_ms(s['iree_alone_ms'])} | {_ms(s['iree_split_ms'])} | "
+                f"{_ms(s['auto_ms'])} ({s['auto_chunks'] or '-'}) | "
+                f"{_ms(s['best_sweep_ms'])} ({best.factor if best else '-'}) | "
+                f"{_ms(o.ms(OWN_ATOMIC) if o else None)} "
+                f"({(o.extra.get('tiles', '') + ', ') if o else ''}{atomic.factor if atomic else '-'}) | "
+                f"{_ms(o.ms(OWN_DETERMINISTIC) if o else None)} | "
+                f"{_ms(own_ms)} ({own_best.factor if own_best else '-'}) | {_ms(cublas)} | "
+                f"{_x(auto_ratio)} | {_x(own_ratio)} | {_tflops(r, own_ms)} | {_tflops(r, cublas)} | "
+                f"{', '.join(wrong + errors) or 'none'} |"
+            )
+        lines += [
+            "",
+            "Times in ms: medians of iree-benchmark-module's repetitions (inputs resident on the "
+            "device), cuBLAS (torch) of single calls timed with CUDA events. `x / cuBLAS` is x's time "
+            "over cuBLAS's: above 1, slower than cuBLAS. The own kernel's programs take C as a third "
+            "input (C + A @ B, the form gemm-kernel takes): the atomic merge adds into it. "
+            "`wrong`: configurations whose results missed the reference's tolerance (left out of "
+            "the best-ofs).",
+            "",
+        ]
+        for group in sorted(ratios):
+            parts = [
+                f"{key} {_geomean(v):.2f}x (worst {max(v):.2f}x, {len(v)} shapes)"
+                for key, v in sorted(ratios[group].items())
+            ]
+            lines.append(f"- {group}, time over cuBLAS, geomean: {'; '.join(parts)}")
+        if ratios:
+            lines.append("")
+    tiles = by_kind.get("tiles", [])
+    if tiles:
+        lines += ["## The own kernel's tile sweep", ""]
+        for r in tiles:
+            best = _best(r)
+            lines += [
+                f"### {r.program} ({r.extra.get('element')}, {r.extra.get('class')} outputs)",
+                "",
+                "| tiles | chunks | ms | TFLOP/s (% of peak) | error | |",
+                "|---|---|---|---|---|---|",
+            ]
+            for c in r.configs:
+                mark = "WRONG" if c.passed is False else c.error or ""
+                mark = "**best**" if c is best else mark
+                error = "-" if c.max_rel_error is None else f"{c.max_rel_error:.2g}"
+                lines.append(
+                    f"| {c.name} | {c.factor or '-'} | {_ms(c.median_ms)} | "
+                    f"{_tflops(r, c.median_ms)} | {error} | {mark} |"
+                )
+            for label, why in r.extra.get("left_out", {}).items():
+                lines.append(f"| {label} | | | | | left out: {why} |")
+            lines.append("")
+        lines.append(
+            "`python bench/pick_gemm_tiles.py gpu.json` writes each sweep's best into "
+            "xsplit/target/gemm_tiles.py.\n"
+        )
+    fused = by_kind.get("fused", [])
+    if fused:
+        lines += [
+            "## Fused GEMM + row sum",
+            "",
+            "| program | IREE alone (unfused) | fused, atomic | fused, deterministic | torch (matmul, "
+            "then sum) | fused's best / torch | IREE / torch | wrong |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in fused:
+            best = _best(r, FUSED_PREFIX)
+            torch_ms = r.ms(CUBLAS)
+            wrong = [c.name for c in r.configs if c.passed is False]
+            lines.append(
+                f"| {r.program} | {_ms(r.ms(IREE_ALONE))} | {_ms(r.ms(FUSED_PREFIX + 'atomic'))} | "
+                f"{_ms(r.ms(FUSED_PREFIX + 'deterministic'))} | {_ms(torch_ms)} | "
+                f"{_x(_ratio(best.median_ms if best else None, torch_ms))} | "
+                f"{_x(_ratio(r.ms(IREE_ALONE), torch_ms))} | {', '.join(wrong) or 'none'} |"
+            )
+        lines.append("")
+    if skipped:
+        lines.append(f"Not run (past the time allowed): {', '.join(skipped)}.")
+    return "\n".join(lines).rstrip("\n") + "\n"

@@ -17,7 +17,9 @@ and `gpu.known_grid_size`): each workgroup computes one C tile over one of
   buffer and calls `{name}_partials`, then `{name}_merge`.
 
 `auto` is `store` for one chunk and `atomic` for more. `stages=2` (sm_80,
-sm_90) double-buffers the staging with asynchronous copies. `mma=auto`
+sm_90) double-buffers the staging with asynchronous copies. `tile`,
+`threads` and `stages` not given are the target's table's for the element
+type and output size (`xsplit/target/gemm_tiles.py`). `mma=auto`
 multiplies on tensor cores where the target has an intrinsic for A and B's
 element type (f16 and bf16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16),
 with `warps` warps per workgroup each owning a warp tile (`threads` then
@@ -59,15 +61,11 @@ from xsplit.dialects.xsplit_gemm import (
     chunk_count,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Option, Pass, Pattern, Remark, positive, where
+from xsplit.target.gemm_tiles import element_name, gemm_tiles
 from xsplit.target.targets import target as find_target
 
 MERGE_CHOICES = ("auto", "store", "atomic", "deterministic")
 
-# A 64x64 C tile per 256-thread workgroup, 4x4 registers per thread and K
-# steps of 16: the layout of the fused GEMM's text kernel (tiled_gemm.py),
-# so that the two can be compared load for load.
-DEFAULT_TILE = (64, 64, 16)
-DEFAULT_THREADS = (16, 16)
 # With tensor cores: four warps (128 threads), each a 32x32 warp tile of
 # 2x4 m16n8 blocks.
 DEFAULT_WARPS = (2, 2)
@@ -152,9 +150,9 @@ def lower_matmul(
     target: str,
     chunks: int = 1,
     merge: str = "auto",
-    tile: Sequence[int] = DEFAULT_TILE,
-    threads: Sequence[int] = DEFAULT_THREADS,
-    stages: int = 1,
+    tile: Sequence[int] | None = None,
+    threads: Sequence[int] | None = None,
+    stages: int | None = None,
     a_layout: str = "m",
     mma: str = "auto",
     warps: Sequence[int] = DEFAULT_WARPS,
@@ -177,13 +175,20 @@ def lower_matmul(
             op,
         )
     a, b, c = op.operands
-    tile = tuple(tile)
-    threads = tuple(threads)
+    k = a.type.get_shape()[1]  # type: ignore[attr-defined]
+    # What is not given comes from the target's table (measured, or the
+    # model's until measured); its stages are for A as it is in memory.
+    table = gemm_tiles(
+        tgt, element_name(a.type.element_type), *c.type.get_shape(), k  # type: ignore[attr-defined]
+    )
+    tile = tuple(table.tile if tile is None else tile)
+    threads = tuple(table.threads if threads is None else threads)
+    if stages is None:
+        stages = table.stages if a_layout == "m" else 1
     if len(tile) != 3 or len(threads) != 2 or min(*tile, *threads) <= 0:
         raise XsplitError(
             "gemm-kernel: tile takes three positive sizes M,N,K and threads two counts M,N", op
         )
-    k = a.type.get_shape()[1]  # type: ignore[attr-defined]
     chunks = chunk_count(k, min(chunks, -(-k // tile[2])), tile[2])
     merge = _merge(op, merge, chunks)
     k_major = a_layout == "k"
@@ -326,10 +331,12 @@ GEMM_KERNEL = Pass(
             "merge", str, "auto", "how chunks meet: store (one chunk), atomic, deterministic",
             MERGE_CHOICES,
         ),
-        Option("tile", tuple, DEFAULT_TILE, "the C tile and K step: M,N,K"),
-        Option("threads", tuple, DEFAULT_THREADS, "threads per workgroup along M,N"),
+        Option("tile", tuple, None, "the C tile and K step: M,N,K (default: the target's table)"),
+        Option("threads", tuple, None, "threads per workgroup along M,N (default: the table)"),
         Option(
-            "stages", int, 1, "staged tiles in flight: 2 double-buffers with cp.async (sm_80, sm_90)",
+            "stages", int, None,
+            "staged tiles in flight: 2 double-buffers with cp.async (sm_80, sm_90); "
+            "default: the table",
             (1, 2),
         ),
         Option(

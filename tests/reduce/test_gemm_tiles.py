@@ -1,0 +1,214 @@
+"""The own GEMM kernel's tile table (xsplit/target/gemm_tiles.py): gemm-kernel
+reads it where tile, threads and stages are not given; every entry fits its
+target's workgroup memory, compiles for it without spills and runs right in
+the simulator; and bench/pick_gemm_tiles.py writes a device's sweep into it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.gpu_assembly import dumped_assembly
+from tests.reduce.test_gemm_kernel import LOWER, check, matmul, worst_conflict
+from tests.reduce.test_gemm_kernel_asm import SPILL
+from xsplit.api import parse_module, rewrite
+from xsplit.diagnostics import collect_remarks
+from xsplit.dialects import make_context
+from xsplit.dialects.xsplit_gemm import GridwiseGemmOp
+from xsplit.target.gemm_tiles import (
+    CANDIDATES,
+    GEMM_TILES,
+    LARGE,
+    NOT_MEASURED,
+    SMALL,
+    WORKGROUP_MEMORY,
+    GemmTiles,
+    can_take,
+    default_chunks,
+    gemm_tiles,
+)
+from xsplit.target.targets import target
+
+ROOT = Path(__file__).parents[2]
+DISTINCT = sorted(
+    {
+        (target(t).compiles_as or t, e, tiles.tile, tiles.threads, tiles.stages)
+        for (t, e, _), tiles in GEMM_TILES.items()
+    }
+)
+"""Each entry's kernel once per target and element type (sm_90's compile as sm_80's)."""
+FORMS = sorted({(e, tile, threads, stages) for _, e, tile, threads, stages in DISTINCT})
+"""Each entry's kernel once as the simulator runs it (the target only changes the export)."""
+
+
+def _options(name: str, tile: tuple, threads: tuple, stages: int) -> str:
+    return (
+        f"target={name} chunks=2 tile={','.join(map(str, tile))} "
+        f"threads={','.join(map(str, threads))} stages={stages}"
+    )
+
+
+def gridwise(m: int, n: int, k: int, options: str, element: str = "f32") -> GridwiseGemmOp:
+    with collect_remarks():
+        text = rewrite(matmul(m, n, k, element), f"gemm-kernel{{{options}}}")
+    module = parse_module(text, "k.mlir", make_context())
+    return next(op for op in module.walk() if isinstance(op, GridwiseGemmOp))
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "k", "element", "cls"),
+    [(100, 72, 1000, "f32", SMALL), (256, 512, 64, "f32", LARGE), (300, 256, 96, "f16", LARGE)],
+)
+@pytest.mark.parametrize("name", ["sm_80", "gfx942"])
+def test_the_defaults_are_the_tables(
+    m: int, n: int, k: int, element: str, cls: str, name: str
+) -> None:
+    entry = GEMM_TILES[(name, element, cls)]
+    op = gridwise(m, n, k, f"target={name}", element)
+    assert op.tile_sizes == entry.tile and op.stage_count == entry.stages
+    # On tensor cores the warps, not the table's threads, make the workgroup.
+    fmas = getattr(op, "mma", None) is None
+    assert op.thread_counts == entry.threads or not fmas
+    # What is given is kept; the rest comes from the table.
+    op = gridwise(m, n, k, f"target={name} tile=32,32,16 stages=1", element)
+    assert op.tile_sizes == (32, 32, 16) and op.stage_count == 1
+    assert op.thread_counts == entry.threads or not fmas
+
+
+def test_f16_rows_that_are_not_whole_vectors_take_one_stage() -> None:
+    # cp.async cannot copy 2 bytes: an f16 K of 1001 leaves A's rows ragged.
+    assert GEMM_TILES[("sm_80", "f16", LARGE)].stages == 2
+    assert gridwise(256, 256, 1001, "target=sm_80", "f16").stage_count == 1
+    assert gridwise(256, 256, 1024, "target=sm_80", "f16").stage_count == 2
+
+
+@pytest.mark.parametrize(("key", "tiles"), sorted(GEMM_TILES.items()))
+def test_every_entry_fits_its_target(key: tuple[str, str, str], tiles: GemmTiles) -> None:
+    """The kernel can take it (stages=2 only on CUDA, whole cp.async copies),
+    and its staged tiles fit the target's workgroup memory."""
+    from xsplit.rewrites.reduce.lower_gridwise_gemm import a_tile_shape
+
+    name, element, _ = key
+    tgt = target(name)
+    assert can_take(tiles, tgt, element) is None
+    assert tiles.measured == NOT_MEASURED or tiles.measured.startswith("measured on")
+    op = gridwise(512, 512, 4096, f"target={name} {tiles.options}", element)
+    rows, cols = a_tile_shape(op)
+    size = 2 if element == "f16" else 4
+    bytes_ = (rows * cols + tiles.tile[2] * tiles.tile[1]) * size * tiles.stages
+    assert bytes_ <= WORKGROUP_MEMORY[tgt.backend]
+
+
+def test_candidates_the_kernel_cannot_take_are_named() -> None:
+    sm80, gfx = target("sm_80"), target("gfx942")
+    double = GemmTiles((64, 64, 16), (16, 16), 2)
+    assert can_take(double, sm80, "f32") is None
+    assert "CUDA" in can_take(double, gfx, "f32")
+    # Four halves a thread: an 8-byte share, below the 16-byte vectors f16 copies need.
+    assert "cp.async" in can_take(double, sm80, "f16")
+    assert all(can_take(c, sm80, "f32") is None for c in CANDIDATES)
+
+
+def test_default_chunks_make_about_a_wave() -> None:
+    h = target("sm_90")  # 132 SMs, 2 workgroups each
+    small = GEMM_TILES[("sm_90", "f32", SMALL)]
+    assert default_chunks(h, 32, 32, 500009, small) == 264
+    assert default_chunks(h, 2048, 2048, 2048, GEMM_TILES[("sm_90", "f32", LARGE)]) == 1
+    # Never a chunk of fewer than 8 K steps.
+    assert default_chunks(h, 32, 32, 1024, small) == 1024 // (8 * 16)
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.parametrize(("name", "element", "tile", "threads", "stages"), DISTINCT)
+def test_every_entry_compiles_without_spills(
+    name: str, element: str, tile: tuple, threads: tuple, stages: int, tmp_path: Path
+) -> None:
+    """iree-compile's assembly of each entry has no spill: no `.local` on
+    sm_80, no private segment on gfx942."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(tile[0] - 28, tile[1] - 8, 4 * tile[2], element),
+            f"gemm-kernel{{{_options(name, tile, threads, stages)}}},{LOWER},"
+            f"export-dispatch{{target={name}}}",
+        )
+    asm = "\n".join(dumped_assembly(out, name, tmp_path))
+    assert asm and not re.search(SPILL[name], asm)
+
+
+@pytest.mark.parametrize(("element", "tile", "threads", "stages"), FORMS)
+def test_every_entry_runs_right(element: str, tile: tuple, threads: tuple, stages: int) -> None:
+    """In the simulator, race-free and right against numpy, on one tile's
+    output less some rows and columns (masks) in two chunks of two steps."""
+    name = "sm_80" if stages == 2 else "gfx942"
+    options = _options(name, tile, threads, stages)
+    check(tile[0] - 28, tile[1] - 8, 4 * tile[2], options, element=element)
+
+
+@pytest.mark.parametrize(
+    ("tile", "threads", "stages"),
+    sorted({(t, th, st) for e, t, th, st in FORMS if e == "f32"}),
+)
+def test_every_f32_entry_reads_and_writes_its_a_tile_without_bank_conflicts(
+    tile: tuple, threads: tuple, stages: int
+) -> None:
+    """Per warp for the register reads, per quarter warp for the 128-bit
+    stores of a one-stage copy (two stages copy with cp.async, no stores)."""
+    options = _options("sm_80", tile, threads, stages).replace("chunks=2", "chunks=1")
+    assert worst_conflict(options, 64, "memref.load") == 1
+    if stages == 1:
+        assert worst_conflict(options, 64, "memref.store", group=8) == 1
+
+
+def _load_pick():
+    path = ROOT / "bench" / "pick_gemm_tiles.py"
+    spec = importlib.util.spec_from_file_location("pick_gemm_tiles", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_pick_writes_each_sweeps_fastest_right_candidate(tmp_path: Path) -> None:
+    from xsplit.bench.device_timing import DeviceBenchReport, DeviceConfig, to_json
+
+    fast, wrong, slow = CANDIDATES[6], CANDIDATES[7], CANDIDATES[0]
+    configs = [
+        DeviceConfig(slow.label, 1, None, [], "m/1", [3.0], 1e-7, True),
+        DeviceConfig(fast.label, 1, None, [], "m/2", [1.0, 1.1, 1.2], 1e-7, True),
+        DeviceConfig(wrong.label, 1, None, [], "m/3", [0.5], 0.3, False),
+    ]
+    report = DeviceBenchReport(
+        "tiles f32 large 2048x2048x2048", "matmul", "cuda (NVIDIA H100)", "sm_80", 3, "numpy",
+        configs, 2.0 * 2048**3,
+        extra={"kind": "tiles", "element": "f32", "class": "large", "target": "sm_90",
+               "shape": [2048, 2048, 2048],
+               "candidates": {c.label: {"tile": list(c.tile), "threads": list(c.threads),
+                                        "stages": c.stages} for c in (fast, wrong, slow)}},
+    )
+    pick = _load_pick()
+    gpu_json = tmp_path / "gpu.json"
+    gpu_json.write_text(to_json([report]))
+    entries = pick.measured_entries(json.loads(gpu_json.read_text()), ["sm_80"])
+    text = pick.rewrite_table((ROOT / "xsplit" / "target" / "gemm_tiles.py").read_text(), entries)
+    written = tmp_path / "gemm_tiles_written.py"
+    written.write_text(text)
+    spec = importlib.util.spec_from_file_location("gemm_tiles_written", written)
+    table = importlib.util.module_from_spec(spec)
+    sys.modules["gemm_tiles_written"] = table
+    try:
+        spec.loader.exec_module(table)  # type: ignore[union-attr]
+    finally:
+        del sys.modules["gemm_tiles_written"]
+    for name in ("sm_90", "sm_80"):
+        entry = table.GEMM_TILES[(name, "f32", LARGE)]
+        assert (entry.tile, entry.threads, entry.stages) == (fast.tile, fast.threads, fast.stages)
+        assert entry.measured.startswith("measured on cuda (NVIDIA H100): 1.1 ms")
+    # The entries it measured nothing for are as they were.
+    untouched = [key for key in GEMM_TILES if key[1:] != ("f32", LARGE)]
+    fields = lambda e: (e.tile, e.threads, e.stages, e.measured, e.why)  # noqa: E731
+    assert all(fields(table.GEMM_TILES[key]) == fields(GEMM_TILES[key]) for key in untouched)
+    assert len(table.GEMM_TILES) == len(GEMM_TILES)

@@ -1,0 +1,177 @@
+"""The tiles of xsplit's own GEMM kernel (`gemm-kernel`) per target, element
+type and output size: the table its defaults read, and the cost model with
+it, where `tile`, `threads` and `stages` are not given.
+
+Each entry says whether it was measured. Those marked NOT_MEASURED are the
+model's starting values, chosen without a GPU from what can be measured
+here (bench/pick_gemm_tiles.py --local prints it):
+
+- global loads per FMA: a tm x tn C tile loads tm + tn elements of A and B
+  per K element for tm * tn FMAs, 1/tm + 1/tn per FMA (the simulator counts
+  exactly that: 1/32 for 64x64, 1/64 for 128x128;
+  tests/reduce/test_gemm_kernel.py);
+- bank conflicts: none for the M-major A tile (`a_row_pad`) and B's rows,
+  in the simulator, for these K steps;
+- workgroup memory: (tm * (tk + pad) + tk * tn) * element bytes * stages,
+  against WORKGROUP_MEMORY;
+- registers: gfx942's ISA metadata (`.vgpr_count`, spill counts, LDS) and the
+  PTX's `.local` (spills, on sm_80; ptxas runs only on the device).
+
+bench/gpu.py times every candidate of CANDIDATES on the device in one call,
+and bench/pick_gemm_tiles.py rewrites the table between its two marker
+lines from that call's gpu.json.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from xsplit.target.targets import Target
+
+NOT_MEASURED = "not measured yet: model"
+
+SMALL, LARGE = "small", "large"
+LARGE_OUTPUT = 256
+"""M and N from which an output is LARGE: at least 2x2 of the 128x128
+tiles, whose halved loads per FMA only pay where they still leave
+workgroups to spread (with fewer, the K chunks must make them all)."""
+
+WORKGROUP_MEMORY = {"cuda": 48 * 1024, "rocm": 64 * 1024}
+"""Bytes of workgroup memory a kernel may take: sm_80's without the opt-in
+to more (IREE's custom dispatch asks for none), and a gfx942 CU's LDS."""
+
+MIN_CHUNK_STEPS = 8
+"""The fewest K steps `default_chunks` leaves a chunk: fewer and the
+prologue, the epilogue and (stages=2) the pipeline's fill dominate."""
+
+
+@dataclass(frozen=True)
+class GemmTiles:
+    """One configuration of the kernel: the C tile and K step (M, N, K),
+    the threads (M, N), the staged tiles in flight, whether and where it
+    was measured, and why it is the entry."""
+
+    tile: tuple[int, int, int]
+    threads: tuple[int, int]
+    stages: int = 1
+    measured: str = NOT_MEASURED
+    why: str = ""
+
+    @property
+    def options(self) -> str:
+        """As gemm-kernel's options: `tile=M,N,K threads=M,N stages=S`."""
+        return (
+            f"tile={','.join(map(str, self.tile))} threads={','.join(map(str, self.threads))} "
+            f"stages={self.stages}"
+        )
+
+    @property
+    def label(self) -> str:
+        tm, tn, tk = self.tile
+        return f"{tm}x{tn}x{tk} t{self.threads[0]}x{self.threads[1]} s{self.stages}"
+
+
+_FOUR = "today's layout (the fused kernel's): 4x4 registers, loads per FMA 1/32; "
+_SMALL_WHY = _FOUR + "the largest tile a skinny output fills; gfx942: 64 VGPRs, no spills"
+_LARGE_F32 = (
+    "8x8 registers halve the loads per FMA (1/64); 2 stages of 8 KiB of tiles; "
+    "gfx942: 108 VGPRs, no spills; sm_80: no .local; cp.async hides the loads"
+)
+_LARGE_F16 = (
+    "8x8 registers (loads per FMA 1/64); K steps of 16 give each thread one "
+    "16-byte copy of A and of B (K 8 would be 8 bytes; cp.async refuses the masked 2-byte "
+    "remainder of smaller ones); gfx942: 97 VGPRs, no spills"
+)
+
+# bench/pick_gemm_tiles.py rewrites the entries between the two marker lines.
+# gemm-tiles table: begin
+GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
+    ("sm_80", "f32", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY),
+    ("sm_80", "f32", LARGE): GemmTiles((128, 128, 8), (16, 16), 2, NOT_MEASURED, _LARGE_F32),
+    ("sm_80", "f16", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY),
+    ("sm_80", "f16", LARGE): GemmTiles((128, 128, 16), (16, 16), 2, NOT_MEASURED, _LARGE_F16),
+    ("sm_90", "f32", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY),
+    ("sm_90", "f32", LARGE): GemmTiles((128, 128, 8), (16, 16), 2, NOT_MEASURED, _LARGE_F32),
+    ("sm_90", "f16", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY),
+    ("sm_90", "f16", LARGE): GemmTiles((128, 128, 16), (16, 16), 2, NOT_MEASURED, _LARGE_F16),
+    ("gfx942", "f32", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY),
+    ("gfx942", "f32", LARGE): GemmTiles((128, 128, 8), (16, 16), 1, NOT_MEASURED, _LARGE_F32),
+    ("gfx942", "f16", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY),
+    ("gfx942", "f16", LARGE): GemmTiles((128, 128, 16), (16, 16), 1, NOT_MEASURED, _LARGE_F16),
+}
+# gemm-tiles table: end
+
+CANDIDATES: tuple[GemmTiles, ...] = (
+    GemmTiles((64, 64, 16), (16, 16), 1),
+    GemmTiles((64, 64, 16), (16, 16), 2),
+    GemmTiles((64, 64, 32), (16, 16), 2),
+    GemmTiles((32, 32, 32), (8, 8), 2),
+    GemmTiles((128, 64, 16), (16, 16), 2),
+    GemmTiles((128, 128, 8), (16, 16), 1),
+    GemmTiles((128, 128, 8), (16, 16), 2),
+    GemmTiles((128, 128, 16), (16, 16), 2),
+)
+"""What the device call times per element type and output size on CUDA
+(gfx942 takes stages=1 only); those a form cannot take (`can_take`) are
+left out."""
+
+
+def shape_class(m: int, n: int) -> str:
+    return LARGE if min(m, n) >= LARGE_OUTPUT else SMALL
+
+
+def element_name(element: object) -> str:
+    """`f32`, `f16`: the table's key for an element type (its printed form)."""
+    return str(element)
+
+
+def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTiles:
+    """The table's entry for an M x N x K GEMM with A and B of `element` on
+    `target` (or on the target it compiles as), in one stage where its rows
+    of f16 are not whole 16-byte vectors (their 2-byte copies cannot be
+    asynchronous)."""
+    cls = shape_class(m, n)
+    entry = next(
+        (
+            GEMM_TILES[key]
+            for name in (target.name, target.compiles_as)
+            if (key := (name or "", element, cls)) in GEMM_TILES
+        ),
+        # An element the table does not hold: f32's layout, which the
+        # kernel's verifier judges (it refuses what it cannot take).
+        GEMM_TILES.get((target.name, "f32", cls)) or GEMM_TILES[("sm_80", "f32", cls)],
+    )
+    if entry.stages == 2 and element == "f16" and (k % 8 or n % 8):
+        return replace(entry, stages=1)
+    return entry
+
+
+def can_take(tiles: GemmTiles, target: Target, element: str) -> str | None:
+    """Why the kernel cannot take `tiles` for `element` on `target`, or
+    None: stages=2 only on CUDA, and only where every thread's share of a
+    staged row is a 4, 8 or 16-byte copy."""
+    tm, tn, tk = tiles.tile
+    threads = tiles.threads[0] * tiles.threads[1]
+    if tm % tiles.threads[0] or tn % tiles.threads[1]:
+        return "the threads do not divide the tile"
+    if (tm * tk) % threads or (tn * tk) % threads:
+        return "a thread would copy part of an element"
+    if tiles.stages == 2:
+        if target.backend != "cuda":
+            return "stages=2 uses cp.async (CUDA only)"
+        size = 2 if element == "f16" else 4
+        share = min(tm * tk, tn * tk) // threads * size
+        if tk % 4 or share < 4 or (element == "f16" and share < 16):
+            return "cp.async copies 4, 8 or 16 bytes; a thread's share is smaller"
+    return None
+
+
+def default_chunks(target: Target, m: int, n: int, k: int, tiles: GemmTiles) -> int:
+    """The K chunks that make about one wave of workgroups (processors x
+    resident workgroups) from the output's tiles, keeping MIN_CHUNK_STEPS
+    steps in each: the model's count, not yet measured."""
+    tm, tn, tk = tiles.tile
+    output_tiles = -(-m // tm) * -(-n // tn)
+    wave = target.processors * target.resident_workgroups
+    chunks = max(1, round(wave / output_tiles))
+    return max(1, min(chunks, k // (MIN_CHUNK_STEPS * tk)))
