@@ -161,7 +161,7 @@ def test_every_f32_entry_reads_and_writes_its_a_tile_without_bank_conflicts(
     options = _options("sm_80", tile, threads, stages).replace("chunks=2", "chunks=1")
     assert worst_conflict(options, 64, "memref.load") == 1
     if stages == 1:
-        assert worst_conflict(options, 64, "memref.store", group=8) == 1
+        assert worst_conflict(options, 64, "vector.store", group=8) == 1
 
 
 def _load_pick():
