@@ -58,7 +58,7 @@ from xsplit import attr_names
 from xsplit.diagnostics import XsplitError, collect_remarks, remark, warning
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
-from xsplit.rewrites.reduce import tiled_gemm
+from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
 from xsplit.rewrites.reduce.kernel_writer import kernels_text
 from xsplit.rewrites.reduce.ordinary import (
     Subgraph,
@@ -83,7 +83,14 @@ __all__ = ["FUSED", "LOWER_REDUCE", "REDUCTIONS", "STAGES", "lower_split"]
 
 def describe(p: Plan, red: ReductionToLower) -> str:
     if tiled_gemm.applies(red) is None:
-        return tiled_gemm.describe(red, p)
+        why = fused_gemm.applies(red, p)
+        if why is None:
+            return fused_gemm.describe(red, p)
+        text = tiled_gemm.describe(red, p)
+        if p.target.is_gpu:
+            # Said so that a user knows which kernel ran, and why not the staged one.
+            text += f" (the text kernel: xsplit's staged GEMM kernel does not take it yet: {why})"
+        return text
     how = {
         "atomic": f"{p.items} blocks of {p.block} threads; each thread reduces {p.chunk} "
         "elements of the axis serially",
@@ -177,6 +184,8 @@ def lowered_kernels(red: ReductionToLower, p: Plan, at: Operation) -> list[Opera
     from xsplit.pipeline import build_pipeline, run_passes
     from xsplit.reader import parse_module
 
+    if tiled_gemm.applies(red) is None and fused_gemm.applies(red, p) is None:
+        return fused_gemm.kernels(red, p)
     text = kernels_text(red, p)
     ctx = make_context()
     try:
