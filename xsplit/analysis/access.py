@@ -194,6 +194,8 @@ class Access:
     unknown: bool = False
     reason: str = ""
     order: int = 0
+    lane: int = 0
+    """Which element of a vector access this is: its offset along the last index."""
 
     @property
     def writes(self) -> bool:
@@ -358,6 +360,19 @@ class AccessAnalysis:
             yield self._make(op, WRITE, op.operands[1], list(op.operands[2:]), order)
         elif name == "memref.atomic_rmw":
             yield self._make(op, ATOMIC, op.operands[1], list(op.operands[2:]), order)
+        elif (
+            name == "vector.load"
+            and len(op.results[0].type.get_shape()) == 1  # type: ignore[attr-defined]
+            and not self._base(op.operands[0])[1]  # on the buffer itself, not a view
+        ):
+            # A 1-D vector reads `width` consecutive elements along the last
+            # index: one access per element, so that none is missed.
+            for lane in range(op.results[0].type.get_shape()[0]):  # type: ignore[attr-defined]
+                access = self._make(op, READ, op.operands[0], list(op.operands[1:]), order)
+                if lane and access.indices is not None and access.indices[-1] is not None:
+                    access.indices[-1] = access.indices[-1] + Affine.constant(lane)
+                access.lane = lane
+                yield access
         elif name in ("affine.load", "affine.store"):
             memref = op.operands[0] if name == "affine.load" else op.operands[1]
             operands = list(op.operands[1:] if name == "affine.load" else op.operands[2:])
@@ -772,10 +787,12 @@ class AccessAnalysis:
             elif op.name.startswith("linalg."):
                 local = []  # a linalg op on a 0-d view touches its one element
             else:
-                first = {"memref.load": 1, "memref.store": 2, "memref.atomic_rmw": 2}[op.name]
+                first = {"memref.load": 1, "memref.store": 2, "memref.atomic_rmw": 2, "vector.load": 1}[op.name]
                 local = [self.num(x, space) for x in op.operands[first:]]  # type: ignore[misc]
                 if any(x is None for x in local):
                     return None
+                if access.lane:
+                    local[-1] = _add(local[-1], Num(np.array(access.lane)))  # type: ignore[arg-type]
         for sub in reversed(chain):
             if sub.name != "memref.subview":
                 continue
@@ -806,7 +823,7 @@ class AccessAnalysis:
 
     def _memref_operand(self, access: Access) -> SSAValue:
         op = access.op
-        if op.name in ("memref.load", "affine.load", "memref.copy") and access.kind == READ:
+        if op.name in ("memref.load", "affine.load", "memref.copy", "vector.load") and access.kind == READ:
             return op.operands[0]
         if op.name in ("memref.store", "affine.store", "memref.atomic_rmw"):
             return op.operands[1]

@@ -676,8 +676,8 @@ or `partials`, stored at `[chunk, element]` for `merge_reduced`."""
 EXCHANGES = ("shuffle", "cluster")
 """How lanes combine in the subgroup stage: a `gpu.shuffle xor` butterfly
 (NVIDIA, where `gpu.subgroup_reduce` does not legalize in IREE 3.13), or a
-clustered `gpu.subgroup_reduce` (gfx942, DPP) where the lanes are
-consecutive, the butterfly where they are strided."""
+clustered `gpu.subgroup_reduce` (gfx942): DPP where the lanes are
+consecutive, `ds_swizzle`/`ds_bpermute` where they are strided."""
 
 
 def _name_in(op: IRDLOperation, attr: StringAttr, what: str, allowed: tuple[str, ...]) -> None:

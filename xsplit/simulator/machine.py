@@ -1771,7 +1771,12 @@ def _c_subgroup_reduce(m: Machine, op: Operation):
     cluster = op_property(op, "cluster_size")
     launch = m.launch
     size = int(cluster.value.data) if isinstance(cluster, IntegerAttr) else launch.subgroup_size
-    groups = (launch.block_of_lane * launch.threads + launch.thread_of_lane) // size
+    stride_attr = op_property(op, "cluster_stride")
+    stride = int(stride_attr.value.data) if isinstance(stride_attr, IntegerAttr) else 1
+    flat = launch.block_of_lane * launch.threads + launch.thread_of_lane
+    # A cluster is `size` lanes `stride` apart: lanes i and j meet when they
+    # share the span of size * stride lanes and their offset modulo stride.
+    groups = (flat // (size * stride)) * stride + flat % stride
     ngroups = int(groups.max()) + 1 if launch.lanes else 0
 
     def run(fr: Frame, chunked: bool) -> None:

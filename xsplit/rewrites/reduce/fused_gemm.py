@@ -181,11 +181,12 @@ def describe(red: ReductionToLower, p: Plan) -> str:
         )
     else:
         lanes = 1 if stride >= p.subgroup else min(r_threads, p.subgroup // stride)
-        via = (
-            f"gpu.subgroup_reduce cluster(size = {lanes}) (DPP)"
-            if p.target.name == "gfx942" and stride == 1
-            else "a gpu.shuffle xor butterfly"
-        )
+        if p.target.name != "gfx942":
+            via = "a gpu.shuffle xor butterfly"
+        elif stride == 1:
+            via = f"gpu.subgroup_reduce cluster(size = {lanes}) (DPP)"
+        else:
+            via = f"gpu.subgroup_reduce cluster(size = {lanes}, stride = {stride})"
         gap = "consecutive" if stride == 1 else f"{stride} apart"
         if lanes == r_threads:
             epi = (

@@ -249,6 +249,8 @@ class KernelBuilder(FoldingIndexArithmetic):
         op = gpu.ShuffleOp(gpu.ShuffleMode.XOR, value, self.i32(offset), self.i32(width))
         return self.insert(op).results[0]
 
-    def subgroup_reduce(self, method: str, value: SSAValue, size: int) -> SSAValue:
+    def subgroup_reduce(self, method: str, value: SSAValue, size: int, stride: int = 1) -> SSAValue:
+        """Over clusters of `size` lanes `stride` apart."""
         kind = gpu.ReductionKind.ADD if method == "sum" else gpu.ReductionKind.MAXNUMF
-        return self.insert(gpu.SubgroupReduceOp(kind, value, cluster_size=size)).results[0]
+        op = gpu.SubgroupReduceOp(kind, value, cluster_size=size, cluster_stride=stride)
+        return self.insert(op).results[0]

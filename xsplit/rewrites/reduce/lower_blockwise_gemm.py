@@ -226,8 +226,8 @@ def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     lanes = 1 if lane_stride >= width else min(r_threads, width // lane_stride)
     totals = []
     for v in values:
-        if lanes > 1 and op.exchange.data == "cluster" and lane_stride == 1:
-            v = kb.subgroup_reduce(method, v, lanes)
+        if lanes > 1 and op.exchange.data == "cluster":
+            v = kb.subgroup_reduce(method, v, lanes, lane_stride)
         else:
             off = lanes // 2
             while off >= 1:
