@@ -159,6 +159,9 @@ def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     method, stage = op.method.data, op.stage.data
     partials = op.merge.data == "partials"
     t_m, t_n = kb.div(op.thread, thn), kb.rem(op.thread, thn)
+    for v, hint in ((t_m, "tm"), (t_n, "tn")):
+        if isinstance(v, SSAValue):
+            v.name_hint = hint
     if op.dim.value.data == 1:
         q_t, q_regs, q_threads, q_base, q_extent = t_m, rm, thm, op.row, big_m
         r_t, r_regs, r_threads, r_base, r_extent, lane_stride = t_n, rn, thn, op.col, big_n, 1
@@ -175,6 +178,8 @@ def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     q_at = [kb.add(q_base, x) for x in q_local]
     q_in = [kb.below(x, q_extent) if q_extent % q_tile else None for x in q_at]
     tile_index = kb.div(r_base, r_tile)  # the workgroup's tile along the reduced axis
+    if isinstance(tile_index, SSAValue):
+        tile_index.name_hint = "tile"
     out_rank = len(op.out.type.get_shape())  # type: ignore[attr-defined]
 
     def finish(body: KernelBuilder, value: SSAValue, e, chunk) -> None:
@@ -234,7 +239,10 @@ def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
                 v = kb.combine(method, v, kb.shuffle_xor(v, off * lane_stride, width))
                 off //= 2
         totals.append(v)
-    leader = kb.below(kb.rem(r_t, lanes), 1) if lanes > 1 else None
+    if lanes == r_threads:
+        leader = kb.below(r_t, 1)
+    else:
+        leader = kb.below(kb.rem(r_t, lanes), 1) if lanes > 1 else None
     if lanes == r_threads:
 
         def merge(body: KernelBuilder) -> None:
