@@ -37,14 +37,16 @@ size, subgroup width and the machine's processors come from the target table;
 a `rock.reduce`'s `blockSize` and `gridSize`, or the `block`/`grid` options,
 override them.
 
-A reduction fused with its GEMM is written differently (tiled_gemm.py): a
-workgroup owns a C tile (64x64 on the GPUs, 256 threads with a 4x4 register
-tile each), A and B are staged through workgroup memory along K, and the
-stage decides only the epilogue: how the threads sharing a row (or column)
-of the tile combine their values before its atomic or partial. Its barriers
-come from `insert-barriers`, and the tile sizes from `gemm_tiles`, not from
-the options above. On llvm-cpu one thread per workgroup loops over a 32x32
-tile.
+A reduction fused with its GEMM is written differently: a workgroup owns a
+C tile (64x64 on the GPUs, 256 threads with a 4x4 register tile each), A
+and B are staged through workgroup memory along K, and the stage decides
+only the epilogue: how the threads sharing a row (or column) of the tile
+combine their values before its atomic or partial. On GPU targets that is
+xsplit's staged GEMM kernel (fused_gemm.py: `xsplit_gemm.gridwise_gemm_reduce`
+through the GEMM kernel's passes); batch GEMMs and transposed operands keep
+the text kernel (tiled_gemm.py, barriers from `insert-barriers`), and so
+does llvm-cpu, where one thread per workgroup loops over a 32x32 tile. The
+tile sizes are the kernels' own, not the options above.
 """
 
 from __future__ import annotations
