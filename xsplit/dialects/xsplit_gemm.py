@@ -17,6 +17,10 @@ runnable in the simulator:
   `threadwise_write`): one thread's registers, held in a private memref whose
   indices are all constants once lowered, so that LLVM keeps it in registers.
 
+The fused GEMM + reduction is the same kernel with a reduction epilogue:
+`gridwise_gemm_reduce` and `merge_reduced` (gridwise), `blockwise_reduce`,
+`threadwise_reduce`.
+
 A and B are f32 or f16, staged in workgroup memory as they are and
 extended to f32 where a thread reads its registers; the registers, the
 accumulation and C are f32. No tensor cores yet.

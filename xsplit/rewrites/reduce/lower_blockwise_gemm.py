@@ -17,6 +17,13 @@ per element of A, whose runs land in separate rows), a masked one reading
 nothing (`srcElements` 0, its index clamped to 0) and writing zeros; one
 `nvgpu.device_async_create_group` of them all, whose token replaces the op.
 
+`xsplit_gemm.blockwise_reduce` (the fused reduction's epilogue): each
+thread's partial per kept row or column (`threadwise_reduce`), then the
+stage: one atomic (or partial) per thread; partials in workgroup memory,
+a barrier, and one thread per output combining them; or shuffles / a
+clustered `gpu.subgroup_reduce` within a subgroup, and where an output's
+threads span subgroups their partials meet in workgroup memory.
+
 `xsplit_gemm.blockwise_gemm`: a loop over the staged K step; at each K
 element the thread reads its registers' A and B values from the tiles
 (`threadwise_read`) and adds their outer product (`threadwise_gemm`). The
@@ -239,11 +246,8 @@ def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
                 v = kb.combine(method, v, kb.shuffle_xor(v, off * lane_stride, width))
                 off //= 2
         totals.append(v)
-    if lanes == r_threads:
+    if lanes == r_threads:  # case 3.1: the first lane of the output merges it
         leader = kb.below(r_t, 1)
-    else:
-        leader = kb.below(kb.rem(r_t, lanes), 1) if lanes > 1 else None
-    if lanes == r_threads:
 
         def merge(body: KernelBuilder) -> None:
             for u in range(q_regs):
@@ -251,6 +255,7 @@ def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
 
         kb.if_(leader, merge)
         return []
+    leader = kb.below(kb.rem(r_t, lanes), 1) if lanes > 1 else None
     slots = r_threads // lanes
     wave = entry.alloc([q_tile, slots], WORKGROUP, "wave_tile")
     slot = kb.div(r_t, lanes)

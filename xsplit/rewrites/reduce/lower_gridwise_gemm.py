@@ -26,6 +26,11 @@ with rows padded (`a_pad`) against the conflicts of its transposed stores.
 
 `xsplit_gemm.merge_partials`: one thread per element of C, which adds the
 partials in chunk order to C's value (grid x along N, y along M).
+
+`xsplit_gemm.gridwise_gemm_reduce` (the fused GEMM + reduction): the same K
+loop, then `blockwise_reduce` in place of the write. `merge_reduced`: one
+thread per output element, which combines the partials in chunk order with
+the output's value.
 """
 
 from __future__ import annotations

@@ -9,7 +9,11 @@ index into a private buffer is a constant and LLVM keeps it in registers.
   once;
 - `threadwise_write`: per register, under the mask that its element is inside
   C, the merge: C's value plus the register (`store`), a `memref.atomic_rmw
-  addf` (`atomic`), or a store into the partials at the chunk (`partials`).
+  addf` (`atomic`), or a store into the partials at the chunk (`partials`);
+- `threadwise_reduce`: per kept row (column), the registers plus the GEMM's
+  init (C's element under its mask, or the constant), C written back under
+  the mask with `store_c`, the identity outside C, combined in register
+  order into one partial.
 """
 
 from __future__ import annotations
