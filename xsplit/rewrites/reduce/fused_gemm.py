@@ -31,8 +31,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, Region
 from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import VerifyException
 
 from xsplit import attr_names
+from xsplit.diagnostics import XsplitError
 from xsplit.dialects.xsplit_gemm import GridwiseGemmReduceOp, MergeReducedOp, reduce_chunks
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Gemm, ReductionToLower, loops_of
@@ -65,7 +67,7 @@ def _memref(red: ReductionToLower, i: int) -> MemRefType:
     return MemRefType(f16 if red.element(i) == "f16" else f32, red.arg_shapes[i])
 
 
-def _function(name: str, types, hints, build, sizes=None, host: bool = False) -> func.FuncOp:
+def _function(name: str, types, hints, build, host: bool = False) -> func.FuncOp:
     block = Block(arg_types=list(types))
     for arg, hint in zip(block.args, hints):
         arg.name_hint = hint
@@ -146,6 +148,10 @@ def kernels(red: ReductionToLower, p: Plan) -> list[Operation]:
             _function(f"{name}_merge", [ptype, types[red.out]], ["partials", hints[red.out]], merge),
         ]
     module = ModuleOp(new)
+    try:
+        module.verify()
+    except VerifyException as e:  # a bug in this builder, never the user's input
+        raise XsplitError(f"lower-reduce: internal error: {e}", red.op) from None
     run_passes(module, build_pipeline(LOWERING), make_context())
     ops = list(module.body.block.ops)
     for op in ops:
