@@ -787,7 +787,9 @@ class AccessAnalysis:
             elif op.name.startswith("linalg."):
                 local = []  # a linalg op on a 0-d view touches its one element
             else:
-                first = {"memref.load": 1, "memref.store": 2, "memref.atomic_rmw": 2, "vector.load": 1}[op.name]
+                first = {
+                    "memref.load": 1, "memref.store": 2, "memref.atomic_rmw": 2, "vector.load": 1
+                }[op.name]
                 local = [self.num(x, space) for x in op.operands[first:]]  # type: ignore[misc]
                 if any(x is None for x in local):
                     return None

@@ -862,7 +862,11 @@ def _verify_epilogue_layout(op, threads: tuple[int, int], tile: tuple[int, int])
     stage = op.stage.data
     reduced, kept_tile = threads[d], tile[1 - d]
     if stage == "subgroup":
-        _need(reduced & (reduced - 1) == 0, op, "the subgroup stage needs a power-of-two thread count along the reduced axis")
+        _need(
+            reduced & (reduced - 1) == 0,
+            op,
+            "the subgroup stage needs a power-of-two thread count along the reduced axis",
+        )
     if stage != "atomic":
         # One thread per kept row (column) of the tile combines it.
         _need(kept_tile <= threads[0] * threads[1], op, "the tile keeps more outputs than it has threads")

@@ -179,7 +179,8 @@ def describe(red: ReductionToLower, p: Plan) -> str:
         f"in registers; A and B staged through workgroup memory {tk} K elements at a time"
     )
     if p.stage == "atomic":
-        epi = f"each thread combines its {(tn // thn) if along_n else (tm // thm)} values of each {row} and {out} per {row}"
+        regs = (tn // thn) if along_n else (tm // thm)
+        epi = f"each thread combines its {regs} values of each {row} and {out} per {row}"
     elif p.stage == "lds":
         epi = (
             f"the {r_threads} threads of a {row} meet in workgroup memory, where one thread per "
