@@ -443,8 +443,8 @@ class AccessAnalysis:
             strides = self._mixed(view, "static_strides", view.strides)  # type: ignore[attr-defined]
             sizes = op_property(view, "static_sizes").get_values()  # type: ignore[union-attr]
             if len(local) != src_rank:
-                kept = [i for i, s in enumerate(sizes) if s != 1]
-                if len(kept) != len(local):
+                kept = _kept_dims(sizes, view.results[0].type)
+                if kept is None or len(kept) != len(local):
                     return None
                 full: list[Affine | None] = [Affine.constant(0)] * src_rank
                 for i, v in zip(kept, local):
@@ -805,8 +805,8 @@ class AccessAnalysis:
             if offs is None or strs is None or not all(s.concrete for s in strs):
                 return None
             if len(local) != src_rank:
-                kept = [i for i, s in enumerate(sizes) if s != 1]
-                if len(kept) != len(local):
+                kept = _kept_dims(sizes, sub.results[0].type)
+                if kept is None or len(kept) != len(local):
                     return None
                 full = [Num(np.array(0))] * src_rank
                 for i, x in zip(kept, local):
@@ -1039,6 +1039,23 @@ def is_uniform(x: Num) -> bool:
     if c.ndim == 0 or c.shape[0] == 1:
         return True
     return bool(np.all(c == c[:1]))
+
+
+def _kept_dims(sizes, result) -> list[int] | None:
+    """The source dimensions a rank-reducing subview keeps: matched
+    greedily against its result's shape, as MLIR infers the dropped unit
+    dimensions (so `[1, 37, 1]` into `37x1` keeps the last two)."""
+    shape = list(result.get_shape()) if isinstance(result, MemRefType) else None
+    if shape is None:
+        return None
+    kept, j = [], 0
+    for i, size in enumerate(sizes):
+        if j < len(shape) and size == shape[j]:
+            kept.append(i)
+            j += 1
+        elif size != 1:
+            return None
+    return kept if j == len(shape) else None
 
 
 def _add(a: Num, b: Num) -> Num:

@@ -1404,7 +1404,14 @@ def _c_subview(m: Machine, op: Operation):
         new_strides = [src_s * int(s) for src_s, s in zip(src.strides, strides)]
         kept = list(range(len(full)))
         if len(result_shape) != len(full):
-            kept = [i for i, s in enumerate(full) if s != 1]
+            # The unit dimensions dropped are matched greedily against the
+            # result's shape, as MLIR infers them ([1, 37, 1] into 37x1
+            # keeps the last two).
+            kept, j = [], 0
+            for i, s in enumerate(full):
+                if j < len(result_shape) and s in (result_shape[j], -1):
+                    kept.append(i)
+                    j += 1
             if len(kept) != len(result_shape):
                 raise SimulationError("this rank-reducing subview is not supported", op)
             full = [full[i] for i in kept]

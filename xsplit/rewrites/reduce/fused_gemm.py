@@ -18,23 +18,28 @@ written by `tiled_gemm.py` as before.
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects import func, memref
+from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseArrayBase,
     FunctionType,
+    IndexType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
+    StridedLayoutAttr,
     UnitAttr,
     f16,
     f32,
     i32,
 )
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
 from xsplit import attr_names
 from xsplit.diagnostics import XsplitError
+from xsplit.dialects import gpu
 from xsplit.dialects.xsplit_gemm import GridwiseGemmReduceOp, MergeReducedOp, reduce_chunks
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Gemm, ReductionToLower, loops_of
@@ -55,19 +60,31 @@ def applies(red: ReductionToLower, p: Plan) -> str | None:
         return loops
     src = red.source
     assert isinstance(src, Gemm)
-    if loops.batch:
-        return "the GEMM has batch loops"
+    if len(loops.batch) > 1:
+        return "the GEMM has more than one batch loop"
+    if loops.along == "batch":
+        return "the reduction is along the batch"
+    lead = loops.batch
     m, n, k = loops.m, loops.n, loops.k
-    if src.a_dims != [m, k] or src.b_dims != [k, n] or src.out_dims != [m, n]:
+    if src.a_dims != [*lead, m, k] or src.b_dims != [*lead, k, n] or src.out_dims != [*lead, m, n]:
         return "an operand or C is transposed"
     return None
+
+
+def _index(bld: Builder, value: int) -> SSAValue:
+    return bld.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).results[0]
 
 
 def _memref(red: ReductionToLower, i: int) -> MemRefType:
     return MemRefType(f16 if red.element(i) == "f16" else f32, red.arg_shapes[i])
 
 
-def _function(name: str, types, hints, build, host: bool = False) -> func.FuncOp:
+def _function(
+    name: str, types, hints, build, host: bool = False, batch: tuple[int, int] = (2, 1)
+) -> func.FuncOp:
+    """A kernel (or, with `host`, the host) whose body `build` makes; its
+    launch is its op's, with `batch` = (grid dimension, count) for the
+    batch loop the body takes from that block id."""
     block = Block(arg_types=list(types))
     for arg, hint in zip(block.args, hints):
         arg.name_hint = hint
@@ -77,9 +94,35 @@ def _function(name: str, types, hints, build, host: bool = False) -> func.FuncOp
     if host:
         fn.attributes[attr_names.HOST] = UnitAttr()
     else:
+        grid = list(op.grid)
+        grid[batch[0]] = batch[1]
         fn.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, list(op.block))
-        fn.attributes["gpu.known_grid_size"] = DenseArrayBase.from_list(i32, list(op.grid))
+        fn.attributes["gpu.known_grid_size"] = DenseArrayBase.from_list(i32, grid)
     return fn
+
+
+def _slice(bld: Builder, v, at, first: int = 0) -> SSAValue:
+    """`v`'s slice at `at` along dimension `first`, that dimension dropped
+    (a rank-reduced `memref.subview`): a batch's matrix, or its part of
+    the partials (`first` 1, `at` its first column)."""
+    shape = list(v.type.get_shape())
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    if first == 0:
+        sizes, kept = [1, *shape[1:]], shape[1:]
+        layout = StridedLayoutAttr(strides[1:], None)
+        offsets = [at, *[0] * (len(shape) - 1)]
+    else:  # partials [chunks, batches x outputs]: the columns at..at+width
+        width = at[1]
+        sizes, kept = [shape[0], width], [shape[0], width]
+        layout = StridedLayoutAttr(strides, None)
+        offsets = [0, at[0]]
+        at = at[0]
+    static = [DYNAMIC_INDEX if isinstance(o, SSAValue) else o for o in offsets]
+    result = MemRefType(v.type.element_type, kept, layout)
+    op = memref.SubviewOp(v, [at], [], [], static, sizes, [1] * len(shape), result)
+    return bld.insert(op).results[0]
 
 
 def gridwise(red: ReductionToLower, p: Plan, a, b, c, out, merge: str) -> GridwiseGemmReduceOp:
@@ -111,29 +154,53 @@ def kernels(red: ReductionToLower, p: Plan) -> list[Operation]:
     types = [_memref(red, i) for i in range(count)]
     hints = [a.name_hint for a in red.fn.args]
 
-    def values(args):
-        c = args[src.init_arg] if src.init_arg is not None else None
-        return args[src.a], args[src.b], c
+    loops = loops_of(red)
+    assert not isinstance(loops, str)
+    batches = loops.extent[loops.batch[0]] if loops.batch else 1
+    axis = loops.m if loops.along == "m" else loops.n
+    kept = loops.extent[loops.n if loops.along == "m" else loops.m]
+
+    def batch_id(bld: Builder, dim: str):
+        # A batch GEMM: grid z (y for the merge) is the batch, whose
+        # matrices the kernel takes as slices.
+        return bld.insert(gpu.BlockIdOp(dim)).results[0] if loops.batch else None
+
+    def values(bld: Builder, args, z):
+        def at(v):
+            return v if z is None else _slice(bld, v, z)
+
+        c = at(args[src.init_arg]) if src.init_arg is not None else None
+        return at(args[src.a]), at(args[src.b]), c
 
     if not p.deterministic:
 
         def body(bld: Builder, args):
-            return bld.insert(gridwise(red, p, *values(args), args[red.out], "atomic"))
+            z = batch_id(bld, "z")
+            out = args[red.out] if z is None else _slice(bld, args[red.out], z)
+            return bld.insert(gridwise(red, p, *values(bld, args, z), out, "atomic"))
 
-        new = [_function(name, types, hints, body)]
+        new = [_function(name, types, hints, body, batch=(2, batches))]
     else:
-        loops = loops_of(red)
-        assert not isinstance(loops, str)
-        axis = loops.m if loops.along == "m" else loops.n
         d = 0 if loops.along == "m" else 1
         chunks = reduce_chunks(loops.extent[axis], TILE[d], THREADS[d], p.stage)
         ptype = MemRefType(f32, [chunks, red.elements])
 
+        def columns(bld: Builder, parts, z):
+            if z is None:
+                return parts
+            first = bld.insert(arith.MuliOp(z, _index(bld, kept))).results[0]
+            return _slice(bld, parts, (first, kept), first=1)
+
         def partials(bld: Builder, args):
-            return bld.insert(gridwise(red, p, *values(args), args[count], "partials"))
+            z = batch_id(bld, "z")
+            out = columns(bld, args[count], z)
+            return bld.insert(gridwise(red, p, *values(bld, args, z), out, "partials"))
 
         def merge(bld: Builder, args):
-            return bld.insert(MergeReducedOp(args[0], args[1], red.method, THREADS[0] * THREADS[1]))
+            y = batch_id(bld, "y")
+            out = args[1] if y is None else _slice(bld, args[1], y)
+            merged = MergeReducedOp(columns(bld, args[0], y), out, red.method, THREADS[0] * THREADS[1])
+            return bld.insert(merged)
 
         def host(bld: Builder, args):
             buf = bld.insert(memref.AllocOp.get(f32, shape=ptype.get_shape())).results[0]
@@ -144,8 +211,14 @@ def kernels(red: ReductionToLower, p: Plan) -> list[Operation]:
 
         new = [
             _function(name, types, hints, host, host=True),
-            _function(f"{name}_partials", [*types, ptype], [*hints, "partials"], partials),
-            _function(f"{name}_merge", [ptype, types[red.out]], ["partials", hints[red.out]], merge),
+            _function(
+                f"{name}_partials", [*types, ptype], [*hints, "partials"], partials,
+                batch=(2, batches),
+            ),
+            _function(
+                f"{name}_merge", [ptype, types[red.out]], ["partials", hints[red.out]], merge,
+                batch=(1, batches),
+            ),
         ]
     module = ModuleOp(new)
     try:
@@ -212,4 +285,5 @@ def describe(red: ReductionToLower, p: Plan) -> str:
         chunks = reduce_chunks(loops.extent[axis], TILE[d], THREADS[d], p.stage)
         epi += f"; partials in a {chunks}x{red.elements} buffer, then a fixed-order merge kernel"
     chosen = f" (chosen for {p.target.name}: {p.why})" if p.why else ""
-    return f"lower-reduce: stage {p.stage}{chosen}: {how}; grid {gx}x{gy}x1; {epi}"
+    gz = loops.extent[loops.batch[0]] if loops.batch else 1
+    return f"lower-reduce: stage {p.stage}{chosen}: {how}; grid {gx}x{gy}x{gz}; {epi}"
