@@ -105,14 +105,43 @@ def test_epilogue_barrier_is_needed(stage: str, target: str) -> None:
     assert report.races
 
 
-def test_batch_and_transposed_forms_stay_on_the_text_kernel() -> None:
+@pytest.mark.parametrize("stage", ["atomic", "subgroup"])
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_batch(stage: str, deterministic: bool) -> None:
+    """A batch GEMM reduced along M or N: the batch on grid z (the merge's
+    grid y), each workgroup's matrices subviews of its batch."""
+    along = "columns" if deterministic else "rows"
+    case = GemmCase("max", along, batch=3, m=37, n=50, k=29, returned=True, rock=stage == "atomic")
+    det = str(deterministic).lower()
+    out = _lower(case, f"lower-reduce{{stage={stage} target=sm_80 deterministic={det}}}")
+    assert "gpu.known_grid_size = array<i32: 1, 1, 3>" in out
+    assert "memref.subview %a[%block_id_z, 0, 0] [1, 37, 29] [1, 1, 1]" in out
+    _simulate(out, case, 32)
+
+
+def test_what_stays_on_the_text_kernel() -> None:
     """What the staged kernel does not take yet is written as before, and
-    the remark says so."""
-    case = GemmCase("sum", "rows", batch=2, m=37, n=50, k=29)
+    the remark says so: a reduction along the batch, transposed operands."""
+    case = GemmCase("sum", "batch", batch=2, m=37, n=50, k=29)
     with collect_remarks() as said:
         out = rewrite(case.program(), "fuse-reduction,lower-reduce{stage=subgroup target=sm_80}")
     assert "%a_tile = memref.alloc() : memref<16x64xf32" in out
-    assert "does not take it yet: the GEMM has batch loops" in "\n".join(said)
+    assert "does not take it yet: the reduction is along the batch" in "\n".join(said)
+    transposed = """\
+func.func @t(%a: tensor<24x13xf32>, %b: tensor<70x24xf32>, %c: tensor<13x70xf32>, %o: tensor<1x70xf32>) -> tensor<1x70xf32> {
+  %mm = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<24x13xf32>, tensor<70x24xf32>) outs(%c : tensor<13x70xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<13x70xf32>
+  %r = rock.reduce max %mm into %o {axis = 0 : index} : tensor<13x70xf32> into tensor<1x70xf32> -> tensor<1x70xf32>
+  return %r : tensor<1x70xf32>
+}
+"""
+    with collect_remarks() as said:
+        rewrite(transposed, "fuse-reduction,lower-reduce{stage=lds target=gfx942}")
+    assert "does not take it yet: an operand or C is transposed" in "\n".join(said)
 
 
 # sm_80 and gfx942 assembly ---------------------------------------------------

@@ -1,6 +1,6 @@
 """The tiled fused GEMM: on GPU targets xsplit's staged GEMM kernel with a
-reduction epilogue (xsplit/rewrites/reduce/fused_gemm.py), for batch GEMMs
-and the CPU the text kernel (tiled_gemm.py). For every stage, sum and max,
+reduction epilogue (xsplit/rewrites/reduce/fused_gemm.py), for reductions
+along the batch and the CPU the text kernel (tiled_gemm.py). For every stage, sum and max,
 reduced along rows and columns, on shapes that are not multiples of the 64x64
 tile or the K step of 16 (70x200x90, 33x45x61 and a batch of 2x37x50x29, as
 MxNxK), the kernel is race-free in the simulator and gives numpy's results;
@@ -95,8 +95,9 @@ def test_simulated(stage, deterministic, method, along, target, shape, i) -> Non
     out = _lower(case, f"lower-reduce{{stage={stage} target={target}{det}}}")
     assert "linalg." not in out and "xsplit_gemm." not in out
     # A and B go through workgroup memory (the staged kernel keeps A
-    # M-major, the text kernel K-major); the epilogue adds what the stage says.
-    a_tile = "memref<16x64xf32" if case.batch else "memref<64x16xf32"
+    # M-major); the epilogue adds what the stage says. A batch GEMM's
+    # kernels take their batch's matrices as subviews.
+    a_tile = "memref<64x16xf32"
     assert f"%a_tile = memref.alloc() : {a_tile}, #gpu.address_space<workgroup>>" in out
     assert ("atomic_rmw" in out) != deterministic
     assert ("%red_tile" in out) == (stage == "lds")
@@ -104,8 +105,9 @@ def test_simulated(stage, deterministic, method, along, target, shape, i) -> Non
     assert (exchange in out) == (stage == "subgroup")
     # In the staged kernel the 16 threads of a column are 16 lanes apart:
     # they span subgroups, whose partials meet in workgroup memory (case 3.2).
-    spans = not case.batch and stage == "subgroup" and along == "columns"
+    spans = stage == "subgroup" and along == "columns"
     assert ("%wave_tile" in out) == spans
+    assert ("memref.subview %a[%block_id_z, 0, 0]" in out) == bool(case.batch)
     _simulate(out, case, SUBGROUP[target])
 
 
@@ -229,13 +231,17 @@ def test_remarks_say_what_the_kernel_does() -> None:
         "gpu.subgroup_reduce cluster(size = 4, stride = 16), then the 4 subgroups' partials meet "
         "in workgroup memory (case 3.2)" in "\n".join(said)
     )
-    # What the staged kernel does not take yet goes to the text kernel, and says so.
     batch = GemmCase("sum", "rows", **SHAPES["2x37x50x29"])
     with collect_remarks() as said:
         rewrite(batch.program(), "fuse-reduction,lower-reduce{stage=lds target=sm_80}")
+    assert "grid 1x1x2; the 16 threads of a row meet in workgroup memory" in "\n".join(said)
+    # What the staged kernel does not take yet goes to the text kernel, and says so.
+    along = GemmCase("max", "batch", **SHAPES["2x37x50x29"])
+    with collect_remarks() as said:
+        rewrite(along.program(), "fuse-reduction,lower-reduce{stage=lds target=sm_80}")
     text = "\n".join(said)
-    assert "staged GEMM kernel does not take it yet: the GEMM has batch loops" in text
-    assert "insert-barriers placed 3 gpu.barrier in @gemm_sum_rows: 2 in the staged K loop" in text
+    assert "staged GEMM kernel does not take it yet: the reduction is along the batch" in text
+    assert "insert-barriers placed 2 gpu.barrier in @gemm_max_batch: 2 in the staged K loop" in text
 
 
 # llvm-cpu ------------------------------------------------------------------
