@@ -10,9 +10,11 @@ then `blockwise_reduce`, which reduces the tile in registers by the stage
 deterministic form, a partial that `merge_reduced` combines in a second
 kernel. Built with xDSL builders, not text.
 
-It takes a plain GEMM, C[m, n] = init + A[m, k] B[k, n], reduced along M or
-N. What it does not take (batch loops, transposed operands, the CPU) is
-written by `tiled_gemm.py` as before.
+It takes C[b, m, n] = init + A[b, m, k] B[b, k, n] with at most one batch
+loop, reduced along M or N; a batch runs on grid z (the merge's grid y),
+each kernel taking its batch's matrices as rank-reduced subviews. What it
+does not take (reductions along the batch, several batch loops, transposed
+operands, the CPU) is written by `tiled_gemm.py` as before.
 """
 
 from __future__ import annotations
