@@ -153,16 +153,18 @@ SPILL = {"sm_80": r"\.local\b", "gfx942": r"private_segment_fixed_size:\s*[1-9]"
 
 @pytest.mark.gpu_compile
 @pytest.mark.parametrize(
-    "t,stage,along,det",
-    [("sm_80", "subgroup", "rows", False), ("gfx942", "subgroup", "rows", False),
-     ("sm_80", "lds", "columns", True), ("gfx942", "subgroup", "columns", False)],
+    "t,stage,along,det,batch",
+    [("sm_80", "subgroup", "rows", False, 0), ("gfx942", "subgroup", "rows", False, 0),
+     ("sm_80", "lds", "columns", True, 0), ("gfx942", "subgroup", "columns", False, 0),
+     ("sm_80", "atomic", "rows", False, 2)],
 )  # fmt: skip
-def test_assembly(t: str, stage: str, along: str, det: bool, tmp_path: Path) -> None:
+def test_assembly(t: str, stage: str, along: str, det: bool, batch: int, tmp_path: Path) -> None:
     from tests.gpu_assembly import dumped_assembly
     from tests.reduce.test_gpu_asm import ANY_ATOMIC, ATOMIC, BARRIER, EXCHANGE
 
     # K and N whole vectors of 4: both copies load 128 bits at a time.
-    case = GemmCase("sum" if t == "sm_80" else "max", along, m=100, n=72, k=96)
+    # A batch's matrices are subviews: their rows stay whole vectors.
+    case = GemmCase("sum" if t == "sm_80" else "max", along, m=100, n=72, k=96, batch=batch)
     with collect_remarks():
         out = rewrite(
             case.program(),
