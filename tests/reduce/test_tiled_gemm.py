@@ -1,7 +1,7 @@
 """The tiled fused GEMM: on GPU targets xsplit's staged GEMM kernel with a
 reduction epilogue (xsplit/rewrites/reduce/fused_gemm.py), for reductions
-along the batch and the CPU the text kernel (tiled_gemm.py). For every stage, sum and max,
-reduced along rows and columns, on shapes that are not multiples of the 64x64
+along the batch and the CPU the text kernel (tiled_gemm.py). For every
+stage, sum and max, reduced along rows and columns, on shapes that are not multiples of the 64x64
 tile or the K step of 16 (70x200x90, 33x45x61 and a batch of 2x37x50x29, as
 MxNxK), the kernel is race-free in the simulator and gives numpy's results;
 its barriers are proved by verify-sync with nothing left undecided; the CPU
@@ -97,8 +97,7 @@ def test_simulated(stage, deterministic, method, along, target, shape, i) -> Non
     # A and B go through workgroup memory (the staged kernel keeps A
     # M-major); the epilogue adds what the stage says. A batch GEMM's
     # kernels take their batch's matrices as subviews.
-    a_tile = "memref<64x16xf32"
-    assert f"%a_tile = memref.alloc() : {a_tile}, #gpu.address_space<workgroup>>" in out
+    assert "%a_tile = memref.alloc() : memref<64x16xf32, #gpu.address_space<workgroup>>" in out
     assert ("atomic_rmw" in out) != deterministic
     assert ("%red_tile" in out) == (stage == "lds")
     exchange = "gpu.subgroup_reduce" if target == "gfx942" else "gpu.shuffle xor"
