@@ -1,8 +1,11 @@
 """Global loads per FMA of the fused GEMM + reduction kernel, counted by
-xsplit's SPMD simulator: the per-thread kernel lower-reduce wrote before
+xsplit's SPMD simulator: the per-thread kernel lower-reduce wrote first
 (one dot product per C element, A and B read from global memory for every
-product) against the tiled one (xsplit/rewrites/reduce/tiled_gemm.py: 64x64
-C tiles, A and B staged through workgroup memory along K).
+product), the tiled text kernel that replaced it (tiled_gemm.py: 64x64 C
+tiles, A and B staged through workgroup memory along K; it still writes the
+batch forms) and xsplit's staged GEMM kernel with the reduction as its
+epilogue, which lower-reduce writes now for GPU targets (fused_gemm.py: the
+same tiles, 128-bit loads where rows are whole vectors).
 
     python bench/fused_gemm_loads.py                        # 512x512x512, row sum, lds, sm_80
     python bench/fused_gemm_loads.py --shape 256x256x256 --stages atomic lds subgroup
@@ -10,9 +13,10 @@ C tiles, A and B staged through workgroup memory along K).
 
 The simulator runs every thread of every workgroup (lockstep order) and
 counts, per op, the lanes that run it: loads from global buffers (A and B,
-and the output's initial values where a kernel reads them), workgroup-memory
-loads and stores, and `arith.mulf`, which in both kernels are the GEMM's
-products (the FMAs run, zero padding included; the useful ones are M*N*K).
+and the output's initial values where a kernel reads them; a `vector.load`
+counts its elements, and once as an instruction), workgroup-memory loads and
+stores, and `arith.mulf`, which in every kernel are the GEMM's products (the
+FMAs run, zero padding included; the useful ones are M*N*K).
 The shape is MxNxK; the results are checked against numpy.
 """
 
@@ -23,11 +27,13 @@ import time
 
 import numpy as np
 
+from xdsl.dialects.builtin import ModuleOp
+
 from xsplit.api import parse_module
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.pipeline import build_pipeline, run_passes
-from xsplit.rewrites.reduce import tiled_gemm
+from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
 from xsplit.rewrites.reduce.kernel_writer import per_thread_kernels_text
 from xsplit.rewrites.reduce.plan import plan
 from xsplit.rewrites.reduce.reduced import analyze
@@ -77,8 +83,14 @@ class CountingMachine(Machine):
             counts = self.counts
             counts.setdefault(what, 0)
 
-            def wrapped(fr, chunked, f=f, what=what) -> None:
-                counts[what] += fr.n
+            width = op.results[0].type.get_shape()[0] if op.name == "vector.load" else 1
+            if what.startswith("global load"):
+                counts.setdefault("instructions " + what, 0)
+
+            def wrapped(fr, chunked, f=f, what=what, width=width) -> None:
+                counts[what] += fr.n * width
+                if what.startswith("global load"):
+                    counts["instructions " + what] += fr.n
                 f(fr, chunked)
 
             self._counted[id(op)] = wrapped
@@ -88,16 +100,20 @@ class CountingMachine(Machine):
 def _kind(op) -> str | None:
     if op.name == "arith.mulf":
         return "fma"
-    if op.name in ("memref.load", "memref.store"):
-        memref = op.operands[0] if op.name == "memref.load" else op.operands[1]
+    if op.name in ("memref.load", "memref.store", "vector.load"):
+        memref = op.operands[1] if op.name == "memref.store" else op.operands[0]
+        if "private" in str(memref.type):
+            return None  # the staged kernel's registers
         space = "shared" if "workgroup" in str(memref.type) else "global"
         name = memref.name_hint if space == "global" and memref.name_hint in ("a", "b") else "other"
-        return f"{space} {op.name.split('.')[1]} {name if space == 'global' else ''}".strip()
+        kind = "store" if op.name == "memref.store" else "load"
+        return f"{space} {kind} {name if space == 'global' else ''}".strip()
     return None
 
 
 def kernels(m: int, n: int, k: int, stage: str, target: str, step_k: int | None):
-    """(old module, new module), each after the passes lower-reduce runs on it."""
+    """(per-thread, tiled text, staged) modules, each after the passes
+    lower-reduce runs on it, and the text kernel's K step."""
     ctx = make_context()
     module = parse_module(program(m, n, k), "bench.mlir", ctx)
     run_passes(module, build_pipeline("fuse-reduction"), ctx)
@@ -118,7 +134,8 @@ def kernels(m: int, n: int, k: int, stage: str, target: str, step_k: int | None)
         kernel = parse_module(text, "kernel.mlir", make_context())
         run_passes(kernel, build_pipeline(pipeline), ctx)
         out.append(kernel)
-    return out[0], out[1], tiles.step_k
+    staged = ModuleOp(fused_gemm.kernels(red, p))
+    return out[0], out[1], staged, tiles.step_k
 
 
 def count(module, m: int, n: int, k: int) -> dict[str, float]:
@@ -141,6 +158,7 @@ def count(module, m: int, n: int, k: int) -> dict[str, float]:
     return {
         "grid": float(np.prod(grid)), "threads": float(np.prod(block)),
         "loads": get("global load"), "ab": get("global load a") + get("global load b"),
+        "ab_loads": get("instructions global load a") + get("instructions global load b"),
         "shared": get("shared"), "fma": get("fma"), "seconds": seconds,
     }  # fmt: skip
 
@@ -160,23 +178,29 @@ def main() -> None:
     useful = m * n * k
     print(f"{m}x{n}x{k} GEMM + row sum on {args.target}; {useful} useful FMAs")
     print(
-        "| stage | kernel | workgroups x threads | global loads | A+B loads / FMA | FMAs run | shared accesses | simulated |"
+        "| stage | kernel | workgroups x threads | global loads | A+B loads / FMA | A+B load instructions / FMA | FMAs run | shared accesses | simulated |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for stage in args.stages:
         for step_k in args.step_k:
             with collect_remarks():  # the passes' remarks are not what this measures
-                old, new, step = kernels(m, n, k, stage, args.target, step_k)
+                old, text, staged, step = kernels(m, n, k, stage, args.target, step_k)
             rows = []
-            for name, module in (("per-thread (before)", old), (f"tiled, K step {step}", new)):
+            for name, module in (
+                ("per-thread (first)", old), (f"tiled text, K step {step}", text),
+                ("staged (xsplit_gemm), K step 16", staged),
+            ):  # fmt: skip
                 c = count(module, m, n, k)
                 rows.append(c)
                 print(
                     f"| {stage} | {name} | {int(c['grid'])} x {int(c['threads'])} | {int(c['loads'])} | "
-                    f"{c['ab'] / useful:.4f} | {int(c['fma'])} | {int(c['shared'])} | {c['seconds']:.1f} s |"
+                    f"{c['ab'] / useful:.4f} | {c['ab_loads'] / useful:.4f} | {int(c['fma'])} | "
+                    f"{int(c['shared'])} | {c['seconds']:.1f} s |"
                 )
             print(
-                f"ratio (before / tiled, A+B loads per useful FMA): {rows[0]['ab'] / rows[1]['ab']:.1f}x"
+                f"ratio (per-thread / tiled text / staged, A+B loads per useful FMA): "
+                f"{rows[0]['ab'] / rows[1]['ab']:.1f}x, {rows[0]['ab'] / rows[2]['ab']:.1f}x; "
+                f"load instructions: {rows[0]['ab_loads'] / rows[2]['ab_loads']:.1f}x fewer staged"
             )
 
 

@@ -1,11 +1,13 @@
-"""The tiled fused GEMM (xsplit/rewrites/reduce/tiled_gemm.py): for every
-stage, sum and max, reduced along rows and columns, on shapes that are not
-multiples of the 64x64 tile or the K step of 16 (70x200x90, 33x45x61 and a
-batch of 2x37x50x29, as MxNxK), the kernel is race-free in the simulator and
-gives numpy's results; insert-barriers' barriers are proved by verify-sync
-with nothing left undecided; the CPU forms run on llvm-cpu through IREE; the
-GPU forms compile for sm_80 and gfx942 with shared memory and barriers in the
-K loop and what each stage promises."""
+"""The tiled fused GEMM: on GPU targets xsplit's staged GEMM kernel with a
+reduction epilogue (xsplit/rewrites/reduce/fused_gemm.py), for reductions
+along the batch and the CPU the text kernel (tiled_gemm.py). For every
+stage, sum and max, reduced along rows and columns, on shapes that are not multiples of the 64x64
+tile or the K step of 16 (70x200x90, 33x45x61 and a batch of 2x37x50x29, as
+MxNxK), the kernel is race-free in the simulator and gives numpy's results;
+its barriers are proved by verify-sync with nothing left undecided; the CPU
+forms run on llvm-cpu through IREE; the GPU forms compile for sm_80 and
+gfx942 with shared memory and barriers in the K loop and what each stage
+promises."""
 
 from __future__ import annotations
 
@@ -91,13 +93,20 @@ def test_simulated(stage, deterministic, method, along, target, shape, i) -> Non
     case = _case(method, along, shape, i)
     det = " deterministic=true" if deterministic else ""
     out = _lower(case, f"lower-reduce{{stage={stage} target={target}{det}}}")
-    assert "linalg." not in out
-    # A and B go through workgroup memory; the epilogue adds what the stage says.
-    assert "%a_tile = memref.alloc() : memref<16x64xf32, #gpu.address_space<workgroup>>" in out
+    assert "linalg." not in out and "xsplit_gemm." not in out
+    # A and B go through workgroup memory (the staged kernel keeps A
+    # M-major); the epilogue adds what the stage says. A batch GEMM's
+    # kernels take their batch's matrices as subviews.
+    assert "%a_tile = memref.alloc() : memref<64x16xf32, #gpu.address_space<workgroup>>" in out
     assert ("atomic_rmw" in out) != deterministic
     assert ("%red_tile" in out) == (stage == "lds")
     exchange = "gpu.subgroup_reduce" if target == "gfx942" else "gpu.shuffle xor"
     assert (exchange in out) == (stage == "subgroup")
+    # In the staged kernel the 16 threads of a column are 16 lanes apart:
+    # they span subgroups, whose partials meet in workgroup memory (case 3.2).
+    spans = stage == "subgroup" and along == "columns"
+    assert ("%wave_tile" in out) == spans
+    assert ("memref.subview %a[%block_id_z, 0, 0]" in out) == bool(case.batch)
     _simulate(out, case, SUBGROUP[target])
 
 
@@ -184,14 +193,15 @@ func.func @h(%a: tensor<33x61xf16>, %b: tensor<61x45xf16>, %o: tensor<45xf32>) -
 
 
 def test_f16_operands(tmp_path: Path, capsys) -> None:
-    """f16 A and B accumulate in f32: every global load is extended where it
-    is read, before it reaches workgroup memory."""
+    """f16 A and B accumulate in f32: the staged tiles stay f16 in workgroup
+    memory and are extended where a thread reads its registers."""
     from xsplit.tools.simulate import main as simulate_main
 
     with collect_remarks() as said:
         out = rewrite(F16, "fuse-reduction,lower-reduce{stage=lds target=gfx942},verify-sync")
     assert not [line for line in said if "warning" in line]
-    assert out.count("arith.extf") == 8  # four elements of A and four of B per thread and step
+    assert "memref<64x16xf16, #gpu.address_space<workgroup>>" in out
+    assert out.count("arith.extf") == 8  # four registers of A and four of B per K element
     (tmp_path / "out.mlir").write_text(out)
     (tmp_path / "ref.mlir").write_text(F16)
     rc = simulate_main([str(tmp_path / "out.mlir"), "--reference", str(tmp_path / "ref.mlir")])
@@ -204,16 +214,33 @@ def test_remarks_say_what_the_kernel_does() -> None:
     with collect_remarks() as said:
         rewrite(case.program(), "fuse-reduction,lower-reduce{stage=lds target=gfx942}")
     text = "\n".join(said)
+    assert "xsplit's staged kernel (xsplit_gemm.gridwise_gemm_reduce)" in text
     assert "64x64 C tiles, one per workgroup of 256 threads holding 4x4 each" in text
     assert "staged through workgroup memory 16 K elements at a time" in text
     assert "grid 4x2x1" in text
-    assert (
-        "insert-barriers placed 3 gpu.barrier in @gemm_sum_rows: 2 in the staged K loop, 1 after it"
-        in text
-    )
+    assert "the 16 threads of a row meet in workgroup memory" in text
     with collect_remarks() as said:
         rewrite(case.program(), "fuse-reduction,lower-reduce{target=sm_80}")
     assert "stage subgroup (chosen for sm_80: the lanes that share an output" in "\n".join(said)
+    columns = GemmCase("sum", "columns", **SHAPES["70x200x90"])
+    with collect_remarks() as said:
+        rewrite(columns.program(), "fuse-reduction,lower-reduce{stage=subgroup target=gfx942}")
+    assert (
+        "the 16 threads of a column are 16 apart: 4 lanes per subgroup combine with "
+        "gpu.subgroup_reduce cluster(size = 4, stride = 16), then the 4 subgroups' partials meet "
+        "in workgroup memory (case 3.2)" in "\n".join(said)
+    )
+    batch = GemmCase("sum", "rows", **SHAPES["2x37x50x29"])
+    with collect_remarks() as said:
+        rewrite(batch.program(), "fuse-reduction,lower-reduce{stage=lds target=sm_80}")
+    assert "grid 1x1x2; the 16 threads of a row meet in workgroup memory" in "\n".join(said)
+    # What the staged kernel does not take yet goes to the text kernel, and says so.
+    along = GemmCase("max", "batch", **SHAPES["2x37x50x29"])
+    with collect_remarks() as said:
+        rewrite(along.program(), "fuse-reduction,lower-reduce{stage=lds target=sm_80}")
+    text = "\n".join(said)
+    assert "staged GEMM kernel does not take it yet: the reduction is along the batch" in text
+    assert "insert-barriers placed 2 gpu.barrier in @gemm_max_batch: 2 in the staged K loop" in text
 
 
 # llvm-cpu ------------------------------------------------------------------

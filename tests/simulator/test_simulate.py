@@ -187,6 +187,32 @@ def test_shuffle_and_subgroup_reduce_match_numpy(tmp_path):
     assert report.clean, report.races + report.mismatches
 
 
+CLUSTERS = """\
+func.func @clusters(%a: memref<64xf32>, %o: memref<64xf32>, %p: memref<64xf32>) attributes {gpu.known_block_size = array<i32: 64, 1, 1>} {
+  %t = gpu.thread_id x
+  %v = memref.load %a[%t] : memref<64xf32>
+  %s = gpu.subgroup_reduce add %v cluster(size = 4) : (f32) -> f32
+  %m = gpu.subgroup_reduce maxnumf %v cluster(size = 4, stride = 16) : (f32) -> f32
+  memref.store %s, %o[%t] : memref<64xf32>
+  memref.store %m, %p[%t] : memref<64xf32>
+  return
+}
+"""
+
+
+def test_clustered_subgroup_reduce_matches_numpy() -> None:
+    """Clusters of 4 consecutive lanes, and of 4 lanes 16 apart (lanes i,
+    i + 16, i + 32, i + 48 of a subgroup of 64)."""
+    module = parse_module(CLUSTERS, "clusters.mlir")
+    func = pick_function(module, None)
+    inputs = random_inputs(func, 6)
+    a = inputs[0].astype(np.float64)
+    sums = np.repeat(a.reshape(16, 4).sum(axis=1), 4)
+    maxes = np.tile(a.reshape(4, 16).max(axis=0), 4)
+    report = simulate(func, reference=[inputs[0], sums, maxes], inputs=inputs, subgroup_size=64)
+    assert report.clean, report.races + report.mismatches
+
+
 def matmul_kernel() -> str:
     """The seed's staged matmul at 128x128x128: 2x2 workgroups of 16x16 threads."""
     return (Path(__file__).parent / "inputs" / "staged_matmul_256.mlir").read_text()

@@ -194,6 +194,8 @@ class Access:
     unknown: bool = False
     reason: str = ""
     order: int = 0
+    lane: int = 0
+    """Which element of a vector access this is: its offset along the last index."""
 
     @property
     def writes(self) -> bool:
@@ -358,6 +360,19 @@ class AccessAnalysis:
             yield self._make(op, WRITE, op.operands[1], list(op.operands[2:]), order)
         elif name == "memref.atomic_rmw":
             yield self._make(op, ATOMIC, op.operands[1], list(op.operands[2:]), order)
+        elif (
+            name == "vector.load"
+            and len(op.results[0].type.get_shape()) == 1  # type: ignore[attr-defined]
+            and not self._base(op.operands[0])[1]  # on the buffer itself, not a view
+        ):
+            # A 1-D vector reads `width` consecutive elements along the last
+            # index: one access per element, so that none is missed.
+            for lane in range(op.results[0].type.get_shape()[0]):  # type: ignore[attr-defined]
+                access = self._make(op, READ, op.operands[0], list(op.operands[1:]), order)
+                if lane and access.indices is not None and access.indices[-1] is not None:
+                    access.indices[-1] = access.indices[-1] + Affine.constant(lane)
+                access.lane = lane
+                yield access
         elif name in ("affine.load", "affine.store"):
             memref = op.operands[0] if name == "affine.load" else op.operands[1]
             operands = list(op.operands[1:] if name == "affine.load" else op.operands[2:])
@@ -428,8 +443,8 @@ class AccessAnalysis:
             strides = self._mixed(view, "static_strides", view.strides)  # type: ignore[attr-defined]
             sizes = op_property(view, "static_sizes").get_values()  # type: ignore[union-attr]
             if len(local) != src_rank:
-                kept = [i for i, s in enumerate(sizes) if s != 1]
-                if len(kept) != len(local):
+                kept = _kept_dims(sizes, view.results[0].type)
+                if kept is None or len(kept) != len(local):
                     return None
                 full: list[Affine | None] = [Affine.constant(0)] * src_rank
                 for i, v in zip(kept, local):
@@ -772,10 +787,14 @@ class AccessAnalysis:
             elif op.name.startswith("linalg."):
                 local = []  # a linalg op on a 0-d view touches its one element
             else:
-                first = {"memref.load": 1, "memref.store": 2, "memref.atomic_rmw": 2}[op.name]
+                first = {
+                    "memref.load": 1, "memref.store": 2, "memref.atomic_rmw": 2, "vector.load": 1
+                }[op.name]
                 local = [self.num(x, space) for x in op.operands[first:]]  # type: ignore[misc]
                 if any(x is None for x in local):
                     return None
+                if access.lane:
+                    local[-1] = _add(local[-1], Num(np.array(access.lane)))  # type: ignore[arg-type]
         for sub in reversed(chain):
             if sub.name != "memref.subview":
                 continue
@@ -786,8 +805,8 @@ class AccessAnalysis:
             if offs is None or strs is None or not all(s.concrete for s in strs):
                 return None
             if len(local) != src_rank:
-                kept = [i for i, s in enumerate(sizes) if s != 1]
-                if len(kept) != len(local):
+                kept = _kept_dims(sizes, sub.results[0].type)
+                if kept is None or len(kept) != len(local):
                     return None
                 full = [Num(np.array(0))] * src_rank
                 for i, x in zip(kept, local):
@@ -806,7 +825,7 @@ class AccessAnalysis:
 
     def _memref_operand(self, access: Access) -> SSAValue:
         op = access.op
-        if op.name in ("memref.load", "affine.load", "memref.copy") and access.kind == READ:
+        if op.name in ("memref.load", "affine.load", "memref.copy", "vector.load") and access.kind == READ:
             return op.operands[0]
         if op.name in ("memref.store", "affine.store", "memref.atomic_rmw"):
             return op.operands[1]
@@ -1020,6 +1039,23 @@ def is_uniform(x: Num) -> bool:
     if c.ndim == 0 or c.shape[0] == 1:
         return True
     return bool(np.all(c == c[:1]))
+
+
+def _kept_dims(sizes, result) -> list[int] | None:
+    """The source dimensions a rank-reducing subview keeps: matched
+    greedily against its result's shape, as MLIR infers the dropped unit
+    dimensions (so `[1, 37, 1]` into `37x1` keeps the last two)."""
+    shape = list(result.get_shape()) if isinstance(result, MemRefType) else None
+    if shape is None:
+        return None
+    kept, j = [], 0
+    for i, size in enumerate(sizes):
+        if j < len(shape) and size == shape[j]:
+            kept.append(i)
+            j += 1
+        elif size != 1:
+            return None
+    return kept if j == len(shape) else None
 
 
 def _add(a: Num, b: Num) -> Num:

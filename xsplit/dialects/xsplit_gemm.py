@@ -17,6 +17,10 @@ runnable in the simulator:
   `threadwise_write`): one thread's registers, held in a private memref whose
   indices are all constants once lowered, so that LLVM keeps it in registers.
 
+The fused GEMM + reduction is the same kernel with a reduction epilogue:
+`gridwise_gemm_reduce` and `merge_reduced` (gridwise), `blockwise_reduce`,
+`threadwise_reduce` (FMA tiles only; no tensor-core epilogue yet).
+
 A and B are f32, f16 or bf16, staged in workgroup memory as they are; the
 registers, the accumulation and C are f32. Without `mma` each thread
 extends its operands to f32 and multiplies with FMAs. With `mma` (f16 and
@@ -32,6 +36,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseArrayBase,
+    FloatAttr,
     Float16Type,
     Float32Type,
     IndexType,
@@ -48,6 +53,7 @@ from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
@@ -986,6 +992,408 @@ class ThreadwiseWriteOp(IRDLOperation):
         )
 
 
+# The fused GEMM + reduction: the same kernel with a reduction epilogue.
+
+REDUCE_METHODS = ("sum", "max")
+REDUCE_STAGES = ("atomic", "lds", "subgroup")
+"""How the threads sharing an output of the C tile combine (rocMLIR's RFC,
+seed 004): `atomic`, one atomic (or partial) per thread and output;
+`lds`, their partials meet in workgroup memory, where one thread per output
+combines them; `subgroup`, lanes of one subgroup combine in registers
+(shuffles, or a clustered `gpu.subgroup_reduce`), and where an output's
+threads span subgroups the subgroups' partials meet in workgroup memory."""
+REDUCE_MERGES = ("atomic", "partials")
+"""How a workgroup's outputs reach the output: `atomic` (`addf`, `maxnumf`),
+or `partials`, stored at `[chunk, element]` for `merge_reduced`."""
+EXCHANGES = ("shuffle", "cluster")
+"""How lanes combine in the subgroup stage: a `gpu.shuffle xor` butterfly
+(NVIDIA, where `gpu.subgroup_reduce` does not legalize in IREE 3.13), or a
+clustered `gpu.subgroup_reduce` (gfx942): DPP where the lanes are
+consecutive, `ds_swizzle`/`ds_bpermute` where they are strided."""
+
+
+def _name_in(op: IRDLOperation, attr: StringAttr, what: str, allowed: tuple[str, ...]) -> None:
+    _need(attr.data in allowed, op, f"{what} must be one of {', '.join(allowed)}")
+
+
+def reduce_chunks(extent: int, tile: int, threads: int, stage: str) -> int:
+    """Rows of a fused reduction's partials buffer: a workgroup per tile
+    along the reduced axis, times its threads along it in the atomic stage
+    (each keeps its own partial)."""
+    return -(-extent // tile) * (threads if stage == "atomic" else 1)
+
+
+def _out_shapes(kept: int, dim: int) -> tuple[tuple[int, ...], ...]:
+    """The output's shapes for `kept` elements: dropped, or kept as 1 at the
+    reduced dimension `dim` of C."""
+    return ((kept,), (1, kept) if dim == 0 else (kept, 1))
+
+
+def _verify_reduce_kind(op) -> None:
+    _name_in(op, op.method, "method", REDUCE_METHODS)
+    _name_in(op, op.stage, "stage", REDUCE_STAGES)
+    _name_in(op, op.merge, "merge", REDUCE_MERGES)
+    _name_in(op, op.exchange, "exchange", EXCHANGES)
+    _need(op.dim.value.data in (0, 1), op, "dim must be 0 (along M) or 1 (along N)")
+    _need(op.subgroup.value.data > 0, op, "subgroup must be positive")
+    _need(op.init is None or op.c is None, op, "C's init is an operand or a constant, not both")
+    _need(op.store_c is None or op.c is not None, op, "store_c needs C")
+
+
+@irdl_op_definition
+class GridwiseGemmReduceOp(IRDLOperation):
+    """
+    The fused GEMM + reduction: `C = init + A · B` (A M x K, B K x N, the
+    init C's operand `c` or the constant `init`, else 0), reduced by `method`
+    along `dim` (1: along N, one output per row; 0: along M, one per
+    column) into `out`, whose initial value the reduction starts from. C is
+    written back into `c` with `store_c`. The K loop is `gridwise_gemm`'s
+    (one chunk: workgroup (x, y) computes the C tile at (y * tile[0],
+    x * tile[1])); the epilogue (`blockwise_reduce`) reduces the tile in
+    registers by `stage` instead of writing it, and `merge` says how each
+    workgroup's outputs reach `out`: atomically, or (`partials`) into the
+    chunks x outputs buffer `out` that `merge_reduced` then combines.
+    """
+
+    name = "xsplit_gemm.gridwise_gemm_reduce"
+
+    a = operand_def(MemRefType)
+    b = operand_def(MemRefType)
+    out = operand_def(MemRefType)
+    c = opt_operand_def(MemRefType)
+    tile = prop_def(DenseArrayBase)
+    threads = prop_def(DenseArrayBase)
+    method = prop_def(StringAttr)
+    dim = prop_def(IntegerAttr)
+    stage = prop_def(StringAttr)
+    merge = prop_def(StringAttr)
+    subgroup = prop_def(IntegerAttr)
+    exchange = prop_def(StringAttr)
+    init = opt_prop_def(FloatAttr)
+    store_c = opt_prop_def(UnitAttr)
+    stages = opt_prop_def(IntegerAttr)
+    a_k_major = opt_prop_def(UnitAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$a `,` $b (`init` $c^)? `into` $out attr-dict "
+        "`:` type($a) `,` type($b) (`,` type($c)^)? `into` type($out)"
+    )
+
+    def __init__(
+        self,
+        a: SSAValue,
+        b: SSAValue,
+        out: SSAValue,
+        c: SSAValue | None,
+        tile: tuple[int, int, int],
+        threads: tuple[int, int],
+        method: str,
+        dim: int,
+        stage: str,
+        merge: str,
+        subgroup: int,
+        exchange: str,
+        init: float | None = None,
+        store_c: bool = False,
+        stages: int = 1,
+        a_k_major: bool = False,
+    ):
+        props: dict = {
+            "tile": _ints(tile),
+            "threads": _ints(threads),
+            "method": StringAttr(method),
+            "dim": IntegerAttr(dim, i64),
+            "stage": StringAttr(stage),
+            "merge": StringAttr(merge),
+            "subgroup": IntegerAttr(subgroup, i64),
+            "exchange": StringAttr(exchange),
+        }
+        if init is not None:
+            props["init"] = FloatAttr(init, Float32Type())
+        if store_c:
+            props["store_c"] = UnitAttr()
+        if stages != 1:
+            props["stages"] = IntegerAttr(stages, i64)
+        if a_k_major:
+            props["a_k_major"] = UnitAttr()
+        super().__init__(operands=[a, b, out, [c] if c is not None else []], properties=props)
+
+    # What the K loop of `lower-gridwise-gemm` reads, as on `gridwise_gemm`.
+    stage_count = GridwiseGemmOp.stage_count
+    tile_sizes = GridwiseGemmOp.tile_sizes
+    thread_counts = GridwiseGemmOp.thread_counts
+    mnk = GridwiseGemmOp.mnk
+    block = GridwiseGemmOp.block
+
+    @property
+    def intrinsic(self) -> Intrinsic | None:
+        """None: the epilogues reduce per-thread register tiles, so the
+        fused kernel multiplies with FMAs."""
+        return None
+
+    @property
+    def chunk_count(self) -> int:
+        return 1
+
+    @property
+    def chunk_k(self) -> int:
+        return self.mnk[2]
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        return (*GridwiseGemmOp.grid.fget(self)[:2], 1)  # type: ignore[attr-defined]
+
+    @property
+    def partial_chunks(self) -> int:
+        d = self.dim.value.data
+        return reduce_chunks(
+            self.mnk[d], self.tile_sizes[d], self.thread_counts[d], self.stage.data
+        )
+
+    def verify_(self) -> None:
+        _need(len(self.tile.get_values()) == 3, self, "tile must be [M, N, K] sizes")
+        _need(len(self.threads.get_values()) == 2, self, "threads must be [M, N] counts")
+        _verify_reduce_kind(self)
+        _static_f32(self, self.a, "A", 2, None, f16=True)
+        _static_f32(self, self.b, "B", 2, None, f16=True)
+        (m, k), (k2, n) = _shape(self.a), _shape(self.b)
+        _need(k == k2, self, f"A's K ({k}) and B's K ({k2}) must agree")
+        if self.c is not None:
+            _static_f32(self, self.c, "C", 2, None)
+            _need(_shape(self.c) == (m, n), self, f"C must be {m}x{n}")
+        tm, tn, tk = self.tile_sizes
+        thm, thn = self.thread_counts
+        _need(min(tm, tn, tk, thm, thn) > 0, self, "tile and threads must be positive")
+        _need(tm % thm == 0 and tn % thn == 0, self, "threads must divide the tile")
+        _need(
+            (tm * tk) % (thm * thn) == 0 and (tn * tk) % (thm * thn) == 0,
+            self,
+            "each thread must copy a whole number of elements of each staged tile",
+        )
+        d = self.dim.value.data
+        kept = (n, m)[d]
+        out = _shape(self.out)
+        if self.merge.data == "partials":
+            _static_f32(self, self.out, "the partials", 2, None)
+            _need(
+                out == (self.partial_chunks, kept),
+                self,
+                f"the partials must be {self.partial_chunks}x{kept}",
+            )
+        else:
+            _static_f32(self, self.out, "the output", len(out), None)
+            _need(out in _out_shapes(kept, d), self, f"the output must hold {kept} elements")
+        _verify_epilogue_layout(self, (thm, thn), (tm, tn))
+        _need(self.stage_count in (1, 2), self, "stages must be 1 or 2")
+        _need(self.stage_count == 1 or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
+
+
+def _verify_epilogue_layout(op, threads: tuple[int, int], tile: tuple[int, int]) -> None:
+    d = op.dim.value.data
+    stage = op.stage.data
+    reduced, kept_tile = threads[d], tile[1 - d]
+    if stage == "subgroup":
+        _need(
+            reduced & (reduced - 1) == 0,
+            op,
+            "the subgroup stage needs a power-of-two thread count along the reduced axis",
+        )
+    if stage != "atomic":
+        # One thread per kept row (column) of the tile combines it.
+        _need(kept_tile <= threads[0] * threads[1], op, "the tile keeps more outputs than it has threads")
+
+
+@irdl_op_definition
+class MergeReducedOp(IRDLOperation):
+    """
+    `out[e] = method(out[e], partials[0, e], partials[1, e], ...)`, in that
+    order for every output element e (row-major): the ordered second pass of
+    the fused reduction's deterministic form. One thread per element,
+    `threads` per workgroup along grid x.
+    """
+
+    name = "xsplit_gemm.merge_reduced"
+
+    partials = operand_def(MemRefType)
+    out = operand_def(MemRefType)
+    method = prop_def(StringAttr)
+    threads = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "$partials `into` $out attr-dict `:` type($partials) `into` type($out)"
+
+    def __init__(self, partials: SSAValue, out: SSAValue, method: str, threads: int):
+        super().__init__(
+            operands=[partials, out],
+            properties={"method": StringAttr(method), "threads": IntegerAttr(threads, i64)},
+        )
+
+    @property
+    def elements(self) -> int:
+        n = 1
+        for s in _shape(self.out):
+            n *= s
+        return n
+
+    @property
+    def thread_count(self) -> int:
+        return self.threads.value.data
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        return (-(-self.elements // self.thread_count), 1, 1)
+
+    @property
+    def block(self) -> tuple[int, int, int]:
+        return (self.thread_count, 1, 1)
+
+    def verify_(self) -> None:
+        _name_in(self, self.method, "method", REDUCE_METHODS)
+        _static_f32(self, self.partials, "the partials", 2, None)
+        out = _shape(self.out)
+        _static_f32(self, self.out, "the output", len(out), None)
+        # Indices stay affine in the thread id: one dimension of the output
+        # is not 1 at most (no div/rem of the element index).
+        _need(
+            len(out) in (1, 2) and sum(1 for s in out if s != 1) <= 1,
+            self,
+            "the output must be a vector (rank 1, or rank 2 with a dimension of 1)",
+        )
+        _need(_shape(self.partials)[1] == self.elements, self, "partials and output must agree")
+        _need(self.thread_count > 0, self, "threads must be positive")
+
+
+@irdl_op_definition
+class BlockwiseReduceOp(IRDLOperation):
+    """
+    The workgroup's register tiles, as `threadwise_write` places them (thread
+    t's `acc[i, j]` is C at `(row + t / threads[1] + i * threads[0],
+    col + t % threads[1] + j * threads[1])`), plus the init (`c`'s element,
+    or `init`), reduced by `method` along `dim` within the tile, each
+    output by `stage` (see `REDUCE_STAGES`), then merged into `out` by
+    `merge`. Elements outside C (`bounds`) count as the combiner's identity;
+    with `store_c`, C's elements are written into `c`.
+    """
+
+    name = "xsplit_gemm.blockwise_reduce"
+
+    acc = operand_def(MemRefType)
+    out = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    thread = operand_def(IndexType)
+    c = opt_operand_def(MemRefType)
+    threads = prop_def(DenseArrayBase)
+    bounds = prop_def(DenseArrayBase)
+    method = prop_def(StringAttr)
+    dim = prop_def(IntegerAttr)
+    stage = prop_def(StringAttr)
+    merge = prop_def(StringAttr)
+    subgroup = prop_def(IntegerAttr)
+    exchange = prop_def(StringAttr)
+    init = opt_prop_def(FloatAttr)
+    store_c = opt_prop_def(UnitAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$acc (`init` $c^)? `to` $out `[` $row `,` $col `]` `thread` $thread attr-dict "
+        "`:` type($acc) (`,` type($c)^)? `to` type($out)"
+    )
+
+    def __init__(self, acc, out, row, col, thread, c, threads, bounds, of: GridwiseGemmReduceOp):
+        props: dict = {
+            "threads": _ints(threads),
+            "bounds": _ints(bounds),
+            **{
+                k: of.properties[k]
+                for k in ("method", "dim", "stage", "merge", "subgroup", "exchange", "init", "store_c")
+                if k in of.properties
+            },
+        }
+        super().__init__(
+            operands=[acc, out, row, col, thread, [c] if c is not None else []], properties=props
+        )
+
+    thread_counts = GridwiseGemmOp.thread_counts
+
+    @property
+    def extents(self) -> tuple[int, int]:
+        m, n = self.bounds.get_values()
+        return int(m), int(n)
+
+    def verify_(self) -> None:
+        _verify_reduce_kind(self)
+        _static_f32(self, self.acc, "the accumulator", 2, "private")
+        rm, rn = _shape(self.acc)
+        thm, thn = self.thread_counts
+        _verify_epilogue_layout(self, (thm, thn), (rm * thm, rn * thn))
+        if self.c is not None:
+            _static_f32(self, self.c, "C", 2, None)
+            _need(_shape(self.c) == self.extents, self, "C must have the bounds' shape")
+        out = _shape(self.out)
+        _static_f32(self, self.out, "the output", len(out), None)
+
+
+@irdl_op_definition
+class ThreadwiseReduceOp(IRDLOperation):
+    """
+    One thread's share of `blockwise_reduce`: `parts[u]` is `method` over
+    its registers of its u-th kept row (`dim` 1) or column (`dim` 0) of
+    C's elements `acc[i, j] + init`, at `(row + i * strides[0], col + j *
+    strides[1])`; elements outside C (`bounds`) count as the identity, and
+    with `store_c` each element inside C is also written into `c`.
+    """
+
+    name = "xsplit_gemm.threadwise_reduce"
+
+    acc = operand_def(MemRefType)
+    parts = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    c = opt_operand_def(MemRefType)
+    strides = prop_def(DenseArrayBase)
+    bounds = prop_def(DenseArrayBase)
+    method = prop_def(StringAttr)
+    dim = prop_def(IntegerAttr)
+    init = opt_prop_def(FloatAttr)
+    store_c = opt_prop_def(UnitAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$acc (`init` $c^)? `to` $parts `[` $row `,` $col `]` attr-dict "
+        "`:` type($acc) (`,` type($c)^)? `to` type($parts)"
+    )
+
+    def __init__(self, acc, parts, row, col, c, of: BlockwiseReduceOp):
+        props: dict = {
+            "strides": of.threads,
+            **{k: of.properties[k] for k in ("bounds", "method", "dim", "init", "store_c") if k in of.properties},
+        }
+        super().__init__(operands=[acc, parts, row, col, [c] if c is not None else []], properties=props)
+
+    stride_sizes = ThreadwiseWriteOp.stride_sizes
+    extents = BlockwiseReduceOp.extents
+
+    def verify_(self) -> None:
+        _name_in(self, self.method, "method", REDUCE_METHODS)
+        _need(self.dim.value.data in (0, 1), self, "dim must be 0 (along M) or 1 (along N)")
+        _static_f32(self, self.acc, "the accumulator", 2, "private")
+        _static_f32(self, self.parts, "the partials", 1, "private")
+        kept = _shape(self.acc)[1 - self.dim.value.data]
+        _need(_shape(self.parts)[0] == kept, self, f"the partials must hold {kept} kept registers")
+        _need(self.init is None or self.c is None, self, "C's init is an operand or a constant, not both")
+        _need(self.store_c is None or self.c is not None, self, "store_c needs C")
+
+
 XsplitGemm = Dialect(
     "xsplit_gemm",
     [
@@ -1002,5 +1410,9 @@ XsplitGemm = Dialect(
         ThreadwiseFragmentOp,
         ThreadwiseMmaOp,
         ThreadwiseWriteFragmentsOp,
+        GridwiseGemmReduceOp,
+        MergeReducedOp,
+        BlockwiseReduceOp,
+        ThreadwiseReduceOp,
     ],
 )

@@ -1548,7 +1548,14 @@ def _c_subview(m: Machine, op: Operation):
         new_strides = [src_s * int(s) for src_s, s in zip(src.strides, strides)]
         kept = list(range(len(full)))
         if len(result_shape) != len(full):
-            kept = [i for i, s in enumerate(full) if s != 1]
+            # The unit dimensions dropped are matched greedily against the
+            # result's shape, as MLIR infers them ([1, 37, 1] into 37x1
+            # keeps the last two).
+            kept, j = [], 0
+            for i, s in enumerate(full):
+                if j < len(result_shape) and s in (result_shape[j], -1):
+                    kept.append(i)
+                    j += 1
             if len(kept) != len(result_shape):
                 raise SimulationError("this rank-reducing subview is not supported", op)
             full = [full[i] for i in kept]
@@ -1915,7 +1922,12 @@ def _c_subgroup_reduce(m: Machine, op: Operation):
     cluster = op_property(op, "cluster_size")
     launch = m.launch
     size = int(cluster.value.data) if isinstance(cluster, IntegerAttr) else launch.subgroup_size
-    groups = (launch.block_of_lane * launch.threads + launch.thread_of_lane) // size
+    stride_attr = op_property(op, "cluster_stride")
+    stride = int(stride_attr.value.data) if isinstance(stride_attr, IntegerAttr) else 1
+    flat = launch.block_of_lane * launch.threads + launch.thread_of_lane
+    # A cluster is `size` lanes `stride` apart: lanes i and j meet when they
+    # share the span of size * stride lanes and their offset modulo stride.
+    groups = (flat // (size * stride)) * stride + flat % stride
     ngroups = int(groups.max()) + 1 if launch.lanes else 0
 
     def run(fr: Frame, chunked: bool) -> None:

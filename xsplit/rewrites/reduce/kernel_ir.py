@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     VectorType,
     f32,
+    i32,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -240,3 +241,29 @@ class KernelBuilder(FoldingIndexArithmetic):
         e = KernelBuilder.at_end(other, self.consts)
         e.insert(scf.YieldOp(*[e.zero(element)] * width))
         return list(self.insert(scf.IfOp(cond, [element] * width, [then], [other])).results)
+
+    # The fused reduction's epilogue.
+    def identity(self, method: str) -> SSAValue:
+        """The combiner's identity: 0 for `sum`, -inf for `max`."""
+        return self.f(0.0 if method == "sum" else float("-inf"))
+
+    def combine(self, method: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        op = arith.AddfOp(a, b) if method == "sum" else arith.MaxnumfOp(a, b)
+        return self.insert(op).results[0]
+
+    def atomic(self, method: str, value: SSAValue, ref: SSAValue, idx: Sequence[Index]) -> None:
+        kind = "addf" if method == "sum" else "maxnumf"
+        self.insert(AtomicRMWOp(kind, value, ref, [self.c(i) for i in idx]))
+
+    def i32(self, value: int) -> SSAValue:
+        return self._const(("i32", value), lambda: arith.ConstantOp(IntegerAttr(value, i32)))
+
+    def shuffle_xor(self, value: SSAValue, offset: int, width: int) -> SSAValue:
+        op = gpu.ShuffleOp(gpu.ShuffleMode.XOR, value, self.i32(offset), self.i32(width))
+        return self.insert(op).results[0]
+
+    def subgroup_reduce(self, method: str, value: SSAValue, size: int, stride: int = 1) -> SSAValue:
+        """Over clusters of `size` lanes `stride` apart."""
+        kind = gpu.ReductionKind.ADD if method == "sum" else gpu.ReductionKind.MAXNUMF
+        op = gpu.SubgroupReduceOp(kind, value, cluster_size=size, cluster_stride=stride)
+        return self.insert(op).results[0]

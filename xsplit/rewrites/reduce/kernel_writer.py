@@ -1,7 +1,8 @@
 """`lower-reduce`'s kernel writer: the kernels of a plan as MLIR text (each
 stage's block-level `scf.forall` that `distribute` then turns into SPMD code),
 and the host function of the deterministic stage. A fused GEMM goes to the
-tiled writer (tiled_gemm.py); what stays here computes one element per
+tiled text writer (tiled_gemm.py) where the staged kernel (fused_gemm.py,
+not text) does not take it; what stays here computes one element per
 thread, which suits a reduced argument or a product of arguments."""
 
 from __future__ import annotations

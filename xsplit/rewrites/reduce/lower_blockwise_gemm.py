@@ -20,6 +20,13 @@ per element of A, whose runs land in separate rows), a masked one reading
 nothing (`srcElements` 0, its index clamped to 0) and writing zeros; one
 `nvgpu.device_async_create_group` of them all, whose token replaces the op.
 
+`xsplit_gemm.blockwise_reduce` (the fused reduction's epilogue): each
+thread's partial per kept row or column (`threadwise_reduce`), then the
+stage: one atomic (or partial) per thread; partials in workgroup memory,
+a barrier, and one thread per output combining them; or shuffles / a
+clustered `gpu.subgroup_reduce` within a subgroup, and where an output's
+threads span subgroups their partials meet in workgroup memory.
+
 `xsplit_gemm.blockwise_gemm`: a loop over the staged K step; at each K
 element the thread reads its registers' A and B values from the tiles
 (`threadwise_read`) and adds their outer product (`threadwise_gemm`). The
@@ -48,12 +55,14 @@ from xsplit.dialects.xsplit_gemm import (
     BlockwiseGemmOp,
     BlockwiseMmaOp,
     ThreadwiseFragmentOp,
+    BlockwiseReduceOp,
     ThreadwiseGemmOp,
     ThreadwiseMmaOp,
     ThreadwiseReadOp,
+    ThreadwiseReduceOp,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
-from xsplit.rewrites.reduce.kernel_ir import PRIVATE, KernelBuilder
+from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder
 
 
 def _copy_items(kb: KernelBuilder, op):
@@ -194,6 +203,133 @@ def lower_mma(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    """The fused reduction's epilogue (`blockwise_reduce`): each thread's
+    partial per kept row (`threadwise_reduce`), then per stage the threads
+    sharing an output combine and merge it. The reduced axis is N (`dim`
+    1: the threads sharing a row are `threads[1]` consecutive lanes) or M
+    (`dim` 0: `threads[0]` lanes `threads[1]` apart)."""
+    op = m.root
+    assert isinstance(op, BlockwiseReduceOp)
+    kb = KernelBuilder(ir.b)
+    rm, rn = op.acc.type.get_shape()  # type: ignore[attr-defined]
+    thm, thn = op.thread_counts
+    threads = thm * thn
+    big_m, big_n = op.extents
+    method, stage = op.method.data, op.stage.data
+    partials = op.merge.data == "partials"
+    t_m, t_n = kb.div(op.thread, thn), kb.rem(op.thread, thn)
+    for v, hint in ((t_m, "tm"), (t_n, "tn")):
+        if isinstance(v, SSAValue):
+            v.name_hint = hint
+    if op.dim.value.data == 1:
+        q_t, q_regs, q_threads, q_base, q_extent = t_m, rm, thm, op.row, big_m
+        r_t, r_regs, r_threads, r_base, r_extent, lane_stride = t_n, rn, thn, op.col, big_n, 1
+    else:
+        q_t, q_regs, q_threads, q_base, q_extent = t_n, rn, thn, op.col, big_n
+        r_t, r_regs, r_threads, r_base, r_extent, lane_stride = t_m, rm, thm, op.row, big_m, thn
+    q_tile, r_tile = q_regs * q_threads, r_regs * r_threads
+    entry = _entry(op)
+    parts = entry.alloc([q_regs], PRIVATE, "parts")
+    row, col = kb.add(op.row, t_m), kb.add(op.col, t_n)
+    kb.insert(ThreadwiseReduceOp(op.acc, parts, row, col, op.c, op))
+    values = [kb.load(parts, [u]) for u in range(q_regs)]
+    q_local = [kb.add(q_t, u * q_threads) for u in range(q_regs)]
+    q_at = [kb.add(q_base, x) for x in q_local]
+    q_in = [kb.below(x, q_extent) if q_extent % q_tile else None for x in q_at]
+    tile_index = kb.div(r_base, r_tile)  # the workgroup's tile along the reduced axis
+    if isinstance(tile_index, SSAValue):
+        tile_index.name_hint = "tile"
+    out_rank = len(op.out.type.get_shape())  # type: ignore[attr-defined]
+
+    def finish(body: KernelBuilder, value: SSAValue, e, chunk) -> None:
+        if partials:
+            body.store(value, op.out, [chunk, e])
+            return
+        # A kept dimension of 1 sits where C's reduced dimension was.
+        at = [e] if out_rank == 1 else ([e, 0] if op.dim.value.data == 1 else [0, e])
+        body.atomic(method, value, op.out, at)
+
+    def one_per_output(slots: int, tile: SSAValue) -> None:
+        """After a barrier, thread e < q_tile combines row e of `tile` and
+        merges it: one atomic (or partial) per output and workgroup."""
+
+        def lead(body: KernelBuilder) -> None:
+            total = body.load(tile, [op.thread, 0])
+            for s in range(1, slots):
+                total = body.combine(method, total, body.load(tile, [op.thread, s]))
+            e = body.add(q_base, op.thread)
+            inside = body.below(e, q_extent) if q_extent % q_tile else None
+            body.if_(inside, lambda b: finish(b, total, e, tile_index))
+
+        kb.barrier()
+        kb.if_(kb.below(op.thread, q_tile) if q_tile < threads else None, lead)
+
+    if stage == "atomic":
+        chunk = kb.add(kb.mul(tile_index, r_threads), r_t) if partials else None
+        # A thread none of whose elements along the axis are in C has
+        # nothing to add; its partial (the identity) is still stored.
+        touched = (
+            kb.below(kb.add(r_base, r_t), r_extent) if not partials and r_extent % r_tile else None
+        )
+        for u in range(q_regs):
+            kb.if_(
+                kb.both(q_in[u], touched),
+                lambda b, u=u: finish(b, values[u], q_at[u], chunk),
+            )
+        return []
+    if stage == "lds":
+        red = entry.alloc([q_tile, r_threads], WORKGROUP, "red_tile")
+        for u in range(q_regs):
+            kb.store(values[u], red, [q_local[u], r_t])
+        one_per_output(r_threads, red)
+        return []
+    # subgroup: the lanes of one output within a subgroup combine in
+    # registers; where its threads span subgroups (case 3.2 of the RFC),
+    # the subgroups' partials meet in workgroup memory.
+    width = op.subgroup.value.data
+    lanes = 1 if lane_stride >= width else min(r_threads, width // lane_stride)
+    totals = []
+    for v in values:
+        if lanes > 1 and op.exchange.data == "cluster":
+            v = kb.subgroup_reduce(method, v, lanes, lane_stride)
+        else:
+            off = lanes // 2
+            while off >= 1:
+                v = kb.combine(method, v, kb.shuffle_xor(v, off * lane_stride, width))
+                off //= 2
+        totals.append(v)
+    if lanes == r_threads:  # case 3.1: the first lane of the output merges it
+        leader = kb.below(r_t, 1)
+
+        def merge(body: KernelBuilder) -> None:
+            for u in range(q_regs):
+                body.if_(q_in[u], lambda b, u=u: finish(b, totals[u], q_at[u], tile_index))
+
+        kb.if_(leader, merge)
+        return []
+    leader = kb.below(kb.rem(r_t, lanes), 1) if lanes > 1 else None
+    slots = r_threads // lanes
+    wave = entry.alloc([q_tile, slots], WORKGROUP, "wave_tile")
+    slot = kb.div(r_t, lanes)
+
+    def put(body: KernelBuilder) -> None:
+        for u in range(q_regs):
+            body.store(totals[u], wave, [q_local[u], slot])
+
+    kb.if_(leader, put)
+    one_per_output(slots, wave)
+    return []
+
+
+LOWER_REDUCE = Pattern(
+    name="lower-blockwise-reduce",
+    doc="a workgroup's reduction of its C tile becomes each thread's partials, combined by "
+    "the stage: atomics, workgroup memory, or subgroup exchanges",
+    root=BlockwiseReduceOp,
+    rewrite=lower_reduce,
+)
+
 LOWER_COPY = Pattern(
     name="lower-blockwise-copy",
     doc="a workgroup's staged copy becomes each thread's masked loads, then its stores",
@@ -228,7 +364,7 @@ LOWER_MMA = Pattern(
 LOWER_BLOCKWISE_GEMM = Pass(
     "lower-blockwise-gemm",
     "Lowers xsplit_gemm's blockwise ops to each thread's loads, stores and threadwise ops.",
-    [LOWER_COPY, LOWER_ASYNC_COPY, LOWER_GEMM, LOWER_MMA],
+    [LOWER_COPY, LOWER_ASYNC_COPY, LOWER_GEMM, LOWER_MMA, LOWER_REDUCE],
 )
 
 __all__ = ["LOWER_BLOCKWISE_GEMM"]

@@ -34,6 +34,11 @@ its fragments (each 8x8 matrix of an `ldmatrix`) hit distinct banks.
 
 `xsplit_gemm.merge_partials`: one thread per element of C, which adds the
 partials in chunk order to C's value (grid x along N, y along M).
+
+`xsplit_gemm.gridwise_gemm_reduce` (the fused GEMM + reduction): the same K
+loop, then `blockwise_reduce` in place of the write. `merge_reduced`: one
+thread per output element, which combines the partials in chunk order with
+the output's value.
 """
 
 from __future__ import annotations
@@ -49,8 +54,11 @@ from xsplit.dialects.xsplit_gemm import (
     BlockwiseCopyOp,
     BlockwiseGemmOp,
     BlockwiseMmaOp,
+    BlockwiseReduceOp,
     GridwiseGemmOp,
+    GridwiseGemmReduceOp,
     MergePartialsOp,
+    MergeReducedOp,
     ThreadwiseFillOp,
     ThreadwiseWriteFragmentsOp,
     ThreadwiseWriteOp,
@@ -223,7 +231,7 @@ def _write(kb: KernelBuilder, op: GridwiseGemmOp, acc, tid, m0, n0, chunk) -> No
 
 def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     op = m.root
-    assert isinstance(op, GridwiseGemmOp)
+    assert isinstance(op, GridwiseGemmOp | GridwiseGemmReduceOp)
     kb = KernelBuilder(ir.b)
     tm, tn, tk = op.tile_sizes
     thm, thn = op.thread_counts
@@ -261,6 +269,9 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             body.barrier()
 
         kb.for_(k_begin, k_end, tk, step, "k0")
+    if isinstance(op, GridwiseGemmReduceOp):
+        _reduce_epilogue(kb, op, acc, tid, m0, n0)
+        return []
     _write(kb, op, acc, tid, m0, n0, chunk)
     return []
 
@@ -334,6 +345,52 @@ def lower_merge(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def _reduce_epilogue(kb: KernelBuilder, op: GridwiseGemmReduceOp, acc, tid, m0, n0) -> None:
+    """The fused reduction: the registers are reduced, not written."""
+    m, n, _ = op.mnk
+    kb.insert(BlockwiseReduceOp(acc, op.out, m0, n0, tid, op.c, op.thread_counts, (m, n), op))
+
+
+def lower_merge_reduced(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, MergeReducedOp)
+    kb = KernelBuilder(ir.b)
+    chunks = op.partials.type.get_shape()[0]  # type: ignore[attr-defined]
+    e = kb.add(kb.mul(kb.block_id("x"), op.thread_count), kb.thread_id())
+    inside = kb.below(e, op.elements) if op.elements % op.thread_count else None
+    # The output is a vector (the verifier asks for it): its one long
+    # dimension is the element, the others 0.
+    shape = op.out.type.get_shape()  # type: ignore[attr-defined]
+    long = max(range(len(shape)), key=lambda d: shape[d])
+    at = [e if d == long else 0 for d in range(len(shape))]
+    method = op.method.data
+
+    def merge(body: KernelBuilder) -> None:
+        total = body.load(op.out, at)
+        for s in range(chunks):
+            # In chunk order, whatever the thread timing: the same result every run.
+            total = body.combine(method, total, body.load(op.partials, [s, e]))
+        body.store(total, op.out, at)
+
+    kb.if_(inside, merge)
+    return []
+
+
+LOWER_GRIDWISE_REDUCE = Pattern(
+    name="lower-gridwise-gemm-reduce",
+    doc="a fused GEMM + reduction becomes the GEMM's staged K loop and a blockwise reduce "
+    "epilogue",
+    root=GridwiseGemmReduceOp,
+    rewrite=lower_gridwise,
+)
+
+LOWER_MERGE_REDUCED = Pattern(
+    name="lower-merge-reduced",
+    doc="the ordered merge of a fused reduction's partials becomes one thread per output",
+    root=MergeReducedOp,
+    rewrite=lower_merge_reduced,
+)
+
 LOWER_GRIDWISE = Pattern(
     name="lower-gridwise-gemm",
     doc="a gridwise GEMM becomes its workgroup's staged K loop of blockwise ops and a "
@@ -352,7 +409,7 @@ LOWER_MERGE = Pattern(
 LOWER_GRIDWISE_GEMM = Pass(
     "lower-gridwise-gemm",
     "Lowers xsplit_gemm's gridwise ops to blockwise and threadwise ops on GPU ids.",
-    [LOWER_GRIDWISE, LOWER_MERGE],
+    [LOWER_GRIDWISE, LOWER_MERGE, LOWER_GRIDWISE_REDUCE, LOWER_MERGE_REDUCED],
 )
 
 __all__ = ["LOWER_GRIDWISE_GEMM"]

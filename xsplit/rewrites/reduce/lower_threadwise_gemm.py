@@ -20,6 +20,10 @@ index into a private buffer is a constant and LLVM keeps it in registers.
   intrinsic's op (`EMIT`: `nvgpu.mma.sync` for m16n8k16), its elements back;
 - `threadwise_write_fragments`: as `threadwise_write`, at the places the
   intrinsic's C layout gives.
+- `threadwise_reduce`: per kept row (column), the registers plus the GEMM's
+  init (C's element under its mask, or the constant), C written back under
+  the mask with `store_c`, the identity outside C, combined in register
+  order into one partial.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from xsplit.dialects.xsplit_gemm import (
     ThreadwiseMmaOp,
     ThreadwiseReadOp,
     ThreadwiseWriteFragmentsOp,
+    ThreadwiseReduceOp,
     ThreadwiseWriteOp,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
@@ -213,6 +218,46 @@ def lower_write_fragments(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, ThreadwiseReduceOp)
+    kb = KernelBuilder(ir.b)
+    rm, rn = _shape(op.acc)
+    rows, cols = op.extents
+    sm, sn = op.stride_sizes
+    method = op.method.data
+    rows_at = [kb.add(op.row, i * sm) for i in range(rm)]
+    cols_at = [kb.add(op.col, j * sn) for j in range(rn)]
+    # row + i * sm stays inside C when the tiles divide it.
+    row_in = [kb.below(r, rows) if rows % (rm * sm) else None for r in rows_at]
+    col_in = [kb.below(c, cols) if cols % (rn * sn) else None for c in cols_at]
+    init = None if op.init is None else op.init.value.data
+
+    def element(i: int, j: int) -> SSAValue:
+        """C's element: the GEMM's init added once; the identity outside C."""
+        valid = kb.both(row_in[i], col_in[j])
+        x = kb.load(op.acc, [i, j])
+        at = [rows_at[i], cols_at[j]]
+        if op.c is not None:
+            x = kb.addf(x, kb.load_or_zero(op.c, at, valid))
+        elif init:
+            x = kb.addf(x, kb.f(init))
+        if op.store_c is not None:
+            assert op.c is not None
+            kb.if_(valid, lambda b, x=x: b.store(x, op.c, at))  # type: ignore[arg-type]
+        return x if valid is None else kb.select(valid, x, kb.identity(method))
+
+    along_n = op.dim.value.data == 1
+    for u in range(rm if along_n else rn):
+        total = None
+        for w in range(rn if along_n else rm):
+            x = element(u, w) if along_n else element(w, u)
+            total = x if total is None else kb.combine(method, total, x)
+        assert total is not None
+        kb.store(total, op.parts, [u])
+    return []
+
+
 LOWER_THREADWISE_GEMM = Pass(
     "lower-threadwise-gemm",
     "Lowers xsplit_gemm's threadwise ops to unrolled scalar memref and arith ops.",
@@ -241,6 +286,10 @@ LOWER_THREADWISE_GEMM = Pass(
             "lower-threadwise-write-fragments",
             "each C fragment element merged into C under its mask",
             ThreadwiseWriteFragmentsOp, lower_write_fragments,
+        ),
+        Pattern(
+            "lower-threadwise-reduce", "each kept row's registers, with the init, combined",
+            ThreadwiseReduceOp, lower_reduce,
         ),
     ],  # fmt: skip
 )

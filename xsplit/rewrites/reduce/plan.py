@@ -51,8 +51,8 @@ def choose_stage(red: ReductionToLower, tgt: Target) -> tuple[str, str]:
                 "its own output, so there is nothing to combine inside a workgroup"
             )
         return "subgroup", (
-            "the lanes that share an output of the fused GEMM's C tile are consecutive in one "
-            f"subgroup and combine in registers with {how}, with no workgroup-memory step"
+            "the lanes that share an output of the fused GEMM's C tile combine in registers "
+            f"with {how}, and only where they span subgroups in workgroup memory"
         )
     if red.extent < width:
         return "atomic", (

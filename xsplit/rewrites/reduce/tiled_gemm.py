@@ -1,5 +1,8 @@
-"""`lower-reduce`'s kernel for a fused GEMM: C in tiles, the reduction in the
-epilogue.
+"""`lower-reduce`'s text kernel for a fused GEMM: C in tiles, the reduction
+in the epilogue. On GPU targets lower-reduce writes plain GEMMs through
+xsplit's staged GEMM kernel instead (fused_gemm.py); this writer keeps what
+that kernel does not take yet (reductions along a batch, several batch
+loops, transposed operands or C) and the CPU form.
 
 A workgroup owns a `tile_m` x `tile_n` tile of C (grid x: tiles along N, y:
 tiles along M, z: the batch loops, linearized). On a GPU each of its threads

@@ -11,23 +11,24 @@ func.func @returned(%a: tensor<13x24xf32>, %b: tensor<24x70xf32>, %c: tensor<13x
   %r = rock.reduce sum %mm into %o {axis = 1 : index} : tensor<13x70xf32> into tensor<13x1xf32> -> tensor<13x1xf32>
   return %mm, %r : tensor<13x70xf32>, tensor<13x1xf32>
 }
-// The tiled kernel (tiled_gemm.py): A and B staged through workgroup memory
-// along K; each C element is its init plus its dot product, stored where
-// it is inside C, then reduced in the epilogue.
+// The staged GEMM kernel with the reduction as its epilogue: A and B staged
+// through workgroup memory along K (A's rows are whole vectors of 4: 128-bit
+// loads); each C element is its init plus its dot product, stored where it
+// is inside C, then reduced in the epilogue.
 // KERNEL-LABEL: func.func @returned(%a: memref<13x24xf32>, %b: memref<24x70xf32>, %c: memref<13x70xf32>, %o: memref<13x1xf32>)
 // KERNEL-SAME:    gpu.known_grid_size = array<i32: 2, 1, 1>
 // KERNEL-NOT:     linalg.
-// KERNEL:         scf.for %kt = %c0 to %c2 step %c1
-// KERNEL:           memref.load %a[%{{.*}}, %{{.*}}] : memref<13x24xf32>
+// KERNEL:         scf.for %k0 =
+// KERNEL:           vector.load %a[%{{.*}}, %{{.*}}] : memref<13x24xf32>, vector<4xf32>
 // KERNEL:           memref.load %b[%{{.*}}, %{{.*}}] : memref<24x70xf32>
-// KERNEL:           memref.store %{{.*}}, %a_tile
+// KERNEL:           memref.store %{{.*}}, %b_tile
 // KERNEL:         %[[IN:.*]] = scf.if %{{.*}} -> (f32) {
 // KERNEL-NEXT:      %[[INIT:.*]] = memref.load %c[%[[I:.*]], %[[J:.*]]] : memref<13x70xf32>
 // KERNEL:         %[[C:.*]] = arith.addf %{{.*}}, %[[IN]] : f32
 // KERNEL-NEXT:    scf.if %{{.*}} {
 // KERNEL-NEXT:      memref.store %[[C]], %c[%[[I]], %[[J]]] : memref<13x70xf32>
 // KERNEL:         gpu.barrier
-// KERNEL:         memref.atomic_rmw addf %{{.*}}, %o[
+// KERNEL:         memref.atomic_rmw addf %{{.*}}, %o[%{{.*}}, %{{.*}}] : (f32, memref<13x1xf32>) -> f32
 
 // Not returned: the GEMM's output is never written, its init is the constant.
 // REMARK: fuse.mlir:[[# @LINE + 6]]:3: remark: fuse-reduction: fused with linalg.batch_matmul {{.*}} output is never written

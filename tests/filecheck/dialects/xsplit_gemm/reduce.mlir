@@ -1,0 +1,31 @@
+// The fused GEMM + reduction's ops print as they parse, in their custom and generic forms.
+// RUN: xsplit-opt %s | filecheck %s
+// RUN: xsplit-opt --print-op-generic %s | xsplit-opt | filecheck %s
+
+// CHECK-LABEL: func.func @gridwise
+// CHECK-NEXT:    xsplit_gemm.gridwise_gemm_reduce %a, %b init %c into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "sum", dim = 1 : i64, stage = "lds", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", store_c} : memref<70x90xf32>, memref<90x200xf32>, memref<70x200xf32> into memref<70xf32>
+func.func @gridwise(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %c: memref<70x200xf32>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b init %c into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "sum", dim = 1 : i64, stage = "lds", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", store_c} : memref<70x90xf32>, memref<90x200xf32>, memref<70x200xf32> into memref<70xf32>
+  func.return
+}
+
+// A constant init, f16 operands, partials of the subgroup stage along M.
+// CHECK-LABEL: func.func @partials
+// CHECK-NEXT:    xsplit_gemm.gridwise_gemm_reduce %a, %b into %p {{{.*}}merge = "partials", subgroup = 64 : i64, exchange = "cluster", init = -3.750000e-01 : f32} : memref<70x90xf16>, memref<90x200xf16> into memref<2x200xf32>
+// CHECK-NEXT:    xsplit_gemm.merge_reduced %p into %o {method = "max", threads = 256 : i64} : memref<2x200xf32> into memref<1x200xf32>
+func.func @partials(%a: memref<70x90xf16>, %b: memref<90x200xf16>, %p: memref<2x200xf32>, %o: memref<1x200xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %p {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "max", dim = 0 : i64, stage = "subgroup", merge = "partials", subgroup = 64 : i64, exchange = "cluster", init = -3.750000e-01 : f32} : memref<70x90xf16>, memref<90x200xf16> into memref<2x200xf32>
+  xsplit_gemm.merge_reduced %p into %o {method = "max", threads = 256 : i64} : memref<2x200xf32> into memref<1x200xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @blockwise
+// CHECK:         xsplit_gemm.blockwise_reduce %acc init %c to %o[%m0, %n0] thread %t {threads = array<i64: 16, 16>, bounds = array<i64: 70, 200>, method = "sum", dim = 1 : i64, stage = "atomic", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle"} : memref<4x4xf32, #gpu.address_space<private>>, memref<70x200xf32> to memref<70xf32>
+// CHECK-NEXT:    xsplit_gemm.threadwise_reduce %acc to %parts[%m0, %n0] {strides = array<i64: 16, 16>, bounds = array<i64: 70, 200>, method = "max", dim = 0 : i64, init = 5.000000e-01 : f32} : memref<4x4xf32, #gpu.address_space<private>> to memref<4xf32, #gpu.address_space<private>>
+func.func @blockwise(%c: memref<70x200xf32>, %o: memref<70xf32>, %m0: index, %n0: index, %t: index) {
+  %acc = memref.alloca() : memref<4x4xf32, #gpu.address_space<private>>
+  %parts = memref.alloca() : memref<4xf32, #gpu.address_space<private>>
+  xsplit_gemm.blockwise_reduce %acc init %c to %o[%m0, %n0] thread %t {threads = array<i64: 16, 16>, bounds = array<i64: 70, 200>, method = "sum", dim = 1 : i64, stage = "atomic", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle"} : memref<4x4xf32, #gpu.address_space<private>>, memref<70x200xf32> to memref<70xf32>
+  xsplit_gemm.threadwise_reduce %acc to %parts[%m0, %n0] {strides = array<i64: 16, 16>, bounds = array<i64: 70, 200>, method = "max", dim = 0 : i64, init = 5.000000e-01 : f32} : memref<4x4xf32, #gpu.address_space<private>> to memref<4xf32, #gpu.address_space<private>>
+  func.return
+}

@@ -1,0 +1,59 @@
+// The fused GEMM + reduction's verifiers.
+// RUN: xsplit-opt --split-input-file --verify-diagnostics %s | filecheck %s
+
+func.func @method(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "min", dim = 1 : i64, stage = "lds", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle"} : memref<70x90xf32>, memref<90x200xf32> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:5:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op method must be one of sum, max
+
+// -----
+
+func.func @out(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %o: memref<200xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "sum", dim = 1 : i64, stage = "lds", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle"} : memref<70x90xf32>, memref<90x200xf32> into memref<200xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op the output must hold 70 elements
+
+// -----
+
+func.func @partials(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %p: memref<4x70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %p {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "sum", dim = 1 : i64, stage = "atomic", merge = "partials", subgroup = 32 : i64, exchange = "shuffle"} : memref<70x90xf32>, memref<90x200xf32> into memref<4x70xf32>
+  func.return
+}
+// The atomic stage keeps a partial per thread along N: 4 tiles x 16 threads.
+// CHECK: reduce_invalid.mlir:[[# @LINE - 4]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op the partials must be 64x70
+
+// -----
+
+func.func @store_c(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "sum", dim = 1 : i64, stage = "lds", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", store_c} : memref<70x90xf32>, memref<90x200xf32> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op store_c needs C
+
+// -----
+
+func.func @subgroup(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 48, 24>, threads = array<i64: 16, 12>, method = "sum", dim = 1 : i64, stage = "subgroup", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle"} : memref<70x90xf32>, memref<90x200xf32> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op the subgroup stage needs a power-of-two thread count along the reduced axis
+
+// -----
+
+func.func @merge(%p: memref<2x200xf32>, %o: memref<2x100xf32>) {
+  xsplit_gemm.merge_reduced %p into %o {method = "sum", threads = 256 : i64} : memref<2x200xf32> into memref<2x100xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.merge_reduced' op the output must be a vector (rank 1, or rank 2 with a dimension of 1)
+
+// -----
+
+func.func @threadwise(%c: memref<70x200xf32>, %r: index) {
+  %acc = memref.alloca() : memref<4x4xf32, #gpu.address_space<private>>
+  %parts = memref.alloca() : memref<2xf32, #gpu.address_space<private>>
+  xsplit_gemm.threadwise_reduce %acc to %parts[%r, %r] {strides = array<i64: 16, 16>, bounds = array<i64: 70, 200>, method = "sum", dim = 1 : i64} : memref<4x4xf32, #gpu.address_space<private>> to memref<2xf32, #gpu.address_space<private>>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_reduce' op the partials must hold 4 kept registers
