@@ -1,0 +1,302 @@
+"""The part of MLIR's `amdgpu` dialect xsplit's GEMM kernel multiplies with
+on gfx942: the CDNA matrix-core instruction `amdgpu.mfma`.
+
+    %d = amdgpu.mfma 16x16x16 %a * %b + %c : vector<4xf16>, vector<4xf16>, vector<4xf32>
+
+One MFMA is a collective of a 64-lane wavefront: each lane gives a
+fragment of A and of B and a fragment of the accumulator, and gets its
+fragment of the result (the layouts are in `FRAGMENTS`). iree-compile 3.13
+lowers it in a custom dispatch to `v_mfma_f32_16x16x16_f16` (or `_bf16`).
+The printed form is iree-opt 3.13's: the broadcast and permutation controls
+are keywords with parenthesised values (`abid(1) blgp(bcast_first_32)
+cbsz(1)`), left out at their defaults; `blgp = none` and `{cbsz = 1 : i32}`
+do not parse there. `#rocdl.mfma_perm_b`, the type of `blgp`, is in the
+generic form only, so this module holds it too (`ROCDL`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    IntegerAttr,
+    UnitAttr,
+    VectorType,
+    i32,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+WAVEFRONT = 64
+"""Lanes of a CDNA wavefront: one `amdgpu.mfma` is executed by all of them."""
+
+
+class MFMAPermB(StrEnum):
+    """How an MFMA permutes B's lanes (`blgp`)."""
+
+    NONE = "none"
+    BCAST_FIRST_32 = "bcast_first_32"
+    BCAST_SECOND_32 = "bcast_second_32"
+    ROTATE_16_RIGHT = "rotate_16_right"
+    BCAST_FIRST_16 = "bcast_first_16"
+    BCAST_SECOND_16 = "bcast_second_16"
+    BCAST_THIRD_16 = "bcast_third_16"
+    BCAST_FOURTH_16 = "bcast_fourth_16"
+
+
+@irdl_attr_definition
+class MFMAPermBAttr(EnumAttribute[MFMAPermB]):
+    """`#rocdl.mfma_perm_b<none>`: the value of `amdgpu.mfma`'s `blgp`."""
+
+    name = "rocdl.mfma_perm_b"
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.data)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> MFMAPermB:
+        with parser.in_angle_brackets():
+            return MFMAPermB(parser.parse_identifier())
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """What one lane of the wavefront holds for one MFMA shape and operand
+    element type: `a` elements of A and of B, `c` f32 of the accumulator.
+
+    Lane l's elements (IREE's `getSingleSubgroupLayout`, IREEGPUAttrs.cpp;
+    the CDNA3 ISA's MFMA operand layouts), with `g = 64 / m` lane groups of
+    `m` lanes (m = n):
+    - A: row `l % m`, K `a * (l // m) + i` for its element i;
+    - B: column `l % n`, K `a * (l // n) + i`;
+    - C (m = 16): column `l % 16`, row `4 * (l // 16) + i`; (m = 32, 16
+      elements): column `l % 32`, row `8 * (i // 4) + 4 * (l // 32) + i % 4`.
+    """
+
+    a: int
+    c: int
+
+    def a_at(self, m: int, lane: int, i: int) -> tuple[int, int]:
+        """(row, K) of A that lane `lane`'s element `i` holds."""
+        return lane % m, self.a * (lane // m) + i
+
+    def b_at(self, n: int, lane: int, i: int) -> tuple[int, int]:
+        """(K, column) of B that lane `lane`'s element `i` holds."""
+        return self.a * (lane // n) + i, lane % n
+
+    def c_at(self, m: int, lane: int, i: int) -> tuple[int, int]:
+        """(row, column) of C that lane `lane`'s element `i` holds."""
+        groups = WAVEFRONT // m
+        return 4 * groups * (i // 4) + 4 * (lane // m) + i % 4, lane % m
+
+
+FRAGMENTS: dict[tuple[int, int, int, str], Fragment] = {
+    (16, 16, 16, "f16"): Fragment(4, 4),
+    (16, 16, 16, "bf16"): Fragment(4, 4),
+    (32, 32, 8, "f16"): Fragment(4, 16),
+    (32, 32, 8, "bf16"): Fragment(4, 16),
+    (16, 16, 4, "f32"): Fragment(1, 4),
+    (32, 32, 2, "f32"): Fragment(1, 16),
+}
+"""The MFMA shapes (M, N, K, A and B's element type) xsplit knows, on
+gfx942, one block each, all accumulating in f32."""
+
+
+def element_name(t: Attribute) -> str | None:
+    for cls, name in ((Float16Type, "f16"), (BFloat16Type, "bf16"), (Float32Type, "f32")):
+        if isinstance(t, cls):
+            return name
+    return None
+
+
+def _fragment_type(t: Attribute) -> tuple[str | None, int]:
+    """(element name, elements): a vector's or a scalar's."""
+    if isinstance(t, VectorType):
+        if len(t.get_shape()) != 1:
+            return None, 0
+        return element_name(t.element_type), t.get_shape()[0]
+    return element_name(t), 1
+
+
+def _i32(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i32)
+
+
+@irdl_op_definition
+class MFMAOp(IRDLOperation):
+    """
+    `D = A · B + C` for one `m` x `n` x `k` block, by a 64-lane wavefront:
+    each lane gives its fragments of A and B (`sourceA`, `sourceB`) and of
+    C (`destC`) and gets its fragment of D (see `Fragment`). `cbsz`,
+    `abid` and `blgp` broadcast or permute the lanes' A and B fragments
+    (0 and `none`: as given); `reducePrecision` allows a lower-precision
+    product.
+    """
+
+    name = "amdgpu.mfma"
+
+    source_a = operand_def(Attribute)
+    source_b = operand_def(Attribute)
+    dest_c = operand_def(VectorType)
+    dest_d = result_def(VectorType)
+    m = prop_def(IntegerAttr)
+    n = prop_def(IntegerAttr)
+    k = prop_def(IntegerAttr)
+    blocks = prop_def(IntegerAttr)
+    cbsz = prop_def(IntegerAttr)
+    abid = prop_def(IntegerAttr)
+    blgp = prop_def(MFMAPermBAttr)
+    reduce_precision = opt_prop_def(UnitAttr, prop_name="reducePrecision")
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        a: SSAValue,
+        b: SSAValue,
+        c: SSAValue,
+        shape: tuple[int, int, int],
+        blocks: int = 1,
+        cbsz: int = 0,
+        abid: int = 0,
+        blgp: MFMAPermB = MFMAPermB.NONE,
+        reduce_precision: bool = False,
+    ):
+        m, n, k = shape
+        props: dict[str, Attribute] = {
+            "m": _i32(m), "n": _i32(n), "k": _i32(k), "blocks": _i32(blocks),
+            "cbsz": _i32(cbsz), "abid": _i32(abid), "blgp": MFMAPermBAttr(blgp),
+        }  # fmt: skip
+        if reduce_precision:
+            props["reducePrecision"] = UnitAttr()
+        super().__init__(operands=[a, b, c], result_types=[c.type], properties=props)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.m.value.data, self.n.value.data, self.k.value.data
+
+    @property
+    def fragment(self) -> Fragment | None:
+        return FRAGMENTS.get((*self.shape, _fragment_type(self.source_a.type)[0] or ""))
+
+    def verify_(self) -> None:
+        m, n, k = self.shape
+        a_elem, a_len = _fragment_type(self.source_a.type)
+        if self.source_a.type != self.source_b.type:
+            raise VerifyException(f"'{self.name}' op sourceA and sourceB must have one type")
+        if self.dest_c.type != self.dest_d.type:
+            raise VerifyException(f"'{self.name}' op destC and destD must have one type")
+        if self.blocks.value.data != 1:
+            raise VerifyException(f"'{self.name}' op xsplit knows single-block MFMAs only")
+        frag = self.fragment
+        if frag is None:
+            known = ", ".join(f"{a}x{b}x{c} {e}" for a, b, c, e in FRAGMENTS)
+            raise VerifyException(
+                f"'{self.name}' op {m}x{n}x{k} of {a_elem or self.source_a.type} is not a "
+                f"known MFMA ({known})"
+            )
+        if a_len != frag.a:
+            want = "a scalar" if frag.a == 1 else f"vector<{frag.a}x{a_elem}>"
+            raise VerifyException(
+                f"'{self.name}' op a lane's fragment of A and B for {m}x{n}x{k} {a_elem} is {want}"
+            )
+        c_elem, c_len = _fragment_type(self.dest_c.type)
+        if c_elem != "f32" or c_len != frag.c or not isinstance(self.dest_c.type, VectorType):
+            raise VerifyException(
+                f"'{self.name}' op a lane's fragment of C for {m}x{n}x{k} is vector<{frag.c}xf32>"
+            )
+
+    def print(self, printer: Printer) -> None:
+        m, n, k = self.shape
+        printer.print_string(f" {m}x{n}x{k} ")
+        printer.print_ssa_value(self.source_a)
+        printer.print_string(" * ")
+        printer.print_ssa_value(self.source_b)
+        printer.print_string(" + ")
+        printer.print_ssa_value(self.dest_c)
+        if self.abid.value.data:
+            printer.print_string(f" abid({self.abid.value.data})")
+        if self.blgp.data != MFMAPermB.NONE:
+            printer.print_string(f" blgp({self.blgp.data})")
+        if self.cbsz.value.data:
+            printer.print_string(f" cbsz({self.cbsz.value.data})")
+        if self.reduce_precision is not None:
+            printer.print_string(" reducePrecision")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_list(
+            [self.source_a.type, self.source_b.type, self.dest_c.type], printer.print_attribute
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MFMAOp:
+        at = parser.pos
+        dims = parser.parse_dimension_list()
+        if len(dims) != 3:
+            parser.raise_error("expected the MFMA's shape as MxNxK", at, parser.pos)
+        a = parser.parse_unresolved_operand()
+        parser.parse_punctuation("*")
+        b = parser.parse_unresolved_operand()
+        parser.parse_punctuation("+")
+        c = parser.parse_unresolved_operand()
+        controls: dict = {}
+        while True:
+            word = next(
+                (w for w in ("abid", "blgp", "cbsz", "reducePrecision")
+                 if w not in controls and parser.parse_optional_keyword(w) is not None),
+                None,
+            )  # fmt: skip
+            if word is None:
+                break
+            if word == "reducePrecision":
+                controls[word] = True
+                continue
+            with parser.in_parens():
+                if word == "blgp":
+                    controls[word] = MFMAPermB(parser.parse_identifier())
+                else:
+                    controls[word] = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ta = parser.parse_type()
+        parser.parse_punctuation(",")
+        tb = parser.parse_type()
+        parser.parse_punctuation(",")
+        tc = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(a, ta),
+            parser.resolve_operand(b, tb),
+            parser.resolve_operand(c, tc),
+            (dims[0], dims[1], dims[2]),
+            cbsz=controls.get("cbsz", 0),
+            abid=controls.get("abid", 0),
+            blgp=controls.get("blgp", MFMAPermB.NONE),
+            reduce_precision=controls.get("reducePrecision", False),
+        )
+        op.attributes |= attrs
+        return op
+
+
+AMDGPU = Dialect("amdgpu", [MFMAOp], [])
+
+ROCDL = Dialect("rocdl", [], [MFMAPermBAttr])
+"""Only the attribute `amdgpu.mfma`'s generic form names."""
