@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import (
@@ -60,6 +61,7 @@ from xdsl.ir.affine import (
 
 from xsplit.analysis.writes import kernel_buffers, may_write, written_arguments
 from xsplit.diagnostics import XsplitError, location_of
+from xsplit.dialects.amdgpu import WAVEFRONT, MFMAOp
 from xsplit.semantics import (
     BINARY,
     CASTS,
@@ -75,7 +77,7 @@ from xsplit.semantics import memref_strides as _static_strides
 
 READ, WRITE, ATOMIC = 1, 2, 4
 
-SYNC_OPS = frozenset({"gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce"})
+SYNC_OPS = frozenset({"gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce", "amdgpu.mfma"})
 """Ops where lanes meet: no chunk may run past one before the others reach it."""
 
 class SimulationError(XsplitError):
@@ -338,7 +340,9 @@ def _assemble(parts: list[tuple[np.ndarray, object]], n: int, dtype=None):
     first = parts[0][1]
     if all(_same_scalar(first, v) for _, v in parts[1:]):
         return first
-    out = np.empty(n, dtype=dtype if dtype is not None else np.asarray(last).dtype)
+    # A vector value is (lanes, elements): the parts keep their elements.
+    tail = next((np.shape(v)[1:] for _, v in parts if np.ndim(v) > 1), ())
+    out = np.empty((n, *tail), dtype=dtype if dtype is not None else np.asarray(last).dtype)
     for sel, v in parts:
         out[sel] = v
     return out
@@ -1161,6 +1165,47 @@ def _c_vector_extract(m: Machine, op: Operation):
     return run
 
 
+def _c_vector_broadcast(m: Machine, op: Operation):
+    """`vector.broadcast` of a scalar to a 1-D vector: each lane's value in
+    every element."""
+    shape = op.results[0].type.get_shape()  # type: ignore[attr-defined]
+    if len(shape) != 1 or isinstance(op.operands[0].type, VectorType):
+        raise SimulationError("only broadcasts of a scalar to a 1-D vector are supported", op)
+    sv, r, width = _slot(m, op.operands[0]), _slot(m, op.results[0]), shape[0]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        value = _expand(m.arr(fr, sv), fr.n)
+        fr.env[r] = np.repeat(value[:, None], width, axis=1)
+
+    return run
+
+
+def _c_vector_store(m: Machine, op: Operation):
+    """`vector.store` of a 1-D vector: w consecutive elements along the last
+    index, each logged as its own write."""
+    sval, sv = _slot(m, op.operands[0]), _slot(m, op.operands[1])
+    sidx = [_slot(m, v) for v in op.operands[2:]]
+    shape = op.operands[0].type.get_shape()  # type: ignore[attr-defined]
+    if len(shape) != 1:
+        raise SimulationError("only 1-D vector stores are supported", op)
+    width = shape[0]
+    k = m.index_of(op)
+    memos: list[list] = [[None, (), None] for _ in range(width)]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        value = m.arr(fr, sval)
+        view = m.get(fr, sv)
+        idx = [m.arr(fr, s) for s in sidx]
+        data = view.buffer.data
+        for e in range(width):
+            flat = _expand(m.flat_index(view, [*idx[:-1], idx[-1] + e], op, memos[e]), fr.n)
+            if view.buffer.logged:
+                m.access(view, flat, fr, k, WRITE)
+            data[flat] = value[:, e].astype(data.dtype, copy=False)
+
+    return run
+
+
 @dataclass(eq=False)
 class _AsyncCopies:
     """sm_80's asynchronous copies in flight: what each issued copy will
@@ -1792,6 +1837,57 @@ def _c_subgroup_reduce(m: Machine, op: Operation):
     return run
 
 
+def _c_mfma(m: Machine, op: Operation):
+    """`amdgpu.mfma`: a collective of each 64-lane wavefront (the workgroup's
+    threads 0-63, 64-127, ...). The wavefront's fragments of A, B and C are
+    gathered into whole matrices by the CDNA layout (`amdgpu.Fragment`),
+    multiplied in f64 and rounded to f32 once, and each lane gets its
+    fragment of the result. Every lane of a wavefront must reach it, as on
+    the hardware, where the instruction reads all 64 lanes' registers."""
+    assert isinstance(op, MFMAOp)
+    frag = op.fragment
+    if frag is None:
+        raise SimulationError("an MFMA shape the simulator does not know", op)
+    rows, cols, depth = op.shape
+    sa, sb, sc = (_slot(m, v) for v in op.operands)
+    r = _slot(m, op.results[0])
+    launch = m.launch
+    waves_per_block = -(-launch.threads // WAVEFRONT)
+    wave_of_lane = launch.block_of_lane * waves_per_block + launch.thread_of_lane // WAVEFRONT
+    place = launch.thread_of_lane % WAVEFRONT
+    elements = np.arange(frag.a)
+    outputs = np.arange(frag.c)
+
+    def fragment(fr: Frame, s: int, width: int) -> np.ndarray:
+        value = m.arr(fr, s)
+        value = np.asarray(value, dtype=np.float64)
+        if value.ndim < 2:
+            value = value.reshape(-1, 1)
+        return np.broadcast_to(value, (fr.n, width))
+
+    def run(fr: Frame, chunked: bool) -> None:
+        waves, position = np.unique(wave_of_lane[fr.lanes], return_inverse=True)
+        if launch.threads % WAVEFRONT or np.bincount(position).min() != WAVEFRONT:
+            raise SimulationError(
+                f"amdgpu.mfma reached by only some lanes of a {WAVEFRONT}-lane wavefront", op
+            )
+        lane = place[fr.lanes][:, None]
+        wave = position[:, None]
+        a = np.zeros((len(waves), rows, depth))
+        b = np.zeros((len(waves), depth, cols))
+        c = np.zeros((len(waves), rows, cols))
+        ar, ak = frag.a_at(rows, lane, elements[None, :])
+        a[wave, ar, ak] = fragment(fr, sa, frag.a)
+        bk, bc = frag.b_at(cols, lane, elements[None, :])
+        b[wave, bk, bc] = fragment(fr, sb, frag.a)
+        cr, cc = frag.c_at(rows, lane, outputs[None, :])
+        c[wave, cr, cc] = fragment(fr, sc, frag.c)
+        d = c + np.einsum("wmk,wkn->wmn", a, b)
+        fr.env[r] = d[wave, cr, cc].astype(np.float32)
+
+    return run
+
+
 def _c_hal_id(kind: str):
     def make(m: Machine, op: Operation):
         d = _dim_index(op)
@@ -1847,6 +1943,7 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "gpu.subgroup_size": _c_subgroup_size,
     "gpu.shuffle": _c_shuffle,
     "gpu.subgroup_reduce": _c_subgroup_reduce,
+    "amdgpu.mfma": _c_mfma,
     "hal.interface.workgroup.id": _c_hal_id("id"),
     "hal.interface.workgroup.count": _c_hal_id("count"),
     "memref.load": _c_load,
@@ -1856,6 +1953,8 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "memref.atomic_rmw": _c_atomic_rmw,
     "vector.load": _c_vector_load,
     "vector.extract": _c_vector_extract,
+    "vector.broadcast": _c_vector_broadcast,
+    "vector.store": _c_vector_store,
     "nvgpu.device_async_copy": _c_async_copy,
     "nvgpu.device_async_create_group": _c_async_group,
     "nvgpu.device_async_wait": _c_async_wait,
