@@ -91,7 +91,7 @@ def test_register_tile_8x8() -> None:
 
 
 def test_generated_cases() -> None:
-    """Random shapes, chunk counts, merges, stages and tiles: each run is
+    """Random shapes, chunk counts, merges, stages, tiles and targets: each run is
     race-free and right (a fixed seed, so a failure reproduces)."""
     rng = np.random.default_rng(32)
     tiles = [SMALL, "tile=8,16,4 threads=2,4", "tile=16,8,8 threads=8,2"]
@@ -102,7 +102,10 @@ def test_generated_cases() -> None:
         merge = str(rng.choice(["auto", "atomic", "deterministic"]))
         stages = int(rng.integers(1, 3))
         tile = tiles[case % len(tiles)]
-        check(m, n, k, f"target=sm_80 chunks={chunks} merge={merge} stages={stages} {tile}", seed=case)
+        # stages=2 is cp.async on sm_80 and register prefetch on gfx942.
+        target = ("sm_80", "gfx942")[case % 2]
+        options = f"target={target} chunks={chunks} merge={merge} stages={stages} {tile}"
+        check(m, n, k, options, seed=case)
 
 
 def test_deterministic_is_bitwise_stable() -> None:
@@ -235,6 +238,36 @@ def test_double_buffer_without_its_barrier_races() -> None:
     assert len(barriers) == 4
     barriers[1].detach()  # the one after the first pair's multiply
     barriers[1].erase()
+    args = inputs(37, 20, 96, 0)
+    report = simulate(fn, reference=expected(args), inputs=args, orders=["reverse"])
+    assert report.races
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+@pytest.mark.parametrize("k", [101, 96, 8])
+def test_register_prefetch(merge: str, k: int) -> None:
+    # stages=2 on gfx942: the step ahead goes through registers into the idle
+    # pair; odd and even step counts per chunk, and one step alone.
+    chunks = 1 if k == 8 else 3
+    text = check(37, 20, k, f"target=gfx942 chunks={chunks} merge={merge} stages=2 {SMALL}")
+    assert "%a_next" in text and "%b_tile1" in text and "nvgpu" not in text
+
+
+def test_register_prefetch_f16_transposed_a() -> None:
+    check(37, 24, 101, f"target=gfx942 chunks=2 stages=2 a_layout=k {SMALL}", element="f16")
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_register_prefetch_needs_both_barriers(which: int) -> None:
+    """One barrier a step: each orders the stores into one pair against the
+    reads of it on both sides. Without either the simulator reports a race."""
+    module, _ = lowered(37, 20, 96, f"target=gfx942 chunks=1 stages=2 {SMALL}")
+    fn = pick_function(module, None)
+    loop = next(op for op in fn.walk() if op.name == "scf.for" and op.parent_op() is fn)
+    barriers = [op for op in loop.body.block.ops if op.name == "gpu.barrier"]
+    assert len(barriers) == 2
+    barriers[which].detach()
+    barriers[which].erase()
     args = inputs(37, 20, 96, 0)
     report = simulate(fn, reference=expected(args), inputs=args, orders=["reverse"])
     assert report.races

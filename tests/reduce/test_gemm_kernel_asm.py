@@ -85,3 +85,25 @@ def test_f16_operands(tmp_path: Path) -> None:
     assert re.search(r"\bst\.shared\.v4\.b32\b", asm) and re.search(r"\bld\.shared\.b16\b", asm)
     assert re.search(r"\bcvt\.f32\.f16\b", asm) and re.search(FMA["sm_80"], asm)
     assert not re.search(SPILL["sm_80"], asm)
+
+
+def test_register_prefetch_gfx942(tmp_path: Path) -> None:
+    """stages=2 on gfx942: between two barriers of the K loop, the next
+    step's 128-bit global loads are issued before the step's FMAs and
+    stored into workgroup memory (`ds_write_b128`) after them, so the loads
+    are in flight during the multiply; one `s_barrier` per step (and one
+    after the first step's copy); no private segment (the prefetch
+    registers stay registers)."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000),
+            f"gemm-kernel{{target=gfx942 chunks=4 stages=2}},{LOWER},export-dispatch{{target=gfx942}}",
+        )
+    asm = "\n".join(dumped_assembly(out, "gfx942", tmp_path))
+    assert not re.search(SPILL["gfx942"], asm)
+    steps = re.split(BARRIER["gfx942"], asm)
+    assert len(steps) - 1 == 3  # after the first copy, and one per half of the unrolled loop
+    # LLVM lays the loop's latch (the second half's barrier) out before its
+    # header: which stretches between barriers hold which half varies.
+    order = r"(?s)global_load_dwordx4.*?" + FMA["gfx942"] + r".*?\bds_write_b128\b"
+    assert sum(bool(re.search(order, step)) for step in steps) == 2

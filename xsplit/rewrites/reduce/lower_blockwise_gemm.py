@@ -17,6 +17,11 @@ per element of A, whose runs land in separate rows), a masked one reading
 nothing (`srcElements` 0, its index clamped to 0) and writing zeros; one
 `nvgpu.device_async_create_group` of them all, whose token replaces the op.
 
+`xsplit_gemm.blockwise_load` and `blockwise_store`: the two halves of
+`blockwise_copy`, in the same order, through a private register buffer
+(one row per vector): the loads (masked the same way) into it, and later
+its values into the tile.
+
 `xsplit_gemm.blockwise_gemm`: a loop over the staged K step; at each K
 element the thread reads its registers' A and B values from the tiles
 (`threadwise_read`) and adds their outer product (`threadwise_gemm`). The
@@ -37,6 +42,8 @@ from xsplit.dialects.xsplit_gemm import (
     BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
     BlockwiseGemmOp,
+    BlockwiseLoadOp,
+    BlockwiseStoreOp,
     ThreadwiseGemmOp,
     ThreadwiseReadOp,
 )
@@ -44,28 +51,37 @@ from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, KernelBuilder
 
 
-def _copy_items(kb: KernelBuilder, op):
+def _copy_items(kb: KernelBuilder, op, source: bool = True):
     """Each vector (or element) this thread copies: its place in the tile,
-    in the source, and its mask."""
+    in the source, and its mask (without `source`: its place in the tile
+    only, and None for the rest)."""
     rows, cols = op.copy_sizes
-    src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
     threads, w = op.thread_count, op.width
+    if source:
+        src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
     runs = cols // w  # vectors per row of the copy
     # When the threads cover whole rows, each thread keeps its column and
     # moves down threads / runs rows per vector: one div and rem in all.
     whole_rows = threads % runs == 0
     if whole_rows:
         first, j0 = kb.div(op.thread, runs), kb.mul(kb.rem(op.thread, runs), w)
-        c0 = kb.add(op.col, j0)
-        c0_in = kb.below(c0, src_cols) if src_cols % cols else None
+        if source:
+            c0 = kb.add(op.col, j0)
+            c0_in = kb.below(c0, src_cols) if src_cols % cols else None
     for item in range(rows * runs // threads):
         if whole_rows:
-            i, j, c, c_in = kb.add(first, item * threads // runs), j0, c0, c0_in
+            i, j = kb.add(first, item * threads // runs), j0
+            if source:
+                c, c_in = c0, c0_in
         else:
             flat = kb.add(op.thread, item * threads)
             i, j = kb.div(flat, runs), kb.mul(kb.rem(flat, runs), w)
-            c = kb.add(op.col, j)
-            c_in = kb.below(c, src_cols) if src_cols % cols else None
+            if source:
+                c = kb.add(op.col, j)
+                c_in = kb.below(c, src_cols) if src_cols % cols else None
+        if not source:
+            yield i, j, None, None, None
+            continue
         r = kb.add(op.row, i)
         inside = kb.both(kb.below(r, src_rows) if src_rows % rows else None, c_in)
         # A generator: each item's index arithmetic sits next to its load.
@@ -88,6 +104,33 @@ def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             staged.append((value, [je, i] if op.transpose else [i, je]))
     for value, at in staged:
         kb.store(value, op.tile, at)
+    return []
+
+
+def lower_load(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseLoadOp)
+    kb = KernelBuilder(ir.b)
+    w = op.width
+    for item, (_, _, r, c, inside) in enumerate(_copy_items(kb, op)):
+        if w == 1:
+            values = [kb.load_or_zero(op.src, [r, c], inside)]
+        else:
+            values = kb.load_vector_or_zero(op.src, [r, c], w, inside)
+        for e, value in enumerate(values):
+            kb.store(value, op.regs, [item, e])
+    return []
+
+
+def lower_store(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseStoreOp)
+    kb = KernelBuilder(ir.b)
+    for item, (i, j, _, _, _) in enumerate(_copy_items(kb, op, source=False)):
+        for e in range(op.width):
+            je = kb.add(j, e)
+            value = kb.load(op.regs, [item, e])
+            kb.store(value, op.tile, [je, i] if op.transpose else [i, je])
     return []
 
 
@@ -156,6 +199,22 @@ LOWER_ASYNC_COPY = Pattern(
     rewrite=lower_async_copy,
 )
 
+LOWER_LOAD = Pattern(
+    name="lower-blockwise-load",
+    doc="the load half of a split staged copy becomes each thread's masked loads into its "
+    "registers",
+    root=BlockwiseLoadOp,
+    rewrite=lower_load,
+)
+
+LOWER_STORE = Pattern(
+    name="lower-blockwise-store",
+    doc="the store half of a split staged copy becomes each thread's stores of its registers "
+    "into the tile",
+    root=BlockwiseStoreOp,
+    rewrite=lower_store,
+)
+
 LOWER_GEMM = Pattern(
     name="lower-blockwise-gemm",
     doc="a workgroup's multiply of staged tiles becomes each thread's K loop of register reads "
@@ -167,7 +226,7 @@ LOWER_GEMM = Pattern(
 LOWER_BLOCKWISE_GEMM = Pass(
     "lower-blockwise-gemm",
     "Lowers xsplit_gemm's blockwise ops to each thread's loads, stores and threadwise ops.",
-    [LOWER_COPY, LOWER_ASYNC_COPY, LOWER_GEMM],
+    [LOWER_COPY, LOWER_ASYNC_COPY, LOWER_LOAD, LOWER_STORE, LOWER_GEMM],
 )
 
 __all__ = ["LOWER_BLOCKWISE_GEMM"]
