@@ -371,3 +371,128 @@ def test_m_major_a_tile_is_free_of_bank_conflicts(step_k: int) -> None:
     finally:
         lower_gridwise_gemm.a_row_pad = saved
     assert unpadded == (2 if step_k == 32 else 1)
+
+
+# Tensor cores: f16 A and B on sm_80 take nvgpu.mma.sync m16n8k16 (mma=auto).
+# Small warp tiles keep the simulator quick: 32x16 C tiles of two warps (one
+# 16x16 warp tile each, 1x2 blocks of 16x8), or 32x32 tiles of two warps.
+MMA_SMALL = "tile=32,16,16 warps=2,1"
+MMA_WIDE = "tile=32,32,16 warps=1,2"
+
+
+@pytest.mark.parametrize("merge", ["store", "atomic", "deterministic"])
+def test_tensor_cores_every_merge(merge: str) -> None:
+    # M, N not multiples of the tile, K = 101 (prime): the last K block of
+    # every chunk is partly outside K, masked to zeros.
+    chunks = 1 if merge == "store" else 4
+    text = check(37, 21, 101, f"target=sm_80 chunks={chunks} merge={merge} {MMA_SMALL}", element="f16")
+    assert "nvgpu.mma.sync" in text and "arith.extf" not in text
+    assert ("memref.atomic_rmw" in text) == (merge == "atomic")
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+@pytest.mark.parametrize("k", [200, 48])
+def test_tensor_cores_double_buffered(merge: str, k: int) -> None:
+    # stages=2 with f16: 16-byte cp.async of 8 halves; 200 in 3 chunks of 80
+    # (5, 5 and 3 steps of 16: odd counts and a short last chunk), 48: one
+    # chunk of 3 steps.
+    chunks = 3 if k == 200 else 1
+    options = f"target=sm_80 chunks={chunks} merge={merge} stages=2 {MMA_WIDE}"
+    text = check(37, 24, k, options, element="f16")
+    assert "nvgpu.mma.sync" in text and "numGroups = 2" in text
+    assert not re.search(r"(memref|vector)\.load %[ab]\[", text)
+
+
+def test_tensor_cores_default_tiles() -> None:
+    # 64x64 tiles of four warps, 32x32 warp tiles of 2x4 blocks, K steps of 16.
+    text = check(70, 72, 40, "target=sm_80 chunks=2", element="f16")
+    assert text.count("nvgpu.mma.sync") == 8
+
+
+def test_tensor_cores_generated_cases() -> None:
+    """Random shapes, chunks, merges, stages and warp layouts with tensor
+    cores: race-free and right (a fixed seed)."""
+    rng = np.random.default_rng(16)
+    # Layouts whose threads divide the 16-byte copies (stages=2 needs them).
+    layouts = [MMA_WIDE, "tile=16,16,32 warps=1,1", "tile=64,16,16 warps=2,1"]
+    for case in range(4):
+        stages = int(rng.integers(1, 3))
+        m = int(rng.integers(1, 40))
+        n = int(rng.integers(1, 5)) * 8 if stages == 2 else int(rng.integers(1, 40))
+        k = int(rng.integers(1, 12)) * 8 if stages == 2 else int(rng.choice([1, 7, 31, 97]))
+        chunks = int(rng.integers(1, 4))
+        merge = str(rng.choice(["auto", "atomic", "deterministic"]))
+        layout = layouts[case % len(layouts)]
+        options = f"target=sm_80 chunks={chunks} merge={merge} stages={stages} {layout}"
+        text = check(m, n, k, options, seed=case, element="f16")
+        assert "nvgpu.mma.sync" in text
+
+
+def test_tensor_cores_only_where_the_target_has_them() -> None:
+    # gfx942 has no m16n8k16 and f32 none at all: FMAs; mma=none forces them.
+    for options, element in (
+        (f"target=gfx942 {SMALL}", "f16"), (f"target=sm_80 {SMALL}", "f32"),
+        (f"target=sm_80 mma=none {SMALL}", "f16"),
+    ):  # fmt: skip
+        _, text = lowered(19, 17, 29, options, element)
+        assert "nvgpu.mma.sync" not in text and "arith.mulf" in text
+
+
+class FragmentBankMachine(_Quiet):
+    """The worst bank conflict of any warp's read from an A or B tile (its
+    fragments): the most distinct 4-byte words of one bank among the warp's
+    lanes in one load. Lockstep, so each load runs for all its lanes."""
+
+    def fn(self, op):
+        f = super().fn(op)
+        if op.name not in ("memref.load", "vector.load"):
+            return f
+        tile = str(op.operands[0].name_hint)
+        if not (tile.startswith("a_tile") or tile.startswith("b_tile")):
+            return f
+        if id(op) not in self._wrapped:
+            shape = op.operands[0].type.get_shape()
+            size = op.operands[0].type.element_type.bitwidth // 8
+
+            def wrapped(fr, chunked, f=f, op=op) -> None:
+                row, col = (
+                    np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,)) for v in op.operands[1:]
+                )
+                words = (row * shape[1] + col) * size // 4
+                warps = fr.lanes // 32
+                for w in np.unique(warps):
+                    mine = np.unique(words[warps == w])
+                    self.worst = max(self.worst, int(np.bincount(mine % 32).max()))
+                f(fr, chunked)
+
+            self._wrapped[id(op)] = wrapped
+        return self._wrapped[id(op)]
+
+
+def fragment_conflict(options: str, k: int) -> int:
+    module, _ = lowered(64, 64, k, options, "f16")
+    fn = pick_function(module, None)
+    grid, block = launch_sizes(fn, None, None)
+    machine = FragmentBankMachine(Launch(grid, block, 32))
+    machine.run(fn, inputs(64, 64, k, 0, "f16"))
+    return machine.worst
+
+
+@pytest.mark.parametrize("tile", ["64,64,16", "64,64,32"])
+def test_fragment_reads_are_free_of_bank_conflicts(tile: str) -> None:
+    """Each fragment register a warp reads (A: 8 rows x 4 words; B: 4 K rows
+    x 8 columns) falls in 32 distinct banks with the rows padded by
+    `fragment_pad`; unpadded, A's rows of 8 or 16 words put rows g and g + 4
+    in one bank (2-way or worse) and B's rows of 32 words put every K row in
+    the same bank (4-way)."""
+    from xsplit.rewrites.reduce import lower_gridwise_gemm
+
+    options = f"target=sm_80 tile={tile}"
+    assert fragment_conflict(options, 64) == 1
+    saved = lower_gridwise_gemm.fragment_pad
+    lower_gridwise_gemm.fragment_pad = lambda *args: 0
+    try:
+        unpadded = fragment_conflict(options, 64)
+    finally:
+        lower_gridwise_gemm.fragment_pad = saved
+    assert unpadded >= 4

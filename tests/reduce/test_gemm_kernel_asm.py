@@ -72,12 +72,14 @@ def test_double_buffered_cp_async(a_layout: str, tmp_path: Path) -> None:
 
 
 def test_f16_operands(tmp_path: Path) -> None:
-    """f16 A and B: 128-bit loads of 8 halves, stored as they came, read
-    back one half a register and extended (`cvt.f32.f16`); f32 FMAs."""
+    """f16 A and B without tensor cores (`mma=none`): 128-bit loads of 8
+    halves, stored as they came, read back one half a register and extended
+    (`cvt.f32.f16`); f32 FMAs."""
     with collect_remarks():
         out = rewrite(
             matmul(100, 72, 1000, "f16"),
-            f"gemm-kernel{{target=sm_80 chunks=4 tile=64,64,32}},{LOWER},export-dispatch{{target=sm_80}}",
+            f"gemm-kernel{{target=sm_80 chunks=4 tile=64,64,32 mma=none}},{LOWER},"
+            "export-dispatch{target=sm_80}",
         )
     asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
     assert re.search(VECTOR_LOAD["sm_80"], asm)

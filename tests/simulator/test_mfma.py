@@ -131,5 +131,5 @@ def test_mfma_needs_the_whole_wavefront() -> None:
     from xsplit.simulator.machine import SimulationError
 
     args = [np.ones((4, 16, 16), np.float16)] * 2 + [np.ones((4, 16, 16), np.float32)] * 2
-    with pytest.raises(SimulationError, match="wavefront"):
+    with pytest.raises(SimulationError, match="whole 64-lane warps"):
         simulate(kernel(MFMA_16), (1, 1, 1), (32, 1, 1), None, args)

@@ -38,6 +38,7 @@ from xsplit.dialects.slices import install_slice_verifiers
 from xsplit.dialects.speedups import install_speedups
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.util import Util
+from xsplit.dialects.vector import VECTOR_EXTENSION_OPS
 from xsplit.dialects.xsplit_gemm import XsplitGemm
 
 XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
@@ -66,6 +67,7 @@ UPSTREAM_EXTENSIONS: dict[str, tuple[list[type[Operation]], list[type[Attribute]
     "linalg": ([*LINALG_OPS, PackOp, UnpackOp], []),
     "gpu": (list(GPU_EXTENSION_OPS), [*GPU_MAPPING_ATTRS, *GPU_EXTENSION_ATTRS]),
     "memref": (list(MEMREF_EXTENSION_OPS), []),
+    "vector": (list(VECTOR_EXTENSION_OPS), []),
 }
 """Ops and attributes xsplit adds to (or replaces in) upstream dialects."""
 

@@ -5,7 +5,8 @@ on gfx942: the CDNA matrix-core instruction `amdgpu.mfma`.
 
 One MFMA is a collective of a 64-lane wavefront: each lane gives a
 fragment of A and of B and a fragment of the accumulator, and gets its
-fragment of the result (the layouts are in `FRAGMENTS`). iree-compile 3.13
+fragment of the result (the layouts are `fragments.INTRINSICS`' entries
+whose op is `amdgpu.mfma`: 16x16x16 and 32x32x8 of f16 or bf16). iree-compile 3.13
 lowers it in a custom dispatch to `v_mfma_f32_16x16x16_f16` (or `_bf16`).
 The printed form is iree-opt 3.13's: the broadcast and permutation controls
 are keywords with parenthesised values (`abid(1) blgp(bcast_first_32)
@@ -16,15 +17,11 @@ generic form only, so this module holds it too (`ROCDL`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
     IntegerAttr,
     UnitAttr,
     VectorType,
+    f32,
     i32,
 )
 from xdsl.dialects.utils import EnumAttribute
@@ -45,8 +42,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-WAVEFRONT = 64
-"""Lanes of a CDNA wavefront: one `amdgpu.mfma` is executed by all of them."""
+from xsplit.dialects.fragments import INTRINSICS, Intrinsic
 
 
 class MFMAPermB(StrEnum):
@@ -78,63 +74,12 @@ class MFMAPermBAttr(EnumAttribute[MFMAPermB]):
             return MFMAPermB(parser.parse_identifier())
 
 
-@dataclass(frozen=True)
-class Fragment:
-    """What one lane of the wavefront holds for one MFMA shape and operand
-    element type: `a` elements of A and of B, `c` f32 of the accumulator.
-
-    Lane l's elements (IREE's `getSingleSubgroupLayout`, IREEGPUAttrs.cpp;
-    the CDNA3 ISA's MFMA operand layouts), with `g = 64 / m` lane groups of
-    `m` lanes (m = n):
-    - A: row `l % m`, K `a * (l // m) + i` for its element i;
-    - B: column `l % n`, K `a * (l // n) + i`;
-    - C (m = 16): column `l % 16`, row `4 * (l // 16) + i`; (m = 32, 16
-      elements): column `l % 32`, row `8 * (i // 4) + 4 * (l // 32) + i % 4`.
-    """
-
-    a: int
-    c: int
-
-    def a_at(self, m: int, lane: int, i: int) -> tuple[int, int]:
-        """(row, K) of A that lane `lane`'s element `i` holds."""
-        return lane % m, self.a * (lane // m) + i
-
-    def b_at(self, n: int, lane: int, i: int) -> tuple[int, int]:
-        """(K, column) of B that lane `lane`'s element `i` holds."""
-        return self.a * (lane // n) + i, lane % n
-
-    def c_at(self, m: int, lane: int, i: int) -> tuple[int, int]:
-        """(row, column) of C that lane `lane`'s element `i` holds."""
-        groups = WAVEFRONT // m
-        return 4 * groups * (i // 4) + 4 * (lane // m) + i % 4, lane % m
+def _element(t: Attribute) -> str:
+    return str(t.element_type) if isinstance(t, VectorType) else str(t)
 
 
-FRAGMENTS: dict[tuple[int, int, int, str], Fragment] = {
-    (16, 16, 16, "f16"): Fragment(4, 4),
-    (16, 16, 16, "bf16"): Fragment(4, 4),
-    (32, 32, 8, "f16"): Fragment(4, 16),
-    (32, 32, 8, "bf16"): Fragment(4, 16),
-    (16, 16, 4, "f32"): Fragment(1, 4),
-    (32, 32, 2, "f32"): Fragment(1, 16),
-}
-"""The MFMA shapes (M, N, K, A and B's element type) xsplit knows, on
-gfx942, one block each, all accumulating in f32."""
-
-
-def element_name(t: Attribute) -> str | None:
-    for cls, name in ((Float16Type, "f16"), (BFloat16Type, "bf16"), (Float32Type, "f32")):
-        if isinstance(t, cls):
-            return name
-    return None
-
-
-def _fragment_type(t: Attribute) -> tuple[str | None, int]:
-    """(element name, elements): a vector's or a scalar's."""
-    if isinstance(t, VectorType):
-        if len(t.get_shape()) != 1:
-            return None, 0
-        return element_name(t.element_type), t.get_shape()[0]
-    return element_name(t), 1
+def _mfmas() -> list[Intrinsic]:
+    return [i for i in INTRINSICS.values() if i.op == "amdgpu.mfma"]
 
 
 def _i32(value: int) -> IntegerAttr:
@@ -146,7 +91,7 @@ class MFMAOp(IRDLOperation):
     """
     `D = A · B + C` for one `m` x `n` x `k` block, by a 64-lane wavefront:
     each lane gives its fragments of A and B (`sourceA`, `sourceB`) and of
-    C (`destC`) and gets its fragment of D (see `Fragment`). `cbsz`,
+    C (`destC`) and gets its fragment of D (`intrinsic` says where they sit). `cbsz`,
     `abid` and `blgp` broadcast or permute the lanes' A and B fragments
     (0 and `none`: as given); `reducePrecision` allows a lower-precision
     product.
@@ -154,8 +99,8 @@ class MFMAOp(IRDLOperation):
 
     name = "amdgpu.mfma"
 
-    source_a = operand_def(Attribute)
-    source_b = operand_def(Attribute)
+    source_a = operand_def(VectorType)
+    source_b = operand_def(VectorType)
     dest_c = operand_def(VectorType)
     dest_d = result_def(VectorType)
     m = prop_def(IntegerAttr)
@@ -195,34 +140,37 @@ class MFMAOp(IRDLOperation):
         return self.m.value.data, self.n.value.data, self.k.value.data
 
     @property
-    def fragment(self) -> Fragment | None:
-        return FRAGMENTS.get((*self.shape, _fragment_type(self.source_a.type)[0] or ""))
+    def intrinsic(self) -> Intrinsic | None:
+        """Its entry in `fragments.INTRINSICS`: the lanes' fragment layouts."""
+        element = _element(self.source_a.type)
+        return next(
+            (i for i in _mfmas() if (i.m, i.n, i.k) == self.shape and element in i.operands), None
+        )
 
     def verify_(self) -> None:
         m, n, k = self.shape
-        a_elem, a_len = _fragment_type(self.source_a.type)
+        element = _element(self.source_a.type)
         if self.source_a.type != self.source_b.type:
             raise VerifyException(f"'{self.name}' op sourceA and sourceB must have one type")
         if self.dest_c.type != self.dest_d.type:
             raise VerifyException(f"'{self.name}' op destC and destD must have one type")
         if self.blocks.value.data != 1:
             raise VerifyException(f"'{self.name}' op xsplit knows single-block MFMAs only")
-        frag = self.fragment
-        if frag is None:
-            known = ", ".join(f"{a}x{b}x{c} {e}" for a, b, c, e in FRAGMENTS)
+        intr = self.intrinsic
+        if intr is None:
+            known = ", ".join(f"{i.m}x{i.n}x{i.k} {'/'.join(i.operands)}" for i in _mfmas())
             raise VerifyException(
-                f"'{self.name}' op {m}x{n}x{k} of {a_elem or self.source_a.type} is not a "
-                f"known MFMA ({known})"
+                f"'{self.name}' op {m}x{n}x{k} of {element} is not a known MFMA ({known})"
             )
-        if a_len != frag.a:
-            want = "a scalar" if frag.a == 1 else f"vector<{frag.a}x{a_elem}>"
+        want_a = VectorType(self.source_a.type.element_type, intr.a.shape)  # type: ignore[attr-defined]
+        if self.source_a.type != want_a:
             raise VerifyException(
-                f"'{self.name}' op a lane's fragment of A and B for {m}x{n}x{k} {a_elem} is {want}"
+                f"'{self.name}' op a lane's fragment of A and B for {m}x{n}x{k} is {want_a}"
             )
-        c_elem, c_len = _fragment_type(self.dest_c.type)
-        if c_elem != "f32" or c_len != frag.c or not isinstance(self.dest_c.type, VectorType):
+        want_c = VectorType(f32, intr.c.shape)
+        if self.dest_c.type != want_c:
             raise VerifyException(
-                f"'{self.name}' op a lane's fragment of C for {m}x{n}x{k} is vector<{frag.c}xf32>"
+                f"'{self.name}' op a lane's fragment of C for {m}x{n}x{k} is {want_c}"
             )
 
     def print(self, printer: Printer) -> None:

@@ -1,15 +1,20 @@
 """The part of MLIR's `nvgpu` dialect xsplit's GEMM kernel stages with:
-sm_80's asynchronous copies from global into workgroup memory.
+sm_80's asynchronous copies from global into workgroup memory, and its
+tensor cores' warp-level multiply-add.
 
     %t = nvgpu.device_async_copy %b[%k, %n], %tile[%i, %j], 4, %valid bypassL1
         : memref<1000x72xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
     %g = nvgpu.device_async_create_group %t, %u
     nvgpu.device_async_wait %g numGroups = 1
+    %d = nvgpu.mma.sync(%a, %b, %c) mmaShape = [16, 8, 16]
+        : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 
 iree-compile 3.13 lowers them in a custom dispatch to `cp.async.cg` (16
 bytes, `bypassL1`) or `cp.async.ca`, `cp.async.commit_group` and
-`cp.async.wait_group N`. The printed forms are iree-opt's (strict
-properties: `bypassL1` and `numGroups` are keywords, not attributes).
+`cp.async.wait_group N`, and `mma.sync` to
+`mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`. The printed forms are
+iree-opt's (strict properties: `bypassL1`, `numGroups` and `mmaShape` are
+keywords, not attributes).
 """
 
 from __future__ import annotations
@@ -17,11 +22,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    Float16Type,
+    Float32Type,
     IndexType,
     IntegerAttr,
     MemRefType,
     UnitAttr,
+    VectorType,
     i32,
+    i64,
 )
 from xdsl.ir import Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
@@ -227,8 +237,101 @@ class DeviceAsyncWaitOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' op numGroups must not be negative")
 
 
+MMA_SHAPES = {
+    (16, 8, 16): ((4, 2), (2, 2), (2, 2)),
+}
+"""The fragment shapes (A, B, C) of each mmaShape xsplit emits, f16 A and
+B and f32 C (PTX's mma.m16n8k16 with .f16 multiplicands)."""
+
+
+@irdl_op_definition
+class MmaSyncOp(IRDLOperation):
+    """
+    `D = A · B + C` of an m x n x k block (`mmaShape`) by a whole warp, each
+    lane holding one fragment of A, B and C (`xsplit/dialects/fragments.py`
+    says which elements): sm_80's `mma.sync.aligned`. All 32 lanes of the
+    warp must execute it together.
+    """
+
+    name = "nvgpu.mma.sync"
+
+    matrix_a = operand_def(VectorType)
+    matrix_b = operand_def(VectorType)
+    matrix_c = operand_def(VectorType)
+    mma_shape = prop_def(ArrayAttr, prop_name="mmaShape")
+    res = result_def(VectorType)
+
+    def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue, shape: Sequence[int] = (16, 8, 16)):
+        super().__init__(
+            operands=[a, b, c],
+            result_types=[c.type],
+            properties={"mmaShape": ArrayAttr([IntegerAttr(s, i64) for s in shape])},
+        )
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(a.value.data for a in self.mma_shape.data)  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        if not all(isinstance(a, IntegerAttr) for a in self.mma_shape.data):
+            raise VerifyException(f"'{self.name}' op mmaShape must be three integers")
+        frags = MMA_SHAPES.get(self.shape)  # type: ignore[arg-type]
+        if frags is None:
+            shapes = ", ".join(str(list(s)) for s in MMA_SHAPES)
+            raise VerifyException(f"'{self.name}' op mmaShape must be one of {shapes}")
+        elements = (Float16Type, Float16Type, Float32Type)
+        for v, name, want, element in zip(
+            (self.matrix_a, self.matrix_b, self.matrix_c), "ABC", frags, elements
+        ):
+            t = v.type
+            assert isinstance(t, VectorType)
+            if tuple(t.get_shape()) != want or not isinstance(t.element_type, element):
+                e = "f16" if element is Float16Type else "f32"
+                raise VerifyException(
+                    f"'{self.name}' op {name} must be vector<{want[0]}x{want[1]}x{e}>, not {t}"
+                )
+        if self.res.type != self.matrix_c.type:
+            raise VerifyException(f"'{self.name}' op the result must have C's type")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("(")
+        printer.print_list((self.matrix_a, self.matrix_b, self.matrix_c), printer.print_ssa_value)
+        printer.print_string(") mmaShape = [")
+        printer.print_string(", ".join(str(s) for s in self.shape))
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : (")
+        printer.print_list(
+            (self.matrix_a.type, self.matrix_b.type, self.matrix_c.type), printer.print_attribute
+        )
+        printer.print_string(") -> ")
+        printer.print_attribute(self.res.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MmaSyncOp:
+        operands = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        parser.parse_keyword("mmaShape")
+        parser.parse_punctuation("=")
+        shape = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        parser.parse_punctuation("->")
+        parser.parse_type()
+        if len(operands) != 3 or len(types) != 3:
+            parser.raise_error("nvgpu.mma.sync takes three operands: A, B and C")
+        a, b, c = (parser.resolve_operand(o, t) for o, t in zip(operands, types))
+        op = cls(a, b, c, shape)
+        op.attributes |= attrs
+        return op
+
+
 NVGPU = Dialect(
     "nvgpu",
-    [DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp],
+    [DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp, MmaSyncOp],
     [DeviceAsyncTokenType],
 )

@@ -19,15 +19,21 @@ runnable in the simulator:
   `threadwise_write`): one thread's registers, held in a private memref whose
   indices are all constants once lowered, so that LLVM keeps it in registers.
 
-A and B are f32 or f16, staged in workgroup memory as they are and
-extended to f32 where a thread reads its registers; the registers, the
-accumulation and C are f32. No tensor cores yet.
+A and B are f32 or f16, staged in workgroup memory as they are; the
+registers, the accumulation and C are f32. Without `mma` each thread
+extends its operands to f32 and multiplies with FMAs. With `mma` (f16 on
+sm_80/sm_90: `m16n8k16`) warps multiply on tensor cores: the blockwise
+step is `blockwise_mma`, and the threadwise ops read fragments
+(`threadwise_fragment`), issue the intrinsic (`threadwise_mma`) and write
+the accumulator's fragments (`threadwise_write_fragments`); which element
+each lane holds is the intrinsic's table in `fragments.py`.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    VectorType,
     Float16Type,
     Float32Type,
     IndexType,
@@ -52,6 +58,7 @@ from xdsl.irdl import (
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
+from xsplit.dialects.fragments import INTRINSICS, Intrinsic
 from xsplit.dialects.nvgpu import DeviceAsyncTokenType
 
 
@@ -148,6 +155,12 @@ class GridwiseGemmOp(IRDLOperation):
     asynchronous copies: the next step's tiles are loaded into each thread's
     registers before the multiply and stored into the idle buffers after it
     (gfx942, which has no asynchronous copy iree-compile overlaps)."""
+    mma = opt_prop_def(StringAttr)
+    """The warp-level matrix intrinsic (`fragments.INTRINSICS`) the warps
+    multiply with; FMAs per thread when absent."""
+    warps = opt_prop_def(DenseArrayBase)
+    """With `mma`: warps along M and N, each owning a warp tile of
+    `tile / warps`; `threads` is then [warps[0], warps[1] * lanes]."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -165,6 +178,8 @@ class GridwiseGemmOp(IRDLOperation):
         merge: str,
         stages: int = 1,
         a_k_major: bool = False,
+        mma: str | None = None,
+        warps: tuple[int, int] | None = None,
         register_prefetch: bool = False,
     ):
         props: dict = {
@@ -179,7 +194,21 @@ class GridwiseGemmOp(IRDLOperation):
             props["a_k_major"] = UnitAttr()
         if register_prefetch:
             props["register_prefetch"] = UnitAttr()
+        if mma is not None:
+            props["mma"] = StringAttr(mma)
+        if warps is not None:
+            props["warps"] = _ints(warps)
         super().__init__(operands=[a, b, c], properties=props)
+
+    @property
+    def intrinsic(self) -> Intrinsic | None:
+        return None if self.mma is None else INTRINSICS.get(self.mma.data)
+
+    @property
+    def warp_counts(self) -> tuple[int, int]:
+        assert self.warps is not None
+        wm, wn = self.warps.get_values()
+        return int(wm), int(wn)
 
     @property
     def stage_count(self) -> int:
@@ -238,7 +267,11 @@ class GridwiseGemmOp(IRDLOperation):
         tm, tn, tk = self.tile_sizes
         thm, thn = self.thread_counts
         _need(min(tm, tn, tk, thm, thn) > 0, self, "tile and threads must be positive")
-        _need(tm % thm == 0 and tn % thn == 0, self, "threads must divide the tile")
+        _need(
+            self.mma is not None or (tm % thm == 0 and tn % thn == 0),
+            self,
+            "threads must divide the tile",
+        )
         t = thm * thn
         _need(
             (tm * tk) % t == 0 and (tn * tk) % t == 0,
@@ -271,6 +304,40 @@ class GridwiseGemmOp(IRDLOperation):
             self.register_prefetch is None or self.stage_count == 2,
             self,
             "register_prefetch is a way of double buffering: it needs stages 2",
+        )
+        if async_copies and self.a.type.element_type.bitwidth == 16:  # type: ignore[attr-defined]
+            # 2 bytes is below cp.async's 4: only whole 16-byte vectors copy.
+            _need(
+                k % 8 == 0 and n % 8 == 0 and (tm * tk // 8) % t == 0 and (tk * tn // 8) % t == 0,
+                self,
+                "stages 2 with f16 needs K and N in whole vectors of 8 that the threads divide "
+                "(cp.async copies 4 bytes at least)",
+            )
+        _need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
+        if self.mma is not None:
+            self._verify_mma()
+
+    def _verify_mma(self) -> None:
+        intr = self.intrinsic
+        _need(intr is not None, self, f"mma must be one of {', '.join(INTRINSICS)}")
+        assert intr is not None
+        for v, name in ((self.a, "A"), (self.b, "B")):
+            element = str(v.type.element_type)  # type: ignore[attr-defined]
+            _need(element in intr.operands, self, f"{intr.name} takes {name} of {', '.join(intr.operands)}")
+        _need(self.a_k_major is None, self, "mma reads A as it is in memory (M-major)")
+        _need(len(self.warps.get_values()) == 2, self, "warps must be [M, N] counts")  # type: ignore[union-attr]
+        wm, wn = self.warp_counts
+        _need(min(wm, wn) > 0, self, "warps must be positive")
+        _need(
+            self.thread_counts == (wm, wn * intr.lanes),
+            self,
+            f"threads must be [warps[0], warps[1] * {intr.lanes}]",
+        )
+        tm, tn, tk = self.tile_sizes
+        _need(
+            tm % (wm * intr.m) == 0 and tn % (wn * intr.n) == 0 and tk % intr.k == 0,
+            self,
+            f"the tile must be whole {intr.m}x{intr.n}x{intr.k} blocks per warp",
         )
 
 
@@ -648,6 +715,245 @@ class BlockwiseGemmOp(IRDLOperation):
         _need(0 < k <= min(ak, _shape(self.b)[0]), self, "step_k exceeds the tiles")
 
 
+def _intrinsic(op: IRDLOperation, name: StringAttr) -> Intrinsic:
+    intr = INTRINSICS.get(name.data)
+    _need(intr is not None, op, f"mma must be one of {', '.join(INTRINSICS)}")
+    assert intr is not None
+    return intr
+
+
+def _fragments_acc(op: IRDLOperation, acc: SSAValue, intr: Intrinsic) -> None:
+    _static_f32(op, acc, "the accumulator", 3, "private")
+    _need(
+        _shape(acc)[2] == intr.c.size,
+        op,
+        f"the accumulator holds {intr.c.size} elements of C per {intr.m}x{intr.n} block",
+    )
+
+
+@irdl_op_definition
+class BlockwiseMmaOp(IRDLOperation):
+    """
+    The workgroup's warps add the staged K step to their accumulators with
+    the intrinsic `mma`: warp w (`thread / lanes`) owns the warp tile at
+    ((w / warps[1]) * wtm, (w % warps[1]) * wtn) of the staged tiles, wtm x
+    wtn = `acc`'s blocks; `acc[i, j]` holds the lane's elements of its
+    block (i, j). `a` is M-major (`a[m, kk]`), `b` K-major (`b[kk, n]`).
+    """
+
+    name = "xsplit_gemm.blockwise_mma"
+
+    acc = operand_def(MemRefType)
+    a = operand_def(MemRefType)
+    b = operand_def(MemRefType)
+    thread = operand_def(IndexType)
+    mma = prop_def(StringAttr)
+    warps = prop_def(DenseArrayBase)
+    step_k = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$a `*` $b `into` $acc `thread` $thread attr-dict "
+        "`:` type($a) `,` type($b) `into` type($acc)"
+    )
+
+    def __init__(self, acc, a, b, thread, mma: str, warps: tuple[int, int], step_k: int):
+        super().__init__(
+            operands=[acc, a, b, thread],
+            properties={
+                "mma": StringAttr(mma),
+                "warps": _ints(warps),
+                "step_k": IntegerAttr(step_k, i64),
+            },
+        )
+
+    @property
+    def intrinsic(self) -> Intrinsic:
+        return _intrinsic(self, self.mma)
+
+    @property
+    def warp_counts(self) -> tuple[int, int]:
+        wm, wn = self.warps.get_values()
+        return int(wm), int(wn)
+
+    @property
+    def steps(self) -> int:
+        return self.step_k.value.data
+
+    def verify_(self) -> None:
+        intr = self.intrinsic
+        _fragments_acc(self, self.acc, intr)
+        _static_f32(self, self.a, "the A tile", 2, "workgroup", f16=True)
+        _static_f32(self, self.b, "the B tile", 2, "workgroup", f16=True)
+        fm, fn, _ = _shape(self.acc)
+        wm, wn = self.warp_counts
+        _need(_shape(self.a)[0] >= fm * intr.m * wm, self, "the A tile is narrower than the warps' rows")
+        _need(_shape(self.b)[1] >= fn * intr.n * wn, self, "the B tile is narrower than the warps' columns")
+        k = self.steps
+        _need(k > 0 and k % intr.k == 0, self, f"step_k must be whole K blocks of {intr.k}")
+        _need(k <= min(_shape(self.a)[1], _shape(self.b)[0]), self, "step_k exceeds the tiles")
+
+
+@irdl_op_definition
+class ThreadwiseFragmentOp(IRDLOperation):
+    """
+    This lane's fragment of operand `operand` ("a" or "b") of the intrinsic
+    `mma`, read from the block of `tile` at (row, col): element `idx` of the
+    result is `tile[row + r, col + c]` with (r, c) the intrinsic's layout of
+    (lane, idx).
+    """
+
+    name = "xsplit_gemm.threadwise_fragment"
+
+    tile = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    lane = operand_def(IndexType)
+    mma = prop_def(StringAttr)
+    operand = prop_def(StringAttr)
+    result = result_def(VectorType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect())
+
+    assembly_format = (
+        "$tile `[` $row `,` $col `]` `lane` $lane attr-dict `:` type($tile) `->` type($result)"
+    )
+
+    def __init__(self, tile, row, col, lane, mma: str, operand: str):
+        intr = INTRINSICS[mma]
+        frag = intr.a if operand == "a" else intr.b
+        t = VectorType(tile.type.element_type, frag.shape)
+        super().__init__(
+            operands=[tile, row, col, lane],
+            properties={"mma": StringAttr(mma), "operand": StringAttr(operand)},
+            result_types=[t],
+        )
+
+    @property
+    def intrinsic(self) -> Intrinsic:
+        return _intrinsic(self, self.mma)
+
+    @property
+    def fragment(self):
+        intr = self.intrinsic
+        return intr.a if self.operand.data == "a" else intr.b
+
+    def verify_(self) -> None:
+        _need(self.operand.data in ("a", "b"), self, "operand must be a or b")
+        _static_f32(self, self.tile, "the tile", 2, "workgroup", f16=True)
+        t = self.result.type
+        assert isinstance(t, VectorType)
+        frag = self.fragment
+        _need(
+            tuple(t.get_shape()) == frag.shape and t.element_type == self.tile.type.element_type,  # type: ignore[attr-defined]
+            self,
+            f"the fragment must be a vector of {'x'.join(map(str, frag.shape))} of the tile's elements",
+        )
+
+
+@irdl_op_definition
+class ThreadwiseMmaOp(IRDLOperation):
+    """
+    `acc[at] = a · b + acc[at]` by the intrinsic `mma`, over the warp: `a`
+    and `b` are this lane's fragments, `acc[at[0], at[1]]` its elements of
+    the C block, in the order of the intrinsic's C fragment.
+    """
+
+    name = "xsplit_gemm.threadwise_mma"
+
+    a = operand_def(VectorType)
+    b = operand_def(VectorType)
+    acc = operand_def(MemRefType)
+    mma = prop_def(StringAttr)
+    at = prop_def(DenseArrayBase)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "$a `*` $b `into` $acc attr-dict `:` type($a) `,` type($b) `into` type($acc)"
+
+    def __init__(self, a, b, acc, mma: str, at: tuple[int, int]):
+        super().__init__(
+            operands=[a, b, acc], properties={"mma": StringAttr(mma), "at": _ints(at)}
+        )
+
+    @property
+    def intrinsic(self) -> Intrinsic:
+        return _intrinsic(self, self.mma)
+
+    @property
+    def block(self) -> tuple[int, int]:
+        i, j = self.at.get_values()
+        return int(i), int(j)
+
+    def verify_(self) -> None:
+        intr = self.intrinsic
+        _fragments_acc(self, self.acc, intr)
+        for v, frag, name in ((self.a, intr.a, "A"), (self.b, intr.b, "B")):
+            _need(
+                tuple(v.type.get_shape()) == frag.shape,  # type: ignore[attr-defined]
+                self,
+                f"{name} must be a fragment of {'x'.join(map(str, frag.shape))}",
+            )
+        _need(len(self.at.get_values()) == 2, self, "at must be [i, j]")
+        i, j = self.block
+        fm, fn, _ = _shape(self.acc)
+        _need(0 <= i < fm and 0 <= j < fn, self, "at is outside the accumulator")
+
+
+@irdl_op_definition
+class ThreadwiseWriteFragmentsOp(IRDLOperation):
+    """
+    Element v of `acc[i, j]` goes to C at `(row + i * m + r, col + j * n + c)`
+    with (r, c) the intrinsic's C layout of (lane, v), where that is inside
+    C (a bounds mask), by `merge` as `threadwise_write` does.
+    """
+
+    name = "xsplit_gemm.threadwise_write_fragments"
+
+    acc = operand_def(MemRefType)
+    c = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    lane = operand_def(IndexType)
+    chunk = var_operand_def(IndexType)
+    mma = prop_def(StringAttr)
+    merge = prop_def(StringAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$acc `to` $c `[` $row `,` $col `]` `lane` $lane (`chunk` $chunk^)? attr-dict "
+        "`:` type($acc) `to` type($c)"
+    )
+
+    def __init__(self, acc, c, row, col, lane, mma: str, merge: str, chunk=None):
+        super().__init__(
+            operands=[acc, c, row, col, lane, [chunk] if chunk is not None else []],
+            properties={"mma": StringAttr(mma), "merge": StringAttr(merge)},
+        )
+
+    @property
+    def intrinsic(self) -> Intrinsic:
+        return _intrinsic(self, self.mma)
+
+    def verify_(self) -> None:
+        merge = self.merge.data
+        _need(merge in MERGES, self, f"merge must be one of {', '.join(MERGES)}")
+        _fragments_acc(self, self.acc, self.intrinsic)
+        partials = merge == "partials"
+        _static_f32(self, self.c, "C", 3 if partials else 2, None)
+        _need(
+            len(self.chunk) == (1 if partials else 0),
+            self,
+            "a chunk index is given with merge partials, and only then",
+        )
+
+
 @irdl_op_definition
 class ThreadwiseFillOp(IRDLOperation):
     """Sets every register of `acc` to zero."""
@@ -665,7 +971,9 @@ class ThreadwiseFillOp(IRDLOperation):
         super().__init__(operands=[acc])
 
     def verify_(self) -> None:
-        _static_f32(self, self.acc, "the accumulator", 2, "private")
+        rank = len(_shape(self.acc)) if isinstance(self.acc.type, MemRefType) else 2
+        # Registers of a thread (rank 2) or fragments of C blocks (rank 3).
+        _static_f32(self, self.acc, "the accumulator", rank if rank in (2, 3) else 2, "private")
 
 
 @irdl_op_definition
@@ -803,9 +1111,13 @@ XsplitGemm = Dialect(
         BlockwiseLoadOp,
         BlockwiseStoreOp,
         BlockwiseGemmOp,
+        BlockwiseMmaOp,
         ThreadwiseFillOp,
         ThreadwiseReadOp,
         ThreadwiseGemmOp,
         ThreadwiseWriteOp,
+        ThreadwiseFragmentOp,
+        ThreadwiseMmaOp,
+        ThreadwiseWriteFragmentsOp,
     ],
 )

@@ -59,9 +59,10 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
+from xsplit.dialects.fragments import INTRINSICS, fragment_matrix
 from xsplit.analysis.writes import kernel_buffers, may_write, written_arguments
 from xsplit.diagnostics import XsplitError, location_of
-from xsplit.dialects.amdgpu import WAVEFRONT, MFMAOp
+from xsplit.dialects.amdgpu import MFMAOp
 from xsplit.semantics import (
     BINARY,
     CASTS,
@@ -77,7 +78,9 @@ from xsplit.semantics import memref_strides as _static_strides
 
 READ, WRITE, ATOMIC = 1, 2, 4
 
-SYNC_OPS = frozenset({"gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce", "amdgpu.mfma"})
+SYNC_OPS = frozenset(
+    {"gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce", "nvgpu.mma.sync", "amdgpu.mfma"}
+)
 """Ops where lanes meet: no chunk may run past one before the others reach it."""
 
 class SimulationError(XsplitError):
@@ -1153,14 +1156,78 @@ def _c_vector_load(m: Machine, op: Operation):
 
 
 def _c_vector_extract(m: Machine, op: Operation):
-    """`vector.extract` of one element at a static position of a 1-D vector."""
+    """`vector.extract` of one element at a static position of a vector."""
     position = op_property(op, "static_position").get_values()  # type: ignore[union-attr]
-    if len(position) != 1 or position[0] < 0:
-        raise SimulationError("only static extracts from 1-D vectors are supported", op)
-    sv, r, at = _slot(m, op.operands[0]), _slot(m, op.results[0]), int(position[0])
+    rank = len(op.operands[0].type.get_shape())  # type: ignore[attr-defined]
+    if len(position) != rank or any(p < 0 for p in position):
+        raise SimulationError("only static extracts of one element are supported", op)
+    sv, r = _slot(m, op.operands[0]), _slot(m, op.results[0])
+    at = (slice(None), *(int(p) for p in position))
 
     def run(fr: Frame, chunked: bool) -> None:
-        fr.env[r] = m.arr(fr, sv)[:, at]
+        fr.env[r] = m.arr(fr, sv)[at]
+
+    return run
+
+
+def _c_vector_from_elements(m: Machine, op: Operation):
+    """`vector.from_elements`: a (lanes, *shape) array of its scalars."""
+    shape = tuple(op.results[0].type.get_shape())  # type: ignore[attr-defined]
+    slots = [_slot(m, v) for v in op.operands]
+    r = _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        parts = [_expand(m.arr(fr, s), fr.n) for s in slots]
+        fr.env[r] = np.stack(parts, axis=1).reshape((fr.n, *shape))
+
+    return run
+
+
+def _c_mma_sync(m: Machine, op: Operation):
+    """`nvgpu.mma.sync` and `amdgpu.mfma`: a warp-collective `D = A · B + C`
+    (a 32-lane warp, a 64-lane wavefront). The lanes of each
+    warp (`lanes` consecutive threads of a workgroup) meet; their fragments
+    are placed in the matrices by the intrinsic's layout (fragments.py),
+    multiplied in f32 (f16 products are exact in f32) and D's elements go
+    back to the lanes that hold them in C. A warp whose lanes do not all
+    arrive is an error, as on the hardware."""
+    if isinstance(op, MFMAOp):
+        shape, intr = op.shape, op.intrinsic
+    else:
+        shape = tuple(a.value.data for a in op_property(op, "mmaShape").data)  # type: ignore[union-attr]
+        intr = next(
+            (i for i in INTRINSICS.values() if i.op == op.name and (i.m, i.n, i.k) == shape), None
+        )
+    if intr is None:
+        raise SimulationError(f"no fragment layout for {op.name} of shape {list(shape)}", op)
+    sa, sb, sc = (_slot(m, v) for v in op.operands)
+    r = _slot(m, op.results[0])
+    launch = m.launch
+    if launch.threads % intr.lanes:
+        raise SimulationError(f"{op.name} needs workgroups of whole {intr.lanes}-lane warps", op)
+    layouts = [fragment_matrix(f, intr.lanes) for f in (intr.a, intr.b, intr.c)]
+    dims = [(intr.m, intr.k), (intr.k, intr.n), (intr.m, intr.n)]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        thread = launch.block_of_lane[fr.lanes] * launch.threads + launch.thread_of_lane[fr.lanes]
+        warp, lane = thread // intr.lanes, thread % intr.lanes
+        warps, slot = np.unique(warp, return_inverse=True)
+        if len(fr.lanes) != len(warps) * intr.lanes:
+            raise SimulationError(
+                f"{op.name} reached by only some lanes of a warp (divergent warp collective)", op
+            )
+        mats = []
+        for s, (rows, cols), dim, frag in zip((sa, sb, sc), layouts, dims, (intr.a, intr.b, intr.c)):
+            value = m.arr(fr, s).reshape(fr.n, *frag.shape).astype(np.float32)
+            mat = np.zeros((len(warps), *dim), dtype=np.float32)
+            mat[slot[:, None], rows[lane].reshape(fr.n, -1), cols[lane].reshape(fr.n, -1)] = (
+                value.reshape(fr.n, -1)
+            )
+            mats.append(mat)
+        d = mats[0] @ mats[1] + mats[2]
+        rows, cols = layouts[2]
+        out = d[slot[:, None], rows[lane].reshape(fr.n, -1), cols[lane].reshape(fr.n, -1)]
+        fr.env[r] = out.reshape(fr.n, *intr.c.shape)
 
     return run
 
@@ -1837,57 +1904,6 @@ def _c_subgroup_reduce(m: Machine, op: Operation):
     return run
 
 
-def _c_mfma(m: Machine, op: Operation):
-    """`amdgpu.mfma`: a collective of each 64-lane wavefront (the workgroup's
-    threads 0-63, 64-127, ...). The wavefront's fragments of A, B and C are
-    gathered into whole matrices by the CDNA layout (`amdgpu.Fragment`),
-    multiplied in f64 and rounded to f32 once, and each lane gets its
-    fragment of the result. Every lane of a wavefront must reach it, as on
-    the hardware, where the instruction reads all 64 lanes' registers."""
-    assert isinstance(op, MFMAOp)
-    frag = op.fragment
-    if frag is None:
-        raise SimulationError("an MFMA shape the simulator does not know", op)
-    rows, cols, depth = op.shape
-    sa, sb, sc = (_slot(m, v) for v in op.operands)
-    r = _slot(m, op.results[0])
-    launch = m.launch
-    waves_per_block = -(-launch.threads // WAVEFRONT)
-    wave_of_lane = launch.block_of_lane * waves_per_block + launch.thread_of_lane // WAVEFRONT
-    place = launch.thread_of_lane % WAVEFRONT
-    elements = np.arange(frag.a)
-    outputs = np.arange(frag.c)
-
-    def fragment(fr: Frame, s: int, width: int) -> np.ndarray:
-        value = m.arr(fr, s)
-        value = np.asarray(value, dtype=np.float64)
-        if value.ndim < 2:
-            value = value.reshape(-1, 1)
-        return np.broadcast_to(value, (fr.n, width))
-
-    def run(fr: Frame, chunked: bool) -> None:
-        waves, position = np.unique(wave_of_lane[fr.lanes], return_inverse=True)
-        if launch.threads % WAVEFRONT or np.bincount(position).min() != WAVEFRONT:
-            raise SimulationError(
-                f"amdgpu.mfma reached by only some lanes of a {WAVEFRONT}-lane wavefront", op
-            )
-        lane = place[fr.lanes][:, None]
-        wave = position[:, None]
-        a = np.zeros((len(waves), rows, depth))
-        b = np.zeros((len(waves), depth, cols))
-        c = np.zeros((len(waves), rows, cols))
-        ar, ak = frag.a_at(rows, lane, elements[None, :])
-        a[wave, ar, ak] = fragment(fr, sa, frag.a)
-        bk, bc = frag.b_at(cols, lane, elements[None, :])
-        b[wave, bk, bc] = fragment(fr, sb, frag.a)
-        cr, cc = frag.c_at(rows, lane, outputs[None, :])
-        c[wave, cr, cc] = fragment(fr, sc, frag.c)
-        d = c + np.einsum("wmk,wkn->wmn", a, b)
-        fr.env[r] = d[wave, cr, cc].astype(np.float32)
-
-    return run
-
-
 def _c_hal_id(kind: str):
     def make(m: Machine, op: Operation):
         d = _dim_index(op)
@@ -1943,7 +1959,7 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "gpu.subgroup_size": _c_subgroup_size,
     "gpu.shuffle": _c_shuffle,
     "gpu.subgroup_reduce": _c_subgroup_reduce,
-    "amdgpu.mfma": _c_mfma,
+    "amdgpu.mfma": _c_mma_sync,
     "hal.interface.workgroup.id": _c_hal_id("id"),
     "hal.interface.workgroup.count": _c_hal_id("count"),
     "memref.load": _c_load,
@@ -1955,6 +1971,8 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "vector.extract": _c_vector_extract,
     "vector.broadcast": _c_vector_broadcast,
     "vector.store": _c_vector_store,
+    "vector.from_elements": _c_vector_from_elements,
+    "nvgpu.mma.sync": _c_mma_sync,
     "nvgpu.device_async_copy": _c_async_copy,
     "nvgpu.device_async_create_group": _c_async_group,
     "nvgpu.device_async_wait": _c_async_wait,

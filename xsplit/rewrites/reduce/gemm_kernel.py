@@ -18,7 +18,11 @@ and `gpu.known_grid_size`): each workgroup computes one C tile over one of
 
 `auto` is `store` for one chunk and `atomic` for more. `stages=2`
 double-buffers the staging: with asynchronous copies on sm_80 and sm_90,
-through registers on gfx942. The later stages are
+through registers on gfx942. `mma=auto`
+multiplies on tensor cores where the target has an intrinsic for A and B's
+element type (f16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16), with
+`warps` warps per workgroup each owning a warp tile; `mma=none` (or no
+intrinsic) keeps one register tile of FMAs per thread. The later stages are
 passes of their own (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
 `lower-threadwise-gemm`); after the last, `export-dispatch{target=...}` makes
 it a custom dispatch for iree-compile, and `xsplit simulate` runs any stage
@@ -47,6 +51,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xsplit import attr_names
 from xsplit.diagnostics import XsplitError, remark
+from xsplit.dialects.fragments import intrinsic_for
 from xsplit.dialects.xsplit_gemm import (
     GridwiseGemmOp,
     MergePartialsOp,
@@ -62,6 +67,10 @@ MERGE_CHOICES = ("auto", "store", "atomic", "deterministic")
 # so that the two can be compared load for load.
 DEFAULT_TILE = (64, 64, 16)
 DEFAULT_THREADS = (16, 16)
+# With tensor cores: four warps (128 threads), each a 32x32 warp tile of
+# 2x4 m16n8 blocks.
+DEFAULT_WARPS = (2, 2)
+MMA_CHOICES = ("auto", "none")
 
 ASYNC_COPY_TARGETS = ("sm_80", "sm_90")
 """Targets whose second stage is `cp.async` (`nvgpu.device_async_copy`)."""
@@ -149,6 +158,8 @@ def lower_matmul(
     threads: Sequence[int] = DEFAULT_THREADS,
     stages: int = 1,
     a_layout: str = "m",
+    mma: str = "auto",
+    warps: Sequence[int] = DEFAULT_WARPS,
 ) -> None:
     """Replaces the function of `op`, a matmul in the form `gemm-kernel`
     takes, with the gridwise kernel (and, for `deterministic`, its host and
@@ -189,6 +200,17 @@ def lower_matmul(
     # the multiply (its direct-to-LDS load waits before every LDS read):
     # there the second stage goes through registers.
     register_prefetch = stages == 2 and tgt.name not in ASYNC_COPY_TARGETS
+    intr = None
+    if mma == "auto" and not k_major:
+        elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
+        intr = intrinsic_for(tgt.name, elements.pop()) if len(elements) == 1 else None
+    warp_counts = None
+    if intr is not None:
+        warp_counts = tuple(warps)
+        if len(warp_counts) != 2 or min(warp_counts) <= 0:
+            raise XsplitError("gemm-kernel: warps takes two positive counts M,N", op)
+        threads = (warp_counts[0], warp_counts[1] * intr.lanes)
+    mma_name = intr.name if intr is not None else None
     args = list(fn.args)
     types = [_memref(v.type) for v in args]
     hints = [v.name_hint for v in args]
@@ -200,8 +222,8 @@ def lower_matmul(
         def body(bld: Builder, vals):
             gemm = GridwiseGemmOp(
                 vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages, k_major,
-                register_prefetch,
-            )
+                mma_name, warp_counts, register_prefetch,
+            )  # fmt: skip
             return bld.insert(gemm)
 
         new.append(_kernel(name, types, hints, body, op))
@@ -211,7 +233,8 @@ def lower_matmul(
 
         def partials(bld: Builder, vals):
             gemm = GridwiseGemmOp(
-                *vals, tile, threads, chunks, "partials", stages, k_major, register_prefetch
+                *vals, tile, threads, chunks, "partials", stages, k_major, mma_name, warp_counts,
+                register_prefetch,
             )
             return bld.insert(gemm)
 
@@ -245,7 +268,8 @@ def lower_matmul(
         op,
         f"gemm-kernel: on {tgt.name}, {tile[0]}x{tile[1]} C tiles over {chunks} K chunk"
         f"{'s' if chunks > 1 else ''} of {gw.chunk_k} (grid {gx}x{gy}x{gz}, {gw.block[0]} "
-        f"threads, K steps of {tile[2]}{_buffering(stages, register_prefetch)})"
+        f"threads, K steps of {tile[2]}{_buffering(stages, register_prefetch)}"
+        f"{f', tensor cores ({mma_name})' if mma_name else ''})"
         f"; merge {merge}",
     )
     parent = fn.parent_block()
@@ -286,7 +310,7 @@ GEMM_KERNEL_PATTERN = Pattern(
     root="linalg.matmul",
     where=where("a static matmul into f32 in destination-passing form", _matmul_form),
     rewrite=_lower,
-    options=("target", "chunks", "merge", "tile", "threads", "stages", "a_layout"),
+    options=("target", "chunks", "merge", "tile", "threads", "stages", "a_layout", "mma", "warps"),
 )
 
 NOT_TAKEN = Remark(
@@ -323,6 +347,13 @@ GEMM_KERNEL = Pass(
             "a_layout", str, "m", "A's tile: m (as in memory, K contiguous) or k (transposed)",
             ("m", "k"),
         ),
+        Option(
+            "mma", str, "auto",
+            "tensor cores: auto (where the target has them for A and B's type: f16 on sm_80, "
+            "sm_90) or none (FMAs)",
+            MMA_CHOICES,
+        ),
+        Option("warps", tuple, DEFAULT_WARPS, "with tensor cores, warps per workgroup along M,N"),
     ),
 )
 

@@ -87,8 +87,8 @@ class KernelBuilder(FoldingIndexArithmetic):
         return a if b == 1 else self.insert(arith.DivUIOp(a, self.c(b))).results[0]
 
     def rem(self, a: Index, b: int) -> Index:
-        if isinstance(a, int):
-            return a % b
+        if isinstance(a, int) or b == 1:
+            return a % b if isinstance(a, int) else 0
         return self.insert(arith.RemUIOp(a, self.c(b))).results[0]
 
     def min(self, a: Index, b: Index) -> Index:

@@ -27,6 +27,12 @@ element the thread reads its registers' A and B values from the tiles
 (`threadwise_read`) and adds their outer product (`threadwise_gemm`). The
 register buffers are allocated at the start of the function, not in the
 loop, so that LLVM can keep them in registers.
+
+`xsplit_gemm.blockwise_mma`: a loop over the staged K step in blocks of
+the intrinsic's k; at each, the lane reads the A fragments of its warp's
+block rows and the B fragments of its block columns once
+(`threadwise_fragment`), and issues one `threadwise_mma` per block of the
+warp tile.
 """
 
 from __future__ import annotations
@@ -44,7 +50,10 @@ from xsplit.dialects.xsplit_gemm import (
     BlockwiseGemmOp,
     BlockwiseLoadOp,
     BlockwiseStoreOp,
+    BlockwiseMmaOp,
+    ThreadwiseFragmentOp,
     ThreadwiseGemmOp,
+    ThreadwiseMmaOp,
     ThreadwiseReadOp,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
@@ -184,6 +193,35 @@ def lower_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def lower_mma(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseMmaOp)
+    kb = KernelBuilder(ir.b)
+    intr = op.intrinsic
+    fm, fn, _ = op.acc.type.get_shape()  # type: ignore[attr-defined]
+    _, wn = op.warp_counts
+    warp, lane = kb.div(op.thread, intr.lanes), kb.rem(op.thread, intr.lanes)
+    row = kb.mul(kb.div(warp, wn), fm * intr.m)
+    col = kb.mul(kb.rem(warp, wn), fn * intr.n)
+
+    def k_block(body: KernelBuilder, kk: SSAValue) -> None:
+        a = [
+            body.insert(ThreadwiseFragmentOp(op.a, body.c(body.add(row, i * intr.m)), kk, body.c(lane), intr.name, "a"))
+            for i in range(fm)
+        ]
+        b = [
+            body.insert(ThreadwiseFragmentOp(op.b, kk, body.c(body.add(col, j * intr.n)), body.c(lane), intr.name, "b"))
+            for j in range(fn)
+        ]
+        for i in range(fm):
+            for j in range(fn):
+                mma = ThreadwiseMmaOp(a[i].results[0], b[j].results[0], op.acc, intr.name, (i, j))
+                body.insert(mma)
+
+    kb.for_(0, op.steps, intr.k, k_block, "kk")
+    return []
+
+
 LOWER_COPY = Pattern(
     name="lower-blockwise-copy",
     doc="a workgroup's staged copy becomes each thread's masked loads, then its stores",
@@ -223,10 +261,18 @@ LOWER_GEMM = Pattern(
     rewrite=lower_gemm,
 )
 
+LOWER_MMA = Pattern(
+    name="lower-blockwise-mma",
+    doc="a workgroup's tensor-core multiply of staged tiles becomes each lane's K loop of "
+    "fragment reads and warp-level multiply-adds",
+    root=BlockwiseMmaOp,
+    rewrite=lower_mma,
+)
+
 LOWER_BLOCKWISE_GEMM = Pass(
     "lower-blockwise-gemm",
     "Lowers xsplit_gemm's blockwise ops to each thread's loads, stores and threadwise ops.",
-    [LOWER_COPY, LOWER_ASYNC_COPY, LOWER_LOAD, LOWER_STORE, LOWER_GEMM],
+    [LOWER_COPY, LOWER_ASYNC_COPY, LOWER_LOAD, LOWER_STORE, LOWER_GEMM, LOWER_MMA],
 )
 
 __all__ = ["LOWER_BLOCKWISE_GEMM"]

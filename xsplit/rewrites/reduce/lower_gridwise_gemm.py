@@ -26,6 +26,14 @@ plain row copies (128-bit, or 16-byte cp.async), and its rows are padded
 With `a_k_major` it is staged transposed, as the fused text kernel does,
 with rows padded (`a_pad`) against the conflicts of its transposed stores.
 
+With `mma` (tensor cores) the warps lay over the C tile: warp w owns the
+warp tile at ((w / warps_n) * wtm, (w % warps_n) * wtn), wtm x wtn =
+tile / warps, as fm x fn blocks of the intrinsic's m x n; each lane's
+accumulator is a private fm x fn x (its C fragment) buffer. The multiply is
+`blockwise_mma`, the write `threadwise_write_fragments`. A stays M-major,
+and both tiles' rows are padded (`fragment_pad`) so that the lanes of a
+warp reading one fragment register hit distinct banks.
+
 `xsplit_gemm.merge_partials`: one thread per element of C, which adds the
 partials in chunk order to C's value (grid x along N, y along M).
 """
@@ -34,17 +42,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from xdsl.ir import SSAValue
 
+from xsplit.dialects.fragments import Fragment, fragment_matrix
 from xsplit.dialects.xsplit_gemm import (
     BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
     BlockwiseGemmOp,
     BlockwiseLoadOp,
     BlockwiseStoreOp,
+    BlockwiseMmaOp,
     GridwiseGemmOp,
     MergePartialsOp,
     ThreadwiseFillOp,
+    ThreadwiseWriteFragmentsOp,
     ThreadwiseWriteOp,
     register_shape,
 )
@@ -104,13 +116,105 @@ def vector_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
     return width if fits and (rows * cols // width) % threads == 0 else 1
 
 
+def fragment_conflict(frag: Fragment, lanes: int, row_length: int, element_size: int) -> int:
+    """The worst bank conflict of a warp reading one position of `frag`
+    from a tile whose rows are `row_length` elements: the most distinct
+    4-byte words one bank gets (1: none; one word for many lanes is a
+    broadcast). Warps of more than 32 lanes are counted 32 at a time."""
+    rows, cols = fragment_matrix(frag, lanes)
+    words = (rows * row_length + cols) * element_size // 4
+    worst = 1
+    for idx in frag.positions():
+        at = words[(slice(None), *idx)]
+        for start in range(0, lanes, BANKS):
+            mine = np.unique(at[start : start + BANKS])
+            worst = max(worst, int(np.bincount(mine % BANKS).max()))
+    return worst
+
+
+def fragment_pad(frag: Fragment, lanes: int, row_length: int, element_size: int) -> int:
+    """Elements of padding per row of a tile that a warp reads `frag` from:
+    the smallest that leaves the fewest bank conflicts, in whole 16-byte
+    vectors (rows stay aligned for 128-bit stores and 16-byte cp.async)."""
+    step = VECTOR_BYTES // element_size
+    best, fewest = 0, None
+    for pad in range(-row_length % step, 2 * BANKS * 4 // element_size, step):
+        worst = fragment_conflict(frag, lanes, row_length + pad, element_size)
+        if fewest is None or worst < fewest:
+            best, fewest = pad, worst
+        if worst == 1:
+            break
+    return best
+
+
 def a_tile_shape(op: GridwiseGemmOp) -> list[int]:
     """M-major [tile_m, tile_k + pad] (K contiguous, as A is in memory), or
     K-major [tile_k, tile_m + pad] with `a_k_major`."""
     tm, _, tk = op.tile_sizes
     if op.a_k_major is not None:
         return [tk, tm + a_pad(tk)]
+    intr = op.intrinsic
+    if intr is not None:
+        return [tm, tk + fragment_pad(intr.a, intr.lanes, tk, element_bytes(op.a))]
     return [tm, tk + a_row_pad(tk, element_bytes(op.a), op.thread_counts[1])]
+
+
+def b_tile_shape(op: GridwiseGemmOp) -> list[int]:
+    """K-major [tile_k, tile_n], padded for fragment reads with `mma`."""
+    _, tn, tk = op.tile_sizes
+    intr = op.intrinsic
+    if intr is None:
+        return [tk, tn]
+    return [tk, tn + fragment_pad(intr.b, intr.lanes, tn, element_bytes(op.b))]
+
+
+def _accumulator(kb: KernelBuilder, op: GridwiseGemmOp) -> SSAValue:
+    """The private register tile (FMAs) or the C fragments of the warp
+    tile's blocks (`mma`), zeroed."""
+    tm, tn, _ = op.tile_sizes
+    intr = op.intrinsic
+    if intr is None:
+        thm, thn = op.thread_counts
+        shape = [tm // thm, tn // thn]
+    else:
+        wm, wn = op.warp_counts
+        shape = [tm // wm // intr.m, tn // wn // intr.n, intr.c.size]
+    acc = kb.alloc(shape, PRIVATE, "acc")
+    kb.insert(ThreadwiseFillOp(acc))
+    return acc
+
+
+def _multiply(body: KernelBuilder, op: GridwiseGemmOp, acc, a_tile, b_tile, tid) -> None:
+    intr = op.intrinsic
+    tk = op.tile_sizes[2]
+    if intr is not None:
+        body.insert(BlockwiseMmaOp(acc, a_tile, b_tile, tid, intr.name, op.warp_counts, tk))
+        return
+    k_major = op.a_k_major is not None
+    body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, op.thread_counts, tk, not k_major))
+
+
+def _write(kb: KernelBuilder, op: GridwiseGemmOp, acc, tid, m0, n0, chunk) -> None:
+    slot = None
+    if op.merge_kind == "partials":
+        slot = chunk if chunk is not None else kb.c(0)
+    intr = op.intrinsic
+    if intr is None:
+        thm, thn = op.thread_counts
+        row = kb.add(m0, kb.div(tid, thn))
+        col = kb.add(n0, kb.rem(tid, thn))
+        write = ThreadwiseWriteOp(acc, op.c, row, col, (thm, thn), op.merge_kind, slot)  # type: ignore[arg-type]
+        kb.insert(write)
+        return
+    tm, tn, _ = op.tile_sizes
+    wm, wn = op.warp_counts
+    warp, lane = kb.div(tid, intr.lanes), kb.rem(tid, intr.lanes)
+    row = kb.add(m0, kb.mul(kb.div(warp, wn), tm // wm))
+    col = kb.add(n0, kb.mul(kb.rem(warp, wn), tn // wn))
+    write = ThreadwiseWriteFragmentsOp(
+        acc, op.c, kb.c(row), kb.c(col), kb.c(lane), intr.name, op.merge_kind, slot
+    )
+    kb.insert(write)
 
 
 def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
@@ -133,7 +237,6 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         k_end = kb.add(k_begin, chunk_k)
         if chunk_k * op.chunk_count > k:  # the last chunk is short: its loop stops at K
             k_end = kb.min(k_end, k)
-    acc_shape = [tm // thm, tn // thn]
     wa = vector_width(op.a, tm, tk, threads)
     wb = vector_width(op.b, tk, tn, threads)
     k_major = op.a_k_major is not None
@@ -143,9 +246,8 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
     else:
         a_tile = kb.alloc(a_tile_shape(op), WORKGROUP, "a_tile", element(op.a))
-        b_tile = kb.alloc([tk, tn], WORKGROUP, "b_tile", element(op.b))
-        acc = kb.alloc(acc_shape, PRIVATE, "acc")
-        kb.insert(ThreadwiseFillOp(acc))
+        b_tile = kb.alloc(b_tile_shape(op), WORKGROUP, "b_tile", element(op.b))
+        acc = _accumulator(kb, op)
 
         def step(body: KernelBuilder, k0: SSAValue) -> None:
             a_copy = BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, k_major, wa)  # type: ignore[arg-type]
@@ -153,17 +255,11 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             body.insert(a_copy)
             body.insert(b_copy)
             body.barrier()
-            body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, (thm, thn), tk, not k_major))
+            _multiply(body, op, acc, a_tile, b_tile, tid)
             body.barrier()
 
         kb.for_(k_begin, k_end, tk, step, "k0")
-    row = kb.add(m0, kb.div(tid, thn))
-    col = kb.add(n0, kb.rem(tid, thn))
-    slot = None
-    if op.merge_kind == "partials":
-        slot = chunk if chunk is not None else kb.c(0)
-    write = ThreadwiseWriteOp(acc, op.c, row, col, (thm, thn), op.merge_kind, slot)  # type: ignore[arg-type]
-    kb.insert(write)
+    _write(kb, op, acc, tid, m0, n0, chunk)
     return []
 
 
@@ -183,9 +279,8 @@ def _double_buffered(
     threads = thm * thn
     k_major = op.a_k_major is not None
     a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
-    b = [kb.alloc([tk, tn], WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
-    acc = kb.alloc([tm // thm, tn // thn], PRIVATE, "acc")
-    kb.insert(ThreadwiseFillOp(acc))
+    b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
+    acc = _accumulator(kb, op)
     # The first K of the chunk's last step.
     last = kb.add(k_begin, kb.mul(kb.div(kb.sub(kb.sub(k_end, k_begin), 1), tk), tk))
 
@@ -198,7 +293,7 @@ def _double_buffered(
     first = copy(kb, k_begin, 0)
 
     def multiply(body: KernelBuilder, buf: int) -> None:
-        body.insert(BlockwiseGemmOp(acc, a[buf], b[buf], tid, (thm, thn), tk, not k_major))
+        _multiply(body, op, acc, a[buf], b[buf], tid)
 
     def pair(body: KernelBuilder, k0: SSAValue) -> None:
         for buf in (0, 1):
@@ -235,9 +330,8 @@ def _register_prefetched(
     threads = thm * thn
     k_major = op.a_k_major is not None
     a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
-    b = [kb.alloc([tk, tn], WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
-    acc = kb.alloc([tm // thm, tn // thn], PRIVATE, "acc")
-    kb.insert(ThreadwiseFillOp(acc))
+    b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
+    acc = _accumulator(kb, op)
     a_next = kb.alloc(register_shape((tm, tk), threads, wa), PRIVATE, "a_next", element(op.a))
     b_next = kb.alloc(register_shape((tk, tn), threads, wb), PRIVATE, "b_next", element(op.b))
     k_first = kb.c(k_begin)
@@ -254,7 +348,7 @@ def _register_prefetched(
         body.insert(BlockwiseStoreOp(b_next, b[buf], tid, (tk, tn), threads, False, wb))
 
     def multiply(body: KernelBuilder, buf: int) -> None:
-        body.insert(BlockwiseGemmOp(acc, a[buf], b[buf], tid, (thm, thn), tk, not k_major))
+        _multiply(body, op, acc, a[buf], b[buf], tid)
 
     def pair(body: KernelBuilder, k0: SSAValue) -> None:
         # more[0]: the second half's step is inside the chunk; more[1]: the

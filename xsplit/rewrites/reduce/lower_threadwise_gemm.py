@@ -9,19 +9,39 @@ index into a private buffer is a constant and LLVM keeps it in registers.
   once;
 - `threadwise_write`: per register, under the mask that its element is inside
   C, the merge: C's value plus the register (`store`), a `memref.atomic_rmw
-  addf` (`atomic`), or a store into the partials at the chunk (`partials`).
+  addf` (`atomic`), or a store into the partials at the chunk (`partials`);
+- `threadwise_fragment`: the lane's elements of an A or B block at the
+  places its intrinsic's layout gives, each run of elements that is
+  contiguous in the tile for every lane in one `vector.load` (two halves:
+  one 32-bit shared load), then `vector.from_elements`;
+- `threadwise_mma`: the accumulator's C fragment into a vector, the
+  intrinsic's op (`EMIT`: `nvgpu.mma.sync` for m16n8k16, `amdgpu.mfma` for
+  gfx942's MFMAs), its elements back;
+- `threadwise_write_fragments`: as `threadwise_write`, at the places the
+  intrinsic's C layout gives.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Callable, Sequence
 
+import numpy as np
+from xdsl.dialects import vector
+from xdsl.dialects.builtin import VectorType
 from xdsl.ir import SSAValue
 
+from xsplit.dialects.amdgpu import MFMAOp
+from xsplit.dialects.fragments import Fragment, Intrinsic, fragment_matrix
+from xsplit.dialects.nvgpu import MmaSyncOp
+from xsplit.dialects.vector import FromElementsOp
 from xsplit.dialects.xsplit_gemm import (
     ThreadwiseFillOp,
+    ThreadwiseFragmentOp,
     ThreadwiseGemmOp,
+    ThreadwiseMmaOp,
     ThreadwiseReadOp,
+    ThreadwiseWriteFragmentsOp,
     ThreadwiseWriteOp,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
@@ -36,10 +56,8 @@ def lower_fill(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     op = m.root
     assert isinstance(op, ThreadwiseFillOp)
     kb = KernelBuilder(ir.b)
-    rm, rn = _shape(op.acc)
-    for i in range(rm):
-        for j in range(rn):
-            kb.store(kb.zero(), op.acc, [i, j])
+    for at in itertools.product(*(range(s) for s in _shape(op.acc))):
+        kb.store(kb.zero(), op.acc, list(at))
     return []
 
 
@@ -104,6 +122,101 @@ def lower_write(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def _runs(frag: Fragment, lanes: int) -> list[list[tuple[int, ...]]]:
+    """The fragment's positions in runs along its last dimension that sit
+    side by side in one row of the matrix for every lane (one vector load
+    each); positions that do not are runs of one."""
+    rows, cols = fragment_matrix(frag, lanes)
+    runs = []
+    for head in itertools.product(*(range(s) for s in frag.shape[:-1])):
+        run = [(*head, e) for e in range(frag.shape[-1])]
+        at = [(rows[(slice(None), *p)], cols[(slice(None), *p)]) for p in run]
+        together = all(
+            np.array_equal(r, at[0][0]) and np.array_equal(c, at[0][1] + e)
+            for e, (r, c) in enumerate(at)
+        )
+        runs.extend([run] if together else [[p] for p in run])
+    return runs
+
+
+def lower_fragment(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, ThreadwiseFragmentOp)
+    kb = KernelBuilder(ir.b)
+    frag, lanes = op.fragment, op.intrinsic.lanes
+    values: dict[tuple[int, ...], SSAValue] = {}
+    for run in _runs(frag, lanes):
+        r, c = frag.coords(kb, op.lane, run[0])
+        at = [kb.add(op.row, r), kb.add(op.col, c)]
+        loaded = kb.load_vector(op.tile, at, len(run)) if len(run) > 1 else [kb.load(op.tile, at)]
+        values.update(zip(run, loaded))
+    elements = [values[p] for p in frag.positions()]
+    return [kb.insert(FromElementsOp(elements, op.result.type)).results[0]]  # type: ignore[arg-type]
+
+
+def _emit_mma_sync(kb: KernelBuilder, intr: Intrinsic, a, b, c) -> SSAValue:
+    return kb.insert(MmaSyncOp(a, b, c, (intr.m, intr.n, intr.k))).results[0]
+
+
+def _emit_mfma(kb: KernelBuilder, intr: Intrinsic, a, b, c) -> SSAValue:
+    return kb.insert(MFMAOp(a, b, c, (intr.m, intr.n, intr.k))).results[0]
+
+
+EMIT: dict[str, Callable[[KernelBuilder, Intrinsic, SSAValue, SSAValue, SSAValue], SSAValue]] = {
+    "nvgpu.mma.sync": _emit_mma_sync,
+    "amdgpu.mfma": _emit_mfma,
+}
+"""How each intrinsic's op (`Intrinsic.op`) is made from A, B and C fragments."""
+
+
+def lower_mma(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, ThreadwiseMmaOp)
+    kb = KernelBuilder(ir.b)
+    intr = op.intrinsic
+    i, j = op.block
+    positions = intr.c.positions()
+    regs = [kb.load(op.acc, [i, j, v]) for v in range(len(positions))]
+    ctype = VectorType(op.acc.type.element_type, intr.c.shape)  # type: ignore[attr-defined]
+    c = kb.insert(FromElementsOp(regs, ctype)).results[0]
+    d = EMIT[intr.op](kb, intr, op.a, op.b, c)
+    element = ctype.element_type
+    for v, p in enumerate(positions):
+        kb.store(kb.insert(vector.ExtractOp(d, list(p), element)).results[0], op.acc, [i, j, v])
+    return []
+
+
+def lower_write_fragments(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, ThreadwiseWriteFragmentsOp)
+    kb = KernelBuilder(ir.b)
+    intr = op.intrinsic
+    fm, fn, _ = _shape(op.acc)
+    rows, cols = _shape(op.c)[-2:]
+    merge = op.merge.data
+    prefix = list(op.chunk)
+    places = [intr.c.coords(kb, op.lane, p) for p in intr.c.positions()]
+    for i in range(fm):
+        for j in range(fn):
+            row = kb.add(op.row, i * intr.m)
+            col = kb.add(op.col, j * intr.n)
+            for v, (r, c) in enumerate(places):
+                at = [*prefix, kb.add(row, r), kb.add(col, c)]
+                inside = kb.both(kb.below(at[-2], rows), kb.below(at[-1], cols))
+
+                def write(body: KernelBuilder, v: int = v, at: list = at, i=i, j=j) -> None:
+                    value = body.load(op.acc, [i, j, v])
+                    if merge == "atomic":
+                        body.atomic_add(value, op.c, at)
+                    elif merge == "store":
+                        body.store(body.addf(body.load(op.c, at), value), op.c, at)
+                    else:
+                        body.store(value, op.c, at)
+
+                kb.if_(inside, write)
+    return []
+
+
 LOWER_THREADWISE_GEMM = Pass(
     "lower-threadwise-gemm",
     "Lowers xsplit_gemm's threadwise ops to unrolled scalar memref and arith ops.",
@@ -119,6 +232,18 @@ LOWER_THREADWISE_GEMM = Pass(
         Pattern(
             "lower-threadwise-write", "each register merged into C under its mask",
             ThreadwiseWriteOp, lower_write,
+        ),
+        Pattern(
+            "lower-threadwise-fragment", "a lane's fragment from the tile, by its layout",
+            ThreadwiseFragmentOp, lower_fragment,
+        ),
+        Pattern(
+            "lower-threadwise-mma", "the accumulator's fragment through the intrinsic's op",
+            ThreadwiseMmaOp, lower_mma,
+        ),
+        Pattern(
+            "lower-threadwise-write-fragments", "each C fragment element merged into C under its mask",
+            ThreadwiseWriteFragmentsOp, lower_write_fragments,
         ),
     ],  # fmt: skip
 )

@@ -12,7 +12,7 @@ func.func @a_fragment(%a: vector<8xf16>, %c: vector<4xf32>) -> vector<4xf32> {
   %d = amdgpu.mfma 16x16x16 %a * %a + %c : vector<8xf16>, vector<8xf16>, vector<4xf32>
   func.return %d : vector<4xf32>
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'amdgpu.mfma' op a lane's fragment of A and B for 16x16x16 f16 is vector<4xf16>
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'amdgpu.mfma' op a lane's fragment of A and B for 16x16x16 is vector<4xf16>
 
 // -----
 

@@ -1,0 +1,213 @@
+"""Warp-level matrix intrinsics: which element of A, B and C each lane's
+registers hold. One entry per intrinsic, read by the ops' verifiers (the
+fragments' vector types), the GEMM kernel's lowerings (the addresses each
+lane reads and writes) and the simulator (what the collective computes):
+
+    >>> frag = INTRINSICS["m16n8k16"]
+    >>> frag.a.coords(NUMPY, 5, (2, 1))   # lane 5 (group 1, thread 1), a5
+    (1, 11)
+
+A layout is a function `(x, lane, idx) -> (row, col)` of the lane and a
+static position `idx` in the lane's vector, written with `x.add`, `x.mul`,
+`x.div` and `x.rem`: with `NUMPY` it runs on ints or numpy arrays of lanes,
+with the kernel builder it emits the index arithmetic for an SSA lane id.
+A second intrinsic is a new `Intrinsic` here and an `EMIT` entry for its
+op (gfx942's MFMA, 64 lanes: `amdgpu.mfma`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+Layout = Callable[[Any, Any, tuple[int, ...]], tuple[Any, Any]]
+
+
+class _NumpyArith:
+    """Index arithmetic on ints and numpy arrays (floor division)."""
+
+    @staticmethod
+    def add(a, b):
+        return a + b
+
+    @staticmethod
+    def mul(a, b):
+        return a * b
+
+    @staticmethod
+    def div(a, b):
+        return a // b
+
+    @staticmethod
+    def rem(a, b):
+        return a % b
+
+
+NUMPY = _NumpyArith()
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One operand's fragment: the lane's vector shape, the matrix it is a
+    piece of (rows x cols: m x k for A, k x n for B, m x n for C), and where
+    each of its elements sits in that matrix."""
+
+    shape: tuple[int, ...]
+    rows: int
+    cols: int
+    layout: Layout
+
+    def positions(self) -> list[tuple[int, ...]]:
+        """The lane's vector positions, in order (row-major)."""
+        return list(itertools.product(*(range(s) for s in self.shape)))
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def coords(self, x, lane, idx: tuple[int, ...]):
+        return self.layout(x, lane, idx)
+
+
+@dataclass(frozen=True)
+class Intrinsic:
+    """A warp-collective `D = A · B + C` of an m x n x k block: every lane
+    of a `lanes`-wide warp holds one fragment of each operand."""
+
+    name: str
+    m: int
+    n: int
+    k: int
+    lanes: int
+    operands: tuple[str, ...]
+    """Element types of A and B it takes (C and D are f32)."""
+    targets: tuple[str, ...]
+    a: Fragment
+    b: Fragment
+    c: Fragment
+    op: str
+    """The op a lowering emits for it."""
+
+
+# PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"
+# (.f16/.bf16 A and B, .f32 C): groupID = lane / 4, threadID_in_group =
+# lane % 4. MLIR's nvgpu.mma.sync holds register r of A as row r of its
+# vector<4x2xf16> (a_{2r+e} is element [r, e]); likewise B and C.
+def _m16n8k16_a(x, lane, idx):
+    r, e = idx
+    g, t = x.div(lane, 4), x.rem(lane, 4)
+    return x.add(g, 8 * (r % 2)), x.add(x.mul(t, 2), e + 8 * (r // 2))
+
+
+def _m16n8k16_b(x, lane, idx):
+    r, e = idx
+    g, t = x.div(lane, 4), x.rem(lane, 4)
+    return x.add(x.mul(t, 2), e + 8 * r), g
+
+
+def _m16n8k16_c(x, lane, idx):
+    r, e = idx
+    g, t = x.div(lane, 4), x.rem(lane, 4)
+    return x.add(g, 8 * r), x.add(x.mul(t, 2), e)
+
+
+M16N8K16 = Intrinsic(
+    name="m16n8k16",
+    m=16,
+    n=8,
+    k=16,
+    lanes=32,
+    operands=("f16",),
+    targets=("sm_80", "sm_90"),
+    a=Fragment((4, 2), 16, 16, _m16n8k16_a),
+    b=Fragment((2, 2), 16, 8, _m16n8k16_b),
+    c=Fragment((2, 2), 16, 8, _m16n8k16_c),
+    op="nvgpu.mma.sync",
+)
+
+# CDNA3 (gfx942) MFMA, 64-lane wavefronts, IREE's `getSingleSubgroupLayout`
+# (IREEGPUAttrs.cpp: mfmaLhs16xK, mfmaRhsKx16, mfmaAcc16x16 and their 32x32
+# forms) and the CDNA3 ISA's operand tables: lane l holds a run of four K of
+# A's row l % m, the same four K of B's column l % n, and four rows of C's
+# column l % n (for 32x32, four runs of four rows, eight apart).
+def _mfma_a(m: int) -> Layout:
+    def layout(x, lane, idx):
+        (i,) = idx
+        return x.rem(lane, m), x.add(x.mul(x.div(lane, m), 4), i)
+
+    return layout
+
+
+def _mfma_b(n: int) -> Layout:
+    def layout(x, lane, idx):
+        (i,) = idx
+        return x.add(x.mul(x.div(lane, n), 4), i), x.rem(lane, n)
+
+    return layout
+
+
+def _mfma_c(m: int) -> Layout:
+    def layout(x, lane, idx):
+        (i,) = idx
+        groups = 64 // m
+        return x.add(x.mul(x.div(lane, m), 4), 4 * groups * (i // 4) + i % 4), x.rem(lane, m)
+
+    return layout
+
+
+def _mfma(m: int, k: int) -> Intrinsic:
+    return Intrinsic(
+        name=f"mfma_f32_{m}x{m}x{k}",
+        m=m,
+        n=m,
+        k=k,
+        lanes=64,
+        operands=("f16", "bf16"),
+        targets=("gfx942",),
+        a=Fragment((4,), m, k, _mfma_a(m)),
+        b=Fragment((4,), k, m, _mfma_b(m)),
+        c=Fragment((m * m // 64,), m, m, _mfma_c(m)),
+        op="amdgpu.mfma",
+    )
+
+
+MFMA_16X16X16 = _mfma(16, 16)
+MFMA_32X32X8 = _mfma(32, 8)
+
+INTRINSICS: dict[str, Intrinsic] = {
+    i.name: i for i in (M16N8K16, MFMA_16X16X16, MFMA_32X32X8)
+}
+"""Every intrinsic the GEMM kernel can use, by name."""
+
+
+def intrinsic_for(target: str, element: str) -> Intrinsic | None:
+    """The intrinsic for A and B of `element` (\"f16\") on `target`, if any
+    (the first in `INTRINSICS`: gfx942's 16x16x16 before its 32x32x8)."""
+    for intr in INTRINSICS.values():
+        if target in intr.targets and element in intr.operands:
+            return intr
+    return None
+
+
+def fragment_matrix(frag: Fragment, lanes: int):
+    """For every lane and vector position, (row, col) in the operand's
+    matrix: two int arrays of shape (lanes, *frag.shape). Each element of
+    the matrix is held by exactly one lane (checked by the tests)."""
+    import numpy as np
+
+    lane = np.arange(lanes)
+    rows = np.zeros((lanes, *frag.shape), dtype=np.int64)
+    cols = np.zeros((lanes, *frag.shape), dtype=np.int64)
+    for idx in frag.positions():
+        r, c = frag.coords(NUMPY, lane, idx)
+        rows[(slice(None), *idx)] = r
+        cols[(slice(None), *idx)] = c
+    return rows, cols
+
+
+__all__ = ["INTRINSICS", "NUMPY", "Fragment", "Intrinsic", "fragment_matrix", "intrinsic_for"]
