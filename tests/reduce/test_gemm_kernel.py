@@ -429,13 +429,67 @@ def test_tensor_cores_generated_cases() -> None:
 
 
 def test_tensor_cores_only_where_the_target_has_them() -> None:
-    # gfx942 has no m16n8k16 and f32 none at all: FMAs; mma=none forces them.
+    # f32 has none on either target: FMAs; mma=none forces them for f16.
     for options, element in (
-        (f"target=gfx942 {SMALL}", "f16"), (f"target=sm_80 {SMALL}", "f32"),
-        (f"target=sm_80 mma=none {SMALL}", "f16"),
+        (f"target=gfx942 {SMALL}", "f32"), (f"target=sm_80 {SMALL}", "f32"),
+        (f"target=sm_80 mma=none {SMALL}", "f16"), (f"target=gfx942 mma=none {SMALL}", "f16"),
     ):  # fmt: skip
         _, text = lowered(19, 17, 29, options, element)
-        assert "nvgpu.mma.sync" not in text and "arith.mulf" in text
+        assert "nvgpu.mma.sync" not in text and "amdgpu.mfma" not in text
+        assert "arith.mulf" in text
+
+
+# gfx942: f16 A and B take amdgpu.mfma 16x16x16 (mma=auto), one 64-lane
+# wavefront per warp tile. 32x32 C tiles of two wavefronts (16x32 warp
+# tiles, 1x2 blocks), or 16x16 tiles of one.
+MFMA_SMALL = "tile=32,32,16 warps=2,1"
+MFMA_ONE = "tile=16,16,16 warps=1,1"
+
+
+@pytest.mark.parametrize("merge", ["store", "atomic", "deterministic"])
+def test_mfma_every_merge(merge: str) -> None:
+    # M, N not multiples of the tile, K = 101 (prime): the last K block of
+    # every chunk is partly outside K, masked to zeros.
+    chunks = 1 if merge == "store" else 4
+    options = f"target=gfx942 chunks={chunks} merge={merge} {MFMA_SMALL}"
+    text = check(37, 21, 101, options, element="f16")
+    assert "amdgpu.mfma 16x16x16" in text and "arith.extf" not in text
+    assert ("memref.atomic_rmw" in text) == (merge == "atomic")
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+@pytest.mark.parametrize("k", [203, 48])
+def test_mfma_register_prefetch(merge: str, k: int) -> None:
+    # stages=2 with MFMA: the next K block through registers; 203 (7 x 29)
+    # in 3 chunks of 80 (5, 5 and 3 steps of 16, the last partly outside
+    # K), 48: one chunk of 3 steps.
+    chunks = 3 if k == 203 else 1
+    options = f"target=gfx942 chunks={chunks} merge={merge} stages=2 {MFMA_SMALL}"
+    text = check(37, 24, k, options, element="f16")
+    assert "amdgpu.mfma" in text and "%a_next" in text and "nvgpu" not in text
+
+
+def test_mfma_default_tiles() -> None:
+    # 64x64 tiles of four wavefronts, 32x32 warp tiles of 2x2 16x16 blocks.
+    text = check(70, 72, 40, "target=gfx942 chunks=2", element="f16")
+    assert text.count("amdgpu.mfma") == 4
+
+
+def test_mfma_generated_cases() -> None:
+    """Random shapes, chunks, merges, stages and warp layouts with MFMA:
+    race-free and right (a fixed seed)."""
+    rng = np.random.default_rng(940)
+    layouts = [MFMA_SMALL, MFMA_ONE, "tile=32,16,16 warps=2,1"]
+    for case in range(4):
+        m, n = (int(x) for x in rng.integers(1, 40, 2))
+        k = int(rng.choice([1, 7, 31, 97]))
+        chunks = int(rng.integers(1, 4))
+        merge = str(rng.choice(["auto", "atomic", "deterministic"]))
+        stages = int(rng.integers(1, 3))
+        layout = layouts[case % len(layouts)]
+        options = f"target=gfx942 chunks={chunks} merge={merge} stages={stages} {layout}"
+        text = check(m, n, k, options, seed=case, element="f16")
+        assert "amdgpu.mfma" in text
 
 
 class FragmentBankMachine(_Quiet):

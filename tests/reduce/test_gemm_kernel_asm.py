@@ -109,3 +109,28 @@ def test_register_prefetch_gfx942(tmp_path: Path) -> None:
     # header: which stretches between barriers hold which half varies.
     order = r"(?s)global_load_dwordx4.*?" + FMA["gfx942"] + r".*?\bds_write_b128\b"
     assert sum(bool(re.search(order, step)) for step in steps) == 2
+
+
+@pytest.mark.parametrize("stages", [1, 2])
+def test_mfma_gfx942(stages: int, tmp_path: Path) -> None:
+    """f16 on gfx942 (mma=auto): the products are `v_mfma_f32_16x16x16_f16`
+    and nothing else (no FMA): a 64x64 tile of four wavefronts, each 2x2
+    blocks, two K blocks per step of 32: 8 MFMAs a step (16 with stages=2,
+    whose loop holds two steps). A and B come in 128-bit loads and go to
+    workgroup memory in `ds_write_b128`; with stages=2 the next step's
+    loads are issued before a step's MFMAs and stored after them."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000, "f16"),
+            f"gemm-kernel{{target=gfx942 chunks=4 stages={stages} tile=64,64,32}},{LOWER},"
+            "export-dispatch{target=gfx942}",
+        )
+    asm = "\n".join(dumped_assembly(out, "gfx942", tmp_path))
+    mfma = r"\bv_mfma_f32_16x16x16_f16\b"
+    assert len(re.findall(mfma, asm)) == 8 * stages
+    assert not re.search(FMA["gfx942"], asm) and not re.search(SPILL["gfx942"], asm)
+    assert re.search(VECTOR_LOAD["gfx942"], asm) and re.search(r"\bds_write_b128\b", asm)
+    assert len(re.findall(BARRIER["gfx942"], asm)) == stages + 1
+    if stages == 2:
+        order = r"(?s)global_load_dwordx4.*?" + mfma + r".*?\bds_write_b128\b"
+        assert sum(bool(re.search(order, s)) for s in re.split(BARRIER["gfx942"], asm)) == 2
