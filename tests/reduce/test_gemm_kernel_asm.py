@@ -134,3 +134,36 @@ def test_mfma_gfx942(stages: int, tmp_path: Path) -> None:
     if stages == 2:
         order = r"(?s)global_load_dwordx4.*?" + mfma + r".*?\bds_write_b128\b"
         assert sum(bool(re.search(order, s)) for s in re.split(BARRIER["gfx942"], asm)) == 2
+
+
+MMA = r"\bmma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32\b"
+
+
+@pytest.mark.parametrize("stages", [1, 2])
+def test_tensor_cores(stages: int, tmp_path: Path) -> None:
+    """f16 A and B on sm_80 (mma=auto): the default 64x64 tile of four warps
+    makes 8 `mma.sync` m16n8k16 per K block (2x4 per warp); no f32 FMA on
+    the operands, no local memory. Stages 1: 128-bit global loads and
+    128-bit shared stores of 8 halves; stages 2: 16-byte `cp.async.cg`, the
+    groups and their waits, and no `ld.global` at all (C is only added to
+    atomically)."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000, "f16"),
+            f"gemm-kernel{{target=sm_80 chunks=4 tile=64,64,32 stages={stages}}},{LOWER},"
+            "export-dispatch{target=sm_80}",
+        )
+    asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
+    assert len(re.findall(MMA, asm)) >= 8 * stages
+    assert not re.search(FMA["sm_80"], asm) and not re.search(r"\bcvt\.f32\.f16\b", asm)
+    assert not re.search(SPILL["sm_80"], asm)
+    # A's fragment registers are pairs of halves: 32-bit shared loads.
+    assert re.search(r"\bld\.shared\.b32\b", asm)
+    if stages == 1:
+        assert len(re.findall(VECTOR_LOAD["sm_80"], asm)) >= 2
+        assert re.search(r"\bst\.shared\.v4\.b32\b", asm)
+    else:
+        assert re.findall(r"\bcp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16", asm)
+        assert re.search(r"\bcp\.async\.wait_group\s+2;", asm)
+        assert not re.search(r"\bld\.global", asm)
+    assert re.search(ATOMIC["sm_80"], asm)

@@ -240,8 +240,8 @@ class DeviceAsyncWaitOp(IRDLOperation):
 MMA_SHAPES = {
     (16, 8, 16): ((4, 2), (2, 2), (2, 2)),
 }
-"""The fragment shapes (A, B, C) of each mmaShape xsplit emits, f16 A and
-B and f32 C (PTX's mma.m16n8k16 with .f16 multiplicands)."""
+"""The fragment shapes (A, B, C) of each mmaShape xsplit emits: f16 A and
+B, f32 or f16 C (PTX's mma.m16n8k16 with .f16 multiplicands)."""
 
 
 @irdl_op_definition
@@ -279,16 +279,17 @@ class MmaSyncOp(IRDLOperation):
         if frags is None:
             shapes = ", ".join(str(list(s)) for s in MMA_SHAPES)
             raise VerifyException(f"'{self.name}' op mmaShape must be one of {shapes}")
-        elements = (Float16Type, Float16Type, Float32Type)
-        for v, name, want, element in zip(
+        # C (and D) may be f32 or f16, as MLIR's verifier allows.
+        elements = ((Float16Type,), (Float16Type,), (Float32Type, Float16Type))
+        for v, name, want, allowed in zip(
             (self.matrix_a, self.matrix_b, self.matrix_c), "ABC", frags, elements
         ):
             t = v.type
             assert isinstance(t, VectorType)
-            if tuple(t.get_shape()) != want or not isinstance(t.element_type, element):
-                e = "f16" if element is Float16Type else "f32"
+            if tuple(t.get_shape()) != want or not isinstance(t.element_type, allowed):
+                e = "f16" if name != "C" else "f32 or f16"
                 raise VerifyException(
-                    f"'{self.name}' op {name} must be vector<{want[0]}x{want[1]}x{e}>, not {t}"
+                    f"'{self.name}' op {name} must be a vector<{want[0]}x{want[1]}> of {e}, not {t}"
                 )
         if self.res.type != self.matrix_c.type:
             raise VerifyException(f"'{self.name}' op the result must have C's type")

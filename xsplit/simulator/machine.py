@@ -1217,6 +1217,7 @@ def _c_mma_sync(m: Machine, op: Operation):
                 f"{op.name} reached by only some lanes of a warp (divergent warp collective)", op
             )
         mats = []
+        c_dtype = np.asarray(m.arr(fr, sc)).dtype
         for s, (rows, cols), dim, frag in zip((sa, sb, sc), layouts, dims, (intr.a, intr.b, intr.c)):
             value = m.arr(fr, s).reshape(fr.n, *frag.shape).astype(np.float32)
             mat = np.zeros((len(warps), *dim), dtype=np.float32)
@@ -1227,7 +1228,7 @@ def _c_mma_sync(m: Machine, op: Operation):
         d = mats[0] @ mats[1] + mats[2]
         rows, cols = layouts[2]
         out = d[slot[:, None], rows[lane].reshape(fr.n, -1), cols[lane].reshape(fr.n, -1)]
-        fr.env[r] = out.reshape(fr.n, *intr.c.shape)
+        fr.env[r] = out.reshape(fr.n, *intr.c.shape).astype(c_dtype)
 
     return run
 

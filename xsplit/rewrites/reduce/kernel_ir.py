@@ -82,14 +82,18 @@ class KernelBuilder(FoldingIndexArithmetic):
         return self.insert(arith.SelectOp(cond, self.c(a), self.c(b))).results[0]
 
     def div(self, a: Index, b: int) -> Index:
+        """`a / b`; the same quotient in the same block is made once (the
+        fragment layouts ask for a lane's group many times)."""
         if isinstance(a, int):
             return a // b
-        return a if b == 1 else self.insert(arith.DivUIOp(a, self.c(b))).results[0]
+        if b == 1:
+            return a
+        return self._const(("divui", a, b), lambda: arith.DivUIOp(a, self.c(b)))
 
     def rem(self, a: Index, b: int) -> Index:
         if isinstance(a, int) or b == 1:
             return a % b if isinstance(a, int) else 0
-        return self.insert(arith.RemUIOp(a, self.c(b))).results[0]
+        return self._const(("remui", a, b), lambda: arith.RemUIOp(a, self.c(b)))
 
     def min(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):

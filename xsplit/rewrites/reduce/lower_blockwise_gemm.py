@@ -213,6 +213,9 @@ def lower_mma(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             body.insert(ThreadwiseFragmentOp(op.b, kk, body.c(body.add(col, j * intr.n)), body.c(lane), intr.name, "b"))
             for j in range(fn)
         ]
+        for name, frags in (("a_frag", a), ("b_frag", b)):
+            for f in frags:
+                f.results[0].name_hint = name
         for i in range(fm):
             for j in range(fn):
                 mma = ThreadwiseMmaOp(a[i].results[0], b[j].results[0], op.acc, intr.name, (i, j))

@@ -23,3 +23,35 @@ func.func @bypass(%src: memref<100x64xf32>, %i: index) {
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'nvgpu.device_async_copy' op bypassL1 takes 16-byte copies only
+
+// -----
+
+func.func @mma_shape(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) {
+  %d = nvgpu.mma.sync(%a, %b, %c) mmaShape = [16, 8, 8] : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'nvgpu.mma.sync' op mmaShape must be one of [16, 8, 16]
+
+// -----
+
+func.func @mma_a(%a: vector<2x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) {
+  %d = nvgpu.mma.sync(%a, %b, %c) mmaShape = [16, 8, 16] : (vector<2x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'nvgpu.mma.sync' op A must be a vector<4x2> of f16, not vector<2x2xf16>
+
+// -----
+
+func.func @mma_c(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<4x2xf32>) {
+  %d = nvgpu.mma.sync(%a, %b, %c) mmaShape = [16, 8, 16] : (vector<4x2xf16>, vector<2x2xf16>, vector<4x2xf32>) -> vector<4x2xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'nvgpu.mma.sync' op C must be a vector<2x2> of f32 or f16, not vector<4x2xf32>
+
+// -----
+
+func.func @from_elements(%x: f32) {
+  %v = vector.from_elements %x, %x, %x : vector<2x2xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'vector.from_elements' op needs 4 elements for vector<2x2xf32>, not 3

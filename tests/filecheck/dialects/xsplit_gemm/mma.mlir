@@ -1,0 +1,40 @@
+// The tensor-core ops of xsplit_gemm print as they parse, custom and generic.
+// RUN: xsplit-opt %s | filecheck %s
+// RUN: xsplit-opt --print-op-generic %s | xsplit-opt | filecheck %s
+
+// CHECK-LABEL: func.func @gridwise
+// CHECK-NEXT:    xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 32>, threads = array<i64: 2, 64>, chunks = 4 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<100x1000xf16>, memref<1000x72xf16>, memref<100x72xf32>
+func.func @gridwise(%a: memref<100x1000xf16>, %b: memref<1000x72xf16>, %c: memref<100x72xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 32>, threads = array<i64: 2, 64>, chunks = 4 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<100x1000xf16>, memref<1000x72xf16>, memref<100x72xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @blockwise
+// CHECK:         xsplit_gemm.blockwise_mma %at * %bt into %acc thread %t {mma = "m16n8k16", warps = array<i64: 2, 2>, step_k = 32 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, memref<32x72xf16, #gpu.address_space<workgroup>> into memref<2x4x4xf32, #gpu.address_space<private>>
+func.func @blockwise(%t: index) {
+  %at = memref.alloc() : memref<64x40xf16, #gpu.address_space<workgroup>>
+  %bt = memref.alloc() : memref<32x72xf16, #gpu.address_space<workgroup>>
+  %acc = memref.alloca() : memref<2x4x4xf32, #gpu.address_space<private>>
+  xsplit_gemm.blockwise_mma %at * %bt into %acc thread %t {mma = "m16n8k16", warps = array<i64: 2, 2>, step_k = 32 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, memref<32x72xf16, #gpu.address_space<workgroup>> into memref<2x4x4xf32, #gpu.address_space<private>>
+  func.return
+}
+
+// CHECK-LABEL: func.func @threadwise
+// CHECK:         xsplit_gemm.threadwise_fill %acc : memref<2x4x4xf32, #gpu.address_space<private>>
+// CHECK-NEXT:    %fa = xsplit_gemm.threadwise_fragment %at[%r, %k] lane %l {mma = "m16n8k16", operand = "a"} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK-NEXT:    %fb = xsplit_gemm.threadwise_fragment %bt[%k, %r] lane %l {mma = "m16n8k16", operand = "b"} : memref<32x72xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK-NEXT:    xsplit_gemm.threadwise_mma %fa * %fb into %acc {mma = "m16n8k16", at = array<i64: 1, 3>} : vector<4x2xf16>, vector<2x2xf16> into memref<2x4x4xf32, #gpu.address_space<private>>
+// CHECK-NEXT:    xsplit_gemm.threadwise_write_fragments %acc to %c[%r, %k] lane %l {mma = "m16n8k16", merge = "atomic"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<100x72xf32>
+// CHECK-NEXT:    xsplit_gemm.threadwise_write_fragments %acc to %p[%r, %k] lane %l chunk %t {mma = "m16n8k16", merge = "partials"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<4x100x72xf32>
+func.func @threadwise(%c: memref<100x72xf32>, %p: memref<4x100x72xf32>, %r: index, %k: index, %l: index, %t: index) {
+  %at = memref.alloc() : memref<64x40xf16, #gpu.address_space<workgroup>>
+  %bt = memref.alloc() : memref<32x72xf16, #gpu.address_space<workgroup>>
+  %acc = memref.alloca() : memref<2x4x4xf32, #gpu.address_space<private>>
+  xsplit_gemm.threadwise_fill %acc : memref<2x4x4xf32, #gpu.address_space<private>>
+  %fa = xsplit_gemm.threadwise_fragment %at[%r, %k] lane %l {mma = "m16n8k16", operand = "a"} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+  %fb = xsplit_gemm.threadwise_fragment %bt[%k, %r] lane %l {mma = "m16n8k16", operand = "b"} : memref<32x72xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+  xsplit_gemm.threadwise_mma %fa * %fb into %acc {mma = "m16n8k16", at = array<i64: 1, 3>} : vector<4x2xf16>, vector<2x2xf16> into memref<2x4x4xf32, #gpu.address_space<private>>
+  xsplit_gemm.threadwise_write_fragments %acc to %c[%r, %k] lane %l {mma = "m16n8k16", merge = "atomic"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<100x72xf32>
+  xsplit_gemm.threadwise_write_fragments %acc to %p[%r, %k] lane %l chunk %t {mma = "m16n8k16", merge = "partials"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<4x100x72xf32>
+  func.return
+}

@@ -1,0 +1,69 @@
+// RUN: xsplit-opt --split-input-file --verify-diagnostics %s | filecheck %s
+
+func.func @unknown(%a: memref<100x1000xf16>, %b: memref<1000x72xf16>, %c: memref<100x72xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 32>, threads = array<i64: 2, 64>, chunks = 4 : i64, merge = "atomic", mma = "m8n8k4", warps = array<i64: 2, 2>} : memref<100x1000xf16>, memref<1000x72xf16>, memref<100x72xf32>
+  func.return
+}
+// CHECK: mma_invalid.mlir:4:3: error: 'xsplit_gemm.gridwise_gemm' op mma must be one of m16n8k16
+
+// -----
+
+func.func @f32(%a: memref<100x1000xf32>, %b: memref<1000x72xf32>, %c: memref<100x72xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 32>, threads = array<i64: 2, 64>, chunks = 4 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<100x1000xf32>, memref<1000x72xf32>, memref<100x72xf32>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op m16n8k16 takes A of f16
+
+// -----
+
+func.func @threads(%a: memref<100x1000xf16>, %b: memref<1000x72xf16>, %c: memref<100x72xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 32>, threads = array<i64: 16, 16>, chunks = 4 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<100x1000xf16>, memref<1000x72xf16>, memref<100x72xf32>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op threads must be [warps[0], warps[1] * 32]
+
+// -----
+
+func.func @blocks(%a: memref<100x1000xf16>, %b: memref<1000x72xf16>, %c: memref<100x72xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 8>, threads = array<i64: 2, 64>, chunks = 4 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<100x1000xf16>, memref<1000x72xf16>, memref<100x72xf32>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op the tile must be whole 16x8x16 blocks per warp
+
+// -----
+
+func.func @fragment(%r: index, %l: index) {
+  %at = memref.alloc() : memref<64x40xf16, #gpu.address_space<workgroup>>
+  %fa = xsplit_gemm.threadwise_fragment %at[%r, %r] lane %l {mma = "m16n8k16", operand = "a"} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_fragment' op the fragment must be a vector of 4x2 of the tile's elements
+
+// -----
+
+func.func @acc(%fa: vector<4x2xf16>, %fb: vector<2x2xf16>) {
+  %acc = memref.alloca() : memref<2x4x2xf32, #gpu.address_space<private>>
+  xsplit_gemm.threadwise_mma %fa * %fb into %acc {mma = "m16n8k16", at = array<i64: 0, 0>} : vector<4x2xf16>, vector<2x2xf16> into memref<2x4x2xf32, #gpu.address_space<private>>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_mma' op the accumulator holds 4 elements of C per 16x8 block
+
+// -----
+
+func.func @at(%fa: vector<4x2xf16>, %fb: vector<2x2xf16>) {
+  %acc = memref.alloca() : memref<2x4x4xf32, #gpu.address_space<private>>
+  xsplit_gemm.threadwise_mma %fa * %fb into %acc {mma = "m16n8k16", at = array<i64: 2, 0>} : vector<4x2xf16>, vector<2x2xf16> into memref<2x4x4xf32, #gpu.address_space<private>>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_mma' op at is outside the accumulator
+
+// -----
+
+func.func @step(%t: index) {
+  %at = memref.alloc() : memref<64x40xf16, #gpu.address_space<workgroup>>
+  %bt = memref.alloc() : memref<32x72xf16, #gpu.address_space<workgroup>>
+  %acc = memref.alloca() : memref<2x4x4xf32, #gpu.address_space<private>>
+  xsplit_gemm.blockwise_mma %at * %bt into %acc thread %t {mma = "m16n8k16", warps = array<i64: 2, 2>, step_k = 24 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, memref<32x72xf16, #gpu.address_space<workgroup>> into memref<2x4x4xf32, #gpu.address_space<private>>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.blockwise_mma' op step_k must be whole K blocks of 16

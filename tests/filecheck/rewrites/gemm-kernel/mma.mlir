@@ -1,0 +1,79 @@
+// The GEMM kernel's stages with tensor cores (f16 A and B on sm_80:
+// nvgpu.mma.sync m16n8k16). 20x64x997: M ragged against the 32-row tile, K
+// prime, three chunks of 336. Four warps (2x2), each a 16x32 warp tile of
+// 1x4 blocks of 16x8; rows of A padded 16 -> 24 halves and of B 64 -> 72 so
+// that fragment reads are free of bank conflicts.
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2}' 2>&1 | filecheck %s --check-prefix=KERNEL
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=GRID
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=BLOCK
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREAD
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 merge=deterministic tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=PARTIALS
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 mma=none},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 mma=none},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
+
+// KERNEL:      remark: gemm-kernel: on sm_80, 32x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 128 threads, K steps of 16, tensor cores (m16n8k16)); merge atomic
+// KERNEL:      xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 32, 64, 16>, threads = array<i64: 2, 64>, chunks = 3 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>}
+
+// GRID:      %thread_id_x = gpu.thread_id x
+// GRID:      %a_tile = memref.alloc() : memref<32x24xf16, #gpu.address_space<workgroup>>
+// GRID-NEXT: %b_tile = memref.alloc() : memref<16x72xf16, #gpu.address_space<workgroup>>
+// GRID-NEXT: %acc = memref.alloca() : memref<1x4x4xf32, #gpu.address_space<private>>
+// GRID-NEXT: xsplit_gemm.threadwise_fill %acc
+// GRID:      scf.for %k0
+// GRID-NEXT:   xsplit_gemm.blockwise_copy %a[%{{.*}}, %k0] to %a_tile thread %thread_id_x {sizes = array<i64: 32, 16>, threads = 128 : i64} :
+// GRID-NEXT:   xsplit_gemm.blockwise_copy %b[%k0, %{{.*}}] to %b_tile thread %thread_id_x {sizes = array<i64: 16, 64>, threads = 128 : i64, vector = 8 : i64} :
+// GRID-NEXT:   gpu.barrier
+// GRID-NEXT:   xsplit_gemm.blockwise_mma %a_tile * %b_tile into %acc thread %thread_id_x {mma = "m16n8k16", warps = array<i64: 2, 2>, step_k = 16 : i64}
+// GRID-NEXT:   gpu.barrier
+// GRID-NEXT: }
+// Warp w = thread / 32 writes at (m0 + (w / 2) * 16, n0 + (w % 2) * 32).
+// GRID:      %[[W:.*]] = arith.divui %thread_id_x, %[[C32:.*]] : index
+// GRID-NEXT: %[[LANE:.*]] = arith.remui %thread_id_x, %[[C32]] : index
+// GRID:      xsplit_gemm.threadwise_write_fragments %acc to %c[%{{.*}}, %{{.*}}] lane %[[LANE]] {mma = "m16n8k16", merge = "atomic"}
+
+// One K block of 16: the warp's one A fragment and four B fragments, read
+// once each, then 1x4 multiply-adds.
+// BLOCK:      scf.for %kk
+// BLOCK-NEXT:   %a_frag = xsplit_gemm.threadwise_fragment %a_tile[%{{.*}}, %kk] lane %{{.*}} {mma = "m16n8k16", operand = "a"} : memref<32x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// BLOCK-NEXT:   %b_frag = xsplit_gemm.threadwise_fragment %b_tile[%kk, %{{.*}}] lane %{{.*}} {mma = "m16n8k16", operand = "b"} : memref<16x72xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// BLOCK-COUNT-3: xsplit_gemm.threadwise_fragment %b_tile
+// BLOCK:        xsplit_gemm.threadwise_mma %a_frag * %b_frag into %acc {mma = "m16n8k16", at = array<i64: 0, 0>}
+// BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag_1 into %acc {mma = "m16n8k16", at = array<i64: 0, 1>}
+// BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag_2 into %acc {mma = "m16n8k16", at = array<i64: 0, 2>}
+// BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag_3 into %acc {mma = "m16n8k16", at = array<i64: 0, 3>}
+
+// A's registers are pairs of halves side by side in a row: four 32-bit loads
+// at (g, 2t), (g + 8, 2t), (g, 2t + 8), (g + 8, 2t + 8); B's are halves in
+// two K rows: scalar loads at (2t, g), (2t + 1, g), (2t + 8, g), (2t + 9, g).
+// THREAD:      scf.for %kk
+// THREAD:        %[[G:.*]] = arith.divui %[[L:.*]], %[[C4:.*]] : index
+// THREAD-NEXT:   %[[T:.*]] = arith.remui %[[L]], %[[C4]] : index
+// THREAD:        %[[T2:.*]] = arith.muli %[[T]], %{{.*}} : index
+// THREAD-NEXT:   %[[R0:.*]] = arith.addi %[[ROW:.*]], %[[G]] : index
+// THREAD-NEXT:   %[[K0:.*]] = arith.addi %kk, %[[T2]] : index
+// THREAD-NEXT:   %[[V0:.*]] = vector.load %a_tile[%[[R0]], %[[K0]]] : memref<32x24xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// THREAD-COUNT-3: vector.load %a_tile
+// THREAD:        %a_frag = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4x2xf16>
+// THREAD-COUNT-4: memref.load %b_tile
+// THREAD:        %b_frag = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf16>
+// THREAD:        %[[C:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf32>
+// THREAD-NEXT:   %[[D:.*]] = nvgpu.mma.sync(%a_frag, %b_frag, %[[C]]) mmaShape = [16, 8, 16] : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// THREAD-NEXT:   vector.extract %[[D]][0, 0] : f32 from vector<2x2xf32>
+// THREAD-NEXT:   memref.store
+// THREAD-COUNT-3: nvgpu.mma.sync
+// Each C element is written under its mask: rows past 20, never columns (64 = N).
+// THREAD:      arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// THREAD:      scf.if
+// THREAD:        memref.load %acc
+// THREAD-NEXT:   memref.atomic_rmw addf
+// THREAD-NOT:  xsplit_gemm.
+
+// PARTIALS:   xsplit_gemm.threadwise_write_fragments %acc to %partials[%{{.*}}, %{{.*}}] lane %{{.*}} chunk %block_id_z {mma = "m16n8k16", merge = "partials"}
+
+// NONE-NOT:   mma
+// NONE:       xsplit_gemm.blockwise_gemm
+// NONE-NOT:   mma
+func.func @mm(%a: tensor<20x997xf16>, %b: tensor<997x64xf16>, %c: tensor<20x64xf32>) -> tensor<20x64xf32> {
+  %x = linalg.matmul ins(%a, %b : tensor<20x997xf16>, tensor<997x64xf16>) outs(%c : tensor<20x64xf32>) -> tensor<20x64xf32>
+  return %x : tensor<20x64xf32>
+}
