@@ -343,9 +343,9 @@ def _assemble(parts: list[tuple[np.ndarray, object]], n: int, dtype=None):
     first = parts[0][1]
     if all(_same_scalar(first, v) for _, v in parts[1:]):
         return first
-    # A vector value is (lanes, elements): the parts keep their elements.
-    tail = next((np.shape(v)[1:] for _, v in parts if np.ndim(v) > 1), ())
-    out = np.empty((n, *tail), dtype=dtype if dtype is not None else np.asarray(last).dtype)
+    # A vector value is (lanes, *its shape): the parts keep their trailing dims.
+    trailing = last.shape[1:] if last.__class__ is np.ndarray else ()
+    out = np.empty((n, *trailing), dtype=dtype if dtype is not None else np.asarray(last).dtype)
     for sel, v in parts:
         out[sel] = v
     return out
@@ -1248,32 +1248,6 @@ def _c_vector_broadcast(m: Machine, op: Operation):
     return run
 
 
-def _c_vector_store(m: Machine, op: Operation):
-    """`vector.store` of a 1-D vector: w consecutive elements along the last
-    index, each logged as its own write."""
-    sval, sv = _slot(m, op.operands[0]), _slot(m, op.operands[1])
-    sidx = [_slot(m, v) for v in op.operands[2:]]
-    shape = op.operands[0].type.get_shape()  # type: ignore[attr-defined]
-    if len(shape) != 1:
-        raise SimulationError("only 1-D vector stores are supported", op)
-    width = shape[0]
-    k = m.index_of(op)
-    memos: list[list] = [[None, (), None] for _ in range(width)]
-
-    def run(fr: Frame, chunked: bool) -> None:
-        value = m.arr(fr, sval)
-        view = m.get(fr, sv)
-        idx = [m.arr(fr, s) for s in sidx]
-        data = view.buffer.data
-        for e in range(width):
-            flat = _expand(m.flat_index(view, [*idx[:-1], idx[-1] + e], op, memos[e]), fr.n)
-            if view.buffer.logged:
-                m.access(view, flat, fr, k, WRITE)
-            data[flat] = value[:, e].astype(data.dtype, copy=False)
-
-    return run
-
-
 @dataclass(eq=False)
 class _AsyncCopies:
     """sm_80's asynchronous copies in flight: what each issued copy will
@@ -1971,7 +1945,6 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "vector.load": _c_vector_load,
     "vector.extract": _c_vector_extract,
     "vector.broadcast": _c_vector_broadcast,
-    "vector.store": _c_vector_store,
     "vector.from_elements": _c_vector_from_elements,
     "nvgpu.mma.sync": _c_mma_sync,
     "nvgpu.device_async_copy": _c_async_copy,

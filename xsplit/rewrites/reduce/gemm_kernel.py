@@ -20,7 +20,8 @@ and `gpu.known_grid_size`): each workgroup computes one C tile over one of
 double-buffers the staging: with asynchronous copies on sm_80 and sm_90,
 through registers on gfx942. `mma=auto`
 multiplies on tensor cores where the target has an intrinsic for A and B's
-element type (f16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16), with
+element type (f16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16; on gfx942:
+`amdgpu.mfma` 16x16x16, 64-lane wavefronts), with
 `warps` warps per workgroup each owning a warp tile; `mma=none` (or no
 intrinsic) keeps one register tile of FMAs per thread. The later stages are
 passes of their own (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
@@ -350,7 +351,7 @@ GEMM_KERNEL = Pass(
         Option(
             "mma", str, "auto",
             "tensor cores: auto (where the target has them for A and B's type: f16 on sm_80, "
-            "sm_90) or none (FMAs)",
+            "sm_90, gfx942) or none (FMAs)",
             MMA_CHOICES,
         ),
         Option("warps", tuple, DEFAULT_WARPS, "with tensor cores, warps per workgroup along M,N"),
