@@ -167,3 +167,62 @@ def test_tensor_cores(stages: int, tmp_path: Path) -> None:
         assert re.search(r"\bcp\.async\.wait_group\s+2;", asm)
         assert not re.search(r"\bld\.global", asm)
     assert re.search(ATOMIC["sm_80"], asm)
+
+
+GATHER = """
+func.func @lds(%a: memref<64x128xf32>, %c: memref<2x128xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 1>} {
+  %tid = gpu.thread_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %wave = arith.divui %tid, %c64 : index
+  %base = arith.muli %wave, %c64 : index
+  %t0 = memref.alloc() : memref<2x128xf32, #gpu.address_space<workgroup>>
+  %t1 = memref.alloc() : memref<2x128xf32, #gpu.address_space<workgroup>>
+  amdgpu.gather_to_lds %a[%c0, %tid], %t0[%c0, %base] : T, memref<64x128xf32>, memref<2x128xf32, #gpu.address_space<workgroup>>
+  gpu.barrier
+  amdgpu.gather_to_lds %a[%c1, %tid], %t1[%c0, %base] : T, memref<64x128xf32>, memref<2x128xf32, #gpu.address_space<workgroup>>
+  %v = memref.load %t0[%c0, %tid] : memref<2x128xf32, #gpu.address_space<workgroup>>
+  memref.store %v, %c[%c0, %tid] : memref<2x128xf32>
+  gpu.barrier
+  %w = memref.load %t1[%c0, %tid] : memref<2x128xf32, #gpu.address_space<workgroup>>
+  memref.store %w, %c[%c1, %tid] : memref<2x128xf32>
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("transfer", ["f32", "vector<4xf32>"])
+def test_gather_to_lds_on_gfx942(transfer: str, tmp_path: Path) -> None:
+    """Direct-to-LDS loads (`amdgpu.gather_to_lds`), which the kernel does
+    not use yet: iree-compile 3.13 takes them in a custom dispatch on gfx942
+    with 4-byte transfers only (16 bytes: "only supported on gfx950"). A
+    4-byte one becomes `global_load_lds_dword`; LLVM does not wait for the
+    copy into one buffer before a read of the other (the copy overlaps it),
+    and the barrier's release fence waits for it (`s_waitcnt vmcnt` before
+    each `s_barrier`)."""
+    import subprocess
+
+    from xsplit.iree.iree_compile import iree_compile_path
+    from xsplit.target.targets import target
+
+    source = GATHER.replace(": T,", f": {transfer},")
+    out = rewrite(source, "export-dispatch{target=gfx942}")
+    if transfer != "f32":
+        proc = subprocess.run(
+            [iree_compile_path(), *target("gfx942").flags, "-", "-o", str(tmp_path / "k.vmfb")],
+            input=out.encode(), capture_output=True, check=False,
+        )  # fmt: skip
+        assert proc.returncode != 0
+        assert "16-byte load widths are only supported on gfx950" in proc.stderr.decode()
+        return
+    asm = "\n".join(dumped_assembly(out, "gfx942", tmp_path))
+    copies = [m.start() for m in re.finditer(r"\bglobal_load_lds_dword\b", asm)]
+    assert len(copies) == 2
+    # From the second copy (into t1) to the first LDS read after it (of t0).
+    between = asm[copies[1] : asm.index("ds_read", copies[1])]
+    assert not re.search(r"\bs_waitcnt\b", between)
+    barriers = [m.start() for m in re.finditer(BARRIER["gfx942"], asm)]
+    assert len(barriers) == 2
+    for copy, barrier in zip(copies, barriers):
+        assert re.search(r"\bs_waitcnt vmcnt\(\d\)", asm[copy:barrier])

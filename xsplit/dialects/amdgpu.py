@@ -1,5 +1,7 @@
 """The part of MLIR's `amdgpu` dialect xsplit's GEMM kernel multiplies with
-on gfx942: the CDNA matrix-core instruction `amdgpu.mfma`.
+on gfx942: the CDNA matrix-core instruction `amdgpu.mfma` (and
+`amdgpu.gather_to_lds`, direct-to-LDS loads, which its tests compile but
+the kernel does not stage with yet).
 
     %d = amdgpu.mfma 16x16x16 %a * %b + %c : vector<4xf16>, vector<4xf16>, vector<4xf32>
 
@@ -18,15 +20,18 @@ generic form only, so this module holds it too (`ROCDL`).
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
+    IndexType,
     IntegerAttr,
+    MemRefType,
     UnitAttr,
     VectorType,
     f32,
     i32,
 )
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Dialect, SSAValue, TypeAttribute
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
@@ -35,10 +40,11 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import Pure
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -244,7 +250,52 @@ class MFMAOp(IRDLOperation):
         return op
 
 
-AMDGPU = Dialect("amdgpu", [MFMAOp], [])
+@irdl_op_definition
+class GatherToLDSOp(IRDLOperation):
+    """
+    Each lane of a wavefront reads `transferType` (4 bytes on gfx942) at
+    its own `src[srcIndices]` and the wavefront writes them, lane after
+    lane, to workgroup memory from `dst[dstIndices]` (the same for every
+    lane) without passing through registers (`global_load_lds_dword`).
+    xsplit's kernel does not use it yet (docs/reduction-fusion.md says
+    why); it is here so that the tests can show what iree-compile makes of
+    it, and the simulator does not run it.
+    """
+
+    name = "amdgpu.gather_to_lds"
+
+    src = operand_def(MemRefType)
+    src_indices = var_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    dst_indices = var_operand_def(IndexType)
+    transfer_type = prop_def(TypeAttribute, prop_name="transferType")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$src `[` $src_indices `]` `,` $dst `[` $dst_indices `]` attr-dict `:` "
+        "$transferType `,` type($src) `,` type($dst)"
+    )
+
+    def __init__(self, src, src_indices, dst, dst_indices, transfer_type: Attribute):
+        super().__init__(
+            operands=[src, list(src_indices), dst, list(dst_indices)],
+            properties={"transferType": transfer_type},
+        )
+
+    def verify_(self) -> None:
+        s, d = self.src.type, self.dst.type
+        assert isinstance(s, MemRefType) and isinstance(d, MemRefType)
+        if len(self.src_indices) != len(s.get_shape()) or len(self.dst_indices) != len(
+            d.get_shape()
+        ):
+            raise VerifyException(f"'{self.name}' op needs one index per dimension of each memref")
+        if "workgroup" not in str(d.memory_space):
+            raise VerifyException(f"'{self.name}' op the destination must be in workgroup memory")
+
+
+AMDGPU = Dialect("amdgpu", [MFMAOp, GatherToLDSOp], [])
 
 ROCDL = Dialect("rocdl", [], [MFMAPermBAttr])
 """Only the attribute `amdgpu.mfma`'s generic form names."""

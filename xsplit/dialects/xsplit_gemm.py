@@ -154,7 +154,7 @@ class GridwiseGemmOp(IRDLOperation):
     """With 2 stages, double-buffer through registers instead of with
     asynchronous copies: the next step's tiles are loaded into each thread's
     registers before the multiply and stored into the idle buffers after it
-    (gfx942, which has no asynchronous copy iree-compile overlaps)."""
+    (gfx942, which has no `cp.async`)."""
     mma = opt_prop_def(StringAttr)
     """The warp-level matrix intrinsic (`fragments.INTRINSICS`) the warps
     multiply with; FMAs per thread when absent."""

@@ -197,9 +197,10 @@ def lower_matmul(
             "bytes an element)",
             op,
         )
-    # gfx942 has no asynchronous copy that iree-compile 3.13 overlaps with
-    # the multiply (its direct-to-LDS load waits before every LDS read):
-    # there the second stage goes through registers.
+    # gfx942 has no cp.async; its direct-to-LDS load (amdgpu.gather_to_lds)
+    # moves 4 bytes a lane to 64 consecutive words a wavefront, with no
+    # zero fill: the second stage goes through registers there, which keeps
+    # 128-bit loads, padded tiles and masked zeros.
     register_prefetch = stages == 2 and tgt.name not in ASYNC_COPY_TARGETS
     intr = None
     if mma == "auto" and not k_major:
