@@ -273,6 +273,46 @@ def test_register_prefetch_needs_both_barriers(which: int) -> None:
     assert report.races
 
 
+# Direct-to-LDS loads (prefetch=lds on gfx942): whole 64-lane wavefronts,
+# each load 4 bytes a lane into 64 consecutive words of the tile.
+LDS = "tile=16,16,8 threads=8,8"
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+@pytest.mark.parametrize("k", [101, 96, 8])
+def test_direct_to_lds(merge: str, k: int) -> None:
+    # Odd and even step counts per chunk, a short last chunk (101 = 3 x 40 -
+    # 19), lanes outside A or B writing zeros, one step alone.
+    chunks = 1 if k == 8 else 3
+    options = f"target=gfx942 chunks={chunks} merge={merge} stages=2 prefetch=lds {LDS}"
+    text = check(37, 20, k, options)
+    assert "amdgpu.gather_to_lds" in text and "%a_next" not in text
+    assert not re.search(r"(memref|vector)\.load %[ab]\[", text)  # all staging is direct
+
+
+def test_direct_to_lds_mfma() -> None:
+    # f16: two halves a lane (vector<2xf16>), into the MFMA kernel's tiles.
+    options = f"target=gfx942 chunks=3 stages=2 prefetch=lds {MFMA_SMALL}"
+    text = check(37, 24, 100, options, element="f16")
+    assert "amdgpu.gather_to_lds" in text and "vector<2xf16>" in text and "amdgpu.mfma" in text
+
+
+def test_direct_to_lds_needs_its_barrier() -> None:
+    """The loads into one pair start after the barrier that ends the step
+    reading it and land by the next one: without the first the simulator
+    reports a race."""
+    module, _ = lowered(37, 20, 96, f"target=gfx942 chunks=1 stages=2 prefetch=lds {LDS}")
+    fn = pick_function(module, None)
+    loop = next(op for op in fn.walk() if op.name == "scf.for" and op.parent_op() is fn)
+    barriers = [op for op in loop.body.block.ops if op.name == "gpu.barrier"]
+    assert len(barriers) == 2
+    barriers[0].detach()
+    barriers[0].erase()
+    args = inputs(37, 20, 96, 0)
+    report = simulate(fn, reference=expected(args), inputs=args, orders=["reverse"])
+    assert report.races
+
+
 class _Quiet(Machine):
     def __init__(self, launch: Launch) -> None:
         super().__init__(launch, lockstep, log=False)

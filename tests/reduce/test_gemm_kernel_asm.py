@@ -169,6 +169,30 @@ def test_tensor_cores(stages: int, tmp_path: Path) -> None:
     assert re.search(ATOMIC["sm_80"], asm)
 
 
+def test_direct_to_lds_gfx942(tmp_path: Path) -> None:
+    """prefetch=lds with MFMA: A and B reach workgroup memory only through
+    `global_load_lds_dword` (no 128-bit load, no register copy); in the
+    loop the next step's loads are issued before the step's LDS reads and
+    MFMAs with no `s_waitcnt vmcnt` between them (they overlap), and each
+    `s_barrier` is preceded by a `vmcnt` wait (its fence lands them)."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000, "f16"),
+            f"gemm-kernel{{target=gfx942 chunks=4 stages=2 prefetch=lds tile=64,64,32}},{LOWER},"
+            "export-dispatch{target=gfx942}",
+        )
+    asm = "\n".join(dumped_assembly(out, "gfx942", tmp_path))
+    assert not re.search(VECTOR_LOAD["gfx942"], asm) and not re.search(SPILL["gfx942"], asm)
+    mfma = r"\bv_mfma_f32_16x16x16_f16\b"
+    assert len(re.findall(mfma, asm)) == 16
+    steps = re.split(BARRIER["gfx942"], asm)
+    assert len(steps) - 1 == 3
+    for step in steps[:-1]:
+        assert re.search(r"\bs_waitcnt vmcnt\(0\)[^\n]*\n\s*$", step)
+    overlapped = r"(?s)global_load_lds_dword(?:(?!s_waitcnt vmcnt).)*?" + mfma
+    assert re.search(overlapped, asm)
+
+
 GATHER = """
 func.func @lds(%a: memref<64x128xf32>, %c: memref<2x128xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 1>} {
   %tid = gpu.thread_id x
@@ -194,9 +218,9 @@ func.func @lds(%a: memref<64x128xf32>, %c: memref<2x128xf32>) attributes {gpu.kn
 
 @pytest.mark.parametrize("transfer", ["f32", "vector<4xf32>"])
 def test_gather_to_lds_on_gfx942(transfer: str, tmp_path: Path) -> None:
-    """Direct-to-LDS loads (`amdgpu.gather_to_lds`), which the kernel does
-    not use yet: iree-compile 3.13 takes them in a custom dispatch on gfx942
-    with 4-byte transfers only (16 bytes: "only supported on gfx950"). A
+    """Direct-to-LDS loads (`amdgpu.gather_to_lds`, the kernel's
+    `prefetch=lds`) by themselves: iree-compile 3.13 takes them in a custom
+    dispatch on gfx942 with 4-byte transfers only (16 bytes: "only supported on gfx950"). A
     4-byte one becomes `global_load_lds_dword`; LLVM does not wait for the
     copy into one buffer before a read of the other (the copy overlaps it),
     and the barrier's release fence waits for it (`s_waitcnt vmcnt` before

@@ -1,7 +1,7 @@
 """The part of MLIR's `amdgpu` dialect xsplit's GEMM kernel multiplies with
-on gfx942: the CDNA matrix-core instruction `amdgpu.mfma` (and
-`amdgpu.gather_to_lds`, direct-to-LDS loads, which its tests compile but
-the kernel does not stage with yet).
+on gfx942: the CDNA matrix-core instruction `amdgpu.mfma` and the
+direct-to-LDS load `amdgpu.gather_to_lds` it stages with under
+`prefetch=lds`.
 
     %d = amdgpu.mfma 16x16x16 %a * %b + %c : vector<4xf16>, vector<4xf16>, vector<4xf32>
 
@@ -257,9 +257,7 @@ class GatherToLDSOp(IRDLOperation):
     its own `src[srcIndices]` and the wavefront writes them, lane after
     lane, to workgroup memory from `dst[dstIndices]` (the same for every
     lane) without passing through registers (`global_load_lds_dword`).
-    xsplit's kernel does not use it yet (docs/reduction-fusion.md says
-    why); it is here so that the tests can show what iree-compile makes of
-    it, and the simulator does not run it.
+    The write lands by the next barrier (its release fence waits for it).
     """
 
     name = "amdgpu.gather_to_lds"

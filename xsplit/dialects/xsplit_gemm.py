@@ -155,6 +155,11 @@ class GridwiseGemmOp(IRDLOperation):
     asynchronous copies: the next step's tiles are loaded into each thread's
     registers before the multiply and stored into the idle buffers after it
     (gfx942, which has no `cp.async`)."""
+    direct_to_lds = opt_prop_def(UnitAttr)
+    """With 2 stages, double-buffer with direct-to-LDS loads
+    (`blockwise_gather`, `amdgpu.gather_to_lds` on gfx942): the next step's
+    tiles go from global to workgroup memory without registers, while the
+    threads multiply the other pair. The tiles are unpadded."""
     mma = opt_prop_def(StringAttr)
     """The warp-level matrix intrinsic (`fragments.INTRINSICS`) the warps
     multiply with; FMAs per thread when absent."""
@@ -181,6 +186,7 @@ class GridwiseGemmOp(IRDLOperation):
         mma: str | None = None,
         warps: tuple[int, int] | None = None,
         register_prefetch: bool = False,
+        direct_to_lds: bool = False,
     ):
         props: dict = {
             "tile": _ints(tile),
@@ -194,6 +200,8 @@ class GridwiseGemmOp(IRDLOperation):
             props["a_k_major"] = UnitAttr()
         if register_prefetch:
             props["register_prefetch"] = UnitAttr()
+        if direct_to_lds:
+            props["direct_to_lds"] = UnitAttr()
         if mma is not None:
             props["mma"] = StringAttr(mma)
         if warps is not None:
@@ -289,7 +297,9 @@ class GridwiseGemmOp(IRDLOperation):
         if partials:
             _need(c[0] == s, self, f"the partials buffer must have {s} chunks")
         _need(self.stage_count in (1, 2), self, "stages must be 1 or 2")
-        async_copies = self.stage_count == 2 and self.register_prefetch is None
+        async_copies = (
+            self.stage_count == 2 and self.register_prefetch is None and self.direct_to_lds is None
+        )
         # Each tile is then a multiple of 16 bytes: the 16-byte async copies
         # into the B tiles that follow the A tiles stay aligned.
         _need(not async_copies or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
@@ -305,6 +315,17 @@ class GridwiseGemmOp(IRDLOperation):
             self,
             "register_prefetch is a way of double buffering: it needs stages 2",
         )
+        if self.direct_to_lds is not None:
+            _need(
+                self.stage_count == 2 and self.register_prefetch is None,
+                self,
+                "direct_to_lds is a way of double buffering: it needs stages 2 and no "
+                "register_prefetch",
+            )
+            _need(self.a_k_major is None, self, "direct_to_lds stages A as it is (M-major)")
+            for v, rows, cols, name in ((self.a, tm, tk, "A"), (self.b, tk, tn, "B")):
+                why = gather_refusal(v, (rows, cols), t)
+                _need(why is None, self, f"direct_to_lds cannot copy {name}: {why}")
         if async_copies and self.a.type.element_type.bitwidth == 16:  # type: ignore[attr-defined]
             # 2 bytes is below cp.async's 4: only whole 16-byte vectors copy.
             _need(
@@ -620,6 +641,83 @@ class BlockwiseStoreOp(IRDLOperation):
         room = _shape(self.tile)
         want = (c, r) if self.transpose else (r, c)
         _need(room[0] >= want[0] and room[1] >= want[1], self, "the tile is smaller than the copy")
+
+
+GATHER_BYTES = 4
+"""Bytes per lane of one direct-to-LDS load on gfx942 (16 is gfx950's)."""
+
+WAVE = 64
+"""Lanes of a gfx942 wavefront: one direct-to-LDS load fills 64 x 4 bytes."""
+
+
+def gather_refusal(src: SSAValue, sizes: tuple[int, int], threads: int) -> str | None:
+    """Why a `blockwise_gather` of `sizes` from `src` by `threads` threads
+    cannot be (None: it can): each wavefront's load fills 64 lanes x 4
+    bytes of the tile, one run after the other, every wavefront as many;
+    a lane's elements are inside or outside the source together."""
+    per_lane = GATHER_BYTES * 8 // src.type.element_type.bitwidth  # type: ignore[attr-defined]
+    rows, cols = sizes
+    if threads % WAVE:
+        return f"the threads are not whole {WAVE}-lane wavefronts"
+    if (rows * cols) % (WAVE * per_lane * (threads // WAVE)):
+        return f"the {rows}x{cols} tile is not whole loads of {WAVE * per_lane} elements a wavefront"
+    if cols % per_lane or _shape(src)[1] % per_lane:
+        return f"its rows are not whole runs of {per_lane} elements"
+    return None
+
+
+@irdl_op_definition
+class BlockwiseGatherOp(IRDLOperation):
+    """
+    `blockwise_copy` as direct-to-LDS loads: the tile (unpadded, the copy's
+    size) is cut in runs of 64 lanes x 4 bytes; wavefront w of the
+    workgroup fills runs w, w + W, ... (W wavefronts), lane l the l-th 4
+    bytes of the run, from the source place they stand for. A lane whose
+    elements are outside `src` writes zeros instead. The loads land by the
+    next barrier.
+    """
+
+    name = "xsplit_gemm.blockwise_gather"
+
+    src = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    tile = operand_def(MemRefType)
+    thread = operand_def(IndexType)
+    threads = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$src `[` $row `,` $col `]` `to` $tile `thread` $thread attr-dict "
+        "`:` type($src) `to` type($tile)"
+    )
+
+    def __init__(self, src, row, col, tile, thread, threads: int):
+        super().__init__(
+            operands=[src, row, col, tile, thread], properties={"threads": IntegerAttr(threads, i64)}
+        )
+
+    @property
+    def thread_count(self) -> int:
+        return self.threads.value.data
+
+    @property
+    def per_lane(self) -> int:
+        """Elements a lane loads: 4 bytes' worth."""
+        return GATHER_BYTES * 8 // self.src.type.element_type.bitwidth  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        _static_f32(self, self.src, "the source", 2, None, f16=True)
+        _static_f32(self, self.tile, "the tile", 2, "workgroup", f16=True)
+        _need(
+            self.src.type.element_type == self.tile.type.element_type,  # type: ignore[attr-defined]
+            self,
+            "the tile must hold the source's element type",
+        )
+        why = gather_refusal(self.src, _shape(self.tile), self.thread_count)  # type: ignore[arg-type]
+        _need(why is None, self, str(why))
 
 
 def register_shape(sizes: tuple[int, int], threads: int, width: int) -> list[int]:
@@ -1110,6 +1208,7 @@ XsplitGemm = Dialect(
         BlockwiseAsyncCopyOp,
         BlockwiseLoadOp,
         BlockwiseStoreOp,
+        BlockwiseGatherOp,
         BlockwiseGemmOp,
         BlockwiseMmaOp,
         ThreadwiseFillOp,

@@ -1233,6 +1233,53 @@ def _c_mma_sync(m: Machine, op: Operation):
     return run
 
 
+def _c_gather_to_lds(m: Machine, op: Operation):
+    """`amdgpu.gather_to_lds`: each lane reads `transferType` (one element or
+    a short vector along the last index) at its own source place and writes
+    it to workgroup memory at the destination place, which every lane of a
+    wavefront gives alike, plus its lane number (thread % 64) times the
+    transfer. On gfx942 the write lands by the next barrier (whose release
+    fence waits for it); here it lands at once and is logged then, so that
+    a read of the destination by another thread before that barrier races."""
+    n_src = len(op.src_indices)  # type: ignore[attr-defined]
+    ssrc = _slot(m, op.operands[0])
+    ssi = [_slot(m, v) for v in op.operands[1 : 1 + n_src]]
+    sdst = _slot(m, op.operands[1 + n_src])
+    sdi = [_slot(m, v) for v in op.operands[2 + n_src :]]
+    transfer = op.transfer_type  # type: ignore[attr-defined]
+    count = transfer.get_shape()[0] if isinstance(transfer, VectorType) else 1
+    k = m.index_of(op)
+    launch = m.launch
+    lanes = 64
+
+    def run(fr: Frame, chunked: bool) -> None:
+        src, dst = m.get(fr, ssrc), m.get(fr, sdst)
+        si = [m.arr(fr, s) for s in ssi]
+        di = [m.arr(fr, s) for s in sdi]
+        thread = launch.thread_of_lane[fr.lanes]
+        wave = launch.block_of_lane[fr.lanes] * launch.threads + thread - thread % lanes
+        base = _expand(m.flat_index(dst, di, op, [None, (), None]), fr.n)
+        for w in np.unique(wave):
+            if len(np.unique(base[wave == w])) > 1:
+                raise SimulationError(
+                    "amdgpu.gather_to_lds: the lanes of a wavefront give different destinations", op
+                )
+        end = dst.offset + int(np.prod(dst.shape))
+        data = dst.buffer.data
+        for x in range(count):
+            flat = m.flat_index(src, [*si[:-1], si[-1] + x], op, [None, (), None])
+            if src.buffer.logged:
+                m.access(src, flat, fr, k, READ)
+            to = base + (thread % lanes) * count + x
+            if np.any(to >= end):
+                raise SimulationError("amdgpu.gather_to_lds writes past its destination", op)
+            if dst.buffer.logged:
+                m.access(dst, to, fr, k, WRITE)
+            data[to] = _expand(src.buffer.data[flat], fr.n)
+
+    return run
+
+
 def _c_vector_broadcast(m: Machine, op: Operation):
     """`vector.broadcast` of a scalar to a 1-D vector: each lane's value in
     every element."""
@@ -1935,6 +1982,7 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "gpu.shuffle": _c_shuffle,
     "gpu.subgroup_reduce": _c_subgroup_reduce,
     "amdgpu.mfma": _c_mma_sync,
+    "amdgpu.gather_to_lds": _c_gather_to_lds,
     "hal.interface.workgroup.id": _c_hal_id("id"),
     "hal.interface.workgroup.count": _c_hal_id("count"),
     "memref.load": _c_load,

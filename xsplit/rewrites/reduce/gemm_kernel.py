@@ -18,7 +18,8 @@ and `gpu.known_grid_size`): each workgroup computes one C tile over one of
 
 `auto` is `store` for one chunk and `atomic` for more. `stages=2`
 double-buffers the staging: with asynchronous copies on sm_80 and sm_90,
-through registers on gfx942. `mma=auto`
+through registers (or, `prefetch=lds`, with direct-to-LDS loads) on gfx942.
+`mma=auto`
 multiplies on tensor cores where the target has an intrinsic for A and B's
 element type (f16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16; on gfx942:
 `amdgpu.mfma` 16x16x16, 64-lane wavefronts), with
@@ -72,6 +73,8 @@ DEFAULT_THREADS = (16, 16)
 # 2x4 m16n8 blocks.
 DEFAULT_WARPS = (2, 2)
 MMA_CHOICES = ("auto", "none")
+
+PREFETCH_CHOICES = ("registers", "lds")
 
 ASYNC_COPY_TARGETS = ("sm_80", "sm_90")
 """Targets whose second stage is `cp.async` (`nvgpu.device_async_copy`)."""
@@ -161,6 +164,7 @@ def lower_matmul(
     a_layout: str = "m",
     mma: str = "auto",
     warps: Sequence[int] = DEFAULT_WARPS,
+    prefetch: str = "registers",
 ) -> None:
     """Replaces the function of `op`, a matmul in the form `gemm-kernel`
     takes, with the gridwise kernel (and, for `deterministic`, its host and
@@ -197,11 +201,16 @@ def lower_matmul(
             "bytes an element)",
             op,
         )
-    # gfx942 has no cp.async; its direct-to-LDS load (amdgpu.gather_to_lds)
-    # moves 4 bytes a lane to 64 consecutive words a wavefront, with no
-    # zero fill: the second stage goes through registers there, which keeps
-    # 128-bit loads, padded tiles and masked zeros.
-    register_prefetch = stages == 2 and tgt.name not in ASYNC_COPY_TARGETS
+    # gfx942 has no cp.async. Its direct-to-LDS load (prefetch=lds) moves 4
+    # bytes a lane into 64 consecutive words a wavefront; through registers
+    # (the default) keeps 128-bit loads and padded tiles.
+    second_stage = stages == 2 and tgt.name not in ASYNC_COPY_TARGETS
+    if prefetch == "lds" and not second_stage:
+        raise XsplitError(
+            "gemm-kernel: prefetch=lds (direct-to-LDS loads) takes stages=2 on gfx942", op
+        )
+    register_prefetch = second_stage and prefetch == "registers"
+    direct_to_lds = second_stage and prefetch == "lds"
     intr = None
     if mma == "auto" and not k_major:
         elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
@@ -224,7 +233,7 @@ def lower_matmul(
         def body(bld: Builder, vals):
             gemm = GridwiseGemmOp(
                 vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages, k_major,
-                mma_name, warp_counts, register_prefetch,
+                mma_name, warp_counts, register_prefetch, direct_to_lds,
             )  # fmt: skip
             return bld.insert(gemm)
 
@@ -236,8 +245,8 @@ def lower_matmul(
         def partials(bld: Builder, vals):
             gemm = GridwiseGemmOp(
                 *vals, tile, threads, chunks, "partials", stages, k_major, mma_name, warp_counts,
-                register_prefetch,
-            )
+                register_prefetch, direct_to_lds,
+            )  # fmt: skip
             return bld.insert(gemm)
 
         def merge_body(bld: Builder, vals):
@@ -270,7 +279,7 @@ def lower_matmul(
         op,
         f"gemm-kernel: on {tgt.name}, {tile[0]}x{tile[1]} C tiles over {chunks} K chunk"
         f"{'s' if chunks > 1 else ''} of {gw.chunk_k} (grid {gx}x{gy}x{gz}, {gw.block[0]} "
-        f"threads, K steps of {tile[2]}{_buffering(stages, register_prefetch)}"
+        f"threads, K steps of {tile[2]}{_buffering(stages, register_prefetch, direct_to_lds)}"
         f"{f', tensor cores ({mma_name})' if mma_name else ''})"
         f"; merge {merge}",
     )
@@ -282,9 +291,11 @@ def lower_matmul(
     fn.erase()
 
 
-def _buffering(stages: int, register_prefetch: bool) -> str:
+def _buffering(stages: int, register_prefetch: bool, direct_to_lds: bool) -> str:
     if stages == 1:
         return ""
+    if direct_to_lds:
+        return ", double-buffered with direct-to-LDS loads"
     return ", double-buffered " + ("through registers" if register_prefetch else "with cp.async")
 
 
@@ -312,7 +323,10 @@ GEMM_KERNEL_PATTERN = Pattern(
     root="linalg.matmul",
     where=where("a static matmul into f32 in destination-passing form", _matmul_form),
     rewrite=_lower,
-    options=("target", "chunks", "merge", "tile", "threads", "stages", "a_layout", "mma", "warps"),
+    options=(
+        "target", "chunks", "merge", "tile", "threads", "stages", "a_layout", "mma", "warps",
+        "prefetch",
+    ),  # fmt: skip
 )
 
 NOT_TAKEN = Remark(
@@ -356,6 +370,12 @@ GEMM_KERNEL = Pass(
             MMA_CHOICES,
         ),
         Option("warps", tuple, DEFAULT_WARPS, "with tensor cores, warps per workgroup along M,N"),
+        Option(
+            "prefetch", str, "registers",
+            "gfx942's second stage: registers (128-bit loads, then stores) or lds (direct-to-LDS "
+            "loads, 4 bytes a lane, unpadded tiles)",
+            PREFETCH_CHOICES,
+        ),
     ),
 )
 

@@ -22,6 +22,11 @@ nothing (`srcElements` 0, its index clamped to 0) and writing zeros; one
 (one row per vector): the loads (masked the same way) into it, and later
 its values into the tile.
 
+`xsplit_gemm.blockwise_gather`: per run of the tile a wavefront fills,
+one `amdgpu.gather_to_lds` (4 bytes a lane) from the lane's place in the
+source to the run's start, under an `scf.if` whose other branch stores
+zeros where the lane is outside the source.
+
 `xsplit_gemm.blockwise_gemm`: a loop over the staged K step; at each K
 element the thread reads its registers' A and B values from the tiles
 (`threadwise_read`) and adds their outer product (`threadwise_gemm`). The
@@ -45,9 +50,11 @@ from xdsl.rewriter import InsertPoint
 from xdsl.builder import Builder
 
 from xsplit.dialects.xsplit_gemm import (
+    WAVE,
     BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
     BlockwiseGemmOp,
+    BlockwiseGatherOp,
     BlockwiseLoadOp,
     BlockwiseStoreOp,
     BlockwiseMmaOp,
@@ -140,6 +147,45 @@ def lower_store(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             je = kb.add(j, e)
             value = kb.load(op.regs, [item, e])
             kb.store(value, op.tile, [je, i] if op.transpose else [i, je])
+    return []
+
+
+def lower_gather(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseGatherOp)
+    kb = KernelBuilder(ir.b)
+    rows, cols = op.tile.type.get_shape()  # type: ignore[attr-defined]
+    src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
+    e = op.per_lane
+    run = WAVE * e
+    waves = op.thread_count // WAVE
+    wave, lane = kb.div(op.thread, WAVE), kb.rem(op.thread, WAVE)
+    mine = kb.mul(lane, e)
+    for item in range(rows * cols // (run * waves)):
+        # The run's first element (the same for the whole wavefront: where
+        # its load lands) and this lane's first element in it.
+        start = kb.add(kb.mul(wave, run), item * waves * run)
+        flat = kb.add(start, mine)
+        i, j = kb.div(flat, cols), kb.rem(flat, cols)
+        r, c = kb.add(op.row, i), kb.add(op.col, j)
+        inside = kb.both(
+            kb.below(r, src_rows) if src_rows % rows else None,
+            kb.below(c, src_cols) if src_cols % cols else None,
+        )
+        to = [kb.div(start, cols), kb.rem(start, cols)]
+
+        def load(body: KernelBuilder, r=r, c=c, to=to) -> None:
+            body.gather_to_lds(op.src, [r, c], op.tile, to, e)
+
+        def zeros(body: KernelBuilder, i=i, j=j) -> None:
+            element = op.tile.type.element_type  # type: ignore[attr-defined]
+            for x in range(e):
+                body.store(body.zero(element), op.tile, [i, body.add(j, x)])
+
+        if inside is None:
+            load(kb)
+        else:
+            kb.if_else(inside, load, zeros)
     return []
 
 
@@ -256,6 +302,14 @@ LOWER_STORE = Pattern(
     rewrite=lower_store,
 )
 
+LOWER_GATHER = Pattern(
+    name="lower-blockwise-gather",
+    doc="a workgroup's direct-to-LDS copy becomes each wavefront's amdgpu.gather_to_lds runs, "
+    "zeros where a lane is outside the source",
+    root=BlockwiseGatherOp,
+    rewrite=lower_gather,
+)
+
 LOWER_GEMM = Pattern(
     name="lower-blockwise-gemm",
     doc="a workgroup's multiply of staged tiles becomes each thread's K loop of register reads "
@@ -275,7 +329,7 @@ LOWER_MMA = Pattern(
 LOWER_BLOCKWISE_GEMM = Pass(
     "lower-blockwise-gemm",
     "Lowers xsplit_gemm's blockwise ops to each thread's loads, stores and threadwise ops.",
-    [LOWER_COPY, LOWER_ASYNC_COPY, LOWER_LOAD, LOWER_STORE, LOWER_GEMM, LOWER_MMA],
+    [LOWER_COPY, LOWER_ASYNC_COPY, LOWER_LOAD, LOWER_STORE, LOWER_GATHER, LOWER_GEMM, LOWER_MMA],
 )
 
 __all__ = ["LOWER_BLOCKWISE_GEMM"]

@@ -13,7 +13,9 @@ With `stages = 2` the staging is double-buffered with asynchronous copies
 (`blockwise_async_copy`, then `nvgpu.device_async_wait` and a barrier before
 each multiply; see `_double_buffered`) or, with `register_prefetch`,
 through registers (`blockwise_load` before each multiply, `blockwise_store`
-after it, one barrier a step; see `_register_prefetched`).
+after it, one barrier a step; see `_register_prefetched`) or, with
+`direct_to_lds`, with direct-to-LDS loads (`blockwise_gather`; see
+`_direct_to_lds`).
 
 Each copy loads 128 bits at a time (`vector = 4` for f32, 8 for f16) where
 the source's rows are whole vectors and the threads divide the copy in
@@ -49,6 +51,7 @@ from xsplit.dialects.fragments import Fragment, fragment_matrix
 from xsplit.dialects.xsplit_gemm import (
     BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
+    BlockwiseGatherOp,
     BlockwiseGemmOp,
     BlockwiseLoadOp,
     BlockwiseStoreOp,
@@ -151,6 +154,8 @@ def a_tile_shape(op: GridwiseGemmOp) -> list[int]:
     """M-major [tile_m, tile_k + pad] (K contiguous, as A is in memory), or
     K-major [tile_k, tile_m + pad] with `a_k_major`."""
     tm, _, tk = op.tile_sizes
+    if op.direct_to_lds is not None:  # each wavefront's load fills a contiguous run
+        return [tm, tk]
     if op.a_k_major is not None:
         return [tk, tm + a_pad(tk)]
     intr = op.intrinsic
@@ -163,7 +168,7 @@ def b_tile_shape(op: GridwiseGemmOp) -> list[int]:
     """K-major [tile_k, tile_n], padded for fragment reads with `mma`."""
     _, tn, tk = op.tile_sizes
     intr = op.intrinsic
-    if intr is None:
+    if intr is None or op.direct_to_lds is not None:
         return [tk, tn]
     return [tk, tn + fragment_pad(intr.b, intr.lanes, tn, element_bytes(op.b))]
 
@@ -242,6 +247,8 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     k_major = op.a_k_major is not None
     if op.stage_count == 2 and op.register_prefetch is not None:
         acc = _register_prefetched(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
+    elif op.stage_count == 2 and op.direct_to_lds is not None:
+        acc = _direct_to_lds(kb, op, tid, m0, n0, k_begin, k_end)
     elif op.stage_count == 2:
         acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
     else:
@@ -363,6 +370,46 @@ def _register_prefetched(
             else:
                 body.if_(more[0], lambda inner: multiply(inner, 1))
             body.if_(more[buf], lambda inner, to=1 - buf: store(inner, to))
+            body.barrier()
+
+    kb.for_(k_begin, k_end, 2 * tk, pair, "k0")
+    return acc
+
+
+def _direct_to_lds(kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin, k_end) -> SSAValue:
+    """The K loop with two unpadded tiles of A and two of B and direct-to-LDS
+    loads (`blockwise_gather`): each step starts the next step's loads into
+    the idle pair, multiplies the pair the last step loaded while they are
+    in flight, and meets the others at one barrier, by which the loads have
+    landed (its release fence waits for them). One barrier a step: the
+    loads into a pair start after the barrier that ends the step reading
+    it. Unrolled by two, like `_register_prefetched`. Returns the register
+    tile."""
+    tm, tn, tk = op.tile_sizes
+    thm, thn = op.thread_counts
+    threads = thm * thn
+    a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
+    b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
+    acc = _accumulator(kb, op)
+
+    def load(body: KernelBuilder, k0, buf: int) -> None:
+        k0 = body.c(k0)
+        body.insert(BlockwiseGatherOp(op.a, m0, k0, a[buf], tid, threads))
+        body.insert(BlockwiseGatherOp(op.b, k0, n0, b[buf], tid, threads))
+
+    load(kb, k_begin, 0)
+    kb.barrier()
+
+    def pair(body: KernelBuilder, k0: SSAValue) -> None:
+        more: list[SSAValue] = []
+        for buf in (0, 1):
+            ahead = body.add(k0, (buf + 1) * tk)
+            more.append(body.below(ahead, k_end))  # type: ignore[arg-type]
+            body.if_(more[buf], lambda inner, at=ahead, to=1 - buf: load(inner, at, to))
+            if buf == 0:
+                _multiply(body, op, acc, a[0], b[0], tid)
+            else:
+                body.if_(more[0], lambda inner: _multiply(inner, op, acc, a[1], b[1], tid))
             body.barrier()
 
     kb.for_(k_begin, k_end, 2 * tk, pair, "k0")

@@ -118,3 +118,20 @@ func.func @prefetch_one_stage(%a: memref<8x100xf32>, %b: memref<100x8xf32>, %c: 
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op register_prefetch is a way of double buffering: it needs stages 2
+
+// -----
+
+func.func @gather_runs(%b: memref<999x72xf32>, %i: index) {
+  %t = memref.alloc() : memref<8x20xf32, #gpu.address_space<workgroup>>
+  xsplit_gemm.blockwise_gather %b[%i, %i] to %t thread %i {threads = 64 : i64} : memref<999x72xf32> to memref<8x20xf32, #gpu.address_space<workgroup>>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.blockwise_gather' op the 8x20 tile is not whole loads of 64 elements a wavefront
+
+// -----
+
+func.func @gather_k_major(%a: memref<64x128xf32>, %b: memref<128x64xf32>, %c: memref<64x64xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 1 : i64, merge = "store", stages = 2 : i64, a_k_major, direct_to_lds} : memref<64x128xf32>, memref<128x64xf32>, memref<64x64xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op direct_to_lds stages A as it is (M-major)

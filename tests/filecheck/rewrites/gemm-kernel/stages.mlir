@@ -196,6 +196,41 @@
 // PREFETCH-BLOCK:      %[[R:.*]] = memref.load %a_next[%{{.*}}, %{{.*}}] : memref<4x1xf32, #gpu.address_space<private>>
 // PREFETCH-BLOCK-NEXT: memref.store %[[R]], %a_tile1[%{{.*}}, %{{.*}}] : memref<16x34xf32, #gpu.address_space<workgroup>>
 
+
+// stages=2 prefetch=lds on gfx942: direct-to-LDS loads into unpadded tiles.
+// Each wavefront fills runs of 64 words; a lane outside A or B stores a
+// zero instead; one barrier a step, by which the loads have landed.
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=2 prefetch=lds tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=LDS
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=2 prefetch=lds tile=32,64,16 threads=8,16},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=LDS-BLOCK
+// LDS:      %a_tile0 = memref.alloc() : memref<32x16xf32, #gpu.address_space<workgroup>>
+// LDS:      xsplit_gemm.blockwise_gather %a[%{{.*}}, %[[KB:.*]]] to %a_tile0 thread %thread_id_x {threads = 128 : i64}
+// LDS-NEXT: xsplit_gemm.blockwise_gather %b[%[[KB]], %{{.*}}] to %b_tile0
+// LDS-NEXT: gpu.barrier
+// LDS:      scf.for %k0
+// LDS:        scf.if %[[IN1:.*]] {
+// LDS-NEXT:     xsplit_gemm.blockwise_gather %a[%{{.*}}, %{{.*}}] to %a_tile1
+// LDS-NEXT:     xsplit_gemm.blockwise_gather %b[%{{.*}}, %{{.*}}] to %b_tile1
+// LDS-NEXT:   }
+// LDS-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0
+// LDS-NEXT:   gpu.barrier
+// LDS:        scf.if %{{.*}} {
+// LDS-NEXT:     xsplit_gemm.blockwise_gather %a[%{{.*}}, %{{.*}}] to %a_tile0
+// LDS-NEXT:     xsplit_gemm.blockwise_gather %b[%{{.*}}, %{{.*}}] to %b_tile0
+// LDS-NEXT:   }
+// LDS-NEXT:   scf.if %[[IN1]] {
+// LDS-NEXT:     xsplit_gemm.blockwise_gemm %a_tile1 * %b_tile1
+// LDS-NEXT:   }
+// LDS-NEXT:   gpu.barrier
+// LDS-NEXT: }
+
+// LDS-BLOCK:      %[[LANE:.*]] = arith.remui %thread_id_x, %{{.*}} : index
+// LDS-BLOCK:      scf.if %{{.*}} {
+// LDS-BLOCK-NEXT:   amdgpu.gather_to_lds %a[%{{.*}}, %{{.*}}], %a_tile0[%{{.*}}, %{{.*}}] : f32, memref<20x997xf32>, memref<32x16xf32, #gpu.address_space<workgroup>>
+// LDS-BLOCK-NEXT: } else {
+// LDS-BLOCK-NEXT:   %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// LDS-BLOCK-NEXT:   memref.store %[[Z]], %a_tile0[%{{.*}}, %{{.*}}] : memref<32x16xf32, #gpu.address_space<workgroup>>
+// LDS-BLOCK-NEXT: }
+
 func.func @mm(%a: tensor<20x997xf32>, %b: tensor<997x64xf32>, %c: tensor<20x64xf32>) -> tensor<20x64xf32> {
   %x = linalg.matmul ins(%a, %b : tensor<20x997xf32>, tensor<997x64xf32>) outs(%c : tensor<20x64xf32>) -> tensor<20x64xf32>
   return %x : tensor<20x64xf32>
