@@ -37,14 +37,22 @@ def lowered(m: int, n: int, k: int, options: str, element: str = "f32"):
     return parse_module(text, "kernel.mlir", make_context()), text
 
 
+def to_bf16(x: np.ndarray) -> np.ndarray:
+    """f32 values rounded to the nearest bf16 (to even), still as f32: the
+    simulator holds bf16 in f32."""
+    bits = x.astype(np.float32).view(np.uint32)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
 def inputs(m: int, n: int, k: int, seed: int, element: str = "f32") -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     dtype = np.float16 if element == "f16" else np.float32
-    return [
-        rng.uniform(-1, 1, (m, k)).astype(dtype),
-        rng.uniform(-1, 1, (k, n)).astype(dtype),
-        rng.uniform(-1, 1, (m, n)).astype(np.float32),
-    ]
+    a = rng.uniform(-1, 1, (m, k)).astype(dtype)
+    b = rng.uniform(-1, 1, (k, n)).astype(dtype)
+    if element == "bf16":
+        a, b = to_bf16(a), to_bf16(b)
+    return [a, b, rng.uniform(-1, 1, (m, n)).astype(np.float32)]
 
 
 def expected(args: list[np.ndarray]) -> list[np.ndarray]:
@@ -124,9 +132,10 @@ def test_deterministic_is_bitwise_stable() -> None:
 
 class CountingMachine(Machine):
     """Counts the lanes that run each global load of A or B and each
-    `arith.mulf` (the GEMM's products in both kernels). Reads of buffers
-    nothing writes are not in the simulator's access log, so the counting
-    hooks the per-op closures."""
+    `arith.mulf` (the GEMM's products in both kernels), and a lane's share
+    of each `nvgpu.mma.sync` (16 x 8 x 16 / 32 multiply-adds). Reads of
+    buffers nothing writes are not in the simulator's access log, so the
+    counting hooks the per-op closures."""
 
     def __init__(self, launch: Launch) -> None:
         super().__init__(launch, lockstep, log=False)
@@ -138,6 +147,8 @@ class CountingMachine(Machine):
         width = 1
         if op.name == "arith.mulf":
             what = "fma"
+        elif op.name == "nvgpu.mma.sync":
+            what, width = "fma", 16 * 8 * 16 // 32
         elif op.name in ("memref.load", "vector.load") and op.operands[0].name_hint in ("a", "b"):
             what = "ab"
             if op.name == "vector.load":
@@ -203,6 +214,22 @@ def test_global_loads_per_fma_against_the_text_kernel() -> None:
     assert old == (1 / 32, 1 / 32)
     assert rows["64x64"] == (1 / 32, 1 / 128)
     assert rows["128x128"] == (1 / 64, 1 / 256)
+
+
+def test_global_loads_per_multiply_add_with_tensor_cores() -> None:
+    """f16 on tensor cores with the same 64x64 tile: as many A and B
+    elements per multiply-add as the FMA kernel (1/32), in half the load
+    instructions (128 bits are 8 halves: 1/256); every product is in an
+    mma.sync."""
+    m = n = 128
+    k = 64
+    useful = m * n * k
+    args = inputs(m, n, k, 5, "f16")
+    module, _ = lowered(m, n, k, "target=sm_80", "f16")
+    counts, results = count(pick_function(module, None), args)
+    assert np.allclose(results[2], expected(args)[2], rtol=1e-3, atol=1e-3)
+    assert counts["fma"] == useful
+    assert (counts["ab"] / useful, counts["ab_loads"] / useful) == (1 / 32, 1 / 256)
 
 
 def test_vector_loads_masked() -> None:
@@ -333,15 +360,17 @@ class BankMachine(_Quiet):
 
     def fn(self, op):
         f = super().fn(op)
-        at = 1 if op.name == "memref.store" else 0
+        at = 1 if op.name in ("memref.store", "vector.store") else 0
         if op.name != self.kind or not str(op.operands[at].name_hint).startswith("a_tile"):
             return f
         if id(op) not in self._wrapped:
             strides = [1]
             for size in reversed(op.operands[at].type.get_shape()[1:]):
                 strides.insert(0, strides[0] * size)
+            # A vector store of f32 writes its elements' words side by side.
+            width = op.operands[0].type.get_shape()[0] if op.name == "vector.store" else 1
 
-            def wrapped(fr, chunked, f=f, op=op, strides=strides, at=at) -> None:
+            def wrapped(fr, chunked, f=f, op=op, strides=strides, at=at, width=width) -> None:
                 idx = [
                     np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,))
                     for v in op.operands[at + 1 :]
@@ -349,7 +378,7 @@ class BankMachine(_Quiet):
                 words = sum(i * s for i, s in zip(idx, strides))
                 warps = fr.lanes // self.group
                 for w in np.unique(warps):
-                    mine = np.unique(words[warps == w])
+                    mine = np.unique(words[warps == w][:, None] + np.arange(width))
                     self.worst = max(self.worst, int(np.bincount(mine % 32).max()))
                 f(fr, chunked)
 
@@ -383,7 +412,7 @@ def test_transposed_a_tile_stores_are_free_of_bank_conflicts(options: str, k: in
 def worst_conflict(options: str, k: int, kind: str, group: int = 32) -> int:
     """The worst conflict of the A tile's `kind` accesses among `group`
     lanes at a time: a warp for 32-bit accesses; 8 lanes, a quarter of one,
-    for the 128-bit stores LLVM makes of a row copy's four stores."""
+    for a row copy's 128-bit `vector.store`s."""
     module, _ = lowered(128, 128, k, options)
     fn = pick_function(module, None)
     grid, block = launch_sizes(fn, None, None)
@@ -402,7 +431,7 @@ def test_m_major_a_tile_is_free_of_bank_conflicts(step_k: int) -> None:
     from xsplit.rewrites.reduce import lower_gridwise_gemm
 
     options = f"target=sm_80 tile=64,64,{step_k}"
-    assert worst_conflict(options, 64, "memref.store", group=8) == 1
+    assert worst_conflict(options, 64, "vector.store", group=8) == 1
     assert worst_conflict(options, 64, "memref.load") == 1
     saved = lower_gridwise_gemm.a_row_pad
     lower_gridwise_gemm.a_row_pad = lambda *args: 0
@@ -427,6 +456,7 @@ def test_tensor_cores_every_merge(merge: str) -> None:
     chunks = 1 if merge == "store" else 4
     text = check(37, 21, 101, f"target=sm_80 chunks={chunks} merge={merge} {MMA_SMALL}", element="f16")
     assert "nvgpu.mma.sync" in text and "arith.extf" not in text
+    assert text.count("nvgpu.ldmatrix") == 3  # per K block: 1 A and 2 B fragments
     assert ("memref.atomic_rmw" in text) == (merge == "atomic")
 
 
@@ -466,6 +496,40 @@ def test_tensor_cores_generated_cases() -> None:
         options = f"target=sm_80 chunks={chunks} merge={merge} stages={stages} {layout}"
         text = check(m, n, k, options, seed=case, element="f16")
         assert "nvgpu.mma.sync" in text
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+def test_tensor_cores_with_the_lanes_own_loads(merge: str) -> None:
+    """Fragments read by each lane's loads at the places the intrinsic's
+    layout gives (`threadwise_fragment {loads}`, the path of an intrinsic
+    without a collective load) instead of `nvgpu.ldmatrix`: right too."""
+    options = f"target=sm_80 chunks=3 merge={merge} {MMA_WIDE}"
+    with collect_remarks():
+        text = rewrite(
+            matmul(37, 24, 101, "f16"),
+            f"gemm-kernel{{{options}}},lower-gridwise-gemm,lower-blockwise-gemm",
+        )
+        text = re.sub(r'(operand = "[ab]")\}', r"\1, loads}", text)
+        text = rewrite(text, "lower-threadwise-gemm")
+    assert "nvgpu.ldmatrix" not in text and "vector.load %a_tile" in text
+    module = parse_module(text, "kernel.mlir", make_context())
+    args = inputs(37, 24, 101, 4, "f16")
+    host = host_function(module, None)
+    if host is not None:
+        report = simulate_program(module, host, expected(args), args)
+    else:
+        report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
+    assert report.clean, report.races + report.mismatches
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+def test_tensor_cores_bf16(merge: str) -> None:
+    # bf16 takes the same intrinsic (mma.sync ... .bf16.bf16.f32), inputs
+    # rounded to bf16; stages=2 copies it like f16.
+    for stages, k in ((1, 101), (2, 200)):
+        options = f"target=sm_80 chunks=3 merge={merge} stages={stages} {MMA_WIDE}"
+        text = check(37, 24, k, options, element="bf16")
+        assert "vector<2x2xbf16>" in text and "nvgpu.mma.sync" in text
 
 
 def test_tensor_cores_only_where_the_target_has_them() -> None:
@@ -509,6 +573,14 @@ def test_mfma_register_prefetch(merge: str, k: int) -> None:
     assert "amdgpu.mfma" in text and "%a_next" in text and "nvgpu" not in text
 
 
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+def test_mfma_bf16(merge: str) -> None:
+    # bf16 takes the same 16x16x16 MFMA in its bf16 form.
+    options = f"target=gfx942 chunks=3 merge={merge} {MFMA_SMALL}"
+    text = check(37, 21, 101, options, element="bf16")
+    assert "vector<4xbf16>, vector<4xbf16>, vector<4xf32>" in text
+
+
 def test_mfma_default_tiles() -> None:
     # 64x64 tiles of four wavefronts, 32x32 warp tiles of 2x2 16x16 blocks.
     text = check(70, 72, 40, "target=gfx942 chunks=2", element="f16")
@@ -534,12 +606,14 @@ def test_mfma_generated_cases() -> None:
 
 class FragmentBankMachine(_Quiet):
     """The worst bank conflict of any warp's read from an A or B tile (its
-    fragments): the most distinct 4-byte words of one bank among the warp's
-    lanes in one load. Lockstep, so each load runs for all its lanes."""
+    fragments): the most distinct 4-byte words of one bank in one access.
+    A lane's own loads are one access per warp; `nvgpu.ldmatrix` reads each
+    8x8 matrix in one access, its 8 rows of 16 bytes addressed by lanes
+    8i..8i+7. Lockstep, so each op runs for all its lanes at once."""
 
     def fn(self, op):
         f = super().fn(op)
-        if op.name not in ("memref.load", "vector.load"):
+        if op.name not in ("memref.load", "vector.load", "nvgpu.ldmatrix"):
             return f
         tile = str(op.operands[0].name_hint)
         if not (tile.startswith("a_tile") or tile.startswith("b_tile")):
@@ -547,16 +621,23 @@ class FragmentBankMachine(_Quiet):
         if id(op) not in self._wrapped:
             shape = op.operands[0].type.get_shape()
             size = op.operands[0].type.element_type.bitwidth // 8
+            tiles = op.num_tiles.value.data if op.name == "nvgpu.ldmatrix" else 0
 
-            def wrapped(fr, chunked, f=f, op=op) -> None:
+            def wrapped(fr, chunked, f=f, op=op, tiles=tiles) -> None:
                 row, col = (
                     np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,)) for v in op.operands[1:]
                 )
                 words = (row * shape[1] + col) * size // 4
-                warps = fr.lanes // 32
-                for w in np.unique(warps):
-                    mine = np.unique(words[warps == w])
-                    self.worst = max(self.worst, int(np.bincount(mine % 32).max()))
+                thread = fr.lanes  # one workgroup's threads are consecutive lanes
+                for w in np.unique(thread // 32):
+                    mine = words[thread // 32 == w]
+                    groups = (
+                        [np.unique(mine)]
+                        if not tiles
+                        else [np.unique(mine[8 * i : 8 * i + 8, None] + np.arange(4)) for i in range(tiles)]
+                    )
+                    for g in groups:
+                        self.worst = max(self.worst, int(np.bincount(g % 32).max()))
                 f(fr, chunked)
 
             self._wrapped[id(op)] = wrapped
@@ -574,11 +655,10 @@ def fragment_conflict(options: str, k: int) -> int:
 
 @pytest.mark.parametrize("tile", ["64,64,16", "64,64,32"])
 def test_fragment_reads_are_free_of_bank_conflicts(tile: str) -> None:
-    """Each fragment register a warp reads (A: 8 rows x 4 words; B: 4 K rows
-    x 8 columns) falls in 32 distinct banks with the rows padded by
-    `fragment_pad`; unpadded, A's rows of 8 or 16 words put rows g and g + 4
-    in one bank (2-way or worse) and B's rows of 32 words put every K row in
-    the same bank (4-way)."""
+    """Each 8x8 matrix an `ldmatrix` reads (8 rows of 16 bytes: A's rows of
+    a block, B's K rows) falls in 32 distinct banks with the rows padded by
+    `fragment_pad`; unpadded, rows of 8, 16 or 32 words share banks (B's
+    rows of 32 words all start in bank 0: 8-way)."""
     from xsplit.rewrites.reduce import lower_gridwise_gemm
 
     options = f"target=sm_80 tile={tile}"

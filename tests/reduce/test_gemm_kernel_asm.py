@@ -111,22 +111,22 @@ def test_register_prefetch_gfx942(tmp_path: Path) -> None:
     assert sum(bool(re.search(order, step)) for step in steps) == 2
 
 
-@pytest.mark.parametrize("stages", [1, 2])
-def test_mfma_gfx942(stages: int, tmp_path: Path) -> None:
-    """f16 on gfx942 (mma=auto): the products are `v_mfma_f32_16x16x16_f16`
-    and nothing else (no FMA): a 64x64 tile of four wavefronts, each 2x2
+@pytest.mark.parametrize(("stages", "element"), [(1, "f16"), (2, "f16"), (1, "bf16")])
+def test_mfma_gfx942(stages: int, element: str, tmp_path: Path) -> None:
+    """f16 and bf16 on gfx942 (mma=auto): the products are
+    `v_mfma_f32_16x16x16_f16` (`_bf16`) and nothing else (no FMA): a 64x64 tile of four wavefronts, each 2x2
     blocks, two K blocks per step of 32: 8 MFMAs a step (16 with stages=2,
     whose loop holds two steps). A and B come in 128-bit loads and go to
     workgroup memory in `ds_write_b128`; with stages=2 the next step's
     loads are issued before a step's MFMAs and stored after them."""
     with collect_remarks():
         out = rewrite(
-            matmul(100, 72, 1000, "f16"),
+            matmul(100, 72, 1000, element),
             f"gemm-kernel{{target=gfx942 chunks=4 stages={stages} tile=64,64,32}},{LOWER},"
             "export-dispatch{target=gfx942}",
         )
     asm = "\n".join(dumped_assembly(out, "gfx942", tmp_path))
-    mfma = r"\bv_mfma_f32_16x16x16_f16\b"
+    mfma = rf"\bv_mfma_f32_16x16x16_{element}\b"
     assert len(re.findall(mfma, asm)) == 8 * stages
     assert not re.search(FMA["gfx942"], asm) and not re.search(SPILL["gfx942"], asm)
     assert re.search(VECTOR_LOAD["gfx942"], asm) and re.search(r"\bds_write_b128\b", asm)
@@ -141,27 +141,32 @@ MMA = r"\bmma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32\b"
 
 @pytest.mark.parametrize("stages", [1, 2])
 def test_tensor_cores(stages: int, tmp_path: Path) -> None:
-    """f16 A and B on sm_80 (mma=auto): the default 64x64 tile of four warps
-    makes 8 `mma.sync` m16n8k16 per K block (2x4 per warp); no f32 FMA on
-    the operands, no local memory. Stages 1: 128-bit global loads and
-    128-bit shared stores of 8 halves; stages 2: 16-byte `cp.async.cg`, the
-    groups and their waits, and no `ld.global` at all (C is only added to
-    atomically)."""
+    """f16 A and B on sm_80 (mma=auto): the 64x64 tile of four warps makes
+    8 `mma.sync` m16n8k16 per K block of 16 (2x4 per warp), its fragments
+    read by `ldmatrix`; no f32 FMA on the operands, no local memory.
+    Stages 1: 128-bit global loads and only 128-bit shared stores of 8
+    halves; stages 2: 16-byte `cp.async.cg`, the groups and their waits, and
+    no `ld.global` at all (C is only added to atomically)."""
     with collect_remarks():
         out = rewrite(
             matmul(100, 72, 1000, "f16"),
-            f"gemm-kernel{{target=sm_80 chunks=4 tile=64,64,32 stages={stages}}},{LOWER},"
-            "export-dispatch{target=sm_80}",
+            # Stages 1 with the default K step of 16 (A's rows of 24 halves).
+            f"gemm-kernel{{target=sm_80 chunks=4 {'' if stages == 1 else 'tile=64,64,32 '}"
+            f"stages={stages}}},{LOWER},export-dispatch{{target=sm_80}}",
         )
     asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
     assert len(re.findall(MMA, asm)) >= 8 * stages
     assert not re.search(FMA["sm_80"], asm) and not re.search(r"\bcvt\.f32\.f16\b", asm)
     assert not re.search(SPILL["sm_80"], asm)
-    # A's fragment registers are pairs of halves: 32-bit shared loads.
-    assert re.search(r"\bld\.shared\.b32\b", asm)
+    # Every fragment comes whole from ldmatrix: A's four 8x8 matrices, B's
+    # two transposed; no shared load of a lane's own.
+    assert re.search(r"\bldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16\b", asm)
+    assert re.search(r"\bldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16\b", asm)
+    assert not re.search(r"\bld\.shared\.", asm)
     if stages == 1:
         assert len(re.findall(VECTOR_LOAD["sm_80"], asm)) >= 2
-        assert re.search(r"\bst\.shared\.v4\.b32\b", asm)
+        stores = re.findall(r"\bst\.shared\.\S+", asm)
+        assert stores and set(stores) == {"st.shared.v4.b32"}
     else:
         assert re.findall(r"\bcp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16", asm)
         assert re.search(r"\bcp\.async\.wait_group\s+2;", asm)
@@ -250,3 +255,17 @@ def test_gather_to_lds_on_gfx942(transfer: str, tmp_path: Path) -> None:
     assert len(barriers) == 2
     for copy, barrier in zip(copies, barriers):
         assert re.search(r"\bs_waitcnt vmcnt\(\d\)", asm[copy:barrier])
+
+
+def test_tensor_cores_bf16(tmp_path: Path) -> None:
+    """bf16 A and B take the same m16n8k16 intrinsic in its bf16 form."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000, "bf16"),
+            f"gemm-kernel{{target=sm_80 chunks=4 tile=64,64,32 stages=2}},{LOWER},"
+            "export-dispatch{target=sm_80}",
+        )
+    asm = "\n".join(dumped_assembly(out, "sm_80", tmp_path))
+    assert len(re.findall(r"\bmma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32\b", asm)) >= 16
+    assert re.search(r"\bldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16\b", asm)
+    assert re.search(r"\bcp\.async\.cg\.shared\.global", asm) and not re.search(SPILL["sm_80"], asm)

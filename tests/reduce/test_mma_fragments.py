@@ -16,7 +16,7 @@ import pytest
 
 from xsplit.api import parse_module
 from xsplit.dialects import make_context
-from xsplit.dialects.fragments import INTRINSICS, fragment_matrix
+from xsplit.dialects.fragments import INTRINSICS, NUMPY, fragment_matrix
 from xsplit.simulator.run import pick_function, simulate
 
 
@@ -137,3 +137,102 @@ def test_a_divergent_warp_is_refused() -> None:
     args = [np.zeros((16, 16), np.float16), np.zeros((16, 8), np.float16), np.zeros((16, 8), np.float32)]
     with pytest.raises(Exception, match="divergent"):
         simulate(fn, reference=None, inputs=[*args, *tables(False)])
+
+
+def ldmatrix_kernel(tiles: int, transpose: bool) -> str:
+    """Lanes copy a 16x16 block into a padded workgroup tile, then each
+    gives its row start from the index inputs to one nvgpu.ldmatrix and
+    stores what it received into out[lane]."""
+    t = "true" if transpose else "false"
+    vec = f"vector<{tiles}x2xf16>"
+    stores = "\n".join(
+        f"  %x{i}{e} = vector.extract %v[{i}, {e}] : f16 from {vec}\n"
+        f"  memref.store %x{i}{e}, %out[%lane, %c{i}, %c{e}] : memref<32x4x2xf16>"
+        for i in range(tiles)
+        for e in range(2)
+    )
+    return f"""
+func.func @ld(%src: memref<16x16xf16>, %rows: memref<32xindex>, %cols: memref<32xindex>, %out: memref<32x4x2xf16>)
+    attributes {{gpu.known_block_size = array<i32: 32, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 1>}} {{
+  %lane = gpu.thread_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %tile = memref.alloc() : memref<16x24xf16, #gpu.address_space<workgroup>>
+  %r = arith.remui %lane, %c16 : index
+  %h = arith.divui %lane, %c16 : index
+  %j0 = arith.muli %h, %c8 : index
+  scf.for %j = %c0 to %c8 step %c1 {{
+    %col = arith.addi %j0, %j : index
+    %x = memref.load %src[%r, %col] : memref<16x16xf16>
+    memref.store %x, %tile[%r, %col] : memref<16x24xf16, #gpu.address_space<workgroup>>
+  }}
+  gpu.barrier
+  %row0 = memref.load %rows[%lane] : memref<32xindex>
+  %col0 = memref.load %cols[%lane] : memref<32xindex>
+  %v = nvgpu.ldmatrix %tile[%row0, %col0] numTiles = {tiles} transpose = {t} : memref<16x24xf16, #gpu.address_space<workgroup>> -> {vec}
+{stores}
+  return
+}}
+"""
+
+
+def run_ldmatrix(tiles: int, transpose: bool, rows: np.ndarray, cols: np.ndarray, src: np.ndarray):
+    from xsplit.simulator.machine import Launch, Machine
+
+    fn = pick_function(parse_module(ldmatrix_kernel(tiles, transpose), "ld.mlir", make_context()), None)
+    out = np.zeros((32, 4, 2), np.float16)
+    results = Machine(Launch((1, 1, 1), (32, 1, 1), 32)).run(fn, [src, rows, cols, out])
+    return results[3][:, :tiles]
+
+
+# The PTX ISA's ldmatrix, written from its text: threads 8i..8i+7 give the
+# rows of matrix i; "a group of four threads loads an entire row", thread l
+# receiving the pair at row l / 4, columns 2 (l % 4), 2 (l % 4) + 1; .trans
+# loads the matrix column-major.
+def ptx_ldmatrix(tile, rows, cols, tiles, transpose):
+    out = np.zeros((32, tiles, 2), tile.dtype)
+    for lane in range(32):
+        for i in range(tiles):
+            for e in range(2):
+                if transpose:
+                    a = 8 * i + 2 * (lane % 4) + e
+                    out[lane, i, e] = tile[rows[a], cols[a] + lane // 4]
+                else:
+                    a = 8 * i + lane // 4
+                    out[lane, i, e] = tile[rows[a], cols[a] + 2 * (lane % 4) + e]
+    return out
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("tiles", [1, 2, 4])
+def test_ldmatrix_against_the_ptx_rule(tiles: int, transpose: bool) -> None:
+    rng = np.random.default_rng(tiles)
+    src = rng.uniform(-1, 1, (16, 16)).astype(np.float16)
+    # Arbitrary row starts: any row, either 8-column half.
+    rows = rng.integers(0, 16, 32).astype(np.int64)
+    cols = 8 * rng.integers(0, 2, 32).astype(np.int64)
+    got = run_ldmatrix(tiles, transpose, rows, cols, src)
+    assert np.array_equal(got, ptx_ldmatrix(src, rows, cols, tiles, transpose))
+
+
+@pytest.mark.parametrize("operand", ["a", "b"])
+def test_ldmatrix_reads_the_mma_fragments(operand: str) -> None:
+    """The table's ldmatrix row addresses give each lane exactly its mma
+    fragment, as the PTX ISA's mma layout (ptx_a, ptx_b above) places it."""
+    intr = INTRINSICS["m16n8k16"]
+    frag = intr.a if operand == "a" else intr.b
+    load = frag.matrix_load
+    assert load is not None
+    lane = np.arange(32)
+    rows, cols = (np.broadcast_to(v, (32,)).astype(np.int64) for v in load.address(NUMPY, lane))
+    src = np.random.default_rng(3).uniform(-1, 1, (16, 16)).astype(np.float16)
+    got = run_ldmatrix(load.tiles, load.transpose, rows, cols, src)
+    place = ptx_a if operand == "a" else ptx_b
+    want = np.array(
+        [[[src[place(l, 2 * r + e)] for e in range(2)] for r in range(load.tiles)] for l in range(32)]
+    )
+    assert np.array_equal(got, want)

@@ -11,8 +11,10 @@ A layout is a function `(x, lane, idx) -> (row, col)` of the lane and a
 static position `idx` in the lane's vector, written with `x.add`, `x.mul`,
 `x.div` and `x.rem`: with `NUMPY` it runs on ints or numpy arrays of lanes,
 with the kernel builder it emits the index arithmetic for an SSA lane id.
-A second intrinsic is a new `Intrinsic` here and an `EMIT` entry for its
-op (gfx942's MFMA, 64 lanes: `amdgpu.mfma`).
+A second intrinsic is a new `Intrinsic` here, an emitter of its op in
+`lower_threadwise_gemm.EMIT`, and its op in the simulator, a call of
+`machine.warp_matrix_multiply` with the entry (gfx942's MFMA, 64 lanes:
+`amdgpu.mfma`).
 """
 
 from __future__ import annotations
@@ -49,15 +51,30 @@ NUMPY = _NumpyArith()
 
 
 @dataclass(frozen=True)
+class MatrixLoad:
+    """A warp-collective load that reads a whole fragment from workgroup
+    memory at once (sm_80's `ldmatrix`, `nvgpu.ldmatrix`): `tiles` 8x8
+    matrices of 16-bit elements, read row-major or, with `transpose`,
+    column-major. Each lane passes the start of one matrix row, at
+    `address(x, lane) -> (row, col)` relative to the block."""
+
+    tiles: int
+    transpose: bool
+    address: Callable[[Any, Any], tuple[Any, Any]]
+
+
+@dataclass(frozen=True)
 class Fragment:
     """One operand's fragment: the lane's vector shape, the matrix it is a
-    piece of (rows x cols: m x k for A, k x n for B, m x n for C), and where
-    each of its elements sits in that matrix."""
+    piece of (rows x cols: m x k for A, k x n for B, m x n for C), where
+    each of its elements sits in that matrix, and, where the target has one,
+    the collective load that reads it whole."""
 
     shape: tuple[int, ...]
     rows: int
     cols: int
     layout: Layout
+    matrix_load: MatrixLoad | None = None
 
     def positions(self) -> list[tuple[int, ...]]:
         """The lane's vector positions, in order (row-major)."""
@@ -85,7 +102,7 @@ class Intrinsic:
     k: int
     lanes: int
     operands: tuple[str, ...]
-    """Element types of A and B it takes (C and D are f32)."""
+    """Element types of A and B it takes (C and D are f32 in the kernel)."""
     targets: tuple[str, ...]
     a: Fragment
     b: Fragment
@@ -97,7 +114,9 @@ class Intrinsic:
 # PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"
 # (.f16/.bf16 A and B, .f32 C): groupID = lane / 4, threadID_in_group =
 # lane % 4. MLIR's nvgpu.mma.sync holds register r of A as row r of its
-# vector<4x2xf16> (a_{2r+e} is element [r, e]); likewise B and C.
+# vector<4x2xf16> (a_{2r+e} is element [r, e]); likewise B and C: its NVVM
+# lowering (unpackOperandVector) passes the rows of the !llvm.array<4 x
+# vector<2xf16>> in order, and C's f32 elements row by row.
 def _m16n8k16_a(x, lane, idx):
     r, e = idx
     g, t = x.div(lane, 4), x.rem(lane, 4)
@@ -116,16 +135,28 @@ def _m16n8k16_c(x, lane, idx):
     return x.add(g, 8 * r), x.add(x.mul(t, 2), e)
 
 
+# ldmatrix gives lane l, from matrix i, the pair (l / 4, 2 (l % 4) + e), or
+# with .trans (2 (l % 4) + e, l / 4); lanes 8i..8i+7 address matrix i's rows.
+# A's register r is the 8x8 matrix at (8 (r % 2), 8 (r / 2)); B's register r
+# the K rows 8r..8r+7, read transposed (B is staged K-major).
+def _m16n8k16_a_rows(x, lane):
+    return x.add(x.rem(lane, 8), x.mul(x.rem(x.div(lane, 8), 2), 8)), x.mul(x.div(lane, 16), 8)
+
+
+def _m16n8k16_b_rows(x, lane):
+    return x.rem(lane, 16), 0
+
+
 M16N8K16 = Intrinsic(
     name="m16n8k16",
     m=16,
     n=8,
     k=16,
     lanes=32,
-    operands=("f16",),
+    operands=("f16", "bf16"),
     targets=("sm_80", "sm_90"),
-    a=Fragment((4, 2), 16, 16, _m16n8k16_a),
-    b=Fragment((2, 2), 16, 8, _m16n8k16_b),
+    a=Fragment((4, 2), 16, 16, _m16n8k16_a, MatrixLoad(4, False, _m16n8k16_a_rows)),
+    b=Fragment((2, 2), 16, 8, _m16n8k16_b, MatrixLoad(2, True, _m16n8k16_b_rows)),
     c=Fragment((2, 2), 16, 8, _m16n8k16_c),
     op="nvgpu.mma.sync",
 )
@@ -186,7 +217,7 @@ INTRINSICS: dict[str, Intrinsic] = {
 
 
 def intrinsic_for(target: str, element: str) -> Intrinsic | None:
-    """The intrinsic for A and B of `element` (\"f16\") on `target`, if any
+    """The intrinsic for A and B of `element` (\"f16\", \"bf16\") on `target`, if any
     (the first in `INTRINSICS`: gfx942's 16x16x16 before its 32x32x8)."""
     for intr in INTRINSICS.values():
         if target in intr.targets and element in intr.operands:
@@ -210,4 +241,29 @@ def fragment_matrix(frag: Fragment, lanes: int):
     return rows, cols
 
 
-__all__ = ["INTRINSICS", "NUMPY", "Fragment", "Intrinsic", "fragment_matrix", "intrinsic_for"]
+def matrix_load_coords(load: MatrixLoad, lanes: int = 32):
+    """Where each lane's elements come from under `load`, by ldmatrix's own
+    rule (PTX ISA, "Warp-level matrix load instruction: ldmatrix"): two int
+    arrays (lanes, tiles, 2) of rows and columns relative to the block."""
+    import numpy as np
+
+    lane = np.arange(lanes)
+    starts = [load.address(NUMPY, lane)]
+    row0 = np.broadcast_to(starts[0][0], (lanes,))
+    col0 = np.broadcast_to(starts[0][1], (lanes,))
+    rows = np.zeros((lanes, load.tiles, 2), dtype=np.int64)
+    cols = np.zeros((lanes, load.tiles, 2), dtype=np.int64)
+    for i in range(load.tiles):
+        for e in range(2):
+            pair = 2 * (lane % 4) + e
+            row, col = (pair, lane // 4) if load.transpose else (lane // 4, pair)
+            source = 8 * i + row  # the lane that addresses this matrix row
+            rows[:, i, e] = row0[source]
+            cols[:, i, e] = col0[source] + col
+    return rows, cols
+
+
+__all__ = [
+    "INTRINSICS", "NUMPY", "Fragment", "Intrinsic", "MatrixLoad", "fragment_matrix",
+    "intrinsic_for", "matrix_load_coords",
+]  # fmt: skip

@@ -23,10 +23,12 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BFloat16Type,
     Float16Type,
     Float32Type,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     UnitAttr,
     VectorType,
@@ -240,8 +242,9 @@ class DeviceAsyncWaitOp(IRDLOperation):
 MMA_SHAPES = {
     (16, 8, 16): ((4, 2), (2, 2), (2, 2)),
 }
-"""The fragment shapes (A, B, C) of each mmaShape xsplit emits: f16 A and
-B, f32 or f16 C (PTX's mma.m16n8k16 with .f16 multiplicands)."""
+"""The fragment shapes (A, B, C) of each mmaShape xsplit emits: f16 or
+bf16 A and B, f32 (or with f16, f16) C (PTX's mma.m16n8k16 with .f16 or
+.bf16 multiplicands)."""
 
 
 @irdl_op_definition
@@ -279,18 +282,23 @@ class MmaSyncOp(IRDLOperation):
         if frags is None:
             shapes = ", ".join(str(list(s)) for s in MMA_SHAPES)
             raise VerifyException(f"'{self.name}' op mmaShape must be one of {shapes}")
-        # C (and D) may be f32 or f16, as MLIR's verifier allows.
-        elements = ((Float16Type,), (Float16Type,), (Float32Type, Float16Type))
+        # A and B f16 or bf16; C (and D) f32, or f16 with f16 A and B, as
+        # MLIR's verifier allows.
+        halves = (Float16Type, BFloat16Type)
+        f16_c = isinstance(self.matrix_a.type.element_type, Float16Type)  # type: ignore[attr-defined]
+        elements = (halves, halves, (Float32Type, Float16Type) if f16_c else (Float32Type,))
         for v, name, want, allowed in zip(
             (self.matrix_a, self.matrix_b, self.matrix_c), "ABC", frags, elements
         ):
             t = v.type
             assert isinstance(t, VectorType)
             if tuple(t.get_shape()) != want or not isinstance(t.element_type, allowed):
-                e = "f16" if name != "C" else "f32 or f16"
+                e = "f16 or bf16" if name != "C" else "f32 or f16" if f16_c else "f32"
                 raise VerifyException(
                     f"'{self.name}' op {name} must be a vector<{want[0]}x{want[1]}> of {e}, not {t}"
                 )
+        if self.matrix_a.type.element_type != self.matrix_b.type.element_type:  # type: ignore[attr-defined]
+            raise VerifyException(f"'{self.name}' op A and B must have one element type")
         if self.res.type != self.matrix_c.type:
             raise VerifyException(f"'{self.name}' op the result must have C's type")
 
@@ -331,8 +339,103 @@ class MmaSyncOp(IRDLOperation):
         return op
 
 
+@irdl_op_definition
+class LdMatrixOp(IRDLOperation):
+    """
+    A warp-collective load of `numTiles` 8x8 matrices from workgroup memory
+    (sm_75's `ldmatrix`): lanes 8i..8i+7 pass, as their indices, the starts
+    of matrix i's rows; lane l receives from each matrix the pair at row
+    l / 4, columns 2 (l % 4) and 2 (l % 4) + 1, or with `transpose` the pair
+    at rows 2 (l % 4) and 2 (l % 4) + 1 of column l / 4. Row i of the result
+    holds matrix i's pair. All 32 lanes of the warp must execute it together.
+    """
+
+    name = "nvgpu.ldmatrix"
+
+    src_memref = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    transpose = prop_def(IntegerAttr)
+    num_tiles = prop_def(IntegerAttr, prop_name="numTiles")
+    res = result_def(VectorType)
+
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, src: SSAValue, indices: Sequence[SSAValue], tiles: int, transpose: bool):
+        element = src.type.element_type  # type: ignore[attr-defined]
+        per_register = 32 // element.bitwidth
+        super().__init__(
+            operands=[src, list(indices)],
+            result_types=[VectorType(element, [tiles, per_register])],
+            properties={
+                "transpose": IntegerAttr(int(transpose), IntegerType(1)),
+                "numTiles": IntegerAttr(tiles, i32),
+            },
+        )
+
+    @property
+    def tiles(self) -> int:
+        return self.num_tiles.value.data
+
+    @property
+    def transposed(self) -> bool:
+        return bool(self.transpose.value.data)
+
+    def verify_(self) -> None:
+        t = self.src_memref.type
+        assert isinstance(t, MemRefType)
+        if not _workgroup(t):
+            raise VerifyException(f"'{self.name}' op the source must be in workgroup memory")
+        if len(self.indices) != len(t.get_shape()):
+            raise VerifyException(f"'{self.name}' op needs one index per dimension of the source")
+        if self.tiles not in (1, 2, 4):
+            raise VerifyException(f"'{self.name}' op numTiles must be 1, 2 or 4")
+        bits = t.element_type.bitwidth  # type: ignore[attr-defined]
+        if self.transposed and bits != 16:
+            raise VerifyException(f"'{self.name}' op transpose takes 16-bit elements only")
+        want = VectorType(t.element_type, [self.tiles, 32 // bits])
+        if self.res.type != want:
+            raise VerifyException(
+                f"'{self.name}' op the result must be {want}, not {self.res.type}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.src_memref)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_ssa_value)
+        printer.print_string(f"] numTiles = {self.tiles} transpose = ")
+        printer.print_string("true" if self.transposed else "false")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.src_memref.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.res.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LdMatrixOp:
+        src = parser.parse_unresolved_operand()
+        index = lambda: parser.parse_operand(IndexType())  # noqa: E731
+        indices = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, index)
+        parser.parse_keyword("numTiles")
+        parser.parse_punctuation("=")
+        tiles = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_keyword("transpose")
+        parser.parse_punctuation("=")
+        transpose = parser.parse_boolean()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        src_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        res_type = parser.parse_type()
+        op = cls(parser.resolve_operand(src, src_type), indices, tiles, transpose)
+        op.attributes |= attrs
+        if op.res.type != res_type:
+            parser.raise_error(f"nvgpu.ldmatrix of {src_type} gives {op.res.type}, not {res_type}")
+        return op
+
+
 NVGPU = Dialect(
     "nvgpu",
-    [DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp, MmaSyncOp],
+    [DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp, MmaSyncOp, LdMatrixOp],
     [DeviceAsyncTokenType],
 )

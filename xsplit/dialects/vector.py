@@ -37,7 +37,9 @@ class FromElementsOp(IRDLOperation):
         for s in t.get_shape():
             n *= s
         if len(self.elements) != n:
-            raise VerifyException(f"'{self.name}' op needs {n} elements for {t}, not {len(self.elements)}")
+            raise VerifyException(
+                f"'{self.name}' op needs {n} elements for {t}, not {len(self.elements)}"
+            )
         if any(e.type != t.element_type for e in self.elements):
             raise VerifyException(f"'{self.name}' op elements must be {t.element_type}")
 

@@ -19,10 +19,10 @@ runnable in the simulator:
   `threadwise_write`): one thread's registers, held in a private memref whose
   indices are all constants once lowered, so that LLVM keeps it in registers.
 
-A and B are f32 or f16, staged in workgroup memory as they are; the
+A and B are f32, f16 or bf16, staged in workgroup memory as they are; the
 registers, the accumulation and C are f32. Without `mma` each thread
-extends its operands to f32 and multiplies with FMAs. With `mma` (f16 on
-sm_80/sm_90: `m16n8k16`) warps multiply on tensor cores: the blockwise
+extends its operands to f32 and multiplies with FMAs. With `mma` (f16 and
+bf16 on sm_80/sm_90: `m16n8k16`) warps multiply on tensor cores: the blockwise
 step is `blockwise_mma`, and the threadwise ops read fragments
 (`threadwise_fragment`), issue the intrinsic (`threadwise_mma`) and write
 the accumulator's fragments (`threadwise_write_fragments`); which element
@@ -32,8 +32,8 @@ each lane holds is the intrinsic's table in `fragments.py`.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     DenseArrayBase,
-    VectorType,
     Float16Type,
     Float32Type,
     IndexType,
@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     UnitAttr,
+    VectorType,
     i64,
 )
 from xdsl.ir import Dialect, SSAValue
@@ -97,12 +98,14 @@ def _need(cond: bool, op: IRDLOperation, what: str) -> None:
 def _static_f32(
     op: IRDLOperation, v: SSAValue, name: str, rank: int, space: str | None, f16: bool = False
 ) -> None:
-    """A static memref of `rank` in `space` holding f32 (or, with `f16`, f16)."""
+    """A static memref of `rank` in `space` holding f32 (or, with `f16`, f16
+    or bf16)."""
     t = v.type
     _need(isinstance(t, MemRefType), op, f"{name} must be a memref")
     assert isinstance(t, MemRefType)
-    ok = isinstance(t.element_type, Float32Type) or (f16 and isinstance(t.element_type, Float16Type))
-    _need(ok, op, f"{name} must hold f32{' or f16' if f16 else ''}")
+    halves = (Float16Type, BFloat16Type)
+    ok = isinstance(t.element_type, Float32Type) or (f16 and isinstance(t.element_type, halves))
+    _need(ok, op, f"{name} must hold f32{', f16 or bf16' if f16 else ''}")
     _need(len(t.get_shape()) == rank, op, f"{name} must have rank {rank}")
     _need(all(s > 0 for s in t.get_shape()), op, f"{name} must have a static shape")
     if space is not None:
@@ -331,8 +334,8 @@ class GridwiseGemmOp(IRDLOperation):
             _need(
                 k % 8 == 0 and n % 8 == 0 and (tm * tk // 8) % t == 0 and (tk * tn // 8) % t == 0,
                 self,
-                "stages 2 with f16 needs K and N in whole vectors of 8 that the threads divide "
-                "(cp.async copies 4 bytes at least)",
+                "stages 2 with 16-bit elements needs K and N in whole vectors of 8 that the "
+                "threads divide (cp.async copies 4 bytes at least)",
             )
         _need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
         if self.mma is not None:
@@ -344,7 +347,8 @@ class GridwiseGemmOp(IRDLOperation):
         assert intr is not None
         for v, name in ((self.a, "A"), (self.b, "B")):
             element = str(v.type.element_type)  # type: ignore[attr-defined]
-            _need(element in intr.operands, self, f"{intr.name} takes {name} of {', '.join(intr.operands)}")
+            takes = f"{intr.name} takes {name} of {', '.join(intr.operands)}"
+            _need(element in intr.operands, self, takes)
         _need(self.a_k_major is None, self, "mma reads A as it is in memory (M-major)")
         _need(len(self.warps.get_values()) == 2, self, "warps must be [M, N] counts")  # type: ignore[union-attr]
         wm, wn = self.warp_counts
@@ -887,8 +891,16 @@ class BlockwiseMmaOp(IRDLOperation):
         _static_f32(self, self.b, "the B tile", 2, "workgroup", f16=True)
         fm, fn, _ = _shape(self.acc)
         wm, wn = self.warp_counts
-        _need(_shape(self.a)[0] >= fm * intr.m * wm, self, "the A tile is narrower than the warps' rows")
-        _need(_shape(self.b)[1] >= fn * intr.n * wn, self, "the B tile is narrower than the warps' columns")
+        _need(
+            _shape(self.a)[0] >= fm * intr.m * wm,
+            self,
+            "the A tile is narrower than the warps' rows",
+        )
+        _need(
+            _shape(self.b)[1] >= fn * intr.n * wn,
+            self,
+            "the B tile is narrower than the warps' columns",
+        )
         k = self.steps
         _need(k > 0 and k % intr.k == 0, self, f"step_k must be whole K blocks of {intr.k}")
         _need(k <= min(_shape(self.a)[1], _shape(self.b)[0]), self, "step_k exceeds the tiles")
@@ -911,6 +923,9 @@ class ThreadwiseFragmentOp(IRDLOperation):
     lane = operand_def(IndexType)
     mma = prop_def(StringAttr)
     operand = prop_def(StringAttr)
+    loads = opt_prop_def(UnitAttr)
+    """Read with the lane's own loads even where the target has a
+    collective fragment load (`ldmatrix`)."""
     result = result_def(VectorType)
 
     irdl_options = (ParsePropInAttrDict(),)
@@ -920,15 +935,18 @@ class ThreadwiseFragmentOp(IRDLOperation):
         "$tile `[` $row `,` $col `]` `lane` $lane attr-dict `:` type($tile) `->` type($result)"
     )
 
-    def __init__(self, tile, row, col, lane, mma: str, operand: str):
+    def __init__(self, tile, row, col, lane, mma: str, operand: str, loads: bool = False):
         intr = INTRINSICS[mma]
         frag = intr.a if operand == "a" else intr.b
         t = VectorType(tile.type.element_type, frag.shape)
-        super().__init__(
-            operands=[tile, row, col, lane],
-            properties={"mma": StringAttr(mma), "operand": StringAttr(operand)},
-            result_types=[t],
-        )
+        props: dict = {"mma": StringAttr(mma), "operand": StringAttr(operand)}
+        if loads:
+            props["loads"] = UnitAttr()
+        super().__init__(operands=[tile, row, col, lane], properties=props, result_types=[t])
+
+    @property
+    def loads_only(self) -> bool:
+        return self.loads is not None
 
     @property
     def intrinsic(self) -> Intrinsic:
@@ -945,10 +963,12 @@ class ThreadwiseFragmentOp(IRDLOperation):
         t = self.result.type
         assert isinstance(t, VectorType)
         frag = self.fragment
+        element = self.tile.type.element_type  # type: ignore[attr-defined]
+        shape = "x".join(map(str, frag.shape))
         _need(
-            tuple(t.get_shape()) == frag.shape and t.element_type == self.tile.type.element_type,  # type: ignore[attr-defined]
+            tuple(t.get_shape()) == frag.shape and t.element_type == element,
             self,
-            f"the fragment must be a vector of {'x'.join(map(str, frag.shape))} of the tile's elements",
+            f"the fragment must be a vector of {shape} of the tile's elements",
         )
 
 

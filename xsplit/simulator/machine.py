@@ -59,10 +59,10 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
-from xsplit.dialects.fragments import INTRINSICS, fragment_matrix
 from xsplit.analysis.writes import kernel_buffers, may_write, written_arguments
 from xsplit.diagnostics import XsplitError, location_of
 from xsplit.dialects.amdgpu import MFMAOp
+from xsplit.dialects.fragments import INTRINSICS, Intrinsic, fragment_matrix
 from xsplit.semantics import (
     BINARY,
     CASTS,
@@ -79,7 +79,10 @@ from xsplit.semantics import memref_strides as _static_strides
 READ, WRITE, ATOMIC = 1, 2, 4
 
 SYNC_OPS = frozenset(
-    {"gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce", "nvgpu.mma.sync", "amdgpu.mfma"}
+    {
+        "gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce", "nvgpu.mma.sync", "nvgpu.ldmatrix",
+        "amdgpu.mfma",
+    }
 )
 """Ops where lanes meet: no chunk may run past one before the others reach it."""
 
@@ -1155,6 +1158,32 @@ def _c_vector_load(m: Machine, op: Operation):
     return run
 
 
+def _c_vector_store(m: Machine, op: Operation):
+    """`vector.store` of a 1-D vector: w consecutive elements along the last
+    index, each logged as its own write."""
+    sval, sv = _slot(m, op.operands[0]), _slot(m, op.operands[1])
+    sidx = [_slot(m, v) for v in op.operands[2:]]
+    shape = op.operands[0].type.get_shape()  # type: ignore[attr-defined]
+    if len(shape) != 1:
+        raise SimulationError("only 1-D vector stores are supported", op)
+    width = shape[0]
+    k = m.index_of(op)
+    memos: list[list] = [[None, (), None] for _ in range(width)]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        value = m.arr(fr, sval)
+        view = m.get(fr, sv)
+        idx = [m.arr(fr, s) for s in sidx]
+        data = view.buffer.data
+        for e in range(width):
+            flat = _expand(m.flat_index(view, [*idx[:-1], idx[-1] + e], op, memos[e]), fr.n)
+            if view.buffer.logged:
+                m.access(view, flat, fr, k, WRITE)
+            data[flat] = value[:, e].astype(data.dtype, copy=False)
+
+    return run
+
+
 def _c_vector_extract(m: Machine, op: Operation):
     """`vector.extract` of one element at a static position of a vector."""
     position = op_property(op, "static_position").get_values()  # type: ignore[union-attr]
@@ -1183,47 +1212,84 @@ def _c_vector_from_elements(m: Machine, op: Operation):
     return run
 
 
-def _c_mma_sync(m: Machine, op: Operation):
-    """`nvgpu.mma.sync` and `amdgpu.mfma`: a warp-collective `D = A · B + C`
-    (a 32-lane warp, a 64-lane wavefront). The lanes of each
-    warp (`lanes` consecutive threads of a workgroup) meet; their fragments
-    are placed in the matrices by the intrinsic's layout (fragments.py),
-    multiplied in f32 (f16 products are exact in f32) and D's elements go
-    back to the lanes that hold them in C. A warp whose lanes do not all
-    arrive is an error, as on the hardware."""
-    if isinstance(op, MFMAOp):
-        shape, intr = op.shape, op.intrinsic
-    else:
-        shape = tuple(a.value.data for a in op_property(op, "mmaShape").data)  # type: ignore[union-attr]
-        intr = next(
-            (i for i in INTRINSICS.values() if i.op == op.name and (i.m, i.n, i.k) == shape), None
-        )
-    if intr is None:
-        raise SimulationError(f"no fragment layout for {op.name} of shape {list(shape)}", op)
-    sa, sb, sc = (_slot(m, v) for v in op.operands)
-    r = _slot(m, op.results[0])
+def _warps(m: Machine, op: Operation, fr: Frame, lanes: int):
+    """Each frame lane's warp (0, 1, ... in the frame) and lane within it,
+    and the frame index of every (warp, lane); all lanes of a warp must be
+    there."""
     launch = m.launch
-    if launch.threads % intr.lanes:
+    thread = launch.block_of_lane[fr.lanes] * launch.threads + launch.thread_of_lane[fr.lanes]
+    warps, slot = np.unique(thread // lanes, return_inverse=True)
+    lane = thread % lanes
+    if len(fr.lanes) != len(warps) * lanes:
+        raise SimulationError(
+            f"{op.name} reached by only some lanes of a warp (divergent warp collective)", op
+        )
+    where = np.zeros((len(warps), lanes), dtype=np.int64)
+    where[slot, lane] = np.arange(fr.n)
+    return slot, lane, where
+
+
+def _c_ldmatrix(m: Machine, op: Operation):
+    """`nvgpu.ldmatrix`: lanes 8i..8i+7 give the rows of matrix i; lane l
+    gets the pair at row l / 4, columns 2 (l % 4) + e, or transposed at rows
+    2 (l % 4) + e of column l / 4 (PTX ISA, ldmatrix)."""
+    tiles = op.num_tiles.value.data  # type: ignore[attr-defined]
+    transpose = bool(op.transpose.value.data)  # type: ignore[attr-defined]
+    sv = _slot(m, op.operands[0])
+    sidx = [_slot(m, v) for v in op.operands[1:]]
+    r = _slot(m, op.results[0])
+    k = m.index_of(op)
+    if m.launch.threads % 32:
+        raise SimulationError(f"{op.name} needs workgroups of whole 32-lane warps", op)
+
+    def run(fr: Frame, chunked: bool) -> None:
+        slot, lane, where = _warps(m, op, fr, 32)
+        view = m.get(fr, sv)
+        idx = [_expand(m.arr(fr, s), fr.n) for s in sidx]
+        out = None
+        for i in range(tiles):
+            for e in range(2):
+                pair = 2 * (lane % 4) + e
+                row, col = (pair, lane // 4) if transpose else (lane // 4, pair)
+                source = where[slot, 8 * i + row]  # the lane that addresses this row
+                at = [x[source] for x in idx]
+                flat = m.flat_index(view, [*at[:-1], at[-1] + col], op, [None, (), None])
+                if view.buffer.logged:
+                    m.access(view, flat, fr, k, READ)
+                value = view.buffer.data[flat]
+                if out is None:
+                    out = np.zeros((fr.n, tiles, 2), dtype=view.buffer.data.dtype)
+                out[:, i, e] = value
+        fr.env[r] = out
+
+    return run
+
+
+def warp_matrix_multiply(m: Machine, op: Operation, intr: Intrinsic, a, b, c):
+    """The closure of a warp-collective `D = A · B + C` by the intrinsic
+    `intr` (fragments.py), its A, B and C fragments the values `a`, `b`,
+    `c`: the lanes of each warp (`intr.lanes` consecutive threads of a
+    workgroup) meet; their fragments are placed in the matrices by the
+    intrinsic's layout, multiplied in f32 (products of 16-bit floats are
+    exact in f32) and D's elements go back to the lanes that hold them in C.
+    A warp whose lanes do not all arrive is an error, as on the hardware.
+    Every intrinsic's op (`nvgpu.mma.sync`, ...) simulates through it."""
+    sa, sb, sc = (_slot(m, v) for v in (a, b, c))
+    r = _slot(m, op.results[0])
+    if m.launch.threads % intr.lanes:
         raise SimulationError(f"{op.name} needs workgroups of whole {intr.lanes}-lane warps", op)
     layouts = [fragment_matrix(f, intr.lanes) for f in (intr.a, intr.b, intr.c)]
     dims = [(intr.m, intr.k), (intr.k, intr.n), (intr.m, intr.n)]
 
     def run(fr: Frame, chunked: bool) -> None:
-        thread = launch.block_of_lane[fr.lanes] * launch.threads + launch.thread_of_lane[fr.lanes]
-        warp, lane = thread // intr.lanes, thread % intr.lanes
-        warps, slot = np.unique(warp, return_inverse=True)
-        if len(fr.lanes) != len(warps) * intr.lanes:
-            raise SimulationError(
-                f"{op.name} reached by only some lanes of a warp (divergent warp collective)", op
-            )
-        mats = []
+        slot, lane, _ = _warps(m, op, fr, intr.lanes)
+        warps = int(slot.max()) + 1 if fr.n else 0
         c_dtype = np.asarray(m.arr(fr, sc)).dtype
-        for s, (rows, cols), dim, frag in zip((sa, sb, sc), layouts, dims, (intr.a, intr.b, intr.c)):
-            value = m.arr(fr, s).reshape(fr.n, *frag.shape).astype(np.float32)
-            mat = np.zeros((len(warps), *dim), dtype=np.float32)
-            mat[slot[:, None], rows[lane].reshape(fr.n, -1), cols[lane].reshape(fr.n, -1)] = (
-                value.reshape(fr.n, -1)
-            )
+        mats = []
+        for s, (rows, cols), dim in zip((sa, sb, sc), layouts, dims):
+            value = m.arr(fr, s).reshape(fr.n, -1).astype(np.float32)
+            mat = np.zeros((warps, *dim), dtype=np.float32)
+            mat[slot[:, None], rows[lane].reshape(fr.n, -1), cols[lane].reshape(fr.n, -1)] = value
             mats.append(mat)
         d = mats[0] @ mats[1] + mats[2]
         rows, cols = layouts[2]
@@ -1231,6 +1297,26 @@ def _c_mma_sync(m: Machine, op: Operation):
         fr.env[r] = out.reshape(fr.n, *intr.c.shape).astype(c_dtype)
 
     return run
+
+
+def _c_mma_sync(m: Machine, op: Operation):
+    """`nvgpu.mma.sync`: the intrinsic of its `mmaShape` (m16n8k16)."""
+    shape = tuple(a.value.data for a in op_property(op, "mmaShape").data)  # type: ignore[union-attr]
+    intr = next(
+        (i for i in INTRINSICS.values() if i.op == op.name and (i.m, i.n, i.k) == shape), None
+    )
+    if intr is None:
+        raise SimulationError(f"no fragment layout for {op.name} of shape {list(shape)}", op)
+    return warp_matrix_multiply(m, op, intr, *op.operands)
+
+def _c_mfma(m: Machine, op: Operation):
+    """`amdgpu.mfma`: the intrinsic of its shape and A's element type (a
+    64-lane wavefront, CDNA3's layouts)."""
+    assert isinstance(op, MFMAOp)
+    intr = op.intrinsic
+    if intr is None:
+        raise SimulationError(f"no fragment layout for {op.name} of shape {list(op.shape)}", op)
+    return warp_matrix_multiply(m, op, intr, *op.operands)
 
 
 def _c_gather_to_lds(m: Machine, op: Operation):
@@ -1981,7 +2067,7 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "gpu.subgroup_size": _c_subgroup_size,
     "gpu.shuffle": _c_shuffle,
     "gpu.subgroup_reduce": _c_subgroup_reduce,
-    "amdgpu.mfma": _c_mma_sync,
+    "amdgpu.mfma": _c_mfma,
     "amdgpu.gather_to_lds": _c_gather_to_lds,
     "hal.interface.workgroup.id": _c_hal_id("id"),
     "hal.interface.workgroup.count": _c_hal_id("count"),
@@ -1993,8 +2079,10 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "vector.load": _c_vector_load,
     "vector.extract": _c_vector_extract,
     "vector.broadcast": _c_vector_broadcast,
+    "vector.store": _c_vector_store,
     "vector.from_elements": _c_vector_from_elements,
     "nvgpu.mma.sync": _c_mma_sync,
+    "nvgpu.ldmatrix": _c_ldmatrix,
     "nvgpu.device_async_copy": _c_async_copy,
     "nvgpu.device_async_create_group": _c_async_group,
     "nvgpu.device_async_wait": _c_async_wait,

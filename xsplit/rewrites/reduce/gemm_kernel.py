@@ -2,7 +2,7 @@
 a matmul becomes xsplit's own GEMM kernel, at its first (gridwise) stage.
 
 The input is a function in destination-passing form that holds one
-`linalg.matmul` of static arguments (A and B f32 or f16, C f32),
+`linalg.matmul` of static arguments (A and B f32, f16 or bf16, C f32),
 `C + A · B` with C the init, and
 returns it. The output is the same function on memrefs, returning nothing,
 whose body is one `xsplit_gemm.gridwise_gemm` (with `gpu.known_block_size`
@@ -21,10 +21,11 @@ double-buffers the staging: with asynchronous copies on sm_80 and sm_90,
 through registers (or, `prefetch=lds`, with direct-to-LDS loads) on gfx942.
 `mma=auto`
 multiplies on tensor cores where the target has an intrinsic for A and B's
-element type (f16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16; on gfx942:
-`amdgpu.mfma` 16x16x16, 64-lane wavefronts), with
-`warps` warps per workgroup each owning a warp tile; `mma=none` (or no
-intrinsic) keeps one register tile of FMAs per thread. The later stages are
+element type (f16 and bf16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16;
+on gfx942: `amdgpu.mfma` 16x16x16, 64-lane wavefronts), with `warps` warps
+per workgroup each owning a warp tile (`threads` then does not apply);
+`mma=none` (or no intrinsic, or `a_layout=k`) keeps one register tile of
+FMAs per thread. The later stages are
 passes of their own (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
 `lower-threadwise-gemm`); after the last, `export-dispatch{target=...}` makes
 it a custom dispatch for iree-compile, and `xsplit simulate` runs any stage
@@ -43,6 +44,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     TensorType,
     UnitAttr,
+    bf16,
     f16,
     f32,
     i32,
@@ -107,8 +109,8 @@ def _matmul_form(m: Match) -> bool | str:
             return "every argument must be a static tensor"
     if op.operands[2].type.element_type != f32:  # type: ignore[attr-defined]
         return "C must be f32"
-    if any(v.type.element_type not in (f16, f32) for v in op.operands[:2]):  # type: ignore[attr-defined]
-        return "A and B must be f16 or f32"
+    if any(v.type.element_type not in (f16, bf16, f32) for v in op.operands[:2]):  # type: ignore[attr-defined]
+        return "A and B must be f32, f16 or bf16"
     if len(set(op.operands)) != 3:
         return "A, B and C must be different arguments"
     m.captures["fn"] = fn
@@ -365,8 +367,8 @@ GEMM_KERNEL = Pass(
         ),
         Option(
             "mma", str, "auto",
-            "tensor cores: auto (where the target has them for A and B's type: f16 on sm_80, "
-            "sm_90, gfx942) or none (FMAs)",
+            "tensor cores: auto (where the target has them for A and B's type: f16 and bf16 on "
+            "sm_80, sm_90, gfx942) or none (FMAs)",
             MMA_CHOICES,
         ),
         Option("warps", tuple, DEFAULT_WARPS, "with tensor cores, warps per workgroup along M,N"),

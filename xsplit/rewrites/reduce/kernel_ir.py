@@ -23,6 +23,7 @@ from xsplit.dialects import gpu
 from xsplit.dialects.amdgpu import GatherToLDSOp
 from xsplit.dialects.memref import AtomicRMWOp
 from xsplit.dialects.nvgpu import DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp
+from xsplit.dialects.vector import FromElementsOp
 from xsplit.rewrites.dsl.builders import FoldingIndexArithmetic
 
 WORKGROUP = gpu.AddressSpaceAttr(gpu.AddressSpace.WORKGROUP)
@@ -176,6 +177,14 @@ class KernelBuilder(FoldingIndexArithmetic):
 
     def store(self, value: SSAValue, ref: SSAValue, idx: Sequence[Index]) -> None:
         self.insert(memref.StoreOp.get(value, ref, [self.c(i) for i in idx]))
+
+    def store_vector(self, values: Sequence[SSAValue], ref: SSAValue, idx: Sequence[Index]) -> None:
+        """One `vector.store` of `values` along the last index: a single
+        wide store whose alignment LLVM can infer from the index, where
+        separate element stores may not be merged."""
+        t = VectorType(values[0].type, [len(values)])
+        vec = self.insert(FromElementsOp(list(values), t)).results[0]
+        self.insert(vector.StoreOp(vec, ref, [self.c(i) for i in idx]))
 
     def atomic_add(self, value: SSAValue, ref: SSAValue, idx: Sequence[Index]) -> None:
         self.insert(AtomicRMWOp("addf", value, ref, [self.c(i) for i in idx]))

@@ -8,8 +8,11 @@ they are in flight together. An element outside the source reads nothing and
 stores zero (an `scf.if` yielding the load or 0.0); the mask is left out
 along a dimension the copy's size divides, since the op's offsets are
 multiples of its sizes. With `vector = w` each load is one `vector.load`
-of w elements (`ld.global.v4` for w = 4), masked as a whole, and its
-elements are stored one by one (A's land in w rows of its transposed tile).
+of w elements (`ld.global.v4` for w = 4), masked as a whole, and stored
+into the tile with one `vector.store` (a single 128-bit shared store, whose
+alignment LLVM infers from the index: separate element stores it did not
+always merge, e.g. f16 rows of 24 halves); with `transpose` its elements
+are stored one by one, into w rows of the tile.
 
 `xsplit_gemm.blockwise_async_copy`: the same copies as
 `nvgpu.device_async_copy`s (16 bytes, `bypassL1`, per vector of B; 4 bytes
@@ -115,11 +118,17 @@ def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             values = [kb.load_or_zero(op.src, [r, c], inside)]
         else:
             values = kb.load_vector_or_zero(op.src, [r, c], w, inside)
+        if w > 1 and not op.transpose:
+            staged.append((values, [i, j]))
+            continue
         for e, value in enumerate(values):
             je = kb.add(j, e)
-            staged.append((value, [je, i] if op.transpose else [i, je]))
-    for value, at in staged:
-        kb.store(value, op.tile, at)
+            staged.append(([value], [je, i] if op.transpose else [i, je]))
+    for values, at in staged:
+        if len(values) > 1:
+            kb.store_vector(values, op.tile, at)
+        else:
+            kb.store(values[0], op.tile, at)
     return []
 
 
@@ -143,9 +152,13 @@ def lower_store(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     assert isinstance(op, BlockwiseStoreOp)
     kb = KernelBuilder(ir.b)
     for item, (i, j, _, _, _) in enumerate(_copy_items(kb, op, source=False)):
-        for e in range(op.width):
+        values = [kb.load(op.regs, [item, e]) for e in range(op.width)]
+        if op.width > 1 and not op.transpose:
+            # As blockwise_copy does: one vector store, whose alignment LLVM sees.
+            kb.store_vector(values, op.tile, [i, j])
+            continue
+        for e, value in enumerate(values):
             je = kb.add(j, e)
-            value = kb.load(op.regs, [item, e])
             kb.store(value, op.tile, [je, i] if op.transpose else [i, je])
     return []
 
@@ -251,12 +264,14 @@ def lower_mma(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     col = kb.mul(kb.rem(warp, wn), fn * intr.n)
 
     def k_block(body: KernelBuilder, kk: SSAValue) -> None:
+        at = lambda base, i, size: body.c(body.add(base, i * size))  # noqa: E731
+        me = body.c(lane)
         a = [
-            body.insert(ThreadwiseFragmentOp(op.a, body.c(body.add(row, i * intr.m)), kk, body.c(lane), intr.name, "a"))
+            body.insert(ThreadwiseFragmentOp(op.a, at(row, i, intr.m), kk, me, intr.name, "a"))
             for i in range(fm)
         ]
         b = [
-            body.insert(ThreadwiseFragmentOp(op.b, kk, body.c(body.add(col, j * intr.n)), body.c(lane), intr.name, "b"))
+            body.insert(ThreadwiseFragmentOp(op.b, kk, at(col, j, intr.n), me, intr.name, "b"))
             for j in range(fn)
         ]
         for name, frags in (("a_frag", a), ("b_frag", b)):

@@ -33,8 +33,8 @@ warp tile at ((w / warps_n) * wtm, (w % warps_n) * wtn), wtm x wtn =
 tile / warps, as fm x fn blocks of the intrinsic's m x n; each lane's
 accumulator is a private fm x fn x (its C fragment) buffer. The multiply is
 `blockwise_mma`, the write `threadwise_write_fragments`. A stays M-major,
-and both tiles' rows are padded (`fragment_pad`) so that the lanes of a
-warp reading one fragment register hit distinct banks.
+and both tiles' rows are padded (`fragment_pad`) so that a warp's reads of
+its fragments (each 8x8 matrix of an `ldmatrix`) hit distinct banks.
 
 `xsplit_gemm.merge_partials`: one thread per element of C, which adds the
 partials in chunk order to C's value (grid x along N, y along M).
@@ -47,7 +47,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.ir import SSAValue
 
-from xsplit.dialects.fragments import Fragment, fragment_matrix
+from xsplit.dialects.fragments import NUMPY, Fragment, fragment_matrix
 from xsplit.dialects.xsplit_gemm import (
     BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
@@ -120,19 +120,28 @@ def vector_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
 
 
 def fragment_conflict(frag: Fragment, lanes: int, row_length: int, element_size: int) -> int:
-    """The worst bank conflict of a warp reading one position of `frag`
-    from a tile whose rows are `row_length` elements: the most distinct
-    4-byte words one bank gets (1: none; one word for many lanes is a
-    broadcast). Warps of more than 32 lanes are counted 32 at a time."""
-    rows, cols = fragment_matrix(frag, lanes)
-    words = (rows * row_length + cols) * element_size // 4
-    worst = 1
-    for idx in frag.positions():
-        at = words[(slice(None), *idx)]
-        for start in range(0, lanes, BANKS):
-            mine = np.unique(at[start : start + BANKS])
-            worst = max(worst, int(np.bincount(mine % BANKS).max()))
-    return worst
+    """The worst bank conflict of a warp reading `frag` from a tile whose
+    rows are `row_length` elements: the most distinct 4-byte words one bank
+    gets in one access (1: none; one word for many lanes is a broadcast).
+    With a collective load (`ldmatrix`) an access is one 8x8 matrix, its 8
+    rows of 16 bytes; else one position of the fragment in every lane (warps
+    of more than 32 lanes counted 32 at a time)."""
+    accesses = []
+    if frag.matrix_load is not None:
+        load = frag.matrix_load
+        lane = np.arange(lanes)
+        rows, cols = (np.broadcast_to(v, (lanes,)) for v in load.address(NUMPY, lane))
+        first = (rows * row_length + cols) * element_size // 4
+        row_words = 8 * element_size // 4
+        for i in range(load.tiles):
+            accesses.append((first[8 * i : 8 * i + 8, None] + np.arange(row_words)).ravel())
+    else:
+        rows, cols = fragment_matrix(frag, lanes)
+        words = (rows * row_length + cols) * element_size // 4
+        for idx in frag.positions():
+            at = words[(slice(None), *idx)]
+            accesses += [at[start : start + BANKS] for start in range(0, lanes, BANKS)]
+    return max(int(np.bincount(np.unique(a) % BANKS).max()) for a in accesses)
 
 
 def fragment_pad(frag: Fragment, lanes: int, row_length: int, element_size: int) -> int:

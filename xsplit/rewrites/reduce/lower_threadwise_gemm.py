@@ -10,8 +10,10 @@ index into a private buffer is a constant and LLVM keeps it in registers.
 - `threadwise_write`: per register, under the mask that its element is inside
   C, the merge: C's value plus the register (`store`), a `memref.atomic_rmw
   addf` (`atomic`), or a store into the partials at the chunk (`partials`);
-- `threadwise_fragment`: the lane's elements of an A or B block at the
-  places its intrinsic's layout gives, each run of elements that is
+- `threadwise_fragment`: the whole fragment in one warp-collective load
+  where the intrinsic has one (`nvgpu.ldmatrix` for m16n8k16: x4 for A, x2
+  transposed for B, which is staged K-major); else (or with `loads`)
+  the lane's elements at the places its layout gives, each run that is
   contiguous in the tile for every lane in one `vector.load` (two halves:
   one 32-bit shared load), then `vector.from_elements`;
 - `threadwise_mma`: the accumulator's C fragment into a vector, the
@@ -33,7 +35,7 @@ from xdsl.ir import SSAValue
 
 from xsplit.dialects.amdgpu import MFMAOp
 from xsplit.dialects.fragments import Fragment, Intrinsic, fragment_matrix
-from xsplit.dialects.nvgpu import MmaSyncOp
+from xsplit.dialects.nvgpu import LdMatrixOp, MmaSyncOp
 from xsplit.dialects.vector import FromElementsOp
 from xsplit.dialects.xsplit_gemm import (
     ThreadwiseFillOp,
@@ -92,6 +94,21 @@ def lower_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def _merge(acc: SSAValue, reg: list[int], c: SSAValue, at: list, merge: str):
+    """The body that merges register `acc[reg]` into `c[at]` by `merge`."""
+
+    def write(body: KernelBuilder) -> None:
+        value = body.load(acc, reg)
+        if merge == "atomic":
+            body.atomic_add(value, c, at)
+        elif merge == "store":
+            body.store(body.addf(body.load(c, at), value), c, at)
+        else:
+            body.store(value, c, at)
+
+    return write
+
+
 def lower_write(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     op = m.root
     assert isinstance(op, ThreadwiseWriteOp)
@@ -108,17 +125,7 @@ def lower_write(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     for i in range(rm):
         for j in range(rn):
             at = [*prefix, rows_at[i], cols_at[j]]
-
-            def write(body: KernelBuilder, i: int = i, j: int = j, at: list = at) -> None:
-                value = body.load(op.acc, [i, j])
-                if merge == "atomic":
-                    body.atomic_add(value, op.c, at)
-                elif merge == "store":
-                    body.store(body.addf(body.load(op.c, at), value), op.c, at)
-                else:
-                    body.store(value, op.c, at)
-
-            kb.if_(kb.both(row_in[i], col_in[j]), write)
+            kb.if_(kb.both(row_in[i], col_in[j]), _merge(op.acc, [i, j], op.c, at, merge))
     return []
 
 
@@ -144,6 +151,12 @@ def lower_fragment(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     assert isinstance(op, ThreadwiseFragmentOp)
     kb = KernelBuilder(ir.b)
     frag, lanes = op.fragment, op.intrinsic.lanes
+    load = frag.matrix_load
+    if load is not None and not op.loads_only:
+        # One collective load of the whole fragment; each lane addresses one row.
+        r, c = load.address(kb, op.lane)
+        at = [kb.c(kb.add(op.row, r)), kb.c(kb.add(op.col, c))]
+        return [kb.insert(LdMatrixOp(op.tile, at, load.tiles, load.transpose)).results[0]]
     values: dict[tuple[int, ...], SSAValue] = {}
     for run in _runs(frag, lanes):
         r, c = frag.coords(kb, op.lane, run[0])
@@ -203,17 +216,7 @@ def lower_write_fragments(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             for v, (r, c) in enumerate(places):
                 at = [*prefix, kb.add(row, r), kb.add(col, c)]
                 inside = kb.both(kb.below(at[-2], rows), kb.below(at[-1], cols))
-
-                def write(body: KernelBuilder, v: int = v, at: list = at, i=i, j=j) -> None:
-                    value = body.load(op.acc, [i, j, v])
-                    if merge == "atomic":
-                        body.atomic_add(value, op.c, at)
-                    elif merge == "store":
-                        body.store(body.addf(body.load(op.c, at), value), op.c, at)
-                    else:
-                        body.store(value, op.c, at)
-
-                kb.if_(inside, write)
+                kb.if_(inside, _merge(op.acc, [i, j, v], op.c, at, merge))
     return []
 
 
@@ -242,7 +245,8 @@ LOWER_THREADWISE_GEMM = Pass(
             ThreadwiseMmaOp, lower_mma,
         ),
         Pattern(
-            "lower-threadwise-write-fragments", "each C fragment element merged into C under its mask",
+            "lower-threadwise-write-fragments",
+            "each C fragment element merged into C under its mask",
             ThreadwiseWriteFragmentsOp, lower_write_fragments,
         ),
     ],  # fmt: skip

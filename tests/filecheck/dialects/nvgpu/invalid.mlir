@@ -38,7 +38,7 @@ func.func @mma_a(%a: vector<2x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) 
   %d = nvgpu.mma.sync(%a, %b, %c) mmaShape = [16, 8, 16] : (vector<2x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
   func.return
 }
-// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'nvgpu.mma.sync' op A must be a vector<4x2> of f16, not vector<2x2xf16>
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'nvgpu.mma.sync' op A must be a vector<4x2> of f16 or bf16, not vector<2x2xf16>
 
 // -----
 
@@ -55,3 +55,20 @@ func.func @from_elements(%x: f32) {
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'vector.from_elements' op needs 4 elements for vector<2x2xf32>, not 3
+
+// -----
+
+func.func @ldmatrix_global(%m: memref<64x24xf16>, %i: index) {
+  %x = nvgpu.ldmatrix %m[%i, %i] numTiles = 4 transpose = false : memref<64x24xf16> -> vector<4x2xf16>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'nvgpu.ldmatrix' op the source must be in workgroup memory
+
+// -----
+
+func.func @ldmatrix_result(%i: index) {
+  %m = memref.alloc() : memref<64x24xf16, #gpu.address_space<workgroup>>
+  %x = nvgpu.ldmatrix %m[%i, %i] numTiles = 4 transpose = false : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x4xf16>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: {{.*}}shape

@@ -14,3 +14,15 @@ func.func @mma(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>, %x
   %v = vector.from_elements %x, %x, %x, %x : vector<2x2xf32>
   func.return %d : vector<2x2xf32>
 }
+
+// CHECK-LABEL: func.func @ldmatrix
+// CHECK:         %x4 = nvgpu.ldmatrix %m[%i, %j] numTiles = 4 transpose = false : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK-NEXT:    %x2 = nvgpu.ldmatrix %m[%i, %j] numTiles = 2 transpose = true : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// IREE:          nvgpu.ldmatrix %{{.*}}[%{{.*}}, %{{.*}}] numTiles = 4 transpose = false : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// IREE:          nvgpu.ldmatrix %{{.*}}[%{{.*}}, %{{.*}}] numTiles = 2 transpose = true : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+func.func @ldmatrix(%i: index, %j: index) -> (vector<4x2xf16>, vector<2x2xf16>) {
+  %m = memref.alloc() : memref<64x24xf16, #gpu.address_space<workgroup>>
+  %x4 = nvgpu.ldmatrix %m[%i, %j] numTiles = 4 transpose = false : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+  %x2 = nvgpu.ldmatrix %m[%i, %j] numTiles = 2 transpose = true : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+  func.return %x4, %x2 : vector<4x2xf16>, vector<2x2xf16>
+}

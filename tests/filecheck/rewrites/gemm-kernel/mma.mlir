@@ -10,6 +10,9 @@
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 merge=deterministic tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=PARTIALS
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 mma=none},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 mma=none},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 tile=32,64,16 warps=4,1}' 2>&1 | filecheck %s --check-prefix=WARPS
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 warps=0,2}' 2>&1 | filecheck %s --check-prefix=WARPS0
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 stages=2}' 2>&1 | filecheck %s --check-prefix=ASYNC16
 
 // KERNEL:      remark: gemm-kernel: on sm_80, 32x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 128 threads, K steps of 16, tensor cores (m16n8k16)); merge atomic
 // KERNEL:      xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 32, 64, 16>, threads = array<i64: 2, 64>, chunks = 3 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>}
@@ -42,20 +45,26 @@
 // BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag_2 into %acc {mma = "m16n8k16", at = array<i64: 0, 2>}
 // BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag_3 into %acc {mma = "m16n8k16", at = array<i64: 0, 3>}
 
-// A's registers are pairs of halves side by side in a row: four 32-bit loads
-// at (g, 2t), (g + 8, 2t), (g, 2t + 8), (g + 8, 2t + 8); B's are halves in
-// two K rows: scalar loads at (2t, g), (2t + 1, g), (2t + 8, g), (2t + 9, g).
+// Each fragment is one ldmatrix: A's four 8x8 matrices (x4), lane l giving
+// the start of row l % 8 + 8 ((l / 8) % 2) at column 8 (l / 16); B's two
+// (x2, transposed: B is staged K-major), lane l giving K row l % 16.
 // THREAD:      scf.for %kk
-// THREAD:        %[[G:.*]] = arith.divui %[[L:.*]], %[[C4:.*]] : index
-// THREAD-NEXT:   %[[T:.*]] = arith.remui %[[L]], %[[C4]] : index
-// THREAD:        %[[T2:.*]] = arith.muli %[[T]], %{{.*}} : index
-// THREAD-NEXT:   %[[R0:.*]] = arith.addi %[[ROW:.*]], %[[G]] : index
-// THREAD-NEXT:   %[[K0:.*]] = arith.addi %kk, %[[T2]] : index
-// THREAD-NEXT:   %[[V0:.*]] = vector.load %a_tile[%[[R0]], %[[K0]]] : memref<32x24xf16, #gpu.address_space<workgroup>>, vector<2xf16>
-// THREAD-COUNT-3: vector.load %a_tile
-// THREAD:        %a_frag = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4x2xf16>
-// THREAD-COUNT-4: memref.load %b_tile
-// THREAD:        %b_frag = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf16>
+// THREAD:        %[[R8:.*]] = arith.remui %[[L:.*]], %[[C8:.*]] : index
+// THREAD-NEXT:   %[[Q8:.*]] = arith.divui %[[L]], %[[C8]] : index
+// THREAD-NEXT:   %[[C2:.*]] = arith.constant 2 : index
+// THREAD-NEXT:   %[[H:.*]] = arith.remui %[[Q8]], %[[C2]] : index
+// THREAD-NEXT:   %[[H8:.*]] = arith.muli %[[H]], %[[C8]] : index
+// THREAD-NEXT:   %[[AR:.*]] = arith.addi %[[R8]], %[[H8]] : index
+// THREAD-NEXT:   %[[C16:.*]] = arith.constant 16 : index
+// THREAD-NEXT:   %[[Q16:.*]] = arith.divui %[[L]], %[[C16]] : index
+// THREAD-NEXT:   %[[AC:.*]] = arith.muli %[[Q16]], %[[C8]] : index
+// THREAD-NEXT:   %[[ROW:.*]] = arith.addi %{{.*}}, %[[AR]] : index
+// THREAD-NEXT:   %[[COL:.*]] = arith.addi %kk, %[[AC]] : index
+// THREAD-NEXT:   %a_frag = nvgpu.ldmatrix %a_tile[%[[ROW]], %[[COL]]] numTiles = 4 transpose = false : memref<32x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// THREAD:        %[[BK:.*]] = arith.remui %[[L]], %{{.*}} : index
+// THREAD-NEXT:   %[[K:.*]] = arith.addi %kk, %[[BK]] : index
+// THREAD-NEXT:   %b_frag = nvgpu.ldmatrix %b_tile[%[[K]], %{{.*}}] numTiles = 2 transpose = true : memref<16x72xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// THREAD-COUNT-3: nvgpu.ldmatrix %b_tile
 // THREAD:        %[[C:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf32>
 // THREAD-NEXT:   %[[D:.*]] = nvgpu.mma.sync(%a_frag, %b_frag, %[[C]]) mmaShape = [16, 8, 16] : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // THREAD-NEXT:   vector.extract %[[D]][0, 0] : f32 from vector<2x2xf32>
@@ -69,6 +78,12 @@
 // THREAD-NOT:  xsplit_gemm.
 
 // PARTIALS:   xsplit_gemm.threadwise_write_fragments %acc to %partials[%{{.*}}, %{{.*}}] lane %{{.*}} chunk %block_id_z {mma = "m16n8k16", merge = "partials"}
+
+// One-line diagnostics at the matmul for options the tensor cores cannot take.
+// WARPS:      mma.mlir:[[# @LINE + 9]]:3: error: gemm-kernel: 'xsplit_gemm.gridwise_gemm' op the tile must be whole 16x8x16 blocks per warp
+// WARPS0:     mma.mlir:[[# @LINE + 8]]:3: error: gemm-kernel: warps takes two positive counts M,N
+// K = 997 is not whole 16-byte vectors of halves: no cp.async.
+// ASYNC16:    mma.mlir:[[# @LINE + 6]]:3: error: gemm-kernel: 'xsplit_gemm.gridwise_gemm' op stages 2 with 16-bit elements needs K and N in whole vectors of 8 that the threads divide (cp.async copies 4 bytes at least)
 
 // NONE-NOT:   mma
 // NONE:       xsplit_gemm.blockwise_gemm
