@@ -670,3 +670,54 @@ def test_fragment_reads_are_free_of_bank_conflicts(tile: str) -> None:
     finally:
         lower_gridwise_gemm.fragment_pad = saved
     assert unpadded >= 4
+
+
+class TileStoreBankMachine(_Quiet):
+    """The worst bank conflict of a row copy's 128-bit `vector.store`s into
+    the tile named `tile`, per quarter warp (8 lanes: a 128-bit access is
+    served a quarter warp at a time), counting each lane's 4 words."""
+
+    def __init__(self, launch: Launch, tile: str) -> None:
+        super().__init__(launch)
+        self.tile = tile
+
+    def fn(self, op):
+        f = super().fn(op)
+        if op.name != "vector.store" or not str(op.operands[1].name_hint).startswith(self.tile):
+            return f
+        if id(op) not in self._wrapped:
+            shape = op.operands[1].type.get_shape()
+            size = op.operands[1].type.element_type.bitwidth // 8
+            words_each = op.operands[0].type.get_shape()[0] * size // 4
+
+            def wrapped(fr, chunked, f=f, op=op) -> None:
+                row, col = (
+                    np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,)) for v in op.operands[2:]
+                )
+                words = (row * shape[1] + col) * size // 4
+                quarter = fr.lanes // 8
+                for q in np.unique(quarter):
+                    mine = np.unique(words[quarter == q][:, None] + np.arange(words_each))
+                    self.worst = max(self.worst, int(np.bincount(mine % 32).max()))
+                f(fr, chunked)
+
+            self._wrapped[id(op)] = wrapped
+        return self._wrapped[id(op)]
+
+
+@pytest.mark.parametrize("step_k", [16, 32, 64])
+def test_tile_stores_with_tensor_cores(step_k: int) -> None:
+    """The f16 tiles' 128-bit stores, as padded for ldmatrix: B's rows (72
+    halves) take one quarter warp each, conflict-free; A's are too with K
+    steps of 64, but with 16 or 32 a quarter warp stores 4 or 2 rows, and no
+    row length puts those in distinct banks while keeping ldmatrix's 8 rows
+    distinct (2-way; an XOR swizzle would do both)."""
+    results = {}
+    for tile in ("a_tile", "b_tile"):
+        module, _ = lowered(64, 64, 128, f"target=sm_80 tile=64,64,{step_k}", "f16")
+        fn = pick_function(module, None)
+        grid, block = launch_sizes(fn, None, None)
+        machine = TileStoreBankMachine(Launch(grid, block, 32), tile)
+        machine.run(fn, inputs(64, 64, 128, 0, "f16"))
+        results[tile] = machine.worst
+    assert results == {"a_tile": 1 if step_k == 64 else 2, "b_tile": 1}
