@@ -3,7 +3,7 @@ with the CDNA3 operand layouts, checked against numpy.
 
 The layouts, written out here from IREE's `getSingleSubgroupLayout`
 (IREEGPUAttrs.cpp: `mfmaLhs16xK`, `mfmaRhsKx16`, `mfmaAcc16x16`, and the
-32x32 forms), which match the CDNA3 ISA's tables for
+32x32 forms), by which IREE lowers its own matmuls to
 `v_mfma_f32_16x16x16_f16` and `v_mfma_f32_32x32x8_f16`: lane l of a
 wavefront, element i of its fragment,
 

@@ -161,11 +161,12 @@ M16N8K16 = Intrinsic(
     op="nvgpu.mma.sync",
 )
 
-# CDNA3 (gfx942) MFMA, 64-lane wavefronts, IREE's `getSingleSubgroupLayout`
-# (IREEGPUAttrs.cpp: mfmaLhs16xK, mfmaRhsKx16, mfmaAcc16x16 and their 32x32
-# forms) and the CDNA3 ISA's operand tables: lane l holds a run of four K of
-# A's row l % m, the same four K of B's column l % n, and four rows of C's
-# column l % n (for 32x32, four runs of four rows, eight apart).
+# CDNA3 (gfx942) MFMA, 64-lane wavefronts, as IREE's getSingleSubgroupLayout
+# gives them (IREEGPUAttrs.cpp: mfmaLhs16xK, mfmaRhsKx16, mfmaAcc16x16 and
+# their 32x32 forms; IREE lowers its own MFMA matmuls by them): lane l holds
+# a run of four K of A's row l % m, the same four K of B's column l % n,
+# and four rows of C's column l % n (for 32x32, four runs of four rows,
+# eight apart).
 def _mfma_a(m: int) -> Layout:
     def layout(x, lane, idx):
         (i,) = idx
