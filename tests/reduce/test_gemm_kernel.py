@@ -99,7 +99,7 @@ def test_register_tile_8x8() -> None:
 
 
 def test_generated_cases() -> None:
-    """Random shapes, chunk counts, merges, stages and tiles: each run is
+    """Random shapes, chunk counts, merges, stages, tiles and targets: each run is
     race-free and right (a fixed seed, so a failure reproduces)."""
     rng = np.random.default_rng(32)
     tiles = [SMALL, "tile=8,16,4 threads=2,4", "tile=16,8,8 threads=8,2"]
@@ -110,7 +110,10 @@ def test_generated_cases() -> None:
         merge = str(rng.choice(["auto", "atomic", "deterministic"]))
         stages = int(rng.integers(1, 3))
         tile = tiles[case % len(tiles)]
-        check(m, n, k, f"target=sm_80 chunks={chunks} merge={merge} stages={stages} {tile}", seed=case)
+        # stages=2 is cp.async on sm_80 and register prefetch on gfx942.
+        target = ("sm_80", "gfx942")[case % 2]
+        options = f"target={target} chunks={chunks} merge={merge} stages={stages} {tile}"
+        check(m, n, k, options, seed=case)
 
 
 def test_deterministic_is_bitwise_stable() -> None:
@@ -298,6 +301,76 @@ def test_double_buffer_without_its_barrier_races() -> None:
     assert len(barriers) == 4
     barriers[1].detach()  # the one after the first pair's multiply
     barriers[1].erase()
+    args = inputs(37, 20, 96, 0)
+    report = simulate(fn, reference=expected(args), inputs=args, orders=["reverse"])
+    assert report.races
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+@pytest.mark.parametrize("k", [101, 96, 8])
+def test_register_prefetch(merge: str, k: int) -> None:
+    # stages=2 on gfx942: the step ahead goes through registers into the idle
+    # pair; odd and even step counts per chunk, and one step alone.
+    chunks = 1 if k == 8 else 3
+    text = check(37, 20, k, f"target=gfx942 chunks={chunks} merge={merge} stages=2 {SMALL}")
+    assert "%a_next" in text and "%b_tile1" in text and "nvgpu" not in text
+
+
+def test_register_prefetch_f16_transposed_a() -> None:
+    check(37, 24, 101, f"target=gfx942 chunks=2 stages=2 a_layout=k {SMALL}", element="f16")
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_register_prefetch_needs_both_barriers(which: int) -> None:
+    """One barrier a step: each orders the stores into one pair against the
+    reads of it on both sides. Without either the simulator reports a race."""
+    module, _ = lowered(37, 20, 96, f"target=gfx942 chunks=1 stages=2 {SMALL}")
+    fn = pick_function(module, None)
+    loop = next(op for op in fn.walk() if op.name == "scf.for" and op.parent_op() is fn)
+    barriers = [op for op in loop.body.block.ops if op.name == "gpu.barrier"]
+    assert len(barriers) == 2
+    barriers[which].detach()
+    barriers[which].erase()
+    args = inputs(37, 20, 96, 0)
+    report = simulate(fn, reference=expected(args), inputs=args, orders=["reverse"])
+    assert report.races
+
+
+# Direct-to-LDS loads (prefetch=lds on gfx942): whole 64-lane wavefronts,
+# each load 4 bytes a lane into 64 consecutive words of the tile.
+LDS = "tile=16,16,8 threads=8,8"
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+@pytest.mark.parametrize("k", [101, 96, 8])
+def test_direct_to_lds(merge: str, k: int) -> None:
+    # Odd and even step counts per chunk, a short last chunk (101 = 3 x 40 -
+    # 19), lanes outside A or B writing zeros, one step alone.
+    chunks = 1 if k == 8 else 3
+    options = f"target=gfx942 chunks={chunks} merge={merge} stages=2 prefetch=lds {LDS}"
+    text = check(37, 20, k, options)
+    assert "amdgpu.gather_to_lds" in text and "%a_next" not in text
+    assert not re.search(r"(memref|vector)\.load %[ab]\[", text)  # all staging is direct
+
+
+def test_direct_to_lds_mfma() -> None:
+    # f16: two halves a lane (vector<2xf16>), into the MFMA kernel's tiles.
+    options = f"target=gfx942 chunks=3 stages=2 prefetch=lds {MFMA_SMALL}"
+    text = check(37, 24, 100, options, element="f16")
+    assert "amdgpu.gather_to_lds" in text and "vector<2xf16>" in text and "amdgpu.mfma" in text
+
+
+def test_direct_to_lds_needs_its_barrier() -> None:
+    """The loads into one pair start after the barrier that ends the step
+    reading it and land by the next one: without the first the simulator
+    reports a race."""
+    module, _ = lowered(37, 20, 96, f"target=gfx942 chunks=1 stages=2 prefetch=lds {LDS}")
+    fn = pick_function(module, None)
+    loop = next(op for op in fn.walk() if op.name == "scf.for" and op.parent_op() is fn)
+    barriers = [op for op in loop.body.block.ops if op.name == "gpu.barrier"]
+    assert len(barriers) == 2
+    barriers[0].detach()
+    barriers[0].erase()
     args = inputs(37, 20, 96, 0)
     report = simulate(fn, reference=expected(args), inputs=args, orders=["reverse"])
     assert report.races
@@ -496,13 +569,75 @@ def test_tensor_cores_bf16(merge: str) -> None:
 
 
 def test_tensor_cores_only_where_the_target_has_them() -> None:
-    # gfx942 has no m16n8k16 and f32 none at all: FMAs; mma=none forces them.
+    # f32 has none on either target: FMAs; mma=none forces them for f16.
     for options, element in (
-        (f"target=gfx942 {SMALL}", "f16"), (f"target=sm_80 {SMALL}", "f32"),
-        (f"target=sm_80 mma=none {SMALL}", "f16"),
+        (f"target=gfx942 {SMALL}", "f32"), (f"target=sm_80 {SMALL}", "f32"),
+        (f"target=sm_80 mma=none {SMALL}", "f16"), (f"target=gfx942 mma=none {SMALL}", "f16"),
     ):  # fmt: skip
         _, text = lowered(19, 17, 29, options, element)
-        assert "nvgpu.mma.sync" not in text and "arith.mulf" in text
+        assert "nvgpu.mma.sync" not in text and "amdgpu.mfma" not in text
+        assert "arith.mulf" in text
+
+
+# gfx942: f16 A and B take amdgpu.mfma 16x16x16 (mma=auto), one 64-lane
+# wavefront per warp tile. 32x32 C tiles of two wavefronts (16x32 warp
+# tiles, 1x2 blocks), or 16x16 tiles of one.
+MFMA_SMALL = "tile=32,32,16 warps=2,1"
+MFMA_ONE = "tile=16,16,16 warps=1,1"
+
+
+@pytest.mark.parametrize("merge", ["store", "atomic", "deterministic"])
+def test_mfma_every_merge(merge: str) -> None:
+    # M, N not multiples of the tile, K = 101 (prime): the last K block of
+    # every chunk is partly outside K, masked to zeros.
+    chunks = 1 if merge == "store" else 4
+    options = f"target=gfx942 chunks={chunks} merge={merge} {MFMA_SMALL}"
+    text = check(37, 21, 101, options, element="f16")
+    assert "amdgpu.mfma 16x16x16" in text and "arith.extf" not in text
+    assert ("memref.atomic_rmw" in text) == (merge == "atomic")
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+@pytest.mark.parametrize("k", [203, 48])
+def test_mfma_register_prefetch(merge: str, k: int) -> None:
+    # stages=2 with MFMA: the next K block through registers; 203 (7 x 29)
+    # in 3 chunks of 80 (5, 5 and 3 steps of 16, the last partly outside
+    # K), 48: one chunk of 3 steps.
+    chunks = 3 if k == 203 else 1
+    options = f"target=gfx942 chunks={chunks} merge={merge} stages=2 {MFMA_SMALL}"
+    text = check(37, 24, k, options, element="f16")
+    assert "amdgpu.mfma" in text and "%a_next" in text and "nvgpu" not in text
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+def test_mfma_bf16(merge: str) -> None:
+    # bf16 takes the same 16x16x16 MFMA in its bf16 form.
+    options = f"target=gfx942 chunks=3 merge={merge} {MFMA_SMALL}"
+    text = check(37, 21, 101, options, element="bf16")
+    assert "vector<4xbf16>, vector<4xbf16>, vector<4xf32>" in text
+
+
+def test_mfma_default_tiles() -> None:
+    # 64x64 tiles of four wavefronts, 32x32 warp tiles of 2x2 16x16 blocks.
+    text = check(70, 72, 40, "target=gfx942 chunks=2", element="f16")
+    assert text.count("amdgpu.mfma") == 4
+
+
+def test_mfma_generated_cases() -> None:
+    """Random shapes, chunks, merges, stages and warp layouts with MFMA:
+    race-free and right (a fixed seed)."""
+    rng = np.random.default_rng(940)
+    layouts = [MFMA_SMALL, MFMA_ONE, "tile=32,16,16 warps=2,1"]
+    for case in range(4):
+        m, n = (int(x) for x in rng.integers(1, 40, 2))
+        k = int(rng.choice([1, 7, 31, 97]))
+        chunks = int(rng.integers(1, 4))
+        merge = str(rng.choice(["auto", "atomic", "deterministic"]))
+        stages = int(rng.integers(1, 3))
+        layout = layouts[case % len(layouts)]
+        options = f"target=gfx942 chunks={chunks} merge={merge} stages={stages} {layout}"
+        text = check(m, n, k, options, seed=case, element="f16")
+        assert "amdgpu.mfma" in text
 
 
 class FragmentBankMachine(_Quiet):

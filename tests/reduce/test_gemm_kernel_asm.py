@@ -89,6 +89,53 @@ def test_f16_operands(tmp_path: Path) -> None:
     assert not re.search(SPILL["sm_80"], asm)
 
 
+def test_register_prefetch_gfx942(tmp_path: Path) -> None:
+    """stages=2 on gfx942: between two barriers of the K loop, the next
+    step's 128-bit global loads are issued before the step's FMAs and
+    stored into workgroup memory (`ds_write_b128`) after them, so the loads
+    are in flight during the multiply; one `s_barrier` per step (and one
+    after the first step's copy); no private segment (the prefetch
+    registers stay registers)."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000),
+            f"gemm-kernel{{target=gfx942 chunks=4 stages=2}},{LOWER},export-dispatch{{target=gfx942}}",
+        )
+    asm = "\n".join(dumped_assembly(out, "gfx942", tmp_path))
+    assert not re.search(SPILL["gfx942"], asm)
+    steps = re.split(BARRIER["gfx942"], asm)
+    assert len(steps) - 1 == 3  # after the first copy, and one per half of the unrolled loop
+    # LLVM lays the loop's latch (the second half's barrier) out before its
+    # header: which stretches between barriers hold which half varies.
+    order = r"(?s)global_load_dwordx4.*?" + FMA["gfx942"] + r".*?\bds_write_b128\b"
+    assert sum(bool(re.search(order, step)) for step in steps) == 2
+
+
+@pytest.mark.parametrize(("stages", "element"), [(1, "f16"), (2, "f16"), (1, "bf16")])
+def test_mfma_gfx942(stages: int, element: str, tmp_path: Path) -> None:
+    """f16 and bf16 on gfx942 (mma=auto): the products are
+    `v_mfma_f32_16x16x16_f16` (`_bf16`) and nothing else (no FMA): a 64x64 tile of four wavefronts, each 2x2
+    blocks, two K blocks per step of 32: 8 MFMAs a step (16 with stages=2,
+    whose loop holds two steps). A and B come in 128-bit loads and go to
+    workgroup memory in `ds_write_b128`; with stages=2 the next step's
+    loads are issued before a step's MFMAs and stored after them."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000, element),
+            f"gemm-kernel{{target=gfx942 chunks=4 stages={stages} tile=64,64,32}},{LOWER},"
+            "export-dispatch{target=gfx942}",
+        )
+    asm = "\n".join(dumped_assembly(out, "gfx942", tmp_path))
+    mfma = rf"\bv_mfma_f32_16x16x16_{element}\b"
+    assert len(re.findall(mfma, asm)) == 8 * stages
+    assert not re.search(FMA["gfx942"], asm) and not re.search(SPILL["gfx942"], asm)
+    assert re.search(VECTOR_LOAD["gfx942"], asm) and re.search(r"\bds_write_b128\b", asm)
+    assert len(re.findall(BARRIER["gfx942"], asm)) == stages + 1
+    if stages == 2:
+        order = r"(?s)global_load_dwordx4.*?" + mfma + r".*?\bds_write_b128\b"
+        assert sum(bool(re.search(order, s)) for s in re.split(BARRIER["gfx942"], asm)) == 2
+
+
 MMA = r"\bmma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32\b"
 
 
@@ -125,6 +172,89 @@ def test_tensor_cores(stages: int, tmp_path: Path) -> None:
         assert re.search(r"\bcp\.async\.wait_group\s+2;", asm)
         assert not re.search(r"\bld\.global", asm)
     assert re.search(ATOMIC["sm_80"], asm)
+
+
+def test_direct_to_lds_gfx942(tmp_path: Path) -> None:
+    """prefetch=lds with MFMA: A and B reach workgroup memory only through
+    `global_load_lds_dword` (no 128-bit load, no register copy); in the
+    loop the next step's loads are issued before the step's LDS reads and
+    MFMAs with no `s_waitcnt vmcnt` between them (they overlap), and each
+    `s_barrier` is preceded by a `vmcnt` wait (its fence lands them)."""
+    with collect_remarks():
+        out = rewrite(
+            matmul(100, 72, 1000, "f16"),
+            f"gemm-kernel{{target=gfx942 chunks=4 stages=2 prefetch=lds tile=64,64,32}},{LOWER},"
+            "export-dispatch{target=gfx942}",
+        )
+    asm = "\n".join(dumped_assembly(out, "gfx942", tmp_path))
+    assert not re.search(VECTOR_LOAD["gfx942"], asm) and not re.search(SPILL["gfx942"], asm)
+    mfma = r"\bv_mfma_f32_16x16x16_f16\b"
+    assert len(re.findall(mfma, asm)) == 16
+    steps = re.split(BARRIER["gfx942"], asm)
+    assert len(steps) - 1 == 3
+    for step in steps[:-1]:
+        assert re.search(r"\bs_waitcnt vmcnt\(0\)[^\n]*\n\s*$", step)
+    overlapped = r"(?s)global_load_lds_dword(?:(?!s_waitcnt vmcnt).)*?" + mfma
+    assert re.search(overlapped, asm)
+
+
+GATHER = """
+func.func @lds(%a: memref<64x128xf32>, %c: memref<2x128xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 1>} {
+  %tid = gpu.thread_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %wave = arith.divui %tid, %c64 : index
+  %base = arith.muli %wave, %c64 : index
+  %t0 = memref.alloc() : memref<2x128xf32, #gpu.address_space<workgroup>>
+  %t1 = memref.alloc() : memref<2x128xf32, #gpu.address_space<workgroup>>
+  amdgpu.gather_to_lds %a[%c0, %tid], %t0[%c0, %base] : T, memref<64x128xf32>, memref<2x128xf32, #gpu.address_space<workgroup>>
+  gpu.barrier
+  amdgpu.gather_to_lds %a[%c1, %tid], %t1[%c0, %base] : T, memref<64x128xf32>, memref<2x128xf32, #gpu.address_space<workgroup>>
+  %v = memref.load %t0[%c0, %tid] : memref<2x128xf32, #gpu.address_space<workgroup>>
+  memref.store %v, %c[%c0, %tid] : memref<2x128xf32>
+  gpu.barrier
+  %w = memref.load %t1[%c0, %tid] : memref<2x128xf32, #gpu.address_space<workgroup>>
+  memref.store %w, %c[%c1, %tid] : memref<2x128xf32>
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("transfer", ["f32", "vector<4xf32>"])
+def test_gather_to_lds_on_gfx942(transfer: str, tmp_path: Path) -> None:
+    """Direct-to-LDS loads (`amdgpu.gather_to_lds`, the kernel's
+    `prefetch=lds`) by themselves: iree-compile 3.13 takes them in a custom
+    dispatch on gfx942 with 4-byte transfers only (16 bytes: "only supported on gfx950"). A
+    4-byte one becomes `global_load_lds_dword`; LLVM does not wait for the
+    copy into one buffer before a read of the other (the copy overlaps it),
+    and the barrier's release fence waits for it (`s_waitcnt vmcnt` before
+    each `s_barrier`)."""
+    import subprocess
+
+    from xsplit.iree.iree_compile import iree_compile_path
+    from xsplit.target.targets import target
+
+    source = GATHER.replace(": T,", f": {transfer},")
+    out = rewrite(source, "export-dispatch{target=gfx942}")
+    if transfer != "f32":
+        proc = subprocess.run(
+            [iree_compile_path(), *target("gfx942").flags, "-", "-o", str(tmp_path / "k.vmfb")],
+            input=out.encode(), capture_output=True, check=False,
+        )  # fmt: skip
+        assert proc.returncode != 0
+        assert "16-byte load widths are only supported on gfx950" in proc.stderr.decode()
+        return
+    asm = "\n".join(dumped_assembly(out, "gfx942", tmp_path))
+    copies = [m.start() for m in re.finditer(r"\bglobal_load_lds_dword\b", asm)]
+    assert len(copies) == 2
+    # From the second copy (into t1) to the first LDS read after it (of t0).
+    between = asm[copies[1] : asm.index("ds_read", copies[1])]
+    assert not re.search(r"\bs_waitcnt\b", between)
+    barriers = [m.start() for m in re.finditer(BARRIER["gfx942"], asm)]
+    assert len(barriers) == 2
+    for copy, barrier in zip(copies, barriers):
+        assert re.search(r"\bs_waitcnt vmcnt\(\d\)", asm[copy:barrier])
 
 
 def test_tensor_cores_bf16(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from xdsl.context import Context
 from xdsl.ir import Attribute, Dialect, Operation
 
 from xsplit.dialects.affine import MaxOp
+from xsplit.dialects.amdgpu import AMDGPU, ROCDL
 from xsplit.dialects.builtin import install_dense_splat_fixes
 from xsplit.dialects.flow import Flow
 from xsplit.dialects.gpu import GPU_EXTENSION_ATTRS, GPU_EXTENSION_OPS, GPU_MAPPING_ATTRS
@@ -54,6 +55,8 @@ XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "util": lambda: Util,
     "xsplit_gemm": lambda: XsplitGemm,
     "nvgpu": lambda: NVGPU,
+    "amdgpu": lambda: AMDGPU,
+    "rocdl": lambda: ROCDL,
 }
 """The dialects xsplit defines, by name."""
 

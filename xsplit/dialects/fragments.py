@@ -11,9 +11,10 @@ A layout is a function `(x, lane, idx) -> (row, col)` of the lane and a
 static position `idx` in the lane's vector, written with `x.add`, `x.mul`,
 `x.div` and `x.rem`: with `NUMPY` it runs on ints or numpy arrays of lanes,
 with the kernel builder it emits the index arithmetic for an SSA lane id.
-A second intrinsic (gfx942's MFMA, 64 lanes) is a new `Intrinsic` here,
-an emitter of its op in `lower_threadwise_gemm.EMIT`, and its op in the
-simulator, a call of `machine.warp_matrix_multiply` with the entry.
+A second intrinsic is a new `Intrinsic` here, an emitter of its op in
+`lower_threadwise_gemm.EMIT`, and its op in the simulator, a call of
+`machine.warp_matrix_multiply` with the entry (gfx942's MFMA, 64 lanes:
+`amdgpu.mfma`).
 """
 
 from __future__ import annotations
@@ -160,12 +161,65 @@ M16N8K16 = Intrinsic(
     op="nvgpu.mma.sync",
 )
 
-INTRINSICS: dict[str, Intrinsic] = {M16N8K16.name: M16N8K16}
+# CDNA3 (gfx942) MFMA, 64-lane wavefronts, as IREE's getSingleSubgroupLayout
+# gives them (IREEGPUAttrs.cpp: mfmaLhs16xK, mfmaRhsKx16, mfmaAcc16x16 and
+# their 32x32 forms; IREE lowers its own MFMA matmuls by them): lane l holds
+# a run of four K of A's row l % m, the same four K of B's column l % n,
+# and four rows of C's column l % n (for 32x32, four runs of four rows,
+# eight apart).
+def _mfma_a(m: int) -> Layout:
+    def layout(x, lane, idx):
+        (i,) = idx
+        return x.rem(lane, m), x.add(x.mul(x.div(lane, m), 4), i)
+
+    return layout
+
+
+def _mfma_b(n: int) -> Layout:
+    def layout(x, lane, idx):
+        (i,) = idx
+        return x.add(x.mul(x.div(lane, n), 4), i), x.rem(lane, n)
+
+    return layout
+
+
+def _mfma_c(m: int) -> Layout:
+    def layout(x, lane, idx):
+        (i,) = idx
+        groups = 64 // m
+        return x.add(x.mul(x.div(lane, m), 4), 4 * groups * (i // 4) + i % 4), x.rem(lane, m)
+
+    return layout
+
+
+def _mfma(m: int, k: int) -> Intrinsic:
+    return Intrinsic(
+        name=f"mfma_f32_{m}x{m}x{k}",
+        m=m,
+        n=m,
+        k=k,
+        lanes=64,
+        operands=("f16", "bf16"),
+        targets=("gfx942",),
+        a=Fragment((4,), m, k, _mfma_a(m)),
+        b=Fragment((4,), k, m, _mfma_b(m)),
+        c=Fragment((m * m // 64,), m, m, _mfma_c(m)),
+        op="amdgpu.mfma",
+    )
+
+
+MFMA_16X16X16 = _mfma(16, 16)
+MFMA_32X32X8 = _mfma(32, 8)
+
+INTRINSICS: dict[str, Intrinsic] = {
+    i.name: i for i in (M16N8K16, MFMA_16X16X16, MFMA_32X32X8)
+}
 """Every intrinsic the GEMM kernel can use, by name."""
 
 
 def intrinsic_for(target: str, element: str) -> Intrinsic | None:
-    """The intrinsic for A and B of `element` (\"f16\", \"bf16\") on `target`, if any."""
+    """The intrinsic for A and B of `element` (\"f16\", \"bf16\") on `target`, if any
+    (the first in `INTRINSICS`: gfx942's 16x16x16 before its 32x32x8)."""
     for intr in INTRINSICS.values():
         if target in intr.targets and element in intr.operands:
             return intr

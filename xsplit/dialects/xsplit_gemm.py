@@ -10,9 +10,11 @@ runnable in the simulator:
 
 - gridwise (`gridwise_gemm`, `merge_partials`): the whole problem; the launch
   is implied by the tile and the chunk count;
-- blockwise (`blockwise_copy`, `blockwise_gemm`): what one workgroup's
-  threads do together: stage a tile of A or B in workgroup memory, multiply
-  the staged tiles into each thread's register tile;
+- blockwise (`blockwise_copy`, `blockwise_async_copy`, `blockwise_load` and
+  `blockwise_store`, `blockwise_gemm`): what one workgroup's threads do
+  together: stage a tile of A or B in workgroup memory (at once,
+  asynchronously, or through registers in two halves), multiply the staged
+  tiles into each thread's register tile;
 - threadwise (`threadwise_fill`, `threadwise_read`, `threadwise_gemm`,
   `threadwise_write`): one thread's registers, held in a private memref whose
   indices are all constants once lowered, so that LLVM keeps it in registers.
@@ -152,10 +154,21 @@ class GridwiseGemmOp(IRDLOperation):
     merge = prop_def(StringAttr)
     stages = opt_prop_def(IntegerAttr)
     """Tiles in flight: 2 double-buffers the staging with asynchronous
-    copies (`nvgpu.device_async_copy`, sm_80 and later); 1 when absent."""
+    copies (`nvgpu.device_async_copy`, sm_80 and later) or, with
+    `register_prefetch`, through registers; 1 when absent."""
     a_k_major = opt_prop_def(UnitAttr)
     """Stage A K-major (transposed, as the fused text kernel does) rather
     than as it is in memory (M-major, K contiguous)."""
+    register_prefetch = opt_prop_def(UnitAttr)
+    """With 2 stages, double-buffer through registers instead of with
+    asynchronous copies: the next step's tiles are loaded into each thread's
+    registers before the multiply and stored into the idle buffers after it
+    (gfx942, which has no `cp.async`)."""
+    direct_to_lds = opt_prop_def(UnitAttr)
+    """With 2 stages, double-buffer with direct-to-LDS loads
+    (`blockwise_gather`, `amdgpu.gather_to_lds` on gfx942): the next step's
+    tiles go from global to workgroup memory without registers, while the
+    threads multiply the other pair. The tiles are unpadded."""
     mma = opt_prop_def(StringAttr)
     """The warp-level matrix intrinsic (`fragments.INTRINSICS`) the warps
     multiply with; FMAs per thread when absent."""
@@ -181,6 +194,8 @@ class GridwiseGemmOp(IRDLOperation):
         a_k_major: bool = False,
         mma: str | None = None,
         warps: tuple[int, int] | None = None,
+        register_prefetch: bool = False,
+        direct_to_lds: bool = False,
     ):
         props: dict = {
             "tile": _ints(tile),
@@ -192,6 +207,10 @@ class GridwiseGemmOp(IRDLOperation):
             props["stages"] = IntegerAttr(stages, i64)
         if a_k_major:
             props["a_k_major"] = UnitAttr()
+        if register_prefetch:
+            props["register_prefetch"] = UnitAttr()
+        if direct_to_lds:
+            props["direct_to_lds"] = UnitAttr()
         if mma is not None:
             props["mma"] = StringAttr(mma)
         if warps is not None:
@@ -287,17 +306,36 @@ class GridwiseGemmOp(IRDLOperation):
         if partials:
             _need(c[0] == s, self, f"the partials buffer must have {s} chunks")
         _need(self.stage_count in (1, 2), self, "stages must be 1 or 2")
+        async_copies = (
+            self.stage_count == 2 and self.register_prefetch is None and self.direct_to_lds is None
+        )
         # Each tile is then a multiple of 16 bytes: the 16-byte async copies
         # into the B tiles that follow the A tiles stay aligned.
-        _need(self.stage_count == 1 or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
+        _need(not async_copies or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
         _need(
-            self.stage_count == 1
+            not async_copies
             or self.a_k_major is None
             or isinstance(self.a.type.element_type, Float32Type),  # type: ignore[attr-defined]
             self,
             "stages 2 with a K-major A needs f32 (its transposed copies are 4 bytes an element)",
         )
-        if self.stage_count == 2 and self.a.type.element_type.bitwidth == 16:  # type: ignore[attr-defined]
+        _need(
+            self.register_prefetch is None or self.stage_count == 2,
+            self,
+            "register_prefetch is a way of double buffering: it needs stages 2",
+        )
+        if self.direct_to_lds is not None:
+            _need(
+                self.stage_count == 2 and self.register_prefetch is None,
+                self,
+                "direct_to_lds is a way of double buffering: it needs stages 2 and no "
+                "register_prefetch",
+            )
+            _need(self.a_k_major is None, self, "direct_to_lds stages A as it is (M-major)")
+            for v, rows, cols, name in ((self.a, tm, tk, "A"), (self.b, tk, tn, "B")):
+                why = gather_refusal(v, (rows, cols), t)
+                _need(why is None, self, f"direct_to_lds cannot copy {name}: {why}")
+        if async_copies and self.a.type.element_type.bitwidth == 16:  # type: ignore[attr-defined]
             # 2 bytes is below cp.async's 4: only whole 16-byte vectors copy.
             _need(
                 k % 8 == 0 and n % 8 == 0 and (tm * tk // 8) % t == 0 and (tk * tn // 8) % t == 0,
@@ -520,6 +558,201 @@ class BlockwiseAsyncCopyOp(IRDLOperation):
 
     def verify_(self) -> None:
         _verify_copy(self)
+
+
+@irdl_op_definition
+class BlockwiseLoadOp(IRDLOperation):
+    """
+    The load half of `blockwise_copy`: the same elements of `src`, masked
+    the same way (zero outside `src`), land in this thread's registers
+    `regs` (items x vector, in the copy's order) instead of the tile. A
+    `blockwise_store` with the same sizes, threads and vector puts them in
+    a tile later: in between, the loads are in flight while the threads do
+    other work (register-prefetch double buffering).
+    """
+
+    name = "xsplit_gemm.blockwise_load"
+
+    src = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    regs = operand_def(MemRefType)
+    thread = operand_def(IndexType)
+    sizes = prop_def(DenseArrayBase)
+    threads = prop_def(IntegerAttr)
+    vector = opt_prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$src `[` $row `,` $col `]` `to` $regs `thread` $thread attr-dict "
+        "`:` type($src) `to` type($regs)"
+    )
+
+    def __init__(self, src, row, col, regs, thread, sizes, threads, vector=1):
+        props: dict = {"sizes": _ints(sizes), "threads": IntegerAttr(threads, i64)}
+        if vector != 1:
+            props["vector"] = IntegerAttr(vector, i64)
+        super().__init__(operands=[src, row, col, regs, thread], properties=props)
+
+    copy_sizes = BlockwiseCopyOp.copy_sizes
+    thread_count = BlockwiseCopyOp.thread_count
+    width = BlockwiseCopyOp.width
+
+    def verify_(self) -> None:
+        _static_f32(self, self.src, "the source", 2, None, f16=True)
+        _verify_registers(self, self.src)
+        w = self.width
+        _need(_shape(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
+
+
+@irdl_op_definition
+class BlockwiseStoreOp(IRDLOperation):
+    """
+    The store half of `blockwise_copy`: the registers a `blockwise_load`
+    with the same sizes, threads and vector filled go to `tile[i, j]`
+    (`tile[j, i]` with `transpose`).
+    """
+
+    name = "xsplit_gemm.blockwise_store"
+
+    regs = operand_def(MemRefType)
+    tile = operand_def(MemRefType)
+    thread = operand_def(IndexType)
+    sizes = prop_def(DenseArrayBase)
+    threads = prop_def(IntegerAttr)
+    transpose = opt_prop_def(UnitAttr)
+    vector = opt_prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$regs `to` $tile `thread` $thread attr-dict `:` type($regs) `to` type($tile)"
+    )
+
+    def __init__(self, regs, tile, thread, sizes, threads, transpose=False, vector=1):
+        props: dict = {"sizes": _ints(sizes), "threads": IntegerAttr(threads, i64)}
+        if transpose:
+            props["transpose"] = UnitAttr()
+        if vector != 1:
+            props["vector"] = IntegerAttr(vector, i64)
+        super().__init__(operands=[regs, tile, thread], properties=props)
+
+    copy_sizes = BlockwiseCopyOp.copy_sizes
+    thread_count = BlockwiseCopyOp.thread_count
+    width = BlockwiseCopyOp.width
+
+    def verify_(self) -> None:
+        _static_f32(self, self.tile, "the tile", 2, "workgroup", f16=True)
+        _verify_registers(self, self.tile)
+        r, c = self.copy_sizes
+        room = _shape(self.tile)
+        want = (c, r) if self.transpose else (r, c)
+        _need(room[0] >= want[0] and room[1] >= want[1], self, "the tile is smaller than the copy")
+
+
+GATHER_BYTES = 4
+"""Bytes per lane of one direct-to-LDS load on gfx942 (16 is gfx950's)."""
+
+WAVE = 64
+"""Lanes of a gfx942 wavefront: one direct-to-LDS load fills 64 x 4 bytes."""
+
+
+def gather_refusal(src: SSAValue, sizes: tuple[int, int], threads: int) -> str | None:
+    """Why a `blockwise_gather` of `sizes` from `src` by `threads` threads
+    cannot be (None: it can): each wavefront's load fills 64 lanes x 4
+    bytes of the tile, one run after the other, every wavefront as many;
+    a lane's elements are inside or outside the source together."""
+    per_lane = GATHER_BYTES * 8 // src.type.element_type.bitwidth  # type: ignore[attr-defined]
+    rows, cols = sizes
+    if threads % WAVE:
+        return f"the threads are not whole {WAVE}-lane wavefronts"
+    if (rows * cols) % (WAVE * per_lane * (threads // WAVE)):
+        return f"the {rows}x{cols} tile is not whole loads of {WAVE * per_lane} elements a wavefront"
+    if cols % per_lane or _shape(src)[1] % per_lane:
+        return f"its rows are not whole runs of {per_lane} elements"
+    return None
+
+
+@irdl_op_definition
+class BlockwiseGatherOp(IRDLOperation):
+    """
+    `blockwise_copy` as direct-to-LDS loads: the tile (unpadded, the copy's
+    size) is cut in runs of 64 lanes x 4 bytes; wavefront w of the
+    workgroup fills runs w, w + W, ... (W wavefronts), lane l the l-th 4
+    bytes of the run, from the source place they stand for. A lane whose
+    elements are outside `src` writes zeros instead. The loads land by the
+    next barrier.
+    """
+
+    name = "xsplit_gemm.blockwise_gather"
+
+    src = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    tile = operand_def(MemRefType)
+    thread = operand_def(IndexType)
+    threads = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$src `[` $row `,` $col `]` `to` $tile `thread` $thread attr-dict "
+        "`:` type($src) `to` type($tile)"
+    )
+
+    def __init__(self, src, row, col, tile, thread, threads: int):
+        super().__init__(
+            operands=[src, row, col, tile, thread], properties={"threads": IntegerAttr(threads, i64)}
+        )
+
+    @property
+    def thread_count(self) -> int:
+        return self.threads.value.data
+
+    @property
+    def per_lane(self) -> int:
+        """Elements a lane loads: 4 bytes' worth."""
+        return GATHER_BYTES * 8 // self.src.type.element_type.bitwidth  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        _static_f32(self, self.src, "the source", 2, None, f16=True)
+        _static_f32(self, self.tile, "the tile", 2, "workgroup", f16=True)
+        _need(
+            self.src.type.element_type == self.tile.type.element_type,  # type: ignore[attr-defined]
+            self,
+            "the tile must hold the source's element type",
+        )
+        why = gather_refusal(self.src, _shape(self.tile), self.thread_count)  # type: ignore[arg-type]
+        _need(why is None, self, str(why))
+
+
+def register_shape(sizes: tuple[int, int], threads: int, width: int) -> list[int]:
+    """One thread's registers for a copy split in `width`-element vectors
+    among `threads` threads: [vectors, width]."""
+    r, c = sizes
+    return [r * c // width // threads, width]
+
+
+def _verify_registers(self, other: SSAValue) -> None:
+    """The invariants of a split copy's registers (`regs`), whose elements
+    are those of `other` (the source or the tile)."""
+    _static_f32(self, self.regs, "the registers", 2, "private", f16=True)
+    _need(
+        self.regs.type.element_type == other.type.element_type,  # type: ignore[attr-defined]
+        self,
+        "the registers must hold the copy's element type",
+    )
+    _need(len(self.sizes.get_values()) == 2, self, "sizes must be [rows, columns]")
+    r, c = self.copy_sizes
+    w = self.width
+    _need(w > 0 and c % w == 0, self, f"a vector of {w} must divide the copy's rows")
+    _need((r * c // w) % self.thread_count == 0, self, "threads must divide the copy")
+    want = register_shape((r, c), self.thread_count, w)
+    _need(list(_shape(self.regs)) == want, self, f"the registers must be {want[0]}x{want[1]}")
 
 
 @irdl_op_definition
@@ -1135,6 +1368,15 @@ class GridwiseGemmReduceOp(IRDLOperation):
         return None
 
     @property
+    def register_prefetch(self) -> None:
+        """None: the fused kernel's second stage is sm_80's async copies only."""
+        return None
+
+    @property
+    def direct_to_lds(self) -> None:
+        return None
+
+    @property
     def chunk_count(self) -> int:
         return 1
 
@@ -1401,6 +1643,9 @@ XsplitGemm = Dialect(
         MergePartialsOp,
         BlockwiseCopyOp,
         BlockwiseAsyncCopyOp,
+        BlockwiseLoadOp,
+        BlockwiseStoreOp,
+        BlockwiseGatherOp,
         BlockwiseGemmOp,
         BlockwiseMmaOp,
         ThreadwiseFillOp,

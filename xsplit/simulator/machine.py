@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import (
@@ -60,6 +61,7 @@ from xdsl.ir.affine import (
 
 from xsplit.analysis.writes import kernel_buffers, may_write, written_arguments
 from xsplit.diagnostics import XsplitError, location_of
+from xsplit.dialects.amdgpu import MFMAOp
 from xsplit.dialects.fragments import INTRINSICS, Intrinsic, fragment_matrix
 from xsplit.semantics import (
     BINARY,
@@ -77,7 +79,10 @@ from xsplit.semantics import memref_strides as _static_strides
 READ, WRITE, ATOMIC = 1, 2, 4
 
 SYNC_OPS = frozenset(
-    {"gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce", "nvgpu.mma.sync", "nvgpu.ldmatrix"}
+    {
+        "gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce", "nvgpu.mma.sync", "nvgpu.ldmatrix",
+        "amdgpu.mfma",
+    }
 )
 """Ops where lanes meet: no chunk may run past one before the others reach it."""
 
@@ -1304,6 +1309,77 @@ def _c_mma_sync(m: Machine, op: Operation):
         raise SimulationError(f"no fragment layout for {op.name} of shape {list(shape)}", op)
     return warp_matrix_multiply(m, op, intr, *op.operands)
 
+def _c_mfma(m: Machine, op: Operation):
+    """`amdgpu.mfma`: the intrinsic of its shape and A's element type (a
+    64-lane wavefront, CDNA3's layouts)."""
+    assert isinstance(op, MFMAOp)
+    intr = op.intrinsic
+    if intr is None:
+        raise SimulationError(f"no fragment layout for {op.name} of shape {list(op.shape)}", op)
+    return warp_matrix_multiply(m, op, intr, *op.operands)
+
+
+def _c_gather_to_lds(m: Machine, op: Operation):
+    """`amdgpu.gather_to_lds`: each lane reads `transferType` (one element or
+    a short vector along the last index) at its own source place and writes
+    it to workgroup memory at the destination place, which every lane of a
+    wavefront gives alike, plus its lane number (thread % 64) times the
+    transfer. On gfx942 the write lands by the next barrier (whose release
+    fence waits for it); here it lands at once and is logged then, so that
+    a read of the destination by another thread before that barrier races."""
+    n_src = len(op.src_indices)  # type: ignore[attr-defined]
+    ssrc = _slot(m, op.operands[0])
+    ssi = [_slot(m, v) for v in op.operands[1 : 1 + n_src]]
+    sdst = _slot(m, op.operands[1 + n_src])
+    sdi = [_slot(m, v) for v in op.operands[2 + n_src :]]
+    transfer = op.transfer_type  # type: ignore[attr-defined]
+    count = transfer.get_shape()[0] if isinstance(transfer, VectorType) else 1
+    k = m.index_of(op)
+    launch = m.launch
+    lanes = 64
+
+    def run(fr: Frame, chunked: bool) -> None:
+        src, dst = m.get(fr, ssrc), m.get(fr, sdst)
+        si = [m.arr(fr, s) for s in ssi]
+        di = [m.arr(fr, s) for s in sdi]
+        thread = launch.thread_of_lane[fr.lanes]
+        wave = launch.block_of_lane[fr.lanes] * launch.threads + thread - thread % lanes
+        base = _expand(m.flat_index(dst, di, op, [None, (), None]), fr.n)
+        for w in np.unique(wave):
+            if len(np.unique(base[wave == w])) > 1:
+                raise SimulationError(
+                    "amdgpu.gather_to_lds: the lanes of a wavefront give different destinations", op
+                )
+        end = dst.offset + int(np.prod(dst.shape))
+        data = dst.buffer.data
+        for x in range(count):
+            flat = m.flat_index(src, [*si[:-1], si[-1] + x], op, [None, (), None])
+            if src.buffer.logged:
+                m.access(src, flat, fr, k, READ)
+            to = base + (thread % lanes) * count + x
+            if np.any(to >= end):
+                raise SimulationError("amdgpu.gather_to_lds writes past its destination", op)
+            if dst.buffer.logged:
+                m.access(dst, to, fr, k, WRITE)
+            data[to] = _expand(src.buffer.data[flat], fr.n)
+
+    return run
+
+
+def _c_vector_broadcast(m: Machine, op: Operation):
+    """`vector.broadcast` of a scalar to a 1-D vector: each lane's value in
+    every element."""
+    shape = op.results[0].type.get_shape()  # type: ignore[attr-defined]
+    if len(shape) != 1 or isinstance(op.operands[0].type, VectorType):
+        raise SimulationError("only broadcasts of a scalar to a 1-D vector are supported", op)
+    sv, r, width = _slot(m, op.operands[0]), _slot(m, op.results[0]), shape[0]
+
+    def run(fr: Frame, chunked: bool) -> None:
+        value = _expand(m.arr(fr, sv), fr.n)
+        fr.env[r] = np.repeat(value[:, None], width, axis=1)
+
+    return run
+
 
 @dataclass(eq=False)
 class _AsyncCopies:
@@ -2003,6 +2079,8 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "gpu.subgroup_size": _c_subgroup_size,
     "gpu.shuffle": _c_shuffle,
     "gpu.subgroup_reduce": _c_subgroup_reduce,
+    "amdgpu.mfma": _c_mfma,
+    "amdgpu.gather_to_lds": _c_gather_to_lds,
     "hal.interface.workgroup.id": _c_hal_id("id"),
     "hal.interface.workgroup.count": _c_hal_id("count"),
     "memref.load": _c_load,
@@ -2012,6 +2090,7 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "memref.atomic_rmw": _c_atomic_rmw,
     "vector.load": _c_vector_load,
     "vector.extract": _c_vector_extract,
+    "vector.broadcast": _c_vector_broadcast,
     "vector.store": _c_vector_store,
     "vector.from_elements": _c_vector_from_elements,
     "nvgpu.mma.sync": _c_mma_sync,

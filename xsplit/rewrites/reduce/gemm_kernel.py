@@ -16,15 +16,17 @@ and `gpu.known_grid_size`): each workgroup computes one C tile over one of
   in chunk order; the function becomes a host function that allocates the
   buffer and calls `{name}_partials`, then `{name}_merge`.
 
-`auto` is `store` for one chunk and `atomic` for more. `stages=2` (sm_80,
-sm_90) double-buffers the staging with asynchronous copies. `tile`,
-`threads` and `stages` not given are the target's table's for the element
-type and output size (`xsplit/target/gemm_tiles.py`). `mma=auto`
+`auto` is `store` for one chunk and `atomic` for more. `stages=2`
+double-buffers the staging: with asynchronous copies on sm_80 and sm_90,
+through registers (or, `prefetch=lds`, with direct-to-LDS loads) on gfx942.
+`tile`, `threads` and `stages` not given are the target's table's for the
+element type and output size (`xsplit/target/gemm_tiles.py`). `mma=auto`
 multiplies on tensor cores where the target has an intrinsic for A and B's
-element type (f16 and bf16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16),
-with `warps` warps per workgroup each owning a warp tile (`threads` then
-does not apply); `mma=none` (or no intrinsic, or `a_layout=k`) keeps one
-register tile of FMAs per thread. The later stages are
+element type (f16 and bf16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16;
+on gfx942: `amdgpu.mfma` 16x16x16, 64-lane wavefronts), with `warps` warps
+per workgroup each owning a warp tile (`threads` then does not apply);
+`mma=none` (or no intrinsic, or `a_layout=k`) keeps one register tile of
+FMAs per thread. The later stages are
 passes of their own (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
 `lower-threadwise-gemm`); after the last, `export-dispatch{target=...}` makes
 it a custom dispatch for iree-compile, and `xsplit simulate` runs any stage
@@ -70,6 +72,11 @@ MERGE_CHOICES = ("auto", "store", "atomic", "deterministic")
 # 2x4 m16n8 blocks.
 DEFAULT_WARPS = (2, 2)
 MMA_CHOICES = ("auto", "none")
+
+PREFETCH_CHOICES = ("registers", "lds")
+
+ASYNC_COPY_TARGETS = ("sm_80", "sm_90")
+"""Targets whose second stage is `cp.async` (`nvgpu.device_async_copy`)."""
 
 
 def _matmul_form(m: Match) -> bool | str:
@@ -156,6 +163,7 @@ def lower_matmul(
     a_layout: str = "m",
     mma: str = "auto",
     warps: Sequence[int] = DEFAULT_WARPS,
+    prefetch: str = "registers",
 ) -> None:
     """Replaces the function of `op`, a matmul in the form `gemm-kernel`
     takes, with the gridwise kernel (and, for `deterministic`, its host and
@@ -192,17 +200,23 @@ def lower_matmul(
     chunks = chunk_count(k, min(chunks, -(-k // tile[2])), tile[2])
     merge = _merge(op, merge, chunks)
     k_major = a_layout == "k"
-    if stages == 2 and k_major and a.type.element_type != f32:  # type: ignore[attr-defined]
+    f32_a = a.type.element_type == f32  # type: ignore[attr-defined]
+    if stages == 2 and k_major and not f32_a and tgt.name in ASYNC_COPY_TARGETS:
         raise XsplitError(
             "gemm-kernel: stages=2 with a_layout=k takes an f32 A (its transposed copies are 4 "
             "bytes an element)",
             op,
         )
-    if stages == 2 and tgt.name not in ("sm_80", "sm_90"):
+    # gfx942 has no cp.async. Its direct-to-LDS load (prefetch=lds) moves 4
+    # bytes a lane into 64 consecutive words a wavefront; through registers
+    # (the default) keeps 128-bit loads and padded tiles.
+    second_stage = stages == 2 and tgt.name not in ASYNC_COPY_TARGETS
+    if prefetch == "lds" and not second_stage:
         raise XsplitError(
-            f"gemm-kernel: stages=2 uses sm_80's asynchronous copies; {tgt.name} has none here",
-            op,
+            "gemm-kernel: prefetch=lds (direct-to-LDS loads) takes stages=2 on gfx942", op
         )
+    register_prefetch = second_stage and prefetch == "registers"
+    direct_to_lds = second_stage and prefetch == "lds"
     intr = None
     if mma == "auto" and not k_major:
         elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
@@ -225,7 +239,7 @@ def lower_matmul(
         def body(bld: Builder, vals):
             gemm = GridwiseGemmOp(
                 vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages, k_major,
-                mma_name, warp_counts,
+                mma_name, warp_counts, register_prefetch, direct_to_lds,
             )  # fmt: skip
             return bld.insert(gemm)
 
@@ -236,8 +250,9 @@ def lower_matmul(
 
         def partials(bld: Builder, vals):
             gemm = GridwiseGemmOp(
-                *vals, tile, threads, chunks, "partials", stages, k_major, mma_name, warp_counts
-            )
+                *vals, tile, threads, chunks, "partials", stages, k_major, mma_name, warp_counts,
+                register_prefetch, direct_to_lds,
+            )  # fmt: skip
             return bld.insert(gemm)
 
         def merge_body(bld: Builder, vals):
@@ -270,7 +285,7 @@ def lower_matmul(
         op,
         f"gemm-kernel: on {tgt.name}, {tile[0]}x{tile[1]} C tiles over {chunks} K chunk"
         f"{'s' if chunks > 1 else ''} of {gw.chunk_k} (grid {gx}x{gy}x{gz}, {gw.block[0]} "
-        f"threads, K steps of {tile[2]}{', double-buffered with cp.async' if stages == 2 else ''}"
+        f"threads, K steps of {tile[2]}{_buffering(stages, register_prefetch, direct_to_lds)}"
         f"{f', tensor cores ({mma_name})' if mma_name else ''})"
         f"; merge {merge}",
     )
@@ -280,6 +295,14 @@ def lower_matmul(
         parent.insert_op_before(f, fn)
     fn.detach()
     fn.erase()
+
+
+def _buffering(stages: int, register_prefetch: bool, direct_to_lds: bool) -> str:
+    if stages == 1:
+        return ""
+    if direct_to_lds:
+        return ", double-buffered with direct-to-LDS loads"
+    return ", double-buffered " + ("through registers" if register_prefetch else "with cp.async")
 
 
 def _not_taken(m: Match) -> bool | str:
@@ -306,7 +329,10 @@ GEMM_KERNEL_PATTERN = Pattern(
     root="linalg.matmul",
     where=where("a static matmul into f32 in destination-passing form", _matmul_form),
     rewrite=_lower,
-    options=("target", "chunks", "merge", "tile", "threads", "stages", "a_layout", "mma", "warps"),
+    options=(
+        "target", "chunks", "merge", "tile", "threads", "stages", "a_layout", "mma", "warps",
+        "prefetch",
+    ),  # fmt: skip
 )
 
 NOT_TAKEN = Remark(
@@ -335,8 +361,8 @@ GEMM_KERNEL = Pass(
         Option("threads", tuple, None, "threads per workgroup along M,N (default: the table)"),
         Option(
             "stages", int, None,
-            "staged tiles in flight: 2 double-buffers with cp.async (sm_80, sm_90); "
-            "default: the table",
+            "staged tiles in flight: 2 double-buffers, with cp.async (sm_80, sm_90) or through "
+            "registers (gfx942); default: the table",
             (1, 2),
         ),
         Option(
@@ -346,10 +372,16 @@ GEMM_KERNEL = Pass(
         Option(
             "mma", str, "auto",
             "tensor cores: auto (where the target has them for A and B's type: f16 and bf16 on "
-            "sm_80, sm_90) or none (FMAs)",
+            "sm_80, sm_90, gfx942) or none (FMAs)",
             MMA_CHOICES,
         ),
         Option("warps", tuple, DEFAULT_WARPS, "with tensor cores, warps per workgroup along M,N"),
+        Option(
+            "prefetch", str, "registers",
+            "gfx942's second stage: registers (128-bit loads, then stores) or lds (direct-to-LDS "
+            "loads, 4 bytes a lane, unpadded tiles)",
+            PREFETCH_CHOICES,
+        ),
     ),
 )
 

@@ -21,6 +21,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from xsplit.dialects import gpu
+from xsplit.dialects.amdgpu import GatherToLDSOp
 from xsplit.dialects.memref import AtomicRMWOp
 from xsplit.dialects.nvgpu import DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp
 from xsplit.dialects.vector import FromElementsOp
@@ -149,6 +150,15 @@ class KernelBuilder(FoldingIndexArithmetic):
         )
         return self.insert(op).results[0]
 
+    def gather_to_lds(
+        self, src: SSAValue, at: Sequence[Index], dst: SSAValue, to: Sequence[Index], count: int
+    ) -> None:
+        """A direct-to-LDS load of `count` elements a lane (4 bytes)."""
+        element = src.type.element_type  # type: ignore[attr-defined]
+        transfer = element if count == 1 else VectorType(element, [count])
+        op = GatherToLDSOp(src, [self.c(i) for i in at], dst, [self.c(i) for i in to], transfer)
+        self.insert(op)
+
     def async_group(self, tokens: Sequence[SSAValue]) -> SSAValue:
         return self.insert(DeviceAsyncCreateGroupOp(tokens)).results[0]
 
@@ -207,6 +217,22 @@ class KernelBuilder(FoldingIndexArithmetic):
         body(inner)
         inner.insert(scf.YieldOp())
         self.insert(scf.IfOp(cond, [], [block]))
+
+    def if_else(
+        self,
+        cond: SSAValue,
+        then: Callable[[KernelBuilder], None],
+        other: Callable[[KernelBuilder], None],
+    ) -> None:
+        """`then` where `cond` holds, `other` where it does not; no results."""
+        blocks = []
+        for body in (then, other):
+            block = Block()
+            inner = KernelBuilder.at_end(block, self.consts)
+            body(inner)
+            inner.insert(scf.YieldOp())
+            blocks.append(block)
+        self.insert(scf.IfOp(cond, [], [blocks[0]], [blocks[1]]))
 
     def load_or_zero(self, ref: SSAValue, idx: Sequence[Index], cond: SSAValue | None) -> SSAValue:
         """`ref[idx]` where `cond` holds, else 0.0; nothing is read where it does not."""

@@ -27,6 +27,16 @@ a barrier, and one thread per output combining them; or shuffles / a
 clustered `gpu.subgroup_reduce` within a subgroup, and where an output's
 threads span subgroups their partials meet in workgroup memory.
 
+`xsplit_gemm.blockwise_load` and `blockwise_store`: the two halves of
+`blockwise_copy`, in the same order, through a private register buffer
+(one row per vector): the loads (masked the same way) into it, and later
+its values into the tile.
+
+`xsplit_gemm.blockwise_gather`: per run of the tile a wavefront fills,
+one `amdgpu.gather_to_lds` (4 bytes a lane) from the lane's place in the
+source to the run's start, under an `scf.if` whose other branch stores
+zeros where the lane is outside the source.
+
 `xsplit_gemm.blockwise_gemm`: a loop over the staged K step; at each K
 element the thread reads its registers' A and B values from the tiles
 (`threadwise_read`) and adds their outer product (`threadwise_gemm`). The
@@ -50,9 +60,13 @@ from xdsl.rewriter import InsertPoint
 from xdsl.builder import Builder
 
 from xsplit.dialects.xsplit_gemm import (
+    WAVE,
     BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
     BlockwiseGemmOp,
+    BlockwiseGatherOp,
+    BlockwiseLoadOp,
+    BlockwiseStoreOp,
     BlockwiseMmaOp,
     ThreadwiseFragmentOp,
     BlockwiseReduceOp,
@@ -65,28 +79,37 @@ from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder
 
 
-def _copy_items(kb: KernelBuilder, op):
+def _copy_items(kb: KernelBuilder, op, source: bool = True):
     """Each vector (or element) this thread copies: its place in the tile,
-    in the source, and its mask."""
+    in the source, and its mask (without `source`: its place in the tile
+    only, and None for the rest)."""
     rows, cols = op.copy_sizes
-    src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
     threads, w = op.thread_count, op.width
+    if source:
+        src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
     runs = cols // w  # vectors per row of the copy
     # When the threads cover whole rows, each thread keeps its column and
     # moves down threads / runs rows per vector: one div and rem in all.
     whole_rows = threads % runs == 0
     if whole_rows:
         first, j0 = kb.div(op.thread, runs), kb.mul(kb.rem(op.thread, runs), w)
-        c0 = kb.add(op.col, j0)
-        c0_in = kb.below(c0, src_cols) if src_cols % cols else None
+        if source:
+            c0 = kb.add(op.col, j0)
+            c0_in = kb.below(c0, src_cols) if src_cols % cols else None
     for item in range(rows * runs // threads):
         if whole_rows:
-            i, j, c, c_in = kb.add(first, item * threads // runs), j0, c0, c0_in
+            i, j = kb.add(first, item * threads // runs), j0
+            if source:
+                c, c_in = c0, c0_in
         else:
             flat = kb.add(op.thread, item * threads)
             i, j = kb.div(flat, runs), kb.mul(kb.rem(flat, runs), w)
-            c = kb.add(op.col, j)
-            c_in = kb.below(c, src_cols) if src_cols % cols else None
+            if source:
+                c = kb.add(op.col, j)
+                c_in = kb.below(c, src_cols) if src_cols % cols else None
+        if not source:
+            yield i, j, None, None, None
+            continue
         r = kb.add(op.row, i)
         inside = kb.both(kb.below(r, src_rows) if src_rows % rows else None, c_in)
         # A generator: each item's index arithmetic sits next to its load.
@@ -117,6 +140,75 @@ def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             kb.store(values[0], op.tile, at)
     return []
 
+
+def lower_load(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseLoadOp)
+    kb = KernelBuilder(ir.b)
+    w = op.width
+    for item, (_, _, r, c, inside) in enumerate(_copy_items(kb, op)):
+        if w == 1:
+            values = [kb.load_or_zero(op.src, [r, c], inside)]
+        else:
+            values = kb.load_vector_or_zero(op.src, [r, c], w, inside)
+        for e, value in enumerate(values):
+            kb.store(value, op.regs, [item, e])
+    return []
+
+
+def lower_store(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseStoreOp)
+    kb = KernelBuilder(ir.b)
+    for item, (i, j, _, _, _) in enumerate(_copy_items(kb, op, source=False)):
+        values = [kb.load(op.regs, [item, e]) for e in range(op.width)]
+        if op.width > 1 and not op.transpose:
+            # As blockwise_copy does: one vector store, whose alignment LLVM sees.
+            kb.store_vector(values, op.tile, [i, j])
+            continue
+        for e, value in enumerate(values):
+            je = kb.add(j, e)
+            kb.store(value, op.tile, [je, i] if op.transpose else [i, je])
+    return []
+
+
+def lower_gather(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseGatherOp)
+    kb = KernelBuilder(ir.b)
+    rows, cols = op.tile.type.get_shape()  # type: ignore[attr-defined]
+    src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
+    e = op.per_lane
+    run = WAVE * e
+    waves = op.thread_count // WAVE
+    wave, lane = kb.div(op.thread, WAVE), kb.rem(op.thread, WAVE)
+    mine = kb.mul(lane, e)
+    for item in range(rows * cols // (run * waves)):
+        # The run's first element (the same for the whole wavefront: where
+        # its load lands) and this lane's first element in it.
+        start = kb.add(kb.mul(wave, run), item * waves * run)
+        flat = kb.add(start, mine)
+        i, j = kb.div(flat, cols), kb.rem(flat, cols)
+        r, c = kb.add(op.row, i), kb.add(op.col, j)
+        inside = kb.both(
+            kb.below(r, src_rows) if src_rows % rows else None,
+            kb.below(c, src_cols) if src_cols % cols else None,
+        )
+        to = [kb.div(start, cols), kb.rem(start, cols)]
+
+        def load(body: KernelBuilder, r=r, c=c, to=to) -> None:
+            body.gather_to_lds(op.src, [r, c], op.tile, to, e)
+
+        def zeros(body: KernelBuilder, i=i, j=j) -> None:
+            element = op.tile.type.element_type  # type: ignore[attr-defined]
+            for x in range(e):
+                body.store(body.zero(element), op.tile, [i, body.add(j, x)])
+
+        if inside is None:
+            load(kb)
+        else:
+            kb.if_else(inside, load, zeros)
+    return []
 
 
 def lower_async_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
@@ -345,6 +437,30 @@ LOWER_ASYNC_COPY = Pattern(
     rewrite=lower_async_copy,
 )
 
+LOWER_LOAD = Pattern(
+    name="lower-blockwise-load",
+    doc="the load half of a split staged copy becomes each thread's masked loads into its "
+    "registers",
+    root=BlockwiseLoadOp,
+    rewrite=lower_load,
+)
+
+LOWER_STORE = Pattern(
+    name="lower-blockwise-store",
+    doc="the store half of a split staged copy becomes each thread's stores of its registers "
+    "into the tile",
+    root=BlockwiseStoreOp,
+    rewrite=lower_store,
+)
+
+LOWER_GATHER = Pattern(
+    name="lower-blockwise-gather",
+    doc="a workgroup's direct-to-LDS copy becomes each wavefront's amdgpu.gather_to_lds runs, "
+    "zeros where a lane is outside the source",
+    root=BlockwiseGatherOp,
+    rewrite=lower_gather,
+)
+
 LOWER_GEMM = Pattern(
     name="lower-blockwise-gemm",
     doc="a workgroup's multiply of staged tiles becomes each thread's K loop of register reads "
@@ -364,7 +480,10 @@ LOWER_MMA = Pattern(
 LOWER_BLOCKWISE_GEMM = Pass(
     "lower-blockwise-gemm",
     "Lowers xsplit_gemm's blockwise ops to each thread's loads, stores and threadwise ops.",
-    [LOWER_COPY, LOWER_ASYNC_COPY, LOWER_GEMM, LOWER_MMA, LOWER_REDUCE],
+    [
+        LOWER_COPY, LOWER_ASYNC_COPY, LOWER_LOAD, LOWER_STORE, LOWER_GATHER, LOWER_GEMM, LOWER_MMA,
+        LOWER_REDUCE,
+    ],  # fmt: skip
 )
 
 __all__ = ["LOWER_BLOCKWISE_GEMM"]

@@ -11,7 +11,11 @@ registers go to C by the op's merge (`threadwise_write`).
 
 With `stages = 2` the staging is double-buffered with asynchronous copies
 (`blockwise_async_copy`, then `nvgpu.device_async_wait` and a barrier before
-each multiply; see `_double_buffered`).
+each multiply; see `_double_buffered`) or, with `register_prefetch`,
+through registers (`blockwise_load` before each multiply, `blockwise_store`
+after it, one barrier a step; see `_register_prefetched`) or, with
+`direct_to_lds`, with direct-to-LDS loads (`blockwise_gather`; see
+`_direct_to_lds`).
 
 Each copy loads 128 bits at a time (`vector = 4` for f32, 8 for f16) where
 the source's rows are whole vectors and the threads divide the copy in
@@ -52,7 +56,10 @@ from xsplit.dialects.fragments import NUMPY, Fragment, fragment_matrix
 from xsplit.dialects.xsplit_gemm import (
     BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
+    BlockwiseGatherOp,
     BlockwiseGemmOp,
+    BlockwiseLoadOp,
+    BlockwiseStoreOp,
     BlockwiseMmaOp,
     BlockwiseReduceOp,
     GridwiseGemmOp,
@@ -62,6 +69,7 @@ from xsplit.dialects.xsplit_gemm import (
     ThreadwiseFillOp,
     ThreadwiseWriteFragmentsOp,
     ThreadwiseWriteOp,
+    register_shape,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder, element_bytes
@@ -163,6 +171,8 @@ def a_tile_shape(op: GridwiseGemmOp) -> list[int]:
     """M-major [tile_m, tile_k + pad] (K contiguous, as A is in memory), or
     K-major [tile_k, tile_m + pad] with `a_k_major`."""
     tm, _, tk = op.tile_sizes
+    if op.direct_to_lds is not None:  # each wavefront's load fills a contiguous run
+        return [tm, tk]
     if op.a_k_major is not None:
         return [tk, tm + a_pad(tk)]
     intr = op.intrinsic
@@ -175,7 +185,7 @@ def b_tile_shape(op: GridwiseGemmOp) -> list[int]:
     """K-major [tile_k, tile_n], padded for fragment reads with `mma`."""
     _, tn, tk = op.tile_sizes
     intr = op.intrinsic
-    if intr is None:
+    if intr is None or op.direct_to_lds is not None:
         return [tk, tn]
     return [tk, tn + fragment_pad(intr.b, intr.lanes, tn, element_bytes(op.b))]
 
@@ -252,7 +262,11 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     wa = vector_width(op.a, tm, tk, threads)
     wb = vector_width(op.b, tk, tn, threads)
     k_major = op.a_k_major is not None
-    if op.stage_count == 2:
+    if op.stage_count == 2 and op.register_prefetch is not None:
+        acc = _register_prefetched(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
+    elif op.stage_count == 2 and op.direct_to_lds is not None:
+        acc = _direct_to_lds(kb, op, tid, m0, n0, k_begin, k_end)
+    elif op.stage_count == 2:
         acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
     else:
         a_tile = kb.alloc(a_tile_shape(op), WORKGROUP, "a_tile", element(op.a))
@@ -322,6 +336,103 @@ def _double_buffered(
 
     kb.for_(k_begin, k_end, 2 * tk, pair, "k0")
     kb.async_wait(first, 0)
+    return acc
+
+
+def _register_prefetched(
+    kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin, k_end, wa: int, wb: int
+) -> SSAValue:
+    """The K loop with two tiles of A and two of B, double-buffered through
+    registers: each step starts loading the next step's A and B into the
+    threads' registers (`blockwise_load`), multiplies the pair the last
+    step staged while those loads are in flight, stores the registers into
+    the idle pair (`blockwise_store`), and meets the others at one barrier.
+    One barrier a step is enough: it orders this step's stores before the
+    next step's reads of that pair, and this step's reads before the stores
+    into this pair one step later. Unrolled by two so that each half names
+    its buffers; the second half multiplies only inside the chunk, and
+    nothing is loaded past it. Returns the register tile."""
+    tm, tn, tk = op.tile_sizes
+    thm, thn = op.thread_counts
+    threads = thm * thn
+    k_major = op.a_k_major is not None
+    a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
+    b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
+    acc = _accumulator(kb, op)
+    a_next = kb.alloc(register_shape((tm, tk), threads, wa), PRIVATE, "a_next", element(op.a))
+    b_next = kb.alloc(register_shape((tk, tn), threads, wb), PRIVATE, "b_next", element(op.b))
+    k_first = kb.c(k_begin)
+    kb.insert(BlockwiseCopyOp(op.a, m0, k_first, a[0], tid, (tm, tk), threads, k_major, wa))  # type: ignore[arg-type]
+    kb.insert(BlockwiseCopyOp(op.b, k_first, n0, b[0], tid, (tk, tn), threads, False, wb))  # type: ignore[arg-type]
+    kb.barrier()
+
+    def load(body: KernelBuilder, k0: SSAValue) -> None:
+        body.insert(BlockwiseLoadOp(op.a, m0, k0, a_next, tid, (tm, tk), threads, wa))
+        body.insert(BlockwiseLoadOp(op.b, k0, n0, b_next, tid, (tk, tn), threads, wb))
+
+    def store(body: KernelBuilder, buf: int) -> None:
+        body.insert(BlockwiseStoreOp(a_next, a[buf], tid, (tm, tk), threads, k_major, wa))
+        body.insert(BlockwiseStoreOp(b_next, b[buf], tid, (tk, tn), threads, False, wb))
+
+    def multiply(body: KernelBuilder, buf: int) -> None:
+        _multiply(body, op, acc, a[buf], b[buf], tid)
+
+    def pair(body: KernelBuilder, k0: SSAValue) -> None:
+        # more[0]: the second half's step is inside the chunk; more[1]: the
+        # next pair's first step is.
+        more: list[SSAValue] = []
+        for buf in (0, 1):
+            ahead = body.add(k0, (buf + 1) * tk)
+            more.append(body.below(ahead, k_end))  # type: ignore[arg-type]
+            body.if_(more[buf], lambda inner, at=ahead: load(inner, at))
+            if buf == 0:
+                multiply(body, 0)
+            else:
+                body.if_(more[0], lambda inner: multiply(inner, 1))
+            body.if_(more[buf], lambda inner, to=1 - buf: store(inner, to))
+            body.barrier()
+
+    kb.for_(k_begin, k_end, 2 * tk, pair, "k0")
+    return acc
+
+
+def _direct_to_lds(kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin, k_end) -> SSAValue:
+    """The K loop with two unpadded tiles of A and two of B and direct-to-LDS
+    loads (`blockwise_gather`): each step starts the next step's loads into
+    the idle pair, multiplies the pair the last step loaded while they are
+    in flight, and meets the others at one barrier, by which the loads have
+    landed (its release fence waits for them). One barrier a step: the
+    loads into a pair start after the barrier that ends the step reading
+    it. Unrolled by two, like `_register_prefetched`. Returns the register
+    tile."""
+    tm, tn, tk = op.tile_sizes
+    thm, thn = op.thread_counts
+    threads = thm * thn
+    a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
+    b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
+    acc = _accumulator(kb, op)
+
+    def load(body: KernelBuilder, k0, buf: int) -> None:
+        k0 = body.c(k0)
+        body.insert(BlockwiseGatherOp(op.a, m0, k0, a[buf], tid, threads))
+        body.insert(BlockwiseGatherOp(op.b, k0, n0, b[buf], tid, threads))
+
+    load(kb, k_begin, 0)
+    kb.barrier()
+
+    def pair(body: KernelBuilder, k0: SSAValue) -> None:
+        more: list[SSAValue] = []
+        for buf in (0, 1):
+            ahead = body.add(k0, (buf + 1) * tk)
+            more.append(body.below(ahead, k_end))  # type: ignore[arg-type]
+            body.if_(more[buf], lambda inner, at=ahead, to=1 - buf: load(inner, at, to))
+            if buf == 0:
+                _multiply(body, op, acc, a[0], b[0], tid)
+            else:
+                body.if_(more[0], lambda inner: _multiply(inner, op, acc, a[1], b[1], tid))
+            body.barrier()
+
+    kb.for_(k_begin, k_end, 2 * tk, pair, "k0")
     return acc
 
 

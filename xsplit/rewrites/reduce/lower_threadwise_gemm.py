@@ -17,7 +17,8 @@ index into a private buffer is a constant and LLVM keeps it in registers.
   contiguous in the tile for every lane in one `vector.load` (two halves:
   one 32-bit shared load), then `vector.from_elements`;
 - `threadwise_mma`: the accumulator's C fragment into a vector, the
-  intrinsic's op (`EMIT`: `nvgpu.mma.sync` for m16n8k16), its elements back;
+  intrinsic's op (`EMIT`: `nvgpu.mma.sync` for m16n8k16, `amdgpu.mfma` for
+  gfx942's MFMAs), its elements back;
 - `threadwise_write_fragments`: as `threadwise_write`, at the places the
   intrinsic's C layout gives.
 - `threadwise_reduce`: per kept row (column), the registers plus the GEMM's
@@ -36,6 +37,7 @@ from xdsl.dialects import vector
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import SSAValue
 
+from xsplit.dialects.amdgpu import MFMAOp
 from xsplit.dialects.fragments import Fragment, Intrinsic, fragment_matrix
 from xsplit.dialects.nvgpu import LdMatrixOp, MmaSyncOp
 from xsplit.dialects.vector import FromElementsOp
@@ -174,8 +176,13 @@ def _emit_mma_sync(kb: KernelBuilder, intr: Intrinsic, a, b, c) -> SSAValue:
     return kb.insert(MmaSyncOp(a, b, c, (intr.m, intr.n, intr.k))).results[0]
 
 
+def _emit_mfma(kb: KernelBuilder, intr: Intrinsic, a, b, c) -> SSAValue:
+    return kb.insert(MFMAOp(a, b, c, (intr.m, intr.n, intr.k))).results[0]
+
+
 EMIT: dict[str, Callable[[KernelBuilder, Intrinsic, SSAValue, SSAValue, SSAValue], SSAValue]] = {
     "nvgpu.mma.sync": _emit_mma_sync,
+    "amdgpu.mfma": _emit_mfma,
 }
 """How each intrinsic's op (`Intrinsic.op`) is made from A, B and C fragments."""
 

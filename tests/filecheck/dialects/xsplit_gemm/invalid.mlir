@@ -93,3 +93,45 @@ func.func @stages(%a: memref<8x100xf32>, %b: memref<100x8xf32>, %c: memref<8x8xf
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op stages 2 needs K steps of a multiple of 4
+
+// -----
+
+func.func @registers(%b: memref<999x72xf32>, %i: index) {
+  %r = memref.alloca() : memref<2x4xf32, #gpu.address_space<private>>
+  xsplit_gemm.blockwise_load %b[%i, %i] to %r thread %i {sizes = array<i64: 16, 64>, threads = 256 : i64, vector = 4 : i64} : memref<999x72xf32> to memref<2x4xf32, #gpu.address_space<private>>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.blockwise_load' op the registers must be 1x4
+
+// -----
+
+func.func @store_room(%r: memref<1x4xf32, #gpu.address_space<private>>, %t: memref<8x64xf32, #gpu.address_space<workgroup>>, %i: index) {
+  xsplit_gemm.blockwise_store %r to %t thread %i {sizes = array<i64: 16, 64>, threads = 256 : i64, vector = 4 : i64} : memref<1x4xf32, #gpu.address_space<private>> to memref<8x64xf32, #gpu.address_space<workgroup>>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.blockwise_store' op the tile is smaller than the copy
+
+// -----
+
+func.func @prefetch_one_stage(%a: memref<8x100xf32>, %b: memref<100x8xf32>, %c: memref<8x8xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 16, 16, 4>, threads = array<i64: 4, 4>, chunks = 1 : i64, merge = "store", register_prefetch} : memref<8x100xf32>, memref<100x8xf32>, memref<8x8xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op register_prefetch is a way of double buffering: it needs stages 2
+
+// -----
+
+func.func @gather_runs(%b: memref<999x72xf32>, %i: index) {
+  %t = memref.alloc() : memref<8x20xf32, #gpu.address_space<workgroup>>
+  xsplit_gemm.blockwise_gather %b[%i, %i] to %t thread %i {threads = 64 : i64} : memref<999x72xf32> to memref<8x20xf32, #gpu.address_space<workgroup>>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.blockwise_gather' op the 8x20 tile is not whole loads of 64 elements a wavefront
+
+// -----
+
+func.func @gather_k_major(%a: memref<64x128xf32>, %b: memref<128x64xf32>, %c: memref<64x64xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 1 : i64, merge = "store", stages = 2 : i64, a_k_major, direct_to_lds} : memref<64x128xf32>, memref<128x64xf32>, memref<64x64xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op direct_to_lds stages A as it is (M-major)

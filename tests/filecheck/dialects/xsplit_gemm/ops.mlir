@@ -56,3 +56,32 @@ func.func @async_copy(%a: memref<100x999xf32>, %b: memref<999x72xf32>, %c: memre
   xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 2 : i64, merge = "atomic", stages = 2 : i64} : memref<100x999xf32>, memref<999x72xf32>, memref<100x72xf32>
   func.return
 }
+
+// A staged copy split in two through registers (register-prefetch double buffering).
+// CHECK-LABEL: func.func @register_prefetch
+// CHECK:         xsplit_gemm.blockwise_load %b[%k, %r] to %br thread %t {sizes = array<i64: 16, 64>, threads = 256 : i64, vector = 4 : i64} : memref<999x72xf32> to memref<1x4xf32, #gpu.address_space<private>>
+// CHECK-NEXT:    xsplit_gemm.blockwise_store %br to %bt thread %t {sizes = array<i64: 16, 64>, threads = 256 : i64, vector = 4 : i64} : memref<1x4xf32, #gpu.address_space<private>> to memref<16x64xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    xsplit_gemm.blockwise_store %ar to %at thread %t {sizes = array<i64: 64, 16>, threads = 256 : i64, transpose} : memref<4x1xf32, #gpu.address_space<private>> to memref<16x65xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 2 : i64, merge = "atomic", stages = 2 : i64, register_prefetch}
+func.func @register_prefetch(%a: memref<100x999xf32>, %b: memref<999x72xf32>, %c: memref<100x72xf32>, %r: index, %k: index, %t: index) {
+  %bt = memref.alloc() : memref<16x64xf32, #gpu.address_space<workgroup>>
+  %at = memref.alloc() : memref<16x65xf32, #gpu.address_space<workgroup>>
+  %br = memref.alloca() : memref<1x4xf32, #gpu.address_space<private>>
+  %ar = memref.alloca() : memref<4x1xf32, #gpu.address_space<private>>
+  xsplit_gemm.blockwise_load %b[%k, %r] to %br thread %t {sizes = array<i64: 16, 64>, threads = 256 : i64, vector = 4 : i64} : memref<999x72xf32> to memref<1x4xf32, #gpu.address_space<private>>
+  xsplit_gemm.blockwise_store %br to %bt thread %t {sizes = array<i64: 16, 64>, threads = 256 : i64, vector = 4 : i64} : memref<1x4xf32, #gpu.address_space<private>> to memref<16x64xf32, #gpu.address_space<workgroup>>
+  xsplit_gemm.blockwise_store %ar to %at thread %t {sizes = array<i64: 64, 16>, threads = 256 : i64, transpose} : memref<4x1xf32, #gpu.address_space<private>> to memref<16x65xf32, #gpu.address_space<workgroup>>
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 2 : i64, merge = "atomic", stages = 2 : i64, register_prefetch} : memref<100x999xf32>, memref<999x72xf32>, memref<100x72xf32>
+  func.return
+}
+
+// Direct-to-LDS staging (gfx942).
+// CHECK-LABEL: func.func @gather
+// CHECK:         xsplit_gemm.blockwise_gather %b[%k, %r] to %bt thread %t {threads = 256 : i64} : memref<999x72xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 2 : i64, merge = "atomic", stages = 2 : i64, direct_to_lds}
+func.func @gather(%a: memref<100x999xf32>, %b: memref<999x72xf32>, %c: memref<100x72xf32>, %r: index, %k: index, %t: index) {
+  %bt = memref.alloc() : memref<16x64xf32, #gpu.address_space<workgroup>>
+  xsplit_gemm.blockwise_gather %b[%k, %r] to %bt thread %t {threads = 256 : i64} : memref<999x72xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 2 : i64, merge = "atomic", stages = 2 : i64, direct_to_lds} : memref<100x999xf32>, memref<999x72xf32>, memref<100x72xf32>
+  func.return
+}

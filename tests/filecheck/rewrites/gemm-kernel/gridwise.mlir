@@ -9,9 +9,11 @@
 // RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=2 merge=store}' 2>&1 | filecheck %s --check-prefix=STORE2
 // RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 threads=12,16}' 2>&1 | filecheck %s --check-prefix=THREADS
 // RUN: not xsplit-opt %s -p 'gemm-kernel' 2>&1 | filecheck %s --check-prefix=NO-TARGET
-// RUN: not xsplit-opt %s -p 'gemm-kernel{target=gfx942 stages=2}' 2>&1 | filecheck %s --check-prefix=NO-ASYNC
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 stages=2}' 2>&1 | filecheck %s --check-prefix=PREFETCH
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 stages=2 prefetch=lds}' 2>&1 | filecheck %s --check-prefix=LDS-SM80
+// RUN: not xsplit-opt %s -p 'gemm-kernel{target=gfx942 stages=2 prefetch=lds tile=16,16,8 threads=4,4}' 2>&1 | filecheck %s --check-prefix=LDS-WAVES
 
-// ATOMIC: gridwise.mlir:[[# @LINE + 28]]:3: remark: gemm-kernel: on sm_80, 64x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 256 threads, K steps of 16); merge atomic
+// ATOMIC: gridwise.mlir:[[# @LINE + 32]]:3: remark: gemm-kernel: on sm_80, 64x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 256 threads, K steps of 16); merge atomic
 // ATOMIC:      func.func @mm(%a: memref<20x997xf32>, %b: memref<997x64xf32>, %c: memref<20x64xf32>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 3>} {
 // ATOMIC-NEXT:   xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 3 : i64, merge = "atomic"} : memref<20x997xf32>, memref<997x64xf32>, memref<20x64xf32>
 // ATOMIC-NEXT:   func.return
@@ -33,11 +35,15 @@
 // 997 is 63 steps of 16: at most 63 chunks.
 // FEWER: 63 K chunks of 16 (grid 1x1x63
 
-// CPU: gridwise.mlir:[[# @LINE + 6]]:3: error: gemm-kernel: target cpu is not a GPU
+// CPU: gridwise.mlir:[[# @LINE + 10]]:3: error: gemm-kernel: target cpu is not a GPU
 // STORE2: error: gemm-kernel: merge=store takes one chunk
 // THREADS: error: gemm-kernel: 'xsplit_gemm.gridwise_gemm' op threads must divide the tile
 // NO-TARGET: gemm-kernel: target is required
-// NO-ASYNC: error: gemm-kernel: stages=2 uses sm_80's asynchronous copies; gfx942 has none here
+// gfx942 has no asynchronous copy to overlap: its second stage goes through registers.
+// PREFETCH: K steps of 16, double-buffered through registers); merge store
+// PREFETCH: xsplit_gemm.gridwise_gemm %a, %b, %c {{{.*}}, stages = 2 : i64, register_prefetch}
+// LDS-SM80: error: gemm-kernel: prefetch=lds (direct-to-LDS loads) takes stages=2 on gfx942
+// LDS-WAVES: error: gemm-kernel: 'xsplit_gemm.gridwise_gemm' op direct_to_lds cannot copy A: the threads are not whole 64-lane wavefronts
 func.func @mm(%a: tensor<20x997xf32>, %b: tensor<997x64xf32>, %c: tensor<20x64xf32>) -> tensor<20x64xf32> {
   %x = linalg.matmul ins(%a, %b : tensor<20x997xf32>, tensor<997x64xf32>) outs(%c : tensor<20x64xf32>) -> tensor<20x64xf32>
   return %x : tensor<20x64xf32>

@@ -9,7 +9,7 @@
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREAD
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 merge=deterministic tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=PARTIALS
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 mma=none},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 mma=none},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
 // RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 tile=32,64,16 warps=4,1}' 2>&1 | filecheck %s --check-prefix=WARPS
 // RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 warps=0,2}' 2>&1 | filecheck %s --check-prefix=WARPS0
 // RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 stages=2}' 2>&1 | filecheck %s --check-prefix=ASYNC16

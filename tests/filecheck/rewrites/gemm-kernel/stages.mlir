@@ -139,6 +139,98 @@
 // ASYNC-BLOCK:      nvgpu.device_async_copy %b[%{{.*}}, %{{.*}}], %b_tile0[%{{.*}}, %{{.*}}], 4, %{{.*}} bypassL1 : memref<997x64xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
 // ASYNC-BLOCK:      %{{.*}} = nvgpu.device_async_create_group %{{.*}}, %{{.*}}
 
+
+// stages=2 on gfx942: through registers. Each step loads the step ahead into
+// the registers (if it is inside the chunk), multiplies the staged pair,
+// stores the registers into the idle pair, and meets the others at one barrier.
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=2 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=PREFETCH
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=2 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=PREFETCH-BLOCK
+// PREFETCH:      %a_next = memref.alloca() : memref<4x1xf32, #gpu.address_space<private>>
+// PREFETCH-NEXT: %b_next = memref.alloca() : memref<2x4xf32, #gpu.address_space<private>>
+// PREFETCH-NEXT: xsplit_gemm.blockwise_copy %a[%{{.*}}, %[[KB:.*]]] to %a_tile0
+// PREFETCH-NEXT: xsplit_gemm.blockwise_copy %b[%[[KB]], %{{.*}}] to %b_tile0
+// PREFETCH-NEXT: gpu.barrier
+// PREFETCH:      scf.for %k0 = %[[KB]] to %[[KE:.*]] step %{{.*}} {
+// PREFETCH:        %[[N1:.*]] = arith.addi %k0, %{{.*}} : index
+// PREFETCH-NEXT:   %[[IN1:.*]] = arith.cmpi ult, %[[N1]], %[[KE]] : index
+// PREFETCH-NEXT:   scf.if %[[IN1]] {
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_load %a[%{{.*}}, %[[N1]]] to %a_next
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_load %b[%[[N1]], %{{.*}}] to %b_next
+// PREFETCH-NEXT:   }
+// PREFETCH-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0
+// PREFETCH-NEXT:   scf.if %[[IN1]] {
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_store %a_next to %a_tile1 {{.*}}transpose
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_store %b_next to %b_tile1
+// PREFETCH-NEXT:   }
+// PREFETCH-NEXT:   gpu.barrier
+// PREFETCH:        %[[N2:.*]] = arith.addi %k0, %{{.*}} : index
+// PREFETCH-NEXT:   %[[IN2:.*]] = arith.cmpi ult, %[[N2]], %[[KE]] : index
+// PREFETCH-NEXT:   scf.if %[[IN2]] {
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_load %a[%{{.*}}, %[[N2]]] to %a_next
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_load %b[%[[N2]], %{{.*}}] to %b_next
+// PREFETCH-NEXT:   }
+// PREFETCH-NEXT:   scf.if %[[IN1]] {
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_gemm %a_tile1 * %b_tile1
+// PREFETCH-NEXT:   }
+// PREFETCH-NEXT:   scf.if %[[IN2]] {
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_store %a_next to %a_tile0
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_store %b_next to %b_tile0
+// PREFETCH-NEXT:   }
+// PREFETCH-NEXT:   gpu.barrier
+// PREFETCH-NEXT: }
+// PREFETCH-NOT:  gpu.barrier
+
+// The loads go into the registers, masked (zero outside A), in the copy's
+// order; the stores take them out in the same order, A's transposed.
+// PREFETCH-BLOCK:      scf.for %k0
+// PREFETCH-BLOCK:      %[[V:.*]] = scf.if %{{.*}} -> (f32) {
+// PREFETCH-BLOCK-NEXT:   %{{.*}} = memref.load %a[%{{.*}}, %{{.*}}] : memref<20x997xf32>
+// PREFETCH-BLOCK:      } else {
+// PREFETCH-BLOCK-NEXT:   %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// PREFETCH-BLOCK-NEXT:   scf.yield %[[Z]] : f32
+// PREFETCH-BLOCK-NEXT: }
+// PREFETCH-BLOCK:      memref.store %[[V]], %a_next[%{{.*}}, %{{.*}}] : memref<4x1xf32, #gpu.address_space<private>>
+// PREFETCH-BLOCK:      %[[W:.*]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<997x64xf32>, vector<4xf32>
+// PREFETCH-BLOCK:      memref.store %{{.*}}, %b_next[%{{.*}}, %{{.*}}] : memref<2x4xf32, #gpu.address_space<private>>
+// PREFETCH-BLOCK:      xsplit_gemm.threadwise_read %a_tile0
+// PREFETCH-BLOCK:      %[[R:.*]] = memref.load %a_next[%{{.*}}, %{{.*}}] : memref<4x1xf32, #gpu.address_space<private>>
+// PREFETCH-BLOCK-NEXT: memref.store %[[R]], %a_tile1[%{{.*}}, %{{.*}}] : memref<16x34xf32, #gpu.address_space<workgroup>>
+
+
+// stages=2 prefetch=lds on gfx942: direct-to-LDS loads into unpadded tiles.
+// Each wavefront fills runs of 64 words; a lane outside A or B stores a
+// zero instead; one barrier a step, by which the loads have landed.
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=2 prefetch=lds tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=LDS
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=2 prefetch=lds tile=32,64,16 threads=8,16},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=LDS-BLOCK
+// LDS:      %a_tile0 = memref.alloc() : memref<32x16xf32, #gpu.address_space<workgroup>>
+// LDS:      xsplit_gemm.blockwise_gather %a[%{{.*}}, %[[KB:.*]]] to %a_tile0 thread %thread_id_x {threads = 128 : i64}
+// LDS-NEXT: xsplit_gemm.blockwise_gather %b[%[[KB]], %{{.*}}] to %b_tile0
+// LDS-NEXT: gpu.barrier
+// LDS:      scf.for %k0
+// LDS:        scf.if %[[IN1:.*]] {
+// LDS-NEXT:     xsplit_gemm.blockwise_gather %a[%{{.*}}, %{{.*}}] to %a_tile1
+// LDS-NEXT:     xsplit_gemm.blockwise_gather %b[%{{.*}}, %{{.*}}] to %b_tile1
+// LDS-NEXT:   }
+// LDS-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0
+// LDS-NEXT:   gpu.barrier
+// LDS:        scf.if %{{.*}} {
+// LDS-NEXT:     xsplit_gemm.blockwise_gather %a[%{{.*}}, %{{.*}}] to %a_tile0
+// LDS-NEXT:     xsplit_gemm.blockwise_gather %b[%{{.*}}, %{{.*}}] to %b_tile0
+// LDS-NEXT:   }
+// LDS-NEXT:   scf.if %[[IN1]] {
+// LDS-NEXT:     xsplit_gemm.blockwise_gemm %a_tile1 * %b_tile1
+// LDS-NEXT:   }
+// LDS-NEXT:   gpu.barrier
+// LDS-NEXT: }
+
+// LDS-BLOCK:      %[[LANE:.*]] = arith.remui %thread_id_x, %{{.*}} : index
+// LDS-BLOCK:      scf.if %{{.*}} {
+// LDS-BLOCK-NEXT:   amdgpu.gather_to_lds %a[%{{.*}}, %{{.*}}], %a_tile0[%{{.*}}, %{{.*}}] : f32, memref<20x997xf32>, memref<32x16xf32, #gpu.address_space<workgroup>>
+// LDS-BLOCK-NEXT: } else {
+// LDS-BLOCK-NEXT:   %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// LDS-BLOCK-NEXT:   memref.store %[[Z]], %a_tile0[%{{.*}}, %{{.*}}] : memref<32x16xf32, #gpu.address_space<workgroup>>
+// LDS-BLOCK-NEXT: }
+
 func.func @mm(%a: tensor<20x997xf32>, %b: tensor<997x64xf32>, %c: tensor<20x64xf32>) -> tensor<20x64xf32> {
   %x = linalg.matmul ins(%a, %b : tensor<20x997xf32>, tensor<997x64xf32>) outs(%c : tensor<20x64xf32>) -> tensor<20x64xf32>
   return %x : tensor<20x64xf32>
