@@ -352,6 +352,17 @@ class AccessAnalysis:
             ivs[i] = lb + step * ivs[i]
         return ivs, valid
 
+    @staticmethod
+    def _vector_width(op: Operation) -> int:
+        value = op.operands[0] if op.name == "vector.store" else op.results[0]
+        return value.type.get_shape()[0]  # type: ignore[attr-defined]
+
+    def _whole_buffer_vector(self, op: Operation) -> bool:
+        """A 1-D vector load or store on the buffer itself, not a view."""
+        value = op.operands[0] if op.name == "vector.store" else op.results[0]
+        memref = op.operands[1] if op.name == "vector.store" else op.operands[0]
+        return len(value.type.get_shape()) == 1 and not self._base(memref)[1]  # type: ignore[attr-defined]
+
     def _accesses_of(self, op: Operation, order: int) -> Iterator[Access]:
         name = op.name
         if name == "memref.load":
@@ -360,15 +371,14 @@ class AccessAnalysis:
             yield self._make(op, WRITE, op.operands[1], list(op.operands[2:]), order)
         elif name == "memref.atomic_rmw":
             yield self._make(op, ATOMIC, op.operands[1], list(op.operands[2:]), order)
-        elif (
-            name == "vector.load"
-            and len(op.results[0].type.get_shape()) == 1  # type: ignore[attr-defined]
-            and not self._base(op.operands[0])[1]  # on the buffer itself, not a view
-        ):
-            # A 1-D vector reads `width` consecutive elements along the last
+        elif name in ("vector.load", "vector.store") and self._whole_buffer_vector(op):
+            # A 1-D vector touches `width` consecutive elements along the last
             # index: one access per element, so that none is missed.
-            for lane in range(op.results[0].type.get_shape()[0]):  # type: ignore[attr-defined]
-                access = self._make(op, READ, op.operands[0], list(op.operands[1:]), order)
+            store = name == "vector.store"
+            kind, memref = (WRITE, op.operands[1]) if store else (READ, op.operands[0])
+            indices = list(op.operands[2:] if store else op.operands[1:])
+            for lane in range(self._vector_width(op)):
+                access = self._make(op, kind, memref, indices, order)
                 if lane and access.indices is not None and access.indices[-1] is not None:
                     access.indices[-1] = access.indices[-1] + Affine.constant(lane)
                 access.lane = lane
@@ -788,7 +798,8 @@ class AccessAnalysis:
                 local = []  # a linalg op on a 0-d view touches its one element
             else:
                 first = {
-                    "memref.load": 1, "memref.store": 2, "memref.atomic_rmw": 2, "vector.load": 1
+                    "memref.load": 1, "memref.store": 2, "memref.atomic_rmw": 2, "vector.load": 1,
+                    "vector.store": 2,
                 }[op.name]
                 local = [self.num(x, space) for x in op.operands[first:]]  # type: ignore[misc]
                 if any(x is None for x in local):
@@ -827,7 +838,7 @@ class AccessAnalysis:
         op = access.op
         if op.name in ("memref.load", "affine.load", "memref.copy", "vector.load") and access.kind == READ:
             return op.operands[0]
-        if op.name in ("memref.store", "affine.store", "memref.atomic_rmw"):
+        if op.name in ("memref.store", "affine.store", "memref.atomic_rmw", "vector.store"):
             return op.operands[1]
         if op.name == "memref.copy":
             return op.operands[1]

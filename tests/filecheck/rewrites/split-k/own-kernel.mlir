@@ -109,9 +109,10 @@ func.func @two(%a: tensor<8x600xf32>, %b: tensor<600x16xf32>, %c: tensor<8x16xf3
 
 // -----
 
-// f16 operands accumulated into f32 C: the kernel stages them as f16.
+// f16 operands accumulated into f32 C: the kernel stages them as f16 and
+// multiplies them on sm_80's tensor cores.
 // CHECK-LABEL: func.func @half_gemm(%a: memref<20x300xf16>, %b: memref<300x24xf16>, %out: memref<20x24xf32>)
-// CHECK: arith.extf
+// CHECK: nvgpu.mma.sync
 // CHECK-LABEL: func.func @half(
 // CHECK-SAME: attributes {xsplit.host}
 func.func @half(%a: tensor<20x300xf16>, %b: tensor<300x24xf16>) -> tensor<20x24xf32> {
