@@ -53,7 +53,9 @@ from xsplit.analysis.reduction import Reduction, through_transposes
 from xsplit.analysis.shapes import ceildiv
 from xsplit.dialects.iree_linalg_ext import SPLIT_REDUCTION
 from xsplit.dialects.xsplit_gemm import chunk_count, chunk_size
-from xsplit.target.targets import H200_OWN_KERNEL, PARTIAL_TILE_MAX_M, GpuFit, Target
+from xsplit.target.gemm_tiles import gemm_tiles
+from xsplit.target.own_kernel_terms import MEASURED, SCALED
+from xsplit.target.targets import PARTIAL_TILE_MAX_M, GpuFit, Target
 
 MIN_GAIN = 0.05
 """The modeled speedup below which a split is not worth its merge."""
@@ -965,8 +967,10 @@ def _choose_gpu(problem: Problem, target: Target) -> Choice:
 
 
 # xsplit's own split-K GEMM kernel (`gemm-kernel`) against IREE's code. Its
-# terms (`OwnKernelFit`) are anchored on the fused text kernel's H200 runs;
-# the kernel itself has never been timed, so it is chosen only where it is
+# rate per target and element class (`OwnKernelFit.terms`) is data with a
+# basis: measured on the device (bench/fit_own_kernel.py), anchored on the
+# fused text kernel's H200 runs, bounded by IREE's measured tensor-core code,
+# or scaled from the H200 by published peaks. It is chosen only where it is
 # modeled `min_gain` faster than IREE's best form, whose terms were measured.
 
 
@@ -983,51 +987,95 @@ class KernelChoice:
     reason: str
 
 
-def own_kernel_estimate(
-    problem: Problem, target: Target, factor: int, merge: str = "atomic"
-) -> Estimate:
-    """The own kernel's modeled time for `problem` in `factor` chunks (whole
-    K steps; fewer where rounding leaves one empty): one dispatch of
-    tiles x chunks workgroups by `GpuFit`'s formula, masks instead of
-    padding (no unaligned penalty, no M pad), then its merge: f32 atomics
-    (`atomic`), or partials written and read back and a merge dispatch
-    (`deterministic`), or nothing (`store`, one chunk). The host's fill of
-    C before the kernel is one more dispatch over the output."""
-    own = target.own_kernel
-    fit = target.gpu_fit
+def own_kernel_class(problem: Problem) -> str:
+    """The own kernel's element class for `problem`: its terms' key."""
+    return "f16" if problem.element_class == "f16" else "f32"
+
+
+@dataclass(frozen=True)
+class OwnKernelParts:
+    """The own kernel's model for one problem and chunk count, apart from
+    its rate: `work` FLOPs on the busiest processor (its time is work /
+    rate), `floor` the operands' read at the memory's bandwidth, and the
+    rest in seconds."""
+
+    count: int
+    chunk: int
+    workgroups: int
+    waves: int
+    fill: float
+    work: float
+    floor: float
+    launch: float
+    atomics: float
+    """f32 atomic adds per processor (atomic merge), their time atomics / atomic_rate."""
+    partials: float
+    merge: float
+    host_fill: float
+
+
+def own_kernel_parts(
+    problem: Problem, target: Target, factor: int, merge: str = "atomic",
+    tile: tuple[int, int, int] | None = None,
+) -> OwnKernelParts:
+    """The rate-free parts of `own_kernel_estimate` (which see), shared with
+    the fit of a rate to a device's times (bench/fit_own_kernel.py)."""
+    own, fit = target.own_kernel, target.gpu_fit
     assert own is not None and fit is not None
     p = problem
-    cls = "f16" if p.element_class == "f16" else "f32"
-    count = chunk_count(p.k, min(factor, ceildiv(p.k, own.step_k)), own.step_k)
-    chunk = chunk_size(p.k, count, own.step_k)
-    tile_m, tile_n = own.tile
+    if tile is None:
+        # The tiles gemm-kernel takes for this op: the target's table.
+        tile = gemm_tiles(target, own_kernel_class(p), p.m, p.n, p.k).tile
+    tile_m, tile_n, step_k = tile
+    count = chunk_count(p.k, min(factor, ceildiv(p.k, step_k)), step_k)
+    chunk = chunk_size(p.k, count, step_k)
     along_m, along_n = ceildiv(p.m, tile_m), ceildiv(p.n, tile_n)
     workgroups = p.batch * along_m * along_n * count
     covered = p.m * p.n / (along_m * tile_m * along_n * tile_n)
     busiest = ceildiv(workgroups, target.processors)
-    tile_flops = 2 * tile_m * tile_n
-    seconds = (
-        max(busiest * covered, own.saturation)
-        * (chunk + own.workgroup_steps)
-        * tile_flops
-        / own.rate[cls]
-    )
-    slots = target.processors * max(1, round(own.saturation))
+    cls = own_kernel_class(p)
+    saturation = own.saturation_outputs[cls] / (tile_m * tile_n)
+    steps = own.workgroup_steps[cls]
+    work = max(busiest * covered, saturation) * (chunk + steps) * 2 * tile_m * tile_n
+    slots = target.processors * max(1, round(saturation))
     waves = ceildiv(workgroups, slots)
     bandwidth = target.memory_bandwidth
-    operands = sum(_operand_bytes(p))
     output_bytes = p.batch * p.m * p.n * p.acc_bytes
-    main = max(seconds, operands / bandwidth) + fit.launch
-    partials = merge_time = 0.0
+    atomics = partials = merge_time = 0.0
     if count > 1 and merge == "deterministic":
         partials = 2 * output_bytes * count / bandwidth
         merge_time = fit.launch + 2 * output_bytes / bandwidth
     elif count > 1:
-        partials = p.batch * p.m * p.n * count / (own.atomic_rate * target.processors)
-    fill = fit.launch + output_bytes / bandwidth
+        atomics = p.batch * p.m * p.n * count / target.processors
+    return OwnKernelParts(
+        count, chunk, workgroups, waves, workgroups / (waves * slots), work,
+        sum(_operand_bytes(p)) / bandwidth, fit.launch, atomics, partials, merge_time,
+        fit.launch + output_bytes / bandwidth,
+    )
+
+
+def own_kernel_estimate(
+    problem: Problem, target: Target, factor: int, merge: str = "atomic",
+    tile: tuple[int, int, int] | None = None,
+) -> Estimate:
+    """The own kernel's modeled time for `problem` in `factor` chunks (whole
+    K steps of its tile; fewer where rounding leaves one empty), on the
+    target's tile table's tiles (or `tile`): one dispatch of tiles x chunks
+    workgroups by `GpuFit`'s formula at the target's rate for the element
+    class, masks instead of padding (no unaligned penalty, no M pad), then
+    its merge: f32 atomics (`atomic`), or partials written and read back and
+    a merge dispatch (`deterministic`), or nothing (`store`, one chunk). The
+    host's fill of C before the kernel is one more dispatch over the output."""
+    own = target.own_kernel
+    assert own is not None
+    term = own.term(own_kernel_class(problem))
+    parts = own_kernel_parts(problem, target, factor, merge, tile)
+    main = max(parts.work / term.rate, parts.floor) + parts.launch
+    atomic_rate = term.atomic_rate if term.atomic_rate is not None else own.atomic_rate
+    partials = parts.atomics / atomic_rate if parts.atomics else parts.partials
     return Estimate(
-        count, chunk, workgroups, waves, workgroups / (waves * slots), 0, None, main,
-        partials, merge_time, fill,
+        parts.count, parts.chunk, parts.workgroups, parts.waves, parts.fill, 0, None, main,
+        partials, parts.merge, parts.host_fill,
     )
 
 
@@ -1086,6 +1134,12 @@ def _iree_form(iree: Choice) -> str:
     return "IREE's code whole"
 
 
+def _never_timed(term_basis: str) -> str:
+    if term_basis == MEASURED:
+        return "its rate fitted on a device run"
+    return f"an estimate: the own kernel was never timed; its rate is {term_basis}"
+
+
 def choose_kernel(
     problem: Problem, target: Target, iree: Choice, kernel: str = "auto", merge: str = "atomic",
     factor: int | None = None,
@@ -1093,23 +1147,21 @@ def choose_kernel(
     """IREE's code (the GPU model's `iree` choice: whole, IREE's split, or
     split-k's static chunks) or xsplit's own kernel, for `problem` on
     `target`. `kernel=own` forces the own kernel (in `factor` chunks, or
-    the count it models best); `iree` forbids it; `auto` takes it where the
-    target has its terms and it is modeled `min_gain` faster than IREE's."""
+    the count it models best); `iree` forbids it; `auto` takes it where it
+    is modeled `min_gain` faster than IREE's and its rate is not SCALED from
+    another GPU's (then the reason still gives both modeled times)."""
     iree_time = iree.chosen.seconds
     iree_form = f"{_iree_form(iree)} {_time(iree_time)}"
     own = target.own_kernel
     if kernel == "iree":
         return KernelChoice("iree", iree, None, merge, "kernel=iree")
     why = own_kernel_takes(problem) if kernel == "auto" else None
-    if kernel == "auto" and own is None:
-        why = f"{target.name} has no terms for it (nothing of it ran there)"
+    if own is None:
+        why = f"{target.name} has no terms for it"
     if why is not None:
         return KernelChoice("iree", iree, None, merge, f"own kernel not modeled: {why}")
-    if own is None:
-        # Forced on a GPU the model has no terms for (gfx942): price it with
-        # the H200's, to give the remark a figure.
-        target = replace(target, own_kernel=H200_OWN_KERNEL)
-        own = H200_OWN_KERNEL
+    assert own is not None
+    term = own.term(own_kernel_class(problem))
     if factor is not None:
         candidates, why = [own_kernel_estimate(problem, target, factor, merge)], ""
     else:
@@ -1123,12 +1175,19 @@ def choose_kernel(
     merged = "store" if best.factor == 1 else merge
     told = f"own kernel {best.describe()} (merge {merged}); {iree_form}"
     if kernel == "own":
-        return KernelChoice("own", iree, best, merged, f"kernel=own: {told}")
+        return KernelChoice("own", iree, best, merged, f"kernel=own: {told} ({_never_timed(term.basis)})")
+    if term.basis == SCALED:
+        return KernelChoice(
+            "iree", iree, best, merge,
+            f"kept IREE's code: {told}; not weighed: the own kernel's "
+            f"{own_kernel_class(problem)} rate on {target.name} is scaled from another GPU's "
+            "peaks (nothing of it ran there; kernel=own takes it)",
+        )
     if best.seconds <= iree_time * (1 - own.min_gain):
         return KernelChoice(
             "own", iree, best, merged,
             f"chose xsplit's own kernel: {told}; modeled {iree_time / best.seconds:.2f}x "
-            "(an estimate: the own kernel was never timed)",
+            f"({_never_timed(term.basis)})",
         )
     return KernelChoice(
         "iree", iree, best, merge,

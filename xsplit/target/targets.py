@@ -23,6 +23,12 @@ from xdsl.ir import Attribute
 
 from xsplit.diagnostics import XsplitError
 from xsplit.target.cpu_info import CpuInfo, host_cpu
+from xsplit.target.own_kernel_terms import (
+    OWN_KERNEL_TERMS,
+    REFERENCE,
+    SCALED,
+    OwnKernelTerm,
+)
 
 TERA = 1e12
 GIGA = 1e9
@@ -92,32 +98,36 @@ class GpuFit:
 
 @dataclass(frozen=True)
 class OwnKernelFit:
-    """xsplit's own split-K GEMM kernel (`gemm-kernel` at its defaults: a
-    64x64 C tile per 256-thread workgroup, 4x4 registers a thread, K steps of
-    16, static K chunks on grid z, an atomic or deterministic merge inside
-    it), priced by `GpuFit`'s formula. **An estimate: the kernel has never
-    run on a GPU.** Its terms are anchored on what ran: the fused GEMM +
-    reduction text kernel, which has the same tiles (no double buffering,
-    scalar loads, no FMA), on an H200 (`../shared/notes/gpu.md`); they are
-    per SM, as `GpuFit`'s, and each says where it comes from."""
+    """xsplit's own split-K GEMM kernel (`gemm-kernel` with its target's
+    tile table, `xsplit/target/gemm_tiles.py`: static K chunks on grid z, an
+    atomic or deterministic merge inside it), priced by `GpuFit`'s formula
+    per processor. Its rate per element class is data with a source and a
+    basis (`own_kernel_terms.OWN_KERNEL_TERMS`: measured, anchored on a
+    kernel that ran, bounded by IREE's measured code, or scaled from another
+    GPU); the other terms are the H200's, each saying where it comes from."""
 
-    tile: tuple[int, int]
-    """The (M, N) C tile of a workgroup: gemm-kernel's default."""
-    step_k: int
-    """The K step: chunks are whole steps (`xsplit_gemm.chunk_count`)."""
-    rate: dict[str, float]
-    """FLOP/s of one processor at saturation, by element class."""
-    saturation: float
-    """Full-tile workgroups one processor needs resident to reach `rate`."""
-    workgroup_steps: int
-    """A workgroup's fixed cost, in steps of K at `rate`."""
+    terms: dict[str, OwnKernelTerm]
+    """The rate and its source, by element class (f32, f16)."""
+    saturation_outputs: dict[str, int]
+    """C elements one processor needs in flight (resident workgroups x
+    tile) to reach its rate, by element class: a larger tile holds more C a
+    thread (8x8 for 128x128), so it needs fewer workgroups."""
+    workgroup_steps: dict[str, int]
+    """A workgroup's fixed cost, in steps of K at the rate, by element class."""
     atomic_rate: float
     """f32 atomic adds per second into global memory, per processor."""
     counts: tuple[int, ...]
     """The chunk counts the model chooses among (IREE's chunks' counts)."""
     min_gain: float
     """The own kernel is chosen only where it is modeled this much faster
-    than IREE's best form: its term is unmeasured, IREE's measured."""
+    than IREE's best form: its terms are unmeasured, IREE's measured."""
+
+    def term(self, element_class: str) -> OwnKernelTerm:
+        return self.terms.get(element_class, self.terms["f32"])
+
+    @property
+    def rate(self) -> dict[str, float]:
+        return {cls: t.rate for cls, t in self.terms.items()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -396,24 +406,15 @@ H200_FIT = GpuFit(
 scales them by its own processors and bandwidth. Only sm_90 (the H200's 132
 SMs) is measured; sm_80 and gfx942 are scaled, not measured."""
 
-H200_OWN_KERNEL = OwnKernelFit(
-    tile=(64, 64),
-    step_k=16,
-    # The fused text kernel (same 64x64 / 4x4 / K 16 tiles) ran 4096x4096x1024
-    # GEMM + row sum in 2.32-2.44 ms on an H200: its GEMM at 14.7 TFLOP/s,
-    # 111 GFLOP/s an SM at 31 workgroups an SM of K = 1024. With the fixed
-    # cost below that is 111 x (1024 + 300) / 1024 = 144 at the rate's own
-    # steps. Its f16 form (f16 operands, f32 accumulation, no tensor cores)
-    # ran the same shape in 2.33-2.40 ms: the same rate. gemm-kernel adds
-    # 128-bit loads and FMAs (fewer load instructions a FMA, 1/128 against
-    # 1/32, counted in the simulator); that is not priced until timed.
-    rate={"f32": 144 * GIGA, "f16": 144 * GIGA},
-    # As IREE's chunks on the same 64x64 tiles of 256 threads (GpuFit's f32
-    # chunk saturation): 8 of them fill an SM's 2,048 threads.
-    saturation=8.0,
-    # As IREE's f32 chunks (GpuFit.workgroup_steps): prologue, epilogue and
-    # the staging pipeline's fill, unmeasured for this kernel.
-    workgroup_steps=300,
+H200_OWN_KERNEL_COMMON = dict(
+    # As IREE's chunks on the same 64x64 tiles of 256 threads (GpuFit's
+    # chunk saturation): f32 8 of them (an SM's 2,048 threads), f16 on
+    # tensor cores 4. Counted in C elements, so that two 128x128
+    # workgroups (8x8 a thread) fill an SM in f32.
+    saturation_outputs={"f32": 8 * 64 * 64, "f16": 4 * 64 * 64},
+    # As IREE's chunks (GpuFit.workgroup_steps): prologue, epilogue and the
+    # staging pipeline's fill, unmeasured for this kernel.
+    workgroup_steps={"f32": 300, "f16": 100},
     # The fused kernel's atomic stage (4 atomics a thread: 4.19 M) took
     # 2.44 ms, its lds stage (one a row and workgroup: 0.26 M) 2.34 ms:
     # 3.9 M more f32 atomics in 0.10 ms, 39 G/s, with each address hit by
@@ -423,10 +424,38 @@ H200_OWN_KERNEL = OwnKernelFit(
     counts=(8, 32, 128),
     min_gain=0.05,
 )
-"""The own kernel's terms on CUDA: sm_90 is the measured H200; sm_80
-scales them by its SMs, as `H200_FIT`. gfx942 has none: nothing of the
-kernel ran on AMD, and IREE 3.13 lowers its f32 atomic add there to a
-compare-and-swap loop."""
+
+
+def own_kernel_fit(t: Target, reference: Target) -> OwnKernelFit:
+    """`t`'s own-kernel terms: its entries of OWN_KERNEL_TERMS, and for an
+    element class it has none for, the reference's (sm_90's) entry: per
+    processor on CUDA, as `GpuFit` scales IREE's code (sm_80's A100 has 0.35x
+    an H200 SM's f32 peak, which neither side prices), and elsewhere scaled
+    by the share of the reference's per-processor peak it reached, marked
+    SCALED: a guess, which `auto` does not act on."""
+    terms = {}
+    for cls in ("f32", "f16"):
+        own = OWN_KERNEL_TERMS.get((t.name, cls))
+        ref = OWN_KERNEL_TERMS[(REFERENCE, cls)]
+        if own is not None:
+            terms[cls] = own
+        elif t.backend == reference.backend:
+            terms[cls] = replace(
+                ref, source=f"{REFERENCE}'s per SM, as GpuFit scales IREE's code: {ref.source}"
+            )
+        else:
+            share = ref.rate / reference.processor_flops(cls)
+            terms[cls] = OwnKernelTerm(
+                share * t.processor_flops(cls),
+                SCALED,
+                f"nothing of the kernel ran on {t.name}: {REFERENCE}'s {ref.basis} "
+                f"{ref.rate / GIGA:.0f} GFLOP/s an SM is {share:.1%} of its "
+                f"{cls} peak ({reference.peak_flops[cls] / TERA:g} TFLOP/s over "
+                f"{reference.processors}); the same share of {t.name}'s "
+                f"({t.peak_flops[cls] / TERA:g} TFLOP/s over {t.processors})",
+            )
+    return OwnKernelFit(terms=terms, **H200_OWN_KERNEL_COMMON)  # type: ignore[arg-type]
+
 
 _SM_80 = Target(
     "sm_80",
@@ -445,7 +474,6 @@ _SM_80 = Target(
     subgroup_size=32,
     waves_per_block=8,
     gpu_fit=H200_FIT,
-    own_kernel=H200_OWN_KERNEL,
 )
 
 # IREE 3.13 rejects --iree-cuda-target=sm_90 ("missing GPU target"), so
@@ -468,7 +496,6 @@ _SM_90 = Target(
     subgroup_size=32,
     waves_per_block=8,
     gpu_fit=H200_FIT,
-    own_kernel=H200_OWN_KERNEL,
 )
 
 # The flag is --iree-rocm-target; --iree-hip-target does not exist.
@@ -493,6 +520,15 @@ _GFX942 = Target(
     waves_per_block=4,
     gpu_fit=H200_FIT,
 )
+
+# The own kernel's terms are written for sm_90 (the H200); the others derive
+# theirs from it. On gfx942 IREE 3.13 lowers the f32 atomic add of the
+# atomic merge to a compare-and-swap loop, which the H200's atomic rate does
+# not price: one more reason its terms stay SCALED until timed.
+_SM_80 = replace(_SM_80, own_kernel=own_kernel_fit(_SM_80, _SM_90))
+_SM_90 = replace(_SM_90, own_kernel=own_kernel_fit(_SM_90, _SM_90))
+_GFX942 = replace(_GFX942, own_kernel=own_kernel_fit(_GFX942, _SM_90))
+
 
 def _narrow(tile: int, size: int | None) -> int:
     """IREE's narrow tiles: a loop shorter than the tile (a matvec's 1) gets
