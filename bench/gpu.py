@@ -24,7 +24,8 @@ workgroup-level form (`lower-reduce{target=cpu}`).
 The device side needs only iree-base-runtime and numpy (`python -m
 xsplit.replay`); its Markdown is what bench/RESULTS-gpu.md holds, and
 `python bench/pick_gemm_tiles.py gpu.json` writes the sweep's best into the
-table.
+table, and `python bench/fit_own_kernel.py gpu.json` fits the cost model's
+own-kernel rate to the own kernel's times (xsplit/target/own_kernel_terms.py).
 """
 
 from __future__ import annotations
@@ -175,6 +176,8 @@ def own_program(m: int, n: int, k: int, dtype: str, model_target: str, progress)
     return BenchProgram(source, name, configs, {
         "kind": "own", "group": f"{m}x{n}x{k} {dtype}", "element": dtype, "tiles": tiles.label,
         "cublas": False, "left_out": left_out,
+        # What bench/fit_own_kernel.py fits the model's term to.
+        "shape": [m, n, k], "target": model_target, "tile": list(tiles.tile),
     })
 
 

@@ -159,6 +159,14 @@ class Choice:
         return self.unsplit.seconds / self.chosen.seconds
 
 
+def matmul_problem(m: int, n: int, k: int, element: str = "f32") -> Problem:
+    """A plain row-major `linalg.matmul` of M x K by K x N `element`
+    operands into an f32 (i8: i32) M x N: what bench/gpu.py times."""
+    size = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1}[element]
+    cls = "f16" if element == "bf16" else element
+    return Problem(1, m, n, k, cls, size, 4, 2, ((True, False), (False, True)), (size, n * size))
+
+
 def padded_rows(m: int, pad_m: int | None) -> int:
     """M after the split pads it: to a multiple of `pad_m` where M is longer
     than `pad_m` and not a multiple of it, else unchanged."""
@@ -1175,7 +1183,8 @@ def choose_kernel(
     merged = "store" if best.factor == 1 else merge
     told = f"own kernel {best.describe()} (merge {merged}); {iree_form}"
     if kernel == "own":
-        return KernelChoice("own", iree, best, merged, f"kernel=own: {told} ({_never_timed(term.basis)})")
+        told = f"{told} ({_never_timed(term.basis)})"
+        return KernelChoice("own", iree, best, merged, f"kernel=own: {told}")
     if term.basis == SCALED:
         return KernelChoice(
             "iree", iree, best, merge,

@@ -66,7 +66,8 @@ OWN_KERNEL_TERMS: dict[tuple[str, str], OwnKernelTerm] = {
         BOUNDED,
         "mma=auto runs f16 on tensor cores (nvgpu.mma.sync m16n8k16), never timed; credited "
         "with what IREE's own tensor-core code measured on an H200, 2048^3 f16 in 0.277 ms "
-        "(62 TFLOP/s): the rate at which this model gives the kernel's 128x128 tiles that time (IREE's f16 chunks: 529)",
+        "(62 TFLOP/s): the rate at which this model gives the kernel's 128x128 tiles that "
+        "time (IREE's f16 chunks: 529)",
     ),
 }
 # own-kernel terms: end
