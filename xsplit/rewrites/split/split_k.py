@@ -55,11 +55,12 @@ each chunk's f32 matmul IREE CPU tile sizes (`Target.partial_tiles`: a
 workgroup over all of M and a cache line of N). `target=cpu` takes all
 three from the target table.
 
-On CUDA targets a static `linalg.matmul` into f32 may instead be lowered to
+On GPU targets a static `linalg.matmul` into f32 may instead be lowered to
 xsplit's own split-K GEMM kernel (`own_kernel.py`): `kernel=auto` (the
-default) where the cost model has it faster than IREE's code
-(`cost_model.choose_kernel`), `kernel=own` wherever the kernel takes the op,
-`kernel=iree` never.
+default) where the cost model has it faster than IREE's code and its terms
+are not scaled from another GPU's (`cost_model.choose_kernel`: CUDA today,
+not gfx942), `kernel=own` wherever the kernel takes the op, `kernel=iree`
+never.
 """
 
 from __future__ import annotations
