@@ -6,9 +6,11 @@ with the own kernel forced: the host (the imported `util.func`, its ABI ops
 kept) runs right in the simulator against numpy, and auto's output (the
 kernel exported as a custom dispatch) compiles for sm_80. Generated
 programs as users write them (fills or arguments as C, unaligned M and N,
-prime K, func or util) run right in every merge. The model's choice
-between the own kernel and IREE's code is checked on gpu.md's shapes for
-what the data explains."""
+prime K, func or util) run right in every merge. On gfx942 and sm_80, in
+f32 and f16, split-k{kernel=own} runs right in the simulator and compiles
+with what it promises (MFMA, mma.sync, FMAs). The model's choice between
+the own kernel and IREE's code is checked on gpu.md's shapes for what the
+data explains, with each target's terms (own_kernel_terms.py)."""
 
 from __future__ import annotations
 

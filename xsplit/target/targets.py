@@ -7,7 +7,8 @@ gives one workgroup, the peak arithmetic rate per element type, the memory
 bandwidth, and the per-processor cache that decides whether a workgroup's
 operand panels stay resident. The GPU entries' split model (`GpuFit`) is
 what IREE's code reached on an H200 (docs/split-k.md, "On a GPU, fitted on
-an H200"); their other figures are the vendors' datasheets, which only
+an H200"), and xsplit's own kernel's (`OwnKernelFit`) takes its rates from
+`own_kernel_terms.py` (docs/split-k.md, "xsplit's own kernel"); their other figures are the vendors' datasheets, which only
 plain reductions still use. The CPU's are what IREE's code reaches on it,
 measured with `xsplit bench` (bench/RESULTS.md), since a datasheet peak
 says little about code that does not reach it.
@@ -406,7 +407,8 @@ H200_FIT = GpuFit(
 scales them by its own processors and bandwidth. Only sm_90 (the H200's 132
 SMs) is measured; sm_80 and gfx942 are scaled, not measured."""
 
-H200_OWN_KERNEL_COMMON = dict(
+H200_OWN_KERNEL = OwnKernelFit(
+    terms={},  # per target: own_kernel_fit
     # As IREE's chunks on the same 64x64 tiles of 256 threads (GpuFit's
     # chunk saturation): f32 8 of them (an SM's 2,048 threads), f16 on
     # tensor cores 4. Counted in C elements, so that two 128x128
@@ -424,6 +426,7 @@ H200_OWN_KERNEL_COMMON = dict(
     counts=(8, 32, 128),
     min_gain=0.05,
 )
+"""The own kernel's terms other than its rate, the H200's for every GPU."""
 
 
 def own_kernel_fit(t: Target, reference: Target) -> OwnKernelFit:
@@ -454,7 +457,7 @@ def own_kernel_fit(t: Target, reference: Target) -> OwnKernelFit:
                 f"{reference.processors}); the same share of {t.name}'s "
                 f"({t.peak_flops[cls] / TERA:g} TFLOP/s over {t.processors})",
             )
-    return OwnKernelFit(terms=terms, **H200_OWN_KERNEL_COMMON)  # type: ignore[arg-type]
+    return replace(H200_OWN_KERNEL, terms=terms)
 
 
 _SM_80 = Target(
