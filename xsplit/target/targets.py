@@ -7,9 +7,10 @@ gives one workgroup, the peak arithmetic rate per element type, the memory
 bandwidth, and the per-processor cache that decides whether a workgroup's
 operand panels stay resident. The GPU entries' split model (`GpuFit`) is
 what IREE's code reached on an H200 (docs/split-k.md, "On a GPU, fitted on
-an H200"), and xsplit's own kernel's (`OwnKernelFit`) takes its rates from
-`own_kernel_terms.py` (docs/split-k.md, "xsplit's own kernel"); their other figures are the vendors' datasheets, which only
-plain reductions still use. The CPU's are what IREE's code reaches on it,
+an H200"); xsplit's own kernel's model (`OwnKernelFit`) takes its rates
+from `own_kernel_terms.py` (docs/split-k.md, "xsplit's own kernel"). Their
+other figures are the vendors' datasheets, which only plain reductions (and
+the own kernel's scaled rates) still use. The CPU's are what IREE's code reaches on it,
 measured with `xsplit bench` (bench/RESULTS.md), since a datasheet peak
 says little about code that does not reach it.
 """
