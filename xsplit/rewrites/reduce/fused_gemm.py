@@ -75,12 +75,13 @@ class Layout:
 
 def layout(red: ReductionToLower, p: Plan) -> Layout:
     """Tensor cores where the target has an intrinsic for A and B's element
-    type (f16 on sm_80, sm_90 and gfx942), else FMA register tiles."""
+    type (f16 on sm_80, sm_90 and gfx942) and `mma` is not `none`, else FMA
+    register tiles."""
     src = red.source
     assert isinstance(src, Gemm)
     elements = {red.element(src.a), red.element(src.b)}
     intr = intrinsic_for(p.target.name, elements.pop()) if len(elements) == 1 else None
-    if intr is None:
+    if intr is None or p.mma == "none":
         return Layout(TILE, THREADS)
     threads = MMA_WARPS[0] * MMA_WARPS[1] * intr.lanes
     return Layout(MMA_TILE, (threads // THREADS[1], THREADS[1]), intr, MMA_WARPS)
