@@ -103,14 +103,22 @@ def test_generated_shapes(seed: int) -> None:
 
 
 @pytest.mark.parametrize("target", ["sm_80", "gfx942"])
-def test_c_tile_barrier_is_needed(target: str) -> None:
-    """Take out the barrier between the fragments' stores into the C tile
-    and the threads' reads of their register tiles: the simulator sees the
-    race (the warps' fragments are not the threads' registers)."""
+def test_each_barrier_is_needed(target: str) -> None:
+    """Take out any barrier and verify-sync rejects the kernel: the K loop's
+    two (the copies against the fragment reads, `nvgpu.ldmatrix` on sm_80,
+    within a step and across steps) and the one between the fragments'
+    stores into the C tile and the threads' reads of their register tiles,
+    whose race the simulator sees too (the warps' fragments are not the
+    threads' registers)."""
+    from xsplit.diagnostics import XsplitError
+
     case = _case("sum", "rows", 1)
     lines = _lower(case, f"lower-reduce{{stage=atomic target={target}}}").splitlines()
     barriers = [i for i, line in enumerate(lines) if line.strip() == "gpu.barrier"]
     assert len(barriers) == 3  # two in the K loop, one after the C tile's stores
+    for i in barriers:
+        with pytest.raises(XsplitError, match="unsynchronized"):
+            rewrite("\n".join(lines[:i] + lines[i + 1 :]), "verify-sync")
     last = barriers[-1]
     broken = "\n".join(lines[:last] + lines[last + 1 :])
     module = parse_module(broken, "broken.mlir", make_context())
