@@ -167,7 +167,9 @@ def staged(m: int, n: int, k: int, stage: str, target: str, element: str, mma: s
     return ModuleOp(fused_gemm.kernels(red, p))
 
 
-def count(module, m: int, n: int, k: int, subgroup: int = 32, element: str = "f32") -> dict[str, float]:
+def count(
+    module, m: int, n: int, k: int, subgroup: int = 32, element: str = "f32"
+) -> dict[str, float]:
     fn = pick_function(module, None)
     grid, block = launch_sizes(fn, None, None)
     machine = CountingMachine(Launch(grid, block, subgroup))

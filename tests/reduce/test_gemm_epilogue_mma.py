@@ -43,7 +43,8 @@ def _cases():
         for method in ("sum", "max"):
             for along in ("rows", "columns"):
                 for target in ("sm_80", "gfx942"):
-                    out.append(pytest.param(stage, method, along, target, id=f"{stage}-{method}-{along}-{target}"))
+                    name = f"{stage}-{method}-{along}-{target}"
+                    out.append(pytest.param(stage, method, along, target, id=name))
     return out
 
 
@@ -170,12 +171,16 @@ class _CTileConflicts(Machine):
             row_length = op.operands[at].type.get_shape()[1]
 
             def wrapped(fr, chunked, f=f, op=op, at=at) -> None:
-                r, c = (np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,)) for v in op.operands[at + 1 :])
+                r, c = (
+                    np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,))
+                    for v in op.operands[at + 1 :]
+                )
                 words = r * row_length + c
                 group = fr.lanes // 32
                 for g in np.unique(group):
                     mine = np.unique(words[group == g])
-                    self.worst[op.name] = max(self.worst[op.name], int(np.bincount(mine % 32).max()))
+                    worst = int(np.bincount(mine % 32).max())
+                    self.worst[op.name] = max(self.worst[op.name], worst)
                 f(fr, chunked)
 
             self._wrapped[id(op)] = wrapped

@@ -847,7 +847,8 @@ class AccessAnalysis:
 
     def _memref_operand(self, access: Access) -> SSAValue:
         op = access.op
-        if op.name in ("memref.load", "affine.load", "memref.copy", "vector.load", "nvgpu.ldmatrix") and access.kind == READ:
+        reads = ("memref.load", "affine.load", "memref.copy", "vector.load", "nvgpu.ldmatrix")
+        if op.name in reads and access.kind == READ:
             return op.operands[0]
         if op.name in ("memref.store", "affine.store", "memref.atomic_rmw", "vector.store"):
             return op.operands[1]

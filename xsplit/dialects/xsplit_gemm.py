@@ -1072,7 +1072,8 @@ class ThreadwiseWriteFragmentsOp(IRDLOperation):
         _need(merge in (*MERGES, "tile"), self, f"merge must be one of {', '.join(MERGES)}, tile")
         _fragments_acc(self, self.acc, self.intrinsic)
         partials = merge == "partials"
-        _static_f32(self, self.c, "C", 3 if partials else 2, "workgroup" if merge == "tile" else None)
+        space = "workgroup" if merge == "tile" else None
+        _static_f32(self, self.c, "C", 3 if partials else 2, space)
         _need(
             len(self.chunk) == (1 if partials else 0),
             self,
@@ -1324,7 +1325,9 @@ class GridwiseGemmReduceOp(IRDLOperation):
     x * tile[1])); the epilogue (`blockwise_reduce`) reduces the tile in
     registers by `stage` instead of writing it, and `merge` says how each
     workgroup's outputs reach `out`: atomically, or (`partials`) into the
-    chunks x outputs buffer `out` that `merge_reduced` then combines.
+    chunks x outputs buffer `out` that `merge_reduced` then combines. With
+    `mma` and `warps` the K loop multiplies on tensor cores as
+    `gridwise_gemm`'s does, and `threads` is the epilogue's layout only.
     """
 
     name = "xsplit_gemm.gridwise_gemm_reduce"

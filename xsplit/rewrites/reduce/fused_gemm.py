@@ -4,7 +4,9 @@ kernel (`xsplit_gemm`) with a reduction epilogue instead of C's write.
 The kernel starts as one `xsplit_gemm.gridwise_gemm_reduce` and goes through
 the GEMM kernel's passes (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
 `lower-threadwise-gemm`): the same staged K loop as `gemm-kernel`'s (64x64
-C tiles, 256 threads with 4x4 registers, K steps of 16, 128-bit loads, FMAs),
+C tiles, 256 threads with 4x4 registers, K steps of 16, 128-bit loads, FMAs;
+with f16 A and B on sm_80, sm_90 and gfx942, tensor cores and K steps of
+32, the C fragments handed to the epilogue through a workgroup-memory C tile),
 then `blockwise_reduce`, which reduces the tile in registers by the stage
 (rocMLIR's RFC, seed 004) and merges each output with an atomic or, in the
 deterministic form, a partial that `merge_reduced` combines in a second

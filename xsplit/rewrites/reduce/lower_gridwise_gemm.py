@@ -40,7 +40,10 @@ its fragments (each 8x8 matrix of an `ldmatrix`) hit distinct banks.
 partials in chunk order to C's value (grid x along N, y along M).
 
 `xsplit_gemm.gridwise_gemm_reduce` (the fused GEMM + reduction): the same K
-loop, then `blockwise_reduce` in place of the write. `merge_reduced`: one
+loop, then `blockwise_reduce` in place of the write; with `mma` the C
+fragments first go through a workgroup-memory C tile into each thread's
+register tile (`threadwise_write_fragments` merge `tile`, a barrier,
+`threadwise_read_tile`). `merge_reduced`: one
 thread per output element, which combines the partials in chunk order with
 the output's value.
 """
@@ -479,8 +482,8 @@ def _reduce_epilogue(kb: KernelBuilder, op: GridwiseGemmReduceOp, acc, tid, m0, 
     tensor cores the C fragments first go to a workgroup-memory C tile and
     each thread reads back its register tile in the epilogue's layout
     (`threads`), so that every stage's exchange stays that of the FMA
-    kernel: 16 KiB of workgroup memory for a 64x64 tile, written and read
-    once, against a K loop that stages A and B every step."""
+    kernel: 17 KiB of workgroup memory for a padded 64x64 tile, written and
+    read once, against a K loop that stages A and B every step."""
     m, n, _ = op.mnk
     thm, thn = op.thread_counts
     intr = op.intrinsic
@@ -492,7 +495,8 @@ def _reduce_epilogue(kb: KernelBuilder, op: GridwiseGemmReduceOp, acc, tid, m0, 
         warp, lane = kb.div(tid, intr.lanes), kb.rem(tid, intr.lanes)
         row = kb.mul(kb.div(warp, wn), tm // wm)
         col = kb.mul(kb.rem(warp, wn), tn // wn)
-        kb.insert(ThreadwiseWriteFragmentsOp(acc, c_tile, kb.c(row), kb.c(col), kb.c(lane), intr.name, "tile"))
+        at = (kb.c(row), kb.c(col), kb.c(lane))
+        kb.insert(ThreadwiseWriteFragmentsOp(acc, c_tile, *at, intr.name, "tile"))
         kb.barrier()
         acc = kb.alloc([tm // thm, tn // thn], PRIVATE, "regs")
         row, col = kb.c(kb.div(tid, thn)), kb.c(kb.rem(tid, thn))

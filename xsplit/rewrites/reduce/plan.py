@@ -111,4 +111,6 @@ def plan(red: ReductionToLower, m: Match | None, options: dict | None = None) ->
     cap = opts["grid"] or red.grid or tgt.processors * 8
     grid = max(1, min(items, cap))
     mma = opts.get("mma", "auto")
-    return Plan(stage, opts["deterministic"], tgt, block, width, chunk, chunks, items, grid, why, mma)
+    return Plan(
+        stage, opts["deterministic"], tgt, block, width, chunk, chunks, items, grid, why, mma
+    )
