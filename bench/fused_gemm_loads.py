@@ -10,6 +10,13 @@ same tiles, 128-bit loads where rows are whole vectors).
     python bench/fused_gemm_loads.py                        # 512x512x512, row sum, lds, sm_80
     python bench/fused_gemm_loads.py --shape 256x256x256 --stages atomic lds subgroup
     python bench/fused_gemm_loads.py --step-k 8 16 32       # the tiled kernel's K step
+    python bench/fused_gemm_loads.py --element f16 --stages atomic lds subgroup  # tensor cores
+
+With `--element f16` A and B are f16 and only the staged kernel runs, with
+FMA register tiles (`mma=none`) and on tensor cores (`mma=auto`: an
+`nvgpu.mma.sync` counts 16x8x16 FMAs, an `amdgpu.mfma` 16x16x16); the
+table adds the atomics per output and the C tile's workgroup-memory
+accesses (the tensor-core epilogue's round trip).
 
 The simulator runs every thread of every workgroup (lockstep order) and
 counts, per op, the lanes that run it: loads from global buffers (A and B,
@@ -42,15 +49,16 @@ from xsplit.simulator.run import launch_sizes, pick_function
 from xsplit.target.targets import target as find_target
 
 
-def program(m: int, n: int, k: int) -> str:
+def program(m: int, n: int, k: int, element: str = "f32") -> str:
     """C = A @ B from a zero fill, reduced along its rows (over N) into OUT."""
     c = f"tensor<{m}x{n}xf32>"
+    a, b = f"tensor<{m}x{k}x{element}>", f"tensor<{k}x{n}x{element}>"
     return f"""
-func.func @gemm_rowsum(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>, %o: tensor<{m}xf32>) -> tensor<{m}xf32> {{
+func.func @gemm_rowsum(%a: {a}, %b: {b}, %o: tensor<{m}xf32>) -> tensor<{m}xf32> {{
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : {c}
   %c = linalg.fill ins(%zero : f32) outs(%e : {c}) -> {c}
-  %x = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%c : {c}) -> {c}
+  %x = linalg.matmul ins(%a, %b : {a}, {b}) outs(%c : {c}) -> {c}
   %r = linalg.reduce ins(%x : {c}) outs(%o : tensor<{m}xf32>) dimensions = [1]
     (%p: f32, %q: f32) {{
       %s = arith.addf %p, %q : f32
@@ -84,6 +92,9 @@ class CountingMachine(Machine):
             counts.setdefault(what, 0)
 
             width = op.results[0].type.get_shape()[0] if op.name == "vector.load" else 1
+            if what == "fma" and op.name != "arith.mulf":  # a warp's intrinsic, per lane
+                lanes = 32 if op.name == "nvgpu.mma.sync" else 64
+                width = (16 * 8 * 16 if lanes == 32 else 16 * 16 * 16) // lanes
             if what.startswith("global load"):
                 counts.setdefault("instructions " + what, 0)
 
@@ -98,12 +109,18 @@ class CountingMachine(Machine):
 
 
 def _kind(op) -> str | None:
-    if op.name == "arith.mulf":
+    if op.name in ("arith.mulf", "nvgpu.mma.sync", "amdgpu.mfma"):
         return "fma"
+    if op.name == "memref.atomic_rmw":
+        return "atomic"
+    if op.name == "nvgpu.ldmatrix":
+        return "shared ldmatrix"  # per lane: one 16-byte row of a matrix
     if op.name in ("memref.load", "memref.store", "vector.load"):
         memref = op.operands[1] if op.name == "memref.store" else op.operands[0]
         if "private" in str(memref.type):
             return None  # the staged kernel's registers
+        if memref.name_hint == "c_tile":
+            return "shared c_tile"
         space = "shared" if "workgroup" in str(memref.type) else "global"
         name = memref.name_hint if space == "global" and memref.name_hint in ("a", "b") else "other"
         kind = "store" if op.name == "memref.store" else "load"
@@ -138,14 +155,29 @@ def kernels(m: int, n: int, k: int, stage: str, target: str, step_k: int | None)
     return out[0], out[1], staged, tiles.step_k
 
 
-def count(module, m: int, n: int, k: int) -> dict[str, float]:
+def staged(m: int, n: int, k: int, stage: str, target: str, element: str, mma: str) -> ModuleOp:
+    """The staged kernel lower-reduce writes, with `mma` auto or none."""
+    ctx = make_context()
+    module = parse_module(program(m, n, k, element), "bench.mlir", ctx)
+    run_passes(module, build_pipeline("fuse-reduction"), ctx)
+    reduce = next(op for op in module.walk() if op.name == "linalg.reduce")
+    red = analyze(reduce)
+    assert not isinstance(red, str), red
+    p = plan(red, None, {"target": find_target(target).name, "stage": stage, "mma": mma})
+    return ModuleOp(fused_gemm.kernels(red, p))
+
+
+def count(
+    module, m: int, n: int, k: int, subgroup: int = 32, element: str = "f32"
+) -> dict[str, float]:
     fn = pick_function(module, None)
     grid, block = launch_sizes(fn, None, None)
-    machine = CountingMachine(Launch(grid, block, 32))
+    machine = CountingMachine(Launch(grid, block, subgroup))
     rng = np.random.default_rng(0)
+    half = np.float16 if element == "f16" else np.float32
     args = [
-        rng.uniform(-1, 1, (m, k)).astype(np.float32),
-        rng.uniform(-1, 1, (k, n)).astype(np.float32),
+        rng.uniform(-1, 1, (m, k)).astype(half),
+        rng.uniform(-1, 1, (k, n)).astype(half),
         np.zeros(m, np.float32),
     ]
     t0 = time.perf_counter()
@@ -160,7 +192,30 @@ def count(module, m: int, n: int, k: int) -> dict[str, float]:
         "loads": get("global load"), "ab": get("global load a") + get("global load b"),
         "ab_loads": get("instructions global load a") + get("instructions global load b"),
         "shared": get("shared"), "fma": get("fma"), "seconds": seconds,
+        "atomic": get("atomic"), "c_tile": get("shared c_tile"),
     }  # fmt: skip
+
+
+def main_f16(m: int, n: int, k: int, stages: list[str], target: str) -> None:
+    useful = m * n * k
+    subgroup = 64 if target == "gfx942" else 32
+    print(f"{m}x{n}x{k} f16 GEMM + row sum on {target}, the staged kernel; {useful} useful FMAs")
+    print(
+        "| stage | multiply | workgroups x threads | A+B loads / FMA | A+B load instructions / FMA "
+        "| FMAs run | shared accesses | of which the C tile | atomics per output | simulated |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for stage in stages:
+        for mma in ("none", "auto"):
+            with collect_remarks():
+                module = staged(m, n, k, stage, target, "f16", mma)
+            c = count(module, m, n, k, subgroup, "f16")
+            name = "FMA registers" if mma == "none" else "tensor cores"
+            print(
+                f"| {stage} | {name} | {int(c['grid'])} x {int(c['threads'])} | "
+                f"{c['ab'] / useful:.4f} | {c['ab_loads'] / useful:.5f} | {int(c['fma'])} | "
+                f"{int(c['shared'])} | {int(c['c_tile'])} | {c['atomic'] / m:.0f} | {c['seconds']:.1f} s |"
+            )
 
 
 def main() -> None:
@@ -173,8 +228,12 @@ def main() -> None:
     parser.add_argument(
         "--step-k", nargs="+", type=int, default=[None], help="the tiled kernel's K step"
     )
+    parser.add_argument("--element", default="f32", choices=["f32", "f16"], help="A and B")
     args = parser.parse_args()
     m, n, k = (int(x) for x in args.shape.split("x"))
+    if args.element == "f16":
+        main_f16(m, n, k, args.stages, args.target)
+        return
     useful = m * n * k
     print(f"{m}x{n}x{k} GEMM + row sum on {args.target}; {useful} useful FMAs")
     print(

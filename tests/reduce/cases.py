@@ -174,6 +174,8 @@ class GemmCase:
     returned: bool = False
     fill: float = 0.0
     rock: bool = False
+    element: str = "f32"
+    """A and B's element type (`f16`: into f32, on tensor cores where there are some)."""
 
     @property
     def name(self) -> str:
@@ -202,7 +204,10 @@ class GemmCase:
     def program(self) -> str:
         c = ty(self.c_shape)
         results = ([c] if self.returned else []) + [ty(self.out_shape)]
-        args = ", ".join(f"%{n}: {ty(s)}" for n, s in self.params())
+        args = ", ".join(
+            f"%{n}: {ty(s).replace('xf32>', f'x{self.element}>') if n in 'ab' else ty(s)}"
+            for n, s in self.params()
+        )
         text = f"func.func @{self.name}({args}) -> ({', '.join(results)}) {{\n"
         if not self.returned:
             text += (
@@ -212,7 +217,8 @@ class GemmCase:
             )
         (_, sa), (_, sb) = self.params()[:2]
         op = "linalg.batch_matmul" if self.batch else "linalg.matmul"
-        text += f"  %x = {op} ins(%a, %b : {ty(sa)}, {ty(sb)}) outs(%c : {c}) -> {c}\n"
+        ta, tb = (ty(s).replace("xf32>", f"x{self.element}>") for s in (sa, sb))
+        text += f"  %x = {op} ins(%a, %b : {ta}, {tb}) outs(%c : {c}) -> {c}\n"
         if self.rock:
             text += (
                 f"  %r = rock.reduce {self.method} %x into %o {{axis = {self.axis} : index}} : "
@@ -242,7 +248,11 @@ class GemmCase:
 
     def inputs(self, seed: int = 0) -> list[np.ndarray]:
         rng = np.random.default_rng(seed)
-        return [rng.uniform(-1, 1, s).astype(np.float32) for _, s in self.params()]
+        half = np.float16 if self.element == "f16" else np.float32
+        return [
+            rng.uniform(-1, 1, s).astype(half if n in ("a", "b") else np.float32)
+            for n, s in self.params()
+        ]
 
     def expected(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         """numpy's results, in the function's result order."""

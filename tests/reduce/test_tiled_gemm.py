@@ -194,11 +194,13 @@ func.func @h(%a: tensor<33x61xf16>, %b: tensor<61x45xf16>, %o: tensor<45xf32>) -
 
 def test_f16_operands(tmp_path: Path, capsys) -> None:
     """f16 A and B accumulate in f32: the staged tiles stay f16 in workgroup
-    memory and are extended where a thread reads its registers."""
+    memory and, without tensor cores (`mma=none`; with them:
+    test_gemm_epilogue_mma.py), are extended where a thread reads its
+    registers."""
     from xsplit.tools.simulate import main as simulate_main
 
     with collect_remarks() as said:
-        out = rewrite(F16, "fuse-reduction,lower-reduce{stage=lds target=gfx942},verify-sync")
+        out = rewrite(F16, "fuse-reduction,lower-reduce{stage=lds target=gfx942 mma=none},verify-sync")
     assert not [line for line in said if "warning" in line]
     assert "memref<64x16xf16, #gpu.address_space<workgroup>>" in out
     assert out.count("arith.extf") == 8  # four registers of A and four of B per K element

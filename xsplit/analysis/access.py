@@ -383,6 +383,17 @@ class AccessAnalysis:
                     access.indices[-1] = access.indices[-1] + Affine.constant(lane)
                 access.lane = lane
                 yield access
+        elif name == "nvgpu.ldmatrix":
+            # Each lane passes the start of one matrix row of 8 elements (16
+            # bytes, also when transposed: the transpose is in the registers).
+            # Lanes past the matrices' rows pass addresses ldmatrix ignores;
+            # reading them too only over-approximates the reads.
+            for lane in range(8):
+                access = self._make(op, READ, op.operands[0], list(op.operands[1:]), order)
+                if lane and access.indices is not None and access.indices[-1] is not None:
+                    access.indices[-1] = access.indices[-1] + Affine.constant(lane)
+                access.lane = lane
+                yield access
         elif name in ("affine.load", "affine.store"):
             memref = op.operands[0] if name == "affine.load" else op.operands[1]
             operands = list(op.operands[1:] if name == "affine.load" else op.operands[2:])
@@ -799,7 +810,7 @@ class AccessAnalysis:
             else:
                 first = {
                     "memref.load": 1, "memref.store": 2, "memref.atomic_rmw": 2, "vector.load": 1,
-                    "vector.store": 2,
+                    "vector.store": 2, "nvgpu.ldmatrix": 1,
                 }[op.name]
                 local = [self.num(x, space) for x in op.operands[first:]]  # type: ignore[misc]
                 if any(x is None for x in local):
@@ -836,7 +847,8 @@ class AccessAnalysis:
 
     def _memref_operand(self, access: Access) -> SSAValue:
         op = access.op
-        if op.name in ("memref.load", "affine.load", "memref.copy", "vector.load") and access.kind == READ:
+        reads = ("memref.load", "affine.load", "memref.copy", "vector.load", "nvgpu.ldmatrix")
+        if op.name in reads and access.kind == READ:
             return op.operands[0]
         if op.name in ("memref.store", "affine.store", "memref.atomic_rmw", "vector.store"):
             return op.operands[1]

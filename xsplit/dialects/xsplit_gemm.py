@@ -1033,7 +1033,9 @@ class ThreadwiseWriteFragmentsOp(IRDLOperation):
     """
     Element v of `acc[i, j]` goes to C at `(row + i * m + r, col + j * n + c)`
     with (r, c) the intrinsic's C layout of (lane, v), where that is inside
-    C (a bounds mask), by `merge` as `threadwise_write` does.
+    C (a bounds mask), by `merge` as `threadwise_write` does. With merge
+    `tile`, C is a workgroup-memory tile that holds every warp tile whole:
+    a plain store, no mask.
     """
 
     name = "xsplit_gemm.threadwise_write_fragments"
@@ -1067,10 +1069,11 @@ class ThreadwiseWriteFragmentsOp(IRDLOperation):
 
     def verify_(self) -> None:
         merge = self.merge.data
-        _need(merge in MERGES, self, f"merge must be one of {', '.join(MERGES)}")
+        _need(merge in (*MERGES, "tile"), self, f"merge must be one of {', '.join(MERGES)}, tile")
         _fragments_acc(self, self.acc, self.intrinsic)
         partials = merge == "partials"
-        _static_f32(self, self.c, "C", 3 if partials else 2, None)
+        space = "workgroup" if merge == "tile" else None
+        _static_f32(self, self.c, "C", 3 if partials else 2, space)
         _need(
             len(self.chunk) == (1 if partials else 0),
             self,
@@ -1135,6 +1138,43 @@ class ThreadwiseReadOp(IRDLOperation):
         _static_f32(self, self.tile, "the tile", 2, None, f16=True)
         _static_f32(self, self.regs, "the registers", 1, "private")
         _need(self.stride.value.data > 0, self, "stride must be positive")
+
+
+@irdl_op_definition
+class ThreadwiseReadTileOp(IRDLOperation):
+    """`acc[i, j] = tile[row + i * strides[0], col + j * strides[1]]`: one
+    thread's register tile, laid out as `threadwise_write` places it, from a
+    workgroup-memory C tile (the tensor-core kernel's fragments, stored
+    there, read back in the FMA epilogue's layout)."""
+
+    name = "xsplit_gemm.threadwise_read_tile"
+
+    tile = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    acc = operand_def(MemRefType)
+    strides = prop_def(DenseArrayBase)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$tile `[` $row `,` $col `]` `to` $acc attr-dict `:` type($tile) `to` type($acc)"
+    )
+
+    def __init__(self, tile: SSAValue, row: SSAValue, col: SSAValue, acc: SSAValue, strides):
+        super().__init__(operands=[tile, row, col, acc], properties={"strides": _ints(strides)})
+
+    @property
+    def stride_sizes(self) -> tuple[int, int]:
+        sm, sn = self.strides.get_values()
+        return int(sm), int(sn)
+
+    def verify_(self) -> None:
+        _static_f32(self, self.tile, "the tile", 2, "workgroup")
+        _static_f32(self, self.acc, "the accumulator", 2, "private")
+        _need(len(self.strides.get_values()) == 2, self, "strides must be [M, N] steps")
+        _need(min(self.stride_sizes) > 0, self, "strides must be positive")
 
 
 @irdl_op_definition
@@ -1285,7 +1325,9 @@ class GridwiseGemmReduceOp(IRDLOperation):
     x * tile[1])); the epilogue (`blockwise_reduce`) reduces the tile in
     registers by `stage` instead of writing it, and `merge` says how each
     workgroup's outputs reach `out`: atomically, or (`partials`) into the
-    chunks x outputs buffer `out` that `merge_reduced` then combines.
+    chunks x outputs buffer `out` that `merge_reduced` then combines. With
+    `mma` and `warps` the K loop multiplies on tensor cores as
+    `gridwise_gemm`'s does, and `threads` is the epilogue's layout only.
     """
 
     name = "xsplit_gemm.gridwise_gemm_reduce"
@@ -1306,6 +1348,14 @@ class GridwiseGemmReduceOp(IRDLOperation):
     store_c = opt_prop_def(UnitAttr)
     stages = opt_prop_def(IntegerAttr)
     a_k_major = opt_prop_def(UnitAttr)
+    mma = opt_prop_def(StringAttr)
+    """The warp-level matrix intrinsic the warps multiply with, as on
+    `gridwise_gemm`; the epilogue then first puts the C fragments into a
+    workgroup-memory C tile and reads each thread's `threads` register tile
+    back from it. FMAs per thread when absent."""
+    warps = opt_prop_def(DenseArrayBase)
+    """With `mma`: warps along M and N; `threads` (the epilogue's layout)
+    then counts warps[0] x warps[1] x lanes threads in all."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -1333,6 +1383,8 @@ class GridwiseGemmReduceOp(IRDLOperation):
         store_c: bool = False,
         stages: int = 1,
         a_k_major: bool = False,
+        mma: str | None = None,
+        warps: tuple[int, int] | None = None,
     ):
         props: dict = {
             "tile": _ints(tile),
@@ -1352,6 +1404,10 @@ class GridwiseGemmReduceOp(IRDLOperation):
             props["stages"] = IntegerAttr(stages, i64)
         if a_k_major:
             props["a_k_major"] = UnitAttr()
+        if mma is not None:
+            props["mma"] = StringAttr(mma)
+        if warps is not None:
+            props["warps"] = _ints(warps)
         super().__init__(operands=[a, b, out, [c] if c is not None else []], properties=props)
 
     # What the K loop of `lower-gridwise-gemm` reads, as on `gridwise_gemm`.
@@ -1360,12 +1416,8 @@ class GridwiseGemmReduceOp(IRDLOperation):
     thread_counts = GridwiseGemmOp.thread_counts
     mnk = GridwiseGemmOp.mnk
     block = GridwiseGemmOp.block
-
-    @property
-    def intrinsic(self) -> Intrinsic | None:
-        """None: the epilogues reduce per-thread register tiles, so the
-        fused kernel multiplies with FMAs."""
-        return None
+    intrinsic = GridwiseGemmOp.intrinsic
+    warp_counts = GridwiseGemmOp.warp_counts
 
     @property
     def register_prefetch(self) -> None:
@@ -1431,6 +1483,32 @@ class GridwiseGemmReduceOp(IRDLOperation):
         _verify_epilogue_layout(self, (thm, thn), (tm, tn))
         _need(self.stage_count in (1, 2), self, "stages must be 1 or 2")
         _need(self.stage_count == 1 or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
+        _need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
+        if self.mma is not None:
+            self._verify_mma()
+
+    def _verify_mma(self) -> None:
+        intr = _intrinsic(self, self.mma)  # type: ignore[arg-type]
+        for v, name in ((self.a, "A"), (self.b, "B")):
+            element = str(v.type.element_type)  # type: ignore[attr-defined]
+            takes = f"{intr.name} takes {name} of {', '.join(intr.operands)}"
+            _need(element in intr.operands, self, takes)
+        _need(self.a_k_major is None, self, "mma reads A as it is in memory (M-major)")
+        _need(len(self.warps.get_values()) == 2, self, "warps must be [M, N] counts")  # type: ignore[union-attr]
+        wm, wn = self.warp_counts
+        _need(min(wm, wn) > 0, self, "warps must be positive")
+        thm, thn = self.thread_counts
+        _need(
+            thm * thn == wm * wn * intr.lanes,
+            self,
+            f"threads must count warps[0] x warps[1] x {intr.lanes} threads",
+        )
+        tm, tn, tk = self.tile_sizes
+        _need(
+            tm % (wm * intr.m) == 0 and tn % (wn * intr.n) == 0 and tk % intr.k == 0,
+            self,
+            f"the tile must be whole {intr.m}x{intr.n}x{intr.k} blocks per warp",
+        )
 
 
 def _verify_epilogue_layout(op, threads: tuple[int, int], tile: tuple[int, int]) -> None:
@@ -1650,6 +1728,7 @@ XsplitGemm = Dialect(
         BlockwiseMmaOp,
         ThreadwiseFillOp,
         ThreadwiseReadOp,
+        ThreadwiseReadTileOp,
         ThreadwiseGemmOp,
         ThreadwiseWriteOp,
         ThreadwiseFragmentOp,

@@ -4,7 +4,9 @@ kernel (`xsplit_gemm`) with a reduction epilogue instead of C's write.
 The kernel starts as one `xsplit_gemm.gridwise_gemm_reduce` and goes through
 the GEMM kernel's passes (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
 `lower-threadwise-gemm`): the same staged K loop as `gemm-kernel`'s (64x64
-C tiles, 256 threads with 4x4 registers, K steps of 16, 128-bit loads, FMAs),
+C tiles, 256 threads with 4x4 registers, K steps of 16, 128-bit loads, FMAs;
+with f16 A and B on sm_80, sm_90 and gfx942, tensor cores and K steps of
+32, the C fragments handed to the epilogue through a workgroup-memory C tile),
 then `blockwise_reduce`, which reduces the tile in registers by the stage
 (rocMLIR's RFC, seed 004) and merges each output with an atomic or, in the
 deterministic form, a partial that `merge_reduced` combines in a second
@@ -18,6 +20,8 @@ operands, the CPU) is written by `tiled_gemm.py` as before.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref
@@ -42,6 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 from xsplit import attr_names
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects import gpu
+from xsplit.dialects.fragments import Intrinsic, intrinsic_for
 from xsplit.dialects.xsplit_gemm import GridwiseGemmReduceOp, MergeReducedOp, reduce_chunks
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Gemm, ReductionToLower, loops_of
@@ -51,6 +56,37 @@ TILE = (64, 64, 16)
 text kernel had (so that the two compare load for load)."""
 THREADS = (16, 16)
 LOWERING = "lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm"
+
+MMA_TILE = (64, 64, 32)
+"""With tensor cores: K steps of 32, so that each thread copies whole
+128-bit vectors of A and B (8 halves) on both targets."""
+MMA_WARPS = (2, 2)
+"""Four warps (wavefronts on gfx942), each a 32x32 warp tile."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The kernel's tile, its epilogue's threads (16 per row of the tile, as
+    the FMA kernel has), and the intrinsic and warps where it has one."""
+
+    tile: tuple[int, int, int]
+    threads: tuple[int, int]
+    mma: Intrinsic | None = None
+    warps: tuple[int, int] | None = None
+
+
+def layout(red: ReductionToLower, p: Plan) -> Layout:
+    """Tensor cores where the target has an intrinsic for A and B's element
+    type (f16 on sm_80, sm_90 and gfx942) and `mma` is not `none`, else FMA
+    register tiles."""
+    src = red.source
+    assert isinstance(src, Gemm)
+    elements = {red.element(src.a), red.element(src.b)}
+    intr = intrinsic_for(p.target.name, elements.pop()) if len(elements) == 1 else None
+    if intr is None or p.mma == "none":
+        return Layout(TILE, THREADS)
+    threads = MMA_WARPS[0] * MMA_WARPS[1] * intr.lanes
+    return Layout(MMA_TILE, (threads // THREADS[1], THREADS[1]), intr, MMA_WARPS)
 
 
 def applies(red: ReductionToLower, p: Plan) -> str | None:
@@ -136,9 +172,11 @@ def gridwise(red: ReductionToLower, p: Plan, a, b, c, out, merge: str) -> Gridwi
     init = None
     if src.init_arg is None and src.init_const is not None and float(src.init_const) != 0.0:
         init = float(src.init_const)
+    lay = layout(red, p)
     return GridwiseGemmReduceOp(
-        a, b, out, c, TILE, THREADS, red.method, 1 if loops.along == "n" else 0, p.stage, merge,
-        p.subgroup, "cluster" if p.target.name == "gfx942" else "shuffle", init, src.store,
+        a, b, out, c, lay.tile, lay.threads, red.method, 1 if loops.along == "n" else 0, p.stage,
+        merge, p.subgroup, "cluster" if p.target.name == "gfx942" else "shuffle", init, src.store,
+        mma=lay.mma.name if lay.mma else None, warps=lay.warps,
     )  # fmt: skip
 
 
@@ -184,7 +222,8 @@ def kernels(red: ReductionToLower, p: Plan) -> list[Operation]:
         new = [_function(name, types, hints, body, batch=(2, batches))]
     else:
         d = 0 if loops.along == "m" else 1
-        chunks = reduce_chunks(loops.extent[axis], TILE[d], THREADS[d], p.stage)
+        lay = layout(red, p)
+        chunks = reduce_chunks(loops.extent[axis], lay.tile[d], lay.threads[d], p.stage)
         ptype = MemRefType(f32, [chunks, red.elements])
 
         def columns(bld: Builder, parts, z):
@@ -237,8 +276,9 @@ def kernels(red: ReductionToLower, p: Plan) -> list[Operation]:
 def describe(red: ReductionToLower, p: Plan) -> str:
     loops = loops_of(red)
     assert not isinstance(loops, str)
-    tm, tn, tk = TILE
-    thm, thn = THREADS
+    lay = layout(red, p)
+    tm, tn, tk = lay.tile
+    thm, thn = lay.threads
     along_n = loops.along == "n"
     row = "row" if along_n else "column"
     r_threads = thn if along_n else thm
@@ -253,6 +293,13 @@ def describe(red: ReductionToLower, p: Plan) -> str:
         f"C tiles, one per workgroup of {thm * thn} threads holding {tm // thm}x{tn // thn} each "
         f"in registers; A and B staged through workgroup memory {tk} K elements at a time"
     )
+    if lay.mma is not None and lay.warps is not None:
+        wm, wn = lay.warps
+        how += (
+            f"; multiplied on tensor cores ({lay.mma.op} {lay.mma.name}, {wm}x{wn} warps of "
+            f"{lay.mma.lanes} lanes), the C fragments put in a workgroup-memory C tile and read "
+            f"back as the {tm // thm}x{tn // thn} register tiles"
+        )
     if p.stage == "atomic":
         regs = (tn // thn) if along_n else (tm // thm)
         epi = f"each thread combines its {regs} values of each {row} and {out} per {row}"
@@ -284,7 +331,7 @@ def describe(red: ReductionToLower, p: Plan) -> str:
     if p.deterministic:
         axis = loops.m if loops.along == "m" else loops.n
         d = 0 if loops.along == "m" else 1
-        chunks = reduce_chunks(loops.extent[axis], TILE[d], THREADS[d], p.stage)
+        chunks = reduce_chunks(loops.extent[axis], lay.tile[d], lay.threads[d], p.stage)
         epi += f"; partials in a {chunks}x{red.elements} buffer, then a fixed-order merge kernel"
     chosen = f" (chosen for {p.target.name}: {p.why})" if p.why else ""
     gz = loops.extent[loops.batch[0]] if loops.batch else 1

@@ -40,7 +40,10 @@ its fragments (each 8x8 matrix of an `ldmatrix`) hit distinct banks.
 partials in chunk order to C's value (grid x along N, y along M).
 
 `xsplit_gemm.gridwise_gemm_reduce` (the fused GEMM + reduction): the same K
-loop, then `blockwise_reduce` in place of the write. `merge_reduced`: one
+loop, then `blockwise_reduce` in place of the write; with `mma` the C
+fragments first go through a workgroup-memory C tile into each thread's
+register tile (`threadwise_write_fragments` merge `tile`, a barrier,
+`threadwise_read_tile`). `merge_reduced`: one
 thread per output element, which combines the partials in chunk order with
 the output's value.
 """
@@ -67,6 +70,7 @@ from xsplit.dialects.xsplit_gemm import (
     MergePartialsOp,
     MergeReducedOp,
     ThreadwiseFillOp,
+    ThreadwiseReadTileOp,
     ThreadwiseWriteFragmentsOp,
     ThreadwiseWriteOp,
     register_shape,
@@ -456,10 +460,48 @@ def lower_merge(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def c_tile_pad(frag: Fragment, lanes: int, threads_n: int, tile_n: int) -> int:
+    """Words of padding per row of the tensor-core epilogue's C tile: the
+    fewest bank conflicts of the warps' fragment stores and the threads'
+    reads of their register tiles (a warp reads 32 / threads_n rows of
+    threads_n consecutive words) together, in whole 16-byte vectors."""
+
+    def read_conflict(row_length: int) -> int:
+        t = np.arange(BANKS)
+        words = (t // threads_n) * row_length + t % threads_n
+        return int(np.bincount(np.unique(words) % BANKS).max())
+
+    def cost(pad: int) -> int:
+        return fragment_conflict(frag, lanes, tile_n + pad, 4) + read_conflict(tile_n + pad)
+
+    return min(range(0, BANKS + 1, 4), key=cost)
+
+
 def _reduce_epilogue(kb: KernelBuilder, op: GridwiseGemmReduceOp, acc, tid, m0, n0) -> None:
-    """The fused reduction: the registers are reduced, not written."""
+    """The fused reduction: the registers are reduced, not written. With
+    tensor cores the C fragments first go to a workgroup-memory C tile and
+    each thread reads back its register tile in the epilogue's layout
+    (`threads`), so that every stage's exchange stays that of the FMA
+    kernel: 17 KiB of workgroup memory for a padded 64x64 tile, written and
+    read once, against a K loop that stages A and B every step."""
     m, n, _ = op.mnk
-    kb.insert(BlockwiseReduceOp(acc, op.out, m0, n0, tid, op.c, op.thread_counts, (m, n), op))
+    thm, thn = op.thread_counts
+    intr = op.intrinsic
+    if intr is not None:
+        tm, tn, _ = op.tile_sizes
+        wm, wn = op.warp_counts
+        pad = c_tile_pad(intr.c, intr.lanes, thn, tn)
+        c_tile = kb.alloc([tm, tn + pad], WORKGROUP, "c_tile")
+        warp, lane = kb.div(tid, intr.lanes), kb.rem(tid, intr.lanes)
+        row = kb.mul(kb.div(warp, wn), tm // wm)
+        col = kb.mul(kb.rem(warp, wn), tn // wn)
+        at = (kb.c(row), kb.c(col), kb.c(lane))
+        kb.insert(ThreadwiseWriteFragmentsOp(acc, c_tile, *at, intr.name, "tile"))
+        kb.barrier()
+        acc = kb.alloc([tm // thm, tn // thn], PRIVATE, "regs")
+        row, col = kb.c(kb.div(tid, thn)), kb.c(kb.rem(tid, thn))
+        kb.insert(ThreadwiseReadTileOp(c_tile, row, col, acc, (thm, thn)))
+    kb.insert(BlockwiseReduceOp(acc, op.out, m0, n0, tid, op.c, (thm, thn), (m, n), op))
 
 
 def lower_merge_reduced(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:

@@ -353,6 +353,11 @@ LOWER_REDUCE = Pass(
         Option("block", int, 0, "threads per block (default: the target's)"),
         Option("grid", int, 0, "at most this many blocks (default: 8 per processor)"),
         Option("chunk", int, 0, "axis elements per thread and work item (default: 16, or 4 per thread)"),
+        Option(
+            "mma", str, "auto",
+            "the fused GEMM's tensor cores: auto (where the target has an intrinsic for A and B) "
+            "or none (FMA register tiles)", ("auto", "none"),
+        ),  # fmt: skip
     ),
 )
 

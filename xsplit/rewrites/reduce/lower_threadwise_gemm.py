@@ -47,6 +47,7 @@ from xsplit.dialects.xsplit_gemm import (
     ThreadwiseGemmOp,
     ThreadwiseMmaOp,
     ThreadwiseReadOp,
+    ThreadwiseReadTileOp,
     ThreadwiseWriteFragmentsOp,
     ThreadwiseReduceOp,
     ThreadwiseWriteOp,
@@ -220,8 +221,25 @@ def lower_write_fragments(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             col = kb.add(op.col, j * intr.n)
             for v, (r, c) in enumerate(places):
                 at = [*prefix, kb.add(row, r), kb.add(col, c)]
+                if merge == "tile":  # the tile holds the warp tiles whole
+                    kb.store(kb.load(op.acc, [i, j, v]), op.c, at)
+                    continue
                 inside = kb.both(kb.below(at[-2], rows), kb.below(at[-1], cols))
                 kb.if_(inside, _merge(op.acc, [i, j, v], op.c, at, merge))
+    return []
+
+
+def lower_read_tile(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, ThreadwiseReadTileOp)
+    kb = KernelBuilder(ir.b)
+    rm, rn = _shape(op.acc)
+    sm, sn = op.stride_sizes
+    rows_at = [kb.add(op.row, i * sm) for i in range(rm)]
+    cols_at = [kb.add(op.col, j * sn) for j in range(rn)]
+    for i in range(rm):
+        for j in range(rn):
+            kb.store(kb.load(op.tile, [rows_at[i], cols_at[j]]), op.acc, [i, j])
     return []
 
 
@@ -293,6 +311,10 @@ LOWER_THREADWISE_GEMM = Pass(
             "lower-threadwise-write-fragments",
             "each C fragment element merged into C under its mask",
             ThreadwiseWriteFragmentsOp, lower_write_fragments,
+        ),
+        Pattern(
+            "lower-threadwise-read-tile", "each register loaded from the C tile",
+            ThreadwiseReadTileOp, lower_read_tile,
         ),
         Pattern(
             "lower-threadwise-reduce", "each kept row's registers, with the init, combined",

@@ -28,6 +28,9 @@ class Plan:
     items: int
     grid: int
     why: str = ""
+    mma: str = "auto"
+    """The fused GEMM's tensor cores: `auto` where the target has an
+    intrinsic for the operands, `none` for FMA register tiles."""
 
     @property
     def subgroups(self) -> int:
@@ -107,4 +110,7 @@ def plan(red: ReductionToLower, m: Match | None, options: dict | None = None) ->
     items = -(-work // block) if stage == "atomic" else work
     cap = opts["grid"] or red.grid or tgt.processors * 8
     grid = max(1, min(items, cap))
-    return Plan(stage, opts["deterministic"], tgt, block, width, chunk, chunks, items, grid, why)
+    mma = opts.get("mma", "auto")
+    return Plan(
+        stage, opts["deterministic"], tgt, block, width, chunk, chunks, items, grid, why, mma
+    )

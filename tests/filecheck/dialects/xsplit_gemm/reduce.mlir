@@ -29,3 +29,20 @@ func.func @blockwise(%c: memref<70x200xf32>, %o: memref<70xf32>, %m0: index, %n0
   xsplit_gemm.threadwise_reduce %acc to %parts[%m0, %n0] {strides = array<i64: 16, 16>, bounds = array<i64: 70, 200>, method = "max", dim = 0 : i64, init = 5.000000e-01 : f32} : memref<4x4xf32, #gpu.address_space<private>> to memref<4xf32, #gpu.address_space<private>>
   func.return
 }
+
+// On tensor cores: the intrinsic and warps; `threads` is the epilogue's layout (4 warps of 32
+// lanes, rows of 16). The fragments go to a workgroup C tile (merge "tile") and each thread's
+// register tile comes back from it.
+// CHECK-LABEL: func.func @mma
+// CHECK-NEXT:    xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 32>, threads = array<i64: 8, 16>, method = "sum", dim = 1 : i64, stage = "subgroup", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<70x37xf16>, memref<37x75xf16> into memref<70xf32>
+// CHECK:         xsplit_gemm.threadwise_write_fragments %acc to %tile[%r, %r] lane %r {mma = "m16n8k16", merge = "tile"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<64x68xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    xsplit_gemm.threadwise_read_tile %tile[%r, %r] to %regs {strides = array<i64: 8, 16>} : memref<64x68xf32, #gpu.address_space<workgroup>> to memref<8x4xf32, #gpu.address_space<private>>
+func.func @mma(%a: memref<70x37xf16>, %b: memref<37x75xf16>, %o: memref<70xf32>, %r: index) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 32>, threads = array<i64: 8, 16>, method = "sum", dim = 1 : i64, stage = "subgroup", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<70x37xf16>, memref<37x75xf16> into memref<70xf32>
+  %acc = memref.alloca() : memref<2x4x4xf32, #gpu.address_space<private>>
+  %tile = memref.alloc() : memref<64x68xf32, #gpu.address_space<workgroup>>
+  %regs = memref.alloca() : memref<8x4xf32, #gpu.address_space<private>>
+  xsplit_gemm.threadwise_write_fragments %acc to %tile[%r, %r] lane %r {mma = "m16n8k16", merge = "tile"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<64x68xf32, #gpu.address_space<workgroup>>
+  xsplit_gemm.threadwise_read_tile %tile[%r, %r] to %regs {strides = array<i64: 8, 16>} : memref<64x68xf32, #gpu.address_space<workgroup>> to memref<8x4xf32, #gpu.address_space<private>>
+  func.return
+}

@@ -57,3 +57,47 @@ func.func @threadwise(%c: memref<70x200xf32>, %r: index) {
   func.return
 }
 // CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_reduce' op the partials must hold 4 kept registers
+
+// -----
+
+func.func @mma_threads(%a: memref<70x37xf16>, %b: memref<37x75xf16>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 32>, threads = array<i64: 16, 16>, method = "sum", dim = 1 : i64, stage = "subgroup", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<70x37xf16>, memref<37x75xf16> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op threads must count warps[0] x warps[1] x 32 threads
+
+// -----
+
+func.func @mma_f32(%a: memref<70x37xf32>, %b: memref<37x75xf32>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 32>, threads = array<i64: 8, 16>, method = "sum", dim = 1 : i64, stage = "subgroup", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<70x37xf32>, memref<37x75xf32> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op m16n8k16 takes A of f16, bf16
+
+// -----
+
+func.func @mma_warps(%a: memref<70x37xf16>, %b: memref<37x75xf16>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 32>, threads = array<i64: 8, 16>, method = "sum", dim = 1 : i64, stage = "subgroup", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", mma = "m16n8k16"} : memref<70x37xf16>, memref<37x75xf16> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op mma and warps go together
+
+// -----
+
+func.func @read_tile(%r: index) {
+  %tile = memref.alloc() : memref<64x68xf32>
+  %regs = memref.alloca() : memref<8x4xf32, #gpu.address_space<private>>
+  xsplit_gemm.threadwise_read_tile %tile[%r, %r] to %regs {strides = array<i64: 8, 16>} : memref<64x68xf32> to memref<8x4xf32, #gpu.address_space<private>>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_read_tile' op the tile must be in workgroup memory
+
+// -----
+
+func.func @write_tile(%r: index) {
+  %acc = memref.alloca() : memref<2x4x4xf32, #gpu.address_space<private>>
+  %tile = memref.alloc() : memref<64x68xf32>
+  xsplit_gemm.threadwise_write_fragments %acc to %tile[%r, %r] lane %r {mma = "m16n8k16", merge = "tile"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<64x68xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_write_fragments' op C must be in workgroup memory
