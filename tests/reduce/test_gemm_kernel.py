@@ -545,7 +545,7 @@ def test_tensor_cores_with_the_lanes_own_loads(merge: str) -> None:
             matmul(37, 24, 101, "f16"),
             f"gemm-kernel{{{options}}},lower-gridwise-gemm,lower-blockwise-gemm",
         )
-        text = re.sub(r'(operand = "[ab]")\}', r"\1, loads}", text)
+        text = re.sub(r'(operand = "[ab]")', r"\1, loads", text)
         text = rewrite(text, "lower-threadwise-gemm")
     assert "nvgpu.ldmatrix" not in text and "vector.load %a_tile" in text
     module = parse_module(text, "kernel.mlir", make_context())
