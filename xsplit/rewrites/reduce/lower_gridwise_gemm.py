@@ -170,20 +170,23 @@ def fragment_pad(frag: Fragment, lanes: int, row_length: int, element_size: int)
 
 def swizzles(op: GridwiseGemmOp, operand: str) -> bool:
     """Whether the tensor-core tile of `operand` ("a" or "b") is
-    XOR-swizzled (`xsplit_gemm.swizzled`) rather than padded: where its
-    fragments are read by `ldmatrix` (8 rows of one 16-byte chunk column)
-    and its rows are a power of two of chunks. Both the 128-bit stores (a
-    quarter warp's 8 chunks, one 128-byte line) and each ldmatrix matrix
-    then reach 32 distinct banks; padding cannot do both for A's rows of 16
-    or 32 halves (2-way stores). Not with direct-to-LDS loads, whose runs
-    land where the wavefront's one address says."""
+    XOR-swizzled (`xsplit_gemm.swizzled`) rather than padded: where its rows
+    are a power of two of 16-byte chunks. The 128-bit stores (8 lanes'
+    chunks, one 128-byte line) and each ldmatrix matrix (8 rows of one
+    chunk column) then reach 32 distinct banks; no row pad does both for
+    A's rows of 16 or 32 halves (2-way stores). On gfx942 it spares A's
+    stores the same 2-way conflict, and its 64-bit fragment reads are 2-way
+    either way (16 rows' same half of a chunk). Not for a K-packed B
+    (`b_kpack`), nor with direct-to-LDS loads, whose runs land where the
+    wavefront's one address says."""
     intr = op.intrinsic
     if intr is None or op.direct_to_lds is not None:
         return False
-    frag, v = (intr.a, op.a) if operand == "a" else (intr.b, op.b)
+    if operand == "b" and b_kpack(op) != 1:
+        return False
     tm, tn, tk = op.tile_sizes
     shape = [tm, tk] if operand == "a" else [tk, tn]
-    return frag.matrix_load is not None and swizzle_fits(shape, element_bytes(v))
+    return swizzle_fits(shape, element_bytes(op.a if operand == "a" else op.b))
 
 
 KPACK = 4
