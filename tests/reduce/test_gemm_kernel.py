@@ -690,14 +690,17 @@ def fragment_conflict(options: str, k: int) -> int:
 
 
 @pytest.mark.parametrize("tile", ["64,64,16", "64,64,32"])
-def test_fragment_reads_are_free_of_bank_conflicts(tile: str) -> None:
+def test_fragment_reads_are_free_of_bank_conflicts(tile: str, monkeypatch) -> None:
     """Each 8x8 matrix an `ldmatrix` reads (8 rows of 16 bytes: A's rows of
-    a block, B's K rows) falls in 32 distinct banks with the rows padded by
-    `fragment_pad`; unpadded, rows of 8, 16 or 32 words share banks (B's
+    a block, B's K rows) falls in 32 distinct banks with the tiles
+    swizzled (the default) or with the rows padded by `fragment_pad`;
+    unpadded and unswizzled, rows of 8, 16 or 32 words share banks (B's
     rows of 32 words all start in bank 0: 8-way)."""
     from xsplit.rewrites.reduce import lower_gridwise_gemm
 
     options = f"target=sm_80 tile={tile}"
+    assert fragment_conflict(options, 64) == 1
+    monkeypatch.setattr(lower_gridwise_gemm, "swizzles", lambda op, operand: False)
     assert fragment_conflict(options, 64) == 1
     saved = lower_gridwise_gemm.fragment_pad
     lower_gridwise_gemm.fragment_pad = lambda *args: 0
@@ -742,12 +745,16 @@ class TileStoreBankMachine(_Quiet):
 
 
 @pytest.mark.parametrize("step_k", [16, 32, 64])
-def test_tile_stores_with_tensor_cores(step_k: int) -> None:
-    """The f16 tiles' 128-bit stores, as padded for ldmatrix: B's rows (72
-    halves) take one quarter warp each, conflict-free; A's are too with K
-    steps of 64, but with 16 or 32 a quarter warp stores 4 or 2 rows, and no
-    row length puts those in distinct banks while keeping ldmatrix's 8 rows
-    distinct (2-way; an XOR swizzle would do both)."""
+def test_tile_stores_with_tensor_cores(step_k: int, monkeypatch) -> None:
+    """The f16 tiles' 128-bit stores, as padded for ldmatrix (the layout
+    before the swizzle, which `test_lds_layouts` measures conflict-free):
+    B's rows (72 halves) take one quarter warp each, conflict-free; A's are
+    too with K steps of 64, but with 16 or 32 a quarter warp stores 4 or 2
+    rows, and no row length puts those in distinct banks while keeping
+    ldmatrix's 8 rows distinct (2-way)."""
+    from xsplit.rewrites.reduce import lower_gridwise_gemm
+
+    monkeypatch.setattr(lower_gridwise_gemm, "swizzles", lambda op, operand: False)
     results = {}
     for tile in ("a_tile", "b_tile"):
         module, _ = lowered(64, 64, 128, f"target=sm_80 tile=64,64,{step_k}", "f16")
