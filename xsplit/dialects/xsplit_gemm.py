@@ -184,7 +184,8 @@ def _verify_layout(self, tile: SSAValue, rows: int, cols: int) -> None:
     swizzle, kpack = getattr(self, "swizzle", None), getattr(self, "kpack", None)
     if swizzle is not None:
         _need(self.transpose is None and kpack is None, self, "swizzle copies rows as they are")
-        _need(swizzle_fits(shape, size), self, "a swizzled tile's rows must be 2, 4, 8, ... 16-byte chunks")
+        fits = swizzle_fits(shape, size)
+        _need(fits, self, "a swizzled tile's rows must be 2, 4, 8, ... 16-byte chunks")
         _need(shape[1] == cols, self, "a swizzled copy fills whole rows of the tile")
     if kpack is not None:
         kp = self.kpack_size
@@ -757,7 +758,8 @@ class BlockwiseStoreOp(IRDLOperation):
         room = _shape(self.tile)
         want = (c, r) if self.transpose else (r, c)
         if self.kpack is None:
-            _need(room[0] >= want[0] and room[1] >= want[1], self, "the tile is smaller than the copy")
+            big = room[0] >= want[0] and room[1] >= want[1]
+            _need(big, self, "the tile is smaller than the copy")
         _verify_layout(self, self.tile, r, c)
 
 
@@ -1142,7 +1144,8 @@ class ThreadwiseFragmentOp(IRDLOperation):
             self,
             f"the fragment must be a vector of {shape} of the tile's elements",
         )
-        _need(self.swizzle is None or self.kpack is None, self, "swizzle and kpack exclude each other")
+        one = self.swizzle is None or self.kpack is None
+        _need(one, self, "swizzle and kpack exclude each other")
         if self.swizzle is not None:
             size = element.bitwidth // 8
             _need(

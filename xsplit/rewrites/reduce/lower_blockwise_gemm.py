@@ -12,7 +12,12 @@ of w elements (`ld.global.v4` for w = 4), masked as a whole, and stored
 into the tile with one `vector.store` (a single 128-bit shared store, whose
 alignment LLVM infers from the index: separate element stores it did not
 always merge, e.g. f16 rows of 24 halves); with `transpose` its elements
-are stored one by one, into w rows of the tile.
+are stored one by one, into w rows of the tile. With `swizzle` every store
+goes to its element's swizzled place (`xsplit_gemm.swizzled`: the 16-byte
+chunk XOR a phase of the row); with `kpack = p` each thread copies slices
+of p rows x w columns (p loads of w), and stores each slice's elements
+column by column, side by side in one row of the packed tile, 16 bytes a
+`vector.store`.
 
 `xsplit_gemm.blockwise_async_copy`: the same copies as
 `nvgpu.device_async_copy`s (16 bytes, `bypassL1`, per vector of B; 4 bytes
@@ -60,7 +65,6 @@ from xdsl.rewriter import InsertPoint
 from xdsl.builder import Builder
 
 from xsplit.dialects.xsplit_gemm import (
-    swizzled,
     WAVE,
     BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
@@ -75,6 +79,7 @@ from xsplit.dialects.xsplit_gemm import (
     ThreadwiseMmaOp,
     ThreadwiseReadOp,
     ThreadwiseReduceOp,
+    swizzled,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder
@@ -125,7 +130,8 @@ def _place(kb: KernelBuilder, op, at: list) -> list:
     if getattr(op, "swizzle", None) is None:
         return at
     size = op.tile.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
-    return list(swizzled(kb, at[0], at[1], op.tile.type.get_shape()[1], size))  # type: ignore[attr-defined]
+    row_length = op.tile.type.get_shape()[1]  # type: ignore[attr-defined]
+    return list(swizzled(kb, at[0], at[1], row_length, size))
 
 
 def _slices(kb: KernelBuilder, op, source: bool = True):
@@ -171,7 +177,8 @@ def _store_slice(kb: KernelBuilder, op, values: list[SSAValue], g, j) -> None:
     size = op.tile.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
     per = VECTOR_BYTES // size
     for start in range(0, len(values), per):
-        kb.store_vector(values[start : start + per], op.tile, [g, kb.add(kb.mul(j, op.kpack_size), start)])
+        at = [g, kb.add(kb.mul(j, op.kpack_size), start)]
+        kb.store_vector(values[start : start + per], op.tile, at)
 
 
 def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:

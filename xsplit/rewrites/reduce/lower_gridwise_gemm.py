@@ -32,9 +32,12 @@ With `mma` (tensor cores) the warps lay over the C tile: warp w owns the
 warp tile at ((w / warps_n) * wtm, (w % warps_n) * wtn), wtm x wtn =
 tile / warps, as fm x fn blocks of the intrinsic's m x n; each lane's
 accumulator is a private fm x fn x (its C fragment) buffer. The multiply is
-`blockwise_mma`, the write `threadwise_write_fragments`. A stays M-major,
-and both tiles' rows are padded (`fragment_pad`) so that a warp's reads of
-its fragments (each 8x8 matrix of an `ldmatrix`) hit distinct banks.
+`blockwise_mma`, the write `threadwise_write_fragments`. A stays M-major.
+The tiles are XOR-swizzled (`swizzles`) so that both the 128-bit stores and
+a warp's reads of its fragments (each 8x8 matrix of an `ldmatrix`) hit
+distinct banks, or, where their rows are not a power of two of 16-byte
+chunks, padded (`fragment_pad`) for the reads. gfx942's B tile is K-packed
+instead (`b_kpack`): a lane's four K of one column are one 64-bit read.
 
 `xsplit_gemm.merge_partials`: one thread per element of C, which adds the
 partials in chunk order to C's value (grid x along N, y along M).
@@ -54,7 +57,6 @@ from xdsl.ir import SSAValue
 
 from xsplit.dialects.fragments import NUMPY, Fragment, fragment_matrix
 from xsplit.dialects.xsplit_gemm import (
-    swizzle_fits,
     BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
     BlockwiseGatherOp,
@@ -71,6 +73,7 @@ from xsplit.dialects.xsplit_gemm import (
     ThreadwiseWriteFragmentsOp,
     ThreadwiseWriteOp,
     register_shape,
+    swizzle_fits,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder, element_bytes
@@ -258,7 +261,7 @@ def b_tile_shape(op: GridwiseGemmOp) -> list[int]:
     return [tk, tn + fragment_pad(intr.b, intr.lanes, tn, element_bytes(op.b))]
 
 
-def _copies(op: GridwiseGemmOp, wa: int, wb: int) -> tuple[dict, dict]:
+def _copies(op: GridwiseGemmOp, wb: int) -> tuple[dict, dict]:
     """The layout keywords of A's and B's staged copies, and B's vector
     width (a K-packed copy has its own)."""
     kp = b_kpack(op)
@@ -354,7 +357,7 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         b_tile = kb.alloc(b_tile_shape(op), WORKGROUP, "b_tile", element(op.b))
         acc = _accumulator(kb, op)
 
-        la, lb = _copies(op, wa, wb)
+        la, lb = _copies(op, wb)
 
         def step(body: KernelBuilder, k0: SSAValue) -> None:
             a_copy = BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, k_major, wa, **la)  # type: ignore[arg-type]
@@ -445,7 +448,7 @@ def _register_prefetched(
     a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
     b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
     acc = _accumulator(kb, op)
-    la, lb = _copies(op, wa, wb)
+    la, lb = _copies(op, wb)
     wb, kp = lb["vector"], lb["kpack"]
     a_next = kb.alloc(register_shape((tm, tk), threads, wa), PRIVATE, "a_next", element(op.a))
     b_next = kb.alloc(register_shape((tk, tn), threads, wb, kp), PRIVATE, "b_next", element(op.b))
