@@ -493,6 +493,8 @@ def test_tensor_cores_every_merge(merge: str) -> None:
     text = check(37, 21, 101, f"target=sm_80 chunks={chunks} merge={merge} {MMA_SMALL}", element="f16")
     assert "nvgpu.mma.sync" in text and "arith.extf" not in text
     assert text.count("nvgpu.ldmatrix") == 3  # per K block: 1 A and 2 B fragments
+    # The tiles are XOR-swizzled (test_lds_layouts): unpadded, and addressed through xori.
+    assert "memref<32x16xf16" in text and "memref<16x16xf16" in text and "arith.xori" in text
     assert ("memref.atomic_rmw" in text) == (merge == "atomic")
 
 
@@ -505,7 +507,7 @@ def test_tensor_cores_double_buffered(merge: str, k: int) -> None:
     chunks = 3 if k == 200 else 1
     options = f"target=sm_80 chunks={chunks} merge={merge} stages=2 {MMA_WIDE}"
     text = check(37, 24, k, options, element="f16")
-    assert "nvgpu.mma.sync" in text and "numGroups = 2" in text
+    assert "nvgpu.mma.sync" in text and "numGroups = 2" in text and "arith.xori" in text
     assert not re.search(r"(memref|vector)\.load %[ab]\[", text)
 
 
@@ -565,7 +567,7 @@ def test_tensor_cores_bf16(merge: str) -> None:
     for stages, k in ((1, 101), (2, 200)):
         options = f"target=sm_80 chunks=3 merge={merge} stages={stages} {MMA_WIDE}"
         text = check(37, 24, k, options, element="bf16")
-        assert "vector<2x2xbf16>" in text and "nvgpu.mma.sync" in text
+        assert "vector<2x2xbf16>" in text and "nvgpu.mma.sync" in text and "arith.xori" in text
 
 
 def test_tensor_cores_only_where_the_target_has_them() -> None:
@@ -595,6 +597,8 @@ def test_mfma_every_merge(merge: str) -> None:
     text = check(37, 21, 101, options, element="f16")
     assert "amdgpu.mfma 16x16x16" in text and "arith.extf" not in text
     assert ("memref.atomic_rmw" in text) == (merge == "atomic")
+    # B's tile K-packed (test_lds_layouts): 16x32 as 4x128, read 4 halves at once.
+    assert "memref<4x128xf16" in text and "memref.load %b_tile" not in text
 
 
 @pytest.mark.parametrize("merge", ["atomic", "deterministic"])
@@ -607,6 +611,7 @@ def test_mfma_register_prefetch(merge: str, k: int) -> None:
     options = f"target=gfx942 chunks={chunks} merge={merge} stages=2 {MFMA_SMALL}"
     text = check(37, 24, k, options, element="f16")
     assert "amdgpu.mfma" in text and "%a_next" in text and "nvgpu" not in text
+    assert "memref<4x128xf16" in text and "memref.load %b_tile" not in text
 
 
 @pytest.mark.parametrize("merge", ["atomic", "deterministic"])

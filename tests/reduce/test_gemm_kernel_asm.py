@@ -161,7 +161,7 @@ def test_tensor_cores(stages: int, tmp_path: Path) -> None:
     with collect_remarks():
         out = rewrite(
             matmul(100, 72, 1000, "f16"),
-            # Stages 1 with the default K step of 16 (A's rows of 24 halves).
+            # Stages 1 with the default K step of 16 (A swizzled in rows of 16 halves).
             f"gemm-kernel{{target=sm_80 chunks=4 {'' if stages == 1 else 'tile=64,64,32 '}"
             f"stages={stages}}},{LOWER},export-dispatch{{target=sm_80}}",
         )
