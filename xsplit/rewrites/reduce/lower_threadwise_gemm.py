@@ -15,7 +15,9 @@ index into a private buffer is a constant and LLVM keeps it in registers.
   transposed for B, which is staged K-major); else (or with `loads`)
   the lane's elements at the places its layout gives, each run that is
   contiguous in the tile for every lane in one `vector.load` (two halves:
-  one 32-bit shared load), then `vector.from_elements`;
+  one 32-bit shared load; a K-packed B's four K: one 64-bit load), then
+  `vector.from_elements`; with `swizzle` or `kpack` every address is its
+  element's place in the tile (`ThreadwiseFragmentOp.place`);
 - `threadwise_mma`: the accumulator's C fragment into a vector, the
   intrinsic's op (`EMIT`: `nvgpu.mma.sync` for m16n8k16, `amdgpu.mfma` for
   gfx942's MFMAs), its elements back;
