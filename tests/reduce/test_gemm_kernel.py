@@ -493,6 +493,8 @@ def test_tensor_cores_every_merge(merge: str) -> None:
     text = check(37, 21, 101, f"target=sm_80 chunks={chunks} merge={merge} {MMA_SMALL}", element="f16")
     assert "nvgpu.mma.sync" in text and "arith.extf" not in text
     assert text.count("nvgpu.ldmatrix") == 3  # per K block: 1 A and 2 B fragments
+    # The tiles are XOR-swizzled (test_lds_layouts): unpadded, and addressed through xori.
+    assert "memref<32x16xf16" in text and "memref<16x16xf16" in text and "arith.xori" in text
     assert ("memref.atomic_rmw" in text) == (merge == "atomic")
 
 
@@ -505,7 +507,7 @@ def test_tensor_cores_double_buffered(merge: str, k: int) -> None:
     chunks = 3 if k == 200 else 1
     options = f"target=sm_80 chunks={chunks} merge={merge} stages=2 {MMA_WIDE}"
     text = check(37, 24, k, options, element="f16")
-    assert "nvgpu.mma.sync" in text and "numGroups = 2" in text
+    assert "nvgpu.mma.sync" in text and "numGroups = 2" in text and "arith.xori" in text
     assert not re.search(r"(memref|vector)\.load %[ab]\[", text)
 
 
@@ -545,7 +547,7 @@ def test_tensor_cores_with_the_lanes_own_loads(merge: str) -> None:
             matmul(37, 24, 101, "f16"),
             f"gemm-kernel{{{options}}},lower-gridwise-gemm,lower-blockwise-gemm",
         )
-        text = re.sub(r'(operand = "[ab]")\}', r"\1, loads}", text)
+        text = re.sub(r'(operand = "[ab]")', r"\1, loads", text)
         text = rewrite(text, "lower-threadwise-gemm")
     assert "nvgpu.ldmatrix" not in text and "vector.load %a_tile" in text
     module = parse_module(text, "kernel.mlir", make_context())
@@ -565,7 +567,7 @@ def test_tensor_cores_bf16(merge: str) -> None:
     for stages, k in ((1, 101), (2, 200)):
         options = f"target=sm_80 chunks=3 merge={merge} stages={stages} {MMA_WIDE}"
         text = check(37, 24, k, options, element="bf16")
-        assert "vector<2x2xbf16>" in text and "nvgpu.mma.sync" in text
+        assert "vector<2x2xbf16>" in text and "nvgpu.mma.sync" in text and "arith.xori" in text
 
 
 def test_tensor_cores_only_where_the_target_has_them() -> None:
@@ -595,6 +597,8 @@ def test_mfma_every_merge(merge: str) -> None:
     text = check(37, 21, 101, options, element="f16")
     assert "amdgpu.mfma 16x16x16" in text and "arith.extf" not in text
     assert ("memref.atomic_rmw" in text) == (merge == "atomic")
+    # B's tile K-packed (test_lds_layouts): 16x32 as 4x128, read 4 halves at once.
+    assert "memref<4x128xf16" in text and "memref.load %b_tile" not in text
 
 
 @pytest.mark.parametrize("merge", ["atomic", "deterministic"])
@@ -607,6 +611,7 @@ def test_mfma_register_prefetch(merge: str, k: int) -> None:
     options = f"target=gfx942 chunks={chunks} merge={merge} stages=2 {MFMA_SMALL}"
     text = check(37, 24, k, options, element="f16")
     assert "amdgpu.mfma" in text and "%a_next" in text and "nvgpu" not in text
+    assert "memref<4x128xf16" in text and "memref.load %b_tile" not in text
 
 
 @pytest.mark.parametrize("merge", ["atomic", "deterministic"])
@@ -690,14 +695,17 @@ def fragment_conflict(options: str, k: int) -> int:
 
 
 @pytest.mark.parametrize("tile", ["64,64,16", "64,64,32"])
-def test_fragment_reads_are_free_of_bank_conflicts(tile: str) -> None:
+def test_fragment_reads_are_free_of_bank_conflicts(tile: str, monkeypatch) -> None:
     """Each 8x8 matrix an `ldmatrix` reads (8 rows of 16 bytes: A's rows of
-    a block, B's K rows) falls in 32 distinct banks with the rows padded by
-    `fragment_pad`; unpadded, rows of 8, 16 or 32 words share banks (B's
+    a block, B's K rows) falls in 32 distinct banks with the tiles
+    swizzled (the default) or with the rows padded by `fragment_pad`;
+    unpadded and unswizzled, rows of 8, 16 or 32 words share banks (B's
     rows of 32 words all start in bank 0: 8-way)."""
     from xsplit.rewrites.reduce import lower_gridwise_gemm
 
     options = f"target=sm_80 tile={tile}"
+    assert fragment_conflict(options, 64) == 1
+    monkeypatch.setattr(lower_gridwise_gemm, "swizzles", lambda op, operand: False)
     assert fragment_conflict(options, 64) == 1
     saved = lower_gridwise_gemm.fragment_pad
     lower_gridwise_gemm.fragment_pad = lambda *args: 0
@@ -742,12 +750,16 @@ class TileStoreBankMachine(_Quiet):
 
 
 @pytest.mark.parametrize("step_k", [16, 32, 64])
-def test_tile_stores_with_tensor_cores(step_k: int) -> None:
-    """The f16 tiles' 128-bit stores, as padded for ldmatrix: B's rows (72
-    halves) take one quarter warp each, conflict-free; A's are too with K
-    steps of 64, but with 16 or 32 a quarter warp stores 4 or 2 rows, and no
-    row length puts those in distinct banks while keeping ldmatrix's 8 rows
-    distinct (2-way; an XOR swizzle would do both)."""
+def test_tile_stores_with_tensor_cores(step_k: int, monkeypatch) -> None:
+    """The f16 tiles' 128-bit stores, as padded for ldmatrix (the layout
+    before the swizzle, which `test_lds_layouts` measures conflict-free):
+    B's rows (72 halves) take one quarter warp each, conflict-free; A's are
+    too with K steps of 64, but with 16 or 32 a quarter warp stores 4 or 2
+    rows, and no row length puts those in distinct banks while keeping
+    ldmatrix's 8 rows distinct (2-way)."""
+    from xsplit.rewrites.reduce import lower_gridwise_gemm
+
+    monkeypatch.setattr(lower_gridwise_gemm, "swizzles", lambda op, operand: False)
     results = {}
     for tile in ("a_tile", "b_tile"):
         module, _ = lowered(64, 64, 128, f"target=sm_80 tile=64,64,{step_k}", "f16")

@@ -117,8 +117,14 @@ def test_mfma_gfx942(stages: int, element: str, tmp_path: Path) -> None:
     `v_mfma_f32_16x16x16_f16` (`_bf16`) and nothing else (no FMA): a 64x64 tile of four wavefronts, each 2x2
     blocks, two K blocks per step of 32: 8 MFMAs a step (16 with stages=2,
     whose loop holds two steps). A and B come in 128-bit loads and go to
-    workgroup memory in `ds_write_b128`; with stages=2 the next step's
-    loads are issued before a step's MFMAs and stored after them."""
+    workgroup memory in `ds_write_b128` (B, K-packed, in 32-bit loads of
+    column pairs, 4 K x 2 columns a 128-bit store); with stages=2 the next
+    step's loads are issued before a step's MFMAs and stored after them.
+    Every fragment is one 64-bit LDS read (A's 4 K of a row from its
+    swizzled tile, B's 4 K of a column from its K-packed one), which LLVM
+    pairs: 4 `ds_read2_b64`/`ds_read2st64_b64` a step, no `ds_read_u16`
+    (before the K-packed B: 16 `ds_read_u16` and 2 `ds_read2_b64` a step,
+    56 VGPRs against 52 now)."""
     with collect_remarks():
         out = rewrite(
             matmul(100, 72, 1000, element),
@@ -131,6 +137,9 @@ def test_mfma_gfx942(stages: int, element: str, tmp_path: Path) -> None:
     assert not re.search(FMA["gfx942"], asm) and not re.search(SPILL["gfx942"], asm)
     assert re.search(VECTOR_LOAD["gfx942"], asm) and re.search(r"\bds_write_b128\b", asm)
     assert len(re.findall(BARRIER["gfx942"], asm)) == stages + 1
+    reads = re.findall(r"\bds_read\w*", asm)
+    assert len(reads) == 4 * stages
+    assert all(re.fullmatch(r"ds_read(2|2st64)?_b64", r) for r in reads), reads
     if stages == 2:
         order = r"(?s)global_load_dwordx4.*?" + mfma + r".*?\bds_write_b128\b"
         assert sum(bool(re.search(order, s)) for s in re.split(BARRIER["gfx942"], asm)) == 2
@@ -146,11 +155,13 @@ def test_tensor_cores(stages: int, tmp_path: Path) -> None:
     read by `ldmatrix`; no f32 FMA on the operands, no local memory.
     Stages 1: 128-bit global loads and only 128-bit shared stores of 8
     halves; stages 2: 16-byte `cp.async.cg`, the groups and their waits, and
-    no `ld.global` at all (C is only added to atomically)."""
+    no `ld.global` at all (C is only added to atomically). The tiles are
+    XOR-swizzled: the stores, the cp.async destinations and the ldmatrix
+    row addresses go through the same `xor.b32`."""
     with collect_remarks():
         out = rewrite(
             matmul(100, 72, 1000, "f16"),
-            # Stages 1 with the default K step of 16 (A's rows of 24 halves).
+            # Stages 1 with the default K step of 16 (A swizzled in rows of 16 halves).
             f"gemm-kernel{{target=sm_80 chunks=4 {'' if stages == 1 else 'tile=64,64,32 '}"
             f"stages={stages}}},{LOWER},export-dispatch{{target=sm_80}}",
         )
@@ -163,6 +174,7 @@ def test_tensor_cores(stages: int, tmp_path: Path) -> None:
     assert re.search(r"\bldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16\b", asm)
     assert re.search(r"\bldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16\b", asm)
     assert not re.search(r"\bld\.shared\.", asm)
+    assert re.search(r"\bxor\.b(32|64)\b", asm)
     if stages == 1:
         assert len(re.findall(VECTOR_LOAD["sm_80"], asm)) >= 2
         stores = re.findall(r"\bst\.shared\.\S+", asm)

@@ -9,7 +9,8 @@ lane reads and writes) and the simulator (what the collective computes):
 
 A layout is a function `(x, lane, idx) -> (row, col)` of the lane and a
 static position `idx` in the lane's vector, written with `x.add`, `x.mul`,
-`x.div` and `x.rem`: with `NUMPY` it runs on ints or numpy arrays of lanes,
+`x.div` and `x.rem` (and `x.xor` for a swizzled tile): with `NUMPY` it
+runs on ints or numpy arrays of lanes,
 with the kernel builder it emits the index arithmetic for an SSA lane id.
 A second intrinsic is a new `Intrinsic` here, an emitter of its op in
 `lower_threadwise_gemm.EMIT`, and its op in the simulator, a call of
@@ -45,6 +46,10 @@ class _NumpyArith:
     @staticmethod
     def rem(a, b):
         return a % b
+
+    @staticmethod
+    def xor(a, b):
+        return a ^ b
 
 
 NUMPY = _NumpyArith()

@@ -131,6 +131,78 @@ def chunk_count(k: int, chunks: int, step_k: int) -> int:
     return -(-k // chunk_size(k, chunks, step_k))
 
 
+CHUNK_BYTES = 16
+"""A swizzled tile moves whole 16-byte chunks (one 128-bit store, one
+16-byte cp.async, one ldmatrix row)."""
+
+LINE_CHUNKS = 8
+"""Chunks in one 128-byte line: the 32 four-byte banks once."""
+
+
+def swizzle_fits(shape, element_size: int) -> bool:
+    """Whether a tile of `shape` can be swizzled: its rows are a power of
+    two (at least 2) of 16-byte chunks."""
+    chunks = shape[1] * element_size // CHUNK_BYTES
+    return shape[1] * element_size % CHUNK_BYTES == 0 and chunks >= 2 and chunks & (chunks - 1) == 0
+
+
+def swizzled(x, row, col, row_length: int, element_size: int):
+    """Where element (row, col) of a swizzled tile (rows of `row_length`
+    elements of `element_size` bytes) lives: the 16-byte chunk of its
+    column XOR a phase of its row, the rest unchanged. The phase counts
+    the 128-byte lines the rows fill (R chunks a row: a line holds 8 / R
+    rows) modulo min(R, 8), so that the 8 rows of one chunk column (an
+    ldmatrix's 8x8 matrix) fall in 8 distinct chunks of the banks, while
+    the 8 consecutive chunks of a line (a quarter warp's 128-bit stores)
+    stay a permutation of one line. `x` does the arithmetic
+    (`fragments.NUMPY`, or a kernel builder emitting it)."""
+    v = CHUNK_BYTES // element_size
+    chunks = row_length // v
+    phase = x.rem(x.div(row, max(1, LINE_CHUNKS // chunks)), min(chunks, LINE_CHUNKS))
+    return row, x.add(x.mul(x.xor(x.div(col, v), phase), v), x.rem(col, v))
+
+
+def kpacked(x, row, col, kpack: int):
+    """Where element (k, n) of a K-packed tile lives: runs of `kpack`
+    consecutive K of one column side by side, [k / kpack, n * kpack + k %
+    kpack], so that a lane's `kpack` K of one column are one wide read."""
+    return x.div(row, kpack), x.add(x.mul(col, kpack), x.rem(row, kpack))
+
+
+def _layout_props(props: dict, swizzle: bool, kpack: int) -> dict:
+    if swizzle:
+        props["swizzle"] = UnitAttr()
+    if kpack != 1:
+        props["kpack"] = IntegerAttr(kpack, i64)
+    return props
+
+
+def _verify_layout(self, tile: SSAValue, rows: int, cols: int) -> None:
+    """A copy of rows x cols into `tile` with `swizzle` or `kpack`."""
+    size = tile.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
+    shape = _shape(tile)
+    swizzle, kpack = getattr(self, "swizzle", None), getattr(self, "kpack", None)
+    if swizzle is not None:
+        _need(self.transpose is None and kpack is None, self, "swizzle copies rows as they are")
+        fits = swizzle_fits(shape, size)
+        _need(fits, self, "a swizzled tile's rows must be 2, 4, 8, ... 16-byte chunks")
+        _need(shape[1] == cols, self, "a swizzled copy fills whole rows of the tile")
+    if kpack is not None:
+        kp = self.kpack_size
+        _need(self.transpose is None, self, "kpack copies rows as they are")
+        _need(kp > 0 and rows % kp == 0, self, f"kpack {kp} must divide the copy's rows")
+        _need(
+            shape[0] >= rows // kp and shape[1] >= cols * kp,
+            self,
+            "the tile is smaller than the K-packed copy",
+        )
+        _need(
+            (rows // kp * cols // self.width) % self.thread_count == 0,
+            self,
+            "threads must divide the K-packed copy",
+        )
+
+
 @irdl_op_definition
 class GridwiseGemmOp(IRDLOperation):
     """
@@ -443,6 +515,13 @@ class BlockwiseCopyOp(IRDLOperation):
     transpose = opt_prop_def(UnitAttr)
     vector = opt_prop_def(IntegerAttr)
     """Elements per global load (4: 128-bit loads of f32); 1 when absent."""
+    swizzle = opt_prop_def(UnitAttr)
+    """The tile is XOR-swizzled (`swizzled`): element (i, j) lives at
+    `swizzled(i, j)`."""
+    kpack = opt_prop_def(IntegerAttr)
+    """The tile is K-packed (`kpacked`): element (i, j) lives at
+    [i / kpack, j * kpack + i % kpack]. Each thread copies slices of kpack
+    rows x `vector` columns and stores each slice as one run."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -463,12 +542,15 @@ class BlockwiseCopyOp(IRDLOperation):
         threads: int,
         transpose: bool = False,
         vector: int = 1,
+        swizzle: bool = False,
+        kpack: int = 1,
     ):
         props = {"sizes": _ints(sizes), "threads": IntegerAttr(threads, i64)}
         if transpose:
             props["transpose"] = UnitAttr()
         if vector != 1:
             props["vector"] = IntegerAttr(vector, i64)
+        _layout_props(props, swizzle, kpack)
         super().__init__(operands=[src, row, col, tile, thread], properties=props)
 
     @property
@@ -483,6 +565,10 @@ class BlockwiseCopyOp(IRDLOperation):
     @property
     def width(self) -> int:
         return 1 if self.vector is None else self.vector.value.data
+
+    @property
+    def kpack_size(self) -> int:
+        return 1 if self.kpack is None else self.kpack.value.data
 
     def verify_(self) -> None:
         _verify_copy(self)
@@ -501,11 +587,14 @@ def _verify_copy(self) -> None:
     r, c = self.copy_sizes
     room = _shape(self.tile)
     want = (c, r) if self.transpose else (r, c)
-    _need(room[0] >= want[0] and room[1] >= want[1], self, "the tile is smaller than the copy")
+    kpack = getattr(self, "kpack", None) is not None
+    if not kpack:
+        _need(room[0] >= want[0] and room[1] >= want[1], self, "the tile is smaller than the copy")
     w = self.width
     _need(w > 0 and c % w == 0, self, f"a vector of {w} must divide the copy's rows")
     _need(_shape(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
     _need((r * c // w) % self.thread_count == 0, self, "threads must divide the copy")
+    _verify_layout(self, self.tile, r, c)
 
 
 @irdl_op_definition
@@ -530,6 +619,8 @@ class BlockwiseAsyncCopyOp(IRDLOperation):
     threads = prop_def(IntegerAttr)
     transpose = opt_prop_def(UnitAttr)
     vector = opt_prop_def(IntegerAttr)
+    swizzle = opt_prop_def(UnitAttr)
+    """As `blockwise_copy`'s: each 16-byte copy lands at its swizzled place."""
     token = result_def(DeviceAsyncTokenType)
 
     irdl_options = (ParsePropInAttrDict(),)
@@ -540,12 +631,15 @@ class BlockwiseAsyncCopyOp(IRDLOperation):
         "`:` type($src) `to` type($tile)"
     )
 
-    def __init__(self, src, row, col, tile, thread, sizes, threads, transpose=False, vector=1):
+    def __init__(
+        self, src, row, col, tile, thread, sizes, threads, transpose=False, vector=1, swizzle=False
+    ):
         props: dict = {"sizes": _ints(sizes), "threads": IntegerAttr(threads, i64)}
         if transpose:
             props["transpose"] = UnitAttr()
         if vector != 1:
             props["vector"] = IntegerAttr(vector, i64)
+        _layout_props(props, swizzle, 1)
         super().__init__(
             operands=[src, row, col, tile, thread],
             properties=props,
@@ -581,6 +675,9 @@ class BlockwiseLoadOp(IRDLOperation):
     sizes = prop_def(DenseArrayBase)
     threads = prop_def(IntegerAttr)
     vector = opt_prop_def(IntegerAttr)
+    kpack = opt_prop_def(IntegerAttr)
+    """As `blockwise_copy`'s: slices of kpack rows x `vector` columns, each
+    one row of the registers (K-packed: column by column)."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -590,15 +687,17 @@ class BlockwiseLoadOp(IRDLOperation):
         "`:` type($src) `to` type($regs)"
     )
 
-    def __init__(self, src, row, col, regs, thread, sizes, threads, vector=1):
+    def __init__(self, src, row, col, regs, thread, sizes, threads, vector=1, kpack=1):
         props: dict = {"sizes": _ints(sizes), "threads": IntegerAttr(threads, i64)}
         if vector != 1:
             props["vector"] = IntegerAttr(vector, i64)
+        _layout_props(props, False, kpack)
         super().__init__(operands=[src, row, col, regs, thread], properties=props)
 
     copy_sizes = BlockwiseCopyOp.copy_sizes
     thread_count = BlockwiseCopyOp.thread_count
     width = BlockwiseCopyOp.width
+    kpack_size = BlockwiseCopyOp.kpack_size
 
     def verify_(self) -> None:
         _static_f32(self, self.src, "the source", 2, None, f16=True)
@@ -624,6 +723,10 @@ class BlockwiseStoreOp(IRDLOperation):
     threads = prop_def(IntegerAttr)
     transpose = opt_prop_def(UnitAttr)
     vector = opt_prop_def(IntegerAttr)
+    swizzle = opt_prop_def(UnitAttr)
+    """As `blockwise_copy`'s."""
+    kpack = opt_prop_def(IntegerAttr)
+    """As `blockwise_copy`'s (the `blockwise_load` had the same)."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -632,17 +735,21 @@ class BlockwiseStoreOp(IRDLOperation):
         "$regs `to` $tile `thread` $thread attr-dict `:` type($regs) `to` type($tile)"
     )
 
-    def __init__(self, regs, tile, thread, sizes, threads, transpose=False, vector=1):
+    def __init__(
+        self, regs, tile, thread, sizes, threads, transpose=False, vector=1, swizzle=False, kpack=1
+    ):
         props: dict = {"sizes": _ints(sizes), "threads": IntegerAttr(threads, i64)}
         if transpose:
             props["transpose"] = UnitAttr()
         if vector != 1:
             props["vector"] = IntegerAttr(vector, i64)
+        _layout_props(props, swizzle, kpack)
         super().__init__(operands=[regs, tile, thread], properties=props)
 
     copy_sizes = BlockwiseCopyOp.copy_sizes
     thread_count = BlockwiseCopyOp.thread_count
     width = BlockwiseCopyOp.width
+    kpack_size = BlockwiseCopyOp.kpack_size
 
     def verify_(self) -> None:
         _static_f32(self, self.tile, "the tile", 2, "workgroup", f16=True)
@@ -650,7 +757,10 @@ class BlockwiseStoreOp(IRDLOperation):
         r, c = self.copy_sizes
         room = _shape(self.tile)
         want = (c, r) if self.transpose else (r, c)
-        _need(room[0] >= want[0] and room[1] >= want[1], self, "the tile is smaller than the copy")
+        if self.kpack is None:
+            big = room[0] >= want[0] and room[1] >= want[1]
+            _need(big, self, "the tile is smaller than the copy")
+        _verify_layout(self, self.tile, r, c)
 
 
 GATHER_BYTES = 4
@@ -730,11 +840,12 @@ class BlockwiseGatherOp(IRDLOperation):
         _need(why is None, self, str(why))
 
 
-def register_shape(sizes: tuple[int, int], threads: int, width: int) -> list[int]:
+def register_shape(sizes: tuple[int, int], threads: int, width: int, kpack: int = 1) -> list[int]:
     """One thread's registers for a copy split in `width`-element vectors
-    among `threads` threads: [vectors, width]."""
+    among `threads` threads: [vectors, width]; K-packed, in slices of
+    `kpack` vectors: [slices, kpack * width]."""
     r, c = sizes
-    return [r * c // width // threads, width]
+    return [r * c // width // threads // kpack, width * kpack]
 
 
 def _verify_registers(self, other: SSAValue) -> None:
@@ -751,7 +862,7 @@ def _verify_registers(self, other: SSAValue) -> None:
     w = self.width
     _need(w > 0 and c % w == 0, self, f"a vector of {w} must divide the copy's rows")
     _need((r * c // w) % self.thread_count == 0, self, "threads must divide the copy")
-    want = register_shape((r, c), self.thread_count, w)
+    want = register_shape((r, c), self.thread_count, w, self.kpack_size)
     _need(list(_shape(self.regs)) == want, self, f"the registers must be {want[0]}x{want[1]}")
 
 
@@ -858,6 +969,12 @@ class BlockwiseMmaOp(IRDLOperation):
     mma = prop_def(StringAttr)
     warps = prop_def(DenseArrayBase)
     step_k = prop_def(IntegerAttr)
+    a_swizzle = opt_prop_def(UnitAttr)
+    """The A tile is XOR-swizzled (`swizzled`)."""
+    b_swizzle = opt_prop_def(UnitAttr)
+    """The B tile is XOR-swizzled."""
+    b_kpack = opt_prop_def(IntegerAttr)
+    """The B tile is K-packed (`kpacked`)."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -867,15 +984,33 @@ class BlockwiseMmaOp(IRDLOperation):
         "`:` type($a) `,` type($b) `into` type($acc)"
     )
 
-    def __init__(self, acc, a, b, thread, mma: str, warps: tuple[int, int], step_k: int):
-        super().__init__(
-            operands=[acc, a, b, thread],
-            properties={
-                "mma": StringAttr(mma),
-                "warps": _ints(warps),
-                "step_k": IntegerAttr(step_k, i64),
-            },
-        )
+    def __init__(
+        self,
+        acc,
+        a,
+        b,
+        thread,
+        mma: str,
+        warps: tuple[int, int],
+        step_k: int,
+        swizzle: tuple[bool, bool] = (False, False),
+        b_kpack: int = 1,
+    ):
+        props: dict = {
+            "mma": StringAttr(mma),
+            "warps": _ints(warps),
+            "step_k": IntegerAttr(step_k, i64),
+        }
+        for name, on in zip(("a_swizzle", "b_swizzle"), swizzle):
+            if on:
+                props[name] = UnitAttr()
+        if b_kpack != 1:
+            props["b_kpack"] = IntegerAttr(b_kpack, i64)
+        super().__init__(operands=[acc, a, b, thread], properties=props)
+
+    @property
+    def b_kpack_size(self) -> int:
+        return 1 if self.b_kpack is None else self.b_kpack.value.data
 
     @property
     def intrinsic(self) -> Intrinsic:
@@ -902,14 +1037,17 @@ class BlockwiseMmaOp(IRDLOperation):
             self,
             "the A tile is narrower than the warps' rows",
         )
+        kp = self.b_kpack_size
+        b_rows, b_cols = _shape(self.b)
         _need(
-            _shape(self.b)[1] >= fn * intr.n * wn,
+            b_cols >= fn * intr.n * wn * kp,
             self,
             "the B tile is narrower than the warps' columns",
         )
         k = self.steps
         _need(k > 0 and k % intr.k == 0, self, f"step_k must be whole K blocks of {intr.k}")
-        _need(k <= min(_shape(self.a)[1], _shape(self.b)[0]), self, "step_k exceeds the tiles")
+        _need(k <= min(_shape(self.a)[1], b_rows * kp), self, "step_k exceeds the tiles")
+        _need(intr.k % kp == 0, self, f"b_kpack must divide the intrinsic's K ({intr.k})")
 
 
 @irdl_op_definition
@@ -932,6 +1070,11 @@ class ThreadwiseFragmentOp(IRDLOperation):
     loads = opt_prop_def(UnitAttr)
     """Read with the lane's own loads even where the target has a
     collective fragment load (`ldmatrix`)."""
+    swizzle = opt_prop_def(UnitAttr)
+    """The tile is XOR-swizzled: element (r, c) is at `swizzled(r, c)`."""
+    kpack = opt_prop_def(IntegerAttr)
+    """The tile is K-packed: element (r, c) is at `kpacked(r, c)`; `row`
+    and `col` stay the block's place in the unpacked matrix."""
     result = result_def(VectorType)
 
     irdl_options = (ParsePropInAttrDict(),)
@@ -941,18 +1084,43 @@ class ThreadwiseFragmentOp(IRDLOperation):
         "$tile `[` $row `,` $col `]` `lane` $lane attr-dict `:` type($tile) `->` type($result)"
     )
 
-    def __init__(self, tile, row, col, lane, mma: str, operand: str, loads: bool = False):
+    def __init__(
+        self,
+        tile,
+        row,
+        col,
+        lane,
+        mma: str,
+        operand: str,
+        loads: bool = False,
+        swizzle: bool = False,
+        kpack: int = 1,
+    ):
         intr = INTRINSICS[mma]
         frag = intr.a if operand == "a" else intr.b
         t = VectorType(tile.type.element_type, frag.shape)
         props: dict = {"mma": StringAttr(mma), "operand": StringAttr(operand)}
         if loads:
             props["loads"] = UnitAttr()
+        _layout_props(props, swizzle, kpack)
         super().__init__(operands=[tile, row, col, lane], properties=props, result_types=[t])
 
     @property
     def loads_only(self) -> bool:
         return self.loads is not None
+
+    @property
+    def kpack_size(self) -> int:
+        return 1 if self.kpack is None else self.kpack.value.data
+
+    def place(self, x, row, col):
+        """Where element (row, col) of the unpacked tile is in `tile`."""
+        if self.kpack is not None:
+            return kpacked(x, row, col, self.kpack_size)
+        if self.swizzle is not None:
+            size = self.tile.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
+            return swizzled(x, row, col, _shape(self.tile)[1], size)
+        return row, col
 
     @property
     def intrinsic(self) -> Intrinsic:
@@ -975,6 +1143,20 @@ class ThreadwiseFragmentOp(IRDLOperation):
             tuple(t.get_shape()) == frag.shape and t.element_type == element,
             self,
             f"the fragment must be a vector of {shape} of the tile's elements",
+        )
+        one = self.swizzle is None or self.kpack is None
+        _need(one, self, "swizzle and kpack exclude each other")
+        if self.swizzle is not None:
+            size = element.bitwidth // 8
+            _need(
+                swizzle_fits(_shape(self.tile), size),
+                self,
+                "a swizzled tile's rows must be 2, 4, 8, ... 16-byte chunks",
+            )
+        _need(
+            self.kpack is None or (frag.matrix_load is None or self.loads is not None),
+            self,
+            "a K-packed tile is read with the lanes' own loads",
         )
 
 

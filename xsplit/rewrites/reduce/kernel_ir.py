@@ -98,6 +98,13 @@ class KernelBuilder(FoldingIndexArithmetic):
             return a % b if isinstance(a, int) else 0
         return self._const(("remui", a, b), lambda: arith.RemUIOp(a, self.c(b)))
 
+    def xor(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a ^ b
+        if b == 0 or a == 0:
+            return b if a == 0 else a
+        return self.insert(arith.XOrIOp(self.c(a), self.c(b))).results[0]
+
     def min(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
             return min(a, b)

@@ -12,7 +12,12 @@ of w elements (`ld.global.v4` for w = 4), masked as a whole, and stored
 into the tile with one `vector.store` (a single 128-bit shared store, whose
 alignment LLVM infers from the index: separate element stores it did not
 always merge, e.g. f16 rows of 24 halves); with `transpose` its elements
-are stored one by one, into w rows of the tile.
+are stored one by one, into w rows of the tile. With `swizzle` every store
+goes to its element's swizzled place (`xsplit_gemm.swizzled`: the 16-byte
+chunk XOR a phase of the row); with `kpack = p` each thread copies slices
+of p rows x w columns (p loads of w), and stores each slice's elements
+column by column, side by side in one row of the packed tile, 16 bytes a
+`vector.store`.
 
 `xsplit_gemm.blockwise_async_copy`: the same copies as
 `nvgpu.device_async_copy`s (16 bytes, `bypassL1`, per vector of B; 4 bytes
@@ -74,9 +79,13 @@ from xsplit.dialects.xsplit_gemm import (
     ThreadwiseMmaOp,
     ThreadwiseReadOp,
     ThreadwiseReduceOp,
+    swizzled,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder
+
+VECTOR_BYTES = 16
+"""Bytes per store of a K-packed slice: 128 bits."""
 
 
 def _copy_items(kb: KernelBuilder, op, source: bool = True):
@@ -116,11 +125,72 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
         yield i, j, r, c, inside
 
 
+def _place(kb: KernelBuilder, op, at: list) -> list:
+    """Where tile element `at` of a copy lives: swizzled with `swizzle`."""
+    if getattr(op, "swizzle", None) is None:
+        return at
+    size = op.tile.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
+    row_length = op.tile.type.get_shape()[1]  # type: ignore[attr-defined]
+    return list(swizzled(kb, at[0], at[1], row_length, size))
+
+
+def _slices(kb: KernelBuilder, op, source: bool = True):
+    """A K-packed copy's slices this thread copies (kpack rows x `vector`
+    columns; thread t takes slices t, t + T, ... along the rows of
+    slices): its row of the packed tile, its first column of the copy,
+    and, with `source`, per row of the slice its place in the source and
+    its mask."""
+    rows, cols = op.copy_sizes
+    kp, w, threads = op.kpack_size, op.width, op.thread_count
+    runs = cols // w
+    if source:
+        src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
+    for item in range(rows // kp * runs // threads):
+        flat = kb.add(op.thread, item * threads)
+        g, j = kb.div(flat, runs), kb.mul(kb.rem(flat, runs), w)
+        if not source:
+            yield g, j, None
+            continue
+        c = kb.add(op.col, j)
+        c_in = kb.below(c, src_cols) if src_cols % cols else None
+        at = []
+        for e in range(kp):
+            r = kb.add(op.row, kb.add(kb.mul(g, kp), e))
+            at.append((r, c, kb.both(kb.below(r, src_rows) if src_rows % rows else None, c_in)))
+        yield g, j, at
+
+
+def _load_slice(kb: KernelBuilder, op, at) -> list[SSAValue]:
+    """A slice's elements, column by column (K-packed order)."""
+    w = op.width
+    rows = [
+        kb.load_vector_or_zero(op.src, [r, c], w, inside)
+        if w > 1
+        else [kb.load_or_zero(op.src, [r, c], inside)]
+        for r, c, inside in at
+    ]
+    return [rows[e][x] for x in range(w) for e in range(len(rows))]
+
+
+def _store_slice(kb: KernelBuilder, op, values: list[SSAValue], g, j) -> None:
+    """A slice's elements side by side in its packed row, 16 bytes a store."""
+    size = op.tile.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
+    per = VECTOR_BYTES // size
+    for start in range(0, len(values), per):
+        at = [g, kb.add(kb.mul(j, op.kpack_size), start)]
+        kb.store_vector(values[start : start + per], op.tile, at)
+
+
 def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     op = m.root
     assert isinstance(op, BlockwiseCopyOp)
     kb = KernelBuilder(ir.b)
     w = op.width
+    if op.kpack is not None:
+        slices = [(g, j, _load_slice(kb, op, at)) for g, j, at in _slices(kb, op)]
+        for g, j, values in slices:
+            _store_slice(kb, op, values, g, j)
+        return []
     staged = []
     for i, j, r, c, inside in _copy_items(kb, op):
         if w == 1:
@@ -135,9 +205,9 @@ def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             staged.append(([value], [je, i] if op.transpose else [i, je]))
     for values, at in staged:
         if len(values) > 1:
-            kb.store_vector(values, op.tile, at)
+            kb.store_vector(values, op.tile, _place(kb, op, at))
         else:
-            kb.store(values[0], op.tile, at)
+            kb.store(values[0], op.tile, _place(kb, op, at))
     return []
 
 
@@ -146,6 +216,11 @@ def lower_load(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     assert isinstance(op, BlockwiseLoadOp)
     kb = KernelBuilder(ir.b)
     w = op.width
+    if op.kpack is not None:
+        for item, (_, _, at) in enumerate(_slices(kb, op)):
+            for e, value in enumerate(_load_slice(kb, op, at)):
+                kb.store(value, op.regs, [item, e])
+        return []
     for item, (_, _, r, c, inside) in enumerate(_copy_items(kb, op)):
         if w == 1:
             values = [kb.load_or_zero(op.src, [r, c], inside)]
@@ -160,15 +235,20 @@ def lower_store(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     op = m.root
     assert isinstance(op, BlockwiseStoreOp)
     kb = KernelBuilder(ir.b)
+    if op.kpack is not None:
+        per = op.width * op.kpack_size
+        for item, (g, j, _) in enumerate(_slices(kb, op, source=False)):
+            _store_slice(kb, op, [kb.load(op.regs, [item, e]) for e in range(per)], g, j)
+        return []
     for item, (i, j, _, _, _) in enumerate(_copy_items(kb, op, source=False)):
         values = [kb.load(op.regs, [item, e]) for e in range(op.width)]
         if op.width > 1 and not op.transpose:
             # As blockwise_copy does: one vector store, whose alignment LLVM sees.
-            kb.store_vector(values, op.tile, [i, j])
+            kb.store_vector(values, op.tile, _place(kb, op, [i, j]))
             continue
         for e, value in enumerate(values):
             je = kb.add(j, e)
-            kb.store(value, op.tile, [je, i] if op.transpose else [i, je])
+            kb.store(value, op.tile, [je, i] if op.transpose else _place(kb, op, [i, je]))
     return []
 
 
@@ -225,7 +305,8 @@ def lower_async_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
                 to = [kb.add(j, e), i]
                 tokens.append(kb.async_copy(op.src, [r, ce], op.tile, to, 1, inside))
         else:
-            tokens.append(kb.async_copy(op.src, [r, c], op.tile, [i, j], w, inside))
+            to = _place(kb, op, [i, j])
+            tokens.append(kb.async_copy(op.src, [r, c], op.tile, to, w, inside))
     return [kb.async_group(tokens)]
 
 
@@ -275,12 +356,19 @@ def lower_mma(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     def k_block(body: KernelBuilder, kk: SSAValue) -> None:
         at = lambda base, i, size: body.c(body.add(base, i * size))  # noqa: E731
         me = body.c(lane)
+        sa, sb, kp = op.a_swizzle is not None, op.b_swizzle is not None, op.b_kpack_size
         a = [
-            body.insert(ThreadwiseFragmentOp(op.a, at(row, i, intr.m), kk, me, intr.name, "a"))
+            body.insert(
+                ThreadwiseFragmentOp(op.a, at(row, i, intr.m), kk, me, intr.name, "a", swizzle=sa)
+            )
             for i in range(fm)
         ]
         b = [
-            body.insert(ThreadwiseFragmentOp(op.b, kk, at(col, j, intr.n), me, intr.name, "b"))
+            body.insert(
+                ThreadwiseFragmentOp(
+                    op.b, kk, at(col, j, intr.n), me, intr.name, "b", swizzle=sb, kpack=kp
+                )
+            )
             for j in range(fn)
         ]
         for name, frags in (("a_frag", a), ("b_frag", b)):

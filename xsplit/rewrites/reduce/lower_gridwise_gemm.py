@@ -32,9 +32,12 @@ With `mma` (tensor cores) the warps lay over the C tile: warp w owns the
 warp tile at ((w / warps_n) * wtm, (w % warps_n) * wtn), wtm x wtn =
 tile / warps, as fm x fn blocks of the intrinsic's m x n; each lane's
 accumulator is a private fm x fn x (its C fragment) buffer. The multiply is
-`blockwise_mma`, the write `threadwise_write_fragments`. A stays M-major,
-and both tiles' rows are padded (`fragment_pad`) so that a warp's reads of
-its fragments (each 8x8 matrix of an `ldmatrix`) hit distinct banks.
+`blockwise_mma`, the write `threadwise_write_fragments`. A stays M-major.
+The tiles are XOR-swizzled (`swizzles`) so that both the 128-bit stores and
+a warp's reads of its fragments (each 8x8 matrix of an `ldmatrix`) hit
+distinct banks, or, where their rows are not a power of two of 16-byte
+chunks, padded (`fragment_pad`) for the reads. gfx942's B tile is K-packed
+instead (`b_kpack`): a lane's four K of one column are one 64-bit read.
 
 `xsplit_gemm.merge_partials`: one thread per element of C, which adds the
 partials in chunk order to C's value (grid x along N, y along M).
@@ -74,6 +77,7 @@ from xsplit.dialects.xsplit_gemm import (
     ThreadwiseWriteFragmentsOp,
     ThreadwiseWriteOp,
     register_shape,
+    swizzle_fits,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder, element_bytes
@@ -171,9 +175,70 @@ def fragment_pad(frag: Fragment, lanes: int, row_length: int, element_size: int)
     return best
 
 
+def swizzles(op: GridwiseGemmOp, operand: str) -> bool:
+    """Whether the tensor-core tile of `operand` ("a" or "b") is
+    XOR-swizzled (`xsplit_gemm.swizzled`) rather than padded: where its rows
+    are a power of two of 16-byte chunks. The 128-bit stores (8 lanes'
+    chunks, one 128-byte line) and each ldmatrix matrix (8 rows of one
+    chunk column) then reach 32 distinct banks; no row pad does both for
+    A's rows of 16 or 32 halves (2-way stores). On gfx942 it spares A's
+    stores the same 2-way conflict, and its 64-bit fragment reads are 2-way
+    either way (16 rows' same half of a chunk). Not for a K-packed B
+    (`b_kpack`), nor with direct-to-LDS loads, whose runs land where the
+    wavefront's one address says."""
+    intr = op.intrinsic
+    if intr is None or op.direct_to_lds is not None:
+        return False
+    if operand == "b" and b_kpack(op) != 1:
+        return False
+    tm, tn, tk = op.tile_sizes
+    shape = [tm, tk] if operand == "a" else [tk, tn]
+    return swizzle_fits(shape, element_bytes(op.a if operand == "a" else op.b))
+
+
+KPACK = 4
+"""K packed side by side in gfx942's B tile: the K a lane of an MFMA
+16x16x16 (or 32x32x8) holds of one column."""
+
+
+def b_kpack(op: GridwiseGemmOp) -> int:
+    """K-pack B's tile (`xsplit_gemm.kpacked`, `KPACK`) where the intrinsic
+    has no collective load and a lane's fragment is `KPACK` consecutive K
+    of one column (gfx942's MFMA): its fragment is then one 64-bit read
+    instead of four 16-bit ones, and, with the threads copying slices of 4
+    K x 2 columns, each slice one 128-bit store. Not with direct-to-LDS
+    loads (their runs follow the source's rows), nor where the threads do
+    not divide the slices. 1: not packed."""
+    intr = op.intrinsic
+    if intr is None or op.direct_to_lds is not None or intr.b.matrix_load is not None:
+        return 1
+    rows, cols = fragment_matrix(intr.b, intr.lanes)
+    runs = all(
+        np.array_equal(rows[:, i], rows[:, 0] + i) and np.array_equal(cols[:, i], cols[:, 0])
+        for i in range(KPACK)
+    )
+    _, tn, tk = op.tile_sizes
+    threads = op.thread_counts[0] * op.thread_counts[1]
+    fits = intr.b.shape == (KPACK,) and tk % KPACK == 0 and (tk // KPACK * tn) % threads == 0
+    return KPACK if runs and fits else 1
+
+
+def kpack_width(op: GridwiseGemmOp) -> int:
+    """Columns per slice of a K-packed copy of B: 2 (four 32-bit loads, one
+    128-bit store of the slice's 8 halves, consecutive threads' stores side
+    by side) where the threads divide the slices and B's rows are whole
+    pairs, else 1 (a 64-bit store)."""
+    _, tn, tk = op.tile_sizes
+    threads = op.thread_counts[0] * op.thread_counts[1]
+    n = op.mnk[1]
+    two = n % 2 == 0 and tn % 2 == 0 and (tk // KPACK * tn // 2) % threads == 0
+    return 2 if two else 1
+
+
 def a_tile_shape(op: GridwiseGemmOp) -> list[int]:
     """M-major [tile_m, tile_k + pad] (K contiguous, as A is in memory), or
-    K-major [tile_k, tile_m + pad] with `a_k_major`."""
+    K-major [tile_k, tile_m + pad] with `a_k_major`; unpadded where it is
+    swizzled."""
     tm, _, tk = op.tile_sizes
     if op.direct_to_lds is not None:  # each wavefront's load fills a contiguous run
         return [tm, tk]
@@ -181,17 +246,32 @@ def a_tile_shape(op: GridwiseGemmOp) -> list[int]:
         return [tk, tm + a_pad(tk)]
     intr = op.intrinsic
     if intr is not None:
+        if swizzles(op, "a"):
+            return [tm, tk]
         return [tm, tk + fragment_pad(intr.a, intr.lanes, tk, element_bytes(op.a))]
     return [tm, tk + a_row_pad(tk, element_bytes(op.a), op.thread_counts[1])]
 
 
 def b_tile_shape(op: GridwiseGemmOp) -> list[int]:
-    """K-major [tile_k, tile_n], padded for fragment reads with `mma`."""
+    """K-major [tile_k, tile_n], padded for fragment reads with `mma`
+    (unpadded where swizzled), or K-packed [tile_k / 4, tile_n * 4]."""
     _, tn, tk = op.tile_sizes
     intr = op.intrinsic
-    if intr is None or op.direct_to_lds is not None:
+    if intr is None or op.direct_to_lds is not None or swizzles(op, "b"):
         return [tk, tn]
+    kp = b_kpack(op)
+    if kp != 1:
+        return [tk // kp, tn * kp]
     return [tk, tn + fragment_pad(intr.b, intr.lanes, tn, element_bytes(op.b))]
+
+
+def _copies(op: GridwiseGemmOp, wb: int) -> tuple[dict, dict]:
+    """The layout keywords of A's and B's staged copies, and B's vector
+    width (a K-packed copy has its own)."""
+    kp = b_kpack(op)
+    a = {"swizzle": swizzles(op, "a")}
+    b = {"swizzle": swizzles(op, "b"), "kpack": kp, "vector": kpack_width(op) if kp != 1 else wb}
+    return a, b
 
 
 def _accumulator(kb: KernelBuilder, op: GridwiseGemmOp) -> SSAValue:
@@ -214,7 +294,11 @@ def _multiply(body: KernelBuilder, op: GridwiseGemmOp, acc, a_tile, b_tile, tid)
     intr = op.intrinsic
     tk = op.tile_sizes[2]
     if intr is not None:
-        body.insert(BlockwiseMmaOp(acc, a_tile, b_tile, tid, intr.name, op.warp_counts, tk))
+        swizzle = (swizzles(op, "a"), swizzles(op, "b"))
+        mma = BlockwiseMmaOp(
+            acc, a_tile, b_tile, tid, intr.name, op.warp_counts, tk, swizzle, b_kpack(op)
+        )
+        body.insert(mma)
         return
     k_major = op.a_k_major is not None
     body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, op.thread_counts, tk, not k_major))
@@ -277,9 +361,11 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         b_tile = kb.alloc(b_tile_shape(op), WORKGROUP, "b_tile", element(op.b))
         acc = _accumulator(kb, op)
 
+        la, lb = _copies(op, wb)
+
         def step(body: KernelBuilder, k0: SSAValue) -> None:
-            a_copy = BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, k_major, wa)  # type: ignore[arg-type]
-            b_copy = BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, wb)  # type: ignore[arg-type]
+            a_copy = BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, k_major, wa, **la)  # type: ignore[arg-type]
+            b_copy = BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, **lb)  # type: ignore[arg-type]
             body.insert(a_copy)
             body.insert(b_copy)
             body.barrier()
@@ -315,10 +401,13 @@ def _double_buffered(
     # The first K of the chunk's last step.
     last = kb.add(k_begin, kb.mul(kb.div(kb.sub(kb.sub(k_end, k_begin), 1), tk), tk))
 
+    sa, sb = swizzles(op, "a"), swizzles(op, "b")
+
     def copy(body: KernelBuilder, k0, buf: int) -> SSAValue:
         k0 = body.c(k0)
-        body.insert(BlockwiseAsyncCopyOp(op.a, m0, k0, a[buf], tid, (tm, tk), threads, k_major, wa))
-        b_copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb)
+        a_copy = BlockwiseAsyncCopyOp(op.a, m0, k0, a[buf], tid, (tm, tk), threads, k_major, wa, sa)
+        body.insert(a_copy)
+        b_copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb, sb)
         return body.insert(b_copy).results[0]
 
     first = copy(kb, k_begin, 0)
@@ -363,20 +452,22 @@ def _register_prefetched(
     a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
     b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
     acc = _accumulator(kb, op)
+    la, lb = _copies(op, wb)
+    wb, kp = lb["vector"], lb["kpack"]
     a_next = kb.alloc(register_shape((tm, tk), threads, wa), PRIVATE, "a_next", element(op.a))
-    b_next = kb.alloc(register_shape((tk, tn), threads, wb), PRIVATE, "b_next", element(op.b))
+    b_next = kb.alloc(register_shape((tk, tn), threads, wb, kp), PRIVATE, "b_next", element(op.b))
     k_first = kb.c(k_begin)
-    kb.insert(BlockwiseCopyOp(op.a, m0, k_first, a[0], tid, (tm, tk), threads, k_major, wa))  # type: ignore[arg-type]
-    kb.insert(BlockwiseCopyOp(op.b, k_first, n0, b[0], tid, (tk, tn), threads, False, wb))  # type: ignore[arg-type]
+    kb.insert(BlockwiseCopyOp(op.a, m0, k_first, a[0], tid, (tm, tk), threads, k_major, wa, **la))  # type: ignore[arg-type]
+    kb.insert(BlockwiseCopyOp(op.b, k_first, n0, b[0], tid, (tk, tn), threads, False, **lb))  # type: ignore[arg-type]
     kb.barrier()
 
     def load(body: KernelBuilder, k0: SSAValue) -> None:
         body.insert(BlockwiseLoadOp(op.a, m0, k0, a_next, tid, (tm, tk), threads, wa))
-        body.insert(BlockwiseLoadOp(op.b, k0, n0, b_next, tid, (tk, tn), threads, wb))
+        body.insert(BlockwiseLoadOp(op.b, k0, n0, b_next, tid, (tk, tn), threads, wb, kp))
 
     def store(body: KernelBuilder, buf: int) -> None:
-        body.insert(BlockwiseStoreOp(a_next, a[buf], tid, (tm, tk), threads, k_major, wa))
-        body.insert(BlockwiseStoreOp(b_next, b[buf], tid, (tk, tn), threads, False, wb))
+        body.insert(BlockwiseStoreOp(a_next, a[buf], tid, (tm, tk), threads, k_major, wa, **la))
+        body.insert(BlockwiseStoreOp(b_next, b[buf], tid, (tk, tn), threads, False, **lb))
 
     def multiply(body: KernelBuilder, buf: int) -> None:
         _multiply(body, op, acc, a[buf], b[buf], tid)

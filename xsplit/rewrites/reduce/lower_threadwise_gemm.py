@@ -15,7 +15,9 @@ index into a private buffer is a constant and LLVM keeps it in registers.
   transposed for B, which is staged K-major); else (or with `loads`)
   the lane's elements at the places its layout gives, each run that is
   contiguous in the tile for every lane in one `vector.load` (two halves:
-  one 32-bit shared load), then `vector.from_elements`;
+  one 32-bit shared load; a K-packed B's four K: one 64-bit load), then
+  `vector.from_elements`; with `swizzle` or `kpack` every address is its
+  element's place in the tile (`ThreadwiseFragmentOp.place`);
 - `threadwise_mma`: the accumulator's C fragment into a vector, the
   intrinsic's op (`EMIT`: `nvgpu.mma.sync` for m16n8k16, `amdgpu.mfma` for
   gfx942's MFMAs), its elements back;
@@ -38,7 +40,7 @@ from xdsl.dialects.builtin import VectorType
 from xdsl.ir import SSAValue
 
 from xsplit.dialects.amdgpu import MFMAOp
-from xsplit.dialects.fragments import Fragment, Intrinsic, fragment_matrix
+from xsplit.dialects.fragments import NUMPY, Fragment, Intrinsic, fragment_matrix
 from xsplit.dialects.nvgpu import LdMatrixOp, MmaSyncOp
 from xsplit.dialects.vector import FromElementsOp
 from xsplit.dialects.xsplit_gemm import (
@@ -135,11 +137,14 @@ def lower_write(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
-def _runs(frag: Fragment, lanes: int) -> list[list[tuple[int, ...]]]:
+def _runs(frag: Fragment, lanes: int, place=None) -> list[list[tuple[int, ...]]]:
     """The fragment's positions in runs along its last dimension that sit
-    side by side in one row of the matrix for every lane (one vector load
-    each); positions that do not are runs of one."""
+    side by side in one row of the tile for every lane (one vector load
+    each), with `place(x, row, col)` where the matrix's elements are in
+    the tile (a block at (0, 0)); positions that do not are runs of one."""
     rows, cols = fragment_matrix(frag, lanes)
+    if place is not None:
+        rows, cols = place(NUMPY, rows, cols)
     runs = []
     for head in itertools.product(*(range(s) for s in frag.shape[:-1])):
         run = [(*head, e) for e in range(frag.shape[-1])]
@@ -159,14 +164,17 @@ def lower_fragment(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     frag, lanes = op.fragment, op.intrinsic.lanes
     load = frag.matrix_load
     if load is not None and not op.loads_only:
-        # One collective load of the whole fragment; each lane addresses one row.
+        # One collective load of the whole fragment; each lane addresses one
+        # row (a whole 16-byte chunk, where the tile is swizzled).
         r, c = load.address(kb, op.lane)
-        at = [kb.c(kb.add(op.row, r)), kb.c(kb.add(op.col, c))]
+        at = [kb.c(x) for x in op.place(kb, kb.add(op.row, r), kb.add(op.col, c))]
         return [kb.insert(LdMatrixOp(op.tile, at, load.tiles, load.transpose)).results[0]]
     values: dict[tuple[int, ...], SSAValue] = {}
-    for run in _runs(frag, lanes):
+    # Runs judged at the block (0, 0): the blocks' offsets are whole
+    # swizzle phases and K-packs, so they are runs at every block.
+    for run in _runs(frag, lanes, op.place):
         r, c = frag.coords(kb, op.lane, run[0])
-        at = [kb.add(op.row, r), kb.add(op.col, c)]
+        at = list(op.place(kb, kb.add(op.row, r), kb.add(op.col, c)))
         loaded = kb.load_vector(op.tile, at, len(run)) if len(run) > 1 else [kb.load(op.tile, at)]
         values.update(zip(run, loaded))
     elements = [values[p] for p in frag.positions()]

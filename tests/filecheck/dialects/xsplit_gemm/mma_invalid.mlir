@@ -67,3 +67,30 @@ func.func @step(%t: index) {
   func.return
 }
 // CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.blockwise_mma' op step_k must be whole K blocks of 16
+
+// -----
+
+func.func @swizzle_rows(%a: memref<100x1000xf16>, %t: index, %r: index) {
+  %at = memref.alloc() : memref<64x48xf16, #gpu.address_space<workgroup>>
+  xsplit_gemm.blockwise_copy %a[%r, %r] to %at thread %t {sizes = array<i64: 64, 48>, threads = 128 : i64, vector = 8 : i64, swizzle} : memref<100x1000xf16> to memref<64x48xf16, #gpu.address_space<workgroup>>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.blockwise_copy' op a swizzled tile's rows must be 2, 4, 8, ... 16-byte chunks
+
+// -----
+
+func.func @kpack_rows(%b: memref<1000x72xf16>, %t: index, %r: index) {
+  %kt = memref.alloc() : memref<4x256xf16, #gpu.address_space<workgroup>>
+  xsplit_gemm.blockwise_copy %b[%r, %r] to %kt thread %t {sizes = array<i64: 18, 64>, threads = 64 : i64, kpack = 4 : i64} : memref<1000x72xf16> to memref<4x256xf16, #gpu.address_space<workgroup>>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.blockwise_copy' op kpack 4 must divide the copy's rows
+
+// -----
+
+func.func @kpack_ldmatrix(%r: index, %l: index) {
+  %kt = memref.alloc() : memref<4x32xf16, #gpu.address_space<workgroup>>
+  %fb = xsplit_gemm.threadwise_fragment %kt[%r, %r] lane %l {mma = "m16n8k16", operand = "b", kpack = 4 : i64} : memref<4x32xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_fragment' op a K-packed tile is read with the lanes' own loads

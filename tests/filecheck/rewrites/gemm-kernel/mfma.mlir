@@ -2,8 +2,11 @@
 // amdgpu.mfma 16x16x16, 64-lane wavefronts). 20x64x997: M ragged against the
 // 32-row tile, K prime, three chunks of 336. Four wavefronts (2x2), each a
 // 16x32 warp tile of 1x2 blocks of 16x16. A lane's A fragment is four
-// contiguous K of one row (one vector.load); its B fragment four K of one
-// column (four loads). The last stage parses in iree-opt as it prints.
+// contiguous K of one row (one vector.load, from A's XOR-swizzled tile); its
+// B fragment four K of one column, one vector.load too: B's tile is K-packed
+// ([K/4, N*4], each column's 4 K side by side), and each thread copies a
+// slice of 4 K x 1 column into it with one 64-bit store. The last stage
+// parses in iree-opt as it prints.
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 warps=2,2}' 2>&1 | filecheck %s --check-prefix=KERNEL
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=GRID
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREAD
@@ -13,14 +16,21 @@
 // KERNEL:      remark: gemm-kernel: on gfx942, 32x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 256 threads, K steps of 16, tensor cores (mfma_f32_16x16x16)); merge atomic
 // KERNEL:      xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 32, 64, 16>, threads = array<i64: 2, 128>, chunks = 3 : i64, merge = "atomic", mma = "mfma_f32_16x16x16", warps = array<i64: 2, 2>}
 
-// GRID:      %acc = memref.alloca() : memref<1x2x4xf32, #gpu.address_space<private>>
+// GRID:      %a_tile = memref.alloc() : memref<32x16xf16, #gpu.address_space<workgroup>>
+// GRID-NEXT: %b_tile = memref.alloc() : memref<4x256xf16, #gpu.address_space<workgroup>>
+// GRID-NEXT: %acc = memref.alloca() : memref<1x2x4xf32, #gpu.address_space<private>>
 // GRID:      scf.for %k0
-// GRID:        xsplit_gemm.blockwise_mma %a_tile * %b_tile into %acc thread %thread_id_x {mma = "mfma_f32_16x16x16", warps = array<i64: 2, 2>, step_k = 16 : i64}
+// GRID:        xsplit_gemm.blockwise_copy %a[%{{.*}}, %k0] to %a_tile thread %thread_id_x {sizes = array<i64: 32, 16>, threads = 256 : i64, swizzle}
+// GRID-NEXT:   xsplit_gemm.blockwise_copy %b[%k0, %{{.*}}] to %b_tile thread %thread_id_x {sizes = array<i64: 16, 64>, threads = 256 : i64, kpack = 4 : i64}
+// GRID:        xsplit_gemm.blockwise_mma %a_tile * %b_tile into %acc thread %thread_id_x {mma = "mfma_f32_16x16x16", warps = array<i64: 2, 2>, step_k = 16 : i64, a_swizzle, b_kpack = 4 : i64}
 // GRID:      xsplit_gemm.threadwise_write_fragments %acc to %c[%{{.*}}, %{{.*}}] lane %{{.*}} {mma = "mfma_f32_16x16x16", merge = "atomic"}
 
-// THREAD:      %[[A:.*]] = vector.load %a_tile[%{{.*}}, %{{.*}}] : memref<32x24xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// THREAD:      vector.store %{{.*}}, %b_tile[%{{.*}}, %{{.*}}] : memref<4x256xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// THREAD:      arith.xori
+// THREAD:      %[[A:.*]] = vector.load %a_tile[%{{.*}}, %{{.*}}] : memref<32x16xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // THREAD:      %a_frag = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf16>
-// THREAD-COUNT-4: memref.load %b_tile
+// THREAD-NOT:  memref.load %b_tile
+// THREAD:      vector.load %b_tile[%{{.*}}, %{{.*}}] : memref<4x256xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // THREAD:      %b_frag = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf16>
 // THREAD:      %[[C:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
 // THREAD-NEXT: %[[D:.*]] = amdgpu.mfma 16x16x16 %a_frag * %b_frag + %[[C]] : vector<4xf16>, vector<4xf16>, vector<4xf32>

@@ -1,8 +1,9 @@
 // The GEMM kernel's stages with tensor cores (f16 A and B on sm_80:
 // nvgpu.mma.sync m16n8k16). 20x64x997: M ragged against the 32-row tile, K
 // prime, three chunks of 336. Four warps (2x2), each a 16x32 warp tile of
-// 1x4 blocks of 16x8; rows of A padded 16 -> 24 halves and of B 64 -> 72 so
-// that fragment reads are free of bank conflicts.
+// 1x4 blocks of 16x8; A's and B's tiles XOR-swizzled (their 16-byte chunks
+// per row XOR a phase of the row), so that their 128-bit stores and their
+// ldmatrix reads are both free of bank conflicts.
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2}' 2>&1 | filecheck %s --check-prefix=KERNEL
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=GRID
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=BLOCK
@@ -18,15 +19,15 @@
 // KERNEL:      xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 32, 64, 16>, threads = array<i64: 2, 64>, chunks = 3 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>}
 
 // GRID:      %thread_id_x = gpu.thread_id x
-// GRID:      %a_tile = memref.alloc() : memref<32x24xf16, #gpu.address_space<workgroup>>
-// GRID-NEXT: %b_tile = memref.alloc() : memref<16x72xf16, #gpu.address_space<workgroup>>
+// GRID:      %a_tile = memref.alloc() : memref<32x16xf16, #gpu.address_space<workgroup>>
+// GRID-NEXT: %b_tile = memref.alloc() : memref<16x64xf16, #gpu.address_space<workgroup>>
 // GRID-NEXT: %acc = memref.alloca() : memref<1x4x4xf32, #gpu.address_space<private>>
 // GRID-NEXT: xsplit_gemm.threadwise_fill %acc
 // GRID:      scf.for %k0
-// GRID-NEXT:   xsplit_gemm.blockwise_copy %a[%{{.*}}, %k0] to %a_tile thread %thread_id_x {sizes = array<i64: 32, 16>, threads = 128 : i64} :
-// GRID-NEXT:   xsplit_gemm.blockwise_copy %b[%k0, %{{.*}}] to %b_tile thread %thread_id_x {sizes = array<i64: 16, 64>, threads = 128 : i64, vector = 8 : i64} :
+// GRID-NEXT:   xsplit_gemm.blockwise_copy %a[%{{.*}}, %k0] to %a_tile thread %thread_id_x {sizes = array<i64: 32, 16>, threads = 128 : i64, swizzle} :
+// GRID-NEXT:   xsplit_gemm.blockwise_copy %b[%k0, %{{.*}}] to %b_tile thread %thread_id_x {sizes = array<i64: 16, 64>, threads = 128 : i64, vector = 8 : i64, swizzle} :
 // GRID-NEXT:   gpu.barrier
-// GRID-NEXT:   xsplit_gemm.blockwise_mma %a_tile * %b_tile into %acc thread %thread_id_x {mma = "m16n8k16", warps = array<i64: 2, 2>, step_k = 16 : i64}
+// GRID-NEXT:   xsplit_gemm.blockwise_mma %a_tile * %b_tile into %acc thread %thread_id_x {mma = "m16n8k16", warps = array<i64: 2, 2>, step_k = 16 : i64, a_swizzle, b_swizzle}
 // GRID-NEXT:   gpu.barrier
 // GRID-NEXT: }
 // Warp w = thread / 32 writes at (m0 + (w / 2) * 16, n0 + (w % 2) * 32).
@@ -37,8 +38,8 @@
 // One K block of 16: the warp's one A fragment and four B fragments, read
 // once each, then 1x4 multiply-adds.
 // BLOCK:      scf.for %kk
-// BLOCK-NEXT:   %a_frag = xsplit_gemm.threadwise_fragment %a_tile[%{{.*}}, %kk] lane %{{.*}} {mma = "m16n8k16", operand = "a"} : memref<32x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// BLOCK-NEXT:   %b_frag = xsplit_gemm.threadwise_fragment %b_tile[%kk, %{{.*}}] lane %{{.*}} {mma = "m16n8k16", operand = "b"} : memref<16x72xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// BLOCK-NEXT:   %a_frag = xsplit_gemm.threadwise_fragment %a_tile[%{{.*}}, %kk] lane %{{.*}} {mma = "m16n8k16", operand = "a", swizzle} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// BLOCK-NEXT:   %b_frag = xsplit_gemm.threadwise_fragment %b_tile[%kk, %{{.*}}] lane %{{.*}} {mma = "m16n8k16", operand = "b", swizzle} : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // BLOCK-COUNT-3: xsplit_gemm.threadwise_fragment %b_tile
 // BLOCK:        xsplit_gemm.threadwise_mma %a_frag * %b_frag into %acc {mma = "m16n8k16", at = array<i64: 0, 0>}
 // BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag_1 into %acc {mma = "m16n8k16", at = array<i64: 0, 1>}
@@ -47,7 +48,9 @@
 
 // Each fragment is one ldmatrix: A's four 8x8 matrices (x4), lane l giving
 // the start of row l % 8 + 8 ((l / 8) % 2) at column 8 (l / 16); B's two
-// (x2, transposed: B is staged K-major), lane l giving K row l % 16.
+// (x2, transposed: B is staged K-major), lane l giving K row l % 16. Each
+// row's 16-byte chunk is swizzled: chunk (col / 8) XOR (row / 4) % 2 for
+// A's rows of 2 chunks, XOR row % 8 for B's rows of 8.
 // THREAD:      scf.for %kk
 // THREAD:        %[[R8:.*]] = arith.remui %[[L:.*]], %[[C8:.*]] : index
 // THREAD-NEXT:   %[[Q8:.*]] = arith.divui %[[L]], %[[C8]] : index
@@ -60,10 +63,21 @@
 // THREAD-NEXT:   %[[AC:.*]] = arith.muli %[[Q16]], %[[C8]] : index
 // THREAD-NEXT:   %[[ROW:.*]] = arith.addi %{{.*}}, %[[AR]] : index
 // THREAD-NEXT:   %[[COL:.*]] = arith.addi %kk, %[[AC]] : index
-// THREAD-NEXT:   %a_frag = nvgpu.ldmatrix %a_tile[%[[ROW]], %[[COL]]] numTiles = 4 transpose = false : memref<32x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// THREAD-NEXT:   %[[C4:.*]] = arith.constant 4 : index
+// THREAD-NEXT:   %[[LINE:.*]] = arith.divui %[[ROW]], %[[C4]] : index
+// THREAD-NEXT:   %[[PHASE:.*]] = arith.remui %[[LINE]], %[[C2]] : index
+// THREAD-NEXT:   %[[CHUNK:.*]] = arith.divui %[[COL]], %[[C8]] : index
+// THREAD-NEXT:   %[[SW:.*]] = arith.xori %[[CHUNK]], %[[PHASE]] : index
+// THREAD-NEXT:   %[[SW8:.*]] = arith.muli %[[SW]], %[[C8]] : index
+// THREAD-NEXT:   %[[IN:.*]] = arith.remui %[[COL]], %[[C8]] : index
+// THREAD-NEXT:   %[[SCOL:.*]] = arith.addi %[[SW8]], %[[IN]] : index
+// THREAD-NEXT:   %a_frag = nvgpu.ldmatrix %a_tile[%[[ROW]], %[[SCOL]]] numTiles = 4 transpose = false : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // THREAD:        %[[BK:.*]] = arith.remui %[[L]], %{{.*}} : index
 // THREAD-NEXT:   %[[K:.*]] = arith.addi %kk, %[[BK]] : index
-// THREAD-NEXT:   %b_frag = nvgpu.ldmatrix %b_tile[%[[K]], %{{.*}}] numTiles = 2 transpose = true : memref<16x72xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// THREAD:        %[[BPHASE:.*]] = arith.remui %[[K]], %{{.*}} : index
+// THREAD-NEXT:   %{{.*}} = arith.divui %{{.*}}, %{{.*}} : index
+// THREAD-NEXT:   %{{.*}} = arith.xori %{{.*}}, %[[BPHASE]] : index
+// THREAD:        %b_frag = nvgpu.ldmatrix %b_tile[%[[K]], %{{.*}}] numTiles = 2 transpose = true : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // THREAD-COUNT-3: nvgpu.ldmatrix %b_tile
 // THREAD:        %[[C:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf32>
 // THREAD-NEXT:   %[[D:.*]] = nvgpu.mma.sync(%a_frag, %b_frag, %[[C]]) mmaShape = [16, 8, 16] : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
