@@ -719,14 +719,17 @@ class AccessAnalysis:
             if a.concrete and np.all(a.const == np.ravel(a.const)[0]):  # type: ignore[union-attr]
                 return _scale_num(b, int(np.ravel(a.const)[0]))  # type: ignore[arg-type, union-attr]
         if all(x.concrete for x in operands):  # type: ignore[union-attr]
+            # Values of different loop depths carry different numbers of
+            # trailing axes: pad them as `_add` does before combining.
+            consts = _aligned([x.const for x in operands])  # type: ignore[union-attr]
             if name in BINARY and b is not None:
                 with np.errstate(all="ignore"):
-                    return Num(np.asarray(BINARY[name](a.const, b.const)))  # type: ignore[union-attr]
+                    return Num(np.asarray(BINARY[name](consts[0], consts[1])))
             if name == "arith.cmpi" and b is not None:
                 pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
-                return Num(np.asarray(CMPI[pred](a.const, b.const)))  # type: ignore[union-attr]
+                return Num(np.asarray(CMPI[pred](consts[0], consts[1])))
             if name == "arith.select":
-                return Num(np.where(operands[0].const, operands[1].const, operands[2].const))  # type: ignore[union-attr]
+                return Num(np.where(consts[0], consts[1], consts[2]))
         return self._atom(v, all(is_uniform(x) for x in operands))  # type: ignore[arg-type]
 
     def _lower_bound(self, x: Num | None) -> int | None:
@@ -1081,15 +1084,20 @@ def _kept_dims(sizes, result) -> list[int] | None:
     return kept if j == len(shape) else None
 
 
+def _aligned(consts: list) -> list[np.ndarray]:
+    """The constants with trailing unit axes up to the deepest one's rank
+    (a 0-d constant stays a scalar)."""
+    arrays = [np.asarray(c) for c in consts]
+    n = max(c.ndim for c in arrays)
+    return [c.reshape(c.shape + (1,) * (n - c.ndim)) if c.ndim else c for c in arrays]
+
+
 def _add(a: Num, b: Num) -> Num:
     atoms = dict(a.atoms)
     for k, v in b.atoms.items():
         atoms[k] = atoms.get(k, 0) + v
     atoms = {k: v for k, v in atoms.items() if v}
-    ca, cb = np.asarray(a.const), np.asarray(b.const)
-    n = max(ca.ndim, cb.ndim)
-    ca = ca.reshape(ca.shape + (1,) * (n - ca.ndim)) if ca.ndim else ca
-    cb = cb.reshape(cb.shape + (1,) * (n - cb.ndim)) if cb.ndim else cb
+    ca, cb = _aligned([a.const, b.const])
     return Num(ca + cb, atoms, a.varying_unknown or b.varying_unknown)
 
 

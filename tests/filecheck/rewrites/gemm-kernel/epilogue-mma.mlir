@@ -22,7 +22,7 @@ func.func @cols(%a: memref<70x37xf16>, %b: memref<37x75xf16>, %p: memref<2x75xf3
 // GRID-LABEL: func.func @rows
 // GRID:         %acc = memref.alloca() : memref<2x4x4xf32, #gpu.address_space<private>>
 // GRID:         scf.for %k0 =
-// GRID:           xsplit_gemm.blockwise_mma %a_tile * %b_tile into %acc thread %thread_id_x {mma = "m16n8k16", warps = array<i64: 2, 2>, step_k = 32 : i64}
+// GRID:           xsplit_gemm.blockwise_mma %a_tile * %b_tile into %acc thread %thread_id_x {mma = "m16n8k16", warps = array<i64: 2, 2>, step_k = 32 : i64, a_swizzle, b_swizzle}
 // GRID:         }
 // GRID-NEXT:    %c_tile = memref.alloc() : memref<64x68xf32, #gpu.address_space<workgroup>>
 // GRID:         xsplit_gemm.threadwise_write_fragments %acc to %c_tile[%{{.*}}, %{{.*}}] lane %{{.*}} {mma = "m16n8k16", merge = "tile"}
@@ -34,7 +34,7 @@ func.func @cols(%a: memref<70x37xf16>, %b: memref<37x75xf16>, %p: memref<2x75xf3
 // GRID-NEXT:    xsplit_gemm.blockwise_reduce %regs init %c to %o[%{{.*}}, %{{.*}}] thread %thread_id_x {threads = array<i64: 8, 16>, bounds = array<i64: 70, 75>, method = "sum", dim = 1 : i64, stage = "subgroup", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", store_c}
 // GRID-NEXT:    func.return
 // GRID-LABEL: func.func @cols
-// GRID:         xsplit_gemm.blockwise_mma %a_tile * %b_tile into %acc thread %thread_id_x {mma = "mfma_f32_16x16x16", warps = array<i64: 2, 2>, step_k = 32 : i64}
+// GRID:         xsplit_gemm.blockwise_mma %a_tile * %b_tile into %acc thread %thread_id_x {mma = "mfma_f32_16x16x16", warps = array<i64: 2, 2>, step_k = 32 : i64, a_swizzle, b_kpack = 4 : i64}
 // GRID:         xsplit_gemm.threadwise_write_fragments %acc to %c_tile[%{{.*}}, %{{.*}}] lane %{{.*}} {mma = "mfma_f32_16x16x16", merge = "tile"} : memref<2x2x4xf32, #gpu.address_space<private>> to memref<64x68xf32, #gpu.address_space<workgroup>>
 // GRID-NEXT:    gpu.barrier
 // GRID-NEXT:    %regs = memref.alloca() : memref<4x4xf32, #gpu.address_space<private>>
