@@ -33,6 +33,8 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from xsplit.files import write_output
+
 ROOT = Path(__file__).parent.parent
 TABLE = ROOT / "xsplit" / "target" / "own_kernel_terms.py"
 BEGIN, END = "# own-kernel terms: begin", "# own-kernel terms: end"
@@ -218,7 +220,7 @@ def main() -> int:
     if args.dry_run:
         print(text[text.index(BEGIN):text.index(END) + len(END)])
     else:
-        TABLE.write_text(text)
+        write_output(str(TABLE), text)
         print(f"wrote {len(fits) * (1 + len(args.also_as))} measured entries into {TABLE}",
               file=sys.stderr)
     return 0

@@ -27,6 +27,8 @@ import re
 import sys
 from pathlib import Path
 
+from xsplit.files import write_output
+
 TABLE = Path(__file__).parent.parent / "xsplit" / "target" / "gemm_tiles.py"
 BEGIN, END = "# gemm-tiles table: begin", "# gemm-tiles table: end"
 KEY = re.compile(r'^    \("(?P<target>\w+)", "(?P<element>\w+)", (?P<cls>SMALL|LARGE)\): GemmTiles\(')
@@ -179,7 +181,7 @@ def main() -> int:
     if args.dry_run:
         print(text[text.index(BEGIN):text.index(END) + len(END)])
     else:
-        TABLE.write_text(text)
+        write_output(str(TABLE), text)
         print(f"wrote {len(entries)} measured entries into {TABLE}", file=sys.stderr)
     return 0
 

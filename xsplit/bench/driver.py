@@ -441,7 +441,11 @@ def run_bench(
     for target_name in gpu_targets:
         progress(f"compile for {target_name}")
         t = target(target_name)
-        split = rewrite_recorded(source, split_pipeline(f"target={t.name}", strategy), name)
+        # The fill of IREE's dispatches: xsplit's own kernel (which split-k
+        # may choose on a GPU) is a custom dispatch whose grid its remark gives.
+        split = rewrite_recorded(
+            source, split_pipeline(f"target={t.name} kernel=iree", strategy), name
+        )
         fill = GpuFill(t.name, t.processors, split.factor, None, None)
         try:
             fill.unsplit_workgroups, fill.split_workgroups = split_dispatch_pair(
