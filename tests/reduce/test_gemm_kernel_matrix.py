@@ -1,0 +1,246 @@
+"""xsplit's own GEMM kernel over its option matrix, drawn at random (seeded):
+target, element type, mma, warps, tile, threads, stages, prefetch, a_layout,
+chunks and merge, on shapes with M or N of 1, unaligned M, N and K, prime K,
+K shorter than one K step and more chunks than K steps. Every configuration
+gemm-kernel accepts runs race-free and right against numpy in the simulator
+after its three lowerings; every one it refuses is a one-line XsplitError
+that names an option, never an internal error.
+
+`XSPLIT_GEMM_MATRIX_DRAWS=N` runs N draws instead of the default (and
+`XSPLIT_GEMM_MATRIX_SEED=S` another seed): CI runs a few, a developer many.
+The accepted ones are also compiled for sm_80 and gfx942 (`gpu_compile`),
+and the GPU benchmark's shapes through `bench/gpu.py`'s own-kernel
+configurations; the regressions below are the bugs the draws found."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.reduce.test_gemm_kernel import LOWER, expected, inputs, matmul
+from xsplit.api import parse_module, rewrite
+from xsplit.diagnostics import XsplitError, collect_remarks
+from xsplit.dialects import make_context
+from xsplit.dialects.fragments import intrinsic_for
+from xsplit.simulator.program import host_function, simulate_program
+from xsplit.simulator.run import pick_function, simulate
+
+ROOT = Path(__file__).parents[2]
+DRAWS = int(os.environ.get("XSPLIT_GEMM_MATRIX_DRAWS", "16"))
+SEED = int(os.environ.get("XSPLIT_GEMM_MATRIX_SEED", "32"))
+PRIMES = (2, 3, 5, 7, 13, 31, 37, 97, 101)
+OPTION_WORDS = (
+    "target", "chunks", "merge", "tile", "threads", "stages", "a_layout", "mma", "warps",
+    "prefetch",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Case:
+    m: int
+    n: int
+    k: int
+    element: str
+    options: str
+
+    @property
+    def target(self) -> str:
+        return re.search(r"target=(\S+)", self.options).group(1)  # type: ignore[union-attr]
+
+    def __str__(self) -> str:
+        return f"{self.m}x{self.n}x{self.k} {self.element} gemm-kernel{{{self.options}}}"
+
+
+def draw(rng: np.random.Generator) -> Case:
+    """One point of the matrix. Mostly what the kernel takes (tiles whole in
+    warps' blocks with tensor cores, threads dividing the tile without),
+    sometimes not; register tiles of at most 16 and workgroups of at most
+    256 threads keep the simulator quick."""
+    pick = lambda xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
+    target, element = pick(["sm_80", "sm_90", "gfx942"]), pick(["f32", "f16", "bf16"])
+    mma = pick(["auto", "auto", "none"])
+    a_layout = pick(["m", "m", "m", "k"])
+    options = [f"target={target}"]
+    intr = intrinsic_for(target, element) if mma == "auto" and a_layout == "m" else None
+    if intr is not None:
+        wm, wn = pick([(1, 1), (1, 2), (2, 1)]) if intr.lanes == 64 else pick([(1, 1), (1, 2), (2, 1), (2, 2)])
+        fm, fn = pick([1, 2]), pick([1, 2])
+        tile = (wm * intr.m * fm, wn * intr.n * fn, intr.k * pick([1, 1, 2]))
+        options += [f"warps={wm},{wn}"]
+    else:
+        thm, thn = pick([1, 2, 4, 8]), pick([1, 2, 4, 8])
+        rm, rn = pick([1, 2, 4]), pick([1, 2, 4])
+        tile = (thm * rm, thn * rn, pick([4, 8, 16]))
+        options += [f"threads={thm},{thn}"]
+    options += [f"tile={','.join(map(str, tile))}", f"mma={mma}", f"a_layout={a_layout}"]
+    stages = pick([1, 2])
+    if target == "gfx942" and rng.random() < 0.25:
+        # Direct-to-LDS loads fill 64 words a wavefront: whole wavefronts
+        # over tiles of whole loads.
+        layout = "warps=2,1 tile=32,32,16" if intr is not None else "threads=8,8 tile=16,16,8"
+        options = [f"target={target}", *layout.split(), f"mma={mma}", "prefetch=lds"]
+        tile, stages = (32, 32, 16) if intr is not None else (16, 16, 8), 2
+    elif stages == 2 and target == "gfx942" or rng.random() < 0.1:
+        options.append(f"prefetch={pick(['registers', 'lds'])}")
+    options.append(f"stages={stages}")
+    size = lambda: pick([1, int(rng.integers(2, 40)), int(rng.integers(2, 40))])  # noqa: E731
+    m, n = size(), size()
+    tk = tile[2]
+    k = pick([1, tk - 1 or 1, pick(PRIMES), int(rng.integers(2, 130)), 8 * int(rng.integers(1, 12))])
+    steps = -(-k // tk)
+    chunks = pick([1, 2, 3, steps, steps + 3, 64])
+    merge = pick(["auto", "auto", "store", "atomic", "deterministic"])
+    options += [f"chunks={chunks}", f"merge={merge}"]
+    return Case(m, n, k, element, " ".join(options))
+
+
+def lower(case: Case) -> str:
+    with collect_remarks():
+        return rewrite(
+            matmul(case.m, case.n, case.k, case.element), f"gemm-kernel{{{case.options}}},{LOWER}"
+        )
+
+
+def refusal(case: Case) -> str | None:
+    """gemm-kernel's one-line refusal of `case`, or None where it takes it."""
+    try:
+        with collect_remarks():
+            rewrite(matmul(case.m, case.n, case.k, case.element), f"gemm-kernel{{{case.options}}}")
+    except XsplitError as e:
+        return e.message
+    return None
+
+
+def assert_a_good_refusal(message: str, case: Case) -> None:
+    assert "\n" not in message, (str(case), message)
+    assert "internal error" not in message and "Error(" not in message, (str(case), message)
+    assert any(word in message for word in OPTION_WORDS), (str(case), message)
+
+
+def simulate_case(case: Case, text: str, seed: int) -> None:
+    module = parse_module(text, "kernel.mlir", make_context())
+    args = inputs(case.m, case.n, case.k, seed, case.element)
+    host = host_function(module, None)
+    if host is not None:
+        report = simulate_program(module, host, expected(args), args)
+    else:
+        report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
+    assert report.clean, (str(case), report.races[:3], report.mismatches[:3])
+
+
+def cases(count: int, seed: int = SEED) -> list[Case]:
+    return [draw(np.random.default_rng([seed, i])) for i in range(count)]
+
+
+def accepted(count: int, seed: int = SEED) -> list[Case]:
+    """The first `count` draws the kernel takes."""
+    found, i = [], 0
+    while len(found) < count:
+        case = draw(np.random.default_rng([seed, 1000 + i]))
+        i += 1
+        if refusal(case) is None:
+            found.append(case)
+    return found
+
+
+@pytest.mark.parametrize("case", accepted(DRAWS), ids=str)
+def test_accepted_configurations_run_right(case: Case) -> None:
+    text = lower(case)
+    assert "xsplit_gemm." not in text
+    simulate_case(case, text, seed=case.k)
+
+
+@pytest.mark.parametrize("case", cases(4 * DRAWS), ids=str)
+def test_every_draw_is_taken_or_refused_in_one_line(case: Case) -> None:
+    """Through all three lowerings: an option the kernel cannot take is
+    refused by gemm-kernel in the options' words, and nothing later fails."""
+    try:
+        text = lower(case)
+    except XsplitError as e:
+        assert_a_good_refusal(e.message, case)
+        return
+    assert "xsplit_gemm." not in text
+
+
+def test_the_draws_cover_the_matrix() -> None:
+    """The generator reaches every target, element, merge, stage count and
+    second stage, M or N of 1, K below one step and more chunks than steps,
+    both taken and refused (so the tests above cannot pass by refusing all)."""
+    seen: set[str] = set()
+    for case in cases(300):
+        if refusal(case) is not None:
+            seen.add("refused")
+            continue
+        seen.add("taken")
+        seen.update(re.findall(r"(target=\S+|merge=\S+|stages=\S+|prefetch=\S+|mma=\S+|a_layout=\S+)", case.options))
+        seen.add(case.element)
+        tk = int(re.search(r"tile=\d+,\d+,(\d+)", case.options).group(1))  # type: ignore[union-attr]
+        chunks = int(re.search(r"chunks=(\d+)", case.options).group(1))  # type: ignore[union-attr]
+        if min(case.m, case.n) == 1:
+            seen.add("M or N of 1")
+        if case.k < tk:
+            seen.add("K below a step")
+        if chunks > -(-case.k // tk):
+            seen.add("chunks over the steps")
+    want = {
+        "taken", "refused", "f32", "f16", "bf16", "target=sm_80", "target=sm_90", "target=gfx942",
+        "merge=store", "merge=atomic", "merge=deterministic", "stages=1", "stages=2",
+        "prefetch=registers", "prefetch=lds", "mma=auto", "mma=none", "a_layout=k",
+        "M or N of 1", "K below a step", "chunks over the steps",
+    }  # fmt: skip
+    assert want <= seen, want - seen
+
+
+def test_a_refusal_on_the_command_line_is_one_line(tmp_path: Path) -> None:
+    case = Case(37, 45, 101, "f16", "target=sm_80 tile=8,8,8 warps=2,2")
+    path = tmp_path / "mm.mlir"
+    path.write_text(matmul(case.m, case.n, case.k, case.element))
+    proc = subprocess.run(
+        [sys.executable, "-m", "xsplit.tools.xsplit_opt", str(path), "-p", f"gemm-kernel{{{case.options}}}"],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1 and "warps=2,2: 128 threads" in errors[0], proc.stderr
+
+
+# Regressions: what the draws found.
+
+
+@pytest.mark.parametrize("threads", ["4,1", "1,1"])
+def test_one_thread_along_n(threads: str) -> None:
+    """lower-blockwise-gemm crashed (an internal error, "'int' object is not
+    iterable") where threads_n was 1: the thread's column folded to 0."""
+    tm = int(threads.split(",")[0]) * 2
+    case = Case(5, 3, 65, "f32", f"target=gfx942 tile={tm},8,8 threads={threads} stages=2 chunks=3")
+    simulate_case(case, lower(case), seed=1)
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        # The unrolled 100000-wide register tile never ended; now refused at once.
+        ("tile=100000,100000,16 threads=16,16 mma=none", "over the 255 registers"),
+        ("tile=256,256,64 warps=2,2", "512 f32 accumulators"),
+        ("tile=64,64,32 threads=32,64 mma=none", "2048 threads a workgroup, over the 1024"),
+        # 69632 bytes of tiles: iree-compile takes it, a launch could not.
+        ("tile=128,128,32 threads=16,16 mma=none stages=2", "over the 49152 a workgroup has on sm_80"),
+        ("tile=16,16,4 threads=4,4 mma=none chunks=70000", "over the 65535 it takes"),
+        # The verifier's words for prefetch=lds and a_layout=k.
+        ("target=gfx942 stages=2 prefetch=lds a_layout=k", "prefetch=lds stages A as it is"),
+    ],
+)
+def test_what_no_gpu_can_launch_is_refused(options: str, words: str) -> None:
+    options = options if "target=" in options else f"target=sm_80 {options}"
+    k = 280000 if "chunks=70000" in options else 512
+    case = Case(256, 256, k, "f16" if "warps" in options else "f32", options)
+    message = refusal(case)
+    assert message is not None and words in message, message
+    assert_a_good_refusal(message, case)
