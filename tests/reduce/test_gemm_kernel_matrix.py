@@ -211,6 +211,81 @@ def test_a_refusal_on_the_command_line_is_one_line(tmp_path: Path) -> None:
     assert len(errors) == 1 and "warps=2,2: 128 threads" in errors[0], proc.stderr
 
 
+def _bench_gpu():
+    """bench/gpu.py, the GPU benchmark, whose own-kernel configurations a GPU
+    session runs (it is a script, not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_gpu", ROOT / "bench" / "gpu.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _samples(per_target: int) -> list[Case]:
+    """The first taken draws of each target, sm_90 with sm_80's (it compiles as sm_80)."""
+    found: dict[str, list[Case]] = {"sm_80": [], "gfx942": []}
+    i = 0
+    while min(len(v) for v in found.values()) < per_target:
+        case = draw(np.random.default_rng([SEED, 5000 + i]))
+        i += 1
+        group = found["gfx942" if case.target == "gfx942" else "sm_80"]
+        if len(group) < per_target and refusal(case) is None:
+            group.append(case)
+    return [c for v in found.values() for c in v]
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.parametrize("case", _samples(3), ids=str)
+def test_accepted_configurations_compile(case: Case) -> None:
+    """Through export-dispatch and iree-compile for the target (sm_80:
+    cuda; gfx942: hip), as a GPU session compiles them."""
+    from xsplit.iree.iree_compile import compile_mlir
+
+    with collect_remarks():
+        text = rewrite(
+            matmul(case.m, case.n, case.k, case.element),
+            f"gemm-kernel{{{case.options}}},{LOWER},export-dispatch{{target={case.target}}}",
+        )
+    assert compile_mlir(text, case.target)
+
+
+BENCH_SHAPES = [(32, 32, 500009), (64, 96, 200003), (16, 1024, 131071), (2048, 2048, 2048)]
+"""bench/shapes_gpu.txt's skinny shapes with prime or odd K, and the square
+one; XSPLIT_GEMM_MATRIX_BENCH=all takes every line of the file."""
+FULL_COMPILE = {((32, 32, 500009), "f32"), ((2048, 2048, 2048), "f16")}
+
+
+def _bench_shapes() -> list[tuple[int, int, int]]:
+    if os.environ.get("XSPLIT_GEMM_MATRIX_BENCH") != "all":
+        return BENCH_SHAPES
+    lines = (ROOT / "bench" / "shapes_gpu.txt").read_text().splitlines()
+    return [tuple(int(x) for x in line.split()[:3]) for line in lines if line.strip() and line[0] != "#"]  # type: ignore[misc]
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+@pytest.mark.parametrize("shape", _bench_shapes(), ids=lambda s: "x".join(map(str, s)))
+def test_gpu_benchmark_own_kernel_compiles(shape: tuple[int, int, int], dtype: str) -> None:
+    """Every own-kernel configuration bench/gpu.py makes of the shape (the
+    table's tiles at the model's chunk count, atomic and deterministic, and
+    atomic at a quarter and four times the chunks) is taken, and passes
+    iree-compile's parser and verifier for sm_80 (--compile-to=flow); one
+    shape a type compiles whole (all of them with XSPLIT_GEMM_MATRIX_BENCH=all)."""
+    from xsplit.iree.iree_compile import compile_mlir
+
+    m, n, k = shape
+    with collect_remarks():
+        program = _bench_gpu().own_program(m, n, k, dtype, "sm_90", lambda what: None)
+    assert not program.extra["left_out"], program.extra["left_out"]
+    assert {"own-atomic", "own-deterministic"} <= {c.name for c in program.configs}
+    whole = (shape, dtype) in FULL_COMPILE or os.environ.get("XSPLIT_GEMM_MATRIX_BENCH") == "all"
+    for config in program.configs:
+        assert "hal.executable.source" in config.text
+        compile_to = None if whole and config.name == "own-atomic" else "flow"
+        assert compile_mlir(config.text, "sm_80", compile_to=compile_to)
+
+
 # Regressions: what the draws found.
 
 
