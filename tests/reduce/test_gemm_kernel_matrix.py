@@ -319,3 +319,13 @@ def test_what_no_gpu_can_launch_is_refused(options: str, words: str) -> None:
     message = refusal(case)
     assert message is not None and words in message, message
     assert_a_good_refusal(message, case)
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90", "gfx942"])
+@pytest.mark.parametrize("element", ["f32", "f16", "bf16"])
+def test_the_default_tiles_are_taken(target: str, element: str) -> None:
+    """With no tile, threads or stages given, every output class takes the
+    table's entry, aligned or not. bf16 read f32's entries (K steps of 8,
+    no whole MMA block): its outputs of 256 and more were refused."""
+    for m, n, k in ((64, 64, 1001), (256, 256, 512), (300, 260, 1001)):
+        assert refusal(Case(m, n, k, element, f"target={target} chunks=2")) is None, (m, n, k)
