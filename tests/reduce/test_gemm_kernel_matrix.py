@@ -329,3 +329,13 @@ def test_the_default_tiles_are_taken(target: str, element: str) -> None:
     no whole MMA block): its outputs of 256 and more were refused."""
     for m, n, k in ((64, 64, 1001), (256, 256, 512), (300, 260, 1001)):
         assert refusal(Case(m, n, k, element, f"target={target} chunks=2")) is None, (m, n, k)
+
+
+def test_split_k_names_the_merges_it_takes() -> None:
+    """split-k's merge defaults to "" (not given): the refusal of a merge it
+    does not take listed that too ("one of , atomic, deterministic")."""
+    with pytest.raises(XsplitError) as caught:
+        rewrite(matmul(37, 45, 101), "split-k{target=sm_80 kernel=own merge=store}")
+    assert caught.value.message == (
+        "split-k: merge must be one of atomic, deterministic, got 'store'"
+    )
