@@ -377,7 +377,7 @@ def refuse_gpu_kernels(
         ):
             raise XsplitError(
                 f"{tool}: {name} rewritten by '{pipeline}' holds a GPU kernel "
-                f"(@{op.sym_name.data}, xsplit's own GEMM kernel) that is not a dispatch, which "
+                f"(@{op.sym_name.data}, thread-level code) that is not a dispatch, which "
                 "iree-compile cannot take: end the pipeline with export-dispatch{target=...} "
                 "(auto{target=...} does)"
             )
