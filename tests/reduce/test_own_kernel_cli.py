@@ -19,6 +19,8 @@ from tests.tools.test_xsplit_cli import SMALL, xsplit
 from tests.tools.test_xsplit_opt import assert_one_line_error
 from xsplit.iree.device import device_problem
 
+ROOT = Path(__file__).parents[2]
+
 NO_CUDA = pytest.mark.skipif(device_problem("cuda") is None, reason="a cuda device is usable here")
 OWN = "auto{target=sm_80 kernel=own}"
 
@@ -102,3 +104,16 @@ def test_a_device_that_cannot_run_the_kernel_is_one_line(
     assert proc.returncode == 2
     assert_one_line_error(proc, expected)
     assert not (tmp_path / "saved" / "manifest.json").exists()
+
+
+def test_bench_on_the_cpu_with_a_gpu_model_refuses_the_kernel_in_one_line(tmp_path: Path) -> None:
+    """`--target sm_80` on local-task: auto picks the own kernel for the
+    seed's shape, which the CPU cannot run (iree-compile failed on its
+    private memory space before)."""
+    path = tmp_path / "seed.mlir"
+    path.write_text((ROOT / "examples" / "matmul_123x456x51234.mlir").read_text())
+    proc = xsplit("bench", str(path), "--device", "local-task", "--target", "sm_80", "--sweep", "8",
+                  "--save", str(tmp_path / "saved"))  # fmt: skip
+    assert proc.returncode == 2
+    assert_one_line_error(proc, "xsplit bench: ")
+    assert "which the CPU cannot run (--device local-task runs on the CPU)" in proc.stderr
