@@ -339,3 +339,15 @@ def test_split_k_names_the_merges_it_takes() -> None:
     assert caught.value.message == (
         "split-k: merge must be one of atomic, deterministic, got 'store'"
     )
+
+
+@pytest.mark.parametrize("shape", [(0, 5, 7), (5, 0, 7), (5, 7, 0)])
+@pytest.mark.parametrize(
+    "pipeline", ["gemm-kernel{target=sm_80 chunks=2}", "split-k{target=sm_80 kernel=own}", "auto{target=sm_80}"]
+)
+def test_an_empty_matmul_is_left_as_it_is(shape: tuple[int, int, int], pipeline: str) -> None:
+    """K = 0 was an internal error in gemm-kernel (a division by zero), and
+    any size 0 one in split-k's cost model and chunk plan."""
+    with collect_remarks():
+        out = rewrite(matmul(*shape), pipeline)
+    assert "linalg.matmul" in out and "gpu." not in out

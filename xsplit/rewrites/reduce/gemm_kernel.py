@@ -114,6 +114,8 @@ def _matmul_form(m: Match) -> bool | str:
         t = a.type
         if not (isinstance(t, TensorType) and t.has_static_shape()):
             return "every argument must be a static tensor"
+        if 0 in t.get_shape():
+            return "it is empty (M, N or K is 0): there is nothing to multiply"
     if op.operands[2].type.element_type != f32:  # type: ignore[attr-defined]
         return "C must be f32"
     if any(v.type.element_type not in (f16, bf16, f32) for v in op.operands[:2]):  # type: ignore[attr-defined]
