@@ -57,7 +57,9 @@ def test_device_cuda_stops_at_the_device(tmp_path: Path, command: str) -> None:
 @pytest.mark.gpu_compile
 def test_saved_own_kernel_replays_only_on_cuda(tmp_path: Path) -> None:
     saved = tmp_path / "saved"
-    proc = xsplit("check", str(program(tmp_path)), "-p", OWN, "--device", "cuda", "--save", str(saved))
+    proc = xsplit(
+        "check", str(program(tmp_path)), "-p", OWN, "--device", "cuda", "--save", str(saved)
+    )
     assert proc.returncode == 0, proc.stderr
     assert "chose xsplit's own kernel" in proc.stderr or "kernel=own: own kernel" in proc.stderr
     assert f"python -m xsplit.replay {saved} --device cuda" in proc.stderr
@@ -66,7 +68,7 @@ def test_saved_own_kernel_replays_only_on_cuda(tmp_path: Path) -> None:
     assert rewrite["pipeline"] == OWN and "--iree-cuda-target=sm_80" in rewrite["flags"]
     proc = replay_blocked(str(saved), "--device", "local-task")
     assert proc.returncode == 2
-    assert_one_line_error(proc, "compiled for sm_80 (device 'cuda'); they cannot run on 'local-task'")
+    assert_one_line_error(proc, "sm_80 (device 'cuda'); they cannot run on 'local-task'")
     proc = replay_blocked(str(saved))
     assert proc.returncode == 2
     assert_one_line_error(proc, "device 'cuda' is not usable here")
@@ -77,9 +79,9 @@ def test_saved_own_kernel_replays_only_on_cuda(tmp_path: Path) -> None:
     [
         # local-task is the CPU: before, iree-compile failed on the kernel's
         # private memory space ("conversion of memref memory space").
-        ("local-task", OWN, "f32", "which the CPU cannot run (--device local-task runs on the CPU)"),
+        ("local-task", OWN, "f32", "the CPU cannot run (--device local-task runs on the CPU)"),
         # NVIDIA's mma.sync on AMD's GPU, and MFMA on NVIDIA's.
-        ("hip", OWN, "f16", "written for sm_80 (nvgpu ops), which --device hip (gfx942) cannot run"),
+        ("hip", OWN, "f16", "for sm_80 (nvgpu ops), which --device hip (gfx942) cannot run"),
         (
             "cuda", "split-k{target=gfx942 kernel=own},export-dispatch{target=gfx942}", "f16",
             "written for gfx942 (amdgpu ops), which --device cuda (sm_80) cannot run",

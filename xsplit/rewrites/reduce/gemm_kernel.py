@@ -181,7 +181,8 @@ def _check_limits(op: GridwiseGemmOp, tgt, at: Operation) -> None:
     if op.mma is None:
         who = f"threads={','.join(map(str, op.thread_counts))}"
     else:
-        who = f"warps={','.join(map(str, op.warp_counts))} of {op.intrinsic.lanes} lanes"  # type: ignore[union-attr]
+        lanes = op.intrinsic.lanes  # type: ignore[union-attr]
+        who = f"warps={','.join(map(str, op.warp_counts))} of {lanes} lanes"
     if threads > MAX_WORKGROUP_THREADS:
         raise XsplitError(
             f"gemm-kernel: {who} makes {threads} threads a workgroup, over the "
