@@ -411,6 +411,9 @@ def vector_form(red: Reduction) -> VectorForm | None:
 
 def match_reduction(op: Operation) -> Reduction | str:
     """The reduction `op` computes, or why it is not a splittable one."""
+    if any(isinstance(v.type, TensorType) and 0 in v.type.get_shape() for v in op.operands):
+        # The cost models and chunk plans divide by the sizes.
+        return "it is empty (a size is 0): there is nothing to split"
     if isinstance(op, linalg.ReduceOp):
         dims = op.dimensions.get_values()
         in_type = op.input.type

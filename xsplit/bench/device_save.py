@@ -18,7 +18,13 @@ import numpy as np
 
 from xsplit.api import parse_module
 from xsplit.bench.driver import encoded_factor, rewrite_recorded, auto_pipeline, matmul_flops, sweep_options
-from xsplit.interop.check import compiler_version, entry_point, input_recipe, saved_program
+from xsplit.interop.check import (
+    compiler_version,
+    entry_point,
+    input_recipe,
+    refuse_gpu_kernels,
+    saved_program,
+)
 from xsplit.interop.saved import Manifest, SavedModule, SavedProgram, store_module, write_manifest
 from xsplit.iree.device import COMPILE_TARGET, MODEL_TARGET
 from xsplit.iree.iree_compile import compile_mlir
@@ -155,6 +161,13 @@ def save_programs(
         recipe = input_recipe(f, dims, seed)
         modules = []
         for config in program.configs:
+            if config.pipeline and "gpu.thread_id" in config.text:
+                # xsplit's own kernel (auto{target=sm_80} may pick it) on a
+                # device that cannot run it: one line, not iree-compile's.
+                refuse_gpu_kernels(
+                    parse_module(config.text, program.name), program.name, config.pipeline, tool,
+                    device,
+                )
             progress(f"{program.name}: compile {config.name}")
             vmfb = compile_mlir(
                 config.text, compile_target, config.flags,

@@ -359,22 +359,50 @@ def _inside_dispatch(op: Operation) -> bool:
     return False
 
 
-def refuse_gpu_kernels(module: ModuleOp, name: str, pipeline: str, tool: str) -> None:
+def refuse_gpu_kernels(
+    module: ModuleOp, name: str, pipeline: str, tool: str, device: str | None = None
+) -> None:
     """A rewrite holding a custom dispatch of thread-level GPU code (xsplit's
     own GEMM kernel, which `split-k{kernel=own}` and `auto{target=sm_80}`
-    may choose) cannot run on the CPU: say so in one line, and where it can
-    be checked."""
+    may choose) cannot run on the CPU (no `device`, or `local-task`), nor a
+    kernel of NVIDIA's intrinsics on AMD's GPU or the other way round: say
+    so in one line, and where it can be checked, before iree-compile fails
+    on it."""
+    compile_target = None if device is None else COMPILE_TARGET[device]
+    backend = None if compile_target is None else target(compile_target).backend
+    foreign = {"cuda": ("amdgpu.", "gfx942"), "rocm": ("nvgpu.", "sm_80")}
     for op in module.walk():
-        if op.name == "hal.executable.source" and any(
+        if isinstance(op, func.FuncOp) and op.parent_op() is module and any(
             inner.name.startswith("gpu.") for inner in op.walk()
         ):
-            kernel = op.properties["sym_name"].data  # type: ignore[union-attr]
+            raise XsplitError(
+                f"{tool}: {name} rewritten by '{pipeline}' holds a GPU kernel "
+                f"(@{op.sym_name.data}, thread-level code) that is not a dispatch, which "
+                "iree-compile cannot take: end the pipeline with export-dispatch{target=...} "
+                "(auto{target=...} does)"
+            )
+        if op.name != "hal.executable.source" or not any(
+            inner.name.startswith("gpu.") for inner in op.walk()
+        ):
+            continue
+        kernel = op.properties["sym_name"].data  # type: ignore[union-attr]
+        if backend in foreign:
+            prefix, written_for = foreign[backend]
+            if not any(inner.name.startswith(prefix) for inner in op.walk()):
+                continue
             raise XsplitError(
                 f"{tool}: {name} rewritten by '{pipeline}' holds a GPU kernel (@{kernel}, "
-                "xsplit's own GEMM kernel), which the CPU cannot run: run it with --device cuda, "
-                "simulate split-k's output before export-dispatch with `xsplit simulate`, or give "
-                "kernel=iree"
+                f"xsplit's own GEMM kernel) written for {written_for} ({prefix.rstrip('.')} "
+                f"ops), which --device {device} ({compile_target}) cannot run: give the pipeline "
+                f"target={compile_target}"
             )
+        on = "" if device is None else f" (--device {device} runs on the CPU)"
+        raise XsplitError(
+            f"{tool}: {name} rewritten by '{pipeline}' holds a GPU kernel (@{kernel}, "
+            f"xsplit's own GEMM kernel), which the CPU cannot run{on}: run it with --device cuda, "
+            "simulate split-k's output before export-dispatch with `xsplit simulate`, or give "
+            "kernel=iree"
+        )
 
 
 def complete_for_iree(module: ModuleOp, tool: str) -> bool:
@@ -566,6 +594,7 @@ def save_check(
     f = entry_point(parse_module(source, name), function, name)
     recipe = input_recipe(f, dims, seed)
     rewritten = _rewritten(source, passes, name, tool, complete)
+    refuse_gpu_kernels(rewritten, name, pipeline, tool, device)
     rewritten_text = print_module(rewritten)
     compile_target = COMPILE_TARGET[device]
     flags = list(target(compile_target).flags)

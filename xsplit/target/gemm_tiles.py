@@ -30,6 +30,9 @@ from xsplit.target.targets import Target
 
 NOT_MEASURED = "not measured yet: model"
 
+SIXTEEN_BIT = ("f16", "bf16")
+"""Element types of 2 bytes: bf16 reads f16's entries."""
+
 SMALL, LARGE = "small", "large"
 LARGE_OUTPUT = 256
 """M and N from which an output is LARGE: at least 2x2 of the 128x128
@@ -131,17 +134,21 @@ def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTile
     of f16 are not whole 16-byte vectors (their 2-byte copies cannot be
     asynchronous)."""
     cls = shape_class(m, n)
+    # bf16 is f16's size and takes the same intrinsics' shapes: f32's
+    # K steps of 8 are no whole MMA block, and its stages=2 no cp.async of 8.
+    sixteen = element in SIXTEEN_BIT
+    key_element = "f16" if sixteen else element
     entry = next(
         (
             GEMM_TILES[key]
             for name in (target.name, target.compiles_as)
-            if (key := (name or "", element, cls)) in GEMM_TILES
+            if (key := (name or "", key_element, cls)) in GEMM_TILES
         ),
         # An element the table does not hold: f32's layout, which the
         # kernel's verifier judges (it refuses what it cannot take).
         GEMM_TILES.get((target.name, "f32", cls)) or GEMM_TILES[("sm_80", "f32", cls)],
     )
-    if entry.stages == 2 and element == "f16" and (k % 8 or n % 8):
+    if entry.stages == 2 and sixteen and (k % 8 or n % 8):
         return replace(entry, stages=1)
     return entry
 
@@ -159,9 +166,9 @@ def can_take(tiles: GemmTiles, target: Target, element: str) -> str | None:
     if tiles.stages == 2:
         if target.backend != "cuda":
             return "stages=2 uses cp.async (CUDA only)"
-        size = 2 if element == "f16" else 4
+        size = 2 if element in SIXTEEN_BIT else 4
         share = min(tm * tk, tn * tk) // threads * size
-        if tk % 4 or share < 4 or (element == "f16" and share < 16):
+        if tk % 4 or share < 4 or (size == 2 and share < 16):
             return "cp.async copies 4, 8 or 16 bytes; a thread's share is smaller"
     return None
 

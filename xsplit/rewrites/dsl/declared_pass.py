@@ -59,7 +59,8 @@ class Option:
     def kind(self) -> str:
         """The values it takes, in words: "an integer >= 1", "true or false"."""
         if self.choices is not None:
-            return "one of " + ", ".join(map(_show, self.choices))
+            # "" is an option's "not given" (its default), not a value to name.
+            return "one of " + ", ".join(_show(c) for c in self.choices if c != "")
         words = _KIND_WORDS.get(self.type, f"a {self.type.__name__}")
         if isinstance(self.check, Check):
             words += f" {self.check.words}"

@@ -63,7 +63,7 @@ from xsplit.dialects.xsplit_gemm import (
     chunk_count,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Option, Pass, Pattern, Remark, positive, where
-from xsplit.target.gemm_tiles import element_name, gemm_tiles
+from xsplit.target.gemm_tiles import WORKGROUP_MEMORY, element_name, gemm_tiles
 from xsplit.target.targets import target as find_target
 
 MERGE_CHOICES = ("auto", "store", "atomic", "deterministic")
@@ -74,6 +74,16 @@ DEFAULT_WARPS = (2, 2)
 MMA_CHOICES = ("auto", "none")
 
 PREFETCH_CHOICES = ("registers", "lds")
+
+MAX_WORKGROUP_THREADS = 1024
+"""Threads a workgroup may have: CUDA's block limit, and gfx942's."""
+
+MAX_THREAD_REGISTERS = {"cuda": 255, "rocm": 512}
+"""32-bit registers a thread may have (sm_80's 255; gfx942's 512 VGPRs and
+AGPRs): an accumulator tile beyond them cannot live in registers."""
+
+MAX_GRID_YZ = 65535
+"""Workgroups CUDA's grid takes along y and z (x takes 2^31 - 1)."""
 
 ASYNC_COPY_TARGETS = ("sm_80", "sm_90")
 """Targets whose second stage is `cp.async` (`nvgpu.device_async_copy`)."""
@@ -104,6 +114,8 @@ def _matmul_form(m: Match) -> bool | str:
         t = a.type
         if not (isinstance(t, TensorType) and t.has_static_shape()):
             return "every argument must be a static tensor"
+        if 0 in t.get_shape():
+            return "it is empty (M, N or K is 0): there is nothing to multiply"
     if op.operands[2].type.element_type != f32:  # type: ignore[attr-defined]
         return "C must be f32"
     if any(v.type.element_type not in (f16, bf16, f32) for v in op.operands[:2]):  # type: ignore[attr-defined]
@@ -128,9 +140,94 @@ def _memref(t) -> MemRefType:
     return MemRefType(t.element_type, t.get_shape())
 
 
+# The verifier speaks of the op's properties; a user gave options.
+_IN_OPTIONS = (
+    ("'xsplit_gemm.gridwise_gemm' op ", ""),
+    ("'xsplit_gemm.merge_partials' op ", ""),
+    ("direct_to_lds", "prefetch=lds"),
+    ("register_prefetch", "prefetch=registers"),
+    ("stages 2", "stages=2"),
+    ("a K-major A", "a_layout=k"),
+)
+
+
+def _in_options(message: str, op: Operation) -> str:
+    """The verifier's `message` in the words of gemm-kernel's options, with
+    the configuration it judged (with tensor cores the threads come from
+    `warps`, which a user may not have given)."""
+    for old, new in _IN_OPTIONS:
+        message = message.replace(old, new)
+    if not isinstance(op, GridwiseGemmOp):
+        return message
+    tm, tn, tk = op.tile_sizes
+    thm, thn = op.thread_counts
+    if op.mma is None:
+        threads = f"threads={thm},{thn}"
+    else:
+        wm, wn = op.warp_counts
+        threads = f"warps={wm},{wn}: {thm * thn} threads"
+    return f"{message} (tile={tm},{tn},{tk}, {threads})"
+
+
+def _check_limits(op: GridwiseGemmOp, tgt, at: Operation) -> None:
+    """Refuses what no GPU of the target can launch or hold, which the
+    op's verifier (target-free) lets through: a compile or a launch on the
+    device would fail, or the unrolled register tile would never end."""
+    from xsplit.rewrites.reduce.lower_gridwise_gemm import a_tile_shape, b_tile_shape
+
+    tm, tn, tk = op.tile_sizes
+    threads = op.block[0]
+    shown = f"tile={tm},{tn},{tk}"
+    if op.mma is None:
+        who = f"threads={','.join(map(str, op.thread_counts))}"
+    else:
+        lanes = op.intrinsic.lanes  # type: ignore[union-attr]
+        who = f"warps={','.join(map(str, op.warp_counts))} of {lanes} lanes"
+    if threads > MAX_WORKGROUP_THREADS:
+        raise XsplitError(
+            f"gemm-kernel: {who} makes {threads} threads a workgroup, over the "
+            f"{MAX_WORKGROUP_THREADS} a GPU workgroup takes",
+            at,
+        )
+    if op.mma is None:
+        registers = (tm // op.thread_counts[0]) * (tn // op.thread_counts[1])
+    else:
+        intr = op.intrinsic
+        assert intr is not None
+        wm, wn = op.warp_counts
+        registers = tm * tn // (wm * wn) // intr.lanes
+    limit = MAX_THREAD_REGISTERS[tgt.backend]
+    if registers > limit:
+        raise XsplitError(
+            f"gemm-kernel: {shown} with {who} gives each thread {registers} f32 accumulators, "
+            f"over the {limit} registers a thread has on {tgt.name}; give a smaller tile or more "
+            "threads",
+            at,
+        )
+    size = lambda v, shape: shape[0] * shape[1] * v.type.element_type.bitwidth // 8  # noqa: E731
+    used = (size(op.a, a_tile_shape(op)) + size(op.b, b_tile_shape(op))) * op.stage_count
+    room = WORKGROUP_MEMORY[tgt.backend]
+    if used > room:
+        raise XsplitError(
+            f"gemm-kernel: {shown} in {op.stage_count} stage{'s' if op.stage_count > 1 else ''} "
+            f"takes {used} bytes of workgroup memory, over the {room} a workgroup has on "
+            f"{tgt.name}; give a smaller tile{' or stages=1' if op.stage_count > 1 else ''}",
+            at,
+        )
+    gx, gy, gz = op.grid
+    for count, what in ((gy, f"M in tiles of {tm}"), (gz, "chunks")):
+        if count > MAX_GRID_YZ:
+            raise XsplitError(
+                f"gemm-kernel: {what} make {count} workgroups along grid "
+                f"{'y' if what != 'chunks' else 'z'}, over the {MAX_GRID_YZ} it takes",
+                at,
+            )
+
+
 def _kernel(
-    name: str, types: Sequence[MemRefType], hints: Sequence[str | None], body, at: Operation
-) -> func.FuncOp:
+    name: str, types: Sequence[MemRefType], hints: Sequence[str | None], body, at: Operation,
+    tgt=None,
+) -> func.FuncOp:  # fmt: skip
     block = Block(arg_types=list(types))
     for arg, hint in zip(block.args, hints):
         arg.name_hint = hint
@@ -140,7 +237,9 @@ def _kernel(
     try:
         op.verify()
     except VerifyException as e:  # options the kernel cannot take (tile, threads)
-        raise XsplitError(f"gemm-kernel: {e}", at) from None
+        raise XsplitError(f"gemm-kernel: {_in_options(str(e), op)}", at) from None
+    if isinstance(op, GridwiseGemmOp) and tgt is not None:
+        _check_limits(op, tgt, at)
     grid, launch = op.grid, op.block
     fn.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, list(launch))
     fn.attributes["gpu.known_grid_size"] = DenseArrayBase.from_list(i32, list(grid))
@@ -243,7 +342,7 @@ def lower_matmul(
             )  # fmt: skip
             return bld.insert(gemm)
 
-        new.append(_kernel(name, types, hints, body, op))
+        new.append(_kernel(name, types, hints, body, op, tgt))
     else:
         m_, n_ = c.type.get_shape()  # type: ignore[attr-defined]
         ptype = MemRefType(f32, [chunks, m_, n_])
@@ -262,7 +361,7 @@ def lower_matmul(
         new.append(
             _kernel(
                 pname, [types[ia], types[ib], ptype], [hints[ia], hints[ib], "partials"],
-                partials, op,
+                partials, op, tgt,
             )
         )  # fmt: skip
         new.append(_kernel(mname, [ptype, types[ic]], ["partials", hints[ic]], merge_body, op))

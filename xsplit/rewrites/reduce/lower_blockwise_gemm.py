@@ -327,8 +327,10 @@ def lower_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     entry = _entry(op)
     a_regs = entry.alloc([rm], PRIVATE, "a_regs")
     b_regs = entry.alloc([rn], PRIVATE, "b_regs")
-    tm = kb.div(op.thread, thn)
-    tn = kb.rem(op.thread, thn)
+    # With one thread along N (or M) its index folds to the constant 0:
+    # the read ops take values.
+    tm = kb.c(kb.div(op.thread, thn))
+    tn = kb.c(kb.rem(op.thread, thn))
 
     def k_element(body: KernelBuilder, kk: SSAValue) -> None:
         if op.a_m_major is not None:

@@ -37,13 +37,13 @@
 
 // CPU: gridwise.mlir:[[# @LINE + 10]]:3: error: gemm-kernel: target cpu is not a GPU
 // STORE2: error: gemm-kernel: merge=store takes one chunk
-// THREADS: error: gemm-kernel: 'xsplit_gemm.gridwise_gemm' op threads must divide the tile
+// THREADS: error: gemm-kernel: threads must divide the tile (tile=64,64,16, threads=12,16)
 // NO-TARGET: gemm-kernel: target is required
 // gfx942 has no asynchronous copy to overlap: its second stage goes through registers.
 // PREFETCH: K steps of 16, double-buffered through registers); merge store
 // PREFETCH: xsplit_gemm.gridwise_gemm %a, %b, %c {{{.*}}, stages = 2 : i64, register_prefetch}
 // LDS-SM80: error: gemm-kernel: prefetch=lds (direct-to-LDS loads) takes stages=2 on gfx942
-// LDS-WAVES: error: gemm-kernel: 'xsplit_gemm.gridwise_gemm' op direct_to_lds cannot copy A: the threads are not whole 64-lane wavefronts
+// LDS-WAVES: error: gemm-kernel: prefetch=lds cannot copy A: the threads are not whole 64-lane wavefronts (tile=16,16,8, threads=4,4)
 func.func @mm(%a: tensor<20x997xf32>, %b: tensor<997x64xf32>, %c: tensor<20x64xf32>) -> tensor<20x64xf32> {
   %x = linalg.matmul ins(%a, %b : tensor<20x997xf32>, tensor<997x64xf32>) outs(%c : tensor<20x64xf32>) -> tensor<20x64xf32>
   return %x : tensor<20x64xf32>

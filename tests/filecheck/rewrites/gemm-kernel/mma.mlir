@@ -94,10 +94,10 @@
 // PARTIALS:   xsplit_gemm.threadwise_write_fragments %acc to %partials[%{{.*}}, %{{.*}}] lane %{{.*}} chunk %block_id_z {mma = "m16n8k16", merge = "partials"}
 
 // One-line diagnostics at the matmul for options the tensor cores cannot take.
-// WARPS:      mma.mlir:[[# @LINE + 9]]:3: error: gemm-kernel: 'xsplit_gemm.gridwise_gemm' op the tile must be whole 16x8x16 blocks per warp
+// WARPS:      mma.mlir:[[# @LINE + 9]]:3: error: gemm-kernel: the tile must be whole 16x8x16 blocks per warp (tile=32,64,16, warps=4,1: 128 threads)
 // WARPS0:     mma.mlir:[[# @LINE + 8]]:3: error: gemm-kernel: warps takes two positive counts M,N
 // K = 997 is not whole 16-byte vectors of halves: no cp.async.
-// ASYNC16:    mma.mlir:[[# @LINE + 6]]:3: error: gemm-kernel: 'xsplit_gemm.gridwise_gemm' op stages 2 with 16-bit elements needs K and N in whole vectors of 8 that the threads divide (cp.async copies 4 bytes at least)
+// ASYNC16:    mma.mlir:[[# @LINE + 6]]:3: error: gemm-kernel: stages=2 with 16-bit elements needs K and N in whole vectors of 8 that the threads divide (cp.async copies 4 bytes at least)
 
 // NONE-NOT:   mma
 // NONE:       xsplit_gemm.blockwise_gemm
