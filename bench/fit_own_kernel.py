@@ -33,6 +33,7 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from xsplit.bench.table_source import replace_entries
 from xsplit.files import write_output
 
 ROOT = Path(__file__).parent.parent
@@ -164,27 +165,7 @@ def fit(runs: list[Run]) -> list[Fit]:
 def rewrite_table(text: str, entries: dict[tuple[str, str], str]) -> str:
     """The table's source with `entries` in place of the entries of the same
     keys (added at its end where it has none)."""
-    head, rest = text.split(BEGIN + "\n", 1)
-    body, tail = rest.split(END, 1)
-    lines = body.splitlines(keepends=True)
-    out, pending, i = [], dict(entries), 0
-    while i < len(lines):
-        line = lines[i]
-        found = KEY.match(line)
-        if not found:
-            if line.startswith("}") and pending:
-                out.extend(pending.values())
-                pending.clear()
-            out.append(line)
-            i += 1
-            continue
-        end = i
-        while lines[end].rstrip() != "    ),":
-            end += 1
-        key = (found["target"], found["cls"])
-        out.append(pending.pop(key) if key in pending else "".join(lines[i : end + 1]))
-        i = end + 1
-    return head + BEGIN + "\n" + "".join(out) + END + tail
+    return replace_entries(text, entries, BEGIN, END, KEY, lambda m: (m["target"], m["cls"]))  # type: ignore[arg-type]
 
 
 def entries_of(fits: list[Fit], also_as: list[str]) -> dict[tuple[str, str], str]:
