@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import IntegerAttr
 
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.attr_names import SPLIT_FACTOR as SPLIT_FACTOR_ATTR
+from xsplit.bench.machine import ReadPass
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.files import write_output
 from xsplit.interop.check import compare, entry_name, entry_point, magnitude_inputs, random_inputs
@@ -54,6 +55,13 @@ AUTO_CONFIG = "xsplit-auto"
 ENCODED_SWEEP = "xsplit-enc-x"
 """Prefix of the encoded sweep: `set-encoding,split-k{factor=N},materialize-late`."""
 NUMPY_CONFIG = "numpy"
+READ_PASS_CONFIG = "read-pass"
+"""A read-only pass on every core over as many bytes as the largest operand,
+timed among the configurations of a product with few rows (a matvec, a
+decode): the machine's read rate in the same minutes, which such a product,
+reading its matrix once, can at best reach."""
+STREAMED_MAX_ROWS = 16
+"""Products of up to this many rows of A get a read pass beside them."""
 
 
 def auto_pipeline(target_name: str) -> str:
@@ -151,6 +159,8 @@ class BenchReport:
     auto_choice: str = ""
     """What auto{target=cpu} did: whole, split N, encode, or split+encode N."""
     auto_remarks: list[str] = field(default_factory=list)
+    streamed_bytes: int | None = None
+    """The bytes of the largest operand, which `read-pass` reads, where one was timed."""
 
     def config(self, name: str) -> ConfigResult:
         return next(c for c in self.configs if c.name == name)
@@ -175,6 +185,14 @@ class BenchReport:
     def gflops(self, name: str) -> float | None:
         ms = self.config(name).median_ms if self.has(name) else None
         return None if ms is None or self.flops is None else self.flops / ms / 1e6
+
+    def read_rate(self, name: str) -> float | None:
+        """Bytes per second of the largest operand over `name`'s median
+        time, where a read pass was timed."""
+        ms = self.config(name).median_ms if self.has(name) else None
+        if ms is None or self.streamed_bytes is None:
+            return None
+        return self.streamed_bytes / (ms / 1e3)
 
     def best_of_all_sweeps(self) -> ConfigResult | None:
         return min(
@@ -429,6 +447,10 @@ def run_bench(
     ]
     if numpy_call is not None:
         timed.append((numpy_result, numpy_call))
+    read_result = ConfigResult(READ_PASS_CONFIG, None, [])
+    read_pass = ReadPass.build(max(a.nbytes for a in inputs)) if _streams(inputs) else None
+    if read_pass is not None:
+        timed.append((read_result, read_pass))
     time_rounds(timed, runs, seed, progress)
     by_name = {r.name: r for r, _ in programs}
     for result, _ in programs:
@@ -461,7 +483,9 @@ def run_bench(
     from xsplit.target.cpu_info import host_cpu
 
     cpu = host_cpu()
-    configs = [r for r, _ in programs] + ([numpy_result] if numpy_result.times_ms else [])
+    configs = [r for r, _ in programs] + [
+        r for r in (numpy_result, read_result) if r.times_ms
+    ]
     return BenchReport(
         name,
         fn,
@@ -477,7 +501,17 @@ def run_bench(
         cpu=cpu.describe(),
         auto_choice=auto_choice,
         auto_remarks=auto_remarks,
+        streamed_bytes=None if read_pass is None else read_pass.nbytes,
     )
+
+
+def _streams(inputs: Sequence[np.ndarray]) -> bool:
+    """Whether the entry point is a product of few rows: a vector form, or a
+    matmul of at most STREAMED_MAX_ROWS rows of A."""
+    operands = _matmul_operands(inputs)
+    if operands is not None:
+        return operands[0].shape[0] <= STREAMED_MAX_ROWS
+    return _vector_operands(inputs) is not None
 
 
 @functools.lru_cache(maxsize=1)
@@ -746,6 +780,18 @@ def _encoding_lines(report: BenchReport) -> list[str]:
     if best and auto:
         lines.append(
             f"  best of both sweeps: {best.name}; auto takes {auto / best.median_ms:.2f}x its time"  # type: ignore[operator]
+        )
+    read = report.read_rate(READ_PASS_CONFIG)
+    if read is not None:
+        assert report.streamed_bytes is not None
+        lines.append(
+            f"  the largest operand ({report.streamed_bytes / 1e6:.0f} MB) read at "
+            + ", ".join(
+                f"{rate / 1e9:.1f} GB/s by {name} ({rate / read:.0%} of the read pass)"
+                for name in (AUTO_CONFIG, best_iree.name if best_iree else None, NUMPY_CONFIG)
+                if name and (rate := report.read_rate(name)) is not None
+            )
+            + f"; the read pass on every core: {read / 1e9:.1f} GB/s"
         )
     if report.flops is not None and report.peak_gflops:
         for name in (AUTO_CONFIG, best_iree.name if best_iree else None, NUMPY_CONFIG):

@@ -12,9 +12,14 @@ C program built with the system's C compiler; without one, the clock falls
 back to /proc/cpuinfo and the width to the flags (two pipes), and the peak
 says so.
 
-The copy bandwidth is numpy's copy of a 256 MiB array into one already
-touched, bytes read plus bytes written: the yardstick for a matvec, which
-must stream its matrix at close to it.
+The read bandwidth is the yardstick for a matrix-vector product, which reads
+its matrix once and writes next to nothing: the best of a read-only pass over
+256 MiB on every core (a C loop, one thread a core, each over its slice) and
+numpy's own matrix-vector product over a matrix of that size. A single
+thread's sum (numpy's `sum` is compute-bound at about 18 GB/s here) or a copy
+(half its bytes are writes) understates it. The copy bandwidth, numpy's copy
+of a 256 MiB array into one already touched, bytes read plus bytes written,
+is kept beside it.
 """
 
 from __future__ import annotations
@@ -91,6 +96,68 @@ double fma_lanes_per_second(long n) {
 """
 
 
+_READ_PROBE = r"""
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <time.h>
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+typedef struct { const uint64_t *words; long count; uint64_t folded; int cpu; } slice_t;
+/* XOR-folds a slice: no arithmetic to wait on, so the loop runs at the rate
+   memory delivers; the folded word is kept so the reads cannot be dropped. */
+static void *fold(void *arg) {
+  slice_t *s = arg;
+  /* One thread a core, as IREE pins its workers: left to the scheduler,
+     two new threads sometimes shared a core for a whole pass (35 against
+     62 GB/s, in turn). */
+  if (s->cpu >= 0) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(s->cpu, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+  }
+  uint64_t a = 0, b = 0, c = 0, d = 0;
+  for (long i = 0; i + 4 <= s->count; i += 4) {
+    a ^= s->words[i]; b ^= s->words[i + 1]; c ^= s->words[i + 2]; d ^= s->words[i + 3];
+  }
+  s->folded = a ^ b ^ c ^ d;
+  return 0;
+}
+/* Seconds for `threads` threads to read `count` words, each its own slice. */
+double read_pass(const uint64_t *words, long count, int threads) {
+  pthread_t ids[256];
+  slice_t slices[256];
+  if (threads > 256) threads = 256;
+  long per = count / threads;
+  cpu_set_t allowed;
+  int cpus[256], found = 0;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+    for (int c = 0; c < CPU_SETSIZE && found < threads; c++)
+      if (CPU_ISSET(c, &allowed)) cpus[found++] = c;
+  double start = now();
+  for (int t = 0; t < threads; t++) {
+    slices[t].words = words + t * per;
+    slices[t].count = per;
+    slices[t].cpu = t < found ? cpus[t] : -1;
+    pthread_create(&ids[t], 0, fold, &slices[t]);
+  }
+  uint64_t all = 0;
+  for (int t = 0; t < threads; t++) {
+    pthread_join(ids[t], 0);
+    all ^= slices[t].folded;
+  }
+  double seconds = now() - start;
+  __asm__ volatile("" : : "r"(all));
+  return seconds;
+}
+"""
+
+
 @dataclass(frozen=True)
 class Peak:
     cores: int
@@ -121,25 +188,33 @@ def _flag_width(flags: set[str]) -> int:
     return 4
 
 
-def _build_probe(directory: str, flags: set[str]) -> ctypes.CDLL | None:
+def _build(directory: str, name: str, source_text: str, options: list[str]) -> ctypes.CDLL | None:
+    """`source_text` built as a shared library with the system's C compiler;
+    None where there is none or the build fails."""
     compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
     if compiler is None:
         return None
-    source = Path(directory) / "probe.c"
-    library = Path(directory) / "probe.so"
-    write_output(str(source), _PROBE)
+    source = Path(directory) / f"{name}.c"
+    library = Path(directory) / f"{name}.so"
+    write_output(str(source), source_text)
+    build = subprocess.run(
+        [compiler, *options, "-shared", "-fPIC", str(source), "-o", str(library)],
+        capture_output=True,
+    )
+    if build.returncode != 0:
+        return None
+    return ctypes.CDLL(str(library))
+
+
+def _build_probe(directory: str, flags: set[str]) -> ctypes.CDLL | None:
     isa = []
     if "avx512f" in flags:
         isa = ["-mavx512f", "-mfma"]
     elif "avx2" in flags and "fma" in flags:
         isa = ["-mavx2", "-mfma"]
-    build = subprocess.run(
-        [compiler, "-O2", *isa, "-shared", "-fPIC", str(source), "-o", str(library)],
-        capture_output=True,
-    )
-    if build.returncode != 0:
+    probe = _build(directory, "probe", _PROBE, ["-O2", *isa])
+    if probe is None:
         return None
-    probe = ctypes.CDLL(str(library))
     probe.add_chain.restype = probe.fma_lanes_per_second.restype = ctypes.c_double
     probe.add_chain.argtypes = probe.fma_lanes_per_second.argtypes = [ctypes.c_long]
     return probe
@@ -185,3 +260,75 @@ def copy_bandwidth(mib: int = 256, repeats: int = 7) -> float:
         np.copyto(target, source)
         times.append(time.perf_counter() - start)
     return 2 * source.nbytes / statistics.median(times)
+
+
+@dataclass(frozen=True)
+class ReadBandwidth:
+    """Bytes per second this machine reads from memory written before."""
+
+    all_cores: float | None
+    """A read-only pass on every core; None where no C compiler was found."""
+    numpy_matvec: float
+    """The matrix's bytes over numpy's matrix-vector product's time (its BLAS, all cores)."""
+
+    @property
+    def best(self) -> float:
+        """The machine's read bandwidth: the faster of the two."""
+        return max(self.numpy_matvec, self.all_cores or 0.0)
+
+    def describe(self) -> str:
+        probe = "no C compiler" if self.all_cores is None else f"{self.all_cores / 1e9:.1f}"
+        return (
+            f"read {self.best / 1e9:.1f} GB/s (best of a read pass on every core, {probe}, "
+            f"and numpy's matvec, {self.numpy_matvec / 1e9:.1f})"
+        )
+
+
+class ReadPass:
+    """A read-only pass on every core over a buffer of `nbytes`: a call
+    timed beside the programs of `xsplit bench`, so that a matvec's rate
+    over its matrix is compared with what the machine reads in the same
+    minutes (this virtual machine's memory read 45 to 80 GB/s from one
+    hour to the next). `ReadPass.build` returns None without a C compiler."""
+
+    def __init__(self, library: ctypes.CDLL, nbytes: int, threads: int):
+        self._library = library
+        self._words = np.ones(max(1, nbytes // 8), dtype=np.uint64)
+        self._threads = threads
+        self.nbytes = self._words.nbytes
+
+    @staticmethod
+    def build(nbytes: int) -> ReadPass | None:
+        with tempfile.TemporaryDirectory(prefix="xsplit-read-") as directory:
+            # Loaded, the library outlives its file.
+            # The widest loads this CPU has, where the compiler knows it.
+            library = _build(
+                directory, "read", _READ_PROBE, ["-O3", "-march=native", "-pthread"]
+            ) or _build(directory, "read", _READ_PROBE, ["-O3", "-pthread"])
+        if library is None:
+            return None
+        library.read_pass.restype = ctypes.c_double
+        library.read_pass.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.c_int]
+        return ReadPass(library, nbytes, host_cpu().cores)
+
+    def __call__(self) -> float:
+        """Reads the buffer once; returns the seconds it took."""
+        return self._library.read_pass(self._words.ctypes.data, self._words.size, self._threads)
+
+
+def read_bandwidth(mib: int = 256, repeats: int = 7) -> ReadBandwidth:
+    """The best of `repeats` read passes over `mib` MiB on every core, and
+    the best of `repeats` numpy matrix-vector products over as many bytes:
+    the best, not the median, because a read's rate only falls to noise."""
+    nbytes = mib * 1024 * 1024
+    probe = ReadPass.build(nbytes)
+    all_cores = None if probe is None else nbytes / min(probe() for _ in range(repeats))
+    del probe
+    matrix = np.random.default_rng(0).standard_normal((nbytes // 4 // 4096, 4096), dtype=np.float32)
+    vector = np.ones(matrix.shape[0], dtype=np.float32)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        vector @ matrix
+        times.append(time.perf_counter() - start)
+    return ReadBandwidth(all_cores, matrix.nbytes / min(times))

@@ -566,11 +566,22 @@ def _simd(cpu: CpuInfo) -> tuple[int, int]:
     return max(4, cpu.simd_bits // 32), 32 if cpu.simd_bits >= 512 else 16
 
 
+MATVEC_MAX_WIDTH = 256
+"""The widest matvec register tile: a kilobyte of each row of B per K step."""
+MATVEC_K_STEP = 2
+"""K steps a matvec's register tile takes at a time."""
+
+
 def _matvec_width(cpu: CpuInfo, m: int) -> int:
-    """The columns of a matvec's register tile for M rows: as many as the
-    register file holds, at most 128."""
+    """The columns of a matvec's register tile for M rows: half the register
+    file accumulates (M x width / lanes vectors), the other half holds the
+    two K steps' vectors of B and broadcasts of A, at most MATVEC_MAX_WIDTH.
+    With the whole file as accumulators (4 x 128 columns, the tile until
+    then) 4x4096x14336 streamed B at 77% of a read pass over it; with half,
+    at 86-88% (Zen 5, 16 chunks, medians in one run)."""
     lanes, registers = _simd(cpu)
-    return min(128, registers * lanes // m // lanes * lanes)
+    accumulators = registers // 2
+    return max(lanes, min(MATVEC_MAX_WIDTH, accumulators // m * lanes))
 
 
 def _streaming_width(cpu: CpuInfo) -> int:
@@ -600,7 +611,7 @@ def _streaming_tiles(cpu: CpuInfo, m: int, n: int) -> dict[str, tuple[int, int, 
         return {
             "distribution": (m, 2 * width if n % (2 * width) == 0 else width, 0),
             "vector_common_parallel": (m, width, 0),
-            "vector_reduction": (0, 0, 4),
+            "vector_reduction": (0, 0, MATVEC_K_STEP),
         }
     if m > STREAMING_MAX_M:
         return None
@@ -650,9 +661,15 @@ def cpu_partial_tiles(
       chunks 55.8 -> 32.3 ms (numpy 56.9), 640x640x12289 44.2 -> 26.7 ms,
       256x256x65536 67.7 -> 28.3 ms.
     - B row-major, 1 to 4 rows (a matvec or decode): B is streamed. A
-      workgroup takes 2 register tiles of N, each as wide as the register
-      file holds for these rows, stepping K by 4: 1x4096x14336 in 16 chunks
-      10.0 -> 5.3 ms (numpy 5.0), 4x4096x11008 12.8 -> 5.7 ms.
+      workgroup takes 2 register tiles of N, each as wide as half the
+      register file holds for these rows (16 accumulators: 1 x 256, 2 x 128,
+      4 x 64 columns), stepping K by 2: 1x4096x14336 in 16 chunks 10.0 ->
+      5.3 ms (numpy 5.0), 4x4096x11008 12.8 -> 5.7 ms with the earlier
+      register tile (all 32 registers, K by 4); in one run against a read
+      pass over B (xsplit bench's `read-pass`), 1 x 256 by 2 read B at 103%
+      of its rate where 1 x 128 by 4 read it at 87%, 4 x 64 by 2 at 88%
+      where 4 x 128 by 4 read it at 77%, and 2 x 128 by 2 at 91% where by
+      4, 71%.
     - B row-major, 5 to 16 rows, N a multiple of the register tile: B is
       streamed too. Registers hold 4 rows by half the register file's
       vectors, a workgroup every row by up to 4 register tiles that divide

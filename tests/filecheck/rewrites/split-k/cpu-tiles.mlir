@@ -84,14 +84,32 @@ func.func @transposed_b(%a: tensor<8x1000xf32>, %bt: tensor<64x1000xf32>, %c: te
 // -----
 
 // A decode step (M <= 4) streams B: two register tiles of N per workgroup,
-// each as wide as the register file holds for its rows.
+// each as wide as half the register file holds for its rows (16
+// accumulators of 16 lanes with AVX-512, 8 of 8 with AVX2), stepping K by 2.
 // CHECK-LABEL: func.func @decode_streams_b
-// CHECK:         lowering_config = #iree_cpu.lowering_config<distribution = [2, {{128|256}}, 0], vector_common_parallel = [2, {{64|128}}, 0], vector_reduction = [0, 0, 4]>
+// CHECK:         lowering_config = #iree_cpu.lowering_config<distribution = [2, {{64|256}}, 0], vector_common_parallel = [2, {{32|128}}, 0], vector_reduction = [0, 0, 2]>
 // UNTILED-LABEL: func.func @decode_streams_b
 // UNTILED-NOT:   compilation_info
 func.func @decode_streams_b(%a: tensor<2x1000xf32>, %b: tensor<1000x512xf32>, %c: tensor<2x512xf32>) -> tensor<2x512xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<2x1000xf32>, tensor<1000x512xf32>) outs(%c : tensor<2x512xf32>) -> tensor<2x512xf32>
   func.return %0 : tensor<2x512xf32>
+}
+
+// -----
+
+// One row takes a kilobyte of each row of B a step with AVX-512 (256
+// columns, the widest), four rows a quarter of it.
+// CHECK-LABEL: func.func @decode_one_row
+// CHECK:         lowering_config = #iree_cpu.lowering_config<distribution = [1, {{128|512}}, 0], vector_common_parallel = [1, {{64|256}}, 0], vector_reduction = [0, 0, 2]>
+// CHECK-LABEL: func.func @decode_four_rows
+// CHECK:         lowering_config = #iree_cpu.lowering_config<distribution = [4, {{32|128}}, 0], vector_common_parallel = [4, {{16|64}}, 0], vector_reduction = [0, 0, 2]>
+func.func @decode_one_row(%a: tensor<1x1000xf32>, %b: tensor<1000x1024xf32>, %c: tensor<1x1024xf32>) -> tensor<1x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<1x1000xf32>, tensor<1000x1024xf32>) outs(%c : tensor<1x1024xf32>) -> tensor<1x1024xf32>
+  func.return %0 : tensor<1x1024xf32>
+}
+func.func @decode_four_rows(%a: tensor<4x1000xf32>, %b: tensor<1000x1024xf32>, %c: tensor<4x1024xf32>) -> tensor<4x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<4x1000xf32>, tensor<1000x1024xf32>) outs(%c : tensor<4x1024xf32>) -> tensor<4x1024xf32>
+  func.return %0 : tensor<4x1024xf32>
 }
 
 // -----
