@@ -218,10 +218,15 @@ def test_decode_rows_stream_b_and_a_whole_op_keeps_iree_s_tiles() -> None:
     from xsplit.analysis.cost_model import partial_tile, streams_b, tile_of
 
     cpu = TARGETS["cpu"]
+    assert cpu.cpu is not None
+    lanes = cpu.cpu.simd_bits // 32
+    registers = 32 if cpu.cpu.simd_bits >= 512 else 16
+    # Half the register file accumulates 4 rows; a workgroup takes two such tiles.
+    workgroup = (4, 2 * (registers // 2 // 4) * lanes)
     decode = matmul(4, 3072, 11008)
-    assert partial_tile(decode, cpu) == (4, 256)
-    assert tile_of(decode, cpu) == (4, 256)
-    assert tile_of(decode, cpu, split=False) != (4, 256)
+    assert partial_tile(decode, cpu) == workgroup
+    assert tile_of(decode, cpu) == workgroup
+    assert tile_of(decode, cpu, split=False) != workgroup
     assert choose_split(decode, cpu).factor > 1
     six = matmul(6, 3072, 11008)
     assert partial_tile(six, cpu) is not None
@@ -387,3 +392,22 @@ def test_strips_one_register_tile_wide_keep_their_panels_in_half_of_l2(m: int, n
     assert cpu.cpu.l2 // 4 < choice.chosen.panel_bytes <= cpu.cpu.l2 // 2
     one_tile = choose_split(matmul(32, 32, 500009), cpu)
     assert one_tile.chosen.panel_bytes > cpu.cpu.l2 // 2
+
+
+@pytest.mark.parametrize("read_gbs", [20, 45, 80])
+@pytest.mark.parametrize("shape", [(1, 4096, 14336), (2, 5120, 13824), (4, 4096, 11008), (1, 11008, 4096)])
+def test_a_streamed_product_is_priced_at_the_read_rate(shape: tuple[int, int, int], read_gbs: int) -> None:
+    """A matvec or decode reads its matrix once: the model's pick costs the
+    matrix's bytes over the machine's read rate (measured by a calibration,
+    or assumed a core), within the partials' and the launches' share, and
+    its remark names the rate and whether it was measured."""
+    cpu = dataclasses.replace(targets.host_cpu(), read_bandwidth=read_gbs * 1e9)
+    target = targets.cpu_target(cpu)
+    m, n, k = shape
+    choice = choose_split(matmul(m, n, k), target)
+    assert choice.chosen.streamed
+    matrix = 4 * n * k
+    assert matrix / (read_gbs * 1e9) <= choice.chosen.seconds <= 1.15 * matrix / (read_gbs * 1e9)
+    assert f"streamed at {read_gbs} GB/s, the measured read rate" in choice.chosen.describe()
+    assumed = targets.cpu_target(dataclasses.replace(cpu, read_bandwidth=None, bandwidth=None))
+    assert "the assumed read rate" in choose_split(matmul(m, n, k), assumed).chosen.describe()

@@ -124,6 +124,10 @@ class Estimate:
     """Seconds of the copy that pads M, where the split pads it."""
     streamed: bool = False
     """Whether the panels are read once, streamed, whether or not they fit."""
+    stream_rate: float | None = None
+    """Where streamed: the bytes per second the operands are priced at (the
+    machine's read rate), and whether that rate was measured."""
+    stream_rate_measured: bool = True
 
     @property
     def seconds(self) -> float:
@@ -134,6 +138,9 @@ class Estimate:
         if self.panel_fits is not None:
             fits = "fits" if self.panel_fits else "does not fit"
             fits = "streamed" if self.streamed else f"{fits} the cache"
+            if self.streamed and self.stream_rate:
+                how = "measured" if self.stream_rate_measured else "assumed"
+                fits += f" at {self.stream_rate / 1e9:.0f} GB/s, the {how} read rate"
             panel = f", {self.panel_bytes // 1024} KiB panel ({fits})"
         return (
             f"{self.factor} chunk{'s' if self.factor > 1 else ''} of {self.chunk}: "
@@ -581,6 +588,8 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         merge,
         pad,
         streamed,
+        target.memory_bandwidth if streamed else None,
+        target.read_measured,
     )
 
 

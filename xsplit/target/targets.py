@@ -176,6 +176,9 @@ class Target:
     compiles_as: str | None = None
     """The entry whose flags this one uses, where IREE lacks its own."""
     aliases: tuple[str, ...] = field(default=())
+    read_measured: bool = True
+    """Whether `memory_bandwidth` was measured on the machine (a GPU's is its
+    datasheet's); False where the CPU model assumes it (READ_PER_CORE)."""
     data_tiling: bool = False
     """Whether IREE 3.13 materializes data-tiling encodings for this target
     (packs and mmt4d); elsewhere it drops them, and so does xsplit."""
@@ -284,6 +287,22 @@ reaches on split-k's tiles: 0.85-0.97 on Zen 5 (512x768, 640x640 and
 256x256 outputs, 425 GFLOP/s against the calibrated 436)."""
 
 
+READ_PER_CORE = 22 * GIGA
+"""Bytes per second one core reads from memory written before, where no
+calibration measured the machine: a Zen 5 core streamed a decode's matrix at
+30 GB/s on IREE's code, two at 44-46 (numpy's matvec 45-47, a read pass
+45-60; bench/RESULTS.md). The 6 GB/s a core assumed until then priced
+1x4096x14336 at 13.2 ms, where it ran in 5.3."""
+READ_CEILING = 200 * GIGA
+"""The most a machine's cores read together where nothing was measured: a
+server socket's memory channels, not its core count, bound them."""
+
+
+def assumed_read_bandwidth(cpu: CpuInfo) -> float:
+    """The read rate the CPU model takes for an uncalibrated machine."""
+    return min(READ_CEILING, READ_PER_CORE * cpu.cores)
+
+
 def cpu_target(cpu: CpuInfo | None = None) -> Target:
     """The CPU entry for `cpu` (default: this machine, see
     `xsplit.target.cpu_info.host_cpu`): its cores in the affinity mask, a
@@ -294,7 +313,9 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
     # split-k's tiles, reaches this share of the data-tiled rate the
     # calibration measures (or of the estimated peak).
     per_thread = cpu.f32_flops_per_core() * PLAIN_SHARE
-    read = cpu.read_bandwidth or (3 * cpu.bandwidth if cpu.bandwidth else 18 * GIGA)
+    read = cpu.read_bandwidth or (
+        3 * cpu.bandwidth if cpu.bandwidth else assumed_read_bandwidth(cpu)
+    )
     return Target(
         "cpu",
         f"llvm-cpu, this machine's CPU ({cpu.describe()})",
@@ -317,8 +338,9 @@ def cpu_target(cpu: CpuInfo | None = None) -> Target:
         flops_per_processor=True,
         # Operands are read from memory written before: the calibration's
         # read rate, else three times its stream into fresh pages
-        # (cost_model.READ_SPEEDUP).
+        # (cost_model.READ_SPEEDUP), else READ_PER_CORE a core.
         memory_bandwidth=read,
+        read_measured=cpu.read_bandwidth is not None or cpu.bandwidth is not None,
         # A quarter, not a half: 64x384x65521 in 64 chunks (panels of half
         # the L2) ran in 23-24 ms, in 128 chunks (a quarter) in 20-21 ms;
         # on the other benchmark shapes the two were within noise.

@@ -9,7 +9,7 @@
 
 // The remarks come first, one per op, each as its one-row matmul says it.
 // CPU: vector-contraction.mlir:[[# @LINE + 29]]:3: remark: split-k: cpu chose {{[0-9]+}} chunks of {{[0-9]+}}: 
-// CPU: vector-contraction.mlir:[[# @LINE + 64]]:3: remark: not split: no split pays on cpu: unsplit 1 chunk of 14336: {{.*}} (streamed)
+// CPU: vector-contraction.mlir:[[# @LINE + 64]]:3: remark: not split: no split pays on cpu: unsplit 1 chunk of 14336: {{.*}} (streamed at {{[0-9]+}} GB/s, the {{assumed|measured}} read rate)
 
 // CHECK-LABEL: func.func @vecmat(%x: tensor<2000xf32>, %w: tensor<2000x64xf32>) -> tensor<64xf32>
 // CHECK:         %[[Y:.*]] = linalg.fill
