@@ -1254,6 +1254,19 @@ reads the operand and writes a transposed, freshly allocated copy."""
 READ_SPEEDUP = 3.0
 """Reading operands already in memory runs this much faster than the
 calibrated stream, whose writes go to fresh pages."""
+ENCODE_MARGIN = 1.5
+"""Up to ENCODE_MARGIN_MAX_M rows, an encoded form is taken over the plain
+split (or the op left whole) only where it is modeled this much faster. On
+every shape measured there (bench/RESULTS.md: 24 shapes, 1 to 640 rows, and
+10 more held out from them), xsplit's split beat its encoded forms, and the
+encoded forms ran no faster than IREE's own data tiling; the model prices
+the split the more pessimistically of the two (512x768x16384: split 71 ms
+modeled, 30 measured; encoded 78, 57). Against a transposed B
+(512x768x16384 as a linear layer has it), encoded was modeled 7% faster
+than the split and ran 11% slower (60 against 54 ms), below IREE alone
+(57)."""
+ENCODE_MARGIN_MAX_M = 640
+"""The most rows of A the encode margin was measured on."""
 MMT4D_WORKGROUP_TILE = (64, 64)
 """The output tile (M, N) of one workgroup of IREE's CPU mmt4d dispatch: each
 workgroup reads its rows of A and columns of B once."""
@@ -1351,9 +1364,15 @@ def _choose_tiling(problem: Problem, target: Target, processors: int) -> TilingD
         f"{problem.describe()} on {target.name}: {plain_kind} {_time(plain_time)}, "
         f"{encoded_kind} {_time(best)}"
     )
-    if best < plain_time:
+    margin = ENCODE_MARGIN if problem.m <= ENCODE_MARGIN_MAX_M else 1.0
+    if best * margin < plain_time:
         kind = "split+encode" if best_factor > 1 else "encode"
         return TilingDecision(True, best_factor, best, f"{kind} chosen: {summary}")
+    if best < plain_time:
+        summary += (
+            f"; encoding needs a modeled {margin:g}x gain up to {ENCODE_MARGIN_MAX_M} rows "
+            "(the split was measured faster on every such shape)"
+        )
     kind = "split" if plain.factor > 1 else "none"
     return TilingDecision(False, plain.factor, plain_time, f"{kind} chosen: {summary}")
 

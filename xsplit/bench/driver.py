@@ -195,6 +195,22 @@ class BenchReport:
             return None
         return self.streamed_bytes / (ms / 1e3)
 
+    def read_share(self, name: str) -> float | None:
+        """`name`'s rate over the largest operand as a share of the read pass's."""
+        rate, read = self.read_rate(name), self.read_rate(READ_PASS_CONFIG)
+        return None if rate is None or read is None else rate / read
+
+    def roofline_ms(self) -> float | None:
+        """The fastest any program could run: the peak's arithmetic, or the
+        largest operand at the read pass's median rate, whichever is longer."""
+        bounds = []
+        if self.flops is not None and self.peak_gflops:
+            bounds.append(self.flops / self.peak_gflops / 1e6)
+        read = self.read_rate(READ_PASS_CONFIG)
+        if read is not None and self.streamed_bytes is not None:
+            bounds.append(self.streamed_bytes / read * 1e3)
+        return max(bounds) if bounds else None
+
     def best_of_all_sweeps(self) -> ConfigResult | None:
         return min(
             [*self.sweep(), *self.encoded_sweep()],
@@ -242,6 +258,9 @@ class BenchReport:
             "auto_gflops": self.gflops(AUTO_CONFIG),
             "best_iree_gflops": self.gflops(best_iree.name) if best_iree else None,
             "numpy_gflops": self.gflops(NUMPY_CONFIG),
+            "read_pass_gbs": (rate / 1e9 if (rate := self.read_rate(READ_PASS_CONFIG)) else None),
+            "auto_read_share": self.read_share(AUTO_CONFIG),
+            "roofline_ms": self.roofline_ms(),
             "peak_gflops": self.peak_gflops,
             "best_iree": best_iree.name if best_iree else None,
             "model_over_best_iree": (
@@ -884,6 +903,14 @@ def plot(report: BenchReport, path: str) -> None:
         speedup = report.speedup(name)
         if speedup is not None:
             axes.axhline(speedup, linestyle=style, color="gray", label=name)
+    numpy_speedup = report.speedup(NUMPY_CONFIG) if report.has(NUMPY_CONFIG) else None
+    if numpy_speedup is not None:
+        axes.axhline(numpy_speedup, linestyle=":", color="navy", label="numpy")
+    roofline = report.roofline_ms()
+    base = report.config("iree-default").median_ms
+    if roofline is not None and base:
+        bound = "the peak" if report.read_rate(READ_PASS_CONFIG) is None else "the peak, the read pass"
+        axes.axhline(base / roofline, color="black", linewidth=1, label=f"roofline ({bound})")
     axes.set_xscale("log", base=2)
     axes.xaxis.set_major_formatter(ScalarFormatter())
     axes.set_xlabel("chunks of K")
