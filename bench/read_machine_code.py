@@ -5,7 +5,8 @@ mix, math per barrier, async copies, system-scope operations and
 compare-and-swap loops. sm_80 code is read as the sm_90 driver runs it
 (`ptxas -arch=sm_90`, `nvdisasm`); gfx942 from iree-compile's ISA dump.
 
-    python bench/read_machine_code.py FILE.mlir --pipeline 'gemm-kernel{target=sm_80},...,export-dispatch{target=sm_80}' --target sm_80
+    python bench/read_machine_code.py FILE.mlir --target sm_80
+        --pipeline 'gemm-kernel{target=sm_80},...,export-dispatch{target=sm_80}'
     python bench/read_machine_code.py --matmul 123x456x51234 --element f16 --chunks 8
 
 With `--matmul`, the own kernel's atomic merge is built for both sm_80 and
@@ -24,7 +25,9 @@ from xsplit.bench.machine_code import matmul, own_kernel_pipeline, read_machine_
 from xsplit.diagnostics import collect_remarks
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("file", nargs="?", help="an MLIR file (with --pipeline and --target)")
     p.add_argument("--pipeline", default="")
     p.add_argument("--target", choices=["sm_80", "gfx942"], action="append")

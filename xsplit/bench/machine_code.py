@@ -95,7 +95,8 @@ class Kernel:
         per_barrier = "no barrier in a loop" if mpb is None else f"{mpb:.1f}"
         mix = " ".join(f"{k}={v}" for k, v in self.loop_mix.items() if v)
         return (
-            f"{self.target} {self.name}: {self.registers} registers, {self.spill_bytes} spill bytes; "
+            f"{self.target} {self.name}: {self.registers} registers, "
+            f"{self.spill_bytes} spill bytes; "
             f"hot loop {self.loop_instructions} instructions, math {share:.0f}% ({mix}); "
             f"math per barrier {per_barrier}; async copies {'yes' if self.async_copies else 'no'}; "
             f"float atomic adds {self.atomic_adds}; system-scope {len(self.system_scope)}; "
@@ -154,15 +155,22 @@ def _innermost_loop(lines: list[str], label_re: str, branch_re: str, math: str) 
     """The instructions of the innermost loop with the most math; [] without a loop."""
     loops = _loops(lines, label_re, branch_re)
     inner = [
-        (a, b) for a, b in loops if not any((c, d) != (a, b) and a <= c and d <= b for c, d in loops)
+        (a, b)
+        for a, b in loops
+        if not any((c, d) != (a, b) and a <= c and d <= b for c, d in loops)
     ]
     if not inner:
         return []
-    best = max(inner, key=lambda ab: sum(bool(re.search(math, x)) for x in lines[ab[0] : ab[1] + 1]))
+    def math_in(ab: tuple[int, int]) -> int:
+        return sum(bool(re.search(math, x)) for x in lines[ab[0] : ab[1] + 1])
+
+    best = max(inner, key=math_in)
     return [x for x in lines[best[0] : best[1] + 1] if not re.match(label_re, x)]
 
 
-def _math_per_barrier(lines: list[str], label_re: str, branch_re: str, math: str, barrier: str) -> float | None:
+def _math_per_barrier(
+    lines: list[str], label_re: str, branch_re: str, math: str, barrier: str
+) -> float | None:
     """Math instructions per barrier in the smallest loop holding a barrier,
     counted statically (a nested loop's body once): None without one."""
     holding = [
@@ -173,7 +181,8 @@ def _math_per_barrier(lines: list[str], label_re: str, branch_re: str, math: str
         return None
     a, b = min(holding, key=lambda ab: ab[1] - ab[0])
     body = lines[a : b + 1]
-    return sum(bool(re.search(math, x)) for x in body) / sum(bool(re.search(barrier, x)) for x in body)
+    barriers = sum(bool(re.search(barrier, x)) for x in body)
+    return sum(bool(re.search(math, x)) for x in body) / barriers
 
 
 def _count(body: list[str], classes: dict[str, str], opcode) -> dict[str, int]:
@@ -254,7 +263,8 @@ def read_rocmasm(asm: Path) -> list[Kernel]:
         k.math_per_barrier = _math_per_barrier(code, label, branch, math, r"\bs_barrier\b")
         k.loop_mix = _count(body, AMD_CLASSES, _amd_opcode)
         k.loop_instructions = sum(_amd_opcode(x) is not None for x in body)
-        k.async_copies = bool(re.search(r"global_load_lds|buffer_load\w*\s.*\blds\b", "\n".join(code)))
+        lds_loads = r"global_load_lds|buffer_load\w*\s.*\blds\b"
+        k.async_copies = bool(re.search(lds_loads, "\n".join(code)))
         k.system_scope = re.findall(r"\bsc0 sc1\b", "\n".join(x for x in code if "atomic" in x))
         k.cmpswap = len(re.findall(r"global_atomic_cmpswap", "\n".join(code)))
         k.atomic_adds = len(re.findall(r"global_atomic_add_f32\b", "\n".join(code)))

@@ -107,7 +107,8 @@ class AtomicRMWOp(IRDLOperation):
         pos = parser.pos
         bin_op = parser.parse_identifier()
         if bin_op not in BIN_OPS:
-            parser.raise_error(f"expected a float atomicrmw op ({', '.join(BIN_OPS)})", pos, parser.pos)
+            expected = f"expected a float atomicrmw op ({', '.join(BIN_OPS)})"
+            parser.raise_error(expected, pos, parser.pos)
         ptr = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         val = parser.parse_unresolved_operand()

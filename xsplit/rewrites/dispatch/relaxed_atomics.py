@@ -104,7 +104,8 @@ def relax_atomics(body: Region, target: str) -> int:
             width = t.element_type.bitwidth // 8  # type: ignore[attr-defined]
             address = emit(arith.AddiOp(base, emit(arith.MuliOp(element, emit(_index(width))))))
         as_int = emit(arith.IndexCastOp(address, i64))
-        ptr = emit(IntToPtrOp.create(operands=[as_int], result_types=[LLVMPointerType(IntAttr(GLOBAL))]))
+        pointer = LLVMPointerType(IntAttr(GLOBAL))
+        ptr = emit(IntToPtrOp.create(operands=[as_int], result_types=[pointer]))
         atomic = emit(LLVMAtomicRMWOp("fadd", ptr, op.value, "monotonic", scope))
         parent = op.parent
         assert parent is not None
