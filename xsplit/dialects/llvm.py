@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import I64, AnyFloatConstr, IntegerAttr, StringAttr, i64
 from xdsl.dialects.llvm import LLVMPointerType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     VarConstraint,
@@ -130,6 +130,23 @@ class AtomicRMWOp(IRDLOperation):
         op = cls(bin_op, ptr_v, val_v, ordering, syncscope)
         op.attributes.update(attrs)
         return op
+
+
+def pointer_memref(op: Operation) -> SSAValue | None:
+    """The memref an `llvm.atomicrmw`'s pointer points into, where the
+    pointer is the memref's aligned base plus a byte offset (through
+    `arith.addi`, `arith.index_cast` and `llvm.inttoptr`, as export-dispatch
+    builds it); None for any other pointer."""
+    todo = [op.operands[0]]
+    while todo:
+        owner = todo.pop().owner
+        if not isinstance(owner, Operation):
+            continue
+        if owner.name == "memref.extract_aligned_pointer_as_index":
+            return owner.operands[0]
+        if owner.name in ("llvm.inttoptr", "arith.index_cast", "arith.addi"):
+            todo.extend(owner.operands)
+    return None
 
 
 LLVM_EXTENSION_OPS = (AtomicRMWOp,)
