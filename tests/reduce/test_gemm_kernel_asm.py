@@ -20,6 +20,10 @@ pytestmark = pytest.mark.gpu_compile
 
 FMA = {"sm_80": r"\bfma\.rn\.f32\b", "gfx942": r"\bv_(pk_)?fmac?_f32\b"}
 ATOMIC = {"sm_80": r"\b(atom|red)\.[\w.]*global[\w.]*add\.f32", "gfx942": r"\bglobal_atomic_\w+"}
+SYSTEM_OR_CAS = {
+    "sm_80": r"\b(atom|red|fence|membar)\.[\w.]*\bsys\b",
+    "gfx942": r"global_atomic_cmpswap",
+}
 ANY_ATOMIC = {"sm_80": r"\b(atom|red)\.", "gfx942": r"atomic"}
 BARRIER = {"sm_80": r"\bbar\.sync", "gfx942": r"\bs_barrier\b"}
 VECTOR_LOAD = {"sm_80": r"\bld\.global(\.nc)?\.v4\.(b|f)32", "gfx942": r"\bglobal_load_dwordx4\b"}
@@ -44,6 +48,8 @@ def test_assembly(t: str, merge: str, tmp_path: Path) -> None:
     assert len(re.findall(VECTOR_LOAD[t], asm)) >= 2
     if merge == "atomic":
         assert re.search(ATOMIC[t], asm)
+        # Relaxed device-scope adds: no system-scope atomic, no CAS loop.
+        assert not re.search(SYSTEM_OR_CAS[t], asm)
     else:
         assert not re.search(ANY_ATOMIC[t], asm)
 

@@ -20,6 +20,10 @@ ATOMIC = {"sm_80": r"\b(atom|red)\.[\w.]*global", "gfx942": r"\bglobal_atomic_\w
 BARRIER = {"sm_80": r"\bbar\.sync", "gfx942": r"\bs_barrier\b"}
 SHARED = {"sm_80": r"\b(st|ld)\.shared", "gfx942": r"\bds_(write|read)\w*"}
 EXCHANGE = {"sm_80": r"\bshfl\.sync\.bfly", "gfx942": r"row_(mirror|half_mirror|bcast:\d+|shr:\d+)|\bdpp\b"}
+SYSTEM_OR_CAS = {
+    "sm_80": r"\b(atom|red|fence|membar)\.[\w.]*\bsys\b",
+    "gfx942": r"global_atomic_cmpswap",
+}
 ANY_ATOMIC = {"sm_80": r"\b(atom|red)\.", "gfx942": r"atomic"}
 
 
@@ -42,6 +46,9 @@ def test_atomic_stage(t: str, kind: str, tmp_path: Path) -> None:
     assert re.search(ATOMIC[t], asm)
     if kind == "standalone":
         assert not re.search(BARRIER[t], asm)
+        # The sum's adds are relaxed and device-scope: no system-scope
+        # atomic (IREE's form of memref.atomic_rmw) and no CAS loop.
+        assert not re.search(SYSTEM_OR_CAS[t], asm)
     else:
         # The tiled GEMM stages A and B through shared memory, between barriers.
         assert re.search(BARRIER[t], asm) and re.search(SHARED[t], asm)

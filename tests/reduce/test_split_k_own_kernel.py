@@ -429,7 +429,7 @@ def test_split_k_kernel_own_compiles_with_what_it_promises(
     assembly = "\n".join(dumped_assembly(out, target, tmp_path))
     assert promise in assembly, assembly[-2000:]
     if target == "gfx942":
-        # IREE 3.13 makes the atomic merge's f32 add a compare-and-swap loop
-        # there, which the H200's atomic rate does not price: one reason
-        # auto does not act on gfx942's terms (docs/split-k.md).
-        assert "global_atomic_cmpswap" in assembly
+        # export-dispatch makes the merge's f32 add a relaxed agent-scope
+        # llvm.atomicrmw: a native add, not IREE's compare-and-swap loop.
+        assert "global_atomic_add_f32" in assembly
+        assert "global_atomic_cmpswap" not in assembly

@@ -248,3 +248,28 @@ def test_a_reference_in_neither_convention_is_one_line(
     assert len(lines) == 1, err
     assert lines[0].startswith(f"{ref}:") and ": error: " in lines[0]
     assert message in lines[0]
+
+
+RELAXED_ADD = """\
+func.func @k(%a: memref<4xf32>, %c: memref<4x8xf32>) {
+  %i = arith.constant 1 : index
+  %v = memref.load %a[%i] : memref<4xf32>
+  %base = memref.extract_aligned_pointer_as_index %c : memref<4x8xf32> -> index
+  %x = arith.index_cast %base : index to i64
+  %p = llvm.inttoptr %x : i64 to !llvm.ptr<1>
+  %old = llvm.atomicrmw fadd %p, %v syncscope("device") monotonic : !llvm.ptr<1>, f32
+  return
+}
+"""
+
+
+def test_relaxed_atomic_add_reads_and_writes_its_buffer():
+    """export-dispatch's llvm.atomicrmw on C's aligned pointer updates C:
+    C is written and read (an accumulator, so an input), and the access
+    analysis sees an atomic on C."""
+    from xsplit.analysis.access import ATOMIC, AccessAnalysis
+
+    k = func_of(RELAXED_ADD)
+    assert (written_arguments(k), read_arguments(k), kernel_inputs(k)) == ([1], [0, 1], [0, 1])
+    atomics = [a for a in AccessAnalysis(k).accesses if a.kind == ATOMIC]
+    assert len(atomics) == 1 and atomics[0].op.name == "llvm.atomicrmw"

@@ -332,6 +332,33 @@ func.func @dot(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>, %c: tensor<128x
     assert code == 1 and "race on %sa[" in out
 
 
+def test_exported_relaxed_atomic_merge_runs(tmp_path, capsys):
+    """The own kernel's atomic merge as export-dispatch writes it for a GPU:
+    `llvm.atomicrmw` on a pointer built from C's aligned base. The
+    simulator maps the address back to C's element, logs the atomic and
+    gets the matmul's result."""
+    from tests.reduce.test_gemm_kernel import LOWER, matmul
+    from xsplit.api import rewrite
+    from xsplit.diagnostics import collect_remarks
+
+    source = matmul(40, 24, 101)
+    with collect_remarks():
+        out = rewrite(
+            source,
+            f"gemm-kernel{{target=sm_80 chunks=4 merge=atomic}},{LOWER},"
+            "export-dispatch{target=sm_80}",
+        )
+    assert "llvm.atomicrmw fadd" in out and "memref.atomic_rmw" not in out
+    exported = write(tmp_path, "exported.mlir", out)
+    reference = write(tmp_path, "ref.mlir", source)
+    code, text, _ = run_cli(capsys, exported, "--reference", reference, "--schedule", "reverse")
+    assert code == 0, text
+    # The op is run as what it says: a max instead of the add is wrong.
+    wrong = write(tmp_path, "wrong.mlir", out.replace("atomicrmw fadd", "atomicrmw fmax"))
+    code, text, _ = run_cli(capsys, wrong, "--reference", reference, "--schedule", "reverse")
+    assert code == 1, text
+
+
 TREE_SUM = """\
 func.func @tree(%a: memref<64xf32>, %o: memref<1xf32>) attributes {gpu.known_block_size = array<i32: 64, 1, 1>} {
   %t = gpu.thread_id x

@@ -43,6 +43,7 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
+from xsplit.dialects.llvm import pointer_memref
 from xsplit.semantics import (
     BINARY,
     CMPI,
@@ -371,6 +372,10 @@ class AccessAnalysis:
             yield self._make(op, WRITE, op.operands[1], list(op.operands[2:]), order)
         elif name == "memref.atomic_rmw":
             yield self._make(op, ATOMIC, op.operands[1], list(op.operands[2:]), order)
+        elif name == "llvm.atomicrmw" and (ref := pointer_memref(op)) is not None:
+            # The element is behind pointer arithmetic: the whole buffer, as
+            # an atomic (which races with plain accesses only).
+            yield self._make(op, ATOMIC, ref, None, order)
         elif name in ("vector.load", "vector.store") and self._whole_buffer_vector(op):
             # A 1-D vector touches `width` consecutive elements along the last
             # index: one access per element, so that none is missed.

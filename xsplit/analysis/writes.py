@@ -46,9 +46,15 @@ _STORE_OPS = {
     "vector.store": 1,
     "vector.transfer_write": 1,
     "memref.atomic_rmw": 1,
+    # The aligned pointer feeds llvm.atomicrmw (relaxed_atomics.py).
+    "memref.extract_aligned_pointer_as_index": 0,
     "memref.copy": 1,
     "nvgpu.device_async_copy": 0,
 }
+
+
+_UPDATES = ("memref.atomic_rmw", "memref.extract_aligned_pointer_as_index")
+"""Writes that read the element too."""
 
 
 def may_write(value: SSAValue) -> bool:
@@ -148,7 +154,7 @@ def may_read(value: SSAValue) -> bool:
             continue
         if op.name in READ_OPS:
             return True
-        if op.name in _STORE_OPS and op.name != "memref.atomic_rmw":
+        if op.name in _STORE_OPS and op.name not in _UPDATES:
             if use.index == _STORE_OPS[op.name]:
                 continue
             return True

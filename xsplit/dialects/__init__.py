@@ -29,6 +29,7 @@ from xsplit.dialects.iree_tensor_ext import IREETensorExt
 from xsplit.dialects.linalg import LINALG_OPS, extend_generic_parser
 from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp
+from xsplit.dialects.llvm import LLVM_EXTENSION_OPS
 from xsplit.dialects.memref import MEMREF_EXTENSION_OPS
 from xsplit.dialects.nvgpu import NVGPU
 from xsplit.dialects.reshapes import install_reshape_verifiers
@@ -67,6 +68,7 @@ UPSTREAM_EXTENSIONS: dict[str, tuple[list[type[Operation]], list[type[Attribute]
     "linalg": ([*LINALG_OPS, PackOp, UnpackOp], []),
     "gpu": (list(GPU_EXTENSION_OPS), [*GPU_MAPPING_ATTRS, *GPU_EXTENSION_ATTRS]),
     "memref": (list(MEMREF_EXTENSION_OPS), []),
+    "llvm": (list(LLVM_EXTENSION_OPS), []),
     "vector": (list(VECTOR_EXTENSION_OPS), []),
 }
 """Ops and attributes xsplit adds to (or replaces in) upstream dialects."""

@@ -63,6 +63,7 @@ from xsplit.analysis.writes import kernel_buffers, may_write, written_arguments
 from xsplit.diagnostics import XsplitError, location_of
 from xsplit.dialects.amdgpu import MFMAOp
 from xsplit.dialects.fragments import INTRINSICS, Intrinsic, fragment_matrix
+from xsplit.dialects.llvm import pointer_memref
 from xsplit.semantics import (
     BINARY,
     CASTS,
@@ -1577,6 +1578,59 @@ def _c_atomic_rmw(m: Machine, op: Operation):
     return run
 
 
+def _c_aligned_pointer(m: Machine, op: Operation):
+    # The base is address 0 of the buffer: an address built on it is then
+    # the byte offset of an element, which `llvm.atomicrmw` maps back.
+    r = _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        fr.env[r] = np.int64(0)
+
+    return run
+
+
+def _c_inttoptr(m: Machine, op: Operation):
+    sa, r = _slot(m, op.operands[0]), _slot(m, op.results[0])
+
+    def run(fr: Frame, chunked: bool) -> None:
+        fr.env[r] = m.arr(fr, sa)
+
+    return run
+
+
+_LLVM_ATOMIC_UFUNCS = {11: np.add, 13: np.fmax, 14: np.fmin}
+"""`llvm.atomicrmw` float ops by `LLVM::AtomicBinOp` (fadd, fmax, fmin)."""
+
+
+def _c_llvm_atomicrmw(m: Machine, op: Operation):
+    """Like `memref.atomic_rmw` on the element the pointer addresses."""
+    ref = pointer_memref(op)
+    if ref is None:
+        raise SimulationError("the pointer is not a memref's aligned base plus an offset", op)
+    sp, sval, sv = _slot(m, op.operands[0]), _slot(m, op.operands[1]), _slot(m, ref)
+    r = _slot(m, op.results[0])
+    k = m.index_of(op)
+    width = ref.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
+    bin_op = int(op_property(op, "bin_op").value.data)  # type: ignore[union-attr]
+    ufunc = _LLVM_ATOMIC_UFUNCS.get(bin_op)
+    if ufunc is None:
+        raise SimulationError(f"the simulator does not run llvm.atomicrmw op {bin_op}", op)
+
+    def run(fr: Frame, chunked: bool) -> None:
+        view = m.get(fr, sv)
+        flat = _expand(m.arr(fr, sp), fr.n).astype(np.int64) // width
+        data = view.buffer.data
+        if flat.min() < 0 or flat.max() >= data.size:
+            raise SimulationError(f"address out of bounds of {view.buffer.name}", op)
+        m.access(view, flat, fr, k, ATOMIC)
+        vals = _expand(m.arr(fr, sval), fr.n).astype(data.dtype, copy=False)
+        old = data[flat]
+        ufunc.at(data, flat, vals)
+        fr.env[r] = old
+
+    return run
+
+
 def _c_alloc(m: Machine, op: Operation):
     key = id(op)
     r = _slot(m, op.results[0])
@@ -2088,6 +2142,9 @@ _COMPILERS: dict[str, Callable[[Machine, Operation], Callable[[Frame, bool], Non
     "affine.load": lambda m, op: _c_load(m, op, affine=True),
     "affine.store": lambda m, op: _c_store(m, op, affine=True),
     "memref.atomic_rmw": _c_atomic_rmw,
+    "llvm.atomicrmw": _c_llvm_atomicrmw,
+    "llvm.inttoptr": _c_inttoptr,
+    "memref.extract_aligned_pointer_as_index": _c_aligned_pointer,
     "vector.load": _c_vector_load,
     "vector.extract": _c_vector_extract,
     "vector.broadcast": _c_vector_broadcast,

@@ -169,6 +169,8 @@ def _float_atomics(module: ModuleOp, host: Operation) -> bool:
         if op.name == "func.call":
             callee = _callee(module, op.properties["callee"].string_value(), op)  # type: ignore[union-attr]
             for inner in callee.walk():
+                if inner.name == "llvm.atomicrmw":
+                    return True  # float ops only
                 if inner.name == "memref.atomic_rmw" and not isinstance(
                     inner.results[0].type, IntegerType | IndexType
                 ):

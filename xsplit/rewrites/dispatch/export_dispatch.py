@@ -19,6 +19,10 @@ from the `block` option or `gpu.known_block_size` (1x1x1 without one). On
 `cpu` only workgroup-level code runs: a thread id, a barrier, a subgroup op or
 workgroup memory is an error located at the op.
 
+On a GPU, float atomic adds into global memory become relaxed device-scope
+`llvm.atomicrmw` (`relaxed_atomics.py`): IREE makes `memref.atomic_rmw`
+system-scope and fenced.
+
 IREE lowers such a kernel without linalg: its linalg ops on memrefs (tiles on
 `memref.subview`s, as `distribute` leaves them) become loops
 (`linalg_to_loops.py`); one that cannot is an error located at the op.
@@ -51,6 +55,7 @@ from xsplit.dialects.flow import DispatchOp
 from xsplit.dialects.iree_codegen import TRANSLATION_INFO, TranslationInfoAttr
 from xsplit.rewrites.dispatch.export_host import EXPORT_HOST
 from xsplit.rewrites.dispatch.linalg_to_loops import LINALG_TO_LOOPS, refusal
+from xsplit.rewrites.dispatch.relaxed_atomics import relax_atomics
 from xsplit.rewrites.distribute.distribute import check_sizes, is_mapped_loop, parse_sizes
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, where
 from xsplit.rewrites.dsl.builders import IRBuilder
@@ -231,6 +236,8 @@ def _export(m: Match, ir: IRBuilder) -> list[SSAValue]:
     for arg in list(entry.args)[::-1]:
         entry.erase_arg(arg)
     _lower_ids(body, grid, block)
+    if tgt.is_gpu:
+        relax_atomics(body, tgt.name)
     subgroup = 0
     if tgt.is_gpu and any(isinstance(op, gpu.ShuffleOp | gpu.SubgroupReduceOp) for op in body.walk()):
         subgroup = SUBGROUP_SIZE.get(tgt.name, 32)
