@@ -291,8 +291,8 @@ READ_PER_CORE = 22 * GIGA
 """Bytes per second one core reads from memory written before, where no
 calibration measured the machine: a Zen 5 core streamed a decode's matrix at
 30 GB/s on IREE's code, two at 44-46 (numpy's matvec 45-47, a read pass
-45-60; bench/RESULTS.md). The 6 GB/s a core assumed until then priced
-1x4096x14336 at 13.2 ms, where it ran in 5.3."""
+45-60; bench/RESULTS.md). The 18 GB/s assumed until then, whatever the
+cores, priced 1x4096x14336 at 13.2 ms, where it ran in 5.3."""
 READ_CEILING = 200 * GIGA
 """The most a machine's cores read together where nothing was measured: a
 server socket's memory channels, not its core count, bound them."""
