@@ -217,9 +217,8 @@ class BenchReport:
         bounds = []
         if self.flops is not None and self.peak_gflops:
             bounds.append(self.flops / self.peak_gflops / 1e6)
-        read = self.read_rate(READ_PASS_CONFIG)
-        if read is not None and self.streamed_bytes is not None:
-            bounds.append(self.streamed_bytes / read * 1e3)
+        if self.has(READ_PASS_CONFIG) and (read_ms := self.config(READ_PASS_CONFIG).median_ms):
+            bounds.append(read_ms)
         return max(bounds) if bounds else None
 
     def best_of_all_sweeps(self) -> ConfigResult | None:

@@ -299,9 +299,9 @@ class ReadPass:
 
     @staticmethod
     def build(nbytes: int) -> ReadPass | None:
+        # Loaded, the library outlives its file; -march=native gives the
+        # widest loads this CPU has, where the compiler knows it.
         with tempfile.TemporaryDirectory(prefix="xsplit-read-") as directory:
-            # Loaded, the library outlives its file.
-            # The widest loads this CPU has, where the compiler knows it.
             library = _build(
                 directory, "read", _READ_PROBE, ["-O3", "-march=native", "-pthread"]
             ) or _build(directory, "read", _READ_PROBE, ["-O3", "-pthread"])
@@ -322,7 +322,7 @@ def read_bandwidth(mib: int = 256, repeats: int = 7) -> ReadBandwidth:
     the best, not the median, because a read's rate only falls to noise."""
     nbytes = mib * 1024 * 1024
     probe = ReadPass.build(nbytes)
-    all_cores = None if probe is None else nbytes / min(probe() for _ in range(repeats))
+    all_cores = None if probe is None else probe.nbytes / min(probe() for _ in range(repeats))
     del probe
     matrix = np.random.default_rng(0).standard_normal((nbytes // 4 // 4096, 4096), dtype=np.float32)
     vector = np.ones(matrix.shape[0], dtype=np.float32)
