@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent / "xsplit"
 # Lowest first. A module may import from its own layer and the layers below.
 LAYERS: list[tuple[str, ...]] = [
     ("xsplit.diagnostics", "xsplit.collector", "xsplit.files", "xsplit.attr_names"),
-    ("xsplit.dialects",),
+    ("xsplit.dialects", "xsplit.xdsl_compat"),
     ("xsplit.semantics",),
     ("xsplit.target",),
     ("xsplit.iree",),

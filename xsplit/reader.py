@@ -64,8 +64,8 @@ from xsplit.diagnostics import XsplitError
 from xsplit.dialects import make_context
 from xsplit.dialects.builtin import SPLAT_STORED_ONCE_ABOVE, SplatElementsAttr
 from xsplit.dialects.opaque import OpaqueAttr, OpaqueType
-from xsplit.dialects.speedups import compare_attributes_by_parameters
 from xsplit.dialects.util import FuncOp as UtilFuncOp
+from xsplit.xdsl_compat import compare_attributes_by_parameters, overridden
 
 
 class XsplitParser(Parser):
@@ -563,16 +563,12 @@ def _plain_verify_errors() -> Iterator[None]:
     """xDSL's verifier prints the whole module into each failure's message:
     quadratic when many ops of a large module fail. Here only the message is
     needed."""
-    xdsl_emit_error = Operation.emit_error
 
     def emit_error(self: Operation, message: str, underlying_error: Exception) -> NoReturn:
         raise VerifyException(str(underlying_error)) from underlying_error
 
-    Operation.emit_error = emit_error  # type: ignore[method-assign]
-    try:
+    with overridden(Operation, "emit_error", emit_error):
         yield
-    finally:
-        Operation.emit_error = xdsl_emit_error  # type: ignore[method-assign]
 
 
 def _verify_failure(op: Operation) -> str | None:
@@ -594,7 +590,8 @@ def verify_module(module: ModuleOp) -> None:
     with collector_paused():
         ops = _ops_in_order(module)
         _verify_ops(ops)
-        verify_dominance(module, ops)
+        if not _uses_visibly_dominated(module):
+            verify_dominance(module, ops)
 
 
 def _ops_in_order(module: Operation) -> list[Operation]:
@@ -684,8 +681,9 @@ def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
             self.by_identity: set[tuple[Any, ...]] = set()
             self.by_value: set[tuple[Any, ...]] = set()
 
-        def check(self, op_def: Any, op: Operation, verify: Callable[[], None]) -> None:
-            """Runs `verify` unless `op`'s signature passed it before."""
+        def check(self, op_def: Any, op: Operation, verify: Callable[[], None]) -> bool:
+            """Runs `verify` unless `op`'s signature passed it before; says
+            whether it ran."""
             operand_types = tuple([v.type for v in op.operands])
             result_types = tuple([v.type for v in op.results])
             regions: tuple[Any, ...] = ()
@@ -709,7 +707,7 @@ def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
                 len(op.successors),
             )
             if identity in self.by_identity:
-                return
+                return False
             value: tuple[Any, ...] | None = (
                 id(op_def),
                 operand_types,
@@ -728,19 +726,19 @@ def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
                 if value is not None:
                     self.by_value.add(value)
             self.by_identity.add(identity)
+            return not known
 
     definitions, whole_verifiers = Seen(), Seen()
 
     def verify_traits(traits: Any, op: Operation) -> None:
         for trait in traits:
-            # `verify_dominance` checks isolation for every use in the walk it
-            # makes anyway; the trait's own check walks each isolated op's body.
-            if type(trait) is not IsolatedFromAbove:
-                trait.verify(op)
+            trait.verify(op)
 
+    # xDSL's verifier checks the traits after the signature: where it ran,
+    # they are checked already.
     def verify(op_def: OpDef, op: Operation) -> None:
-        definitions.check(op_def, op, lambda: xdsl_verify(op_def, op))
-        verify_traits(op_def.traits, op)
+        if not definitions.check(op_def, op, lambda: xdsl_verify(op_def, op)):
+            verify_traits(op_def.traits, op)
 
     def signature_verified(op: Operation) -> bool:
         if not isinstance(op, signature_only) or op.successors:
@@ -750,15 +748,64 @@ def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
             return False  # Operation.verify's terminator checks apply
         if any(isinstance(v, ErasedSSAValue) for v in op.operands):
             return False
+        # Not skipped where the check ran: a verifier xsplit gives one of
+        # these ops in place of xDSL's (`xsplit.dialects.slices`) checks no traits.
         whole_verifiers.check(type(op), op, lambda: op.verify(verify_nested_ops=False))
         verify_traits(type(op).traits, op)
         return True
 
-    OpDef.verify = verify  # type: ignore[method-assign]
-    try:
+    # `verify_dominance` checks isolation for every use in the walk it makes
+    # anyway; the trait's own check walks each isolated op's body again.
+    with (
+        overridden(OpDef, "verify", verify),
+        overridden(IsolatedFromAbove, "verify", _isolation_checked_with_dominance),
+    ):
         yield signature_verified
-    finally:
-        OpDef.verify = xdsl_verify  # type: ignore[method-assign]
+
+
+def _isolation_checked_with_dominance(self: IsolatedFromAbove, op: Operation) -> None:
+    """`IsolatedFromAbove.verify` while `verify_module` runs: its
+    `verify_dominance` checks that each use lies inside its definition's
+    nearest isolated op."""
+
+
+def _uses_visibly_dominated(top: Operation) -> bool:
+    """Whether every operand in `top` is one `verify_dominance` accepts, seen
+    in one walk that carries the values visible at each op: the entry
+    arguments and the earlier results of its block and of the blocks around
+    it, up to the nearest isolated op, and all of a module body's results (a
+    graph region). False where that does not settle it (a use it does not
+    see, a region of several blocks): `verify_dominance` then decides and
+    names the op at fault. Values are kept by `id`, as SSA values hash in
+    Python."""
+
+    def visit(op: Operation, visible: set[int]) -> bool:
+        isolated = op.has_trait(IsolatedFromAbove, value_if_unregistered=False)
+        graph = isinstance(op, ModuleOp)
+        for region in op.regions:
+            block = region.first_block
+            if block is None:
+                continue
+            if block.next_block is not None:
+                return False
+            inside = set() if isolated else set(visible)
+            inside.update(map(id, block.args))
+            if graph:
+                for inner in block.ops:
+                    inside.update(map(id, inner.results))
+            inner = block.first_op
+            while inner is not None:
+                for operand in inner._operands:  # pyright: ignore[reportPrivateUsage]
+                    if id(operand) not in inside:
+                        return False
+                # An op's own regions do not see its results.
+                if inner.regions and not visit(inner, inside):
+                    return False
+                inside.update(map(id, inner.results))
+                inner = inner.next_op
+        return True
+
+    return visit(top, set())
 
 
 def verify_dominance(module: ModuleOp, ops: list[Operation] | None = None) -> None:

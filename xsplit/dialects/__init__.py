@@ -16,7 +16,6 @@ from xdsl.ir import Attribute, Dialect, Operation
 
 from xsplit.dialects.affine import MaxOp
 from xsplit.dialects.amdgpu import AMDGPU, ROCDL
-from xsplit.dialects.builtin import install_dense_splat_fixes
 from xsplit.dialects.flow import Flow
 from xsplit.dialects.gpu import GPU_EXTENSION_ATTRS, GPU_EXTENSION_OPS, GPU_MAPPING_ATTRS
 from xsplit.dialects.hal import HAL
@@ -26,21 +25,19 @@ from xsplit.dialects.iree_gpu import IREEGPU
 from xsplit.dialects.iree_encoding import IREEEncoding
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
-from xsplit.dialects.linalg import LINALG_OPS, extend_generic_parser
+from xsplit.dialects.linalg import LINALG_OPS
 from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp
 from xsplit.dialects.llvm import LLVM_EXTENSION_OPS
 from xsplit.dialects.memref import MEMREF_EXTENSION_OPS
 from xsplit.dialects.nvgpu import NVGPU
-from xsplit.dialects.reshapes import install_reshape_verifiers
 from xsplit.dialects.rock import Rock
 from xsplit.dialects.scf import ForallOp, InParallelOp
-from xsplit.dialects.slices import install_slice_verifiers
-from xsplit.dialects.speedups import install_speedups
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.util import Util
 from xsplit.dialects.vector import VECTOR_EXTENSION_OPS
 from xsplit.dialects.xsplit_gemm import XsplitGemm
+from xsplit import xdsl_compat
 
 XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "flow": lambda: Flow,
@@ -96,16 +93,12 @@ def register_upstream_extensions() -> None:
     global _extended
     if _extended:
         return
-    install_dense_splat_fixes()
-    install_speedups()
-    install_slice_verifiers()
-    install_reshape_verifiers()
+    xdsl_compat.install()
     from xdsl.dialects import get_all_dialects
 
     upstream = get_all_dialects()
     for name in UPSTREAM_EXTENSIONS:
         _extend(upstream[name]())
-    extend_generic_parser()
     _extended = True
 
 

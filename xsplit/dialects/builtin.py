@@ -60,29 +60,16 @@ def _element_size(attr: DenseIntOrFPElementsAttr) -> int:
     return attr.get_element_type().compile_time_size  # pyright: ignore[reportAttributeAccessIssue]
 
 
-def _is_splat(attr: DenseIntOrFPElementsAttr) -> bool:
+def is_splat(attr: DenseIntOrFPElementsAttr) -> bool:
     """All elements are equal: the bytes repeat with the element's period."""
     data = memoryview(attr.data.data)
     size = _element_size(attr)
     return len(data) >= size and data[size:] == data[:-size]
 
 
-def _print_without_type(attr: DenseIntOrFPElementsAttr, printer: Printer) -> None:
+def print_without_type(attr: DenseIntOrFPElementsAttr, printer: Printer) -> None:
     size = _element_size(attr)
-    if len(attr.data.data) > size and _is_splat(attr):
+    if len(attr.data.data) > size and is_splat(attr):
         _print_splat(attr, attr.data.data[:size], printer)
         return
     _xdsl_print_without_type(attr, printer)
-
-
-_installed = False
-
-
-def install_dense_splat_fixes() -> None:
-    """Makes xDSL's dense attribute decide and print splats on packed bytes."""
-    global _installed
-    if _installed:
-        return
-    DenseIntOrFPElementsAttr.is_splat = _is_splat  # type: ignore[method-assign]
-    DenseIntOrFPElementsAttr.print_without_type = _print_without_type  # type: ignore[method-assign]
-    _installed = True

@@ -14,7 +14,7 @@ definitions, the body here casts each input element to the accumulator type
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
 
 from xdsl.builder import Builder
@@ -680,14 +680,16 @@ def _print_reduce(self: xdsl_linalg.ReduceOp, printer: Printer) -> None:
     printer.print_region(self.region, print_entry_block_args=False)
 
 
-def extend_generic_parser() -> None:
-    """Gives xDSL's `linalg.generic` the parser above, and its `linalg.reduce`
-    the attribute dictionary. The op classes themselves stay xDSL's, so that
-    every `isinstance` check and builder keeps working; an IRDL op cannot be
-    subclassed."""
-    xdsl_linalg.GenericOp.parse = classmethod(parse_generic)  # type: ignore[method-assign]
-    xdsl_linalg.ReduceOp.parse = classmethod(_parse_reduce)  # type: ignore[method-assign]
-    xdsl_linalg.ReduceOp.print = _print_reduce  # type: ignore[method-assign]
+GENERIC_AND_REDUCE_FORMAT: tuple[tuple[type[Operation], str, Callable[..., object]], ...] = (
+    (xdsl_linalg.GenericOp, "parse", parse_generic),
+    (xdsl_linalg.ReduceOp, "parse", _parse_reduce),
+    (xdsl_linalg.ReduceOp, "print", _print_reduce),
+)
+"""The parsers above for xDSL's `linalg.generic` and `linalg.reduce`, and
+the printer that keeps a reduce's attribute dictionary: (class, method,
+function), which `xsplit.xdsl_compat` attaches. The op classes themselves
+stay xDSL's, so that every `isinstance` check and builder keeps working; an
+IRDL op cannot be subclassed."""
 
 
 LINALG_OPS: tuple[type[Operation], ...] = (

@@ -4,17 +4,19 @@ reshapes.
 
 xDSL 0.74 checks an expand_shape's shapes against its reassociation but not
 a collapse_shape's, and neither's element type, so a collapse into the wrong
-size parses and passes rewrite it. `install_reshape_verifiers` gives xDSL's
+size parses and passes rewrite it. `RESHAPE_VERIFIERS` gives xDSL's
 ops MLIR's `verifyTensorReshapeOp`, with its messages.
 
 xDSL prints a reassociation as an array attribute, `[[0 : i64, 1 : i64]]`,
 where MLIR prints `[[0, 1]]`. Both read as the same attribute; the printers
-`install_reshape_verifiers` installs print MLIR's form.
+`RESHAPE_PRINTERS` print MLIR's form.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import prod
+from typing import Any
 
 from xdsl.dialects import memref, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, TensorType
@@ -144,14 +146,20 @@ def _print_expand_shape(op: tensor.ExpandShapeOp | memref.ExpandShapeOp, printer
     printer.print_attribute(op.result.type)
 
 
-def install_reshape_verifiers() -> None:
-    """Gives xDSL's own tensor reshapes MLIR's checks, and the tensor and
-    memref reshapes MLIR's printed form, in place, so the reshapes passes
-    build are checked and printed as well as the ones xsplit reads. xDSL's
-    parsers already read both forms of a reassociation."""
-    tensor.CollapseShapeOp.verify_ = _verify_collapse_shape  # type: ignore[method-assign]
-    tensor.ExpandShapeOp.verify_ = _verify_expand_shape  # type: ignore[method-assign]
-    for op in (tensor.CollapseShapeOp, memref.CollapseShapeOp):
-        op.print = _print_collapse_shape  # type: ignore[method-assign]
-    for op in (tensor.ExpandShapeOp, memref.ExpandShapeOp):
-        op.print = _print_expand_shape  # type: ignore[method-assign]
+RESHAPE_VERIFIERS: dict[type[Operation], Callable[[Any], None]] = {
+    tensor.CollapseShapeOp: _verify_collapse_shape,
+    tensor.ExpandShapeOp: _verify_expand_shape,
+}
+"""MLIR's checks for xDSL's own tensor reshapes, which `xsplit.xdsl_compat`
+gives them, so the reshapes passes build are checked as well as the ones
+xsplit reads."""
+
+RESHAPE_PRINTERS: dict[type[Operation], Callable[[Any, Printer], None]] = {
+    tensor.CollapseShapeOp: _print_collapse_shape,
+    memref.CollapseShapeOp: _print_collapse_shape,
+    tensor.ExpandShapeOp: _print_expand_shape,
+    memref.ExpandShapeOp: _print_expand_shape,
+}
+"""MLIR's printed form of the tensor and memref reshapes, which
+`xsplit.xdsl_compat` gives xDSL's classes. xDSL's parsers already read both
+forms of a reassociation."""

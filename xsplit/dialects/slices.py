@@ -5,14 +5,15 @@ xDSL 0.74 checks only that each static list has one value per dynamic entry,
 so a slice whose result type contradicts its sizes or strides parses, and
 passes rewrite it into IR iree-opt refuses. These are the checks of MLIR's
 `OffsetSizeAndStrideOpInterface`, its `isRankReducedType` and the ops'
-verifiers, with MLIR's messages. `install_slice_verifiers` gives xDSL's
+verifiers, with MLIR's messages. `SLICE_VERIFIERS` gives xDSL's
 slice ops these checks; `tensor.parallel_insert_slice` calls them itself.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from xdsl.dialects import memref, tensor
 from xdsl.dialects.builtin import (
@@ -349,11 +350,11 @@ def _verify_insert_slice_op(op: tensor.InsertSliceOp) -> None:
     verify_insert_slice(op, op.source.type, dest, *_lists(op, dest.get_num_dims()))
 
 
-def install_slice_verifiers() -> None:
-    """Gives xDSL's own `memref.subview`, `tensor.extract_slice` and
-    `tensor.insert_slice` MLIR's verifiers. The ops stay xDSL's classes (a
-    decorated op cannot be subclassed), so the slices passes build are
-    checked as well as the ones xsplit reads."""
-    memref.SubviewOp.verify_ = _verify_subview_op  # type: ignore[method-assign]
-    tensor.ExtractSliceOp.verify_ = _verify_extract_slice_op  # type: ignore[method-assign]
-    tensor.InsertSliceOp.verify_ = _verify_insert_slice_op  # type: ignore[method-assign]
+SLICE_VERIFIERS: dict[type[Operation], Callable[[Any], None]] = {
+    memref.SubviewOp: _verify_subview_op,
+    tensor.ExtractSliceOp: _verify_extract_slice_op,
+    tensor.InsertSliceOp: _verify_insert_slice_op,
+}
+"""MLIR's verifiers for xDSL's own slices, which `xsplit.xdsl_compat` gives
+them. The ops stay xDSL's classes (a decorated op cannot be subclassed), so
+the slices passes build are checked as well as the ones xsplit reads."""

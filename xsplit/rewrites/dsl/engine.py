@@ -33,6 +33,7 @@ from xsplit.diagnostics import XsplitError, remark
 from xsplit.rewrites.dsl.builders import IRBuilder, values_defined_above
 from xsplit.rewrites.dsl.constraints import Match
 from xsplit.rewrites.dsl.pattern import Pattern, Remark
+from xsplit.xdsl_compat import copy_op_shell, same_name_hint
 
 
 class PatternGroup(Protocol):
@@ -109,6 +110,7 @@ class Engine:
             )
             for name in p.root:
                 self.families.setdefault(name, set()).update(owners)
+        self._wanted: dict[str, frozenset[str]] = {}
 
     def run(self, module: ModuleOp) -> dict[str, int]:
         with collector_paused():
@@ -140,11 +142,11 @@ class Engine:
                     f"{self.dsl_pass.max_rewrites} rewrites",
                     op,
                 )
+            # `created` holds only the new ops a pattern of another family is rooted at.
             created, users = self._apply(pattern, m)
-            revisit = [new for new in created if self._wanted_by_others(new, pattern.family)]
-            for new_op in revisit:
+            for new_op in created:
                 created_by[id(new_op)] = pattern.family
-            for new_op in (*revisit, *users):
+            for new_op in (*created, *users):
                 if new_op.name in roots and id(new_op) not in queued:
                     worklist.append(new_op)
                     queued.add(id(new_op))
@@ -154,10 +156,6 @@ class Engine:
             for name, n in self.counts.items():
                 totals[name] = totals.get(name, 0) + n
         return dict(self.counts)
-
-    def _wanted_by_others(self, op: Operation, family: str) -> bool:
-        """Whether a pattern or remark outside `family` is rooted at this op."""
-        return bool(self.families.get(op.name, set()) - {family})
 
     def _remarks(
         self,
@@ -196,7 +194,8 @@ class Engine:
         return None, None
 
     def _apply(self, pattern: Pattern, m: Match) -> tuple[list[Operation], list[Operation]]:
-        """Rewrites the root; returns the ops it created and the users of its results.
+        """Rewrites the root; returns the ops it created that a pattern of another
+        family is rooted at, and the users of its results.
 
         A rewrite returns the values that replace the root's results, and the
         engine erases the root; or None when it moved the root into what it
@@ -237,14 +236,21 @@ class Engine:
         for op in builder.inserted:
             if isinstance(op.location, UnknownLoc):
                 op.location = root.location
-        if not self.other_families(pattern.family):
+        wanted = self._wanted_by_others(pattern.family)
+        if not wanted:
             return [], users
-        created = [new for op in builder.inserted for new in _walk_new(op, root)]
+        created: list[Operation] = []
+        for op in builder.inserted:
+            _collect_new(op, root, wanted, created)
         return created, users
 
-    def other_families(self, family: str) -> bool:
-        """Whether this pass has patterns or remarks outside `family`."""
-        return any(fams - {family} for fams in self.families.values())
+    def _wanted_by_others(self, family: str) -> frozenset[str]:
+        """The op names a pattern or remark outside `family` is rooted at."""
+        wanted = self._wanted.get(family)
+        if wanted is None:
+            wanted = frozenset(n for n, fams in self.families.items() if fams - {family})
+            self._wanted[family] = wanted
+        return wanted
 
 
 def _walk_new(op: Operation, moved_root: Operation | None) -> Iterator[Operation]:
@@ -257,6 +263,21 @@ def _walk_new(op: Operation, moved_root: Operation | None) -> Iterator[Operation
         for block in region.blocks:
             for nested in block.ops:
                 yield from _walk_new(nested, moved_root)
+
+
+def _collect_new(
+    op: Operation, moved_root: Operation, names: frozenset[str], out: list[Operation]
+) -> None:
+    """Appends to `out` the ops of `_walk_new(op, moved_root)` named in
+    `names`, in the same order."""
+    if op is moved_root:
+        return
+    if op.name in names:
+        out.append(op)
+    for region in op.regions:
+        for block in region.blocks:
+            for nested in block.ops:
+                _collect_new(nested, moved_root, names, out)
 
 
 def _operand_aliasing(root: Operation) -> tuple[int, ...]:
@@ -347,17 +368,9 @@ def _clone_in_order(op: Operation, mapping: dict[SSAValue, SSAValue]) -> Operati
     before their uses (`_defined_before_use`): each clone gets its operands
     when it is made, where xDSL's clone makes every op without them and walks
     the clone again to set them."""
-    new = op.create(
-        operands=[mapping.get(v, v) for v in op.operands],
-        result_types=op.result_types,
-        attributes=op.attributes.copy(),
-        properties=op.properties.copy(),
-        location=op.location,
-        regions=[Region() for _ in op.regions],
-    )
-    for old, result in zip(op.results, new.results, strict=True):
+    new = copy_op_shell(op, [mapping.get(v, v) for v in op.operands])
+    for old, result in zip(op.results, new.results):
         mapping[old] = result
-        result.name_hint = old.name_hint
     for region, new_region in zip(op.regions, new.regions):
         for block in region.blocks:
             new_block = Block()
@@ -365,7 +378,7 @@ def _clone_in_order(op: Operation, mapping: dict[SSAValue, SSAValue]) -> Operati
             for index, arg in enumerate(block.args):
                 new_arg = new_block.insert_arg(arg.type, index, arg.location)
                 mapping[arg] = new_arg
-                new_arg.name_hint = arg.name_hint
+                new_arg._name = same_name_hint(arg.name_hint)  # pyright: ignore[reportPrivateUsage]
             for inner in block.ops:
                 new_block.add_op(_clone_in_order(inner, mapping))
     return new

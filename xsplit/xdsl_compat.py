@@ -1,0 +1,412 @@
+"""Every change xsplit makes to xDSL 0.74's own classes, in one place.
+
+xsplit runs on a pinned xDSL (0.74) and reads and prints what MLIR's tools
+read and print. Where xDSL's classes fall short of that, or redo the same work
+on every op of a module of tens of thousands, xsplit changes them in place:
+an op class that `irdl_op_definition` decorated cannot be subclassed, and
+xDSL's parser, printer and verifier reach its helpers by name, so a subclass
+would not be seen. Each change is one function below, decorated `@_patch`,
+whose docstring says what xDSL 0.74 lacks and why the change is safe;
+`install()` applies them all, once, before any context is made
+(`xsplit.dialects.register_upstream_extensions`). The changes that must hold
+only while xsplit verifies a module are made with `overridden`, which puts
+xDSL's own back afterwards (`xsplit.reader`).
+
+Two kinds:
+
+- compatibility: MLIR's verifiers, parsers and printed forms for xDSL's own
+  ops. The functions are the ops' semantics and live with xsplit's dialects
+  (`xsplit.dialects.slices`, `reshapes`, `linalg`, `builtin`); this module
+  only attaches them to xDSL's classes.
+- speed: the same result as xDSL's, computed once instead of on every call.
+  Each patch names the xDSL function it replaces and keeps its results,
+  its exceptions included.
+
+When xsplit moves to a newer xDSL, each docstring says what to look for
+there; a patch whose gap xDSL has closed is deleted here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import xdsl.irdl
+from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, IntegerType
+from xdsl.dialects.utils.dynamic_index_list import (
+    DYNAMIC_INDEX,
+    DynamicIndexList,
+    print_dynamic_index_list,
+)
+from xdsl.ir import Operation, ParametrizedAttribute, Region, SSAValue
+from xdsl.ir.core import OpResult, SSAValues, Use
+from xdsl.irdl.operations import BaseAccessor, BeforeVariadicSingleAccessor, VarIRConstruct
+from xdsl.traits import IsolatedFromAbove
+from xdsl.utils.exceptions import VerifyException
+
+_PATCHES: list[Callable[[], None]] = []
+
+
+def _patch(install: Callable[[], None]) -> Callable[[], None]:
+    _PATCHES.append(install)
+    return install
+
+
+_installed = False
+
+
+def install() -> None:
+    """Applies every patch below, once."""
+    global _installed
+    if _installed:
+        return
+    for apply in _PATCHES:
+        apply()
+    compare_attributes_by_parameters()
+    _installed = True
+
+
+@contextmanager
+def overridden(owner: Any, name: str, value: Any) -> Iterator[None]:
+    """`owner.name` is `value` inside the block and what it was after."""
+    previous = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, previous)
+
+
+# --- compatibility: MLIR's semantics for xDSL's own ops ----------------------
+
+
+@_patch
+def _slice_verifiers() -> None:
+    """xDSL 0.74's `memref.subview`, `tensor.extract_slice` and
+    `tensor.insert_slice` do not check their static offsets, sizes and strides
+    against their dynamic operands and types as MLIR does. They get MLIR's
+    verifiers, with MLIR's messages (`xsplit.dialects.slices`), so that the
+    slices xsplit's passes build are checked as well as those it reads."""
+    from xsplit.dialects.slices import SLICE_VERIFIERS
+
+    for op, verify in SLICE_VERIFIERS.items():
+        op.verify_ = verify  # type: ignore[method-assign]
+
+
+@_patch
+def _reshapes() -> None:
+    """xDSL 0.74's tensor reshapes lack MLIR's checks of the reassociation
+    against the shapes, and the tensor and memref reshapes print
+    `[[0, 1], [2]]` as xDSL's integer attributes (`[[0 : i64, ...`) where MLIR
+    prints plain integers. They get MLIR's checks and printed form
+    (`xsplit.dialects.reshapes`); xDSL's parsers already read both forms."""
+    from xsplit.dialects.reshapes import RESHAPE_PRINTERS, RESHAPE_VERIFIERS
+
+    for op, verify in RESHAPE_VERIFIERS.items():
+        op.verify_ = verify  # type: ignore[method-assign]
+    for op, print_op in RESHAPE_PRINTERS.items():
+        op.print = print_op  # type: ignore[method-assign]
+
+
+@_patch
+def _linalg_generic_and_reduce() -> None:
+    """xDSL 0.74's `linalg.generic` parser misses parts of MLIR's custom form
+    that IREE's dumps use, and its `linalg.reduce` drops the attribute
+    dictionary. They get the parsers (and the printer) of
+    `xsplit.dialects.linalg`; the classes stay xDSL's, so every `isinstance`
+    check and builder keeps working."""
+    from xsplit.dialects.linalg import GENERIC_AND_REDUCE_FORMAT
+
+    for op, name, function in GENERIC_AND_REDUCE_FORMAT:
+        setattr(op, name, classmethod(function) if name == "parse" else function)
+
+
+@_patch
+def _dense_splats() -> None:
+    """xDSL 0.74 unpacks every element of a `dense<...>` attribute to decide
+    whether it is a splat when it prints it: minutes and gigabytes for a
+    62M-element constant MLIR holds as one value. Splat-ness is decided on
+    the packed bytes instead (`xsplit.dialects.builtin`), with the same text."""
+    from xsplit.dialects.builtin import is_splat, print_without_type
+
+    DenseIntOrFPElementsAttr.is_splat = is_splat  # type: ignore[method-assign]
+    DenseIntOrFPElementsAttr.print_without_type = print_without_type  # type: ignore[method-assign]
+
+
+# --- speed: xDSL's results, computed once -------------------------------------
+
+_xdsl_irdl_to_attr_constraint = xdsl.irdl.irdl_to_attr_constraint
+_constraints: dict[Any, Any] = {}
+
+
+def _irdl_to_attr_constraint(irdl: Any, **options: Any) -> Any:
+    # `isa` calls this through `xdsl.irdl` with a generic alias alone
+    # (`DenseArrayBase[IntegerType]`); other calls go straight through.
+    if options or typing.get_origin(irdl) is None:
+        return _xdsl_irdl_to_attr_constraint(irdl, **options)
+    try:
+        return _constraints[irdl]
+    except KeyError:
+        constraint = _constraints[irdl] = _xdsl_irdl_to_attr_constraint(irdl)
+        return constraint
+    except TypeError:  # an unhashable hint
+        return _xdsl_irdl_to_attr_constraint(irdl)
+
+
+@_patch
+def _constraints_made_once() -> None:
+    """xDSL 0.74's `isa(value, SomeAttr[Param])` turns its type hint into a
+    constraint on every call (printing a `tensor.extract_slice` does it
+    twice). The constraint a hint gives never changes, so
+    `irdl_to_attr_constraint` makes it once per hint."""
+    xdsl.irdl.irdl_to_attr_constraint = _irdl_to_attr_constraint  # pyright: ignore
+
+
+_xdsl_get_values = DenseArrayBase.get_values
+
+
+def _get_values(self: DenseArrayBase) -> Any:
+    values = self.__dict__.get("_xsplit_values")
+    if values is None:
+        values = _xdsl_get_values(self)
+        object.__setattr__(self, "_xsplit_values", values)
+    return values
+
+
+@_patch
+def _dense_array_values_unpacked_once() -> None:
+    """xDSL 0.74's `DenseArrayBase.get_values()` unpacks the array's bytes on
+    each call; an op's `operandSegmentSizes` is read this way for every
+    operand accessor and every verification. The attribute is immutable, so
+    its values are unpacked once per attribute."""
+    DenseArrayBase.get_values = _get_values  # type: ignore[method-assign]
+
+
+def _is_integer_array(attr: Any) -> bool:
+    """`isa(attr, DenseArrayBase[IntegerType])`, without building the constraint."""
+    return isinstance(attr, DenseArrayBase) and isinstance(attr.elt_type, IntegerType)
+
+
+def _print_index_list(self: DynamicIndexList, printer: Any, state: Any, op: Any) -> None:
+    state.print_whitespace(printer)
+    dynamic = self.dynamic_position.get(op)
+    static = self.static_position.get(op)
+    assert _is_integer_array(static)
+    print_dynamic_index_list(printer, DYNAMIC_INDEX, dynamic, static.get_values())
+
+
+def _index_list_is_present(self: DynamicIndexList, op: Any) -> bool:
+    dynamic_empty = not self.dynamic_position.get(op)
+    static = self.static_position.get(op)
+    assert _is_integer_array(static)
+    return not (dynamic_empty and not static.data.data)
+
+
+@_patch
+def _index_lists_checked_by_isinstance() -> None:
+    """xDSL 0.74's declarative format prints a slice's static offsets, sizes
+    and strides (`DynamicIndexList`) after checking the array's type with
+    `isa` and a generic hint, on every op. The `isinstance` checks that hint
+    stands for give the same answer."""
+    DynamicIndexList.print = _print_index_list  # type: ignore[method-assign]
+    DynamicIndexList.is_present = _index_list_is_present  # type: ignore[method-assign]
+
+
+def _verify_isolated(self: IsolatedFromAbove, op: Operation) -> None:
+    inside: set[int] = set()
+    children: list[Operation] = []
+    regions: list[Region] = list(op.regions)
+    while regions:
+        region = regions.pop()
+        for block in region.blocks:
+            inside.add(id(block))
+            for child in block.ops:
+                inside.add(id(child))
+                children.append(child)
+                if not child.has_trait(IsolatedFromAbove):
+                    regions += child.regions
+    for child in children:
+        for operand in child.operands:
+            owner = operand.owner
+            if id(owner) not in inside and (not op.is_ancestor(owner) or owner is op):
+                raise VerifyException(
+                    f"Operation using value defined out of its IsolatedFromAbove parent: {child}"
+                )
+
+
+@_patch
+def _isolation_checked_in_one_walk() -> None:
+    """xDSL 0.74's `IsolatedFromAbove.verify` walks up from the definition of
+    every operand in the op's body to see that it lies inside. The blocks and
+    ops of the body are known as it goes, so an operand defined by one of
+    them needs no walk; the others get xDSL's check, and the first op that
+    fails is the same."""
+    IsolatedFromAbove.verify = _verify_isolated  # type: ignore[method-assign]
+
+
+_OPERAND, _RESULT, _REGION = VarIRConstruct.OPERAND, VarIRConstruct.RESULT, VarIRConstruct.REGION
+
+
+def _constructs(op: Operation, construct: VarIRConstruct) -> Any:
+    """The tuple behind `op.operands` (`.results`, ...): the view xDSL's
+    property makes for each access indexes and slices this same tuple."""
+    if construct is _OPERAND:
+        return op._operands  # pyright: ignore[reportPrivateUsage]
+    if construct is _RESULT:
+        return op.results
+    if construct is _REGION:
+        return op.regions
+    return op._successors  # pyright: ignore[reportPrivateUsage]
+
+
+def _accessor_get(self: BaseAccessor, obj: Operation, objtype: Any = None) -> Any:
+    return self.index(_constructs(obj, self.construct))
+
+
+def _single_accessor_get(
+    self: BeforeVariadicSingleAccessor, obj: Operation, objtype: Any = None
+) -> Any:
+    return _constructs(obj, self.construct)[self.idx]
+
+
+@_patch
+def _named_operands_read_directly() -> None:
+    """xDSL 0.74 reads a named operand, result or region (`op.lhs`) through
+    `op.operands`, a view object made anew on each access, then picks the
+    element or slice out of the tuple behind it. Printing, verifying and
+    matching read names hundreds of thousands of times on a large module;
+    the accessors index the tuple itself, with the same result (a slice of
+    it is the same `SSAValues` the view returns)."""
+    BaseAccessor.__get__ = _accessor_get  # type: ignore[method-assign]
+    BeforeVariadicSingleAccessor.__get__ = _single_accessor_get  # type: ignore[method-assign]
+
+
+def _equal_parameters(self: ParametrizedAttribute, other: object) -> bool:
+    return type(self) is type(other) and self.parameters == other.parameters  # type: ignore
+
+
+def _hash_parameters(self: ParametrizedAttribute) -> int:
+    return hash((type(self), self.parameters))
+
+
+_checked: set[type] = set()
+
+
+def compare_attributes_by_parameters() -> None:
+    """xDSL 0.74 compares an attribute by the fields of the class
+    `irdl_attr_definition` decorated, and a parameter declared on an
+    undecorated base class is no field: every two `dlti` specs compare equal.
+    xsplit's printer and verifier remember work per attribute value
+    (`xsplit.reader`), which needs attributes equal only when their
+    parameters are, so such classes get an equality and hash on their
+    parameters.
+
+    xDSL defines a dialect's classes when the dialect is first loaded, so
+    this runs again before each module is verified or printed; it looks at
+    each class once."""
+    pending = list(ParametrizedAttribute.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if cls in _checked:
+            continue
+        _checked.add(cls)
+        try:
+            definition = cls.get_irdl_definition()
+        except Exception:  # an abstract base, not an attribute of its own
+            continue
+        if definition is None:
+            continue
+        fields = set(getattr(cls, "__dataclass_fields__", {})) - {"name"}
+        if fields != {name for name, _ in definition.parameters}:
+            cls.__eq__ = _equal_parameters  # type: ignore[method-assign]
+            cls.__hash__ = _hash_parameters  # type: ignore[method-assign]
+
+
+# --- fast paths that read xDSL's internals ------------------------------------
+
+_OPERATION_FIELDS = (
+    "_operands",
+    "_operand_uses",
+    "results",
+    "_successors",
+    "_successor_uses",
+    "properties",
+    "attributes",
+    "location",
+    "regions",
+    "parent",
+    "_next_op",
+    "_prev_op",
+)
+_KNOWN_LAYOUT = tuple(f.name for f in dataclasses.fields(Operation)) == _OPERATION_FIELDS
+
+
+_name_hints: dict[str, str] = {}
+
+
+def same_name_hint(name: str | None) -> str | None:
+    """What `value.name_hint = name` stores: xDSL 0.74's setter checks the
+    name against a pattern and drops one `_N` suffix, each time, which copying
+    a value's name repeats for every copy. Names repeat, so each is checked
+    once."""
+    if name is None:
+        return None
+    hint = _name_hints.get(name)
+    if hint is None:
+        hint = _name_hints[name] = SSAValue.extract_valid_name(name)
+    return hint
+
+
+def copy_op_shell(op: Operation, operands: Sequence[SSAValue]) -> Operation:
+    """A new op of `op`'s class with its attributes, properties, location and
+    result types and names, reading `operands`, with as many empty regions
+    as `op` has and no successors: `op.create(...)` as `op.clone()` calls it.
+
+    xDSL 0.74's `Operation.__init__` fills in the default properties and
+    attributes of the op's definition, which a copy of an op has already, and
+    setting each result's name checks it again (`same_name_hint`); the engine
+    copies tens of thousands of ops from its templates. Where xDSL's
+    `Operation` has other fields than the ones this fills in (another
+    version), it is `op.create` itself."""
+    if not _KNOWN_LAYOUT or op.successors:
+        new = op.create(
+            operands=operands,
+            result_types=op.result_types,
+            attributes=op.attributes.copy(),
+            properties=op.properties.copy(),
+            location=op.location,
+            regions=[Region() for _ in op.regions],
+        )
+        for old, result in zip(op.results, new.results, strict=True):
+            result.name_hint = old.name_hint
+        return new
+    cls = type(op)
+    new = cls.__new__(cls)
+    values = SSAValues(operands)
+    uses = tuple([Use(new, index) for index in range(len(values))])
+    for value, use in zip(values, uses):
+        value.add_use(use)
+    new._operands = values  # pyright: ignore[reportPrivateUsage]
+    new._operand_uses = uses  # pyright: ignore[reportPrivateUsage]
+    results: list[OpResult] = []
+    for index, old in enumerate(op.results):
+        result = OpResult(old.type, new, index)
+        result._name = same_name_hint(old._name)  # pyright: ignore[reportPrivateUsage]
+        results.append(result)
+    new.results = SSAValues(results)
+    new._successors = ()  # pyright: ignore[reportPrivateUsage]
+    new._successor_uses = ()  # pyright: ignore[reportPrivateUsage]
+    new.properties = op.properties.copy()
+    new.attributes = op.attributes.copy()
+    new.location = op.location
+    new.parent = None
+    new._next_op = None  # pyright: ignore[reportPrivateUsage]
+    new._prev_op = None  # pyright: ignore[reportPrivateUsage]
+    new.regions = ()
+    for _ in op.regions:
+        new.add_region(Region())
+    return new
