@@ -42,7 +42,7 @@ from xdsl.dialects.utils.dynamic_index_list import (
     print_dynamic_index_list,
 )
 from xdsl.ir import Operation, ParametrizedAttribute, Region, SSAValue
-from xdsl.ir.core import OpResult, SSAValues, Use
+from xdsl.ir.core import OpResult, SSAValues, Use, _IRNode  # pyright: ignore[reportPrivateUsage]
 from xdsl.irdl.operations import BaseAccessor, BeforeVariadicSingleAccessor, VarIRConstruct
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
@@ -245,6 +245,18 @@ def _isolation_checked_in_one_walk() -> None:
     them needs no walk; the others get xDSL's check, and the first op that
     fails is the same."""
     IsolatedFromAbove.verify = _verify_isolated  # type: ignore[method-assign]
+
+
+@_patch
+def _identity_hashed_in_c() -> None:
+    """xDSL 0.74 hashes ops, blocks, regions, SSA values and uses by
+    `return id(self)`, a Python call on every dict and set lookup: the
+    printer's table of value names, the verifier's and the rewrites' sets of
+    values and ops. They compare by identity, and `object.__hash__` is an
+    identity hash computed in C. Only the numbers differ, so only the order
+    of a set of them could, which xsplit never prints from."""
+    for cls in (_IRNode, SSAValue, Use):
+        cls.__hash__ = object.__hash__  # type: ignore[method-assign]
 
 
 _OPERAND, _RESULT, _REGION = VarIRConstruct.OPERAND, VarIRConstruct.RESULT, VarIRConstruct.REGION
