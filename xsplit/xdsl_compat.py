@@ -12,7 +12,7 @@ whose docstring says what xDSL 0.74 lacks and why the change is safe;
 only while xsplit verifies a module are made with `overridden`, which puts
 xDSL's own back afterwards (`xsplit.reader`).
 
-Two kinds:
+Three kinds:
 
 - compatibility: MLIR's verifiers, parsers and printed forms for xDSL's own
   ops. The functions are the ops' semantics and live with xsplit's dialects
@@ -21,6 +21,13 @@ Two kinds:
 - speed: the same result as xDSL's, computed once instead of on every call.
   Each patch names the xDSL function it replaces and keeps its results,
   its exceptions included.
+- fast paths: functions of xsplit's own (`copy_op_shell`, `same_name_hint`)
+  that read xDSL's internals to do what an xDSL call does, for the engine's
+  copies of its templates. They check the layout they rely on and fall back
+  to xDSL's call where it differs.
+
+`xdsl-opt` loads xsplit through its `xdsl.universe` entry point, which
+registers xsplit's dialects and so applies these too.
 
 When xsplit moves to a newer xDSL, each docstring says what to look for
 there; a patch whose gap xDSL has closed is deleted here and nowhere else.
