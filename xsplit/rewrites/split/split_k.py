@@ -295,7 +295,8 @@ expand_expresses_it = where("expand_shape can express the split", _expressible_b
 is_not_encoded = where(
     "has no encoded operand (split-k-encoded splits those)",
     lambda m: not any(
-        isinstance(v.type, TensorType) and v.type.encoding != NoneAttr() for v in m.root.operands
+        isinstance(v.type, TensorType) and not isinstance(v.type.encoding, NoneAttr)
+        for v in m.root.operands
     )
     or "its operands are encoded",
 )
