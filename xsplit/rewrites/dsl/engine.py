@@ -30,7 +30,7 @@ from xdsl.traits import NoMemoryEffect, Pure
 
 from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError, remark
-from xsplit.rewrites.dsl.builders import IRBuilder, values_defined_above
+from xsplit.rewrites.dsl.builders import IRBuilder, nested_ops, values_defined_above
 from xsplit.rewrites.dsl.constraints import Match
 from xsplit.rewrites.dsl.pattern import Pattern, Remark
 from xsplit.xdsl_compat import copy_op_shell, same_name_hint
@@ -119,7 +119,7 @@ class Engine:
     def _run(self, module: ModuleOp) -> dict[str, int]:
         settings = _settings.get()
         roots = self.by_root.keys() | self.remarks.keys()
-        worklist: deque[Operation] = deque(op for op in module.walk() if op.name in roots)
+        worklist: deque[Operation] = deque(op for op in nested_ops(module) if op.name in roots)
         queued = set(map(id, worklist))
         remarked: set[tuple[int, str]] = set()
         created_by: dict[int, str] = {}
