@@ -26,7 +26,7 @@ from tests.onnx_import import imported_input
 from tests.rewrites.test_cost_model import matmul as problem
 from tests.rewrites.test_gpu_model import MEASURED, Measured, ids
 from xsplit.analysis.cost_model import choose_kernel, choose_split, own_kernel_estimate
-from xsplit.api import parse_module, rewrite
+from xsplit.api import parse_module, print_module, rewrite, run_passes
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.rewrites.pipelines.auto import auto_pipeline
@@ -75,18 +75,20 @@ def _onnx_gemm(m: int, k: int, n: int):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
 
-def _before_export(target: str, kernel: str) -> str:
-    """auto's passes up to its export-dispatch: the host the simulator runs."""
-    passes, export = auto_pipeline(target, kernel).rsplit(",export-dispatch", 1)
-    assert "called=true" in export
-    return passes
+def _before_export(text: str, target: str, kernel: str) -> str:
+    """`text` after auto's passes up to its export-dispatch: the host the simulator runs."""
+    *passes, export = auto_pipeline(target, kernel).passes
+    assert export.name == "export-dispatch" and export.called  # type: ignore[attr-defined]
+    module = parse_module(text)
+    run_passes(module, passes)
+    return print_module(module)
 
 
 def test_onnx_matmul_with_the_own_kernel_runs_right_in_the_simulator(tmp_path) -> None:
     m, k, n = 19, 331, 70  # M, N not tile multiples; K prime
     text = imported_input(_onnx_matmul(m, k, n), tmp_path)
     with collect_remarks() as said:
-        host_text = rewrite(text, _before_export("sm_80", "own"))
+        host_text = _before_export(text, "sm_80", "own")
     assert any("kernel=own: own kernel" in line for line in said), said
     assert _signature(host_text, "mm$async") == _signature(text, "mm$async")
     module = parse_module(host_text, "host.mlir", make_context())

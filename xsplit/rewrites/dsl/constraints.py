@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -34,13 +35,16 @@ class Match:
     analyses: dict[tuple[str, int], Any] = field(default_factory=dict)
     """Facts about the IR computed while matching, shared by every pattern
     tried on the same op while the IR does not change."""
+    ctx: Context | None = None
+    """The context the pass runs in: a rewrite that applies passes of its
+    own (`pass_pipeline.PassPipeline`) applies them in it."""
 
     def __getitem__(self, name: str) -> Any:
         return self.captures[name]
 
     def at(self, op: Operation) -> Match:
         """The same match seen from another op, sharing its captures."""
-        return Match(op, self.options, self.captures, self.analyses)
+        return Match(op, self.options, self.captures, self.analyses, self.ctx)
 
     def defined_above(self, op: Operation | None = None) -> list[SSAValue]:
         """The values from outside `op` (default: the root) that it uses."""

@@ -30,7 +30,7 @@ from xdsl.ir import Operation
 from xsplit import attr_names
 from xsplit.analysis.cost_model import choose_kernel, choose_split, problem_of
 from xsplit.analysis.devices import DEVICE, modeled
-from xsplit.diagnostics import XsplitError, collect_remarks, remark
+from xsplit.diagnostics import XsplitError, collect_diagnostics, remark, said_again
 from xsplit.rewrites.dsl import Match, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.reduce.ordinary import (
@@ -42,7 +42,6 @@ from xsplit.rewrites.reduce.ordinary import (
 )
 
 KERNEL_CHOICES = ("auto", "iree", "own")
-LOWER_STAGES = "lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm"
 
 _PLAIN_MAPS = (
     "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
@@ -153,26 +152,26 @@ def _free_name(module: Operation, base: str) -> str:
 def lower_to_own_kernel(m: Match, ir: IRBuilder) -> None:
     """Outlines the matmul, lowers the kernel through the gemm stages and
     writes the host in its place."""
-    from xsplit.dialects import make_context
-    from xsplit.pipeline import build_pipeline, run_passes
     from xsplit.rewrites.reduce.gemm_kernel import lower_matmul
+    from xsplit.rewrites.reduce.gemm_stages import GEMM_STAGES
 
+    assert m.ctx is not None, "split-k runs in a context"
     sub, target_name, chunks, merge = m["own"]
     remark(m.root, m["own_reason"])
     module = sub.fn.parent_op()
     assert module is not None
     name = _free_name(module, f"{sub.fn.properties['sym_name'].data}_gemm")  # type: ignore[union-attr]
     kernel, matmul = kernel_function(sub, name)
-    scratch = ModuleOp([kernel])
-    with collect_remarks() as said:
+    holder = ModuleOp([kernel])
+    with collect_diagnostics() as said:
         try:
             lower_matmul(matmul, target_name, chunks, merge)
-            run_passes(scratch, build_pipeline(LOWER_STAGES), make_context())
+            GEMM_STAGES.apply(m.ctx, holder)
         except XsplitError as e:  # an option the kernel refused: said at the user's op
             raise XsplitError(f"split-k: {e.message}", m.root) from None
-    for line in said:
-        remark(m.root, "split-k: " + line.split(" remark: ", 1)[-1])
-    kernels = list(scratch.body.block.ops)
+    # What the kernel's lowering said is about the user's matmul.
+    said_again(m.root, said, "split-k: ")
+    kernels = list(holder.body.block.ops)
     for op in kernels:
         op.detach()
     for op in kernels:

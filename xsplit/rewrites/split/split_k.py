@@ -780,7 +780,8 @@ def _rewrite_merged(m: Match, ir: IRBuilder) -> None:
     chunk = plan.tile or -(-k // plan.count)
     placed = m.captures.get("placed")
     name = placed.target.name if placed is not None else m.options["target"] or ""
-    lower_split(m.root, chunk, m.options["merge"], name)
+    assert m.ctx is not None, "split-k runs in a context"
+    lower_split(m.root, chunk, m.options["merge"], name, m.ctx)
 
 
 SPLIT_K_MERGED = Pattern(
