@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnknownLoc
 from xdsl.passes import ModulePass
 
 from xsplit.api import PassPipeline, build_pipeline, parse_module, rewrite, run_passes
@@ -247,3 +247,15 @@ def test_passes_that_run_passes_run_them_in_their_own_context(
     # What the inner passes said comes out at the user's op, in the input file.
     assert any(line.startswith("in.mlir:") and relayed in line for line in said), said
     assert not any(line.startswith("<lower-reduce>") for line in said), said
+
+
+def test_what_inner_passes_said_reads_the_same_on_ops_without_locations() -> None:
+    # Remark text parsed back lost its prefix without a location in front
+    # ("split-k: remark: gemm-kernel: ..."); values carry none to lose.
+    module = parse_module(SMALL_MATMUL)
+    for op in module.walk():
+        op.location = UnknownLoc()
+    with collect_remarks() as said:
+        run_passes(module, build_pipeline("split-k{target=sm_80 kernel=own}"))
+    relayed = [line for line in said if "gemm-kernel: " in line]
+    assert relayed and all(line.startswith("remark: split-k: gemm-kernel: ") for line in relayed)

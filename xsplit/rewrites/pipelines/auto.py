@@ -1,7 +1,8 @@
 """`auto{target=NAME}`: the target model's choice for every reduction, applied.
 
 It runs `set-encoding`, `split-k` and `materialize-late`, each with the same
-`target=`: the model (`cost_model.choose_tiling`) decides per op between
+`target=`, held as pass instances (`auto_pipeline`, a `PassPipeline` applied
+in auto's own context): the model (`cost_model.choose_tiling`) decides per op between
 leaving it whole, splitting it, encoding it (data tiling), and splitting the
 encoded op (partial products as batch_mmt4d), and each pass applies its part
 of that decision and says why in a remark (`--xsplit-explain` adds why each
