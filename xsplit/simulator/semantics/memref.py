@@ -31,7 +31,6 @@ def compile_load(m: Machine, op: Operation, index_map: IndexMap | None = None):
     """`memref.load`, or a load at the indices `index_map` gives (affine's)."""
     sv = slot_of(m, op.operands[0])
     sidx = [slot_of(m, v) for v in op.operands[1:]]
-    amap = index_map
     r = slot_of(m, op.results[0])
     k = m.index_of(op)
     memo: list = [None, (), None]
@@ -42,8 +41,8 @@ def compile_load(m: Machine, op: Operation, index_map: IndexMap | None = None):
         if view is None:
             view = m.pull(fr, sv)
         idx = [m.arr(fr, s) for s in sidx]
-        if amap is not None:
-            idx = amap(idx)
+        if index_map is not None:
+            idx = index_map(idx)
         flat = m.flat_index(view, idx, op, memo)
         if view.buffer.logged:
             m.access(view, flat, fr, k, READ)
@@ -57,7 +56,6 @@ def compile_store(m: Machine, op: Operation, index_map: IndexMap | None = None):
     """`memref.store`, or a store at the indices `index_map` gives (affine's)."""
     sval, sv = slot_of(m, op.operands[0]), slot_of(m, op.operands[1])
     sidx = [slot_of(m, v) for v in op.operands[2:]]
-    amap = index_map
     k = m.index_of(op)
     memo: list = [None, (), None]
 
@@ -65,8 +63,8 @@ def compile_store(m: Machine, op: Operation, index_map: IndexMap | None = None):
         value = m.arr(fr, sval)
         view = m.get(fr, sv)
         idx = [m.arr(fr, s) for s in sidx]
-        if amap is not None:
-            idx = amap(idx)
+        if index_map is not None:
+            idx = index_map(idx)
         flat = m.flat_index(view, idx, op, memo)
         if flat.__class__ is not np.ndarray:
             flat = np.full(fr.n, flat, dtype=np.int64)
