@@ -1,4 +1,4 @@
-"""The GPU split model against what an H200 measured (../shared/notes/gpu.md,
+"""The GPU split model against what an H200 measured (docs/gpu-notes.md,
 2026-11-27; iree-compile 3.13 for sm_80, medians of iree-benchmark-module).
 
 The measured table is data here, not in the model: for each shape, IREE
