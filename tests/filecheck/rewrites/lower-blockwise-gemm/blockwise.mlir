@@ -86,15 +86,11 @@ func.func @gemm(%a_tile: memref<8x4xf32, #gpu.address_space<workgroup>>, %b_tile
 // CHECK:         %[[TWO:.*]] = arith.constant 2 : index
 // CHECK-NEXT:    %[[TM:.*]] = arith.divui %thread_id_x, %[[TWO]] : index
 // CHECK-NEXT:    %[[TN:.*]] = arith.remui %thread_id_x, %[[TWO]] : index
-// CHECK-NEXT:    %[[LB:.*]] = arith.constant 0 : index
-// CHECK-NEXT:    %[[UB:.*]] = arith.constant 4 : index
-// CHECK-NEXT:    %[[STEP:.*]] = arith.constant 1 : index
-// CHECK-NEXT:    scf.for %kk = %[[LB]] to %[[UB]] step %[[STEP]] {
-// CHECK-NEXT:      xsplit_gemm.threadwise_read %a_tile[%[[TM]], %kk] to %a_regs {stride = 2 : i64, down}
-// CHECK-NEXT:      xsplit_gemm.threadwise_read %b_tile[%kk, %[[TN]]] to %b_regs {stride = 2 : i64}
-// CHECK-NEXT:      xsplit_gemm.threadwise_gemm %a_regs * %b_regs into %acc
-// CHECK-NEXT:    }
-// CHECK-NEXT:    func.return
+// CHECK:         xsplit_gemm.threadwise_read %a_tile[%[[TM]], %[[K:.*]]] to %a_regs {stride = 2 : i64, down}
+// CHECK-NEXT:    xsplit_gemm.threadwise_read %b_tile[%[[K]], %[[TN]]] to %b_regs {stride = 2 : i64}
+// CHECK-NEXT:    xsplit_gemm.threadwise_gemm %a_regs * %b_regs into %acc
+// CHECK-NOT:     xsplit_gemm.blockwise_gemm
+// CHECK:         func.return
 
 // -----
 
@@ -106,7 +102,7 @@ func.func @mma(%a_tile: memref<32x16xf16, #gpu.address_space<workgroup>>, %b_til
 }
 
 // Warp t / 32 (lane t % 32) owns the 16x16 warp tile at ((w / 2) 16, (w % 2) 16): one A fragment
-// and two B fragments (columns 0 and 8 of it) per K step of 16, two intrinsics into `acc`.
+// and two B fragments (columns 0 and 8 of it) for the one K step of 16, two intrinsics into `acc`.
 // CHECK-LABEL: func.func @mma
 // CHECK:         %[[LANES:.*]] = arith.constant 32 : index
 // CHECK-NEXT:    %[[WARP:.*]] = arith.divui %thread_id_x, %[[LANES]] : index
@@ -117,17 +113,15 @@ func.func @mma(%a_tile: memref<32x16xf16, #gpu.address_space<workgroup>>, %b_til
 // CHECK-NEXT:    %[[ROW:.*]] = arith.muli %[[WM]], %[[SIXTEEN]] : index
 // CHECK-NEXT:    %[[WN:.*]] = arith.remui %[[WARP]], %[[TWO]] : index
 // CHECK-NEXT:    %[[COL:.*]] = arith.muli %[[WN]], %[[SIXTEEN]] : index
-// CHECK-NEXT:    %[[LB:.*]] = arith.constant 0 : index
-// CHECK-NEXT:    scf.for %kk = %[[LB]] to %[[SIXTEEN]] step %[[SIXTEEN]] {
-// CHECK-NEXT:      %a_frag = xsplit_gemm.threadwise_fragment %a_tile[%[[ROW]], %kk] lane %[[LANE]] {mma = "m16n8k16", operand = "a", swizzle} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// CHECK-NEXT:      %b_frag = xsplit_gemm.threadwise_fragment %b_tile[%kk, %[[COL]]] lane %[[LANE]] {mma = "m16n8k16", operand = "b", swizzle} : memref<16x32xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
-// CHECK-NEXT:      %[[EIGHT:.*]] = arith.constant 8 : index
-// CHECK-NEXT:      %[[COL1:.*]] = arith.addi %[[COL]], %[[EIGHT]] : index
-// CHECK-NEXT:      %b_frag_1 = xsplit_gemm.threadwise_fragment %b_tile[%kk, %[[COL1]]] lane %[[LANE]] {mma = "m16n8k16", operand = "b", swizzle}
-// CHECK-NEXT:      xsplit_gemm.threadwise_mma %a_frag * %b_frag into %acc {mma = "m16n8k16", at = array<i64: 0, 0>}
-// CHECK-NEXT:      xsplit_gemm.threadwise_mma %a_frag * %b_frag_1 into %acc {mma = "m16n8k16", at = array<i64: 0, 1>}
-// CHECK-NEXT:    }
-// CHECK-NEXT:    func.return
+// CHECK:         %a_frag = xsplit_gemm.threadwise_fragment %a_tile[%[[ROW]], %[[K:.*]]] lane %[[LANE]] {mma = "m16n8k16", operand = "a", swizzle} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK-NEXT:    %b_frag = xsplit_gemm.threadwise_fragment %b_tile[%[[K]], %[[COL]]] lane %[[LANE]] {mma = "m16n8k16", operand = "b", swizzle} : memref<16x32xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK-NEXT:    %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK-NEXT:    %[[COL1:.*]] = arith.addi %[[COL]], %[[EIGHT]] : index
+// CHECK-NEXT:    %b_frag_1 = xsplit_gemm.threadwise_fragment %b_tile[%[[K]], %[[COL1]]] lane %[[LANE]] {mma = "m16n8k16", operand = "b", swizzle}
+// CHECK-NEXT:    xsplit_gemm.threadwise_mma %a_frag * %b_frag into %acc {mma = "m16n8k16", at = array<i64: 0, 0>}
+// CHECK-NEXT:    xsplit_gemm.threadwise_mma %a_frag * %b_frag_1 into %acc {mma = "m16n8k16", at = array<i64: 0, 1>}
+// CHECK-NOT:     xsplit_gemm.threadwise_mma
+// CHECK:         func.return
 
 // -----
 
