@@ -216,3 +216,19 @@ def test_no_file_is_over_1000_lines():
     over = {path for path, n in lengths.items() if n > MAX_LINES}
     assert sorted(over - OVER_THE_LIMIT) == [], {p: lengths[p] for p in over - OVER_THE_LIMIT}
     assert sorted(OVER_THE_LIMIT - over) == [], "under the limit now: drop from OVER_THE_LIMIT"
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_no_test_module_imports_another():
+    """Shared test code lives in helper modules (`tests/helpers/`, a folder's
+    `cases.py`), so that a test module can change or go alone."""
+    crossings = []
+    for path in sorted(TESTS.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tests."):
+                last = node.module.rpartition(".")[2]
+                if last.startswith("test_") or last == "conftest":
+                    crossings.append(f"{path.relative_to(TESTS.parent)}: {node.module}")
+    assert crossings == []
