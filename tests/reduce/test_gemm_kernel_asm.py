@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.gpu_assembly import dumped_assembly
-from tests.reduce.test_gemm_kernel import LOWER, matmul
+from tests.helpers.gemm_kernel import LOWER, matmul
+from tests.helpers.gpu_asm import SPILL
 from xsplit.api import rewrite
 from xsplit.diagnostics import collect_remarks
 
@@ -27,7 +28,6 @@ SYSTEM_OR_CAS = {
 ANY_ATOMIC = {"sm_80": r"\b(atom|red)\.", "gfx942": r"atomic"}
 BARRIER = {"sm_80": r"\bbar\.sync", "gfx942": r"\bs_barrier\b"}
 VECTOR_LOAD = {"sm_80": r"\bld\.global(\.nc)?\.v4\.(b|f)32", "gfx942": r"\bglobal_load_dwordx4\b"}
-SPILL = {"sm_80": r"\.local\b", "gfx942": r"private_segment_fixed_size:\s*[1-9]"}
 
 
 @pytest.mark.parametrize("t", ["sm_80", "gfx942"])

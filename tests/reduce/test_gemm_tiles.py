@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.gpu_assembly import dumped_assembly
-from tests.reduce.test_gemm_kernel import LOWER, check, matmul, worst_conflict
-from tests.reduce.test_gemm_kernel_asm import SPILL
+from tests.helpers.gemm_kernel import LOWER, check, matmul, worst_conflict
+from tests.helpers.gpu_asm import SPILL
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context

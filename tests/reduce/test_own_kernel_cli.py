@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.interop.test_device import replay_blocked
-from tests.tools.test_xsplit_cli import SMALL, xsplit
-from tests.tools.test_xsplit_opt import assert_one_line_error
+from tests.helpers.cli import SMALL, assert_one_line_error, replay_blocked, xsplit
 from xsplit.iree.device import device_problem
 
 ROOT = Path(__file__).parents[2]

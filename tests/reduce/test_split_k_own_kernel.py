@@ -22,9 +22,8 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
+from tests.helpers.cost_model import MEASURED, Measured, ids, matmul as problem
 from tests.onnx_import import imported_input
-from tests.rewrites.test_cost_model import matmul as problem
-from tests.rewrites.test_gpu_model import MEASURED, Measured, ids
 from xsplit.analysis.cost_model import choose_kernel, choose_split, own_kernel_estimate
 from xsplit.api import parse_module, print_module, rewrite, run_passes
 from xsplit.diagnostics import collect_remarks

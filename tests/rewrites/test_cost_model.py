@@ -8,20 +8,13 @@ import itertools
 
 import pytest
 
+from tests.helpers.cost_model import MATMUL_SPANS, matmul
 from xsplit.analysis.cost_model import MIN_GAIN, Problem, choose_split, estimate, problem_of
 from xsplit.analysis.reduction import match_reduction
 from xsplit.api import parse_module
 from xsplit.target import targets
 from xsplit.target.cpu_info import NAMED_CPUS
 from xsplit.target.targets import TARGETS
-
-MATMUL_SPANS = ((True, False), (False, True))
-
-
-def matmul(m: int, n: int, k: int, batch: int = 1, element: str = "f32") -> Problem:
-    size = {"f32": 4, "f16": 2, "i8": 1}[element]
-    acc = 4
-    return Problem(batch, m, n, k, element, size, acc, 2, MATMUL_SPANS, (size, n * size))
 
 
 ALL_TARGETS = list(TARGETS.values())

@@ -35,7 +35,7 @@ SPLIT_REDUCTION_FLAG = "--iree-dispatch-creation-enable-split-reduction"
 GPU_SWEEP_ALIGN = 64
 """Chunks a multiple of 64 long, M padded to 64, where the target names no
 alignment of its own: the static form that ran right and fast on the H200
-(../shared/notes/gpu.md, third run), where dynamic chunks were wrong on some
+(docs/gpu-notes.md, third run), where dynamic chunks were wrong on some
 shapes and slow on all."""
 
 DEFAULT_DEVICE_SWEEP = (8, 16, 32, 64, 128, 256)

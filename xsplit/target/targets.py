@@ -50,7 +50,7 @@ def host_threads() -> int:
 class GpuFit:
     """The GPU split model's parameters (`cost_model.gpu_estimate`), fitted
     on an NVIDIA H200 (132 SMs) to the times in docs/split-k.md's "Choosing
-    the split for a target" (from `../shared/notes/gpu.md`), per processor
+    the split for a target" (from `docs/gpu-notes.md`), per processor
     (SM or CU), so that another GPU scales them by its processor count and
     bandwidth. Rates are what IREE 3.13's code reached, not datasheet peaks.
 

@@ -36,12 +36,12 @@ from xsplit.attr_names import mark_split_part
 from xsplit.dialects.flow import ReturnOp
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
-from xsplit.dialects.linalg_ext import SplitGroupedGemmOp
+from xsplit.dialects.op_helpers import dense_i64
 from xsplit.dialects.rock import ReduceMethod
 from xsplit.dialects.rock import ReduceOp as RockReduceOp
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
-from xsplit.dialects.utils import dense_i64
+from xsplit.dialects.xsplit_linalg_ext import SplitGroupedGemmOp
 from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level, new_dispatch_region
 from xsplit.rewrites.dsl import Match, Pattern, ceildiv, where
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
