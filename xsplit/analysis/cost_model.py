@@ -30,7 +30,8 @@ estimate makes slower.
 A contraction on a GPU has a model of its own (`gpu_estimate`, `GpuFit` in
 the target table), fitted on an H200: IREE's own configuration of the whole
 op against `split-k{factor=F align=64 pad_m=64}`'s static chunks with GPU
-tiles, for F among the counts measured (8, 32, 128), each dispatch priced by
+tiles, for F among the counts measured (8, 32, 128) (any count that fills the
+machine where none of those does), each dispatch priced by
 its busiest SM's resident workgroups against the number that saturates it.
 A one-row contraction (a decode) is left to IREE's own split, which ran it
 4x faster than static chunks: split-k sets the chunk IREE's flag would pick
@@ -54,7 +55,7 @@ from xsplit.analysis.shapes import ceildiv
 from xsplit.dialects.iree_linalg_ext import SPLIT_REDUCTION
 from xsplit.dialects.xsplit_gemm import chunk_count, chunk_size
 from xsplit.target.gemm_tiles import gemm_tiles
-from xsplit.target.own_kernel_terms import MEASURED, SCALED
+from xsplit.target.own_kernel_terms import ANCHORED, BOUNDED, MEASURED, SCALED
 from xsplit.target.targets import PARTIAL_TILE_MAX_M, GpuFit, Target
 
 MIN_GAIN = 0.05
@@ -128,6 +129,9 @@ class Estimate:
     """Where streamed: the bytes per second the operands are priced at (the
     machine's read rate), and whether that rate was measured."""
     stream_rate_measured: bool = True
+    in_flight: float = 0.0
+    """GPU chunks: the operand bytes an average processor has in flight
+    (resident workgroups x each one's staged panels); 0 where not modeled."""
 
     @property
     def seconds(self) -> float:
@@ -749,6 +753,54 @@ def _gpu_dispatch(
     return seconds, workgroups, waves, workgroups / (waves * slots)
 
 
+def in_flight_share(in_flight: float, fit: GpuFit) -> float:
+    """The share of its bandwidth the memory reaches with `in_flight` bytes
+    in flight on an average processor (Little's law against `latency_bytes`)."""
+    return min(1.0, in_flight / fit.latency_bytes)
+
+
+def _in_flight(
+    p: Problem, target: Target, rows: int, tile: tuple[int, int], workgroups: int,
+    resident: float, k_steps: int,
+) -> float:
+    """Operand bytes in flight on an average processor: its share of the
+    workgroups, at most `resident`, each with its tile's rows of A and
+    columns of B (clipped to the output) over `k_steps` of K."""
+    per_workgroup = (min(rows, tile[0]) + min(p.n, tile[1])) * k_steps * p.input_bytes
+    return min(workgroups / target.processors, max(1.0, resident)) * per_workgroup
+
+
+def load_widths(p: Problem) -> str:
+    """The widest loads each operand's rows allow along their contiguous
+    dimension: 16 bytes where a row of A (K long) and of B (N long) is a
+    multiple of 16 bytes, else the element's width."""
+    widths = []
+    for name, length in (("A", p.k), ("B", p.n)):
+        row = length * p.input_bytes
+        widths.append(
+            f"16-byte loads of {name}" if row % LOAD_BYTES == 0
+            else f"{p.input_bytes}-byte loads of {name} (its rows of {row} bytes are no "
+            f"multiple of {LOAD_BYTES})"
+        )
+    return ", ".join(widths)
+
+
+LOAD_BYTES = 16
+"""The widest global load a thread issues (`LDG.128`, `global_load_dwordx4`)."""
+
+
+def describe_in_flight(e: Estimate, target: Target, p: Problem) -> str:
+    """The bytes in flight of a split, against what covers the latency, and the loads."""
+    fit = target.gpu_fit
+    assert fit is not None
+    unit = "a CU" if target.backend == "rocm" else "an SM"
+    return (
+        f"{e.in_flight / 1024:.0f} KiB in flight {unit} ({fit.latency_bytes // 1024} KiB "
+        f"cover its latency: {in_flight_share(e.in_flight, fit):.0%} of the bandwidth), "
+        f"{load_widths(p)}"
+    )
+
+
 def gpu_chunks(k: int, factor: int, align: int) -> tuple[int, int, int]:
     """(chunk, full chunks, tail) of `split-k{factor=F align=A}`'s static
     chunks (`aligned_split.aligned_chunks`, restated here below the rewrites)."""
@@ -798,7 +850,10 @@ def gpu_estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     seconds, workgroups, waves, fill = _gpu_dispatch(
         p, target, rows, chunk, count, tile, rate, saturation, steps
     )
-    main = max(seconds, operands / bandwidth) + fit.launch
+    in_flight = _in_flight(
+        p, target, rows, tile, workgroups, saturation, dict(fit.in_flight_k).get(cls, 64)
+    )
+    main = max(seconds, operands / (bandwidth * in_flight_share(in_flight, fit))) + fit.launch
     pad = 0.0
     if tail:
         pad += ((tail >= fit.align) + (tail % fit.align > 0)) * fit.launch
@@ -810,7 +865,82 @@ def gpu_estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     partials = 2 * partial_bytes / bandwidth
     merge = fit.launch + 2 * output_bytes / bandwidth
     panel = (tile[0] + tile[1]) * chunk * p.input_bytes
-    return Estimate(count, chunk, workgroups, waves, fill, panel, None, main, partials, merge, pad)
+    return Estimate(
+        count, chunk, workgroups, waves, fill, panel, None, main, partials, merge, pad,
+        in_flight=in_flight,
+    )
+
+
+def _factor_for_count(k: int, count: int, align: int) -> int:
+    """The factor whose aligned chunks (`gpu_chunks`) number at least `count`
+    full ones where K allows: chunks of K / count rounded down to `align`."""
+    chunk = max(align, (k // count) // align * align)
+    return ceildiv(k, chunk)
+
+
+def gpu_counts(problem: Problem, target: Target, tiles: int, align: int, most: int) -> list[int]:
+    """The chunk counts the GPU model weighs for an output of `tiles`
+    workgroup tiles: the measured counts; and where the tiles are fewer than
+    the processors (a starved output, whose split must fill the machine),
+    every power of two up to `most` and the counts that make 1 to 16
+    workgroups a processor: a wave and more, the model picks the best (the
+    measured counts alone left 32x32x500009 127 workgroups on 304 CUs). An
+    output that fills the machine keeps the measured counts, where the
+    model's extrapolation is least sure (2048^3 ran best in 8 chunks)."""
+    fit = target.gpu_fit
+    assert fit is not None
+    counts = list(fit.counts)
+    if tiles < target.processors:
+        power = 2
+        while power <= most:
+            counts.append(power)
+            power *= 2
+        for resident in (1, 2, 3, 4, 6, 8, 12, 16):
+            want = ceildiv(resident * target.processors, tiles)
+            if want <= most:
+                counts.append(_factor_for_count(problem.k, want, align))
+    return list(dict.fromkeys(counts))
+
+
+def chunk_tiles_of(problem: Problem, target: Target) -> int:
+    """The workgroup tiles of one static chunk's output (M padded)."""
+    fit = target.gpu_fit
+    assert fit is not None
+    rows = padded_rows(problem.m, fit.pad_m)
+    tile = _chunk_tile(fit, rows, problem.n)
+    return problem.batch * ceildiv(rows, tile[0]) * ceildiv(problem.n, tile[1])
+
+
+NEAR_MOST_IN_FLIGHT = 0.9
+"""Where no count covers the latency, the counts with at least this share of
+the most bytes in flight any count reaches are taken as reaching it."""
+
+
+def _weighed(
+    candidates: list[tuple[int, Estimate]], measured: tuple[int, ...], target: Target
+) -> list[tuple[int, Estimate]]:
+    """The candidates the GPU model chooses among: those that fill the
+    machine (a workgroup on every processor, and the bytes in flight that
+    cover the latency); else, of those that launch a wave, the ones with
+    about the most bytes in flight the tiles allow (a tiny output's panels
+    are thin). Among them the measured counts where there are any, since
+    the model's times at other counts are extrapolations (256x256x65536 in
+    f32 ran best in 128 chunks, 2.37 ms, where the model prefers 64 and is
+    3.5x off). So a starved, memory-bound output (32x32x500009: 127
+    workgroups on 304 CUs in 128 chunks) takes any count that fills the
+    machine: only every processor reading, enough at a time, reaches the
+    memory's bandwidth. Where no count launches a wave (a K too short for
+    one), the measured counts alone."""
+    fit = target.gpu_fit
+    assert fit is not None
+    wave = [(f, e) for f, e in candidates if e.workgroups >= target.processors]
+    covered = [(f, e) for f, e in wave if e.in_flight >= fit.latency_bytes]
+    if not covered and wave:
+        most = max(e.in_flight for _, e in wave)
+        covered = [(f, e) for f, e in wave if e.in_flight >= most * NEAR_MOST_IN_FLIGHT]
+    if covered:
+        return [(f, e) for f, e in covered if f in measured] or covered
+    return [(f, e) for f, e in candidates if f in measured]
 
 
 IREE_SPLIT_MAX_OUTPUT = 2048 * 4096
@@ -945,16 +1075,25 @@ def _choose_gpu(problem: Problem, target: Target) -> Choice:
     candidates: list[tuple[int, Estimate]] = []
     short: list[int] = []
     large: list[str] = []
-    for factor in fit.counts:
+    tiles = chunk_tiles_of(problem, target)
+    seen: set[int] = set()
+    for factor in gpu_counts(problem, target, tiles, fit.align, min(problem.k, MAX_FACTOR)):
+        # The measured counts are named in the reason where none is taken.
         chunk, full, _ = gpu_chunks(problem.k, factor, fit.align)
         if full < 2 or chunk < fit.min_chunk:
-            short.append(factor)
+            if factor in fit.counts:
+                short.append(factor)
             continue
+        if chunk in seen:
+            continue
+        seen.add(chunk)
         e = gpu_estimate(problem, target, factor)
         if e.factor * output > operands * MAX_PARTIALS_SHARE:
-            large.append(f"{factor} chunks' partials ({_mib(e.factor * output)})")
+            if factor in fit.counts:
+                large.append(f"{factor} chunks' partials ({_mib(e.factor * output)})")
             continue
         candidates.append((factor, e))
+    candidates = _weighed(candidates, fit.counts, target)
     if not candidates:
         why = []
         if large:
@@ -979,7 +1118,8 @@ def _choose_gpu(problem: Problem, target: Target) -> Choice:
         best,
         unsplit,
         f"{target.name} chose factor {factor}, {best.describe()}; unsplit {unsplit.describe()}; "
-        f"modeled speedup {unsplit.seconds / best.seconds:.2f}x",
+        f"modeled speedup {unsplit.seconds / best.seconds:.2f}x; "
+        f"{describe_in_flight(best, target, problem)}",
     )
 
 
@@ -1029,6 +1169,8 @@ class OwnKernelParts:
     partials: float
     merge: float
     host_fill: float
+    in_flight: float = 0.0
+    """Operand bytes in flight on an average processor (`Estimate.in_flight`)."""
 
 
 def own_kernel_parts(
@@ -1057,6 +1199,11 @@ def own_kernel_parts(
     slots = target.processors * max(1, round(saturation))
     waves = ceildiv(workgroups, slots)
     bandwidth = target.memory_bandwidth
+    # Each workgroup stages its panels' K step `stages` deep (gemm_tiles).
+    stages = gemm_tiles(target, cls, p.m, p.n, p.k).stages if tile is None else 1
+    in_flight = _in_flight(
+        p, target, p.m, (tile_m, tile_n), workgroups, saturation, step_k * max(1, stages)
+    )
     output_bytes = p.batch * p.m * p.n * p.acc_bytes
     atomics = partials = merge_time = 0.0
     if count > 1 and merge == "deterministic":
@@ -1066,8 +1213,8 @@ def own_kernel_parts(
         atomics = p.batch * p.m * p.n * count / target.processors
     return OwnKernelParts(
         count, chunk, workgroups, waves, workgroups / (waves * slots), work,
-        sum(_operand_bytes(p)) / bandwidth, fit.launch, atomics, partials, merge_time,
-        fit.launch + output_bytes / bandwidth,
+        sum(_operand_bytes(p)) / (bandwidth * in_flight_share(in_flight, fit)), fit.launch,
+        atomics, partials, merge_time, fit.launch + output_bytes / bandwidth, in_flight,
     )
 
 
@@ -1092,7 +1239,7 @@ def own_kernel_estimate(
     partials = parts.atomics / atomic_rate if parts.atomics else parts.partials
     return Estimate(
         parts.count, parts.chunk, parts.workgroups, parts.waves, parts.fill, 0, None, main,
-        partials, parts.merge, parts.host_fill,
+        partials, parts.merge, parts.host_fill, in_flight=parts.in_flight,
     )
 
 
@@ -1121,26 +1268,39 @@ def _own_candidates(
     assert own is not None and fit is not None
     operands = sum(_operand_bytes(problem))
     output = problem.batch * problem.m * problem.n * problem.acc_bytes
-    found: list[Estimate] = []
+    found: list[tuple[int, Estimate]] = []
     short, large = [], []
-    for factor in ((1,) if forced else ()) + own.counts:
+    tile_m, tile_n, step_k = gemm_tiles(
+        target, own_kernel_class(problem), problem.m, problem.n, problem.k
+    ).tile
+    tiles = problem.batch * ceildiv(problem.m, tile_m) * ceildiv(problem.n, tile_n)
+    counts = ((1,) if forced else ()) + tuple(
+        gpu_counts(problem, target, tiles, step_k, min(ceildiv(problem.k, step_k), MAX_FACTOR))
+    )
+    for factor in counts:
         e = own_kernel_estimate(problem, target, factor, merge)
-        if any(c.factor == e.factor for c in found):
+        if any(c.factor == e.factor for _, c in found):
             continue
+        measured = factor in own.counts
         if not forced and (e.factor < 2 or e.chunk < fit.min_chunk):
-            short.append(str(factor))
+            if measured:
+                short.append(str(factor))
             continue
         if not forced and e.factor * output > operands * MAX_PARTIALS_SHARE:
-            large.append(str(factor))
+            if measured:
+                large.append(str(factor))
             continue
-        found.append(e)
+        found.append((factor, e))
     why = []
     if short:
         counts = " or ".join(short)
         why.append(f"{counts} chunks of K = {problem.k} would be shorter than {fit.min_chunk}")
     if large:
         why.append(f"{' or '.join(large)} chunks would add up to more than the operands")
-    return found, "; ".join(why)
+    # IREE's chunks' counts where one launches a wave, else any that does.
+    # `kernel=own` weighs one chunk beside them.
+    found = _weighed(found, ((1,) if forced else ()) + own.counts, target)
+    return [e for _, e in found], "; ".join(why)
 
 
 def _iree_form(iree: Choice) -> str:
@@ -1149,6 +1309,15 @@ def _iree_form(iree: Choice) -> str:
     if iree.factor > 1:
         return f"IREE's code in {iree.factor} static chunks"
     return "IREE's code whole"
+
+
+def _basis(term_basis: str) -> str:
+    """What an unmeasured rate rests on, in words."""
+    return {
+        SCALED: "scaled from another GPU's peaks",
+        BOUNDED: "bounded by IREE's measured code",
+        ANCHORED: "anchored on another kernel's runs",
+    }.get(term_basis, term_basis)
 
 
 def _never_timed(term_basis: str) -> str:
@@ -1191,25 +1360,31 @@ def choose_kernel(
     )
     merged = "store" if best.factor == 1 else merge
     told = f"own kernel {best.describe()} (merge {merged}); {iree_form}"
+    in_flight = describe_in_flight(best, target, problem)
     if kernel == "own":
-        told = f"{told} ({_never_timed(term.basis)})"
+        told = f"{told} ({_never_timed(term.basis)}); {in_flight}"
         return KernelChoice("own", iree, best, merged, f"kernel=own: {told}")
-    if term.basis == SCALED:
+    if term.basis != MEASURED:
+        # Nothing unmeasured outranks a measured path: IREE's forms are
+        # priced by terms fitted to device runs (GpuFit), the own kernel's
+        # are not until bench/fit_own_kernel.py fits them.
         return KernelChoice(
             "iree", iree, best, merge,
-            f"kept IREE's code: {told}; not weighed: the own kernel's "
-            f"{own_kernel_class(problem)} rate on {target.name} is scaled from another GPU's "
-            "peaks (nothing of it ran there; kernel=own takes it)",
+            f"own kernel not measured on {target.name}: its {own_kernel_class(problem)} rate "
+            f"is {_basis(term.basis)}, not fitted to a device run (bench/fit_own_kernel.py); "
+            f"kept {_iree_form(iree)}, priced by the GPU model's terms fitted to H200 runs: {told} "
+            "(kernel=own takes it)",
         )
     if best.seconds <= iree_time * (1 - own.min_gain):
         return KernelChoice(
             "own", iree, best, merged,
             f"chose xsplit's own kernel: {told}; modeled {iree_time / best.seconds:.2f}x "
-            f"({_never_timed(term.basis)})",
+            f"({_never_timed(term.basis)}); {in_flight}",
         )
     return KernelChoice(
         "iree", iree, best, merge,
-        f"kept IREE's code: {told}; the own kernel is not modeled {own.min_gain:.0%} faster",
+        f"kept IREE's code: {told}; the own kernel, its rate measured, is not modeled "
+        f"{own.min_gain:.0%} faster",
     )
 
 

@@ -95,7 +95,17 @@ class GpuFit:
     min_chunk: int
     """The shortest chunk of K the model considers."""
     counts: tuple[int, ...]
-    """The chunk counts the model chooses among: those measured on every shape."""
+    """The chunk counts measured on every shape. The model weighs these and
+    any other count (`cost_model.gpu_counts`): where the output's tiles are
+    fewer than the processors, the counts that fill whole waves."""
+    latency_bytes: int = 32 * 1024
+    """Bytes one processor needs in flight to read at its share of the
+    memory's bandwidth (Little's law: an H200's 4.8 TB/s over 132 SMs at
+    about 0.9 us of latency is 32 KiB an SM)."""
+    in_flight_k: tuple[tuple[str, int], ...] = (("f32", 64), ("f16", 128))
+    """Steps of K a chunk workgroup has in flight, by element class: f32 on
+    split-k's tiles reads K 32 at a time two stages deep (prefetch 2); f16
+    on IREE's tensor-core tiles 8 intrinsics of 16, one stage."""
 
 
 @dataclass(frozen=True)
