@@ -88,9 +88,13 @@ def own_kernel_parts(
     own, fit = target.own_kernel, target.gpu_fit
     assert own is not None and fit is not None
     p = problem
+    # Each workgroup stages its panels' K step `stages` deep (one where the
+    # tile is given: the fit's runs name no stages).
+    stages = 1
     if tile is None:
         # The tiles gemm-kernel takes for this op: the target's table.
-        tile = gemm_tiles(target, own_kernel_class(p), p.m, p.n, p.k).tile
+        table = gemm_tiles(target, own_kernel_class(p), p.m, p.n, p.k)
+        tile, stages = table.tile, table.stages
     tile_m, tile_n, step_k = tile
     count = chunk_count(p.k, min(factor, ceildiv(p.k, step_k)), step_k)
     chunk = chunk_size(p.k, count, step_k)
@@ -105,8 +109,6 @@ def own_kernel_parts(
     slots = target.processors * max(1, round(saturation))
     waves = ceildiv(workgroups, slots)
     bandwidth = target.memory_bandwidth
-    # Each workgroup stages its panels' K step `stages` deep (gemm_tiles).
-    stages = gemm_tiles(target, cls, p.m, p.n, p.k).stages if tile is None else 1
     in_flight = workgroups_in_flight(
         p, target, p.m, (tile_m, tile_n), workgroups, saturation, step_k * max(1, stages)
     )

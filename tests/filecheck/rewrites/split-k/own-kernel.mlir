@@ -173,7 +173,7 @@ func.func @half_accumulator(%a: tensor<20x300xf16>, %b: tensor<300x24xf16>, %c: 
 // times (IREE's staged chunks at 163 GFLOP/s an SM beat the own kernel's
 // anchored 144 and its atomics anyway). The own kernel takes its table's
 // 128x128 tiles on this output (4 of them), in 128 chunks: in 32, its 128
-// workgroups would hold 9 KiB in flight an SM, short of the 32 KiB that
+// workgroups would hold 19 KiB in flight an SM, short of the 32 KiB that
 // cover the memory's latency.
 // CHOICE: remark: split-k: own kernel not measured on sm_80: its f32 rate is anchored on another kernel's runs
 // CHOICE-SAME: kept IREE's code in 128 static chunks
