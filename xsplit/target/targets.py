@@ -95,9 +95,11 @@ class GpuFit:
     min_chunk: int
     """The shortest chunk of K the model considers."""
     counts: tuple[int, ...]
-    """The chunk counts measured on every shape. The model weighs these and
-    any other count (`cost_model.gpu_counts`): where the output's tiles are
-    fewer than the processors, the counts that fill whole waves."""
+    """The chunk counts measured on every shape, which the model prefers.
+    Where the output's tiles are fewer than the processors it also weighs
+    powers of two and the counts that fill whole waves
+    (`cost_model.gpu.gpu_counts`), and takes one of them only where none of
+    these fills the machine (`cost_model.gpu.weighed_counts`)."""
     latency_bytes: int = 32 * 1024
     """Bytes one processor needs in flight to read at its share of the
     memory's bandwidth (Little's law: an H200's 4.8 TB/s over 132 SMs at
@@ -129,7 +131,9 @@ class OwnKernelFit:
     atomic_rate: float
     """f32 atomic adds per second into global memory, per processor."""
     counts: tuple[int, ...]
-    """The chunk counts the model chooses among (IREE's chunks' counts)."""
+    """The chunk counts the model prefers (IREE's chunks' measured counts);
+    where none of them fills the machine, it weighs any count that does
+    (`cost_model.gpu.gpu_counts`)."""
     min_gain: float
     """The own kernel is chosen only where it is modeled this much faster
     than IREE's best form: its terms are unmeasured, IREE's measured."""
