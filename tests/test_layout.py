@@ -232,7 +232,7 @@ def test_layers_by_package():
 MAX_LINES = 1000
 """No file under `xsplit/` is longer: a longer one is split along its seams."""
 
-OVER_THE_LIMIT = {"xsplit/dialects/xsplit_gemm.py", "xsplit/analysis/cost_model.py"}
+OVER_THE_LIMIT = {"xsplit/dialects/xsplit_gemm.py"}
 """Files still over while they are being split (xsplit_gemm by level, the
 cost model per backend). An entry whose file is back under the limit must go."""
 

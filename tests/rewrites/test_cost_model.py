@@ -330,7 +330,7 @@ def test_narrow_strips_with_few_page_offsets_count_larger(k: int) -> None:
     counts four times its size; rows 1824 bytes apart reach every slot. A
     strip of several register tiles counts its size: split-k's own tiles on
     64x384 take 128 columns, and the model prices their panel as it is."""
-    from xsplit.analysis.cost_model import _crowding, _fixed_tiles, _tile_with
+    from xsplit.analysis.cost_model.cpu import _crowding, _fixed_tiles, _tile_with
 
     cpu = targets.cpu_target(NAMED_CPUS["znver4"])
     assert cpu.cpu is not None

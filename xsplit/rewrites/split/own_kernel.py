@@ -13,8 +13,9 @@ gridwise kernel, lowered here through `lower-gridwise-gemm`,
 `lower-blockwise-gemm` and `lower-threadwise-gemm`; the function becomes a
 host (`xsplit.host`, signature kept): buffers of the operands, C allocated
 and filled (or copied from the init), the kernel called, a tensor of C.
-`export-dispatch{target=...}` turns the host back into tensors around the
-kernel's dispatch (`auto` runs it), and `xsplit simulate` runs the host.
+`materialize-late` (or `export-dispatch{target=...}`) turns the host back
+into tensors around the kernel's dispatch, for the target each kernel
+records (`xsplit.kernel_target`), and `xsplit simulate` runs the host.
 
 What the kernel cannot take stays on split-k's other patterns, with a
 remark saying why: a matmul with indexing maps (transposed, broadcast), a
@@ -24,7 +25,7 @@ f16 or f32, a target that is no GPU.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp, TensorType, f16, f32
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType, f16, f32
 from xdsl.ir import Operation
 
 from xsplit import attr_names
@@ -176,6 +177,8 @@ def lower_to_own_kernel(m: Match, ir: IRBuilder) -> None:
         op.detach()
     for op in kernels:
         if attr_names.HOST not in op.attributes:
+            # materialize-late exports it for the target it was lowered for.
+            op.attributes[attr_names.KERNEL_TARGET] = StringAttr(target_name)
             sub.fn.parent_block().insert_op_before(op, sub.fn)  # type: ignore[union-attr]
     write_host(sub, name, kernels)
 
