@@ -485,7 +485,7 @@ def root_is(*names: str) -> Constraint:
     )
 
 
-def not_inside(*names: str) -> Constraint:
+def not_inside(*names: str, description: str | None = None) -> Constraint:
     """The root is not nested, at any depth, in an op named one of `names`
     (an op carried unregistered counts by the name it was written with)."""
     wanted = frozenset(names)
@@ -499,7 +499,7 @@ def not_inside(*names: str) -> Constraint:
             parent = parent.parent_op()
         return True
 
-    return _structural(f"is not inside {' or '.join(sorted(wanted))}", test)
+    return _structural(description or f"is not inside {' or '.join(sorted(wanted))}", test)
 
 
 def no_discardable_attributes() -> Constraint:

@@ -48,7 +48,18 @@ from xsplit.rewrites.dispatch.form_dispatch_regions import (
     is_graph_level,
     new_dispatch_region,
 )
-from xsplit.rewrites.dsl import Match, Option, Pattern, where
+from xsplit.rewrites.dsl import (
+    Constraint,
+    Match,
+    Option,
+    Pattern,
+    Template,
+    attr,
+    operand,
+    result,
+    root_is,
+    where,
+)
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.target.targets import TARGETS
 
@@ -236,17 +247,16 @@ MATERIALIZE_ENCODING_LATE = Pattern(
 )
 
 
-def _cancels(m: Match) -> bool | str:
-    op = m.root
-    source = op.operands[0].owner
-    inverse = UnsetEncodingOp if isinstance(op, SetEncodingOp) else SetEncodingOp
-    if not isinstance(source, inverse):
-        return "its source is not the inverse op"
-    if source.operands[0].type != op.results[0].type:
-        return "the encodings differ"
-    if not same_device(op, source):
-        return "they run on different devices"
-    return True
+def _on_the_source_device(m: Match) -> bool | str:
+    # Native: where an op runs is an analysis of the module's devices.
+    return same_device(m.root, m["source"]) or "they run on different devices"
+
+
+runs_where_its_source_does = where("runs on its source's device", _on_the_source_device)
+
+
+def _undoes(inverse: str) -> Constraint:
+    return operand(0).defined_by(inverse, capture="source", where=operand(0).capture("x"))
 
 
 FOLD_ENCODING_PAIR = Pattern(
@@ -254,32 +264,23 @@ FOLD_ENCODING_PAIR = Pattern(
     doc="set_encoding(unset_encoding(x)) and unset_encoding(set_encoding(x)) "
     "of the same encoding are x",
     root=(SetEncodingOp, UnsetEncodingOp),
-    where=is_graph_level & where("undoes its source", _cancels),
-    rewrite=lambda m, ir: [m.root.operands[0].owner.operands[0]],  # type: ignore[union-attr]
+    where=is_graph_level
+    & (
+        (root_is(SetEncodingOp.name) & _undoes(UnsetEncodingOp.name))
+        | (root_is(UnsetEncodingOp.name) & _undoes(SetEncodingOp.name))
+    )
+    & result(0).same_type_as("x")
+    & runs_where_its_source_does,
+    rewrite=Template("", results=["$x"]),
     benefit=3,
 )
 
 
-def _unpack_undone(m: Match) -> bool | str:
+def _whole_tiles(m: Match) -> bool | str:
+    # Unpacking drops padding the pack would refill with its own value.
     pack = m.root
     assert isinstance(pack, PackOp)
-    unpack = pack.source.owner
-    if not isinstance(unpack, UnpackOp):
-        return "its source is not an unpack"
-    same = (
-        unpack.dims_pos == pack.dims_pos
-        and unpack.tiles == pack.tiles
-        and unpack.perm == pack.perm
-        and unpack.source.type == pack.result.type
-        and not pack.inner_tiles
-    )
-    if not same:
-        return "the layouts differ"
-    if not same_device(pack, unpack):
-        return "they run on different devices"
-    # Unpacking drops padding the pack would refill with its own value.
-    t = unpack.dest.type
-    shape = t.get_shape()  # type: ignore[attr-defined]
+    shape = m["unpack"].dest.type.get_shape()
     if any(shape[d] % tile for d, tile in zip(pack.dims_pos, pack.tiles)):
         return "the unpacked tensor has partial tiles"
     return True
@@ -290,8 +291,25 @@ FOLD_UNPACK_PACK = Pattern(
     doc="pack(unpack(x)) with the same layout and whole tiles is x",
     root=PackOp,
     where=is_graph_level
-    & where("packs what an unpack with the same layout unpacked", _unpack_undone),
-    rewrite=lambda m, ir: [m.root.operands[0].owner.operands[0]],  # type: ignore[union-attr]
+    & where("has static tiles", lambda m: not m.root.inner_tiles or "its tiles are dynamic")
+    & attr("inner_dims_pos").capture("dims_pos")
+    & attr("static_inner_tiles").capture("tiles")
+    & attr("outer_dims_perm").capture("perm")
+    & operand(0).defined_by(
+        UnpackOp.name,
+        capture="unpack",
+        where=operand(0).capture("x")
+        & attr("inner_dims_pos").equals_capture("dims_pos")
+        & attr("static_inner_tiles").equals_capture("tiles")
+        & attr("outer_dims_perm").equals_capture("perm"),
+    )
+    & result(0).same_type_as("x")
+    & where("the unpacked tensor has whole tiles", _whole_tiles)
+    & where(
+        "runs on its source's device",
+        lambda m: same_device(m.root, m["unpack"]) or "they run on different devices",
+    ),
+    rewrite=Template("", results=["$x"]),
     benefit=3,
 )
 
