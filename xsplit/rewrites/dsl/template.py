@@ -141,7 +141,8 @@ class Template:
             elif _is_value_list(value):
                 for i, v in enumerate(value):
                     arguments[(name, i)] = v.type
-        body = "\n".join(_expand(self.text.splitlines(), values, {}, m))
+        names: dict[tuple[str, str], str] = {}
+        body = "\n".join(_expand(self.text.splitlines(), values, {}, m, names))
         args = ", ".join(f"{_arg_name(n, i)}: {t}" for (n, i), t in arguments.items())
         source = f"func.func @xsplit_template({args}) {{\n{body}\n  func.return\n}}\n"
         try:
@@ -149,6 +150,7 @@ class Template:
         except XsplitError as e:
             raise XsplitError(f"bad template: {e.message}\n{source}") from None
         (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
+        _name_values(function, {unique: wanted for (_, wanted), unique in names.items()})
         order = list(arguments)
         return _Parsed(function, tuple(order), self._find_results(function, order, m))
 
@@ -232,8 +234,23 @@ def _element_type(t: Attribute) -> Attribute:
     return t.get_element_type() if isinstance(t, ContainerType) else t  # type: ignore[return-value]
 
 
+def _name_values(function: func.FuncOp, wanted: dict[str, str]) -> None:
+    """Gives the values a name hole defined the names the holes asked for
+    (none for a number), now that they parsed under unique ones."""
+    for op in function.walk():
+        values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+        for value in values:
+            if value.name_hint in wanted:
+                name = wanted[value.name_hint]
+                value.name_hint = None if name.isdigit() else name
+
+
 def _expand(
-    lines: list[str], values: dict[str, Any], loops: dict[str, int], m: Match
+    lines: list[str],
+    values: dict[str, Any],
+    loops: dict[str, int],
+    m: Match,
+    names: dict[tuple[str, str], str],
 ) -> list[str]:
     """The template's lines with `$for` blocks unrolled and holes filled."""
     out: list[str] = []
@@ -244,7 +261,7 @@ def _expand(
         if opened is None:
             if _END.match(line):
                 raise XsplitError("bad template: $end without $for", m.root)
-            out.append(_fill(line, values, loops, m))
+            out.append(_fill(line, values, loops, m, names))
             i += 1
             continue
         depth, j = 1, i + 1
@@ -260,13 +277,32 @@ def _expand(
         if not isinstance(count, int):
             raise XsplitError(f"template $for needs a count, ${count_name} is {count!r}", m.root)
         for index in range(start, count):
-            out += _expand(lines[i + 1 : j - 1], values, {**loops, var: index}, m)
+            out += _expand(lines[i + 1 : j - 1], values, {**loops, var: index}, m, names)
         i = j
     return out
 
 
-def _fill(line: str, values: dict[str, Any], loops: dict[str, int], m: Match) -> str:
+def _fill(
+    line: str,
+    values: dict[str, Any],
+    loops: dict[str, int],
+    m: Match,
+    names: dict[tuple[str, str], str],
+) -> str:
     def fill(hole: re.Match[str]) -> str:
+        text = fill_value(hole)
+        # A hole that names an SSA value (`%$a_chunk`): two holes may ask for
+        # one name (two unnamed inputs' `input_tail`), as two values can
+        # share a name hint; each hole's value parses under a unique name,
+        # given the asked-for name after parsing (`_name_values`).
+        if hole.start() > 0 and line[hole.start() - 1] == "%" and hole.group(1) not in loops:
+            key = (hole.group(0), text)
+            if key not in names:
+                names[key] = f"xsplit{len(names)}name"
+            return names[key]
+        return text
+
+    def fill_value(hole: re.Match[str]) -> str:
         name, index_text, suffix = hole.group(1), hole.group(2), hole.group(3)
         if name in loops:
             if index_text is not None:

@@ -124,6 +124,14 @@ from xsplit.rewrites.split.grouped import (
     with_leading_unit,
     without_leading_unit,
 )
+from xsplit.rewrites.split.static_chunks import (
+    STATIC_CHUNKS,
+    STATIC_CHUNKS_AND_TAIL,
+    a_plain_static_matmul,
+    chunks_are_the_options,
+    k_cuts_into_static_chunks,
+    leaves_no_tail,
+)
 from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
 from xsplit.target.gpu_tiles import split_alignment
 from xsplit.target.targets import TARGETS, Target, target
@@ -693,6 +701,38 @@ SPLIT_K_ALIGNED = Pattern(
     memo=_shape,
 )
 
+SPLIT_K_STATIC_CHUNKS = Pattern(
+    name="split-k-static-chunks",
+    doc="a static linalg.matmul: whole chunks of K in an scf.forall, then a linalg.reduce "
+    "merge (static_chunks.STATIC_CHUNKS, the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & chunks_are_the_options
+    & splits
+    & k_cuts_into_static_chunks
+    & leaves_no_tail,
+    rewrite=STATIC_CHUNKS,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_shape,
+)
+
+SPLIT_K_STATIC_CHUNKS_AND_TAIL = Pattern(
+    name="split-k-static-chunks-and-tail",
+    doc="a static linalg.matmul: whole chunks of K in an scf.forall, the rest of K beside "
+    "it, then one merge (static_chunks.STATIC_CHUNKS_AND_TAIL, the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & chunks_are_the_options
+    & splits
+    & k_cuts_into_static_chunks
+    & ~leaves_no_tail,
+    rewrite=STATIC_CHUNKS_AND_TAIL,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_shape,
+)
+
 SPLIT_K_FORALL = Pattern(
     name="split-k-forall",
     doc="partial reductions over K-chunks in an scf.forall, then a linalg.reduce merge",
@@ -830,6 +870,8 @@ SPLIT_K = Pass(
         SPLIT_K_EXPAND,
         SPLIT_K_GROUPED,
         SPLIT_K_ALIGNED,
+        SPLIT_K_STATIC_CHUNKS,
+        SPLIT_K_STATIC_CHUNKS_AND_TAIL,
         SPLIT_K_FORALL,
     ],
     OPTIONS,
