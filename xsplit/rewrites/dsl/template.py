@@ -39,7 +39,7 @@ from typing import Any
 
 from xdsl.builder import Builder
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ContainerType, ModuleOp
+from xdsl.dialects.builtin import ContainerType, ModuleOp, UnknownLoc
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xsplit.diagnostics import XsplitError
@@ -151,6 +151,10 @@ class Template:
             raise XsplitError(f"bad template: {e.message}\n{source}") from None
         (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
         _name_values(function, {unique: wanted for (_, wanted), unique in names.items()})
+        # What a template makes is located where its root was (the engine
+        # sees to it), never in the template's text.
+        for op in function.walk():
+            op.location = UnknownLoc()
         order = list(arguments)
         return _Parsed(function, tuple(order), self._find_results(function, order, m))
 

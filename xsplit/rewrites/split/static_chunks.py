@@ -165,7 +165,7 @@ def _name(m: Match, operand: str, part: str) -> str:
 
 # The match side, beyond what every split-k strategy needs (`split_k.splits`).
 
-_MATMUL_MAPS = ArrayAttr(
+MATMUL_MAPS = ArrayAttr(
     [
         AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (i, k))),
         AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (k, j))),
@@ -183,7 +183,7 @@ def _capture_static_chunks(m: Match) -> bool | str:
 
 a_plain_static_matmul: Constraint = (
     root_is("linalg.matmul")
-    & attr("indexing_maps").equals(_MATMUL_MAPS)
+    & attr("indexing_maps").equals(MATMUL_MAPS)
     & no_discardable_attributes()
     & input(0).has_static_shape()
     & input(1).has_static_shape()
