@@ -336,6 +336,21 @@ class ValueRef:
 
         return self._check(f"has the type of ${name}", test)
 
+    def same_element_type_as(self, name: str) -> Constraint:
+        """The value's element type is that of the value captured as `name`."""
+
+        def test(v: SSAValue, m: Match) -> bool | str:
+            other = m.captures.get(name)
+            if not isinstance(other, SSAValue):
+                return f"${name} is not a captured value"
+            mine, theirs = (
+                t.get_element_type() if isinstance(t, TensorType) else t
+                for t in (v.type, other.type)
+            )
+            return mine == theirs or f"its element type is {mine}, ${name}'s {theirs}"
+
+        return self._check(f"has the element type of ${name}", test)
+
     def has_one_use(self) -> Constraint:
         return self._check(
             "has one use",

@@ -116,7 +116,7 @@ from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.split.aligned_split import aligned_chunks, aligned_split_applies, split_aligned
 from xsplit.rewrites.split.chunks import ChunkPlan, plan_chunks
 from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
-from xsplit.rewrites.split.expand_split import split_with_expand
+from xsplit.rewrites.split.expand_split import EXPANDED_MATMUL, one_float_type, split_with_expand
 from xsplit.rewrites.split.forall_split import split_with_forall
 from xsplit.rewrites.split.grouped import (
     grouped_applies,
@@ -688,6 +688,25 @@ SPLIT_K_EXPAND = Pattern(
     memo=_shape,
 )
 
+SPLIT_K_EXPAND_MATMUL = Pattern(
+    name="split-k-expand-matmul",
+    doc="a static linalg.matmul of one float type: K = S x K/S through tensor.expand_shape, "
+    "a batched linalg.generic, then a merge (expand_split.EXPANDED_MATMUL, the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & one_float_type
+    & chunks_are_the_options
+    & (option("strategy") == "expand")
+    & splits
+    & expand_expresses_it
+    & chunk_count_divides_k,
+    rewrite=EXPANDED_MATMUL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_shape,
+)
+
 SPLIT_K_ALIGNED = Pattern(
     name="split-k-aligned",
     doc="static chunks of a multiple of align= in an scf.forall, the zero-padded tail "
@@ -867,6 +886,7 @@ SPLIT_K = Pass(
         EXPAND_FALLS_BACK,
         EXPAND_NEEDS_DIVIDING_FACTOR,
         GROUPED_FALLS_BACK,
+        SPLIT_K_EXPAND_MATMUL,
         SPLIT_K_EXPAND,
         SPLIT_K_GROUPED,
         SPLIT_K_ALIGNED,
