@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 from xdsl.builder import Builder
 from xdsl.dialects import tensor
+from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -35,8 +36,11 @@ from xsplit.analysis.devices import placement, same_device
 from xsplit.diagnostics import remark
 from xsplit.dialects.flow import ReturnOp
 from xsplit.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
-from xsplit.dialects.linalg_layout import PackOp, UnpackOp
+from xsplit.dialects.linalg_layout import PackOp, UnpackOp, packed_shape
+from xsplit.dialects.utils import zero_attr
 from xsplit.rewrites.common.encodings import (
+    Layout,
+    layout_of,
     EncodedContraction,
     drop,
     match_encoded,
@@ -55,12 +59,16 @@ from xsplit.rewrites.dsl import (
     Pattern,
     Template,
     attr,
+    init,
+    input,
+    no_discardable_attributes,
     operand,
     result,
     root_is,
     where,
 )
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 from xsplit.target.targets import TARGETS
 
 TARGET_OPTION = Option(
@@ -313,9 +321,97 @@ FOLD_UNPACK_PACK = Pattern(
     benefit=3,
 )
 
+# A plain encoded matmul with an encoded init, on a target that data-tiles,
+# materialized at graph level: the IR as a template.
+
+PACKED_MATMUL = Template(
+    """
+%0 = tensor.empty() : $a_packed
+%1 = arith.constant $a_zero
+%2 = linalg.pack $a padding_value(%1 : $a.element_type) $a_perm inner_dims_pos = [$a_dims] inner_tiles = [$a_tiles] into %0 : $a.type -> $a_packed
+%3 = tensor.empty() : $b_packed
+%4 = arith.constant $b_zero
+%5 = linalg.pack $b padding_value(%4 : $b.element_type) $b_perm inner_dims_pos = [$b_dims] inner_tiles = [$b_tiles] into %3 : $b.type -> $b_packed
+%6 = tensor.empty() : $c_packed
+%7 = arith.constant $c_zero
+%8 = linalg.pack $c padding_value(%7 : $c.element_type) $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %6 : $c.type -> $c_packed
+%9 = linalg.mmt4d ins(%2, %5 : $a_packed, $b_packed) outs(%8 : $c_packed) -> $c_packed
+%10 = tensor.empty() : $c.type
+%11 = linalg.unpack %9 $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %10 : $c_packed -> $c.type
+""",
+    **{
+        f"{name}_{what}": helper
+        for i, name in enumerate("abc")
+        for what, helper in (
+            ("packed", lambda m, i=i: _packed_type(m, i)),
+            ("zero", lambda m, name=name: zero_attr(m[name].type.element_type)),
+            ("perm", lambda m, i=i: _perm_text(_layout(m, i))),
+            ("dims", lambda m, i=i: list(_layout(m, i).inner_dims_pos)),
+            ("tiles", lambda m, i=i: list(_layout(m, i).inner_tiles)),
+        )
+    },
+)
+"""Each operand packed into the target's tiles (B transposed into N-major
+tiles), one mmt4d, and the result unpacked."""
+
+
+def _layout(m: Match, operand: int) -> Layout:
+    return layout_of(m["ec"], operand, m["tiles"])
+
+
+def _packed_type(m: Match, operand: int) -> TensorType:
+    value = m["abc"[operand]]
+    layout = _layout(m, operand)
+    shape = packed_shape(
+        value.type.get_shape(), layout.inner_dims_pos, layout.inner_tiles, layout.outer_dims_perm
+    )
+    return TensorType(value.type.element_type, shape)
+
+
+def _perm_text(layout: Layout) -> str:
+    perm = layout.outer_dims_perm
+    return "" if perm is None else f"outer_dims_perm = [{', '.join(map(str, perm))}]"
+
+
+def _capture_tiles(m: Match) -> bool | str:
+    tiles = _tiles(m)
+    if tiles is None:
+        return "the target drops the encodings"
+    m.captures["tiles"] = tiles
+    return True
+
+
+def _set_from(name: str) -> Constraint:
+    return operand(0).capture(name)
+
+
+encoded_plain_matmul = operand(0).defined_by(
+    "linalg.matmul",
+    where=attr("indexing_maps").equals(MATMUL_MAPS)
+    & no_discardable_attributes()
+    & input(0).defined_by(SetEncodingOp.name, where=_set_from("a"))
+    & input(1).defined_by(SetEncodingOp.name, where=_set_from("b"))
+    & init().defined_by(SetEncodingOp.name, where=_set_from("c")),
+)
+"""unset_encoding(matmul(set_encoding(a), set_encoding(b)) outs(set_encoding(c)))."""
+
+MATERIALIZE_MATMUL_EARLY = Pattern(
+    name="materialize-matmul-early",
+    doc="an encoded plain matmul with an encoded init as graph-level packs, mmt4d and unpack "
+    "(PACKED_MATMUL, the IR as a template)",
+    root=UnsetEncodingOp,
+    where=encoded_plain_matmul
+    & is_encoded_contraction
+    & where("the target data-tiles it", _capture_tiles),
+    rewrite=PACKED_MATMUL,
+    options=["target"],
+    family="materialize-encoding-early",
+)
+
 EARLY_PATTERNS = (
     FOLD_ENCODING_PAIR,
     MATERIALIZE_MERGED_EARLY,
+    MATERIALIZE_MATMUL_EARLY,
     MATERIALIZE_ENCODING_EARLY,
     FOLD_UNPACK_PACK,
 )
