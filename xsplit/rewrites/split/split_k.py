@@ -119,6 +119,7 @@ from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
 from xsplit.rewrites.split.expand_split import EXPANDED_MATMUL, one_float_type, split_with_expand
 from xsplit.rewrites.split.forall_split import split_with_forall
 from xsplit.rewrites.split.grouped import (
+    GROUPED_MATMUL,
     grouped_applies,
     split_with_grouped_gemm,
     with_leading_unit,
@@ -803,6 +804,24 @@ SPLIT_K_GROUPED = Pattern(
     memo=_shape,
 )
 
+SPLIT_K_GROUPED_MATMUL = Pattern(
+    name="split-k-grouped-matmul",
+    doc="a static linalg.matmul of one float type: one linalg_ext.split_grouped_gemm over "
+    "K-groups, then a rock.reduce merge (grouped.GROUPED_MATMUL, the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & one_float_type
+    & chunks_are_the_options
+    & (option("strategy") == "grouped")
+    & splits
+    & grouped_applies,
+    rewrite=GROUPED_MATMUL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_shape,
+)
+
 GROUPED_FALLS_BACK = Remark(
     name="split-k-grouped-falls-back",
     doc="says when strategy=grouped cannot be used and forall is",
@@ -888,6 +907,7 @@ SPLIT_K = Pass(
         GROUPED_FALLS_BACK,
         SPLIT_K_EXPAND_MATMUL,
         SPLIT_K_EXPAND,
+        SPLIT_K_GROUPED_MATMUL,
         SPLIT_K_GROUPED,
         SPLIT_K_ALIGNED,
         SPLIT_K_STATIC_CHUNKS,
