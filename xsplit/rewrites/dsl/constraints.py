@@ -517,6 +517,26 @@ def not_inside(*names: str, description: str | None = None) -> Constraint:
     return _structural(description or f"is not inside {' or '.join(sorted(wanted))}", test)
 
 
+def region_blocks(name: str, count: int) -> Constraint:
+    """The root's region `name` (as its op class names it) holds `count` blocks."""
+
+    def test(m: Match) -> bool | str:
+        blocks = len(getattr(m.root, name).blocks)
+        return blocks == count or f"it has {blocks}"
+
+    return _structural(f"region {name} has {count} block{'s' if count != 1 else ''}", test)
+
+
+def operand_group_size(name: str, count: int) -> Constraint:
+    """The root's variadic operand group `name` holds `count` values."""
+
+    def test(m: Match) -> bool | str:
+        values = len(getattr(m.root, name))
+        return values == count or f"it has {values}"
+
+    return _structural(f"{name} has {count} operand{'s' if count != 1 else ''}", test)
+
+
 def no_discardable_attributes() -> Constraint:
     """The root carries no attributes beyond its own properties."""
     return _structural(
@@ -545,6 +565,8 @@ __all__: Sequence[str] = [
     "leaves",
     "no_discardable_attributes",
     "not_inside",
+    "operand_group_size",
+    "region_blocks",
     "operand",
     "option",
     "reduction_loops",
