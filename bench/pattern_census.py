@@ -16,7 +16,15 @@ import argparse
 from dataclasses import dataclass
 
 from xsplit.passes import load_builtin_passes
-from xsplit.rewrites.dsl import PASSES, Pattern, Remark, Template, is_structural, leaves
+from xsplit.rewrites.dsl import (
+    PASSES,
+    Pattern,
+    Remark,
+    Template,
+    UpdateRoot,
+    is_structural,
+    leaves,
+)
 from xsplit.rewrites.dsl.constraints import Predicate
 
 
@@ -27,6 +35,8 @@ class Entry:
     kind: str
     """`rewrite` or `remark`."""
     template: bool
+    in_place: bool
+    """Its rewrite is an `UpdateRoot`: declared, but no IR is produced."""
     structural: bool
     native: int
     """How many of its match tests are native (Python given to `where`)."""
@@ -53,6 +63,7 @@ def census() -> list[Entry]:
                     pattern.name,
                     "remark" if isinstance(pattern, Remark) else "rewrite",
                     isinstance(pattern, Pattern) and isinstance(pattern.rewrite, Template),
+                    isinstance(pattern, Pattern) and isinstance(pattern.rewrite, UpdateRoot),
                     is_structural(pattern.where),
                     native,
                 )
@@ -79,7 +90,7 @@ def main() -> None:
         for e in entries:
             print(
                 f"{e.pass_name:28} {e.name:48} {e.kind:7} "
-                f"{'template' if e.template else '-':8} "
+                f"{'template' if e.template else 'in-place' if e.in_place else '-':8} "
                 f"{'structural' if e.structural else f'{e.native} native'}"
             )
     n = len(entries)
@@ -88,6 +99,8 @@ def main() -> None:
         f"template rewrites: {len(templates)} "
         f"({100 * len(templates) / n:.0f}% of all, {100 * len(templates) / len(rewrites):.0f}% of rewrites)"
     )
+    in_place = [e for e in rewrites if e.in_place]
+    print(f"in-place declared rewrites (UpdateRoot): {len(in_place)}")
     print(f"structural matches: {len(structural)} ({100 * len(structural) / n:.0f}%)")
 
 

@@ -137,3 +137,34 @@ def test_holes_list_captures_helpers_and_counts_not_loop_indices() -> None:
     )
     assert t.holes == ["x", "ys", "n", "z"]
     assert where  # the module imports stay used
+
+
+def test_update_root_sets_attributes_in_place_and_remarks() -> None:
+    from xdsl.dialects.builtin import IntegerAttr, i64
+
+    from xsplit.diagnostics import collect_remarks
+    from xsplit.rewrites.dsl import UpdateRoot
+
+    Pass(
+        "test-t-update",
+        "template test",
+        [
+            Pattern(
+                name="test-t-update",
+                doc="marks each add with its operand's width",
+                root="arith.addi",
+                where=operand(0).capture("x") & ~where(
+                    "is marked", lambda m: "xsplit.width" in m.root.attributes
+                ),
+                rewrite=UpdateRoot(
+                    {"xsplit.width": lambda m: IntegerAttr(_width(m), i64)},
+                    remark=lambda m: f"width {_width(m)}",
+                ),
+            )
+        ],
+    )
+    with collect_remarks() as remarks:
+        out = rewrite(SRC, "test-t-update")
+    assert "%0 = arith.addi %a, %b {xsplit.width = 32 : i64} : i32" in out
+    assert "%1 = arith.addi %c, %c {xsplit.width = 64 : i64} : i64" in out
+    assert [r.split("remark: ")[-1] for r in remarks] == ["width 32", "width 64"]

@@ -35,7 +35,7 @@ from xsplit.rewrites.dsl.constraints import (
 from xsplit.rewrites.dsl.declared_pass import PASSES, Option, OptionError, Pass
 from xsplit.rewrites.dsl.engine import engine_settings
 from xsplit.rewrites.dsl.pattern import Check, Pattern, Remark, positive
-from xsplit.rewrites.dsl.template import Template
+from xsplit.rewrites.dsl.template import Template, UpdateRoot
 
 __all__ = [
     "ALWAYS",
@@ -51,6 +51,7 @@ __all__ = [
     "Pattern",
     "Remark",
     "Template",
+    "UpdateRoot",
     "attr",
     "ceildiv",
     "dim",

@@ -44,7 +44,7 @@ class PatternGroup(Protocol):
     max_rewrites: int
 
     def families_of(self, r: Remark) -> frozenset[str]: ...
-from xsplit.rewrites.dsl.template import Template
+from xsplit.rewrites.dsl.template import Template, UpdateRoot
 
 
 @dataclass
@@ -213,6 +213,8 @@ class Engine:
             replacements = self.templates[key].instantiate(root, builder)
         else:
             if isinstance(pattern.rewrite, Template):
+                replacements = pattern.rewrite.rewrite(m, builder)
+            elif isinstance(pattern.rewrite, UpdateRoot):
                 replacements = pattern.rewrite.rewrite(m, builder)
             else:
                 result = pattern.rewrite(m, IRBuilder(builder))

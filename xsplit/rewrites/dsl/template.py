@@ -346,3 +346,27 @@ def _fill(
         return _text(value) + (suffix if suffix == ".prev" else "")
 
     return _HOLE.sub(fill, line)
+
+
+class UpdateRoot:
+    """A rewrite that changes the root in place, as PDLL's
+    `rewrite root with { ... }`: it sets the attributes `attributes` names to
+    what their helpers return, and makes the remark `remark` returns, if any.
+    The root keeps its operands, results and uses."""
+
+    def __init__(
+        self, attributes: dict[str, Helper], remark: Helper | None = None
+    ):
+        self.attributes = dict(attributes)
+        self.remark = remark
+
+    def __repr__(self) -> str:
+        return f"UpdateRoot({sorted(self.attributes)})"
+
+    def rewrite(self, m: Match, builder: Builder) -> None:
+        from xsplit.diagnostics import remark
+
+        for name, helper in self.attributes.items():
+            m.root.attributes[name] = helper(m)
+        if self.remark is not None:
+            remark(m.root, self.remark(m))

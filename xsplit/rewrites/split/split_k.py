@@ -106,6 +106,7 @@ from xsplit.rewrites.dsl import (
     Pass,
     Pattern,
     Remark,
+    UpdateRoot,
     ceildiv,
     divides,
     option,
@@ -647,12 +648,13 @@ def _capture_iree_chunk(m: Match) -> bool | str:
     return True
 
 
-def _leave_to_iree(m: Match, ir: IRBuilder) -> None:
-    """Sets IREE's chunk on the op in place; IREE forms the split dispatch
-    (`iree-dispatch-creation-form-split-reduction-dispatches`) and its merge
-    as under its flag. A chunk that divides K keeps IREE's chunks static."""
-    m.root.attributes[SPLIT_REDUCTION] = split_reduction_sizes([m["iree_chunk"]])
-    remark(m.root, m["iree_reason"])
+LEAVE_TO_IREE = UpdateRoot(
+    {SPLIT_REDUCTION: lambda m: split_reduction_sizes([m["iree_chunk"]])},
+    remark=lambda m: m["iree_reason"],
+)
+"""IREE's chunk set on the op in place; IREE forms the split dispatch
+(`iree-dispatch-creation-form-split-reduction-dispatches`) and its merge as
+under its flag. A chunk that divides K keeps IREE's chunks static."""
 
 
 SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
@@ -668,7 +670,7 @@ SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
         lambda m: SPLIT_REDUCTION not in m.root.attributes or f"it has {SPLIT_REDUCTION}",
     )
     & where("the model leaves it to IREE's own split", _capture_iree_chunk),
-    rewrite=_leave_to_iree,
+    rewrite=LEAVE_TO_IREE,
     benefit=5,
     options=[o.name for o in OPTIONS],
 )
