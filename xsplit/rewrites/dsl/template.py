@@ -32,6 +32,7 @@ root by a captured value (DRR's `replaceWithValue`), with no ops at all.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -82,7 +83,7 @@ class Template:
     def __repr__(self) -> str:
         return f"Template({self.text!r})"
 
-    @property
+    @functools.cached_property
     def holes(self) -> list[str]:
         """The names the template reads (captures and helpers), in order of
         first appearance; loop indices are not holes."""
@@ -105,7 +106,7 @@ class Template:
         return list(seen)
 
     def _values(self, m: Match) -> dict[str, Any]:
-        """What each hole stands for in this match: captures, then helpers."""
+        """What each hole stands for in this match: a helper's value, else a capture."""
         values: dict[str, Any] = {}
         for name in self.holes:
             if name in self.helpers:
