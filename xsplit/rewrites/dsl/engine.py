@@ -45,7 +45,7 @@ class PatternGroup(Protocol):
     max_rewrites: int
 
     def families_of(self, r: Remark) -> frozenset[str]: ...
-from xsplit.rewrites.dsl.template import Template
+from xsplit.rewrites.dsl.template import Template, UpdateRoot
 
 
 @dataclass
@@ -214,11 +214,14 @@ class Engine:
         )
         if key is not None and key in self.templates:
             replacements = self.templates[key].instantiate(root, builder)
-        elif isinstance(pattern.rewrite, Template):
-            replacements = pattern.rewrite.rewrite(m, builder)
         else:
-            result = pattern.rewrite(m, IRBuilder(builder))
-            replacements = None if result is None else list(result)
+            if isinstance(pattern.rewrite, Template):
+                replacements = pattern.rewrite.rewrite(m, builder)
+            elif isinstance(pattern.rewrite, UpdateRoot):
+                replacements = pattern.rewrite.rewrite(m, builder)
+            else:
+                result = pattern.rewrite(m, IRBuilder(builder))
+                replacements = None if result is None else list(result)
             if key is not None and replacements is not None:
                 if template := _BuiltTemplate.snapshot(root, builder.inserted, replacements):
                     self.templates[key] = template
