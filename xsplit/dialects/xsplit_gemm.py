@@ -1183,9 +1183,9 @@ class ThreadwiseFragmentOp(IRDLOperation):
         )
         if self.pair is not None:
             _need(
-                self.operand.data == "b" and frag.matrix_load is not None and self.loads is None,
+                self.operand.data == "b" and self.kpack is None,
                 self,
-                "pair reads two B fragments in one collective load",
+                "pair reads two B fragments of an unpacked tile",
             )
         one = self.swizzle is None or self.kpack is None
         _need(one, self, "swizzle and kpack exclude each other")

@@ -178,15 +178,20 @@ def lower_fragment(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         r, c = load.address(kb, lane)
         at = [kb.c(x) for x in op.place(kb, kb.add(op.row, r), kb.add(col, c))]
         return [kb.insert(LdMatrixOp(op.tile, at, tiles, load.transpose)).results[0]]
-    values: dict[tuple[int, ...], SSAValue] = {}
-    # Runs judged at the block (0, 0): the blocks' offsets are whole
-    # swizzle phases and K-packs, so they are runs at every block.
-    for run in _runs(frag, lanes, op.place):
-        r, c = frag.coords(kb, op.lane, run[0])
-        at = list(op.place(kb, kb.add(op.row, r), kb.add(op.col, c)))
-        loaded = kb.load_vector(op.tile, at, len(run)) if len(run) > 1 else [kb.load(op.tile, at)]
-        values.update(zip(run, loaded))
-    elements = [values[p] for p in frag.positions()]
+    elements: list[SSAValue] = []
+    blocks = [op.col] + ([kb.add(op.col, op.intrinsic.n)] if op.pair is not None else [])
+    for block_col in blocks:
+        values: dict[tuple[int, ...], SSAValue] = {}
+        # Runs judged at the block (0, 0): the blocks' offsets are whole
+        # swizzle phases and K-packs, so they are runs at every block.
+        for run in _runs(frag, lanes, op.place):
+            r, c = frag.coords(kb, op.lane, run[0])
+            at = list(op.place(kb, kb.add(op.row, r), kb.add(block_col, c)))
+            loaded = (
+                kb.load_vector(op.tile, at, len(run)) if len(run) > 1 else [kb.load(op.tile, at)]
+            )
+            values.update(zip(run, loaded))
+        elements += [values[p] for p in frag.positions()]
     return [kb.insert(FromElementsOp(elements, op.result.type)).results[0]]  # type: ignore[arg-type]
 
 
