@@ -17,8 +17,16 @@ and `gpu.known_grid_size`): each workgroup computes one C tile over one of
   buffer and calls `{name}_partials`, then `{name}_merge`.
 
 `auto` is `store` for one chunk and `atomic` for more. `stages=2`
-double-buffers the staging: with asynchronous copies on sm_80 and sm_90,
-through registers (or, `prefetch=lds`, with direct-to-LDS loads) on gfx942.
+double-buffers the staging: with asynchronous copies on sm_80 and sm_90
+(3 and 4 stages too), through registers (or, `prefetch=lds`, with
+direct-to-LDS loads) on gfx942. On sm_80 and sm_90 rows of f32 that are
+not whole 16-byte vectors (an odd K) are copied 4 bytes an element by
+cp.async (measured in the sm_90 SASS against a register-staged prefetch:
+74% FFMA against 77%, with nothing held in registers across the math);
+rows of 16-bit elements that are not whole vectors cannot be (cp.async
+moves 4 bytes at least, and such a row starts 2 bytes into a word): A
+goes through registers and B, where its rows are whole vectors, keeps
+cp.async (`async_b`); `prefetch=registers` forces registers for both.
 `tile`, `threads` and `stages` not given are the target's table's for the
 element type and output size (`xsplit/target/gemm_tiles.py`). `mma=auto`
 multiplies on tensor cores where the target has an intrinsic for A and B's
