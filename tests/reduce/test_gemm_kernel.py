@@ -184,7 +184,8 @@ def test_global_loads_per_fma_against_the_text_kernel() -> None:
     old_counts, old_results = count(fused_text_kernel(m, n, k), [*args, np.zeros((m, 1), np.float32)])
     assert np.allclose(old_results[2], want, rtol=1e-4, atol=1e-4)
     rows = {}
-    for name, options in (("64x64", "target=sm_80"), ("128x128", "target=sm_80 tile=128,128,8 threads=16,16")):
+    # One stage: its copies are loads the simulator counts (cp.async's are not).
+    for name, options in (("64x64", "target=sm_80 stages=1"), ("128x128", "target=sm_80 tile=128,128,8 threads=16,16 stages=1")):
         module, _ = lowered(m, n, k, options)
         counts, results = count(pick_function(module, None), args)
         assert np.allclose(results[2], want, rtol=1e-4, atol=1e-4)
@@ -215,7 +216,8 @@ def test_global_loads_per_multiply_add_with_tensor_cores() -> None:
     k = 64
     useful = m * n * k
     args = inputs(m, n, k, 5, "f16")
-    module, _ = lowered(m, n, k, "target=sm_80", "f16")
+    # One stage: its copies are loads the simulator counts (cp.async's are not).
+    module, _ = lowered(m, n, k, "target=sm_80 stages=1", "f16")
     counts, results = count(pick_function(module, None), args)
     assert np.allclose(results[2], expected(args)[2], rtol=1e-3, atol=1e-3)
     assert counts["fma"] == useful
@@ -225,9 +227,9 @@ def test_global_loads_per_multiply_add_with_tensor_cores() -> None:
 def test_vector_loads_masked() -> None:
     # K and N are whole vectors of 4: 128-bit loads, masked as a whole where
     # the tile overhangs N (72 past 64) and K (the short last chunk).
-    text = check(37, 72, 200, f"target=sm_80 chunks=3 {SMALL}")
+    text = check(37, 72, 200, f"target=sm_80 chunks=3 stages=1 {SMALL}")
     assert "vector.load %a" in text and "vector.load %b" in text
-    text = check(37, 70, 200, f"target=sm_80 chunks=3 {SMALL}")
+    text = check(37, 70, 200, f"target=sm_80 chunks=3 stages=1 {SMALL}")
     assert "vector.load %a" in text and "vector.load %b" not in text
 
 
@@ -241,19 +243,21 @@ def test_double_buffered(merge: str, k: int) -> None:
     # issue, so a copy into a pair still being read would race.
     chunks = 1 if k == 8 else 3
     text = check(37, 20, k, f"target=sm_80 chunks={chunks} merge={merge} stages=2 {SMALL}")
-    assert "nvgpu.device_async_copy" in text and "numGroups = 2" in text
+    # Two stages: each step waits for all of its own copies (none other is in flight).
+    assert "nvgpu.device_async_copy" in text and "numGroups = 0" in text
     assert not re.search(r"(memref|vector)\.load %[ab]\[", text)  # all staging is async
 
 
 def test_double_buffer_without_its_barrier_races() -> None:
-    """The barrier after each multiply is what keeps the next copies out of
-    the pair being read: without it the simulator reports the race."""
+    """One barrier a step: the one at the top of the second step is what
+    keeps its copies (into the first pair) after everyone's reads of the
+    first pair: without it the simulator reports the race."""
     module, text = lowered(37, 20, 96, f"target=sm_80 chunks=1 stages=2 {SMALL}")
     fn = pick_function(module, None)
     loop = next(op for op in fn.walk() if op.name == "scf.for" and op.parent_op() is fn)
     barriers = [op for op in loop.body.block.ops if op.name == "gpu.barrier"]
-    assert len(barriers) == 4
-    barriers[1].detach()  # the one after the first pair's multiply
+    assert len(barriers) == 2
+    barriers[1].detach()  # the one before the second step's copies and multiply
     barriers[1].erase()
     args = inputs(37, 20, 96, 0)
     report = simulate(fn, reference=expected(args), inputs=args, orders=["reverse"])
@@ -362,7 +366,7 @@ def test_m_major_a_tile_is_free_of_bank_conflicts(step_k: int) -> None:
     of 32 words would share a bank (2-way), padded to 36 they do not."""
     from xsplit.rewrites.reduce import lower_gridwise_gemm
 
-    options = f"target=sm_80 tile=64,64,{step_k}"
+    options = f"target=sm_80 tile=64,64,{step_k} stages=1"  # stores, not cp.async
     assert worst_conflict(options, 64, "vector.store", group=8) == 1
     assert worst_conflict(options, 64, "memref.load") == 1
     saved = lower_gridwise_gemm.a_row_pad
@@ -386,9 +390,10 @@ def test_tensor_cores_every_merge(merge: str) -> None:
     # M, N not multiples of the tile, K = 101 (prime): the last K block of
     # every chunk is partly outside K, masked to zeros.
     chunks = 1 if merge == "store" else 4
-    text = check(37, 21, 101, f"target=sm_80 chunks={chunks} merge={merge} {MMA_SMALL}", element="f16")
+    options = f"target=sm_80 chunks={chunks} merge={merge} stages=1 {MMA_SMALL}"
+    text = check(37, 21, 101, options, element="f16")
     assert "nvgpu.mma.sync" in text and "arith.extf" not in text
-    assert text.count("nvgpu.ldmatrix") == 3  # per K block: 1 A and 2 B fragments
+    assert text.count("nvgpu.ldmatrix") == 2  # per K block: 1 A fragment and a pair of B
     # The tiles are XOR-swizzled (test_lds_layouts): unpadded, and addressed through xori.
     assert "memref<32x16xf16" in text and "memref<16x16xf16" in text and "arith.xori" in text
     assert ("memref.atomic_rmw" in text) == (merge == "atomic")
@@ -403,14 +408,15 @@ def test_tensor_cores_double_buffered(merge: str, k: int) -> None:
     chunks = 3 if k == 200 else 1
     options = f"target=sm_80 chunks={chunks} merge={merge} stages=2 {MMA_WIDE}"
     text = check(37, 24, k, options, element="f16")
-    assert "nvgpu.mma.sync" in text and "numGroups = 2" in text and "arith.xori" in text
+    assert "nvgpu.mma.sync" in text and "numGroups = 0" in text and "arith.xori" in text
     assert not re.search(r"(memref|vector)\.load %[ab]\[", text)
 
 
 def test_tensor_cores_default_tiles() -> None:
-    # 64x64 tiles of four warps, 32x32 warp tiles of 2x4 blocks, K steps of 16.
+    # 64x64 tiles of four warps, 32x32 warp tiles of 2x4 blocks, K steps of
+    # 64 (4 blocks of 16) in two stages, unrolled by two: 8 x 4 x 2.
     text = check(70, 72, 40, "target=sm_80 chunks=2", element="f16")
-    assert text.count("nvgpu.mma.sync") == 8
+    assert text.count("nvgpu.mma.sync") == 64
 
 
 def test_tensor_cores_generated_cases() -> None:
@@ -658,7 +664,8 @@ def test_tile_stores_with_tensor_cores(step_k: int, monkeypatch) -> None:
     monkeypatch.setattr(lower_gridwise_gemm, "swizzles", lambda op, operand: False)
     results = {}
     for tile in ("a_tile", "b_tile"):
-        module, _ = lowered(64, 64, 128, f"target=sm_80 tile=64,64,{step_k}", "f16")
+        # One stage: its stores are the 128-bit vector stores measured here.
+        module, _ = lowered(64, 64, 128, f"target=sm_80 tile=64,64,{step_k} stages=1", "f16")
         fn = pick_function(module, None)
         grid, block = launch_sizes(fn, None, None)
         machine = TileStoreBankMachine(Launch(grid, block, 32), tile)

@@ -12,9 +12,9 @@
 // keeps its signature and becomes the host.
 // REMARK: remark: split-k: kernel=own: own kernel 4 chunks of 256
 // REMARK-SAME: (merge atomic); IREE's code whole
-// REMARK: remark: split-k: gemm-kernel: on sm_80, 64x64 C tiles over 4 K chunks of 256 (grid 1x1x4, 256 threads, K steps of 16); merge atomic
+// REMARK: remark: split-k: gemm-kernel: on sm_80, 64x64 C tiles over 4 K chunks of 256 (grid 1x1x4, 128 threads, K steps of 16, double-buffered with cp.async); merge atomic
 // CHECK-LABEL: func.func @filled_gemm(%a: memref<37x1013xf32>, %b: memref<1013x45xf32>, %out: memref<37x45xf32>)
-// CHECK-SAME: gpu.known_block_size = array<i32: 256, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 4>
+// CHECK-SAME: gpu.known_block_size = array<i32: 128, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 4>
 // CHECK-NOT: xsplit_gemm.
 // CHECK: memref.atomic_rmw addf
 // CHECK-LABEL: func.func @filled(%a: tensor<37x1013xf32>, %b: tensor<1013x45xf32>) -> tensor<37x45xf32> attributes {xsplit.host}
