@@ -151,7 +151,7 @@ def kernels(m: int, n: int, k: int, stage: str, target: str, step_k: int | None)
         kernel = parse_module(text, "kernel.mlir", make_context())
         run_passes(kernel, build_pipeline(pipeline), ctx)
         out.append(kernel)
-    staged = ModuleOp(fused_gemm.kernels(red, p))
+    staged = ModuleOp(fused_gemm.kernels(red, p, ctx))
     return out[0], out[1], staged, tiles.step_k
 
 
@@ -164,7 +164,7 @@ def staged(m: int, n: int, k: int, stage: str, target: str, element: str, mma: s
     red = analyze(reduce)
     assert not isinstance(red, str), red
     p = plan(red, None, {"target": find_target(target).name, "stage": stage, "mma": mma})
-    return ModuleOp(fused_gemm.kernels(red, p))
+    return ModuleOp(fused_gemm.kernels(red, p, ctx))
 
 
 def count(

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from xsplit.api import parse_module
-from xsplit.dialects.linalg_ext import SplitGroupedGemmOp
 from xsplit.dialects.rock import ReduceOp
+from xsplit.dialects.xsplit_linalg_ext import SplitGroupedGemmOp
 from xsplit.reference import evaluate_rock_reduce, evaluate_split_grouped_gemm
 
 MM = (

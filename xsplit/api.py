@@ -16,9 +16,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xsplit.diagnostics import XsplitError
 from xsplit.pipeline import available_passes, build_pipeline, run_passes, xsplit_pass_names
 from xsplit.reader import one_line, parse_module, print_module
+from xsplit.rewrites.pass_pipeline import PassPipeline
 
 # The names below are the public API; these come from the layers beneath it.
 __all__ = [
+    "PassPipeline",
     "PatternInfo",
     "available_passes",
     "build_pipeline",

@@ -21,6 +21,12 @@ HOST = "xsplit.host"
 deterministic `lower-reduce` stage writes one); `export-dispatch` leaves it
 for `export_host`, and the simulator runs it as the host would."""
 
+KERNEL_TARGET = "xsplit.kernel_target"
+"""On each kernel split-k's own-kernel path writes (`split-k{kernel=...}`):
+the GPU target it was lowered for, so that `materialize-late` puts it in
+its dispatch form for that target (as `export-dispatch{target=...}` does)
+without being told the target again."""
+
 SPLIT_PART = "xsplit.split_part"
 """On the graph-level ops a split makes besides its loop (which carries
 `#iree_linalg_ext.split_reduction_mapping`), naming what each is for, so

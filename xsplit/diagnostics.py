@@ -10,7 +10,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -62,9 +63,27 @@ def location_of(op: Operation) -> str | None:
     return None
 
 
-_remarks: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
-    "xsplit_remarks", default=None
+@dataclass(frozen=True)
+class Diagnostic:
+    """One remark, warning or (non-fatal) error, as a value: a pass that runs
+    passes of its own reads what they said from these, never from text."""
+
+    severity: str
+    message: str
+    location: str | None
+
+    @property
+    def line(self) -> str:
+        """The line a tool prints for it, in MLIR's style."""
+        prefix = f"{self.location}: " if self.location else ""
+        return f"{prefix}{self.severity}: {self.message}"
+
+
+_handler: contextvars.ContextVar[Callable[[Diagnostic], None] | None] = contextvars.ContextVar(
+    "xsplit_diagnostic_handler", default=None
 )
+"""The innermost collector's, as MLIR's ScopedDiagnosticHandler: diagnostics
+go to it alone."""
 
 
 def remark(op: Operation, message: str) -> None:
@@ -79,25 +98,56 @@ def warning(op: Operation, message: str) -> None:
 
 def diagnose(op: Operation, severity: str, message: str) -> None:
     """Records a `remark`, `warning` or (non-fatal, more may follow) `error` line."""
-    sink = _remarks.get()
-    if sink is None:
+    handler = _handler.get()
+    if handler is None:
         return
-    loc = location_of(op)
-    line = f"{loc}: {severity}: {message}" if loc else f"{severity}: {message}"
-    # Patterns re-check ops until a fixpoint; say each thing once.
-    if line not in sink:
-        sink.append(line)
+    handler(Diagnostic(severity, message, location_of(op)))
+
+
+@contextlib.contextmanager
+def _handled_by(handler: Callable[[Diagnostic], None]) -> Iterator[None]:
+    token = _handler.set(handler)
+    try:
+        yield
+    finally:
+        _handler.reset(token)
 
 
 @contextlib.contextmanager
 def collect_remarks() -> Iterator[list[str]]:
-    """Collects the remarks passes make inside the `with` block, in order."""
+    """Collects the remarks passes make inside the `with` block, in order, as
+    the lines a tool prints."""
     sink: list[str] = []
-    token = _remarks.set(sink)
-    try:
+
+    def keep(d: Diagnostic) -> None:
+        # Patterns re-check ops until a fixpoint; say each thing once.
+        if (line := d.line) not in sink:
+            sink.append(line)
+
+    with _handled_by(keep):
         yield sink
-    finally:
-        _remarks.reset(token)
+
+
+@contextlib.contextmanager
+def collect_diagnostics() -> Iterator[list[Diagnostic]]:
+    """Collects the diagnostics said inside the `with` block, in order and
+    each once, as values, and keeps them from any outer collector: for a
+    pass that runs passes on IR it built and says what they did at the
+    user's op (`said_again`)."""
+    sink: list[Diagnostic] = []
+
+    def keep(d: Diagnostic) -> None:
+        if d not in sink:
+            sink.append(d)
+
+    with _handled_by(keep):
+        yield sink
+
+
+def said_again(op: Operation, said: Iterable[Diagnostic], prefix: str) -> None:
+    """Says each of `said` again at `op`, with its severity, `prefix` before it."""
+    for d in said:
+        diagnose(op, d.severity, prefix + d.message)
 
 
 @contextlib.contextmanager
@@ -106,7 +156,7 @@ def report_remarks() -> Iterator[None]:
 
     A tool that collects remarks (xsplit-opt, xsplit check) prints them itself;
     a pass run by plain `xdsl-opt` would otherwise say nothing."""
-    if _remarks.get() is not None:
+    if _handler.get() is not None:
         yield
         return
     with collect_remarks() as sink:

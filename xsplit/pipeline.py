@@ -1,8 +1,9 @@
 """Pass pipelines by name: the registry's lookup, pipeline text to passes,
-and running them. It sits below the passes, which may build pipelines of
-their own (`auto`, `lower-reduce`), and above the DSL, whose registry of
-loaded passes it reads; the passes themselves are reached through the
-`xsplit.passes` table, by name, and never imported here."""
+and running them. The only place below the tools and the API where
+pipeline text is read: it sits above the passes, which compose the passes
+they run as objects (`xsplit.rewrites.pass_pipeline`) and never come back
+here; the passes themselves are reached through the `xsplit.passes` table,
+by name, and never imported here."""
 
 from __future__ import annotations
 
@@ -11,14 +12,15 @@ from collections.abc import Callable
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
+from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects import make_context
 from xsplit.passes import XSPLIT_PASSES
-from xsplit.reader import one_line, verify_module
+from xsplit.reader import one_line
+from xsplit.rewrites.pass_pipeline import PassPipeline
 
 
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
@@ -112,33 +114,4 @@ def run_passes(
     was verified when it was parsed). `verify_each` verifies after every pass
     instead, which names the pass that broke the IR; `verify=False` verifies
     nothing (benchmarks of the passes alone)."""
-    ctx = ctx or make_context()
-    for p in passes:
-        try:
-            PassPipeline((p,)).apply(ctx, module)
-        except XsplitError:
-            raise
-        except Exception as e:
-            raise XsplitError(f"internal error in pass '{p.name}': {one_line(repr(e))}") from e
-        if verify and verify_each:
-            _verify_after(module, [p])
-    if verify and passes and not verify_each:
-        _verify_after(module, passes)
-
-
-def _verify_after(module: ModuleOp, ran: list[ModulePass]) -> None:
-    """Verifies `module`, blaming the passes that ran since it was last valid."""
-    try:
-        verify_module(module)
-    except XsplitError as e:
-        if len(ran) == 1:
-            blame = f"pass '{ran[0].name}' produced invalid IR"
-        else:
-            blame = (
-                f"invalid IR after pass '{ran[-1].name}', the last of {len(ran)} "
-                "(--verify-each verifies after each pass and names the one at fault)"
-            )
-        error = XsplitError(f"{blame}: {e.message}")
-        error.location = e.location
-        error.args = (error.diagnostic,)
-        raise error from None
+    PassPipeline(passes, verify_each, verify).apply(ctx or make_context(), module)

@@ -16,8 +16,8 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
 from xsplit.analysis.reduction import COMBINER_KINDS
-from xsplit.dialects.linalg_ext import SplitGroupedGemmOp
 from xsplit.dialects.rock import ReduceMethod, ReduceOp, evaluate_reduce
+from xsplit.dialects.xsplit_linalg_ext import SplitGroupedGemmOp
 from xsplit.semantics import BINARY, CASTS, numpy_dtype
 
 _REDUCE = {"add": np.add, "max": np.maximum, "min": np.minimum}

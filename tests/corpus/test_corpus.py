@@ -22,8 +22,8 @@ import onnx
 import pytest
 from onnx.reference import ReferenceEvaluator
 
-from tests.corpus.conftest import Corpus
 from tests.corpus.models import MODELS, PHASES, Model
+from tests.helpers.corpus import Corpus
 from xsplit.api import parse_module, rewrite
 from xsplit.interop.check import compare, entry_name, entry_point, random_inputs
 from xsplit.iree.cpu_runner import run_on_cpu

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.corpus.conftest import Corpus
 from tests.corpus.models import MODELS, PHASES, Model
 from tests.corpus.real_modules import REAL_MODELS, REAL_PHASES
+from tests.helpers.corpus import Corpus
 from xsplit.api import rewrite
 from xsplit.iree.roundtrip import generic_forms
 

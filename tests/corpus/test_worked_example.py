@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.corpus.conftest import import_onnx
-from tests.tools.test_xsplit_opt import assert_one_line_error
+from tests.helpers.cli import assert_one_line_error
+from tests.helpers.corpus import import_onnx
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
 

@@ -13,35 +13,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.tools.test_xsplit_cli import SMALL, WRONG_PATTERN, xsplit
-from tests.tools.test_xsplit_opt import assert_one_line_error
+from tests.helpers.cli import (
+    BLOCKED_REPLAY,
+    SMALL,
+    WRONG_PATTERN,
+    assert_one_line_error,
+    replay_blocked,
+    xsplit,
+)
 from xsplit.iree.device import device_problem
 
 ROOT = Path(__file__).parents[2]
 PLUS_C = ROOT / "examples" / "matmul_plus_c.mlir"
-
-# Runs the replay as a machine without xDSL and iree-compile would: an import
-# of either, however deep, fails.
-BLOCKED_REPLAY = """
-import runpy, sys
-
-class Blocked:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] == "xdsl" or name == "iree.compiler" or name.startswith("iree.compiler."):
-            raise ImportError(f"{name} is not installed on the device machine")
-        return None
-
-sys.meta_path.insert(0, Blocked())
-sys.argv = ["xsplit.replay", *sys.argv[1:]]
-runpy.run_module("xsplit.replay", run_name="__main__", alter_sys=True)
-"""
-
-
-def replay_blocked(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", BLOCKED_REPLAY, *args], capture_output=True, text=True, check=False,
-        cwd=ROOT,
-    )
 
 
 def _gpu_reason(name: str) -> str | None:

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.helpers.fused_gemm import SUBGROUP, lower_fused, simulate_fused
 from tests.reduce.cases import GemmCase
-from tests.reduce.test_tiled_gemm import SUBGROUP, _lower, _simulate
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
@@ -61,12 +61,12 @@ def _case(method: str, along: str, i: int, **shape) -> GemmCase:
 def test_simulated(stage, deterministic, method, along, target, i) -> None:
     case = _case(method, along, i)
     det = str(deterministic).lower()
-    out = _lower(case, f"lower-reduce{{stage={stage} target={target} deterministic={det}}}")
+    out = lower_fused(case, f"lower-reduce{{stage={stage} target={target} deterministic={det}}}")
     # The staged kernel, lowered all the way: a private register tile, no xsplit_gemm op left.
     assert "xsplit_gemm." not in out
     assert "%acc = memref.alloca() : memref<4x4xf32, #gpu.address_space<private>>" in out
     assert ("atomic_rmw" in out) != deterministic
-    _simulate(out, case, SUBGROUP[target])
+    simulate_fused(out, case, SUBGROUP[target])
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -81,9 +81,9 @@ def test_generated_shapes(seed: int) -> None:
     target = ("sm_80", "gfx942")[int(rng.integers(2))]
     det = bool(rng.integers(2))
     case = _case(method, along, seed, m=m, n=n, k=k)
-    out = _lower(case, f"lower-reduce{{stage={stage} target={target} deterministic={str(det).lower()}}}")
+    out = lower_fused(case, f"lower-reduce{{stage={stage} target={target} deterministic={str(det).lower()}}}")
     assert "xsplit_gemm." not in out
-    _simulate(out, case, SUBGROUP[target], seed=seed + 3)
+    simulate_fused(out, case, SUBGROUP[target], seed=seed + 3)
 
 
 @pytest.mark.parametrize("stage,target", [("lds", "sm_80"), ("subgroup", "gfx942")])
@@ -91,7 +91,7 @@ def test_epilogue_barrier_is_needed(stage: str, target: str) -> None:
     """Take out the barrier between the epilogue's stores into workgroup
     memory and the combining thread's loads: the simulator sees the race."""
     case = GemmCase("sum", "columns", **SHAPE, returned=True)
-    lines = _lower(case, f"lower-reduce{{stage={stage} target={target}}}").splitlines()
+    lines = lower_fused(case, f"lower-reduce{{stage={stage} target={target}}}").splitlines()
     barriers = [i for i, line in enumerate(lines) if line.strip() == "gpu.barrier"]
     assert len(barriers) == 3  # two in the K loop, one in the epilogue
     last = barriers[-1]
@@ -113,10 +113,10 @@ def test_batch(stage: str, deterministic: bool) -> None:
     along = "columns" if deterministic else "rows"
     case = GemmCase("max", along, batch=3, m=37, n=50, k=29, returned=True, rock=stage == "atomic")
     det = str(deterministic).lower()
-    out = _lower(case, f"lower-reduce{{stage={stage} target=sm_80 deterministic={det}}}")
+    out = lower_fused(case, f"lower-reduce{{stage={stage} target=sm_80 deterministic={det}}}")
     assert "gpu.known_grid_size = array<i32: 1, 1, 3>" in out
     assert "memref.subview %a[%block_id_z, 0, 0] [1, 37, 29] [1, 1, 1]" in out
-    _simulate(out, case, 32)
+    simulate_fused(out, case, 32)
 
 
 def test_what_stays_on_the_text_kernel() -> None:
@@ -160,7 +160,7 @@ SPILL = {"sm_80": r"\.local\b", "gfx942": r"private_segment_fixed_size:\s*[1-9]"
 )  # fmt: skip
 def test_assembly(t: str, stage: str, along: str, det: bool, batch: int, tmp_path: Path) -> None:
     from tests.gpu_assembly import dumped_assembly
-    from tests.reduce.test_gpu_asm import ANY_ATOMIC, ATOMIC, BARRIER, EXCHANGE
+    from tests.helpers.gpu_asm import ANY_ATOMIC, ATOMIC, BARRIER, EXCHANGE
 
     # K and N whole vectors of 4: both copies load 128 bits at a time.
     # A batch's matrices are subviews: their rows stay whole vectors.

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.helpers.fused_gemm import SUBGROUP, lower_fused, simulate_fused
 from tests.reduce.cases import GemmCase
-from tests.reduce.test_tiled_gemm import SUBGROUP, _lower, _simulate
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
@@ -73,7 +73,7 @@ def test_simulated(stage: str, method: str, along: str, target: str) -> None:
     # of the ldmatrix K loop once on sm_80 (its reads are 8 accesses a lane,
     # slow to pair); the simulator checks every case for races.
     if target == "gfx942" or (stage, method) == ("atomic", "sum"):
-        out = _lower(case, pipeline)
+        out = lower_fused(case, pipeline)
     else:
         with collect_remarks():
             out = rewrite(case.program(), f"fuse-reduction,{pipeline}")
@@ -83,7 +83,7 @@ def test_simulated(stage: str, method: str, along: str, target: str) -> None:
     regs = EPILOGUE_REGS[target]
     assert f"%regs = memref.alloca() : memref<{regs}xf32, #gpu.address_space<private>>" in out
     assert ("atomic_rmw" in out) == (stage != "deterministic")
-    _simulate(out, case, SUBGROUP[target], seed=i)
+    simulate_fused(out, case, SUBGROUP[target], seed=i)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -98,9 +98,9 @@ def test_generated_shapes(seed: int) -> None:
     target = ("sm_80", "gfx942")[int(rng.integers(2))]
     det = str(bool(rng.integers(2))).lower()
     case = _case(method, along, seed, m=m, n=n, k=k)
-    out = _lower(case, f"lower-reduce{{stage={stage} target={target} deterministic={det}}}")
+    out = lower_fused(case, f"lower-reduce{{stage={stage} target={target} deterministic={det}}}")
     assert MMA[target] in out
-    _simulate(out, case, SUBGROUP[target], seed=seed + 3)
+    simulate_fused(out, case, SUBGROUP[target], seed=seed + 3)
 
 
 @pytest.mark.parametrize("target", ["sm_80", "gfx942"])
@@ -114,7 +114,7 @@ def test_each_barrier_is_needed(target: str) -> None:
     from xsplit.diagnostics import XsplitError
 
     case = _case("sum", "rows", 1)
-    lines = _lower(case, f"lower-reduce{{stage=atomic target={target}}}").splitlines()
+    lines = lower_fused(case, f"lower-reduce{{stage=atomic target={target}}}").splitlines()
     barriers = [i for i, line in enumerate(lines) if line.strip() == "gpu.barrier"]
     assert len(barriers) == 3  # two in the K loop, one after the C tile's stores
     for i in barriers:
@@ -135,10 +135,10 @@ def test_fma_tiles_without_tensor_cores() -> None:
     """`mma=none` keeps the FMA register tiles in f16 (extended per read),
     and f32 operands never take tensor cores."""
     case = _case("max", "columns", 1)
-    out = _lower(case, "lower-reduce{stage=lds target=sm_80 mma=none}")
+    out = lower_fused(case, "lower-reduce{stage=lds target=sm_80 mma=none}")
     assert "nvgpu.mma.sync" not in out and "c_tile" not in out and "arith.extf" in out
     f32 = GemmCase("sum", "rows", **SHAPE)
-    assert "amdgpu.mfma" not in _lower(f32, "lower-reduce{stage=lds target=gfx942}")
+    assert "amdgpu.mfma" not in lower_fused(f32, "lower-reduce{stage=lds target=gfx942}")
 
 
 def test_remark_says_tensor_cores() -> None:
@@ -198,7 +198,7 @@ def test_c_tile_bank_conflicts(target: str, stores: int) -> None:
     from xsplit.rewrites.reduce.lower_gridwise_gemm import c_tile_pad, fragment_conflict
 
     case = _case("sum", "rows", 1, m=64, n=64, k=32)
-    out = _lower(case, f"lower-reduce{{stage=atomic target={target}}}")
+    out = lower_fused(case, f"lower-reduce{{stage=atomic target={target}}}")
     fn = pick_function(parse_module(out, "out.mlir", make_context()), None)
     grid, block = launch_sizes(fn, None, None)
     machine = _CTileConflicts(Launch(grid, block, SUBGROUP[target]))
@@ -227,7 +227,7 @@ SPILL = {"sm_80": r"\.local\b", "gfx942": r"private_segment_fixed_size:\s*[1-9]"
 )  # fmt: skip
 def test_assembly(t: str, stage: str, along: str, det: bool, tmp_path: Path) -> None:
     from tests.gpu_assembly import dumped_assembly
-    from tests.reduce.test_gpu_asm import ANY_ATOMIC, ATOMIC, BARRIER, EXCHANGE
+    from tests.helpers.gpu_asm import ANY_ATOMIC, ATOMIC, BARRIER, EXCHANGE
 
     # K and N whole vectors of 8 halves: A and B load 128 bits at a time.
     case = GemmCase("sum" if t == "sm_80" else "max", along, m=100, n=72, k=96, element="f16")

@@ -11,67 +11,21 @@ import re
 import numpy as np
 import pytest
 
+from tests.helpers.gemm_kernel import (
+    QuietMachine,
+    check,
+    expected,
+    inputs,
+    lowered,
+    matmul,
+    worst_conflict,
+)
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.simulator.machine import Launch, Machine, lockstep
 from xsplit.simulator.program import host_function, simulate_program
 from xsplit.simulator.run import launch_sizes, pick_function, simulate
-
-LOWER = "lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm"
-
-
-def matmul(m: int, n: int, k: int, element: str = "f32") -> str:
-    a, b, c = f"tensor<{m}x{k}x{element}>", f"tensor<{k}x{n}x{element}>", f"tensor<{m}x{n}xf32>"
-    return f"""
-func.func @mm(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
-  %x = linalg.matmul ins(%a, %b : {a}, {b}) outs(%c : {c}) -> {c}
-  return %x : {c}
-}}
-"""
-
-
-def lowered(m: int, n: int, k: int, options: str, element: str = "f32"):
-    with collect_remarks():
-        text = rewrite(matmul(m, n, k, element), f"gemm-kernel{{{options}}},{LOWER}")
-    return parse_module(text, "kernel.mlir", make_context()), text
-
-
-def to_bf16(x: np.ndarray) -> np.ndarray:
-    """f32 values rounded to the nearest bf16 (to even), still as f32: the
-    simulator holds bf16 in f32."""
-    bits = x.astype(np.float32).view(np.uint32)
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return bits.astype(np.uint32).view(np.float32)
-
-
-def inputs(m: int, n: int, k: int, seed: int, element: str = "f32") -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    dtype = np.float16 if element == "f16" else np.float32
-    a = rng.uniform(-1, 1, (m, k)).astype(dtype)
-    b = rng.uniform(-1, 1, (k, n)).astype(dtype)
-    if element == "bf16":
-        a, b = to_bf16(a), to_bf16(b)
-    return [a, b, rng.uniform(-1, 1, (m, n)).astype(np.float32)]
-
-
-def expected(args: list[np.ndarray]) -> list[np.ndarray]:
-    a, b, c = (x.astype(np.float64) for x in args)
-    return [args[0], args[1], (c + a @ b).astype(np.float32)]
-
-
-def check(m: int, n: int, k: int, options: str, seed: int = 0, element: str = "f32") -> str:
-    module, text = lowered(m, n, k, options, element)
-    assert "xsplit_gemm." not in text
-    args = inputs(m, n, k, seed, element)
-    host = host_function(module, None)
-    if host is not None:
-        report = simulate_program(module, host, expected(args), args)
-    else:
-        report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
-    assert report.clean, report.races + report.mismatches
-    return text
-
 
 SMALL = "tile=16,16,8 threads=4,4"
 
@@ -230,7 +184,8 @@ def test_global_loads_per_fma_against_the_text_kernel() -> None:
     old_counts, old_results = count(fused_text_kernel(m, n, k), [*args, np.zeros((m, 1), np.float32)])
     assert np.allclose(old_results[2], want, rtol=1e-4, atol=1e-4)
     rows = {}
-    for name, options in (("64x64", "target=sm_80"), ("128x128", "target=sm_80 tile=128,128,8 threads=16,16")):
+    # One stage: its copies are loads the simulator counts (cp.async's are not).
+    for name, options in (("64x64", "target=sm_80 stages=1"), ("128x128", "target=sm_80 tile=128,128,8 threads=16,16 stages=1")):
         module, _ = lowered(m, n, k, options)
         counts, results = count(pick_function(module, None), args)
         assert np.allclose(results[2], want, rtol=1e-4, atol=1e-4)
@@ -261,7 +216,8 @@ def test_global_loads_per_multiply_add_with_tensor_cores() -> None:
     k = 64
     useful = m * n * k
     args = inputs(m, n, k, 5, "f16")
-    module, _ = lowered(m, n, k, "target=sm_80", "f16")
+    # One stage: its copies are loads the simulator counts (cp.async's are not).
+    module, _ = lowered(m, n, k, "target=sm_80 stages=1", "f16")
     counts, results = count(pick_function(module, None), args)
     assert np.allclose(results[2], expected(args)[2], rtol=1e-3, atol=1e-3)
     assert counts["fma"] == useful
@@ -271,9 +227,9 @@ def test_global_loads_per_multiply_add_with_tensor_cores() -> None:
 def test_vector_loads_masked() -> None:
     # K and N are whole vectors of 4: 128-bit loads, masked as a whole where
     # the tile overhangs N (72 past 64) and K (the short last chunk).
-    text = check(37, 72, 200, f"target=sm_80 chunks=3 {SMALL}")
+    text = check(37, 72, 200, f"target=sm_80 chunks=3 stages=1 {SMALL}")
     assert "vector.load %a" in text and "vector.load %b" in text
-    text = check(37, 70, 200, f"target=sm_80 chunks=3 {SMALL}")
+    text = check(37, 70, 200, f"target=sm_80 chunks=3 stages=1 {SMALL}")
     assert "vector.load %a" in text and "vector.load %b" not in text
 
 
@@ -287,19 +243,21 @@ def test_double_buffered(merge: str, k: int) -> None:
     # issue, so a copy into a pair still being read would race.
     chunks = 1 if k == 8 else 3
     text = check(37, 20, k, f"target=sm_80 chunks={chunks} merge={merge} stages=2 {SMALL}")
-    assert "nvgpu.device_async_copy" in text and "numGroups = 2" in text
+    # Two stages: each step waits for all of its own copies (none other is in flight).
+    assert "nvgpu.device_async_copy" in text and "numGroups = 0" in text
     assert not re.search(r"(memref|vector)\.load %[ab]\[", text)  # all staging is async
 
 
 def test_double_buffer_without_its_barrier_races() -> None:
-    """The barrier after each multiply is what keeps the next copies out of
-    the pair being read: without it the simulator reports the race."""
+    """One barrier a step: the one at the top of the second step is what
+    keeps its copies (into the first pair) after everyone's reads of the
+    first pair: without it the simulator reports the race."""
     module, text = lowered(37, 20, 96, f"target=sm_80 chunks=1 stages=2 {SMALL}")
     fn = pick_function(module, None)
     loop = next(op for op in fn.walk() if op.name == "scf.for" and op.parent_op() is fn)
     barriers = [op for op in loop.body.block.ops if op.name == "gpu.barrier"]
-    assert len(barriers) == 4
-    barriers[1].detach()  # the one after the first pair's multiply
+    assert len(barriers) == 2
+    barriers[1].detach()  # the one before the second step's copies and multiply
     barriers[1].erase()
     args = inputs(37, 20, 96, 0)
     report = simulate(fn, reference=expected(args), inputs=args, orders=["reverse"])
@@ -376,52 +334,6 @@ def test_direct_to_lds_needs_its_barrier() -> None:
     assert report.races
 
 
-class _Quiet(Machine):
-    def __init__(self, launch: Launch) -> None:
-        super().__init__(launch, lockstep, log=False)
-        self.worst = 0
-        self._wrapped: dict[int, object] = {}
-
-
-class BankMachine(_Quiet):
-    """Records, for every store into (or load from) an A tile, the worst
-    bank conflict of any warp: the most distinct words one of the 32
-    four-byte banks gets from the warp's lanes in that access (1:
-    conflict-free; one word read by many lanes is a broadcast). Lockstep
-    order, so each access runs for all its lanes at once."""
-
-    def __init__(self, launch: Launch, kind: str, group: int) -> None:
-        super().__init__(launch)
-        self.kind, self.group = kind, group
-
-    def fn(self, op):
-        f = super().fn(op)
-        at = 1 if op.name in ("memref.store", "vector.store") else 0
-        if op.name != self.kind or not str(op.operands[at].name_hint).startswith("a_tile"):
-            return f
-        if id(op) not in self._wrapped:
-            strides = [1]
-            for size in reversed(op.operands[at].type.get_shape()[1:]):
-                strides.insert(0, strides[0] * size)
-            # A vector store of f32 writes its elements' words side by side.
-            width = op.operands[0].type.get_shape()[0] if op.name == "vector.store" else 1
-
-            def wrapped(fr, chunked, f=f, op=op, strides=strides, at=at, width=width) -> None:
-                idx = [
-                    np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,))
-                    for v in op.operands[at + 1 :]
-                ]
-                words = sum(i * s for i, s in zip(idx, strides))
-                warps = fr.lanes // self.group
-                for w in np.unique(warps):
-                    mine = np.unique(words[warps == w][:, None] + np.arange(width))
-                    self.worst = max(self.worst, int(np.bincount(mine % 32).max()))
-                f(fr, chunked)
-
-            self._wrapped[id(op)] = wrapped
-        return self._wrapped[id(op)]
-
-
 @pytest.mark.parametrize(
     "options",
     ["", "tile=128,128,8 threads=16,16", "tile=64,64,32 threads=16,16"],
@@ -445,18 +357,6 @@ def test_transposed_a_tile_stores_are_free_of_bank_conflicts(options: str, k: in
     assert unpadded >= (16 if "tile" not in options and k == 66 else 2)
 
 
-def worst_conflict(options: str, k: int, kind: str, group: int = 32) -> int:
-    """The worst conflict of the A tile's `kind` accesses among `group`
-    lanes at a time: a warp for 32-bit accesses; 8 lanes, a quarter of one,
-    for a row copy's 128-bit `vector.store`s."""
-    module, _ = lowered(128, 128, k, options)
-    fn = pick_function(module, None)
-    grid, block = launch_sizes(fn, None, None)
-    machine = BankMachine(Launch(grid, block, 32), kind, group)
-    machine.run(fn, inputs(128, 128, k, 0))
-    return machine.worst
-
-
 @pytest.mark.parametrize("step_k", [16, 32])
 def test_m_major_a_tile_is_free_of_bank_conflicts(step_k: int) -> None:
     """The default M-major A tile: stores are 128-bit row copies
@@ -466,7 +366,7 @@ def test_m_major_a_tile_is_free_of_bank_conflicts(step_k: int) -> None:
     of 32 words would share a bank (2-way), padded to 36 they do not."""
     from xsplit.rewrites.reduce import lower_gridwise_gemm
 
-    options = f"target=sm_80 tile=64,64,{step_k}"
+    options = f"target=sm_80 tile=64,64,{step_k} stages=1"  # stores, not cp.async
     assert worst_conflict(options, 64, "vector.store", group=8) == 1
     assert worst_conflict(options, 64, "memref.load") == 1
     saved = lower_gridwise_gemm.a_row_pad
@@ -490,9 +390,10 @@ def test_tensor_cores_every_merge(merge: str) -> None:
     # M, N not multiples of the tile, K = 101 (prime): the last K block of
     # every chunk is partly outside K, masked to zeros.
     chunks = 1 if merge == "store" else 4
-    text = check(37, 21, 101, f"target=sm_80 chunks={chunks} merge={merge} {MMA_SMALL}", element="f16")
+    options = f"target=sm_80 chunks={chunks} merge={merge} stages=1 {MMA_SMALL}"
+    text = check(37, 21, 101, options, element="f16")
     assert "nvgpu.mma.sync" in text and "arith.extf" not in text
-    assert text.count("nvgpu.ldmatrix") == 3  # per K block: 1 A and 2 B fragments
+    assert text.count("nvgpu.ldmatrix") == 2  # per K block: 1 A fragment and a pair of B
     # The tiles are XOR-swizzled (test_lds_layouts): unpadded, and addressed through xori.
     assert "memref<32x16xf16" in text and "memref<16x16xf16" in text and "arith.xori" in text
     assert ("memref.atomic_rmw" in text) == (merge == "atomic")
@@ -507,14 +408,15 @@ def test_tensor_cores_double_buffered(merge: str, k: int) -> None:
     chunks = 3 if k == 200 else 1
     options = f"target=sm_80 chunks={chunks} merge={merge} stages=2 {MMA_WIDE}"
     text = check(37, 24, k, options, element="f16")
-    assert "nvgpu.mma.sync" in text and "numGroups = 2" in text and "arith.xori" in text
+    assert "nvgpu.mma.sync" in text and "numGroups = 0" in text and "arith.xori" in text
     assert not re.search(r"(memref|vector)\.load %[ab]\[", text)
 
 
 def test_tensor_cores_default_tiles() -> None:
-    # 64x64 tiles of four warps, 32x32 warp tiles of 2x4 blocks, K steps of 16.
+    # 64x64 tiles of four warps, 32x32 warp tiles of 2x4 blocks, K steps of
+    # 64 (4 blocks of 16) in two stages, unrolled by two: 8 x 4 x 2.
     text = check(70, 72, 40, "target=sm_80 chunks=2", element="f16")
-    assert text.count("nvgpu.mma.sync") == 8
+    assert text.count("nvgpu.mma.sync") == 64
 
 
 def test_tensor_cores_generated_cases() -> None:
@@ -645,7 +547,7 @@ def test_mfma_generated_cases() -> None:
         assert "amdgpu.mfma" in text
 
 
-class FragmentBankMachine(_Quiet):
+class FragmentBankMachine(QuietMachine):
     """The worst bank conflict of any warp's read from an A or B tile (its
     fragments): the most distinct 4-byte words of one bank in one access.
     A lane's own loads are one access per warp; `nvgpu.ldmatrix` reads each
@@ -716,7 +618,7 @@ def test_fragment_reads_are_free_of_bank_conflicts(tile: str, monkeypatch) -> No
     assert unpadded >= 4
 
 
-class TileStoreBankMachine(_Quiet):
+class TileStoreBankMachine(QuietMachine):
     """The worst bank conflict of a row copy's 128-bit `vector.store`s into
     the tile named `tile`, per quarter warp (8 lanes: a 128-bit access is
     served a quarter warp at a time), counting each lane's 4 words."""
@@ -762,7 +664,8 @@ def test_tile_stores_with_tensor_cores(step_k: int, monkeypatch) -> None:
     monkeypatch.setattr(lower_gridwise_gemm, "swizzles", lambda op, operand: False)
     results = {}
     for tile in ("a_tile", "b_tile"):
-        module, _ = lowered(64, 64, 128, f"target=sm_80 tile=64,64,{step_k}", "f16")
+        # One stage: its stores are the 128-bit vector stores measured here.
+        module, _ = lowered(64, 64, 128, f"target=sm_80 tile=64,64,{step_k} stages=1", "f16")
         fn = pick_function(module, None)
         grid, block = launch_sizes(fn, None, None)
         machine = TileStoreBankMachine(Launch(grid, block, 32), tile)

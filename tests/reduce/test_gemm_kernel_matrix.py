@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.reduce.test_gemm_kernel import LOWER, expected, inputs, matmul
+from tests.helpers.gemm_kernel import LOWER, expected, inputs, matmul
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.dialects import make_context

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.gpu_assembly import dumped_assembly
-from tests.reduce.test_gemm_kernel import LOWER, check, matmul, worst_conflict
-from tests.reduce.test_gemm_kernel_asm import SPILL
+from tests.helpers.gemm_kernel import LOWER, check, matmul, worst_conflict
+from tests.helpers.gpu_asm import SPILL
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
@@ -80,11 +80,17 @@ def test_the_defaults_are_the_tables(
     assert op.thread_counts == entry.threads or not fmas
 
 
-def test_f16_rows_that_are_not_whole_vectors_take_one_stage() -> None:
-    # cp.async cannot copy 2 bytes: an f16 K of 1001 leaves A's rows ragged.
+def test_f16_rows_that_are_not_whole_vectors_go_through_registers() -> None:
+    # cp.async cannot copy 2 bytes: an f16 K of 1001 leaves A's rows ragged;
+    # A goes through registers, B (N = 256, whole vectors) still by cp.async.
     assert GEMM_TILES[("sm_80", "f16", LARGE)].stages == 2
-    assert gridwise(256, 256, 1001, "target=sm_80", "f16").stage_count == 1
-    assert gridwise(256, 256, 1024, "target=sm_80", "f16").stage_count == 2
+    ragged = gridwise(256, 256, 1001, "target=sm_80", "f16")
+    assert ragged.stage_count == 2 and ragged.register_prefetch is not None
+    assert ragged.async_b is not None
+    both = gridwise(256, 250, 1001, "target=sm_80", "f16")
+    assert both.register_prefetch is not None and both.async_b is None
+    aligned = gridwise(256, 256, 1024, "target=sm_80", "f16")
+    assert aligned.stage_count == 2 and aligned.register_prefetch is None
 
 
 @pytest.mark.parametrize(("key", "tiles"), sorted(GEMM_TILES.items()))

@@ -10,27 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.gpu_assembly import dumped_assembly
+from tests.helpers.gpu_asm import ANY_ATOMIC, ATOMIC, BARRIER, EXCHANGE, SHARED, assembly
 from tests.reduce.cases import fused, standalone
 from xsplit.api import rewrite
 
 pytestmark = pytest.mark.gpu_compile
 
-ATOMIC = {"sm_80": r"\b(atom|red)\.[\w.]*global", "gfx942": r"\bglobal_atomic_\w+"}
-BARRIER = {"sm_80": r"\bbar\.sync", "gfx942": r"\bs_barrier\b"}
-SHARED = {"sm_80": r"\b(st|ld)\.shared", "gfx942": r"\bds_(write|read)\w*"}
-EXCHANGE = {"sm_80": r"\bshfl\.sync\.bfly", "gfx942": r"row_(mirror|half_mirror|bcast:\d+|shr:\d+)|\bdpp\b"}
 SYSTEM_OR_CAS = {
     "sm_80": r"\b(atom|red|fence|membar)\.[\w.]*\bsys\b",
     "gfx942": r"global_atomic_cmpswap",
 }
-ANY_ATOMIC = {"sm_80": r"\b(atom|red)\.", "gfx942": r"atomic"}
-
-
-def assembly(source: str, target_name: str, tmp_path: Path) -> str:
-    texts = dumped_assembly(source, target_name, tmp_path)
-    assert texts
-    return "\n".join(texts)
 
 
 def lowered(case, pipeline: str, t: str) -> str:

@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.helpers.gemm_kernel import inputs, lowered
 from xsplit.rewrites.reduce import lower_gridwise_gemm
 from xsplit.simulator.machine import Launch, Machine, lockstep
 from xsplit.simulator.run import launch_sizes, pick_function
-from tests.reduce.test_gemm_kernel import check, inputs, lowered
 
 PHASE_BYTES = 128
 BANKS = 32

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from xsplit.api import rewrite
@@ -40,17 +41,13 @@ def test_atomic_merge_is_relaxed(
     kernels = read_machine_code(out, t, tmp_path)
     assert kernels
     for kernel in kernels:
-        # The f16 tensor-core kernel on sm_90 spills 16 bytes at 64 registers,
-        # with either atomic form (issue 37); the others must not spill.
-        if not (t == "sm_80" and element == "f16"):
-            assert kernel.spill_bytes == 0, kernel.summary()
+        assert kernel.spill_bytes == 0, kernel.summary()
         assert kernel.system_scope == [], kernel.summary()
         assert kernel.cmpswap == 0, kernel.summary()
         assert kernel.atomic_adds > 0, kernel.summary()
 
 
 @pytest.mark.gpu_compile
-@pytest.mark.xfail(strict=True, reason="issue 37: the sm_80 f16 (mma) kernel spills on sm_90")
 def test_f16_mma_kernel_does_not_spill(tmp_path: Path) -> None:
     with collect_remarks():
         out = rewrite(matmul(64, 96, 997, "f16"), own_kernel_pipeline("sm_80", 4))
@@ -79,3 +76,72 @@ def test_innermost_loop() -> None:
         /*0060*/  @P2 BRA `(.L_x_0) ;""".splitlines()
     body = _innermost_loop(listing, r"(\.L_x_\d+):", r"BRA\s+`?\((\.L_x_\d+)\)", r"\bFFMA\b")
     assert [line.split()[1] for line in body] == ["FFMA", "FFMA", "@P1"]
+
+
+def _held_out_shapes(seed: int = 37) -> list[tuple[int, int, int, str]]:
+    """One shape per K kind (odd, prime, aligned) and element type, M and N
+    drawn from 1..2048 (a seeded draw: the same shapes every run)."""
+    rng = np.random.default_rng(seed)
+    ks = {"odd": 2 * int(rng.integers(600, 3000)) + 1, "prime": 2039, "aligned": 2048}
+    shapes = []
+    for kind, k in ks.items():
+        for element in ("f32", "f16"):
+            m, n = (int(x) for x in rng.integers(1, 2049, size=2))
+            shapes.append((m, n, k, element))
+    return shapes
+
+
+def _short_of_goal(m: int, n: int, k: int, element: str) -> str | None:
+    """Why a shape's loop is known to miss the done-when (issue 37), or None."""
+    if element == "f16" and (k % 8 or n % 8):
+        return (
+            "f16 rows that are not whole 16-byte vectors (K or N) reach the tile 2 bytes a "
+            "load, through registers: HMMA stays under 35%"
+        )
+    if m < 8 and element == "f32":
+        return (
+            "a 64-row tile on M < 8: LLVM drops the FMAs of rows past M (the grid is known), "
+            "leaving the copies: FFMA 35%"
+        )
+    if element == "f32" and k % 4 and n % 4:
+        return "A and B both copied 4 bytes an element, each its own address and mask: FFMA 66%"
+    return None
+
+
+def _case(m: int, n: int, k: int, element: str):
+    why = _short_of_goal(m, n, k, element)
+    marks = [pytest.mark.xfail(strict=True, reason=f"issue 37: {why}")] if why else []
+    return pytest.param(m, n, k, element, id=f"{m}x{n}x{k}-{element}", marks=marks)
+
+
+MACHINE_CODE_SHAPES = [_case(*s) for s in _held_out_shapes()] + [
+    _case(1536, 1280, 4096, "f16"),  # large, aligned
+    _case(64, 96, 4096, "f16"),  # small, aligned
+    _case(8, 4096, 14339, "f16"),  # skinny, odd K
+    _case(1, 2048, 4097, "f32"),  # one row, odd K
+]
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.parametrize(("m", "n", "k", "element"), MACHINE_CODE_SHAPES)
+def test_main_loop_is_pipelined_and_dense(
+    m: int, n: int, k: int, element: str, tmp_path: Path
+) -> None:
+    """sm_90 SASS of the own kernel on held-out shapes: no spills, cp.async
+    (LDGSTS) in the K loop, FFMA >= 70% or HMMA >= 35% of it, the K tile
+    unrolled to >= 256 FFMA or >= 32 HMMA per barrier, nothing system-scope.
+    Two chunks, so that each chunk's loop runs many K tiles (a chunk of
+    one or two tiles has no loop left to read)."""
+    with collect_remarks():
+        out = rewrite(matmul(m, n, k, element), own_kernel_pipeline("sm_80", 2))
+    (kernel,) = read_machine_code(out, "sm_80", tmp_path)
+    mix, total = kernel.loop_mix, kernel.loop_instructions
+    assert kernel.spill_bytes == 0, kernel.summary()
+    assert kernel.system_scope == [], kernel.summary()
+    assert mix["LDGSTS"] > 0, kernel.summary()
+    if element == "f32":
+        assert mix["FFMA"] >= 0.70 * total, kernel.summary()
+        assert kernel.math_per_barrier is not None and kernel.math_per_barrier >= 256
+    else:
+        assert mix["HMMA"] >= 0.35 * total, kernel.summary()
+        assert kernel.math_per_barrier is not None and kernel.math_per_barrier >= 32

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.reduce.test_gpu_asm import ANY_ATOMIC, ATOMIC, assembly
+from tests.helpers.gpu_asm import ANY_ATOMIC, ATOMIC, assembly
 from xsplit.api import rewrite
 from xsplit.diagnostics import XsplitError
 from xsplit.iree.cpu_runner import run_on_cpu

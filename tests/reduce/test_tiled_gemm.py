@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.helpers.fused_gemm import SUBGROUP, lower_fused, simulate_fused
 from tests.reduce.cases import GemmCase
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
-from xsplit.simulator.program import host_function, simulate_program
 from xsplit.simulator.run import pick_function, simulate
 
 SHAPES = {
@@ -29,7 +29,6 @@ SHAPES = {
     "33x45x61": {"m": 33, "n": 45, "k": 61},
     "2x37x50x29": {"batch": 2, "m": 37, "n": 50, "k": 29},
 }
-SUBGROUP = {"sm_80": 32, "gfx942": 64}
 
 
 def _matrix():
@@ -64,35 +63,11 @@ def _case(method: str, along: str, shape: str, i: int) -> GemmCase:
     return GemmCase(method, along, **SHAPES[shape], returned=returned, fill=fill, rock=i % 4 >= 2)
 
 
-def _lower(case: GemmCase, pipeline: str) -> str:
-    """The lowered program; verify-sync must prove every barrier and decide
-    every dependence (no warning at all)."""
-    with collect_remarks() as said:
-        out = rewrite(case.program(), f"fuse-reduction,{pipeline},verify-sync")
-    undecided = [line for line in said if "warning" in line or "cannot decide" in line]
-    assert not undecided, undecided
-    return out
-
-
-def _simulate(out: str, case: GemmCase, subgroup: int, seed: int = 1) -> None:
-    module = parse_module(out, "out.mlir", make_context())
-    inputs = case.inputs(seed)
-    want = case.final_arguments(inputs)
-    host = host_function(module, None)
-    if host is not None:
-        report = simulate_program(module, host, want, inputs, subgroup_size=subgroup)
-    else:
-        report = simulate(
-            pick_function(module, None), reference=want, inputs=inputs, subgroup_size=subgroup
-        )
-    assert report.clean, report.races + report.mismatches
-
-
 @pytest.mark.parametrize("stage,deterministic,method,along,target,shape,i", _matrix())
 def test_simulated(stage, deterministic, method, along, target, shape, i) -> None:
     case = _case(method, along, shape, i)
     det = " deterministic=true" if deterministic else ""
-    out = _lower(case, f"lower-reduce{{stage={stage} target={target}{det}}}")
+    out = lower_fused(case, f"lower-reduce{{stage={stage} target={target}{det}}}")
     assert "linalg." not in out and "xsplit_gemm." not in out
     # A and B go through workgroup memory (the staged kernel keeps A
     # M-major); the epilogue adds what the stage says. A batch GEMM's
@@ -107,7 +82,7 @@ def test_simulated(stage, deterministic, method, along, target, shape, i) -> Non
     spans = stage == "subgroup" and along == "columns"
     assert ("%wave_tile" in out) == spans
     assert ("memref.subview %a[%block_id_z, 0, 0]" in out) == bool(case.batch)
-    _simulate(out, case, SUBGROUP[target])
+    simulate_fused(out, case, SUBGROUP[target])
 
 
 @pytest.mark.parametrize("stage", ["atomic", "lds", "subgroup"])
@@ -117,11 +92,11 @@ def test_batch_axis(stage: str) -> None:
     case = GemmCase(
         "max", "batch", **SHAPES["2x37x50x29"], returned=stage == "lds", rock=stage != "lds"
     )
-    out = _lower(
+    out = lower_fused(
         case,
         f"lower-reduce{{stage={stage} target=gfx942 deterministic={str(stage == 'subgroup').lower()}}}",
     )
-    _simulate(out, case, 64)
+    simulate_fused(out, case, 64)
 
 
 def test_each_barrier_is_needed() -> None:
@@ -130,7 +105,7 @@ def test_each_barrier_is_needed() -> None:
     from xsplit.diagnostics import XsplitError
 
     case = GemmCase("sum", "rows", **SHAPES["33x45x61"], returned=True)
-    lines = _lower(case, "lower-reduce{stage=lds target=sm_80}").splitlines()
+    lines = lower_fused(case, "lower-reduce{stage=lds target=sm_80}").splitlines()
     barriers = [i for i, line in enumerate(lines) if line.strip() == "gpu.barrier"]
     assert len(barriers) == 3
     for i in barriers:
@@ -157,7 +132,7 @@ def test_cli_against_the_unfused_program(tmp_path: Path, capsys) -> None:
              GemmCase("max", "rows", **SHAPES["2x37x50x29"], fill=0.25, rock=True)),
         ]
     ):  # fmt: skip
-        (tmp_path / f"out{i}.mlir").write_text(_lower(case, pipeline))
+        (tmp_path / f"out{i}.mlir").write_text(lower_fused(case, pipeline))
         (tmp_path / f"ref{i}.mlir").write_text(case.reference())
         extra = ["--subgroup-size", "64"] if "gfx942" in pipeline else []
         rc = simulate_main(
@@ -171,9 +146,9 @@ def test_cpu_kernel_simulated() -> None:
     """llvm-cpu's form (one thread per workgroup looping over its tile) in
     the simulator too, on a shape small enough for its serial loops."""
     case = GemmCase("sum", "rows", m=35, n=3, k=2, returned=True)
-    out = _lower(case, "lower-reduce{target=cpu}")
+    out = lower_fused(case, "lower-reduce{target=cpu}")
     assert "gpu.known_grid_size = array<i32: 1, 2, 1>" in out and "gpu.thread_id" not in out
-    _simulate(out, case, 32)
+    simulate_fused(out, case, 32)
 
 
 F16 = """\
@@ -282,7 +257,7 @@ def test_cpu_runs(deterministic: str, method: str, along: str) -> None:
 @pytest.mark.parametrize("t", ["sm_80", "gfx942"])
 @pytest.mark.parametrize("stage", ["atomic", "lds", "subgroup", "deterministic"])
 def test_assembly(stage: str, t: str, tmp_path: Path) -> None:
-    from tests.reduce.test_gpu_asm import ANY_ATOMIC, ATOMIC, BARRIER, EXCHANGE, SHARED, assembly
+    from tests.helpers.gpu_asm import ANY_ATOMIC, ATOMIC, BARRIER, EXCHANGE, SHARED, assembly
 
     det = stage == "deterministic"
     real = "lds" if det else stage

@@ -8,20 +8,13 @@ import itertools
 
 import pytest
 
+from tests.helpers.cost_model import MATMUL_SPANS, matmul
 from xsplit.analysis.cost_model import MIN_GAIN, Problem, choose_split, estimate, problem_of
 from xsplit.analysis.reduction import match_reduction
 from xsplit.api import parse_module
 from xsplit.target import targets
 from xsplit.target.cpu_info import NAMED_CPUS
 from xsplit.target.targets import TARGETS
-
-MATMUL_SPANS = ((True, False), (False, True))
-
-
-def matmul(m: int, n: int, k: int, batch: int = 1, element: str = "f32") -> Problem:
-    size = {"f32": 4, "f16": 2, "i8": 1}[element]
-    acc = 4
-    return Problem(batch, m, n, k, element, size, acc, 2, MATMUL_SPANS, (size, n * size))
 
 
 ALL_TARGETS = list(TARGETS.values())
@@ -337,7 +330,7 @@ def test_narrow_strips_with_few_page_offsets_count_larger(k: int) -> None:
     counts four times its size; rows 1824 bytes apart reach every slot. A
     strip of several register tiles counts its size: split-k's own tiles on
     64x384 take 128 columns, and the model prices their panel as it is."""
-    from xsplit.analysis.cost_model import _crowding, _fixed_tiles, _tile_with
+    from xsplit.analysis.cost_model.cpu import _crowding, _fixed_tiles, _tile_with
 
     cpu = targets.cpu_target(NAMED_CPUS["znver4"])
     assert cpu.cpu is not None

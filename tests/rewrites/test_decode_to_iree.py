@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.rewrites.test_cost_model import matmul
+from tests.helpers.cost_model import matmul
 from xsplit.analysis.cost_model import iree_split_chunk
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.dialects.iree_linalg_ext import SPLIT_REDUCTION

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rewrites.test_cost_model import matmul
+from tests.helpers.cost_model import matmul
 from xsplit.analysis.cost_model import (
     choose_split,
     choose_tiling,

@@ -337,7 +337,7 @@ def test_exported_relaxed_atomic_merge_runs(tmp_path, capsys):
     `llvm.atomicrmw` on a pointer built from C's aligned base. The
     simulator maps the address back to C's element, logs the atomic and
     gets the matmul's result."""
-    from tests.reduce.test_gemm_kernel import LOWER, matmul
+    from tests.helpers.gemm_kernel import LOWER, matmul
     from xsplit.api import rewrite
     from xsplit.diagnostics import collect_remarks
 

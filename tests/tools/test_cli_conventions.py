@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tools.test_xsplit_opt import xsplit_opt
+from tests.helpers.cli import xsplit_opt
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "examples"

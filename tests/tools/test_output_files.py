@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.tools.test_xsplit_opt import assert_one_line_error
+from tests.helpers.cli import assert_one_line_error
 from xsplit import files
 from xsplit.diagnostics import XsplitError
 

@@ -4,49 +4,13 @@ they write."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.tools.test_xsplit_opt import assert_one_line_error
+from tests.helpers.cli import SMALL, WRONG_PATTERN, assert_one_line_error, xsplit
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
-SMALL = EXAMPLES / "small_matmul.mlir"
-
-# A pattern that drops the init: right only where C is zero, which random
-# inputs never are, so `check` must catch it.
-WRONG_PATTERN = '''
-from xsplit.rewrites.dsl import Pass, Pattern, Template, init, input
-
-DROP_INIT = Pattern(
-    name="drop-matmul-init",
-    doc="replaces the init of a matmul by zeros (wrong on purpose)",
-    root="linalg.matmul",
-    where=input(0).capture("a") & input(1).capture("b") & init().capture("c")
-    & ~init().defined_by("linalg.fill"),
-    rewrite=Template(
-        """
-        %zero = arith.constant 0.0 : f32
-        %filled = linalg.fill ins(%zero : f32) outs($c : $c.type) -> $c.type
-        %r = linalg.matmul ins($a, $b : $a.type, $b.type) outs(%filled : $c.type) -> $c.type
-        """
-    ),
-)
-
-Pass("drop-init", "Drops matmul inits (a wrong rewrite, to test xsplit check).", [DROP_INIT])
-'''
-
-
-def xsplit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from xsplit.tools.xsplit_cli import console_main; console_main()",
-         *args],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def test_check_passes_a_right_split() -> None:

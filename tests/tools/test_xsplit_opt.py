@@ -13,27 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.cases import matmul
+from tests.helpers.cli import assert_one_line_error, xsplit_opt
 from xsplit.passes import XSPLIT_PASSES
 
 SEED = Path(__file__).parents[2] / "examples" / "matmul_123x456x51234.mlir"
-
-
-def xsplit_opt(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "xsplit.tools.xsplit_opt", *args],
-        capture_output=True,
-        text=True,
-        input=stdin,
-        check=False,
-    )
-
-
-def assert_one_line_error(proc: subprocess.CompletedProcess[str], expected: str) -> None:
-    assert proc.returncode != 0
-    assert "Traceback" not in proc.stderr
-    errors = [line for line in proc.stderr.splitlines() if "error:" in line]
-    assert len(errors) == 1, proc.stderr
-    assert expected in errors[0], proc.stderr
 
 
 BAD_INPUTS = {

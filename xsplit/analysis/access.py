@@ -19,6 +19,9 @@ For every memref access inside a kernel (SPMD code on `gpu.thread_id` /
   Loops shared by both ops are compared in the same iteration, or in
   different iterations, as the caller asks.
 
+The algebra it computes in (symbolic affine forms, values over a block's
+threads, the comparison of two accesses' points) is `access_algebra`.
+
 Buffers are the kernel's arguments, allocations and HAL bindings; distinct
 ones are taken not to alias (arguments are `noalias`, as IREE's are).
 Cross-workgroup dependences are out of scope: no barrier orders them.
@@ -26,23 +29,31 @@ Cross-workgroup dependences are out of scope: no barrier orders them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
-    AffineMap,
-    AffineSymExpr,
-)
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
 
+from xsplit.analysis.access_algebra import (
+    MAX_POINTS,
+    Affine,
+    Num,
+    Space,
+    TooLarge,
+    add_nums,
+    affine_numeric,
+    affine_symbolic,
+    aligned_consts,
+    is_uniform,
+    meet,
+    mul_nums,
+    point_keys,
+    scale_num,
+    trailing_broadcast,
+)
 from xsplit.dialects.llvm import pointer_memref
 from xsplit.semantics import (
     BINARY,
@@ -53,10 +64,20 @@ from xsplit.semantics import (
     op_property,
 )
 
-READ, WRITE, ATOMIC = "read", "write", "atomic"
+__all__ = [
+    "ATOMIC",
+    "LOOP_OPS",
+    "READ",
+    "WRITE",
+    "Access",
+    "AccessAnalysis",
+    "Affine",
+    "TooLarge",
+    "Verdict",
+    "is_uniform",
+]
 
-MAX_POINTS = 1 << 21
-"""The most (thread, iteration, element) points one access is enumerated over."""
+READ, WRITE, ATOMIC = "read", "write", "atomic"
 
 _THREAD_OPS = {"gpu.thread_id"}
 _UNIFORM_ID_OPS = {
@@ -71,113 +92,6 @@ _PURE_MEMREF_USERS = _VIEW_OPS | {"memref.dim", "memref.dealloc", "func.return",
 def _dim_of(op: Operation) -> int:
     d = id_dimension(op)
     return 0 if d is None else d
-
-
-# -- symbolic affine forms (what the analysis reports) -------------------------
-
-
-@dataclass(frozen=True)
-class Affine:
-    """sum(coeffs[v] * v) + const over named variables."""
-
-    coeffs: tuple[tuple[str, int], ...]
-    const: int
-
-    @staticmethod
-    def of(name: str) -> Affine:
-        return Affine(((name, 1),), 0)
-
-    @staticmethod
-    def constant(c: int) -> Affine:
-        return Affine((), c)
-
-    def _d(self) -> dict[str, int]:
-        return dict(self.coeffs)
-
-    def __add__(self, other: Affine) -> Affine:
-        d = self._d()
-        for k, v in other.coeffs:
-            d[k] = d.get(k, 0) + v
-        return Affine(tuple(sorted((k, v) for k, v in d.items() if v)), self.const + other.const)
-
-    def scale(self, c: int) -> Affine:
-        return Affine(tuple((k, v * c) for k, v in self.coeffs if v * c), self.const * c)
-
-    @property
-    def is_constant(self) -> bool:
-        return not self.coeffs
-
-    def __str__(self) -> str:
-        parts = [(f"{v}*{k}" if v != 1 else k) for k, v in self.coeffs]
-        if self.const or not parts:
-            parts.append(str(self.const))
-        return " + ".join(parts).replace("+ -", "- ")
-
-
-def _sym_affine(expr: AffineExpr, dims: list[Affine | None], syms: list[Affine | None]) -> Affine | None:
-    if isinstance(expr, AffineConstantExpr):
-        return Affine.constant(expr.value)
-    if isinstance(expr, AffineDimExpr):
-        return dims[expr.position]
-    if isinstance(expr, AffineSymExpr):
-        return syms[expr.position]
-    assert isinstance(expr, AffineBinaryOpExpr)
-    a, b = _sym_affine(expr.lhs, dims, syms), _sym_affine(expr.rhs, dims, syms)
-    if a is None or b is None:
-        return None
-    if expr.kind == AffineBinaryOpKind.Add:
-        return a + b
-    if expr.kind == AffineBinaryOpKind.Mul:
-        if b.is_constant:
-            return a.scale(b.const)
-        if a.is_constant:
-            return b.scale(a.const)
-        return None
-    if a.is_constant and b.is_constant and b.const:
-        if expr.kind == AffineBinaryOpKind.FloorDiv:
-            return Affine.constant(a.const // b.const)
-        if expr.kind == AffineBinaryOpKind.CeilDiv:
-            return Affine.constant(-((-a.const) // b.const))
-        return Affine.constant(a.const % b.const)
-    return None
-
-
-# -- numeric values over a block's threads, with symbolic uniform parts ---------
-
-
-@dataclass
-class Space:
-    """Where a value lives: the threads of a block, times the iterations of
-    the enumerated loops around it (axes in nesting order), with the points
-    that really execute."""
-
-    loops: tuple[Operation, ...]
-    shape: tuple[int, ...]
-    valid: np.ndarray
-
-    def extend(self, loop: Operation, trips: np.ndarray, size: int) -> Space:
-        k = np.arange(size).reshape((1,) * len(self.shape) + (size,))
-        valid = self.valid[..., None] & (k < trips[..., None])
-        return Space(self.loops + (loop,), self.shape + (size,), valid)
-
-
-@dataclass
-class Num:
-    """A value per point of a space, plus integer multiples of uniform symbols."""
-
-    const: np.ndarray
-    atoms: dict[str, int] = field(default_factory=dict)
-    varying_unknown: bool = False
-    """Depends on the thread in a way the analysis cannot follow."""
-
-    @property
-    def concrete(self) -> bool:
-        return not self.atoms and not self.varying_unknown
-
-
-def _bcast(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    a = np.asarray(a)
-    return a.reshape(a.shape + (1,) * (len(shape) - a.ndim)) if a.ndim < len(shape) else a
 
 
 @dataclass
@@ -449,7 +363,7 @@ class AccessAnalysis:
         elif amap is not None:
             vals = [self.symbolic(v) for v in operands]
             nd = amap.num_dims
-            local = [_sym_affine(e, vals[:nd], vals[nd:]) for e in amap.results]
+            local = [affine_symbolic(e, vals[:nd], vals[nd:]) for e in amap.results]
         else:
             local = [self.symbolic(v) for v in operands]
         indices = self._compose(chain, local)
@@ -538,7 +452,7 @@ class AccessAnalysis:
         if name == "affine.apply":
             amap = op_property(op, "map").data  # type: ignore[union-attr]
             vals = [self.symbolic(x) for x in op.operands]
-            return _sym_affine(amap.results[0], vals[: amap.num_dims], vals[amap.num_dims :])
+            return affine_symbolic(amap.results[0], vals[: amap.num_dims], vals[amap.num_dims :])
         if v.name_hint and name in _UNIFORM_ID_OPS:
             return Affine.of(v.name_hint)
         return None
@@ -582,12 +496,12 @@ class AccessAnalysis:
             if branch == 2:
                 ids = self._forall_ids(guard)
                 if ids is not None:
-                    valid = space.valid & _bcast(ids[1], space.shape)
+                    valid = space.valid & trailing_broadcast(ids[1], space.shape)
                     space = Space(space.loops, space.shape, valid)
                 continue
             cond = self.num(guard.operands[0], space)
             if cond is not None and cond.concrete:
-                c = _bcast(cond.const, space.shape).astype(bool)
+                c = trailing_broadcast(cond.const, space.shape).astype(bool)
                 valid = space.valid & (c if branch == 0 else ~c)
                 space = Space(space.loops, space.shape, valid)
         self._spaces[key] = space
@@ -603,7 +517,7 @@ class AccessAnalysis:
         if lb is None or ub is None or step is None or not (lb.concrete and ub.concrete and step.concrete):
             self._loop_info[key] = ("atom", None)
             return None
-        lbv, ubv, stv = (_bcast(x.const, outer.shape) for x in (lb, ub, step))
+        lbv, ubv, stv = (trailing_broadcast(x.const, outer.shape) for x in (lb, ub, step))
         stv = np.where(stv <= 0, 1, stv)
         trips = np.maximum(0, -((lbv - ubv) // stv))
         trips = np.broadcast_to(trips, outer.shape)
@@ -624,8 +538,8 @@ class AccessAnalysis:
         ubs = self._map(ubm, loop.operands[n : n + m], outer)
         if lbs is None or ubs is None or not all(x.concrete for x in lbs + ubs):
             return None, None, None
-        lb = Num(np.max(np.broadcast_arrays(*[_bcast(x.const, outer.shape) for x in lbs]), axis=0))
-        ub = Num(np.min(np.broadcast_arrays(*[_bcast(x.const, outer.shape) for x in ubs]), axis=0))
+        lb = Num(np.max(np.broadcast_arrays(*[trailing_broadcast(x.const, outer.shape) for x in lbs]), axis=0))
+        ub = Num(np.min(np.broadcast_arrays(*[trailing_broadcast(x.const, outer.shape) for x in ubs]), axis=0))
         step = int(op_property(loop, "step").value.data)  # type: ignore[union-attr]
         return lb, ub, Num(np.array(step))
 
@@ -634,7 +548,7 @@ class AccessAnalysis:
         if any(v is None for v in vals):
             return None
         dims, syms = vals[: amap.num_dims], vals[amap.num_dims :]
-        return [_num_affine(e, dims, syms, space) for e in amap.results]  # type: ignore[arg-type]
+        return [affine_numeric(e, dims, syms, space) for e in amap.results]  # type: ignore[arg-type]
 
     def num(self, v: SSAValue, space: Space) -> Num | None:
         """`v` at every point of `space` (which encloses v's definition)."""
@@ -660,8 +574,8 @@ class AccessAnalysis:
                     lb, _, step = self._bounds(owner, outer)
                     k = np.arange(space.shape[axis]).reshape((1,) * axis + (-1,))
                     prefix = space.shape[: axis + 1]
-                    start = _bcast(lb.const, prefix)  # type: ignore[union-attr]
-                    return Num(start + _bcast(step.const, prefix) * k)  # type: ignore[union-attr]
+                    start = trailing_broadcast(lb.const, prefix)  # type: ignore[union-attr]
+                    return Num(start + trailing_broadcast(step.const, prefix) * k)  # type: ignore[union-attr]
                 outer = self.space_of(owner)
                 lb, _, step = self._bounds(owner, outer)
                 uniform = lb is not None and step is not None and is_uniform(lb) and is_uniform(step)
@@ -703,30 +617,30 @@ class AccessAnalysis:
             return self._atom(v, False)
         if name == "affine.apply":
             amap = op_property(op, "map").data  # type: ignore[union-attr]
-            return _num_affine(amap.results[0], operands[: amap.num_dims], operands[amap.num_dims :], space)  # type: ignore[arg-type]
+            return affine_numeric(amap.results[0], operands[: amap.num_dims], operands[amap.num_dims :], space)  # type: ignore[arg-type]
         if name in ("affine.min", "affine.max"):
             amap = op_property(op, "map").data  # type: ignore[union-attr]
             dims, syms = operands[: amap.num_dims], operands[amap.num_dims :]
-            vals = [_num_affine(e, dims, syms, space) for e in amap.results]  # type: ignore[arg-type]
+            vals = [affine_numeric(e, dims, syms, space) for e in amap.results]  # type: ignore[arg-type]
             if all(x.concrete for x in vals):
                 fn = np.min if name == "affine.min" else np.max
-                return Num(fn(np.broadcast_arrays(*[_bcast(x.const, space.shape) for x in vals]), axis=0))
+                return Num(fn(np.broadcast_arrays(*[trailing_broadcast(x.const, space.shape) for x in vals]), axis=0))
             return self._atom(v, all(is_uniform(x) for x in vals))
         a = operands[0]
         b = operands[1] if len(operands) > 1 else None
         if name == "arith.addi":
-            return _add(a, b)  # type: ignore[arg-type]
+            return add_nums(a, b)  # type: ignore[arg-type]
         if name == "arith.subi":
-            return _add(a, _scale_num(b, -1))  # type: ignore[arg-type]
+            return add_nums(a, scale_num(b, -1))  # type: ignore[arg-type]
         if name == "arith.muli":
             if b.concrete and np.all(b.const == np.ravel(b.const)[0]):  # type: ignore[union-attr]
-                return _scale_num(a, int(np.ravel(b.const)[0]))  # type: ignore[arg-type, union-attr]
+                return scale_num(a, int(np.ravel(b.const)[0]))  # type: ignore[arg-type, union-attr]
             if a.concrete and np.all(a.const == np.ravel(a.const)[0]):  # type: ignore[union-attr]
-                return _scale_num(b, int(np.ravel(a.const)[0]))  # type: ignore[arg-type, union-attr]
+                return scale_num(b, int(np.ravel(a.const)[0]))  # type: ignore[arg-type, union-attr]
         if all(x.concrete for x in operands):  # type: ignore[union-attr]
             # Values of different loop depths carry different numbers of
-            # trailing axes: pad them as `_add` does before combining.
-            consts = _aligned([x.const for x in operands])  # type: ignore[union-attr]
+            # trailing axes: pad them as `add_nums` does before combining.
+            consts = aligned_consts([x.const for x in operands])  # type: ignore[union-attr]
             if name in BINARY and b is not None:
                 with np.errstate(all="ignore"):
                     return Num(np.asarray(BINARY[name](consts[0], consts[1])))
@@ -824,7 +738,7 @@ class AccessAnalysis:
                 if any(x is None for x in local):
                     return None
                 if access.lane:
-                    local[-1] = _add(local[-1], Num(np.array(access.lane)))  # type: ignore[arg-type]
+                    local[-1] = add_nums(local[-1], Num(np.array(access.lane)))  # type: ignore[arg-type]
         for sub in reversed(chain):
             if sub.name != "memref.subview":
                 continue
@@ -842,15 +756,15 @@ class AccessAnalysis:
                 for i, x in zip(kept, local):
                     full[i] = x
                 local = full
-            local = [_add(o, _mul_num(x, s)) for o, x, s in zip(offs, local, strs)]
+            local = [add_nums(o, mul_nums(x, s)) for o, x, s in zip(offs, local, strs)]
         del strides
         if not local:  # a 0-d buffer: every access touches its one element
             local = [Num(np.array(0))]
         if any(x.varying_unknown for x in local):
             return None
-        consts = [np.broadcast_to(_bcast(x.const, full_shape), full_shape) for x in local]
+        consts = [np.broadcast_to(trailing_broadcast(x.const, full_shape), full_shape) for x in local]
         atoms = [{rename.get(k, k): c for k, c in x.atoms.items()} for x in local]
-        valid = np.broadcast_to(_bcast(space.valid, full_shape), full_shape)
+        valid = np.broadcast_to(trailing_broadcast(space.valid, full_shape), full_shape)
         return consts, atoms, valid, space
 
     def _memref_operand(self, access: Access) -> SSAValue:
@@ -954,8 +868,8 @@ class AccessAnalysis:
             for loop in shared_loops
             if loop in sa.loops and loop in sb.loops
         ]
-        ka = self._keys(ca, va, shared_axes, 0)
-        kb = self._keys(cb, vb, shared_axes, 1)
+        ka = point_keys(ca, va, shared_axes, 0)
+        kb = point_keys(cb, vb, shared_axes, 1)
         return self._compare(ka, kb, a, b)
 
     def _separated(self, diff: dict[str, int], rename: dict[str, str], ca, cb) -> str | None:
@@ -978,79 +892,23 @@ class AccessAnalysis:
             )
         return None
 
-    def _keys(self, consts: list[np.ndarray], valid: np.ndarray, shared_axes, side) -> tuple:
-        shape = valid.shape
-        if valid.size > MAX_POINTS:
-            raise TooLarge()
-        idx = np.indices(shape, sparse=True)
-        sel = valid.reshape(-1)
-        thread = np.broadcast_to(idx[0], shape).reshape(-1)[sel]
-        elems = [c.reshape(-1)[sel] for c in consts]
-        counters = [np.broadcast_to(idx[1 + ax[side]], shape).reshape(-1)[sel] for ax in shared_axes]
-        return (elems, thread, *counters)
-
     def _compare(self, ka, kb, a: Access, b: Access) -> Verdict:
-        ea, ta, *ca = ka
-        eb, tb, *cb = kb
-        if len(ta) == 0 or len(tb) == 0:
+        meeting = meet(ka, kb)
+        if meeting.empty:
             return Verdict("none", "disjoint: one of the accesses never runs")
-        key_a = _pack([*ea, *ca], [*eb, *cb], 0)
-        key_b = _pack([*ea, *ca], [*eb, *cb], 1)
-        keys, inv = np.unique(np.concatenate([key_a, key_b]), return_inverse=True)
-        n = len(keys)
-        big = np.iinfo(np.int64).max
-        amin = np.full(n, big)
-        amax = np.full(n, -1)
-        bmin = np.full(n, big)
-        bmax = np.full(n, -1)
-        ia, ib = inv[: len(key_a)], inv[len(key_a) :]
-        np.minimum.at(amin, ia, ta)
-        np.maximum.at(amax, ia, ta)
-        np.minimum.at(bmin, ib, tb)
-        np.maximum.at(bmax, ib, tb)
-        both = (amax >= 0) & (bmax >= 0)
-        same = (amin == amax) & (bmin == bmax) & (amin == bmin)
-        bad = both & ~same
-        if not bad.any():
-            shared = "coincide" if both.any() else "disjoint"
+        if meeting.threads is None:
+            shared = "coincide" if meeting.shared else "disjoint"
             return Verdict("none", f"{shared}: checked for all {self.threads} threads")
-        k = int(np.nonzero(bad)[0][0])
-        t1 = int(amin[k]) if amin[k] != bmax[k] else int(amax[k])
-        t2 = int(bmax[k]) if bmax[k] != t1 else int(bmin[k])
-        first = np.nonzero(ia == k)[0][0]
-        element = [int(e[first]) for e in ea]
+        t1, t2 = meeting.threads
         return Verdict(
             "conflict",
             f"threads {self._thread_name(t1)} and {self._thread_name(t2)} both touch "
-            f"{_base_name(a.base)}{element}",
+            f"{_base_name(a.base)}{meeting.element}",
         )
 
     def _thread_name(self, t: int) -> str:
         bx, by, _ = self.block
         return f"({t % bx},{(t // bx) % by},{t // (bx * by)})"
-
-    def _element(self, a: Access, flat: int) -> str:
-        base = a.base
-        t = base.type if isinstance(base, SSAValue) else base.results[0].type  # type: ignore[union-attr]
-        shape = t.get_shape()
-        if flat < 0 or any(d < 0 for d in shape) or flat >= max(1, math.prod(shape)):
-            return f"<flat {flat}>"
-        return str(list(int(i) for i in np.unravel_index(flat, shape)))
-
-
-class TooLarge(Exception):
-    pass
-
-
-def _pack(cols_a: list[np.ndarray], cols_b: list[np.ndarray], side: int) -> np.ndarray:
-    """One int64 key per point from several integer columns (same radix on both sides)."""
-    cols = cols_a if side == 0 else cols_b
-    key = np.zeros(len(cols[0]), dtype=np.int64)
-    for ca, cb, c in zip(cols_a, cols_b, cols):
-        lo = min(int(ca.min()), int(cb.min()))
-        hi = max(int(ca.max()), int(cb.max()))
-        key = key * (hi - lo + 1) + (c.astype(np.int64) - lo)
-    return key
 
 
 def _strides(t: MemRefType) -> list[int] | None:
@@ -1061,15 +919,6 @@ def _strides(t: MemRefType) -> list[int] | None:
         return list(memref_strides(t))
     except Exception:
         return None
-
-
-def is_uniform(x: Num) -> bool:
-    if x.varying_unknown:
-        return False
-    c = np.asarray(x.const)
-    if c.ndim == 0 or c.shape[0] == 1:
-        return True
-    return bool(np.all(c == c[:1]))
 
 
 def _kept_dims(sizes, result) -> list[int] | None:
@@ -1087,80 +936,3 @@ def _kept_dims(sizes, result) -> list[int] | None:
         elif size != 1:
             return None
     return kept if j == len(shape) else None
-
-
-def _aligned(consts: list) -> list[np.ndarray]:
-    """The constants with trailing unit axes up to the deepest one's rank
-    (a 0-d constant stays a scalar)."""
-    arrays = [np.asarray(c) for c in consts]
-    n = max(c.ndim for c in arrays)
-    return [c.reshape(c.shape + (1,) * (n - c.ndim)) if c.ndim else c for c in arrays]
-
-
-def _add(a: Num, b: Num) -> Num:
-    atoms = dict(a.atoms)
-    for k, v in b.atoms.items():
-        atoms[k] = atoms.get(k, 0) + v
-    atoms = {k: v for k, v in atoms.items() if v}
-    ca, cb = _aligned([a.const, b.const])
-    return Num(ca + cb, atoms, a.varying_unknown or b.varying_unknown)
-
-
-def _scale_num(a: Num, c: int) -> Num:
-    return Num(np.asarray(a.const) * c, {k: v * c for k, v in a.atoms.items() if v * c}, a.varying_unknown)
-
-
-def _mul_num(a: Num, b: Num) -> Num:
-    c = np.ravel(b.const)
-    if c.size and np.all(c == c[0]):
-        return _scale_num(a, int(c[0]))
-    if a.atoms:
-        return Num(np.array(0), {}, True)
-    ca, cb = np.asarray(a.const), np.asarray(b.const)
-    n = max(ca.ndim, cb.ndim)
-    ca = ca.reshape(ca.shape + (1,) * (n - ca.ndim)) if ca.ndim else ca
-    cb = cb.reshape(cb.shape + (1,) * (n - cb.ndim)) if cb.ndim else cb
-    return Num(ca * cb)
-
-
-def _num_affine(expr: AffineExpr, dims: list[Num], syms: list[Num], space: Space) -> Num:
-    if isinstance(expr, AffineConstantExpr):
-        return Num(np.array(expr.value))
-    if isinstance(expr, AffineDimExpr):
-        return dims[expr.position]
-    if isinstance(expr, AffineSymExpr):
-        return syms[expr.position]
-    assert isinstance(expr, AffineBinaryOpExpr)
-    a = _num_affine(expr.lhs, dims, syms, space)
-    b = _num_affine(expr.rhs, dims, syms, space)
-    if expr.kind == AffineBinaryOpKind.Add:
-        return _add(a, b)
-    if expr.kind == AffineBinaryOpKind.Mul:
-        if b.concrete:
-            return _mul_num(a, b)
-        return _mul_num(b, a) if a.concrete else Num(np.array(0), {}, True)
-    if not (a.concrete and b.concrete):
-        return Num(np.array(0), {}, True)
-    ca, cb = np.asarray(a.const), np.asarray(b.const)
-    cb = np.where(cb == 0, 1, cb)
-    n = max(ca.ndim, cb.ndim)
-    ca = ca.reshape(ca.shape + (1,) * (n - ca.ndim)) if ca.ndim else ca
-    cb = cb.reshape(cb.shape + (1,) * (n - cb.ndim)) if cb.ndim else cb
-    if expr.kind == AffineBinaryOpKind.FloorDiv:
-        return Num(ca // cb)
-    if expr.kind == AffineBinaryOpKind.CeilDiv:
-        return Num(-((-ca) // cb))
-    return Num(ca % cb)
-
-
-def enclosing_block_chain(op: Operation, stop: Operation) -> list[tuple[Block, Operation]]:
-    """(block, ancestor of op in it) from op's own block up to stop's body."""
-    out = []
-    cur = op
-    while cur is not None and cur is not stop:
-        block = cur.parent_block()
-        if block is None:
-            break
-        out.append((block, cur))
-        cur = block.parent_op()
-    return out

@@ -35,7 +35,7 @@ from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 
 from xsplit.dialects.linalg import StructuredNamedOp, linear_form
-from xsplit.dialects.utils import zero_attr
+from xsplit.dialects.op_helpers import zero_attr
 
 COMBINER_KINDS: dict[type[Operation], str] = {
     arith.AddfOp: "add",

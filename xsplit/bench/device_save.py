@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from xsplit.api import parse_module
+from xsplit.api import parse_module, print_module
 from xsplit.bench.driver import encoded_factor, rewrite_recorded, auto_pipeline, matmul_flops, sweep_options
 from xsplit.interop.check import (
     compiler_version,
@@ -28,6 +28,7 @@ from xsplit.interop.check import (
 from xsplit.interop.saved import Manifest, SavedModule, SavedProgram, store_module, write_manifest
 from xsplit.iree.device import COMPILE_TARGET, MODEL_TARGET
 from xsplit.iree.iree_compile import compile_mlir
+from xsplit.target.gpu_tiles import carries_gpu_tiles, drop_gpu_tiles
 from xsplit.target.targets import target
 
 SPLIT_REDUCTION_FLAG = "--iree-dispatch-creation-enable-split-reduction"
@@ -35,7 +36,7 @@ SPLIT_REDUCTION_FLAG = "--iree-dispatch-creation-enable-split-reduction"
 GPU_SWEEP_ALIGN = 64
 """Chunks a multiple of 64 long, M padded to 64, where the target names no
 alignment of its own: the static form that ran right and fast on the H200
-(../shared/notes/gpu.md, third run), where dynamic chunks were wrong on some
+(docs/gpu-notes.md, third run), where dynamic chunks were wrong on some
 shapes and slow on all."""
 
 DEFAULT_DEVICE_SWEEP = (8, 16, 32, 64, 128, 256)
@@ -168,9 +169,18 @@ def save_programs(
                     parse_module(config.text, program.name), program.name, config.pipeline, tool,
                     device,
                 )
+            text = config.text
+            if config.pipeline and not target(compile_target).is_gpu:
+                # GPU tiles (auto{target=sm_80}'s static chunks) name a
+                # pipeline the CPU cannot build: the CPU compiles the same
+                # program with IREE's own tiles, as xsplit check runs it.
+                module_of = parse_module(text, program.name)
+                if carries_gpu_tiles(module_of):
+                    drop_gpu_tiles(module_of)
+                    text = print_module(module_of)
             progress(f"{program.name}: compile {config.name}")
             vmfb = compile_mlir(
-                config.text, compile_target, config.flags,
+                text, compile_target, config.flags,
                 phase=f"compiling {program.name} ({config.name})",
             )
             modules.append(

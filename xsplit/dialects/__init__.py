@@ -21,12 +21,11 @@ from xsplit.dialects.gpu import GPU_EXTENSION_ATTRS, GPU_EXTENSION_OPS, GPU_MAPP
 from xsplit.dialects.hal import HAL
 from xsplit.dialects.iree_codegen import IREECodegen
 from xsplit.dialects.iree_cpu import IREECPU
-from xsplit.dialects.iree_gpu import IREEGPU
 from xsplit.dialects.iree_encoding import IREEEncoding
+from xsplit.dialects.iree_gpu import IREEGPU
 from xsplit.dialects.iree_linalg_ext import IREELinalgExt
 from xsplit.dialects.iree_tensor_ext import IREETensorExt
 from xsplit.dialects.linalg import LINALG_OPS
-from xsplit.dialects.linalg_ext import LinalgExt
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp
 from xsplit.dialects.llvm import LLVM_EXTENSION_OPS
 from xsplit.dialects.memref import MEMREF_EXTENSION_OPS
@@ -37,6 +36,7 @@ from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.util import Util
 from xsplit.dialects.vector import VECTOR_EXTENSION_OPS
 from xsplit.dialects.xsplit_gemm import XsplitGemm
+from xsplit.dialects.xsplit_linalg_ext import LinalgExt
 from xsplit import xdsl_compat
 
 XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {

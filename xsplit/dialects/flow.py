@@ -39,7 +39,7 @@ from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xsplit.dialects.iree_tensor_ext import DispatchTensorType, TensorAccess
-from xsplit.dialects.utils import init_segmented
+from xsplit.dialects.op_helpers import init_segmented
 
 
 def dynamic_dim_count(t: Attribute) -> int:

@@ -13,9 +13,10 @@ static position `idx` in the lane's vector, written with `x.add`, `x.mul`,
 runs on ints or numpy arrays of lanes,
 with the kernel builder it emits the index arithmetic for an SSA lane id.
 A second intrinsic is a new `Intrinsic` here, an emitter of its op in
-`lower_threadwise_gemm.EMIT`, and its op in the simulator, a call of
-`machine.warp_matrix_multiply` with the entry (gfx942's MFMA, 64 lanes:
-`amdgpu.mfma`).
+`lower_threadwise_gemm.EMIT`, and its op in the simulator (its dialect's
+module under `simulator/semantics/`), a call of
+`semantics.warp.warp_matrix_multiply` with the entry (gfx942's MFMA, 64
+lanes: `amdgpu.mfma`).
 """
 
 from __future__ import annotations

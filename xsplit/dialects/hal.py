@@ -75,7 +75,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xsplit.dialects.flow import dynamic_dim_count
-from xsplit.dialects.utils import init_segmented
+from xsplit.dialects.op_helpers import init_segmented
 
 DESCRIPTOR_FLAGS: dict[str, int] = {"None": 0, "ReadOnly": 1, "Indirect": 2}
 """IREE's descriptor flag bits, by the names its assembly uses."""

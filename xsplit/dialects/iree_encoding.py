@@ -42,7 +42,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from xsplit.dialects.utils import init_segmented
+from xsplit.dialects.op_helpers import init_segmented
 
 OP_TYPES = ("matmul",)
 """The contraction kinds an encoding can be for (IREE 3.13's EncodingOpType)."""

@@ -45,8 +45,8 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from xsplit.dialects.op_helpers import dense_i64, init_segmented
 from xsplit.dialects.slices import verify_slice_lists, verify_slice_shape
-from xsplit.dialects.utils import dense_i64, init_segmented
 
 
 class TensorAccess(StrEnum):

@@ -37,7 +37,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from xsplit.dialects.utils import dense_i64, init_segmented, split_mixed
+from xsplit.dialects.op_helpers import dense_i64, init_segmented, split_mixed
 
 
 def packed_shape(

@@ -48,7 +48,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xsplit.dialects.gpu import GPU_MAPPING_ATTRS
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
-from xsplit.dialects.utils import (
+from xsplit.dialects.op_helpers import (
     ParallelCombining,
     ParallelCombiningUpdate,
     init_segmented,

@@ -17,8 +17,8 @@ from xdsl.irdl import (
     var_operand_def,
 )
 
+from xsplit.dialects.op_helpers import ParallelCombiningUpdate, init_segmented, split_mixed
 from xsplit.dialects.slices import verify_insert_slice, verify_slice_lists
-from xsplit.dialects.utils import ParallelCombiningUpdate, init_segmented, split_mixed
 
 
 @irdl_op_definition

@@ -225,9 +225,9 @@ class GridwiseGemmOp(IRDLOperation):
     chunks = prop_def(IntegerAttr)
     merge = prop_def(StringAttr)
     stages = opt_prop_def(IntegerAttr)
-    """Tiles in flight: 2 double-buffers the staging with asynchronous
-    copies (`nvgpu.device_async_copy`, sm_80 and later) or, with
-    `register_prefetch`, through registers; 1 when absent."""
+    """Tiles in flight: 2 to 4 pipeline the staging with asynchronous
+    copies (`nvgpu.device_async_copy`, sm_80 and later); 2 with
+    `register_prefetch` double-buffers through registers; 1 when absent."""
     a_k_major = opt_prop_def(UnitAttr)
     """Stage A K-major (transposed, as the fused text kernel does) rather
     than as it is in memory (M-major, K contiguous)."""
@@ -236,6 +236,11 @@ class GridwiseGemmOp(IRDLOperation):
     asynchronous copies: the next step's tiles are loaded into each thread's
     registers before the multiply and stored into the idle buffers after it
     (gfx942, which has no `cp.async`)."""
+    async_b = opt_prop_def(UnitAttr)
+    """With `register_prefetch`, B (whose rows are whole 16-byte vectors)
+    is staged with 16-byte asynchronous copies instead, straight into the
+    idle pair; only A goes through registers (sm_80 and later, where A's
+    rows of 16-bit elements are not whole vectors)."""
     direct_to_lds = opt_prop_def(UnitAttr)
     """With 2 stages, double-buffer with direct-to-LDS loads
     (`blockwise_gather`, `amdgpu.gather_to_lds` on gfx942): the next step's
@@ -268,6 +273,7 @@ class GridwiseGemmOp(IRDLOperation):
         warps: tuple[int, int] | None = None,
         register_prefetch: bool = False,
         direct_to_lds: bool = False,
+        async_b: bool = False,
     ):
         props: dict = {
             "tile": _ints(tile),
@@ -283,6 +289,8 @@ class GridwiseGemmOp(IRDLOperation):
             props["register_prefetch"] = UnitAttr()
         if direct_to_lds:
             props["direct_to_lds"] = UnitAttr()
+        if async_b:
+            props["async_b"] = UnitAttr()
         if mma is not None:
             props["mma"] = StringAttr(mma)
         if warps is not None:
@@ -377,9 +385,14 @@ class GridwiseGemmOp(IRDLOperation):
         )
         if partials:
             _need(c[0] == s, self, f"the partials buffer must have {s} chunks")
-        _need(self.stage_count in (1, 2), self, "stages must be 1 or 2")
+        _need(self.stage_count in (1, 2, 3, 4), self, "stages must be 1 to 4")
         async_copies = (
-            self.stage_count == 2 and self.register_prefetch is None and self.direct_to_lds is None
+            self.stage_count >= 2 and self.register_prefetch is None and self.direct_to_lds is None
+        )
+        _need(
+            async_copies or self.stage_count <= 2,
+            self,
+            "stages 3 and 4 are cp.async's: through registers or direct to LDS it is 2",
         )
         # Each tile is then a multiple of 16 bytes: the 16-byte async copies
         # into the B tiles that follow the A tiles stay aligned.
@@ -396,6 +409,14 @@ class GridwiseGemmOp(IRDLOperation):
             self,
             "register_prefetch is a way of double buffering: it needs stages 2",
         )
+        if self.async_b is not None:
+            _need(self.register_prefetch is not None, self, "async_b goes with register_prefetch")
+            vec = 16 * 8 // self.b.type.element_type.bitwidth  # type: ignore[attr-defined]
+            _need(
+                n % vec == 0 and tn % vec == 0 and (tk * tn // vec) % t == 0,
+                self,
+                f"async_b needs B's rows in whole 16-byte vectors of {vec} that the threads divide",
+            )
         if self.direct_to_lds is not None:
             _need(
                 self.stage_count == 2 and self.register_prefetch is None,
@@ -1050,6 +1071,12 @@ class BlockwiseMmaOp(IRDLOperation):
         _need(intr.k % kp == 0, self, f"b_kpack must divide the intrinsic's K ({intr.k})")
 
 
+def _paired(shape: tuple[int, ...], pair: bool) -> tuple[int, ...]:
+    """A fragment's vector shape, or two of them stacked along the first
+    dimension."""
+    return (2 * shape[0], *shape[1:]) if pair else tuple(shape)
+
+
 @irdl_op_definition
 class ThreadwiseFragmentOp(IRDLOperation):
     """
@@ -1075,6 +1102,12 @@ class ThreadwiseFragmentOp(IRDLOperation):
     kpack = opt_prop_def(IntegerAttr)
     """The tile is K-packed: element (r, c) is at `kpacked(r, c)`; `row`
     and `col` stay the block's place in the unpacked matrix."""
+    pair = opt_prop_def(UnitAttr)
+    """B only, where the intrinsic has a collective load: the fragments of
+    this block and of the next along N, in one load of twice the matrices
+    (`ldmatrix.x4.trans` for m16n8k16's B): the result stacks them along
+    its first dimension, this block's first (`threadwise_mma`'s
+    `b_half`)."""
     result = result_def(VectorType)
 
     irdl_options = (ParsePropInAttrDict(),)
@@ -1095,13 +1128,16 @@ class ThreadwiseFragmentOp(IRDLOperation):
         loads: bool = False,
         swizzle: bool = False,
         kpack: int = 1,
+        pair: bool = False,
     ):
         intr = INTRINSICS[mma]
         frag = intr.a if operand == "a" else intr.b
-        t = VectorType(tile.type.element_type, frag.shape)
+        t = VectorType(tile.type.element_type, _paired(frag.shape, pair))
         props: dict = {"mma": StringAttr(mma), "operand": StringAttr(operand)}
         if loads:
             props["loads"] = UnitAttr()
+        if pair:
+            props["pair"] = UnitAttr()
         _layout_props(props, swizzle, kpack)
         super().__init__(operands=[tile, row, col, lane], properties=props, result_types=[t])
 
@@ -1138,12 +1174,19 @@ class ThreadwiseFragmentOp(IRDLOperation):
         assert isinstance(t, VectorType)
         frag = self.fragment
         element = self.tile.type.element_type  # type: ignore[attr-defined]
-        shape = "x".join(map(str, frag.shape))
+        want = _paired(frag.shape, self.pair is not None)
+        shape = "x".join(map(str, want))
         _need(
-            tuple(t.get_shape()) == frag.shape and t.element_type == element,
+            tuple(t.get_shape()) == want and t.element_type == element,
             self,
             f"the fragment must be a vector of {shape} of the tile's elements",
         )
+        if self.pair is not None:
+            _need(
+                self.operand.data == "b" and self.kpack is None,
+                self,
+                "pair reads two B fragments of an unpacked tile",
+            )
         one = self.swizzle is None or self.kpack is None
         _need(one, self, "swizzle and kpack exclude each other")
         if self.swizzle is not None:
@@ -1175,16 +1218,24 @@ class ThreadwiseMmaOp(IRDLOperation):
     acc = operand_def(MemRefType)
     mma = prop_def(StringAttr)
     at = prop_def(DenseArrayBase)
+    b_half = opt_prop_def(IntegerAttr)
+    """`b` is a pair of B fragments (`threadwise_fragment` with `pair`):
+    the multiply takes half 0 or 1 of it."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     assembly_format = "$a `*` $b `into` $acc attr-dict `:` type($a) `,` type($b) `into` type($acc)"
 
-    def __init__(self, a, b, acc, mma: str, at: tuple[int, int]):
-        super().__init__(
-            operands=[a, b, acc], properties={"mma": StringAttr(mma), "at": _ints(at)}
-        )
+    def __init__(self, a, b, acc, mma: str, at: tuple[int, int], b_half: int | None = None):
+        props: dict = {"mma": StringAttr(mma), "at": _ints(at)}
+        if b_half is not None:
+            props["b_half"] = IntegerAttr(b_half, i64)
+        super().__init__(operands=[a, b, acc], properties=props)
+
+    @property
+    def half(self) -> int | None:
+        return None if self.b_half is None else self.b_half.value.data
 
     @property
     def intrinsic(self) -> Intrinsic:
@@ -1198,11 +1249,15 @@ class ThreadwiseMmaOp(IRDLOperation):
     def verify_(self) -> None:
         intr = self.intrinsic
         _fragments_acc(self, self.acc, intr)
-        for v, frag, name in ((self.a, intr.a, "A"), (self.b, intr.b, "B")):
+        _need(self.half in (None, 0, 1), self, "b_half must be 0 or 1")
+        for v, shape, name in (
+            (self.a, intr.a.shape, "A"),
+            (self.b, _paired(intr.b.shape, self.half is not None), "B"),
+        ):
             _need(
-                tuple(v.type.get_shape()) == frag.shape,  # type: ignore[attr-defined]
+                tuple(v.type.get_shape()) == shape,  # type: ignore[attr-defined]
                 self,
-                f"{name} must be a fragment of {'x'.join(map(str, frag.shape))}",
+                f"{name} must be a fragment of {'x'.join(map(str, shape))}",
             )
         _need(len(self.at.get_values()) == 2, self, "at must be [i, j]")
         i, j = self.block
@@ -1604,6 +1659,10 @@ class GridwiseGemmReduceOp(IRDLOperation):
     @property
     def register_prefetch(self) -> None:
         """None: the fused kernel's second stage is sm_80's async copies only."""
+        return None
+
+    @property
+    def async_b(self) -> None:
         return None
 
     @property

@@ -1,8 +1,11 @@
 """xsplit's SPMD simulator: runs GPU kernels (threads as numpy lanes) on the
 CPU, in adversarial orders, finds races and compares with a sequential
-reference. See `machine`, `races` and `run`."""
+reference. See `machine` (the core), `semantics` (each dialect's ops),
+`races` and `run`."""
 
-from xsplit.simulator.machine import Launch, Machine, SimulationError
+from xsplit.simulator.errors import SimulationError
+from xsplit.simulator.lanes import Launch, chunked, lockstep
+from xsplit.simulator.machine import Machine
 from xsplit.simulator.races import Race, find_races
 from xsplit.simulator.run import Report, run_sequential, simulate
 
@@ -12,7 +15,9 @@ __all__ = [
     "Race",
     "Report",
     "SimulationError",
+    "chunked",
     "find_races",
+    "lockstep",
     "run_sequential",
     "simulate",
 ]

@@ -33,7 +33,10 @@ from xdsl.ir import Operation
 from xsplit import attr_names
 from xsplit.analysis.writes import kernel_buffers, read_arguments, written_arguments
 from xsplit.semantics import BINARY
-from xsplit.simulator.machine import Launch, Machine, SimulationError, storage_dtype
+from xsplit.simulator.errors import SimulationError
+from xsplit.simulator.lanes import Launch
+from xsplit.simulator.machine import Machine
+from xsplit.simulator.memory import storage_dtype
 from xsplit.simulator.races import find_races
 from xsplit.simulator.run import Report, compare, launch_sizes, schedules
 

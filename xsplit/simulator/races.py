@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xsplit.simulator.machine import ATOMIC, READ, WRITE, Machine, describe_op
+from xsplit.simulator.machine import Machine, describe_op
+from xsplit.simulator.memory import ATOMIC, READ, WRITE
 
 _KIND_WORD = {READ: "read", WRITE: "write", ATOMIC: "atomic"}
 

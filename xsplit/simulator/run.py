@@ -11,15 +11,10 @@ from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, MemRefType, ModuleO
 from xdsl.ir import Operation
 
 from xsplit.analysis.writes import kernel_buffers
-from xsplit.simulator.machine import (
-    Launch,
-    Machine,
-    Schedule,
-    SimulationError,
-    chunked,
-    lockstep,
-    storage_dtype,
-)
+from xsplit.simulator.errors import SimulationError
+from xsplit.simulator.lanes import Launch, Schedule, chunked, lockstep
+from xsplit.simulator.machine import Machine
+from xsplit.simulator.memory import storage_dtype
 from xsplit.simulator.races import find_races
 
 _ID_OPS = ("gpu.thread_id", "gpu.block_id", "hal.interface.workgroup.id")

@@ -3,7 +3,7 @@ the GPU counterpart of the CPU's `partial_tiles`, read by the split rewrites
 and by the tools that compile their output.
 
 Measured on an H200 with IREE 3.13's CUDA code compiled for sm_80
-(`../shared/notes/gpu.md`; `--iree-hal-dump-executable-configurations-to`
+(`docs/gpu-notes.md`; `--iree-hal-dump-executable-configurations-to`
 shows what IREE picks):
 
 - A chunk with a dynamic K gets `reduction = [0, 0, 1]`: no K tile, no tensor
@@ -38,7 +38,7 @@ GPU_SPLIT_ALIGN = 128
 on a GPU target: IREE's largest K step, 8 f16 intrinsics of 16, divides it,
 so no chunk gets a smaller K tile than the unsplit matmul (an f16 123x456x6007
 gets 8 x 16 whole; a tail padded to 64 got 4 x 16). The measured chunks of
-`../shared/notes/gpu.md` were multiples of 64."""
+`docs/gpu-notes.md` were multiples of 64."""
 GPU_SPLIT_PAD_M = 64
 """M is padded to a multiple of this on a GPU target (a workgroup's M tile)."""
 

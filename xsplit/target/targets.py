@@ -50,7 +50,7 @@ def host_threads() -> int:
 class GpuFit:
     """The GPU split model's parameters (`cost_model.gpu_estimate`), fitted
     on an NVIDIA H200 (132 SMs) to the times in docs/split-k.md's "Choosing
-    the split for a target" (from `../shared/notes/gpu.md`), per processor
+    the split for a target" (from `docs/gpu-notes.md`), per processor
     (SM or CU), so that another GPU scales them by its processor count and
     bandwidth. Rates are what IREE 3.13's code reached, not datasheet peaks.
 
@@ -95,7 +95,19 @@ class GpuFit:
     min_chunk: int
     """The shortest chunk of K the model considers."""
     counts: tuple[int, ...]
-    """The chunk counts the model chooses among: those measured on every shape."""
+    """The chunk counts measured on every shape, which the model prefers.
+    Where the output's tiles are fewer than the processors it also weighs
+    powers of two and the counts that fill whole waves
+    (`cost_model.gpu.gpu_counts`), and takes one of them only where none of
+    these fills the machine (`cost_model.gpu.weighed_counts`)."""
+    latency_bytes: int = 32 * 1024
+    """Bytes one processor needs in flight to read at its share of the
+    memory's bandwidth (Little's law: an H200's 4.8 TB/s over 132 SMs at
+    about 0.9 us of latency is 32 KiB an SM)."""
+    in_flight_k: tuple[tuple[str, int], ...] = (("f32", 64), ("f16", 128))
+    """Steps of K a chunk workgroup has in flight, by element class: f32 on
+    split-k's tiles reads K 32 at a time two stages deep (prefetch 2); f16
+    on IREE's tensor-core tiles 8 intrinsics of 16, one stage."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +131,9 @@ class OwnKernelFit:
     atomic_rate: float
     """f32 atomic adds per second into global memory, per processor."""
     counts: tuple[int, ...]
-    """The chunk counts the model chooses among (IREE's chunks' counts)."""
+    """The chunk counts the model prefers (IREE's chunks' measured counts);
+    where none of them fills the machine, it weighs any count that does
+    (`cost_model.gpu.gpu_counts`)."""
     min_gain: float
     """The own kernel is chosen only where it is modeled this much faster
     than IREE's best form: its terms are unmeasured, IREE's measured."""

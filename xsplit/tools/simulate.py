@@ -236,7 +236,7 @@ def _expected(
 ) -> list[np.ndarray]:
     """Each argument's expected final contents: the reference's results for
     the written arguments, in order; the others unchanged."""
-    from xsplit.simulator.machine import SimulationError
+    from xsplit.simulator.errors import SimulationError
 
     if len(results) != len(written):
         raise SimulationError(

@@ -45,7 +45,7 @@ from xsplit.dialects.iree_encoding import (
 )
 from xsplit.dialects.linalg import BatchMmt4DOp, Mmt4DOp
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp, packed_shape
-from xsplit.dialects.utils import zero_attr
+from xsplit.dialects.op_helpers import zero_attr
 from xsplit.rewrites.dsl.builders import IRBuilder
 
 Tiles = tuple[int, int, int]
@@ -426,7 +426,7 @@ def _merge_packed(
     init_type = init.type
     assert isinstance(init_type, TensorType)
     packed_init = step(lambda b: pack(b, init, merged_layout))
-    from xsplit.dialects.utils import dense_i64
+    from xsplit.dialects.op_helpers import dense_i64
 
     def reduce(b: IRBuilder) -> SSAValue:
         op = linalg.ReduceOp(partials, packed_init, dense_i64([0]), merge.region.clone())

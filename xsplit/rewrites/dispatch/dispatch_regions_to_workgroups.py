@@ -32,7 +32,17 @@ from xsplit.rewrites.dispatch.form_dispatch_regions import (
     is_graph_level,
     is_scalar_constant,
 )
-from xsplit.rewrites.dsl import ALWAYS, Constraint, Match, Pass, Pattern, Remark, where
+from xsplit.rewrites.dsl import (
+    ALWAYS,
+    Constraint,
+    Match,
+    Pass,
+    Pattern,
+    Remark,
+    operand_group_size,
+    region_blocks,
+    where,
+)
 from xsplit.rewrites.dsl.builders import IRBuilder
 
 
@@ -68,14 +78,8 @@ def _all_static(m: Match) -> bool | str:
     )
 
 
-has_one_block = where(
-    "has one block",
-    lambda m: len(m.root.body.blocks) == 1 or f"it has {len(m.root.body.blocks)}",
-)
-has_no_workload = where(
-    "has no workload or count region",
-    lambda m: not (m.root.workload or m.root.workgroup_count.blocks) or "it has",
-)
+has_one_block = region_blocks("body", 1)
+has_no_workload = operand_group_size("workload", 0) & region_blocks("workgroup_count", 0)
 has_static_shapes = where("has static shapes", _all_static)
 captures_operands = where("captures its operands", _capture_operands)
 

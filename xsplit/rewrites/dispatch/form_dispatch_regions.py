@@ -30,7 +30,7 @@ from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnO
 from xsplit.dialects.gpu import BlockMappingAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp
-from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
+from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, attr, not_inside, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 
 
@@ -81,11 +81,6 @@ def formed_by_xsplit(op: Operation) -> bool:
     return op in _FORMED
 
 
-def _mapping_kinds(m: Match) -> list[type]:
-    mapping = m.root.mapping if isinstance(m.root, ForallOp) else None
-    return [] if mapping is None else [type(a) for a in mapping.data]
-
-
 def _capture_result_dims(m: Match) -> bool | str:
     """The loop's dynamic result sizes, as values defined before it."""
     assert isinstance(m.root, ForallOp)
@@ -102,15 +97,9 @@ def _capture_result_dims(m: Match) -> bool | str:
     return True
 
 
-is_graph_level = where("is outside any dispatch", lambda m: not in_dispatch(m.root))
-is_split_reduction_loop = where(
-    "is mapped to #iree_linalg_ext.split_reduction_mapping",
-    lambda m: (
-        bool(_mapping_kinds(m))
-        and all(k is SplitReductionMappingAttr for k in _mapping_kinds(m))
-        or "it is not"
-    ),
-)
+is_graph_level = not_inside(*_DEVICE_CODE, description="is outside any dispatch")
+"""Outside any dispatch and outside the executables IREE outlines them into."""
+is_split_reduction_loop = attr("mapping").each_is(SplitReductionMappingAttr)
 has_sizes_outside = where("has its result sizes outside", _capture_result_dims)
 
 
@@ -165,8 +154,7 @@ SERIAL_BLOCK_LOOP = Remark(
     name="serial-gpu-block-loop",
     doc="warns that a #gpu.block-mapped scf.forall stays serial inside an IREE dispatch",
     root=ForallOp,
-    where=is_graph_level
-    & where("is mapped to #gpu.block", lambda m: BlockMappingAttr in _mapping_kinds(m)),
+    where=is_graph_level & attr("mapping").has_an(BlockMappingAttr),
     message="#gpu.block mapping stays a serial loop in each IREE workgroup; use "
     "#iree_linalg_ext.split_reduction_mapping to distribute it",
 )

@@ -18,10 +18,16 @@ from xsplit.rewrites.dsl.constraints import (
     attr,
     init,
     input,
+    is_structural,
     iterators,
+    leaves,
+    no_discardable_attributes,
+    not_inside,
     operand,
+    operand_group_size,
     option,
     reduction_loops,
+    region_blocks,
     result,
     root_is,
     where,
@@ -29,7 +35,7 @@ from xsplit.rewrites.dsl.constraints import (
 from xsplit.rewrites.dsl.declared_pass import PASSES, Option, OptionError, Pass
 from xsplit.rewrites.dsl.engine import engine_settings
 from xsplit.rewrites.dsl.pattern import Check, Pattern, Remark, positive
-from xsplit.rewrites.dsl.template import Template
+from xsplit.rewrites.dsl.template import Template, UpdateRoot
 
 __all__ = [
     "ALWAYS",
@@ -45,6 +51,7 @@ __all__ = [
     "Pattern",
     "Remark",
     "Template",
+    "UpdateRoot",
     "attr",
     "ceildiv",
     "dim",
@@ -53,11 +60,17 @@ __all__ = [
     "init",
     "input",
     "is_static",
+    "is_structural",
     "iterators",
+    "leaves",
+    "no_discardable_attributes",
+    "not_inside",
     "operand",
+    "operand_group_size",
     "option",
     "positive",
     "reduction_loops",
+    "region_blocks",
     "result",
     "root_is",
     "static_shape",

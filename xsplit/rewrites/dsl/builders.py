@@ -25,7 +25,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
 
 from xsplit.dialects.affine import MaxOp
-from xsplit.dialects.utils import dense_i64, split_mixed
+from xsplit.dialects.op_helpers import dense_i64, split_mixed
 
 Mixed = int | SSAValue
 """A size or offset: a constant, or an index value."""

@@ -19,8 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType, UnregisteredOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 
@@ -34,13 +35,16 @@ class Match:
     analyses: dict[tuple[str, int], Any] = field(default_factory=dict)
     """Facts about the IR computed while matching, shared by every pattern
     tried on the same op while the IR does not change."""
+    ctx: Context | None = None
+    """The context the pass runs in: a rewrite that applies passes of its
+    own (`pass_pipeline.PassPipeline`) applies them in it."""
 
     def __getitem__(self, name: str) -> Any:
         return self.captures[name]
 
     def at(self, op: Operation) -> Match:
         """The same match seen from another op, sharing its captures."""
-        return Match(op, self.options, self.captures, self.analyses)
+        return Match(op, self.options, self.captures, self.analyses, self.ctx)
 
     def defined_above(self, op: Operation | None = None) -> list[SSAValue]:
         """The values from outside `op` (default: the root) that it uses."""
@@ -158,6 +162,10 @@ class Predicate(Constraint):
 
     description: str  # type: ignore[misc]
     test: Callable[[Match], bool | str | None]
+    structural: bool = False
+    """Whether the DSL states it about the op tree (ops, operands, types,
+    attributes, captures, options), as DRR's and PDLL's match sides do;
+    False for a Python function given to `where` (a native constraint)."""
 
     def check(self, m: Match) -> Failure | None:
         outcome = self.test(m)
@@ -167,11 +175,31 @@ class Predicate(Constraint):
 
 
 def where(description: str, test: Callable[[Match], bool | str | None]) -> Constraint:
-    """A constraint from a function of the match; `description` names it in diagnostics."""
+    """A constraint from a function of the match; `description` names it in
+    diagnostics. It is native code, as DRR's `CPred`: prefer the structural
+    constraints below where they say it."""
     return Predicate(description, test)
 
 
-ALWAYS = where("always", lambda m: True)
+def _structural(description: str, test: Callable[[Match], bool | str | None]) -> Constraint:
+    return Predicate(description, test, structural=True)
+
+
+def leaves(c: Constraint) -> list[Constraint]:
+    """The tests a constraint is made of, through `&`, `|` and `~`."""
+    if isinstance(c, AllOf | AnyOf):
+        return [leaf for child in c.children for leaf in leaves(child)]
+    if isinstance(c, Not):
+        return leaves(c.child)
+    return [c]
+
+
+def is_structural(c: Constraint) -> bool:
+    """Whether every test in `c` is one the DSL states about the op tree."""
+    return all(isinstance(leaf, Predicate) and leaf.structural for leaf in leaves(c))
+
+
+ALWAYS = _structural("always", lambda m: True)
 
 
 def option(name: str) -> OptionRef:
@@ -184,7 +212,7 @@ class OptionRef:
     name: str
 
     def __eq__(self, value: object) -> Constraint:  # type: ignore[override]
-        return where(
+        return _structural(
             f"{self.name} = {value}",
             lambda m: (
                 m.options.get(self.name) == value or f"{self.name} is {m.options.get(self.name)}"
@@ -192,7 +220,14 @@ class OptionRef:
         )
 
     def is_set(self) -> Constraint:
-        return where(f"{self.name} is given", lambda m: m.options.get(self.name) is not None)
+        return _structural(f"{self.name} is given", lambda m: m.options.get(self.name) is not None)
+
+    def is_truthy(self) -> Constraint:
+        """Given, and not false, 0 or the empty string."""
+        return _structural(
+            f"{self.name} is given",
+            lambda m: bool(m.options.get(self.name)) or f"{self.name} is not given",
+        )
 
     def __hash__(self) -> int:
         return hash(self.name)
@@ -212,7 +247,7 @@ class ValueRef:
                 return f"'{m.root.name}' has no {self.description}"
             return test(value, m)
 
-        return where(f"{self.description} {what}", run)
+        return _structural(f"{self.description} {what}", run)
 
     def capture(self, name: str) -> Constraint:
         """Always holds (if the value exists) and records it as `name`."""
@@ -287,6 +322,39 @@ class ValueRef:
         what = "is a constant" if value is None else f"is the constant {value}"
         return self._check(what, test)
 
+    def is_captured(self, name: str) -> Constraint:
+        """The value is the one captured as `name` (DRR's repeated `$name`)."""
+        return self._check(
+            f"is ${name}",
+            lambda v, m: v is m.captures.get(name) or f"it is not ${name}",
+        )
+
+    def same_type_as(self, name: str) -> Constraint:
+        """The value's type is that of the value captured as `name`."""
+
+        def test(v: SSAValue, m: Match) -> bool | str:
+            other = m.captures.get(name)
+            if not isinstance(other, SSAValue):
+                return f"${name} is not a captured value"
+            return v.type == other.type or f"its type is {v.type}, ${name}'s {other.type}"
+
+        return self._check(f"has the type of ${name}", test)
+
+    def same_element_type_as(self, name: str) -> Constraint:
+        """The value's element type is that of the value captured as `name`."""
+
+        def test(v: SSAValue, m: Match) -> bool | str:
+            other = m.captures.get(name)
+            if not isinstance(other, SSAValue):
+                return f"${name} is not a captured value"
+            mine, theirs = (
+                t.get_element_type() if isinstance(t, TensorType) else t
+                for t in (v.type, other.type)
+            )
+            return mine == theirs or f"its element type is {mine}, ${name}'s {theirs}"
+
+        return self._check(f"has the element type of ${name}", test)
+
     def has_one_use(self) -> Constraint:
         return self._check(
             "has one use",
@@ -346,14 +414,55 @@ class AttrRef:
         return op.attributes.get(self.name) or op.properties.get(self.name)
 
     def is_present(self) -> Constraint:
-        return where(f"has attribute {self.name}", lambda m: self._get(m.root) is not None)
+        return _structural(f"has attribute {self.name}", lambda m: self._get(m.root) is not None)
 
     def equals(self, value: Attribute) -> Constraint:
         def test(m: Match) -> bool | str:
             actual = self._get(m.root)
             return actual == value or f"it is {actual}"
 
-        return where(f"attribute {self.name} is {value}", test)
+        return _structural(f"attribute {self.name} is {value}", test)
+
+    def capture(self, name: str) -> Constraint:
+        """Records the attribute (or None) as `name`."""
+
+        def record(m: Match) -> bool:
+            m.captures[name] = self._get(m.root)
+            return True
+
+        return _structural(f"attribute {self.name} captured as ${name}", record)
+
+    def equals_capture(self, name: str) -> Constraint:
+        """The attribute equals the one captured as `name` (on another op of the tree)."""
+
+        def test(m: Match) -> bool | str:
+            actual = self._get(m.root)
+            return actual == m.captures.get(name) or f"it is {actual}, ${name} is {m.captures.get(name)}"
+
+        return _structural(f"attribute {self.name} is ${name}", test)
+
+    def each_is(self, kind: type[Attribute]) -> Constraint:
+        """The attribute is a non-empty array of `kind` attributes."""
+
+        def test(m: Match) -> bool | str:
+            actual = self._get(m.root)
+            items = getattr(actual, "data", None)
+            if not isinstance(items, tuple) or not items:
+                return f"it is {actual}"
+            return all(isinstance(a, kind) for a in items) or f"it is {actual}"
+
+        return _structural(f"attribute {self.name} is a list of {kind.name}", test)  # type: ignore[attr-defined]
+
+    def has_an(self, kind: type[Attribute]) -> Constraint:
+        """The attribute is an array holding a `kind` attribute."""
+
+        def test(m: Match) -> bool | str:
+            items = getattr(self._get(m.root), "data", None)
+            return (isinstance(items, tuple) and any(isinstance(a, kind) for a in items)) or (
+                f"it holds no {kind.name}"  # type: ignore[attr-defined]
+            )
+
+        return _structural(f"attribute {self.name} holds a {kind.name}", test)  # type: ignore[attr-defined]
 
 
 def iterators(*kinds: str) -> Constraint:
@@ -365,7 +474,7 @@ def iterators(*kinds: str) -> Constraint:
             return f"'{m.root.name}' has no iterator types"
         return actual == list(kinds) or f"they are {actual}"
 
-    return where(f"iterator types are [{', '.join(kinds)}]", test)
+    return _structural(f"iterator types are [{', '.join(kinds)}]", test)
 
 
 def reduction_loops(count: int) -> Constraint:
@@ -378,7 +487,7 @@ def reduction_loops(count: int) -> Constraint:
         n = actual.count("reduction")
         return n == count or f"it has {n}"
 
-    return where(f"has {count} reduction loop{'s' if count != 1 else ''}", test)
+    return _structural(f"has {count} reduction loop{'s' if count != 1 else ''}", test)
 
 
 def _iterator_kinds(op: Operation) -> list[str] | None:
@@ -389,9 +498,54 @@ def _iterator_kinds(op: Operation) -> list[str] | None:
 
 
 def root_is(*names: str) -> Constraint:
-    return where(
+    return _structural(
         f"root is {' or '.join(names)}",
         lambda m: m.root.name in names or f"it is {m.root.name}",
+    )
+
+
+def not_inside(*names: str, description: str | None = None) -> Constraint:
+    """The root is not nested, at any depth, in an op named one of `names`
+    (an op carried unregistered counts by the name it was written with)."""
+    wanted = frozenset(names)
+
+    def test(m: Match) -> bool | str:
+        parent = m.root.parent_op()
+        while parent is not None:
+            name = parent.op_name.data if isinstance(parent, UnregisteredOp) else parent.name
+            if name in wanted:
+                return f"it is inside {name}"
+            parent = parent.parent_op()
+        return True
+
+    return _structural(description or f"is not inside {' or '.join(sorted(wanted))}", test)
+
+
+def region_blocks(name: str, count: int) -> Constraint:
+    """The root's region `name` (as its op class names it) holds `count` blocks."""
+
+    def test(m: Match) -> bool | str:
+        blocks = len(getattr(m.root, name).blocks)
+        return blocks == count or f"it has {blocks}"
+
+    return _structural(f"region {name} has {count} block{'s' if count != 1 else ''}", test)
+
+
+def operand_group_size(name: str, count: int) -> Constraint:
+    """The root's variadic operand group `name` holds `count` values."""
+
+    def test(m: Match) -> bool | str:
+        values = len(getattr(m.root, name))
+        return values == count or f"it has {values}"
+
+    return _structural(f"{name} has {count} operand{'s' if count != 1 else ''}", test)
+
+
+def no_discardable_attributes() -> Constraint:
+    """The root carries no attributes beyond its own properties."""
+    return _structural(
+        "has no discardable attributes",
+        lambda m: not m.root.attributes or f"it has {', '.join(m.root.attributes)}",
     )
 
 
@@ -410,7 +564,13 @@ __all__: Sequence[str] = [
     "attr",
     "init",
     "input",
+    "is_structural",
     "iterators",
+    "leaves",
+    "no_discardable_attributes",
+    "not_inside",
+    "operand_group_size",
+    "region_blocks",
     "operand",
     "option",
     "reduction_loops",

@@ -227,13 +227,18 @@ class Pass:
         if self.validate is not None and (message := self.validate(values)) is not None:
             raise OptionError(f"{self.name}: {message}")
 
-    def apply(self, module: ModuleOp, **options: Any) -> dict[str, int]:
-        """Runs the pass on `module`; returns how often each pattern fired."""
+    def apply(
+        self, module: ModuleOp, *, ctx: Context | None = None, **options: Any
+    ) -> dict[str, int]:
+        """Runs the pass on `module` (in `ctx`, default a fresh context of
+        every dialect); returns how often each pattern fired."""
+        from xsplit.dialects import make_context
+
         values = {o.name: options.pop(o.name, o.default) for o in self.options}
         for name in options:
             self.option(name)  # raises: unknown
         self.check_options(values)
-        return Engine(self, values).run(module)
+        return Engine(self, values, ctx or make_context()).run(module)
 
     def _make_pass_class(self) -> type[ModulePass]:
         fields = [
@@ -272,4 +277,4 @@ class DSLModulePass(ModulePass):
         # Under plain xdsl-opt nobody collects remarks: they go to stderr, as
         # MLIR's do when no handler takes them.
         with report_remarks():
-            Engine(self.dsl_pass, self.option_values()).run(op)
+            Engine(self.dsl_pass, self.option_values(), ctx).run(op)

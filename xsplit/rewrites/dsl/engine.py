@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from xdsl.builder import Builder
+from xdsl.context import Context
 from xdsl.dialects.builtin import MemRefType, ModuleOp, UnknownLoc, UnregisteredOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -45,7 +46,7 @@ class PatternGroup(Protocol):
     max_rewrites: int
 
     def families_of(self, r: Remark) -> frozenset[str]: ...
-from xsplit.rewrites.dsl.template import Template
+from xsplit.rewrites.dsl.template import Template, UpdateRoot
 
 
 @dataclass
@@ -87,6 +88,8 @@ class _RecordingBuilder(Builder):
 class Engine:
     dsl_pass: PatternGroup
     options: Mapping[str, Any]
+    ctx: Context
+    """The pass's context, handed to the rewrites (`Match.ctx`)."""
     counts: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -168,7 +171,7 @@ class Engine:
             key = (id(op), r.name)
             if key in remarked or family in self.dsl_pass.families_of(r):
                 continue  # its family's own output: see Remark.family
-            m = Match(op, self.options, {}, analyses)
+            m = Match(op, self.options, {}, analyses, self.ctx)
             if r.where.check(m) is None:
                 remarked.add(key)
                 remark(op, r.render(m))
@@ -183,7 +186,7 @@ class Engine:
         for pattern in self.by_root.get(op.name, ()):
             if pattern.family == family:
                 continue  # made by this family's rewrite; see Pattern.family
-            m = Match(op, self.options, {}, analyses)
+            m = Match(op, self.options, {}, analyses, self.ctx)
             failure = pattern.where.check(m)
             if failure is None:
                 return pattern, m
@@ -210,11 +213,14 @@ class Engine:
         )
         if key is not None and key in self.templates:
             replacements = self.templates[key].instantiate(root, builder)
-        elif isinstance(pattern.rewrite, Template):
-            replacements = pattern.rewrite.rewrite(m, builder)
         else:
-            result = pattern.rewrite(m, IRBuilder(builder))
-            replacements = None if result is None else list(result)
+            if isinstance(pattern.rewrite, Template):
+                replacements = pattern.rewrite.rewrite(m, builder)
+            elif isinstance(pattern.rewrite, UpdateRoot):
+                replacements = pattern.rewrite.rewrite(m, builder)
+            else:
+                result = pattern.rewrite(m, IRBuilder(builder))
+                replacements = None if result is None else list(result)
             if key is not None and replacements is not None:
                 if template := _BuiltTemplate.snapshot(root, builder.inserted, replacements):
                     self.templates[key] = template

@@ -23,7 +23,7 @@ from xdsl.ir import Operation, SSAValue
 from xsplit.diagnostics import XsplitError
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.constraints import ALWAYS, Constraint, Match
-from xsplit.rewrites.dsl.template import Template
+from xsplit.rewrites.dsl.template import Template, UpdateRoot
 
 BuilderRewrite = Callable[[Match, IRBuilder], Sequence[SSAValue] | None]
 """A rewrite as builder calls that mirror the ops it makes; returns the
@@ -46,7 +46,7 @@ class Pattern:
     name: str
     doc: str
     root: tuple[str, ...]
-    rewrite: Template | BuilderRewrite
+    rewrite: Template | UpdateRoot | BuilderRewrite
     where: Constraint
     benefit: int
     options: tuple[str, ...]
@@ -65,7 +65,7 @@ class Pattern:
         name: str,
         doc: str,
         root: str | type[Operation] | Sequence[str | type[Operation]],
-        rewrite: Template | BuilderRewrite,
+        rewrite: Template | UpdateRoot | BuilderRewrite,
         where: Constraint = ALWAYS,
         benefit: int = 1,
         options: Sequence[str] = (),

@@ -1,102 +1,373 @@
 """IR templates: the rewrite side of a pattern written as the IR it produces.
 
-A template is MLIR text with holes. `$name` stands for the captured value
-`name`; `$name.type` and `$name.element_type` for its type and element type.
+A template is MLIR text with holes, as DRR's result patterns and PDLL's
+`rewrite` blocks are IR with the matched values spliced in:
 
     Template("%r = linalg.matmul ins($a, $b : $a.type, $b.type)"
              " outs($c : $c.type) -> $c.type")
 
-The holes become the arguments of a function that xDSL parses once per
-combination of hole types, and the parsed body is cloned at each match. The
-results of the template's last op replace the root's results.
+Holes:
+
+- `$x` is the captured value `x`; `$x.type` and `$x.element_type` are its
+  type and element type. A captured list of values is spelled out with commas
+  (`ins($xs : $xs.type)`), `$xs[2]` or `$xs[$i]` is one of them.
+- `$n` is a number, shape or attribute computed by a small named helper, as
+  DRR's `NativeCodeCall`: `Template(text, chunk=chunk_size)` calls
+  `chunk_size(match)` and writes what it returns (an `int`, an xDSL attribute
+  or type in its MLIR syntax, a list of them joined with commas; `$n[$i]`
+  indexes a list). A helper computes numbers, never IR.
+- Ops repeated over a count, as lines between `$for i in $n:` (or
+  `$for i in 1..$n:`) and `$end`. Inside, `$i` is the index and `$i.prev` is
+  `$i - 1`, so `%part$i` names one value per repetition and
+  `%acc$i = arith.addf %acc$i.prev, %part$i` chains them.
+- Regions are MLIR text like the rest (a `linalg.generic` body, an
+  `scf.forall` body).
+
+xDSL parses the filled text once per combination of hole contents (types,
+numbers, counts) and the parsed ops are cloned at each match. The results of
+the template's last op replace the root's results, or those `results=` names:
+`results=["%merged"]`, `results=["%r#1"]`, or `results=["$c"]` to replace the
+root by a captured value (DRR's `replaceWithValue`), with no ops at all.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from xdsl.builder import Builder
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ContainerType, ModuleOp, UnknownLoc
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xsplit.diagnostics import XsplitError
 from xsplit.rewrites.dsl.constraints import Match
 
-_HOLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)(\.type|\.element_type)?")
+_HOLE = re.compile(
+    r"\$([A-Za-z_][A-Za-z0-9_]*)(?:\[(\$?[A-Za-z0-9_]+)\])?(\.type|\.element_type|\.prev)?"
+)
+_FOR = re.compile(r"^\s*\$for\s+([A-Za-z_]\w*)\s+in\s+(?:(\d+)\.\.)?\$([A-Za-z_]\w*)\s*:\s*$")
+_END = re.compile(r"^\s*\$end\s*$")
+_RESULT = re.compile(r"^%([A-Za-z_.$\-][\w.$\-]*)(?:#(\d+))?$")
+_ARG = "xsplit_hole_"
+"""Prefix of the template function's arguments: a capture `$x` is `%xsplit_hole_x`,
+so that it never meets a name the template itself defines."""
+
+Helper = Callable[[Match], Any]
 
 
-@dataclass
+@dataclass(frozen=True)
+class _Parsed:
+    """A template filled for one key: its ops, its arguments by capture, and
+    where the root's replacements come from."""
+
+    function: func.FuncOp
+    arguments: tuple[tuple[str, int | None], ...]
+    """(capture, index in it or None) for each argument of `function`."""
+    results: tuple[tuple[str, int, int], ...]
+    """("op", op position, result) or ("capture", argument position, 0)."""
+
+
 class Template:
-    """A rewrite given as MLIR text with `$capture` holes."""
+    """A rewrite given as MLIR text with holes (see the module's doc)."""
 
-    text: str
-    _parsed: dict[tuple[str, ...], func.FuncOp] = field(default_factory=dict, repr=False)
+    def __init__(self, text: str, results: Sequence[str] = (), **helpers: Helper):
+        self.text = text
+        self.results = tuple(results)
+        self.helpers = helpers
+        self._parsed: dict[Hashable, _Parsed] = {}
 
-    @property
+    def __repr__(self) -> str:
+        return f"Template({self.text!r})"
+
+    @functools.cached_property
     def holes(self) -> list[str]:
-        """The captures the template reads, in order of first appearance."""
+        """The names the template reads (captures and helpers), in order of
+        first appearance; loop indices are not holes."""
+        loops = {f.group(1) for line in self.text.splitlines() if (f := _FOR.match(line))}
+        counts = [f.group(3) for line in self.text.splitlines() if (f := _FOR.match(line))]
         seen: dict[str, None] = {}
-        for name, _ in _HOLE.findall(self.text):
+        for line in self.text.splitlines():
+            if _FOR.match(line) or _END.match(line):
+                continue
+            for name, index, _ in _HOLE.findall(line):
+                if name not in loops:
+                    seen.setdefault(name, None)
+                if index.startswith("$") and index[1:] not in loops:
+                    seen.setdefault(index[1:], None)
+        for name in counts:
             seen.setdefault(name, None)
+        for spec in self.results:
+            if spec.startswith("$"):
+                seen.setdefault(spec[1:], None)
         return list(seen)
 
-    def _types_of(self, m: Match) -> list[Attribute]:
-        types: list[Attribute] = []
+    def _values(self, m: Match) -> dict[str, Any]:
+        """What each hole stands for in this match: a helper's value, else a capture."""
+        values: dict[str, Any] = {}
         for name in self.holes:
-            value = m.captures.get(name)
-            if not isinstance(value, SSAValue):
-                raise XsplitError(
-                    f"template hole ${name} needs a captured value, got {value!r}", m.root
-                )
-            types.append(value.type)
-        return types
+            if name in self.helpers:
+                values[name] = self.helpers[name](m)
+            elif name in m.captures:
+                values[name] = m.captures[name]
+            else:
+                raise XsplitError(f"template hole ${name} is neither a capture nor a helper", m.root)
+        return values
+
+    def _key(self, values: dict[str, Any]) -> Hashable:
+        # Values enter by type only: the parsed ops take them as arguments.
+        return tuple(_signature(values[name]) for name in values)
 
     def instantiate(self, m: Match) -> func.FuncOp:
-        """The template parsed for the hole types of this match (cached)."""
-        types = self._types_of(m)
-        key = tuple(str(t) for t in types)
-        if key not in self._parsed:
-            self._parsed[key] = self._parse(types)
-        return self._parsed[key]
+        """The template parsed for the hole contents of this match (cached)."""
+        return self._instantiate(self._values(m), m).function
 
-    def _parse(self, types: Sequence[Attribute]) -> func.FuncOp:
+    def _instantiate(self, values: dict[str, Any], m: Match) -> _Parsed:
+        key = self._key(values)
+        parsed = self._parsed.get(key)
+        if parsed is None:
+            parsed = self._parsed[key] = self._parse(values, m)
+        return parsed
+
+    def _parse(self, values: dict[str, Any], m: Match) -> _Parsed:
         from xsplit.reader import parse_module
 
-        by_name = dict(zip(self.holes, types))
-
-        def fill(hole: re.Match[str]) -> str:
-            name, suffix = hole.group(1), hole.group(2)
-            if suffix == ".type":
-                return str(by_name[name])
-            if suffix == ".element_type":
-                t = by_name[name]
-                return str(t.get_element_type() if isinstance(t, TensorType) else t)
-            return f"%{name}"
-
-        body = _HOLE.sub(fill, self.text)
-        args = ", ".join(f"%{n}: {t}" for n, t in by_name.items())
+        arguments: dict[tuple[str, int | None], Attribute] = {}
+        for name, value in values.items():
+            if isinstance(value, SSAValue):
+                arguments[(name, None)] = value.type
+            elif _is_value_list(value):
+                for i, v in enumerate(value):
+                    arguments[(name, i)] = v.type
+        names: dict[tuple[str, str], str] = {}
+        body = "\n".join(_expand(self.text.splitlines(), values, {}, m, names))
+        args = ", ".join(f"{_arg_name(n, i)}: {t}" for (n, i), t in arguments.items())
         source = f"func.func @xsplit_template({args}) {{\n{body}\n  func.return\n}}\n"
         try:
             module: ModuleOp = parse_module(source, "<template>")
         except XsplitError as e:
             raise XsplitError(f"bad template: {e.message}\n{source}") from None
         (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
-        return function
+        _name_values(function, {unique: wanted for (_, wanted), unique in names.items()})
+        # What a template makes is located where its root was (the engine
+        # sees to it), never in the template's text.
+        for op in function.walk():
+            op.location = UnknownLoc()
+        order = list(arguments)
+        return _Parsed(function, tuple(order), self._find_results(function, order, m))
+
+    def _find_results(
+        self, function: func.FuncOp, arguments: list[tuple[str, int | None]], m: Match
+    ) -> tuple[tuple[str, int, int], ...]:
+        ops = [op for op in function.body.block.ops if not isinstance(op, func.ReturnOp)]
+        if not self.results:
+            if not ops:
+                raise XsplitError("a template needs at least one op or results=", m.root)
+            return tuple(("op", len(ops) - 1, i) for i in range(len(ops[-1].results)))
+        found: list[tuple[str, int, int]] = []
+        for spec in self.results:
+            if spec.startswith("$"):
+                found.append(("capture", arguments.index((spec[1:], None)), 0))
+                continue
+            named = _RESULT.match(spec)
+            if named is None:
+                raise XsplitError(f"template results= names values as %name or %name#i: {spec}")
+            name, index = named.group(1), int(named.group(2) or 0)
+            at = [
+                (p, i)
+                for p, op in enumerate(ops)
+                for i, r in enumerate(op.results)
+                if r.name_hint == name
+            ]
+            if index >= len(at):
+                raise XsplitError(f"template results=: no value {spec} at the top level", m.root)
+            found.append(("op", *at[index]))
+        return tuple(found)
 
     def rewrite(self, m: Match, builder: Builder) -> list[SSAValue]:
         """Clones the template before the root; returns the values replacing it."""
-        function = self.instantiate(m)
-        mapping: dict[SSAValue, SSAValue] = {
-            arg: m.captures[name] for arg, name in zip(function.body.block.args, self.holes)
-        }
-        last: Operation | None = None
-        for op in function.body.block.ops:
+        values = self._values(m)
+        parsed = self._instantiate(values, m)
+        mapping: dict[SSAValue, SSAValue] = {}
+        for arg, (name, index) in zip(parsed.function.body.block.args, parsed.arguments):
+            mapping[arg] = values[name] if index is None else values[name][index]
+        made: list[Operation] = []
+        for op in parsed.function.body.block.ops:
             if isinstance(op, func.ReturnOp):
                 break
-            last = builder.insert(op.clone(value_mapper=mapping))
-        if last is None:
-            raise XsplitError("a template needs at least one op", m.root)
-        return list(last.results)
+            made.append(builder.insert(op.clone(value_mapper=mapping)))
+        replacements: list[SSAValue] = []
+        for kind, position, index in parsed.results:
+            if kind == "capture":
+                replacements.append(mapping[parsed.function.body.block.args[position]])
+            else:
+                replacements.append(made[position].results[index])
+        return replacements
+
+
+def _is_value_list(value: Any) -> bool:
+    return isinstance(value, list | tuple) and bool(value) and all(
+        isinstance(v, SSAValue) for v in value
+    )
+
+
+def _signature(value: Any) -> Hashable:
+    if isinstance(value, SSAValue):
+        return str(value.type)
+    if _is_value_list(value):
+        return ",".join(str(v.type) for v in value)
+    return _text(value)
+
+
+def _text(value: Any) -> str:
+    """A computed hole's MLIR spelling."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ", ".join(_text(v) for v in value)
+    return str(value)
+
+
+def _arg_name(name: str, index: int | None) -> str:
+    return f"%{_ARG}{name}" if index is None else f"%{_ARG}{name}_{index}"
+
+
+def _element_type(t: Attribute) -> Attribute:
+    return t.get_element_type() if isinstance(t, ContainerType) else t  # type: ignore[return-value]
+
+
+def _name_values(function: func.FuncOp, wanted: dict[str, str]) -> None:
+    """Gives the values a name hole defined the names the holes asked for
+    (none for a number), now that they parsed under unique ones."""
+    for op in function.walk():
+        values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+        for value in values:
+            if value.name_hint in wanted:
+                name = wanted[value.name_hint]
+                value.name_hint = None if name.isdigit() else name
+
+
+def _expand(
+    lines: list[str],
+    values: dict[str, Any],
+    loops: dict[str, int],
+    m: Match,
+    names: dict[tuple[str, str], str],
+) -> list[str]:
+    """The template's lines with `$for` blocks unrolled and holes filled."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        opened = _FOR.match(line)
+        if opened is None:
+            if _END.match(line):
+                raise XsplitError("bad template: $end without $for", m.root)
+            out.append(_fill(line, values, loops, m, names))
+            i += 1
+            continue
+        depth, j = 1, i + 1
+        while j < len(lines) and depth:
+            depth += 1 if _FOR.match(lines[j]) else -1 if _END.match(lines[j]) else 0
+            j += 1
+        if depth:
+            raise XsplitError("bad template: $for without $end", m.root)
+        var, start, count_name = opened.group(1), int(opened.group(2) or 0), opened.group(3)
+        count = loops.get(count_name, values.get(count_name))
+        if isinstance(count, list | tuple):
+            count = len(count)
+        if not isinstance(count, int):
+            raise XsplitError(f"template $for needs a count, ${count_name} is {count!r}", m.root)
+        for index in range(start, count):
+            out += _expand(lines[i + 1 : j - 1], values, {**loops, var: index}, m, names)
+        i = j
+    return out
+
+
+def _fill(
+    line: str,
+    values: dict[str, Any],
+    loops: dict[str, int],
+    m: Match,
+    names: dict[tuple[str, str], str],
+) -> str:
+    def fill(hole: re.Match[str]) -> str:
+        text = fill_value(hole)
+        # A hole that names an SSA value (`%$a_chunk`): two holes may ask for
+        # one name (two unnamed inputs' `input_tail`), as two values can
+        # share a name hint; each hole's value parses under a unique name,
+        # given the asked-for name after parsing (`_name_values`).
+        if hole.start() > 0 and line[hole.start() - 1] == "%" and hole.group(1) not in loops:
+            key = (hole.group(0), text)
+            if key not in names:
+                names[key] = f"xsplit{len(names)}name"
+            return names[key]
+        return text
+
+    def fill_value(hole: re.Match[str]) -> str:
+        name, index_text, suffix = hole.group(1), hole.group(2), hole.group(3)
+        if name in loops:
+            if index_text is not None:
+                raise XsplitError(f"bad template: loop index ${name} is not a list", m.root)
+            return str(loops[name] - 1 if suffix == ".prev" else loops[name]) + (
+                suffix if suffix not in (None, ".prev") else ""
+            )
+        value = values[name]
+        index: int | None = None
+        if index_text is not None:
+            index = (
+                loops[index_text[1:]]
+                if index_text.startswith("$") and index_text[1:] in loops
+                else int(values[index_text[1:]] if index_text.startswith("$") else index_text)
+            )
+        if isinstance(value, SSAValue) or _is_value_list(value):
+            chosen = (
+                [(None, value)]
+                if isinstance(value, SSAValue)
+                else list(enumerate(value))
+                if index is None
+                else [(index, value[index])]
+            )
+            if suffix == ".type":
+                return ", ".join(str(v.type) for _, v in chosen)
+            if suffix == ".element_type":
+                return ", ".join(str(_element_type(v.type)) for _, v in chosen)
+            if suffix == ".prev":
+                raise XsplitError(f"bad template: ${name}.prev is for loop indices", m.root)
+            return ", ".join(_arg_name(name, i) for i, _ in chosen)
+        if index is not None:
+            value = value[index]
+        if suffix == ".type" and isinstance(value, Attribute):
+            return str(value)
+        if suffix == ".element_type" and isinstance(value, Attribute):
+            return str(_element_type(value))
+        return _text(value) + (suffix if suffix == ".prev" else "")
+
+    return _HOLE.sub(fill, line)
+
+
+class UpdateRoot:
+    """A rewrite that changes the root in place, as PDLL's
+    `rewrite root with { ... }`: it sets the attributes `attributes` names to
+    what their helpers return, and makes the remark `remark` returns, if any.
+    The root keeps its operands, results and uses."""
+
+    def __init__(
+        self, attributes: dict[str, Helper], remark: Helper | None = None
+    ):
+        self.attributes = dict(attributes)
+        self.remark = remark
+
+    def __repr__(self) -> str:
+        return f"UpdateRoot({sorted(self.attributes)})"
+
+    def rewrite(self, m: Match, builder: Builder) -> None:
+        from xsplit.diagnostics import remark
+
+        for name, helper in self.attributes.items():
+            m.root.attributes[name] = helper(m)
+        if self.remark is not None:
+            remark(m.root, self.remark(m))

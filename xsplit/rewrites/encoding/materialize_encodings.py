@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 from xdsl.builder import Builder
 from xdsl.dialects import tensor
+from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -35,8 +36,11 @@ from xsplit.analysis.devices import placement, same_device
 from xsplit.diagnostics import remark
 from xsplit.dialects.flow import ReturnOp
 from xsplit.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
-from xsplit.dialects.linalg_layout import PackOp, UnpackOp
+from xsplit.dialects.linalg_layout import PackOp, UnpackOp, packed_shape
+from xsplit.dialects.op_helpers import zero_attr
 from xsplit.rewrites.common.encodings import (
+    Layout,
+    layout_of,
     EncodedContraction,
     drop,
     match_encoded,
@@ -48,8 +52,23 @@ from xsplit.rewrites.dispatch.form_dispatch_regions import (
     is_graph_level,
     new_dispatch_region,
 )
-from xsplit.rewrites.dsl import Match, Option, Pattern, where
+from xsplit.rewrites.dsl import (
+    Constraint,
+    Match,
+    Option,
+    Pattern,
+    Template,
+    attr,
+    init,
+    input,
+    no_discardable_attributes,
+    operand,
+    result,
+    root_is,
+    where,
+)
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 from xsplit.target.targets import TARGETS
 
 TARGET_OPTION = Option(
@@ -236,17 +255,16 @@ MATERIALIZE_ENCODING_LATE = Pattern(
 )
 
 
-def _cancels(m: Match) -> bool | str:
-    op = m.root
-    source = op.operands[0].owner
-    inverse = UnsetEncodingOp if isinstance(op, SetEncodingOp) else SetEncodingOp
-    if not isinstance(source, inverse):
-        return "its source is not the inverse op"
-    if source.operands[0].type != op.results[0].type:
-        return "the encodings differ"
-    if not same_device(op, source):
-        return "they run on different devices"
-    return True
+def _on_the_source_device(m: Match) -> bool | str:
+    # Native: where an op runs is an analysis of the module's devices.
+    return same_device(m.root, m["source"]) or "they run on different devices"
+
+
+runs_where_its_source_does = where("runs on its source's device", _on_the_source_device)
+
+
+def _undoes(inverse: str) -> Constraint:
+    return operand(0).defined_by(inverse, capture="source", where=operand(0).capture("x"))
 
 
 FOLD_ENCODING_PAIR = Pattern(
@@ -254,32 +272,23 @@ FOLD_ENCODING_PAIR = Pattern(
     doc="set_encoding(unset_encoding(x)) and unset_encoding(set_encoding(x)) "
     "of the same encoding are x",
     root=(SetEncodingOp, UnsetEncodingOp),
-    where=is_graph_level & where("undoes its source", _cancels),
-    rewrite=lambda m, ir: [m.root.operands[0].owner.operands[0]],  # type: ignore[union-attr]
+    where=is_graph_level
+    & (
+        (root_is(SetEncodingOp.name) & _undoes(UnsetEncodingOp.name))
+        | (root_is(UnsetEncodingOp.name) & _undoes(SetEncodingOp.name))
+    )
+    & result(0).same_type_as("x")
+    & runs_where_its_source_does,
+    rewrite=Template("", results=["$x"]),
     benefit=3,
 )
 
 
-def _unpack_undone(m: Match) -> bool | str:
+def _whole_tiles(m: Match) -> bool | str:
+    # Unpacking drops padding the pack would refill with its own value.
     pack = m.root
     assert isinstance(pack, PackOp)
-    unpack = pack.source.owner
-    if not isinstance(unpack, UnpackOp):
-        return "its source is not an unpack"
-    same = (
-        unpack.dims_pos == pack.dims_pos
-        and unpack.tiles == pack.tiles
-        and unpack.perm == pack.perm
-        and unpack.source.type == pack.result.type
-        and not pack.inner_tiles
-    )
-    if not same:
-        return "the layouts differ"
-    if not same_device(pack, unpack):
-        return "they run on different devices"
-    # Unpacking drops padding the pack would refill with its own value.
-    t = unpack.dest.type
-    shape = t.get_shape()  # type: ignore[attr-defined]
+    shape = m["unpack"].dest.type.get_shape()
     if any(shape[d] % tile for d, tile in zip(pack.dims_pos, pack.tiles)):
         return "the unpacked tensor has partial tiles"
     return True
@@ -290,14 +299,119 @@ FOLD_UNPACK_PACK = Pattern(
     doc="pack(unpack(x)) with the same layout and whole tiles is x",
     root=PackOp,
     where=is_graph_level
-    & where("packs what an unpack with the same layout unpacked", _unpack_undone),
-    rewrite=lambda m, ir: [m.root.operands[0].owner.operands[0]],  # type: ignore[union-attr]
+    & where("has static tiles", lambda m: not m.root.inner_tiles or "its tiles are dynamic")
+    & attr("inner_dims_pos").capture("dims_pos")
+    & attr("static_inner_tiles").capture("tiles")
+    & attr("outer_dims_perm").capture("perm")
+    & operand(0).defined_by(
+        UnpackOp.name,
+        capture="unpack",
+        where=operand(0).capture("x")
+        & attr("inner_dims_pos").equals_capture("dims_pos")
+        & attr("static_inner_tiles").equals_capture("tiles")
+        & attr("outer_dims_perm").equals_capture("perm"),
+    )
+    & result(0).same_type_as("x")
+    & where("the unpacked tensor has whole tiles", _whole_tiles)
+    & where(
+        "runs on its source's device",
+        lambda m: same_device(m.root, m["unpack"]) or "they run on different devices",
+    ),
+    rewrite=Template("", results=["$x"]),
     benefit=3,
+)
+
+# A plain encoded matmul with an encoded init, on a target that data-tiles,
+# materialized at graph level: the IR as a template.
+
+PACKED_MATMUL = Template(
+    """
+%0 = tensor.empty() : $a_packed
+%1 = arith.constant $a_zero
+%2 = linalg.pack $a padding_value(%1 : $a.element_type) $a_perm inner_dims_pos = [$a_dims] inner_tiles = [$a_tiles] into %0 : $a.type -> $a_packed
+%3 = tensor.empty() : $b_packed
+%4 = arith.constant $b_zero
+%5 = linalg.pack $b padding_value(%4 : $b.element_type) $b_perm inner_dims_pos = [$b_dims] inner_tiles = [$b_tiles] into %3 : $b.type -> $b_packed
+%6 = tensor.empty() : $c_packed
+%7 = arith.constant $c_zero
+%8 = linalg.pack $c padding_value(%7 : $c.element_type) $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %6 : $c.type -> $c_packed
+%9 = linalg.mmt4d ins(%2, %5 : $a_packed, $b_packed) outs(%8 : $c_packed) -> $c_packed
+%10 = tensor.empty() : $c.type
+%11 = linalg.unpack %9 $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %10 : $c_packed -> $c.type
+""",
+    **{
+        f"{name}_{what}": helper
+        for i, name in enumerate("abc")
+        for what, helper in (
+            ("packed", lambda m, i=i: _packed_type(m, i)),
+            ("zero", lambda m, name=name: zero_attr(m[name].type.element_type)),
+            ("perm", lambda m, i=i: _perm_text(_layout(m, i))),
+            ("dims", lambda m, i=i: list(_layout(m, i).inner_dims_pos)),
+            ("tiles", lambda m, i=i: list(_layout(m, i).inner_tiles)),
+        )
+    },
+)
+"""Each operand packed into the target's tiles (B transposed into N-major
+tiles), one mmt4d, and the result unpacked."""
+
+
+def _layout(m: Match, operand: int) -> Layout:
+    return layout_of(m["ec"], operand, m["tiles"])
+
+
+def _packed_type(m: Match, operand: int) -> TensorType:
+    value = m["abc"[operand]]
+    layout = _layout(m, operand)
+    shape = packed_shape(
+        value.type.get_shape(), layout.inner_dims_pos, layout.inner_tiles, layout.outer_dims_perm
+    )
+    return TensorType(value.type.element_type, shape)
+
+
+def _perm_text(layout: Layout) -> str:
+    perm = layout.outer_dims_perm
+    return "" if perm is None else f"outer_dims_perm = [{', '.join(map(str, perm))}]"
+
+
+def _capture_tiles(m: Match) -> bool | str:
+    tiles = _tiles(m)
+    if tiles is None:
+        return "the target drops the encodings"
+    m.captures["tiles"] = tiles
+    return True
+
+
+def _set_from(name: str) -> Constraint:
+    return operand(0).capture(name)
+
+
+encoded_plain_matmul = operand(0).defined_by(
+    "linalg.matmul",
+    where=attr("indexing_maps").equals(MATMUL_MAPS)
+    & no_discardable_attributes()
+    & input(0).defined_by(SetEncodingOp.name, where=_set_from("a"))
+    & input(1).defined_by(SetEncodingOp.name, where=_set_from("b"))
+    & init().defined_by(SetEncodingOp.name, where=_set_from("c")),
+)
+"""unset_encoding(matmul(set_encoding(a), set_encoding(b)) outs(set_encoding(c)))."""
+
+MATERIALIZE_MATMUL_EARLY = Pattern(
+    name="materialize-matmul-early",
+    doc="an encoded plain matmul with an encoded init as graph-level packs, mmt4d and unpack "
+    "(PACKED_MATMUL, the IR as a template)",
+    root=UnsetEncodingOp,
+    where=encoded_plain_matmul
+    & is_encoded_contraction
+    & where("the target data-tiles it", _capture_tiles),
+    rewrite=PACKED_MATMUL,
+    options=["target"],
+    family="materialize-encoding-early",
 )
 
 EARLY_PATTERNS = (
     FOLD_ENCODING_PAIR,
     MATERIALIZE_MERGED_EARLY,
+    MATERIALIZE_MATMUL_EARLY,
     MATERIALIZE_ENCODING_EARLY,
     FOLD_UNPACK_PACK,
 )

@@ -14,8 +14,15 @@ a dispatch for each pack, its mmt4d and its unpack, and its encodings are
 materialized inside them with the data tiles of `target=` (dropped where the
 target does not data-tile; see materialize_encodings.py).
 
-Only what xsplit's passes made gets a dispatch: split loops, grouped GEMMs and
-encoded contractions at graph level. Only the regions this forms become
+Split-k's own kernel (`split-k{target=GPU kernel=auto|own}`) leaves a host
+function calling kernels on memrefs: the host and its kernels are put in
+the custom-dispatch form iree-compile takes, for the target each kernel was
+lowered for, as `export-dispatch{target=T called=true}` would
+(`dispatch/export_own_kernel.py`), so that `split-k{target=T},materialize-late`
+compiles whichever kernel split-k picked.
+
+Only what xsplit's passes made gets a dispatch: split loops, grouped GEMMs,
+encoded contractions at graph level, and the own kernel's hosts. Only the regions this forms become
 workgroups. Everything else passes through as it is: a module's own
 `flow.dispatch.region`s and `flow.dispatch.workgroups` (and what is in them,
 and in executables), ops with regions, merges, the tails and pads of the
@@ -27,6 +34,7 @@ from __future__ import annotations
 from xsplit.rewrites.dispatch.dispatch_regions_to_workgroups import (
     FORMED_REGIONS_TO_WORKGROUPS_PATTERNS,
 )
+from xsplit.rewrites.dispatch.export_own_kernel import EXPORT_OWN_KERNEL
 from xsplit.rewrites.dispatch.form_dispatch_regions import FORM_DISPATCH_REGIONS_PATTERNS
 from xsplit.rewrites.dsl import Pass, Pattern, Remark
 from xsplit.rewrites.encoding.materialize_encodings import LATE_PATTERNS, TARGET_OPTION
@@ -43,6 +51,7 @@ MATERIALIZATIONS: list[Pattern | Remark] = [
     LOWER_ROCK_REDUCE,
     *FORM_DISPATCH_REGIONS_PATTERNS,
     *FORMED_REGIONS_TO_WORKGROUPS_PATTERNS,
+    EXPORT_OWN_KERNEL,
 ]
 """The patterns of late materialization, in the order they are tried."""
 

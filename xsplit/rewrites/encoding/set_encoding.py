@@ -24,7 +24,7 @@ contraction.
 from __future__ import annotations
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
@@ -38,11 +38,24 @@ from xsplit.diagnostics import remark
 from xsplit.dialects.iree_encoding import encoding_of
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp
-from xsplit.rewrites.common.encodings import encode, loop_sizes
+from xsplit.rewrites.common.encodings import encode, encodings_for, loop_sizes
 from xsplit.rewrites.dispatch.form_dispatch_regions import in_dispatch
-from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, where
+from xsplit.rewrites.dsl import (
+    Match,
+    Option,
+    Pass,
+    Pattern,
+    Template,
+    attr,
+    init,
+    input,
+    no_discardable_attributes,
+    root_is,
+    where,
+)
 from xsplit.rewrites.dsl.builders import IRBuilder, values_defined_above
 from xsplit.rewrites.split.encoded_split import split_and_encode
+from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 from xsplit.target.targets import TARGETS
 
 CONTRACTION_ROOTS = (
@@ -113,6 +126,61 @@ def _encode(m: Match, ir: IRBuilder) -> list[SSAValue]:
 
 is_data_tilable = where("is a data-tilable contraction at graph level", _data_tilable)
 model_encodes = where("the target model encodes it", _model_encodes)
+
+def _encoded(m: Match, index: int) -> TensorType:
+    """The type operand `index` of the matmul has once encoded."""
+    sizes = loop_sizes(m.root)
+    assert not isinstance(sizes, str)
+    t = m.root.operands[index].type
+    assert isinstance(t, TensorType)
+    return TensorType(t.element_type, t.get_shape(), encodings_for(m.root, sizes)[index])
+
+
+def _result_name(m: Match) -> str:
+    """The unset result keeps the matmul's result's name (a number: none)."""
+    return m.root.results[0].name_hint or "0"
+
+
+ENCODED_MATMUL = Template(
+    """
+%0 = iree_encoding.set_encoding $a : $a.type -> $a_encoded
+%1 = iree_encoding.set_encoding $b : $b.type -> $b_encoded
+%2 = iree_encoding.set_encoding $c : $c.type -> $c_encoded
+%3 = linalg.matmul ins(%0, %1 : $a_encoded, $b_encoded) outs(%2 : $c_encoded) -> $c_encoded
+%$result = iree_encoding.unset_encoding %3 : $c_encoded -> $c.type
+""",
+    a_encoded=lambda m: _encoded(m, 0),
+    b_encoded=lambda m: _encoded(m, 1),
+    c_encoded=lambda m: _encoded(m, 2),
+    result=_result_name,
+)
+"""A matmul between set_encoding and unset_encoding ops: each encoding names
+the operand, the element types, the maps and the loop sizes."""
+
+zero_filled_init = init().has_one_use() & init().defined_by(
+    "linalg.fill", where=init().defined_by("tensor.empty")
+)
+"""An accumulator that is a fill of an empty tensor, used only here: it is
+encoded as an encoded empty filled (`common.encodings.encode`), never packed."""
+
+ENCODE_MATMUL = Pattern(
+    name="set-encoding-matmul",
+    doc="puts set_encoding on a plain linalg.matmul's operands and init and unset_encoding "
+    "on its result (ENCODED_MATMUL, the IR as a template)",
+    root="linalg.matmul",
+    where=root_is("linalg.matmul")
+    & attr("indexing_maps").equals(MATMUL_MAPS)
+    & no_discardable_attributes()
+    & input(0).capture("a")
+    & input(1).capture("b")
+    & init().capture("c")
+    & ~zero_filled_init
+    & is_data_tilable
+    & model_encodes,
+    rewrite=ENCODED_MATMUL,
+    options=["target"],
+    family="set-encoding",
+)
 
 ENCODE_CONTRACTION = Pattern(
     name="set-encoding",
@@ -236,6 +304,6 @@ OPTIONS = (
 SET_ENCODING = Pass(
     "set-encoding",
     "Puts data-tiling encodings on matmul-like ops, as IREE's SetEncoding does.",
-    [ENCODE_SPLIT_LOOP, ENCODE_CONTRACTION],
+    [ENCODE_SPLIT_LOOP, ENCODE_MATMUL, ENCODE_CONTRACTION],
     OPTIONS,
 )

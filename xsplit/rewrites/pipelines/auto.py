@@ -1,7 +1,8 @@
 """`auto{target=NAME}`: the target model's choice for every reduction, applied.
 
 It runs `set-encoding`, `split-k` and `materialize-late`, each with the same
-`target=`: the model (`cost_model.choose_tiling`) decides per op between
+`target=`, held as pass instances (`auto_pipeline`, a `PassPipeline` applied
+in auto's own context): the model (`cost_model.choose_tiling`) decides per op between
 leaving it whole, splitting it, encoding it (data tiling), and splitting the
 encoded op (partial products as batch_mmt4d), and each pass applies its part
 of that decision and says why in a remark (`--xsplit-explain` adds why each
@@ -34,23 +35,32 @@ from xdsl.passes import ModulePass
 
 from xsplit.analysis.devices import DEVICE
 from xsplit.diagnostics import XsplitError
+from xsplit.rewrites.dispatch.export_dispatch import EXPORT_DISPATCH
+from xsplit.rewrites.encoding.materialize_late import MATERIALIZE_LATE
+from xsplit.rewrites.encoding.set_encoding import SET_ENCODING
+from xsplit.rewrites.pass_pipeline import PassPipeline
+from xsplit.rewrites.split.split_k import SPLIT_K
 from xsplit.target.targets import TARGETS, target
 
 
 KERNELS = ("auto", "iree", "own")
 
 
-def auto_pipeline(target_name: str, kernel: str = "auto") -> str:
+def auto_pipeline(target_name: str, kernel: str = "auto") -> PassPipeline:
     """The passes `auto{target=NAME}` runs (`device`: each op's own device,
     which materialize-late reads without `target=`). On a GPU,
     `export-dispatch{called=true}` then exports the kernels split-k's hosts
     call (xsplit's own GEMM kernel), and nothing else."""
-    late = "materialize-late" if target_name == DEVICE else f"materialize-late{{target={target_name}}}"
-    split = f"split-k{{target={target_name}{'' if kernel == 'auto' else f' kernel={kernel}'}}}"
-    passes = f"set-encoding{{target={target_name}}},{split},{late}"
-    if target_name != DEVICE and target(target_name).is_gpu:
-        passes += f",export-dispatch{{target={target_name} called=true}}"
-    return passes
+    on_device = target_name == DEVICE
+    late = MATERIALIZE_LATE.pass_class
+    passes = [
+        SET_ENCODING.pass_class(target=target_name),
+        SPLIT_K.pass_class(target=target_name, kernel=kernel),
+        late() if on_device else late(target=target_name),
+    ]
+    if not on_device and target(target_name).is_gpu:
+        passes.append(EXPORT_DISPATCH.pass_class(target=target_name, called=True))
+    return PassPipeline(passes)
 
 
 @dataclass(frozen=True)
@@ -83,15 +93,18 @@ class AutoPass(ModulePass):
                 f"auto: unknown kernel '{self.kernel}', expected one of {', '.join(KERNELS)}"
             )
 
+    @property
+    def pipeline(self) -> PassPipeline:
+        """The passes it runs, with their options."""
+        name = self.target if self.target == DEVICE else target(self.target).name
+        return auto_pipeline(name, self.kernel)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from xsplit.analysis.devices import check_affinities
-        from xsplit.pipeline import build_pipeline
 
         # Checked before any rewrite, so that a bad affinity leaves the module untouched.
         check_affinities(op)
-        name = self.target if self.target == DEVICE else target(self.target).name
-        for p in build_pipeline(auto_pipeline(name, self.kernel)):
-            p.apply(ctx, op)
+        self.pipeline.apply(ctx, op)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
+from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -55,7 +56,6 @@ TILE = (64, 64, 16)
 """The C tile and K step; with THREADS, 4x4 registers per thread, as the
 text kernel had (so that the two compare load for load)."""
 THREADS = (16, 16)
-LOWERING = "lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm"
 
 MMA_TILE = (64, 64, 32)
 """With tensor cores: K steps of 32, so that each thread copies whole
@@ -180,12 +180,11 @@ def gridwise(red: ReductionToLower, p: Plan, a, b, c, out, merge: str) -> Gridwi
     )  # fmt: skip
 
 
-def kernels(red: ReductionToLower, p: Plan) -> list[Operation]:
+def kernels(red: ReductionToLower, p: Plan, ctx: Context) -> list[Operation]:
     """The kernel named like the function (or, deterministic, a host of that
     name, `{name}_partials` and `{name}_merge`), lowered through the GEMM
-    kernel's passes and detached."""
-    from xsplit.dialects import make_context
-    from xsplit.pipeline import build_pipeline, run_passes
+    kernel's passes in `ctx` and detached."""
+    from xsplit.rewrites.reduce.gemm_stages import GEMM_STAGES
 
     src = red.source
     assert isinstance(src, Gemm)
@@ -266,7 +265,7 @@ def kernels(red: ReductionToLower, p: Plan) -> list[Operation]:
         module.verify()
     except VerifyException as e:  # a bug in this builder, never the user's input
         raise XsplitError(f"lower-reduce: internal error: {e}", red.op) from None
-    run_passes(module, build_pipeline(LOWERING), make_context())
+    GEMM_STAGES.apply(ctx, module)
     ops = list(module.body.block.ops)
     for op in ops:
         op.detach()

@@ -42,17 +42,19 @@ one `amdgpu.gather_to_lds` (4 bytes a lane) from the lane's place in the
 source to the run's start, under an `scf.if` whose other branch stores
 zeros where the lane is outside the source.
 
-`xsplit_gemm.blockwise_gemm`: a loop over the staged K step; at each K
+`xsplit_gemm.blockwise_gemm`: the staged K step unrolled; at each K
 element the thread reads its registers' A and B values from the tiles
 (`threadwise_read`) and adds their outer product (`threadwise_gemm`). The
 register buffers are allocated at the start of the function, not in the
 loop, so that LLVM can keep them in registers.
 
-`xsplit_gemm.blockwise_mma`: a loop over the staged K step in blocks of
-the intrinsic's k; at each, the lane reads the A fragments of its warp's
+`xsplit_gemm.blockwise_mma`: the staged K step unrolled in blocks of the
+intrinsic's k; at each, the lane reads the A fragments of its warp's
 block rows and the B fragments of its block columns once
-(`threadwise_fragment`), and issues one `threadwise_mma` per block of the
-warp tile.
+(`threadwise_fragment`; B two blocks a load, `pair`, where the intrinsic
+has a collective load), and issues one `threadwise_mma` per block of the
+warp tile. Unrolled, the next block's fragment loads are free to issue
+while the current block's multiply-adds run.
 """
 
 from __future__ import annotations
@@ -340,7 +342,11 @@ def lower_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         body.insert(ThreadwiseReadOp(op.b, kk, tn, b_regs, thn))  # type: ignore[arg-type]
         body.insert(ThreadwiseGemmOp(op.acc, a_regs, b_regs))
 
-    kb.for_(0, op.steps, 1, k_element, "kk")
+    # The K step unrolled: every read's place is a constant offset, so
+    # that neighbouring K of a row of A merge into vector reads, and one
+    # barrier covers the whole step's FMAs.
+    for kk in range(op.steps):
+        k_element(kb, kb.c(kk))
     return []
 
 
@@ -365,23 +371,30 @@ def lower_mma(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             )
             for i in range(fm)
         ]
+        # Two blocks' B fragments in one collective load where there is one
+        # (ldmatrix.x4.trans: half the loads of x2).
+        pair = intr.b.matrix_load is not None and kp == 1 and fn % 2 == 0
+        per = 2 if pair else 1
         b = [
             body.insert(
                 ThreadwiseFragmentOp(
-                    op.b, kk, at(col, j, intr.n), me, intr.name, "b", swizzle=sb, kpack=kp
+                    op.b, kk, at(col, j, intr.n), me, intr.name, "b", swizzle=sb, kpack=kp,
+                    pair=pair,
                 )
             )
-            for j in range(fn)
+            for j in range(0, fn, per)
         ]
         for name, frags in (("a_frag", a), ("b_frag", b)):
             for f in frags:
                 f.results[0].name_hint = name
         for i in range(fm):
             for j in range(fn):
-                mma = ThreadwiseMmaOp(a[i].results[0], b[j].results[0], op.acc, intr.name, (i, j))
-                body.insert(mma)
+                half = j % 2 if pair else None
+                frag = b[j // per].results[0]
+                body.insert(ThreadwiseMmaOp(a[i].results[0], frag, op.acc, intr.name, (i, j), half))
 
-    kb.for_(0, op.steps, intr.k, k_block, "kk")
+    for kk in range(0, op.steps, intr.k):
+        k_block(kb, kb.c(kk))
     return []
 
 

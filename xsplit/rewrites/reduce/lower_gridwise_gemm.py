@@ -354,7 +354,7 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         acc = _register_prefetched(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
     elif op.stage_count == 2 and op.direct_to_lds is not None:
         acc = _direct_to_lds(kb, op, tid, m0, n0, k_begin, k_end)
-    elif op.stage_count == 2:
+    elif op.stage_count >= 2:
         acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
     else:
         a_tile = kb.alloc(a_tile_shape(op), WORKGROUP, "a_tile", element(op.a))
@@ -383,24 +383,32 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
 def _double_buffered(
     kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin, k_end, wa: int, wb: int
 ) -> SSAValue:
-    """The K loop with two tiles of A and two of B: while the threads
-    multiply one pair, the next step's copies into the other are in flight
-    (cp.async). Unrolled by two so that each half names its buffers. Each
-    step's A and B copies are two groups, so `numGroups = 2` waits for all
-    but the newest step. Past the last step the copies repeat the last one
-    into the idle pair (never read), so that every half commits its groups
-    and the waits count right; the second half multiplies only where its
-    step is inside the chunk. Returns the register tile."""
+    """The K loop with `stages` tiles of A and of B and asynchronous copies
+    (cp.async): the copies of step k + stages - 1 are in flight while the
+    threads multiply step k. One barrier a step: at the top of step k each
+    thread waits for its own copies of step k (`nvgpu.device_async_wait`),
+    and the barrier then makes everyone's visible and says that everyone is
+    done with step k - 1, whose pair the copies issued after it overwrite.
+    A second barrier after the multiply, as a one-stage loop needs, would
+    only hold the warps that finish first.
+
+    Unrolled by `stages` so that each step names its buffers. Each step's A
+    and B copies are two groups, so the wait leaves the 2 (stages - 2)
+    groups of the steps after k in flight. With two stages that is none:
+    a copy past the chunk is skipped. With more, the copies past the last
+    step repeat it into an idle pair (never read), so that every step
+    commits its groups and the wait counts stay right. A step past the
+    chunk multiplies nothing. Returns the register tile."""
     tm, tn, tk = op.tile_sizes
     thm, thn = op.thread_counts
     threads = thm * thn
+    stages = op.stage_count
     k_major = op.a_k_major is not None
-    a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
-    b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
+    a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in range(stages)]
+    b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in range(stages)]
     acc = _accumulator(kb, op)
-    # The first K of the chunk's last step.
-    last = kb.add(k_begin, kb.mul(kb.div(kb.sub(kb.sub(k_end, k_begin), 1), tk), tk))
-
+    if stages > 2:  # the first K of the chunk's last step
+        last = kb.add(k_begin, kb.mul(kb.div(kb.sub(kb.sub(k_end, k_begin), 1), tk), tk))
     sa, sb = swizzles(op, "a"), swizzles(op, "b")
 
     def copy(body: KernelBuilder, k0, buf: int) -> SSAValue:
@@ -411,24 +419,31 @@ def _double_buffered(
         return body.insert(b_copy).results[0]
 
     first = copy(kb, k_begin, 0)
+    for s in range(1, stages - 1):
+        copy(kb, kb.min(kb.add(k_begin, s * tk), last), s)
 
     def multiply(body: KernelBuilder, buf: int) -> None:
         _multiply(body, op, acc, a[buf], b[buf], tid)
 
-    def pair(body: KernelBuilder, k0: SSAValue) -> None:
-        for buf in (0, 1):
-            ahead = body.min(body.add(k0, (buf + 1) * tk), last)
-            token = copy(body, ahead, 1 - buf)
-            body.async_wait(token, 2)
+    def steps(body: KernelBuilder, k0: SSAValue) -> None:
+        for buf in range(stages):
+            body.async_wait(first, 2 * (stages - 2))
             body.barrier()
+            ahead = body.add(k0, (buf + stages - 1) * tk)
+            to = (buf + stages - 1) % stages
+            if stages == 2:
+                body.if_(body.below(ahead, k_end), lambda inner, at=ahead: copy(inner, at, to))
+            else:
+                copy(body, body.min(ahead, last), to)
             if buf == 0:
                 multiply(body, 0)
             else:
-                body.if_(body.below(body.add(k0, tk), k_end), lambda inner: multiply(inner, 1))
-            body.barrier()
+                inside = body.below(body.add(k0, buf * tk), k_end)
+                body.if_(inside, lambda inner, buf=buf: multiply(inner, buf))
 
-    kb.for_(k_begin, k_end, 2 * tk, pair, "k0")
-    kb.async_wait(first, 0)
+    kb.for_(k_begin, k_end, stages * tk, steps, "k0")
+    if stages > 2:  # the repeated copies past the last step
+        kb.async_wait(first, 0)
     return acc
 
 
@@ -444,30 +459,51 @@ def _register_prefetched(
     next step's reads of that pair, and this step's reads before the stores
     into this pair one step later. Unrolled by two so that each half names
     its buffers; the second half multiplies only inside the chunk, and
-    nothing is loaded past it. Returns the register tile."""
+    nothing is loaded past it.
+
+    With `async_b`, B's next tile is a cp.async into the idle pair, issued
+    with A's loads, and each thread waits for its copies before the
+    barrier: the barrier that publishes A's stores publishes B's copies
+    too. Returns the register tile."""
     tm, tn, tk = op.tile_sizes
     thm, thn = op.thread_counts
     threads = thm * thn
     k_major = op.a_k_major is not None
+    async_b = op.async_b is not None
     a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
     b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in (0, 1)]
     acc = _accumulator(kb, op)
     la, lb = _copies(op, wb)
     wb, kp = lb["vector"], lb["kpack"]
     a_next = kb.alloc(register_shape((tm, tk), threads, wa), PRIVATE, "a_next", element(op.a))
-    b_next = kb.alloc(register_shape((tk, tn), threads, wb, kp), PRIVATE, "b_next", element(op.b))
+    if not async_b:
+        b_shape = register_shape((tk, tn), threads, wb, kp)
+        b_next = kb.alloc(b_shape, PRIVATE, "b_next", element(op.b))
     k_first = kb.c(k_begin)
     kb.insert(BlockwiseCopyOp(op.a, m0, k_first, a[0], tid, (tm, tk), threads, k_major, wa, **la))  # type: ignore[arg-type]
-    kb.insert(BlockwiseCopyOp(op.b, k_first, n0, b[0], tid, (tk, tn), threads, False, **lb))  # type: ignore[arg-type]
+    if async_b:
+        sb = lb["swizzle"]
+        b_first = BlockwiseAsyncCopyOp(op.b, k_first, n0, b[0], tid, (tk, tn), threads, False, wb, sb)
+        first = kb.insert(b_first).results[0]
+        kb.async_wait(first, 0)
+    else:
+        kb.insert(BlockwiseCopyOp(op.b, k_first, n0, b[0], tid, (tk, tn), threads, False, **lb))  # type: ignore[arg-type]
     kb.barrier()
 
-    def load(body: KernelBuilder, k0: SSAValue) -> None:
+    def load(body: KernelBuilder, k0: SSAValue, buf: int) -> None:
+        if async_b:
+            copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb, sb)
+            body.insert(copy)
         body.insert(BlockwiseLoadOp(op.a, m0, k0, a_next, tid, (tm, tk), threads, wa))
-        body.insert(BlockwiseLoadOp(op.b, k0, n0, b_next, tid, (tk, tn), threads, wb, kp))
+        if not async_b:
+            body.insert(BlockwiseLoadOp(op.b, k0, n0, b_next, tid, (tk, tn), threads, wb, kp))
 
     def store(body: KernelBuilder, buf: int) -> None:
         body.insert(BlockwiseStoreOp(a_next, a[buf], tid, (tm, tk), threads, k_major, wa, **la))
-        body.insert(BlockwiseStoreOp(b_next, b[buf], tid, (tk, tn), threads, False, **lb))
+        if async_b:
+            body.async_wait(first, 0)
+        else:
+            body.insert(BlockwiseStoreOp(b_next, b[buf], tid, (tk, tn), threads, False, **lb))
 
     def multiply(body: KernelBuilder, buf: int) -> None:
         _multiply(body, op, acc, a[buf], b[buf], tid)
@@ -479,7 +515,7 @@ def _register_prefetched(
         for buf in (0, 1):
             ahead = body.add(k0, (buf + 1) * tk)
             more.append(body.below(ahead, k_end))  # type: ignore[arg-type]
-            body.if_(more[buf], lambda inner, at=ahead: load(inner, at))
+            body.if_(more[buf], lambda inner, at=ahead, to=1 - buf: load(inner, at, to))
             if buf == 0:
                 multiply(body, 0)
             else:

@@ -53,13 +53,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.context import Context
 from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from xsplit import attr_names
-from xsplit.diagnostics import XsplitError, collect_remarks, remark, warning
+from xsplit.diagnostics import XsplitError, collect_diagnostics, remark, said_again, warning
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.pass_pipeline import PassPipeline
 from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
 from xsplit.rewrites.reduce.kernel_writer import kernels_text
 from xsplit.rewrites.reduce.ordinary import (
@@ -155,12 +158,13 @@ def _not_lowerable(m: Match) -> bool | str:
 def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
     red: ReductionToLower = m["red"]
     sub: Subgraph | None = m["sub"]
+    assert m.ctx is not None, "lower-reduce runs in a context"
     p = plan(red, m)
     remark(m.root, describe(p, red))
     if sub is None:
-        replace_function(red, p)
+        replace_function(red, p, m.ctx)
         return None
-    kernels = lowered_kernels(red, p, m.root)
+    kernels = lowered_kernels(red, p, m.root, m.ctx)
     name = red.fn.sym_name.data
     for op in kernels:
         if attr_names.HOST not in op.attributes:
@@ -169,27 +173,27 @@ def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
     return None
 
 
-def replace_function(red: ReductionToLower, p: Plan) -> None:
-    """Replaces the reduction's function with its kernels, distributed."""
+def replace_function(red: ReductionToLower, p: Plan, ctx: Context) -> None:
+    """Replaces the reduction's function with its kernels, distributed in `ctx`."""
     fn = red.fn
-    for op in lowered_kernels(red, p, red.op):
+    for op in lowered_kernels(red, p, red.op, ctx):
         assert fn.parent is not None
         fn.parent.insert_op_before(op, fn)
     fn.detach()
     fn.erase()
 
 
-def lowered_kernels(red: ReductionToLower, p: Plan, at: Operation) -> list[Operation]:
+def lowered_kernels(
+    red: ReductionToLower, p: Plan, at: Operation, ctx: Context
+) -> list[Operation]:
     """The kernels (and the deterministic stage's host) of the plan, written
-    and distributed, detached; remarks are said at `at`."""
-    from xsplit.dialects import make_context
-    from xsplit.pipeline import build_pipeline, run_passes
+    and distributed in `ctx`, detached; remarks are said at `at`."""
     from xsplit.reader import parse_module
+    from xsplit.rewrites.distribute.distribute import DISTRIBUTE
 
     if tiled_gemm.applies(red) is None and fused_gemm.applies(red, p) is None:
-        return fused_gemm.kernels(red, p)
+        return fused_gemm.kernels(red, p, ctx)
     text = kernels_text(red, p)
-    ctx = make_context()
     try:
         module = parse_module(text, "<lower-reduce>", ctx)
     except XsplitError as e:  # a bug in the writer, never the user's input
@@ -197,24 +201,24 @@ def lowered_kernels(red: ReductionToLower, p: Plan, at: Operation) -> list[Opera
     if tiled_gemm.applies(red) is None:
         _insert_barriers(module, ctx, at)
     else:
-        with collect_remarks() as said:
-            run_passes(module, build_pipeline("distribute"), ctx)
-        for line in said:  # distribute's choice, said at the reduction rather than in generated text
-            remark(at, "lower-reduce: " + line.split(" remark: ", 1)[-1])
+        with collect_diagnostics() as said:
+            PassPipeline([DISTRIBUTE.pass_class()]).apply(ctx, module)
+        # distribute's choice, said at the reduction rather than in generated text
+        said_again(at, said, "lower-reduce: ")
     new_ops = list(module.body.block.ops)
     for op in new_ops:
         op.detach()
     return new_ops
 
 
-def _insert_barriers(module, ctx, at: Operation) -> None:
+def _insert_barriers(module: ModuleOp, ctx: Context, at: Operation) -> None:
     """The tiled GEMM's barriers, from the access analysis rather than by
     hand; said at the reduction, with any dependence it could not decide."""
-    from xsplit.pipeline import build_pipeline, run_passes
+    from xsplit.rewrites.distribute.insert_barriers import INSERT_BARRIERS
 
-    with collect_remarks() as said:
-        run_passes(module, build_pipeline("insert-barriers"), ctx)
-    undecided = [line.split(" warning: ", 1)[-1] for line in said if " warning: " in line]
+    with collect_diagnostics() as said:
+        PassPipeline([INSERT_BARRIERS.pass_class()]).apply(ctx, module)
+    undecided = [d.message for d in said if d.severity == "warning"]
     if undecided:
         # One warning per pair of ops would bury the point: say how many, and one.
         more = f" (and {len(undecided) - 1} more like it)" if len(undecided) > 1 else ""
@@ -240,7 +244,7 @@ def _in_loop(op: Operation, fn: Operation) -> bool:
     return False
 
 
-def lower_split(op: Operation, chunk: int, merge: str, target_name: str) -> None:
+def lower_split(op: Operation, chunk: int, merge: str, target_name: str, ctx: Context) -> None:
     """`split-k{merge=...}`: the linalg reduction `op` (a matmul, say) seen as a
     reduction along K in chunks of `chunk`, each work item's partial merged
     inside the split kernel: with atomics, or (`deterministic`) into a
@@ -279,7 +283,7 @@ def lower_split(op: Operation, chunk: int, merge: str, target_name: str) -> None
             else f"); no partial buffer ({saved} bytes saved) and no merge dispatch)"
         ),
     )
-    replace_function(red, p)
+    replace_function(red, p, ctx)
 
 
 def _split_lowerable(op: Operation, fn: func.FuncOp, r) -> str | None:

@@ -12,14 +12,15 @@ index into a private buffer is a constant and LLVM keeps it in registers.
   addf` (`atomic`), or a store into the partials at the chunk (`partials`);
 - `threadwise_fragment`: the whole fragment in one warp-collective load
   where the intrinsic has one (`nvgpu.ldmatrix` for m16n8k16: x4 for A, x2
-  transposed for B, which is staged K-major); else (or with `loads`)
+  transposed for B, which is staged K-major, x4 transposed for a `pair` of
+  B blocks side by side along N); else (or with `loads`)
   the lane's elements at the places its layout gives, each run that is
   contiguous in the tile for every lane in one `vector.load` (two halves:
   one 32-bit shared load; a K-packed B's four K: one 64-bit load), then
   `vector.from_elements`; with `swizzle` or `kpack` every address is its
   element's place in the tile (`ThreadwiseFragmentOp.place`);
-- `threadwise_mma`: the accumulator's C fragment into a vector, the
-  intrinsic's op (`EMIT`: `nvgpu.mma.sync` for m16n8k16, `amdgpu.mfma` for
+- `threadwise_mma`: the accumulator's C fragment into a vector (and, with
+  `b_half`, its half of the pair of B fragments), the intrinsic's op (`EMIT`: `nvgpu.mma.sync` for m16n8k16, `amdgpu.mfma` for
   gfx942's MFMAs), its elements back;
 - `threadwise_write_fragments`: as `threadwise_write`, at the places the
   intrinsic's C layout gives.
@@ -165,19 +166,32 @@ def lower_fragment(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     load = frag.matrix_load
     if load is not None and not op.loads_only:
         # One collective load of the whole fragment; each lane addresses one
-        # row (a whole 16-byte chunk, where the tile is swizzled).
-        r, c = load.address(kb, op.lane)
-        at = [kb.c(x) for x in op.place(kb, kb.add(op.row, r), kb.add(op.col, c))]
-        return [kb.insert(LdMatrixOp(op.tile, at, load.tiles, load.transpose)).results[0]]
-    values: dict[tuple[int, ...], SSAValue] = {}
-    # Runs judged at the block (0, 0): the blocks' offsets are whole
-    # swizzle phases and K-packs, so they are runs at every block.
-    for run in _runs(frag, lanes, op.place):
-        r, c = frag.coords(kb, op.lane, run[0])
-        at = list(op.place(kb, kb.add(op.row, r), kb.add(op.col, c)))
-        loaded = kb.load_vector(op.tile, at, len(run)) if len(run) > 1 else [kb.load(op.tile, at)]
-        values.update(zip(run, loaded))
-    elements = [values[p] for p in frag.positions()]
+        # row (a whole 16-byte chunk, where the tile is swizzled). A pair's
+        # second block is the next lanes' rows, one block further along N.
+        lane, col = op.lane, op.col
+        tiles = load.tiles
+        if op.pair is not None:
+            per = 8 * load.tiles  # lanes addressing one block's matrices
+            lane = kb.rem(op.lane, per)
+            col = kb.add(op.col, kb.mul(kb.div(op.lane, per), op.intrinsic.n))
+            tiles *= 2
+        r, c = load.address(kb, lane)
+        at = [kb.c(x) for x in op.place(kb, kb.add(op.row, r), kb.add(col, c))]
+        return [kb.insert(LdMatrixOp(op.tile, at, tiles, load.transpose)).results[0]]
+    elements: list[SSAValue] = []
+    blocks = [op.col] + ([kb.add(op.col, op.intrinsic.n)] if op.pair is not None else [])
+    for block_col in blocks:
+        values: dict[tuple[int, ...], SSAValue] = {}
+        # Runs judged at the block (0, 0): the blocks' offsets are whole
+        # swizzle phases and K-packs, so they are runs at every block.
+        for run in _runs(frag, lanes, op.place):
+            r, c = frag.coords(kb, op.lane, run[0])
+            at = list(op.place(kb, kb.add(op.row, r), kb.add(block_col, c)))
+            loaded = (
+                kb.load_vector(op.tile, at, len(run)) if len(run) > 1 else [kb.load(op.tile, at)]
+            )
+            values.update(zip(run, loaded))
+        elements += [values[p] for p in frag.positions()]
     return [kb.insert(FromElementsOp(elements, op.result.type)).results[0]]  # type: ignore[arg-type]
 
 
@@ -206,7 +220,16 @@ def lower_mma(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     regs = [kb.load(op.acc, [i, j, v]) for v in range(len(positions))]
     ctype = VectorType(op.acc.type.element_type, intr.c.shape)  # type: ignore[attr-defined]
     c = kb.insert(FromElementsOp(regs, ctype)).results[0]
-    d = EMIT[intr.op](kb, intr, op.a, op.b, c)
+    b = op.b
+    if op.half is not None:  # this block's half of a pair of B fragments
+        element = b.type.element_type  # type: ignore[attr-defined]
+        first = op.half * intr.b.shape[0]
+        halves = [
+            kb.insert(vector.ExtractOp(b, [first + p[0], *p[1:]], element)).results[0]
+            for p in intr.b.positions()
+        ]
+        b = kb.insert(FromElementsOp(halves, VectorType(element, intr.b.shape))).results[0]
+    d = EMIT[intr.op](kb, intr, op.a, b, c)
     element = ctype.element_type
     for v, p in enumerate(positions):
         kb.store(kb.insert(vector.ExtractOp(d, list(p), element)).results[0], op.acc, [i, j, v])

@@ -58,9 +58,9 @@ from xsplit.attr_names import mark_split_part
 from xsplit.dialects.iree_codegen import COMPILATION_INFO, CompilationInfoAttr, TranslationInfoAttr
 from xsplit.dialects.iree_cpu import LoweringConfigAttr, PipelineAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
+from xsplit.dialects.op_helpers import zero_attr
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
-from xsplit.dialects.utils import zero_attr
 from xsplit.rewrites.dsl import ceildiv
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.target.gpu_tiles import chunk_tiles, compilation_info

@@ -41,7 +41,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xsplit import attr_names
 from xsplit.analysis.contraction import op_contraction_dims
 from xsplit.analysis.reduction import match_reduction
-from xsplit.dialects.utils import zero_attr
+from xsplit.dialects.op_helpers import zero_attr
 from xsplit.rewrites.common.encodings import encode, expand
 from xsplit.rewrites.dsl import ceildiv
 from xsplit.rewrites.dsl.builders import IRBuilder
@@ -151,7 +151,7 @@ def merge_chunks(ir: IRBuilder, partials: SSAValue, init: SSAValue) -> SSAValue:
         block.args[0], block.args[1]
     )
     block.add_ops([add, linalg.YieldOp(add.result)])
-    from xsplit.dialects.utils import dense_i64
+    from xsplit.dialects.op_helpers import dense_i64
 
     merged = ir.b.insert(linalg.ReduceOp(partials, init, dense_i64([0]), region)).results[0]
     merged.name_hint = "merged"

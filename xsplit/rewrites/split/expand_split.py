@@ -2,6 +2,10 @@
 divides K, the operands are reshaped with `tensor.expand_shape` and the
 reduction becomes one `linalg.generic` with a parallel chunk loop, then the
 merge (`forall_split.merge_partials`).
+
+For a plain matmul of one float type that IR is `EXPANDED_MATMUL`, a
+template; `split_with_expand` builds it for any reduction, whose reshapes,
+maps and loops follow its operands and loops.
 """
 
 from __future__ import annotations
@@ -14,6 +18,10 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     IntegerAttr,
     TensorType,
+    bf16,
+    f16,
+    f32,
+    f64,
     i64,
 )
 from xdsl.dialects.linalg import ops as linalg
@@ -25,12 +33,61 @@ from xsplit.analysis.reduction import (
     Reduction,
     identity_value,
 )
-from xsplit.rewrites.dsl import (
-    divides,
-)
+from xsplit.rewrites.dsl import Match, Template, divides, input
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
 from xsplit.rewrites.split.chunks import ChunkPlan
 from xsplit.rewrites.split.forall_split import merge_partials
+
+
+EXPANDED_MATMUL = Template(
+    """
+%0 = tensor.expand_shape $a [[0], [1, 2]] output_shape [$m, $count, $chunk] : $a.type into $a_expanded
+%1 = tensor.expand_shape $b [[0, 1], [2]] output_shape [$count, $chunk, $n] : $b.type into $b_expanded
+%identity = arith.constant $identity
+%2 = tensor.empty() : $partials_type
+%3 = linalg.fill ins(%identity : $c.element_type) outs(%2 : $partials_type) -> $partials_type
+%partials = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d3, d2, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%0, %1 : $a_expanded, $b_expanded) outs(%3 : $partials_type) {
+^bb0(%4: $c.element_type, %5: $c.element_type, %6: $c.element_type):
+  %7 = arith.mulf %4, %5 : $c.element_type
+  %8 = arith.addf %6, %7 : $c.element_type
+  linalg.yield %8 : $c.element_type
+} -> $partials_type
+%merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [2] {xsplit.split_part = "merge"}
+  (%9: $c.element_type, %10: $c.element_type) {
+    %11 = arith.addf %9, %10 : $c.element_type
+    linalg.yield %11 : $c.element_type
+  }
+""",
+    results=["%merged"],
+    identity=lambda m: identity_value(m["red"].combiner, m["c"].type.element_type),
+    count=lambda m: m["plan"].count,
+    chunk=lambda m: m["k"] // m["plan"].count,
+    m=lambda m: m["c"].type.get_shape()[0],
+    n=lambda m: m["c"].type.get_shape()[1],
+    a_expanded=lambda m: _expanded(m, "a", 1),
+    b_expanded=lambda m: _expanded(m, "b", 0),
+    partials_type=lambda m: TensorType(
+        m["c"].type.element_type, [*m["c"].type.get_shape(), m["plan"].count]
+    ),
+)
+"""K = S x K/S: A's and B's K dimension reshaped into (chunk, within), one
+batched linalg.generic with the chunk loop parallel (d3), then the merge."""
+
+
+def _expanded(m: Match, operand: str, k_dim: int) -> TensorType:
+    t = m[operand].type
+    shape = list(t.get_shape())
+    count = m["plan"].count
+    shape[k_dim : k_dim + 1] = [count, shape[k_dim] // count]
+    return TensorType(t.element_type, shape)
+
+
+one_float_type = (
+    input(0).element_type(f16, bf16, f32, f64)
+    & input(1).same_element_type_as("c")
+    & input(0).same_element_type_as("c")
+)
+"""The matmul's body is a mulf and an addf (no extension between types)."""
 
 
 def split_with_expand(

@@ -31,9 +31,9 @@ from xsplit.analysis.reduction import (
 from xsplit.attr_names import mark_split_part
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.linalg import BatchMmt4DOp, Mmt4DOp, linear_form
+from xsplit.dialects.op_helpers import dense_i64, zero_attr
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
-from xsplit.dialects.utils import dense_i64, zero_attr
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
 from xsplit.rewrites.split.chunks import ChunkPlan, StaticChunks, chunk_bounds, static_chunks
 

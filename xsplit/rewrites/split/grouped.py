@@ -36,16 +36,16 @@ from xsplit.attr_names import mark_split_part
 from xsplit.dialects.flow import ReturnOp
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.linalg import BatchMatmulOp, MatmulOp, MatvecOp, VecmatOp
-from xsplit.dialects.linalg_ext import SplitGroupedGemmOp
+from xsplit.dialects.op_helpers import dense_i64
 from xsplit.dialects.rock import ReduceMethod
 from xsplit.dialects.rock import ReduceOp as RockReduceOp
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
-from xsplit.dialects.utils import dense_i64
+from xsplit.dialects.xsplit_linalg_ext import SplitGroupedGemmOp
 from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level, new_dispatch_region
-from xsplit.rewrites.dsl import Match, Pattern, ceildiv, where
+from xsplit.rewrites.dsl import Match, Pattern, Template, ceildiv, where
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
-from xsplit.rewrites.split.chunks import ChunkPlan, chunk_bounds, static_chunks
+from xsplit.rewrites.split.chunks import ChunkPlan, StaticChunks, chunk_bounds, static_chunks
 
 
 def _keep_dim_groups(rank: int) -> ArrayAttr:
@@ -108,8 +108,7 @@ def split_with_grouped_gemm(
         # Groups of one static size and a shorter last one, which
         # materializing makes a static loop and a tail.
         static = static_chunks(plan, k)
-        offsets = [s * static.chunk for s in range(static.full + 1)] + ([k] if static.tail else [])
-        groups: dict[str, object] = {"group_offsets": offsets}
+        groups: dict[str, object] = {"group_offsets": _group_offsets(static, k)}
         count = static.count
     else:
         groups = {"group_count": plan.count, "balanced": plan.balanced}
@@ -420,6 +419,41 @@ def _grouped_applies(m: Match) -> bool | str:
 
 
 grouped_applies = where("a grouped op and rock.reduce can express the split", _grouped_applies)
+
+
+GROUPED_MATMUL = Template(
+    """
+%identity = arith.constant $identity
+%0 = tensor.empty() : $partials_type
+%partials_init = linalg.fill ins(%identity : $c.element_type) outs(%0 : $partials_type) -> $partials_type
+%partials = linalg_ext.split_grouped_gemm {group_offsets = array<i64: $offsets>, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} ins($a, $b : $a.type, $b.type) outs(%partials_init : $partials_type) {
+^bb0(%1: $c.element_type, %2: $c.element_type, %3: $c.element_type):
+  %4 = arith.mulf %1, %2 : $c.element_type
+  %5 = arith.addf %3, %4 : $c.element_type
+  linalg.yield %5 : $c.element_type
+} -> $partials_type
+%6 = tensor.expand_shape $c [[0, 1], [2]] output_shape [1, $m, $n] : $c.type into $c_row
+%merged = rock.reduce sum %partials into %6 {axis = 0 : index} : $partials_type into $c_row -> $c_row
+%7 = tensor.collapse_shape %merged [[0, 1], [2]] : $c_row into $c.type
+""",
+    identity=lambda m: identity_value(m["red"].combiner, m["c"].type.element_type),
+    offsets=lambda m: _group_offsets(static_chunks(m["plan"], m["k"]), m["k"]),
+    m=lambda m: m["c"].type.get_shape()[0],
+    n=lambda m: m["c"].type.get_shape()[1],
+    partials_type=lambda m: TensorType(
+        m["c"].type.element_type,
+        [static_chunks(m["plan"], m["k"]).count, *m["c"].type.get_shape()],
+    ),
+    c_row=lambda m: TensorType(m["c"].type.element_type, [1, *m["c"].type.get_shape()]),
+)
+"""A static matmul of one float type: the grouped op over groups of one
+static size and a shorter last one, from partials of 0, then a `rock.reduce`
+sum into C given a unit leading dimension."""
+
+
+def _group_offsets(static: StaticChunks, k: int) -> list[int]:
+    """Where each group starts, and K: a shorter last group is the tail."""
+    return [s * static.chunk for s in range(static.full + 1)] + ([k] if static.tail else [])
 
 
 def _wrap_and_materialize_grouped(m: Match, ir: IRBuilder) -> list[SSAValue]:

@@ -13,8 +13,9 @@ gridwise kernel, lowered here through `lower-gridwise-gemm`,
 `lower-blockwise-gemm` and `lower-threadwise-gemm`; the function becomes a
 host (`xsplit.host`, signature kept): buffers of the operands, C allocated
 and filled (or copied from the init), the kernel called, a tensor of C.
-`export-dispatch{target=...}` turns the host back into tensors around the
-kernel's dispatch (`auto` runs it), and `xsplit simulate` runs the host.
+`materialize-late` (or `export-dispatch{target=...}`) turns the host back
+into tensors around the kernel's dispatch, for the target each kernel
+records (`xsplit.kernel_target`), and `xsplit simulate` runs the host.
 
 What the kernel cannot take stays on split-k's other patterns, with a
 remark saying why: a matmul with indexing maps (transposed, broadcast), a
@@ -24,13 +25,13 @@ f16 or f32, a target that is no GPU.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp, TensorType, f16, f32
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType, f16, f32
 from xdsl.ir import Operation
 
 from xsplit import attr_names
 from xsplit.analysis.cost_model import choose_kernel, choose_split, problem_of
 from xsplit.analysis.devices import DEVICE, modeled
-from xsplit.diagnostics import XsplitError, collect_remarks, remark
+from xsplit.diagnostics import XsplitError, collect_diagnostics, remark, said_again
 from xsplit.rewrites.dsl import Match, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.reduce.ordinary import (
@@ -42,7 +43,6 @@ from xsplit.rewrites.reduce.ordinary import (
 )
 
 KERNEL_CHOICES = ("auto", "iree", "own")
-LOWER_STAGES = "lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm"
 
 _PLAIN_MAPS = (
     "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
@@ -153,30 +153,32 @@ def _free_name(module: Operation, base: str) -> str:
 def lower_to_own_kernel(m: Match, ir: IRBuilder) -> None:
     """Outlines the matmul, lowers the kernel through the gemm stages and
     writes the host in its place."""
-    from xsplit.dialects import make_context
-    from xsplit.pipeline import build_pipeline, run_passes
     from xsplit.rewrites.reduce.gemm_kernel import lower_matmul
+    from xsplit.rewrites.reduce.gemm_stages import GEMM_STAGES
 
+    assert m.ctx is not None, "split-k runs in a context"
     sub, target_name, chunks, merge = m["own"]
     remark(m.root, m["own_reason"])
     module = sub.fn.parent_op()
     assert module is not None
     name = _free_name(module, f"{sub.fn.properties['sym_name'].data}_gemm")  # type: ignore[union-attr]
     kernel, matmul = kernel_function(sub, name)
-    scratch = ModuleOp([kernel])
-    with collect_remarks() as said:
+    holder = ModuleOp([kernel])
+    with collect_diagnostics() as said:
         try:
             lower_matmul(matmul, target_name, chunks, merge)
-            run_passes(scratch, build_pipeline(LOWER_STAGES), make_context())
+            GEMM_STAGES.apply(m.ctx, holder)
         except XsplitError as e:  # an option the kernel refused: said at the user's op
             raise XsplitError(f"split-k: {e.message}", m.root) from None
-    for line in said:
-        remark(m.root, "split-k: " + line.split(" remark: ", 1)[-1])
-    kernels = list(scratch.body.block.ops)
+    # What the kernel's lowering said is about the user's matmul.
+    said_again(m.root, said, "split-k: ")
+    kernels = list(holder.body.block.ops)
     for op in kernels:
         op.detach()
     for op in kernels:
         if attr_names.HOST not in op.attributes:
+            # materialize-late exports it for the target it was lowered for.
+            op.attributes[attr_names.KERNEL_TARGET] = StringAttr(target_name)
             sub.fn.parent_block().insert_op_before(op, sub.fn)  # type: ignore[union-attr]
     write_host(sub, name, kernels)
 

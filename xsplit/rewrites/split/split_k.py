@@ -106,6 +106,7 @@ from xsplit.rewrites.dsl import (
     Pass,
     Pattern,
     Remark,
+    UpdateRoot,
     ceildiv,
     divides,
     option,
@@ -116,13 +117,22 @@ from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.split.aligned_split import aligned_chunks, aligned_split_applies, split_aligned
 from xsplit.rewrites.split.chunks import ChunkPlan, plan_chunks
 from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
-from xsplit.rewrites.split.expand_split import split_with_expand
+from xsplit.rewrites.split.expand_split import EXPANDED_MATMUL, one_float_type, split_with_expand
 from xsplit.rewrites.split.forall_split import split_with_forall
 from xsplit.rewrites.split.grouped import (
+    GROUPED_MATMUL,
     grouped_applies,
     split_with_grouped_gemm,
     with_leading_unit,
     without_leading_unit,
+)
+from xsplit.rewrites.split.static_chunks import (
+    STATIC_CHUNKS,
+    STATIC_CHUNKS_AND_TAIL,
+    a_plain_static_matmul,
+    chunks_are_the_options,
+    k_cuts_into_static_chunks,
+    leaves_no_tail,
 )
 from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
 from xsplit.target.gpu_tiles import split_alignment
@@ -639,12 +649,13 @@ def _capture_iree_chunk(m: Match) -> bool | str:
     return True
 
 
-def _leave_to_iree(m: Match, ir: IRBuilder) -> None:
-    """Sets IREE's chunk on the op in place; IREE forms the split dispatch
-    (`iree-dispatch-creation-form-split-reduction-dispatches`) and its merge
-    as under its flag. A chunk that divides K keeps IREE's chunks static."""
-    m.root.attributes[SPLIT_REDUCTION] = split_reduction_sizes([m["iree_chunk"]])
-    remark(m.root, m["iree_reason"])
+LEAVE_TO_IREE = UpdateRoot(
+    {SPLIT_REDUCTION: lambda m: split_reduction_sizes([m["iree_chunk"]])},
+    remark=lambda m: m["iree_reason"],
+)
+"""IREE's chunk set on the op in place; IREE forms the split dispatch
+(`iree-dispatch-creation-form-split-reduction-dispatches`) and its merge as
+under its flag. A chunk that divides K keeps IREE's chunks static."""
 
 
 SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
@@ -660,7 +671,7 @@ SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
         lambda m: SPLIT_REDUCTION not in m.root.attributes or f"it has {SPLIT_REDUCTION}",
     )
     & where("the model leaves it to IREE's own split", _capture_iree_chunk),
-    rewrite=_leave_to_iree,
+    rewrite=LEAVE_TO_IREE,
     benefit=5,
     options=[o.name for o in OPTIONS],
 )
@@ -681,6 +692,25 @@ SPLIT_K_EXPAND = Pattern(
     memo=_shape,
 )
 
+SPLIT_K_EXPAND_MATMUL = Pattern(
+    name="split-k-expand-matmul",
+    doc="a static linalg.matmul of one float type: K = S x K/S through tensor.expand_shape, "
+    "a batched linalg.generic, then a merge (expand_split.EXPANDED_MATMUL, the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & one_float_type
+    & chunks_are_the_options
+    & (option("strategy") == "expand")
+    & splits
+    & expand_expresses_it
+    & chunk_count_divides_k,
+    rewrite=EXPANDED_MATMUL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_shape,
+)
+
 SPLIT_K_ALIGNED = Pattern(
     name="split-k-aligned",
     doc="static chunks of a multiple of align= in an scf.forall, the zero-padded tail "
@@ -689,6 +719,38 @@ SPLIT_K_ALIGNED = Pattern(
     where=(option("strategy") == "forall") & splits & chunks_align,
     rewrite=_rewrite_aligned,
     benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_shape,
+)
+
+SPLIT_K_STATIC_CHUNKS = Pattern(
+    name="split-k-static-chunks",
+    doc="a static linalg.matmul: whole chunks of K in an scf.forall, then a linalg.reduce "
+    "merge (static_chunks.STATIC_CHUNKS, the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & chunks_are_the_options
+    & splits
+    & k_cuts_into_static_chunks
+    & leaves_no_tail,
+    rewrite=STATIC_CHUNKS,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_shape,
+)
+
+SPLIT_K_STATIC_CHUNKS_AND_TAIL = Pattern(
+    name="split-k-static-chunks-and-tail",
+    doc="a static linalg.matmul: whole chunks of K in an scf.forall, the rest of K beside "
+    "it, then one merge (static_chunks.STATIC_CHUNKS_AND_TAIL, the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & chunks_are_the_options
+    & splits
+    & k_cuts_into_static_chunks
+    & ~leaves_no_tail,
+    rewrite=STATIC_CHUNKS_AND_TAIL,
     options=[o.name for o in OPTIONS],
     family="split-k",
     memo=_shape,
@@ -745,6 +807,24 @@ SPLIT_K_GROUPED = Pattern(
     memo=_shape,
 )
 
+SPLIT_K_GROUPED_MATMUL = Pattern(
+    name="split-k-grouped-matmul",
+    doc="a static linalg.matmul of one float type: one linalg_ext.split_grouped_gemm over "
+    "K-groups, then a rock.reduce merge (grouped.GROUPED_MATMUL, the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & one_float_type
+    & chunks_are_the_options
+    & (option("strategy") == "grouped")
+    & splits
+    & grouped_applies,
+    rewrite=GROUPED_MATMUL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_shape,
+)
+
 GROUPED_FALLS_BACK = Remark(
     name="split-k-grouped-falls-back",
     doc="says when strategy=grouped cannot be used and forall is",
@@ -781,7 +861,8 @@ def _rewrite_merged(m: Match, ir: IRBuilder) -> None:
     chunk = plan.tile or -(-k // plan.count)
     placed = m.captures.get("placed")
     name = placed.target.name if placed is not None else m.options["target"] or ""
-    lower_split(m.root, chunk, m.options["merge"], name)
+    assert m.ctx is not None, "split-k runs in a context"
+    lower_split(m.root, chunk, m.options["merge"], name, m.ctx)
 
 
 SPLIT_K_MERGED = Pattern(
@@ -828,9 +909,13 @@ SPLIT_K = Pass(
         EXPAND_FALLS_BACK,
         EXPAND_NEEDS_DIVIDING_FACTOR,
         GROUPED_FALLS_BACK,
+        SPLIT_K_EXPAND_MATMUL,
         SPLIT_K_EXPAND,
+        SPLIT_K_GROUPED_MATMUL,
         SPLIT_K_GROUPED,
         SPLIT_K_ALIGNED,
+        SPLIT_K_STATIC_CHUNKS,
+        SPLIT_K_STATIC_CHUNKS_AND_TAIL,
         SPLIT_K_FORALL,
     ],
     OPTIONS,

@@ -13,9 +13,10 @@
 // RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 stages=2 prefetch=lds}' 2>&1 | filecheck %s --check-prefix=LDS-SM80
 // RUN: not xsplit-opt %s -p 'gemm-kernel{target=gfx942 stages=2 prefetch=lds tile=16,16,8 threads=4,4}' 2>&1 | filecheck %s --check-prefix=LDS-WAVES
 
-// ATOMIC: gridwise.mlir:[[# @LINE + 32]]:3: remark: gemm-kernel: on sm_80, 64x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 256 threads, K steps of 16); merge atomic
-// ATOMIC:      func.func @mm(%a: memref<20x997xf32>, %b: memref<997x64xf32>, %c: memref<20x64xf32>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 3>} {
-// ATOMIC-NEXT:   xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, chunks = 3 : i64, merge = "atomic"} : memref<20x997xf32>, memref<997x64xf32>, memref<20x64xf32>
+// On sm_80 every K is pipelined: an odd K's rows are cp.async'd 4 bytes an element.
+// ATOMIC: gridwise.mlir:[[# @LINE + 32]]:3: remark: gemm-kernel: on sm_80, 64x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 128 threads, K steps of 16, double-buffered with cp.async); merge atomic
+// ATOMIC:      func.func @mm(%a: memref<20x997xf32>, %b: memref<997x64xf32>, %c: memref<20x64xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 3>} {
+// ATOMIC-NEXT:   xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 16>, threads = array<i64: 8, 16>, chunks = 3 : i64, merge = "atomic", stages = 2 : i64} : memref<20x997xf32>, memref<997x64xf32>, memref<20x64xf32>
 // ATOMIC-NEXT:   func.return
 
 // STORE: merge store
@@ -23,7 +24,7 @@
 // STORE: chunks = 1 : i64, merge = "store"
 
 // DET:      func.func @mm_partials(%a: memref<20x997xf32>, %b: memref<997x64xf32>, %partials: memref<3x20x64xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 3>}
-// DET-NEXT:   xsplit_gemm.gridwise_gemm %a, %b, %partials {tile = array<i64: 32, 64, 16>, threads = array<i64: 8, 16>, chunks = 3 : i64, merge = "partials"}
+// DET-NEXT:   xsplit_gemm.gridwise_gemm %a, %b, %partials {tile = array<i64: 32, 64, 16>, threads = array<i64: 8, 16>, chunks = 3 : i64, merge = "partials", stages = 2 : i64}
 // DET:      func.func @mm_merge(%partials: memref<3x20x64xf32>, %c: memref<20x64xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, gpu.known_grid_size = array<i32: 1, 20, 1>}
 // DET-NEXT:   xsplit_gemm.merge_partials %partials into %c {threads = 128 : i64}
 // DET:      func.func @mm(%a: memref<20x997xf32>, %b: memref<997x64xf32>, %c: memref<20x64xf32>) attributes {xsplit.host}

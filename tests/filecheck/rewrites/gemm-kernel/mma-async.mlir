@@ -13,8 +13,10 @@
 // GRID-NEXT: %acc = memref.alloca() : memref<2x4x4xf32, #gpu.address_space<private>>
 // GRID:      xsplit_gemm.blockwise_async_copy %a[%{{.*}}] to %a_tile0 thread %thread_id_x {sizes = array<i64: 64, 16>, threads = 128 : i64, vector = 8 : i64, swizzle}
 // GRID:      scf.for %k0
-// GRID:        nvgpu.device_async_wait %{{.*}} numGroups = 2
+// GRID-NEXT:   nvgpu.device_async_wait %{{.*}} numGroups = 0
 // GRID-NEXT:   gpu.barrier
+// GRID:        xsplit_gemm.blockwise_async_copy %b[%{{.*}}] to %b_tile1
+// GRID-NEXT:   }
 // GRID-NEXT:   xsplit_gemm.blockwise_mma %a_tile0 * %b_tile0 into %acc
 // GRID:        xsplit_gemm.blockwise_mma %a_tile1 * %b_tile1 into %acc
 // GRID:      xsplit_gemm.threadwise_write_fragments %acc

@@ -4,16 +4,16 @@
 // 1x4 blocks of 16x8; A's and B's tiles XOR-swizzled (their 16-byte chunks
 // per row XOR a phase of the row), so that their 128-bit stores and their
 // ldmatrix reads are both free of bank conflicts.
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2}' 2>&1 | filecheck %s --check-prefix=KERNEL
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=GRID
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=BLOCK
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREAD
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 merge=deterministic tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=PARTIALS
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 mma=none},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=1 tile=32,64,16 warps=2,2}' 2>&1 | filecheck %s --check-prefix=KERNEL
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=1 tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=GRID
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=1 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=BLOCK
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=1 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREAD
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=1 merge=deterministic tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=PARTIALS
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=1 tile=32,64,16 mma=none},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 mma=none},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
 // RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 tile=32,64,16 warps=4,1}' 2>&1 | filecheck %s --check-prefix=WARPS
 // RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 warps=0,2}' 2>&1 | filecheck %s --check-prefix=WARPS0
-// RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 stages=2}' 2>&1 | filecheck %s --check-prefix=ASYNC16
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 stages=2}' 2>&1 | filecheck %s --check-prefix=ASYNC16
 
 // KERNEL:      remark: gemm-kernel: on sm_80, 32x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 128 threads, K steps of 16, tensor cores (m16n8k16)); merge atomic
 // KERNEL:      xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 32, 64, 16>, threads = array<i64: 2, 64>, chunks = 3 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>}
@@ -35,24 +35,26 @@
 // GRID-NEXT: %[[LANE:.*]] = arith.remui %thread_id_x, %[[C32]] : index
 // GRID:      xsplit_gemm.threadwise_write_fragments %acc to %c[%{{.*}}, %{{.*}}] lane %[[LANE]] {mma = "m16n8k16", merge = "atomic"}
 
-// One K block of 16: the warp's one A fragment and four B fragments, read
-// once each, then 1x4 multiply-adds.
-// BLOCK:      scf.for %kk
-// BLOCK-NEXT:   %a_frag = xsplit_gemm.threadwise_fragment %a_tile[%{{.*}}, %kk] lane %{{.*}} {mma = "m16n8k16", operand = "a", swizzle} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// BLOCK-NEXT:   %b_frag = xsplit_gemm.threadwise_fragment %b_tile[%kk, %{{.*}}] lane %{{.*}} {mma = "m16n8k16", operand = "b", swizzle} : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
-// BLOCK-COUNT-3: xsplit_gemm.threadwise_fragment %b_tile
-// BLOCK:        xsplit_gemm.threadwise_mma %a_frag * %b_frag into %acc {mma = "m16n8k16", at = array<i64: 0, 0>}
-// BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag_1 into %acc {mma = "m16n8k16", at = array<i64: 0, 1>}
-// BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag_2 into %acc {mma = "m16n8k16", at = array<i64: 0, 2>}
-// BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag_3 into %acc {mma = "m16n8k16", at = array<i64: 0, 3>}
+// One K block of 16: the warp's one A fragment and its four B fragments, two
+// blocks a read (pair), read once each, then 1x4 multiply-adds, each on its
+// half of a pair.
+// BLOCK-NOT:  scf.for %kk
+// BLOCK:        %a_frag = xsplit_gemm.threadwise_fragment %a_tile[%{{.*}}, %[[KK:.*]]] lane %{{.*}} {mma = "m16n8k16", operand = "a", swizzle} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// BLOCK-NEXT:   %b_frag = xsplit_gemm.threadwise_fragment %b_tile[%[[KK]], %{{.*}}] lane %{{.*}} {mma = "m16n8k16", operand = "b", pair, swizzle} : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// BLOCK:        %b_frag_1 = xsplit_gemm.threadwise_fragment %b_tile
+// BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag into %acc {mma = "m16n8k16", at = array<i64: 0, 0>, b_half = 0 : i64}
+// BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag into %acc {mma = "m16n8k16", at = array<i64: 0, 1>, b_half = 1 : i64}
+// BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag_1 into %acc {mma = "m16n8k16", at = array<i64: 0, 2>, b_half = 0 : i64}
+// BLOCK-NEXT:   xsplit_gemm.threadwise_mma %a_frag * %b_frag_1 into %acc {mma = "m16n8k16", at = array<i64: 0, 3>, b_half = 1 : i64}
 
 // Each fragment is one ldmatrix: A's four 8x8 matrices (x4), lane l giving
 // the start of row l % 8 + 8 ((l / 8) % 2) at column 8 (l / 16); B's two
-// (x2, transposed: B is staged K-major), lane l giving K row l % 16. Each
+// (x2, transposed: B is staged K-major) per block, lane l giving K row l % 16. Each
 // row's 16-byte chunk is swizzled: chunk (col / 8) XOR (row / 4) % 2 for
 // A's rows of 2 chunks, XOR row % 8 for B's rows of 8.
-// THREAD:      scf.for %kk
-// THREAD:        %[[R8:.*]] = arith.remui %[[L:.*]], %[[C8:.*]] : index
+// THREAD:      gpu.barrier
+// THREAD:        %[[L:.*]] = arith.remui %thread_id_x, %{{.*}} : index
+// THREAD:        %[[R8:.*]] = arith.remui %[[L]], %[[C8:.*]] : index
 // THREAD-NEXT:   %[[Q8:.*]] = arith.divui %[[L]], %[[C8]] : index
 // THREAD-NEXT:   %[[C2:.*]] = arith.constant 2 : index
 // THREAD-NEXT:   %[[H:.*]] = arith.remui %[[Q8]], %[[C2]] : index
@@ -62,7 +64,7 @@
 // THREAD-NEXT:   %[[Q16:.*]] = arith.divui %[[L]], %[[C16]] : index
 // THREAD-NEXT:   %[[AC:.*]] = arith.muli %[[Q16]], %[[C8]] : index
 // THREAD-NEXT:   %[[ROW:.*]] = arith.addi %{{.*}}, %[[AR]] : index
-// THREAD-NEXT:   %[[COL:.*]] = arith.addi %kk, %[[AC]] : index
+// THREAD-NEXT:   %[[COL:.*]] = arith.addi %{{.*}}, %[[AC]] : index
 // THREAD-NEXT:   %[[C4:.*]] = arith.constant 4 : index
 // THREAD-NEXT:   %[[LINE:.*]] = arith.divui %[[ROW]], %[[C4]] : index
 // THREAD-NEXT:   %[[PHASE:.*]] = arith.remui %[[LINE]], %[[C2]] : index
@@ -72,15 +74,28 @@
 // THREAD-NEXT:   %[[IN:.*]] = arith.remui %[[COL]], %[[C8]] : index
 // THREAD-NEXT:   %[[SCOL:.*]] = arith.addi %[[SW8]], %[[IN]] : index
 // THREAD-NEXT:   %a_frag = nvgpu.ldmatrix %a_tile[%[[ROW]], %[[SCOL]]] numTiles = 4 transpose = false : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// THREAD:        %[[BK:.*]] = arith.remui %[[L]], %{{.*}} : index
-// THREAD-NEXT:   %[[K:.*]] = arith.addi %kk, %[[BK]] : index
-// THREAD:        %[[BPHASE:.*]] = arith.remui %[[K]], %{{.*}} : index
+// A pair of B blocks: lanes 0-15 address the first block's K rows, lanes
+// 16-31 the next block's (8 columns on), in one x4 transposed ldmatrix.
+// THREAD:        %[[BL:.*]] = arith.remui %[[L]], %[[C16B:.*]] : index
+// THREAD-NEXT:   %[[BB:.*]] = arith.divui %[[L]], %[[C16B]] : index
+// THREAD:        %[[BOFF:.*]] = arith.muli %[[BB]], %{{.*}} : index
+// THREAD-NEXT:   %{{.*}} = arith.addi %{{.*}}, %[[BOFF]] : index
+// THREAD-NEXT:   %[[BK:.*]] = arith.remui %[[BL]], %{{.*}} : index
+// THREAD-NEXT:   %[[K:.*]] = arith.addi %{{.*}}, %[[BK]] : index
+// THREAD-NEXT:   %[[BPHASE:.*]] = arith.remui %[[K]], %{{.*}} : index
 // THREAD-NEXT:   %{{.*}} = arith.divui %{{.*}}, %{{.*}} : index
 // THREAD-NEXT:   %{{.*}} = arith.xori %{{.*}}, %[[BPHASE]] : index
-// THREAD:        %b_frag = nvgpu.ldmatrix %b_tile[%[[K]], %{{.*}}] numTiles = 2 transpose = true : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
-// THREAD-COUNT-3: nvgpu.ldmatrix %b_tile
+// THREAD:        %b_frag = nvgpu.ldmatrix %b_tile[%[[K]], %{{.*}}] numTiles = 4 transpose = true : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// THREAD-COUNT-1: nvgpu.ldmatrix %b_tile
+// THREAD-NOT:    nvgpu.ldmatrix
+// Each multiply takes its half of the pair: rows 0-1 (block 0), 2-3 (block 1).
 // THREAD:        %[[C:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf32>
-// THREAD-NEXT:   %[[D:.*]] = nvgpu.mma.sync(%a_frag, %b_frag, %[[C]]) mmaShape = [16, 8, 16] : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// THREAD-NEXT:   %[[B00:.*]] = vector.extract %b_frag[0, 0] : f16 from vector<4x2xf16>
+// THREAD-NEXT:   %[[B01:.*]] = vector.extract %b_frag[0, 1] : f16 from vector<4x2xf16>
+// THREAD-NEXT:   %[[B10:.*]] = vector.extract %b_frag[1, 0] : f16 from vector<4x2xf16>
+// THREAD-NEXT:   %[[B11:.*]] = vector.extract %b_frag[1, 1] : f16 from vector<4x2xf16>
+// THREAD-NEXT:   %[[B:.*]] = vector.from_elements %[[B00]], %[[B01]], %[[B10]], %[[B11]] : vector<2x2xf16>
+// THREAD-NEXT:   %[[D:.*]] = nvgpu.mma.sync(%a_frag, %[[B]], %[[C]]) mmaShape = [16, 8, 16] : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // THREAD-NEXT:   vector.extract %[[D]][0, 0] : f32 from vector<2x2xf32>
 // THREAD-NEXT:   memref.store
 // THREAD-COUNT-3: nvgpu.mma.sync
@@ -96,8 +111,8 @@
 // One-line diagnostics at the matmul for options the tensor cores cannot take.
 // WARPS:      mma.mlir:[[# @LINE + 9]]:3: error: gemm-kernel: the tile must be whole 16x8x16 blocks per warp (tile=32,64,16, warps=4,1: 128 threads)
 // WARPS0:     mma.mlir:[[# @LINE + 8]]:3: error: gemm-kernel: warps takes two positive counts M,N
-// K = 997 is not whole 16-byte vectors of halves: no cp.async.
-// ASYNC16:    mma.mlir:[[# @LINE + 6]]:3: error: gemm-kernel: stages=2 with 16-bit elements needs K and N in whole vectors of 8 that the threads divide (cp.async copies 4 bytes at least)
+// K = 997 is not whole 16-byte vectors of halves: A through registers, B (N = 64) by cp.async.
+// ASYNC16:    mma.mlir:[[# @LINE + 6]]:3: remark: gemm-kernel: on sm_80, 64x64 C tiles over 1 K chunk of 1024 (grid 1x1x1, 128 threads, K steps of 64, double-buffered through registers (B with cp.async), tensor cores (m16n8k16)); merge store
 
 // NONE-NOT:   mma
 // NONE:       xsplit_gemm.blockwise_gemm

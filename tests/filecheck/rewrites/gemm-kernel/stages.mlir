@@ -4,15 +4,18 @@
 // the last of three 336-chunks is short. Most checks stage A K-major
 // (a_layout=k, transposed, as the fused text kernel does); the M prefixes
 // check the default, A as it is in memory.
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=MGRID
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=MBLOCK
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16 stages=1},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=MGRID
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16 stages=1},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=MBLOCK
 
 // MGRID:      %a_tile = memref.alloc() : memref<32x16xf32, #gpu.address_space<workgroup>>
 // MGRID:        xsplit_gemm.blockwise_copy %a[%{{.*}}, %k0] to %a_tile thread %{{.*}} {sizes = array<i64: 32, 16>, threads = 128 : i64} :
 // MGRID:        xsplit_gemm.blockwise_gemm %a_tile * %b_tile into %acc thread %{{.*}} {threads = array<i64: 8, 16>, step_k = 16 : i64, a_m_major}
 // MBLOCK:     memref.store %{{.*}}, %a_tile[%[[I:.*]], %[[J:.*]]] : memref<32x16xf32
-// MBLOCK:     scf.for %kk
-// MBLOCK-NEXT:  xsplit_gemm.threadwise_read %a_tile[%{{.*}}, %kk] to %a_regs {stride = 8 : i64, down}
+// The K step is unrolled: 16 reads of A's rows at constant K, no loop.
+// MBLOCK-NOT:    scf.for %kk
+// MBLOCK-COUNT-16: xsplit_gemm.threadwise_read %a_tile[%{{.*}}, %{{.*}}] to %a_regs {stride = 8 : i64, down}
+// MBLOCK-NOT:    xsplit_gemm.threadwise_read %a_tile
+// MBLOCK:        gpu.barrier
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=GRID
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=BLOCK
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREAD
@@ -64,16 +67,16 @@
 // BLOCK-NEXT:     %[[BV:.*]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<997x64xf32>, vector<4xf32>
 // BLOCK-NEXT:     vector.extract %[[BV]][0] : f32 from vector<4xf32>
 // BLOCK:        gpu.barrier
-// BLOCK:        scf.for %kk = %{{.*}} to %{{.*}} step %{{.*}} {
-// BLOCK-NEXT:     xsplit_gemm.threadwise_read %a_tile[%kk, %{{.*}}] to %a_regs {stride = 8 : i64}
-// BLOCK-NEXT:     xsplit_gemm.threadwise_read %b_tile[%kk, %{{.*}}] to %b_regs {stride = 16 : i64}
-// BLOCK-NEXT:     xsplit_gemm.threadwise_gemm %a_regs * %b_regs into %acc
-// BLOCK-NEXT:   }
+// The K step unrolled: 16 K elements, each its two reads and outer product.
+// BLOCK-NOT:    scf.for %kk
+// BLOCK:        xsplit_gemm.threadwise_read %a_tile[%{{.*}}, %{{.*}}] to %a_regs {stride = 8 : i64}
+// BLOCK-NEXT:   xsplit_gemm.threadwise_read %b_tile[%{{.*}}, %{{.*}}] to %b_regs {stride = 16 : i64}
+// BLOCK-NEXT:   xsplit_gemm.threadwise_gemm %a_regs * %b_regs into %acc
+// BLOCK-COUNT-15: xsplit_gemm.threadwise_gemm %a_regs * %b_regs into %acc
 // BLOCK-NEXT:   gpu.barrier
 
 // Unrolled: 16 contracted multiply-adds per K element, 16 masked atomics.
 // THREAD-NOT:  xsplit_gemm.
-// THREAD:      scf.for %kk
 // THREAD-COUNT-4: memref.load %a_tile
 // THREAD-COUNT-4: memref.load %b_tile
 // THREAD:      %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
@@ -96,38 +99,65 @@
 // MERGE:        %[[P2:.*]] = memref.load %partials[%{{.*}}, %[[ROW]], %[[COL]]]
 // MERGE-NEXT:   %[[S2:.*]] = arith.addf %[[S1]], %[[P2]] : f32
 // MERGE-NEXT:   memref.store %[[S2]], %c[%[[ROW]], %[[COL]]]
-// stages=2: two tile pairs; the step ahead is copied into the idle pair
-// (asynchronously, clamped to the chunk's last step) before each multiply;
-// the wait leaves only the two newest groups (that step's A and B) in flight.
+// stages=2: two tile pairs and one barrier a step. At the top of each step
+// the thread waits for its copies of that step (none other is in flight),
+// the barrier makes everyone's visible and frees the other pair, into which
+// the next step is copied (skipped past the chunk) while this one multiplies.
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=2 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC-BLOCK
 // ASYNC:      %a_tile0 = memref.alloc() : memref<16x34xf32, #gpu.address_space<workgroup>>
 // ASYNC-NEXT: %a_tile1 = memref.alloc()
 // ASYNC-NEXT: %b_tile0 = memref.alloc()
 // ASYNC-NEXT: %b_tile1 = memref.alloc()
-// ASYNC:      %[[LAST:.*]] = arith.addi %[[KB:.*]], %{{.*}} : index
-// ASYNC-NEXT: xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[KB]]] to %a_tile0
+// ASYNC:      xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[KB:.*]]] to %a_tile0
 // ASYNC-NEXT: %[[FIRST:.*]] = xsplit_gemm.blockwise_async_copy %b[%[[KB]], %{{.*}}] to %b_tile0
-// ASYNC:      scf.for %k0 = %[[KB]] to %[[KE:.*]] step %{{.*}} {
-// ASYNC:        %[[N1:.*]] = arith.minui %{{.*}}, %[[LAST]] : index
-// ASYNC-NEXT:   xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[N1]]] to %a_tile1
-// ASYNC-NEXT:   %[[T1:.*]] = xsplit_gemm.blockwise_async_copy %b[%[[N1]], %{{.*}}] to %b_tile1
-// ASYNC-NEXT:   nvgpu.device_async_wait %[[T1]] numGroups = 2
+// ASYNC-NEXT: scf.for %k0 = %[[KB]] to %[[KE:.*]] step %{{.*}} {
+// ASYNC-NEXT:   nvgpu.device_async_wait %[[FIRST]] numGroups = 0
 // ASYNC-NEXT:   gpu.barrier
+// ASYNC:        %[[N1:.*]] = arith.addi %k0, %{{.*}} : index
+// ASYNC-NEXT:   %[[IN1:.*]] = arith.cmpi ult, %[[N1]], %[[KE]] : index
+// ASYNC-NEXT:   scf.if %[[IN1]] {
+// ASYNC-NEXT:     xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[N1]]] to %a_tile1
+// ASYNC-NEXT:     xsplit_gemm.blockwise_async_copy %b[%[[N1]], %{{.*}}] to %b_tile1
+// ASYNC-NEXT:   }
 // ASYNC-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0
+// ASYNC-NEXT:   nvgpu.device_async_wait %[[FIRST]] numGroups = 0
 // ASYNC-NEXT:   gpu.barrier
-// ASYNC:        %[[N2:.*]] = arith.minui %{{.*}}, %[[LAST]] : index
-// ASYNC-NEXT:   xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[N2]]] to %a_tile0
-// ASYNC-NEXT:   %[[T2:.*]] = xsplit_gemm.blockwise_async_copy %b[%[[N2]], %{{.*}}] to %b_tile0
-// ASYNC-NEXT:   nvgpu.device_async_wait %[[T2]] numGroups = 2
-// ASYNC-NEXT:   gpu.barrier
+// ASYNC:        %[[N2:.*]] = arith.addi %k0, %{{.*}} : index
+// ASYNC-NEXT:   %[[IN2:.*]] = arith.cmpi ult, %[[N2]], %[[KE]] : index
+// ASYNC-NEXT:   scf.if %[[IN2]] {
+// ASYNC-NEXT:     xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[N2]]] to %a_tile0
+// ASYNC-NEXT:     xsplit_gemm.blockwise_async_copy %b[%[[N2]], %{{.*}}] to %b_tile0
+// ASYNC-NEXT:   }
 // ASYNC:        %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %[[KE]] : index
 // ASYNC-NEXT:   scf.if %[[IN]] {
 // ASYNC-NEXT:     xsplit_gemm.blockwise_gemm %a_tile1 * %b_tile1
 // ASYNC-NEXT:   }
-// ASYNC-NEXT:   gpu.barrier
 // ASYNC-NEXT: }
-// ASYNC-NEXT: nvgpu.device_async_wait %[[FIRST]] numGroups = 0
+// ASYNC-NOT:  gpu.barrier
+// ASYNC:      xsplit_gemm.threadwise_write %acc
+
+// stages=3: the copies run two steps ahead, clamped to the chunk's last
+// step so that every step commits its two groups: the wait leaves the next
+// step's two in flight.
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=3 tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREE
+// THREE:      %a_tile2 = memref.alloc()
+// THREE:      %[[LAST:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// THREE-NEXT: xsplit_gemm.blockwise_async_copy %a[%{{.*}}] to %a_tile0
+// THREE-NEXT: %[[FIRST:.*]] = xsplit_gemm.blockwise_async_copy %b[%{{.*}}] to %b_tile0
+// THREE:      arith.minui %{{.*}}, %[[LAST]] : index
+// THREE-NEXT: xsplit_gemm.blockwise_async_copy %a[%{{.*}}] to %a_tile1
+// THREE-NEXT: xsplit_gemm.blockwise_async_copy %b[%{{.*}}] to %b_tile1
+// THREE:      scf.for %k0
+// THREE-NEXT:   nvgpu.device_async_wait %[[FIRST]] numGroups = 2
+// THREE-NEXT:   gpu.barrier
+// THREE:        arith.minui %{{.*}}, %[[LAST]] : index
+// THREE-NEXT:   xsplit_gemm.blockwise_async_copy %a[%{{.*}}] to %a_tile2
+// THREE-NEXT:   xsplit_gemm.blockwise_async_copy %b[%{{.*}}] to %b_tile2
+// THREE-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0
+// THREE-COUNT-2: gpu.barrier
+// THREE-NOT:    gpu.barrier
+// THREE:      nvgpu.device_async_wait %[[FIRST]] numGroups = 0
 
 // A's elements (they land transposed) in 4-byte copies, B's vectors in 16
 // bytes; a masked copy reads nothing (srcElements 0) at a clamped index.

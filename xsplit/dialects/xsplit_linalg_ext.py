@@ -1,5 +1,8 @@
 """`linalg_ext.split_grouped_gemm`: a batch of contractions of different K sizes.
 
+xsplit's own dialect (the module's name says so: IREE's LinalgExt is
+`iree_linalg_ext.py`); iree-opt does not know it.
+
 This is the seed's solution 1 for unaligned split-K: one structured op for
 "the partial reductions over each group of K", without reshaping any tensor,
 so the split stays one unit until it is materialized (`materialize-late` into
@@ -60,7 +63,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from xsplit.dialects.utils import dense_i64, segment_sizes
+from xsplit.dialects.op_helpers import dense_i64, segment_sizes
 
 
 @irdl_op_definition

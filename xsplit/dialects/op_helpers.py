@@ -1,4 +1,6 @@
-"""Helpers shared by xsplit's op definitions."""
+"""Helpers shared by xsplit's op definitions: attribute builders, operand
+segment sizes, and the traits of parallel-combining ops. (`util.py` beside it
+is IREE's util dialect.)"""
 
 from __future__ import annotations
 

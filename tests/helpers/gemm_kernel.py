@@ -1,0 +1,130 @@
+"""xsplit's own GEMM kernel as the tests build and check it: a matmul through
+`gemm-kernel` and its three lowerings, seeded inputs, numpy's result, a run in
+the simulator under every thread order, and a machine that measures the worst
+bank conflict of the A tile's accesses."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xsplit.api import parse_module, rewrite
+from xsplit.diagnostics import collect_remarks
+from xsplit.dialects import make_context
+from xsplit.simulator.machine import Launch, Machine, lockstep
+from xsplit.simulator.program import host_function, simulate_program
+from xsplit.simulator.run import launch_sizes, pick_function, simulate
+
+LOWER = "lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm"
+
+
+def matmul(m: int, n: int, k: int, element: str = "f32") -> str:
+    a, b, c = f"tensor<{m}x{k}x{element}>", f"tensor<{k}x{n}x{element}>", f"tensor<{m}x{n}xf32>"
+    return f"""
+func.func @mm(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
+  %x = linalg.matmul ins(%a, %b : {a}, {b}) outs(%c : {c}) -> {c}
+  return %x : {c}
+}}
+"""
+
+
+def lowered(m: int, n: int, k: int, options: str, element: str = "f32"):
+    with collect_remarks():
+        text = rewrite(matmul(m, n, k, element), f"gemm-kernel{{{options}}},{LOWER}")
+    return parse_module(text, "kernel.mlir", make_context()), text
+
+
+def to_bf16(x: np.ndarray) -> np.ndarray:
+    """f32 values rounded to the nearest bf16 (to even), still as f32: the
+    simulator holds bf16 in f32."""
+    bits = x.astype(np.float32).view(np.uint32)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def inputs(m: int, n: int, k: int, seed: int, element: str = "f32") -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    dtype = np.float16 if element == "f16" else np.float32
+    a = rng.uniform(-1, 1, (m, k)).astype(dtype)
+    b = rng.uniform(-1, 1, (k, n)).astype(dtype)
+    if element == "bf16":
+        a, b = to_bf16(a), to_bf16(b)
+    return [a, b, rng.uniform(-1, 1, (m, n)).astype(np.float32)]
+
+
+def expected(args: list[np.ndarray]) -> list[np.ndarray]:
+    a, b, c = (x.astype(np.float64) for x in args)
+    return [args[0], args[1], (c + a @ b).astype(np.float32)]
+
+
+def check(m: int, n: int, k: int, options: str, seed: int = 0, element: str = "f32") -> str:
+    module, text = lowered(m, n, k, options, element)
+    assert "xsplit_gemm." not in text
+    args = inputs(m, n, k, seed, element)
+    host = host_function(module, None)
+    if host is not None:
+        report = simulate_program(module, host, expected(args), args)
+    else:
+        report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
+    assert report.clean, report.races + report.mismatches
+    return text
+
+
+class QuietMachine(Machine):
+    """A lockstep machine that logs nothing: what a subclass measures is all
+    it keeps (`worst`), and its wrapped op closures (`_wrapped`)."""
+
+    def __init__(self, launch: Launch) -> None:
+        super().__init__(launch, lockstep, log=False)
+        self.worst = 0
+        self._wrapped: dict[int, object] = {}
+
+
+class BankMachine(QuietMachine):
+    """Records, for every store into (or load from) an A tile, the worst
+    bank conflict of any warp: the most distinct words one of the 32
+    four-byte banks gets from the warp's lanes in that access (1:
+    conflict-free; one word read by many lanes is a broadcast). Lockstep
+    order, so each access runs for all its lanes at once."""
+
+    def __init__(self, launch: Launch, kind: str, group: int) -> None:
+        super().__init__(launch)
+        self.kind, self.group = kind, group
+
+    def fn(self, op):
+        f = super().fn(op)
+        at = 1 if op.name in ("memref.store", "vector.store") else 0
+        if op.name != self.kind or not str(op.operands[at].name_hint).startswith("a_tile"):
+            return f
+        if id(op) not in self._wrapped:
+            strides = [1]
+            for size in reversed(op.operands[at].type.get_shape()[1:]):
+                strides.insert(0, strides[0] * size)
+            # A vector store of f32 writes its elements' words side by side.
+            width = op.operands[0].type.get_shape()[0] if op.name == "vector.store" else 1
+
+            def wrapped(fr, chunked, f=f, op=op, strides=strides, at=at, width=width) -> None:
+                idx = [
+                    np.broadcast_to(self.arr(fr, self.slots[v]), (fr.n,))
+                    for v in op.operands[at + 1 :]
+                ]
+                words = sum(i * s for i, s in zip(idx, strides))
+                warps = fr.lanes // self.group
+                for w in np.unique(warps):
+                    mine = np.unique(words[warps == w][:, None] + np.arange(width))
+                    self.worst = max(self.worst, int(np.bincount(mine % 32).max()))
+                f(fr, chunked)
+
+            self._wrapped[id(op)] = wrapped
+        return self._wrapped[id(op)]
+
+
+def worst_conflict(options: str, k: int, kind: str, group: int = 32) -> int:
+    """The worst conflict of the A tile's `kind` accesses among `group`
+    lanes at a time: a warp for 32-bit accesses; 8 lanes, a quarter of one,
+    for a row copy's 128-bit `vector.store`s."""
+    module, _ = lowered(128, 128, k, options)
+    fn = pick_function(module, None)
+    grid, block = launch_sizes(fn, None, None)
+    machine = BankMachine(Launch(grid, block, 32), kind, group)
+    machine.run(fn, inputs(128, 128, k, 0))
+    return machine.worst

@@ -1,0 +1,205 @@
+"""split-k's static chunks of a `linalg.matmul`, written as the IR they produce.
+
+A matmul whose K is static is cut into `full` chunks of one static size in an
+`scf.forall` mapped to `#iree_linalg_ext.split_reduction_mapping`, each chunk
+a matmul of slices of A and B into a slot of the partials; the shorter rest
+of K, if any, is one more matmul beside the loop (the tail); one merge folds
+the partials (and the tail) into the original init, so `C + A*B` stays
+right. The templates below are that IR with holes; the numbers in them come
+from the small named helpers after them (`chunk`, `full`, ...).
+
+Other reductions, and matmuls these templates do not cover (extra
+attributes, transposed maps, a chunk count the cost model chose), go to
+`forall_split.split_with_forall`, which builds the same IR for any
+reduction: its structure varies with the op's loops and operands.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, TensorType
+from xdsl.ir.affine import AffineMap
+
+from xsplit.analysis.reduction import Reduction, identity_value
+from xsplit.rewrites.dsl import (
+    Constraint,
+    Match,
+    Template,
+    init,
+    input,
+    no_discardable_attributes,
+    option,
+    root_is,
+    where,
+)
+from xsplit.rewrites.dsl.constraints import attr
+from xsplit.rewrites.split.chunks import StaticChunks, static_chunks
+
+STATIC_CHUNKS = Template(
+    """
+%identity = arith.constant $identity
+%partials_init = tensor.empty() : $partials_type
+%partials = scf.forall (%chunk) in ($full) shared_outs(%partials_out = %partials_init) -> ($partials_type) {
+  %chunk_offset = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%chunk)
+  %$a_chunk = tensor.extract_slice $a[0, %chunk_offset] [$m, $chunk] [1, 1] : $a.type to $a_chunk_type
+  %$b_chunk = tensor.extract_slice $b[%chunk_offset, 0] [$chunk, $n] [1, 1] : $b.type to $b_chunk_type
+  %0 = tensor.extract_slice %partials_out[0, 0, %chunk] [$m, $n, 1] [1, 1, 1] : $partials_type to $c.type
+  %partial_init = linalg.fill ins(%identity : $c.element_type) outs(%0 : $c.type) -> $c.type
+  %partial = linalg.matmul ins(%$a_chunk, %$b_chunk : $a_chunk_type, $b_chunk_type) outs(%partial_init : $c.type) -> $c.type
+  scf.forall.in_parallel {
+    tensor.parallel_insert_slice %partial into %partials_out[0, 0, %chunk] [$m, $n, 1] [1, 1, 1] : $c.type into $partials_type
+  }
+} {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+%merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [2] {xsplit.split_part = "merge"}
+  (%1: $c.element_type, %2: $c.element_type) {
+    %3 = $combine %1, %2 : $c.element_type
+    linalg.yield %3 : $c.element_type
+  }
+""",
+    results=["%merged"],
+    identity=lambda m: identity_value(_red(m).combiner, _element(m)),
+    combine=lambda m: _red(m).combiner.name,
+    full=lambda m: _static(m).full,
+    chunk=lambda m: _static(m).chunk,
+    m=lambda m: _rows(m),
+    n=lambda m: _columns(m),
+    partials_type=lambda m: TensorType(_element(m), [_rows(m), _columns(m), _static(m).full]),
+    a_chunk_type=lambda m: _sliced(m, "a", [_rows(m), _static(m).chunk]),
+    b_chunk_type=lambda m: _sliced(m, "b", [_static(m).chunk, _columns(m)]),
+    a_chunk=lambda m: _name(m, "a", "chunk"),
+    b_chunk=lambda m: _name(m, "b", "chunk"),
+)
+"""The loop over whole chunks, then a `linalg.reduce` merge (K a whole
+number of chunks)."""
+
+STATIC_CHUNKS_AND_TAIL = Template(
+    """
+%identity = arith.constant $identity
+%partials_init = tensor.empty() : $partials_type
+%partials = scf.forall (%chunk) in ($full) shared_outs(%partials_out = %partials_init) -> ($partials_type) {
+  %chunk_offset = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%chunk)
+  %$a_chunk = tensor.extract_slice $a[0, %chunk_offset] [$m, $chunk] [1, 1] : $a.type to $a_chunk_type
+  %$b_chunk = tensor.extract_slice $b[%chunk_offset, 0] [$chunk, $n] [1, 1] : $b.type to $b_chunk_type
+  %0 = tensor.extract_slice %partials_out[0, 0, %chunk] [$m, $n, 1] [1, 1, 1] : $partials_type to $c.type
+  %partial_init = linalg.fill ins(%identity : $c.element_type) outs(%0 : $c.type) -> $c.type
+  %partial = linalg.matmul ins(%$a_chunk, %$b_chunk : $a_chunk_type, $b_chunk_type) outs(%partial_init : $c.type) -> $c.type
+  scf.forall.in_parallel {
+    tensor.parallel_insert_slice %partial into %partials_out[0, 0, %chunk] [$m, $n, 1] [1, 1, 1] : $c.type into $partials_type
+  }
+} {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+%$a_tail = tensor.extract_slice $a[0, $tail_offset] [$m, $tail] [1, 1] {xsplit.split_part = "tail"} : $a.type to $a_tail_type
+%$b_tail = tensor.extract_slice $b[$tail_offset, 0] [$tail, $n] [1, 1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
+%1 = tensor.empty() : $c.type
+%tail_init = linalg.fill {xsplit.split_part = "tail"} ins(%identity : $c.element_type) outs(%1 : $c.type) -> $c.type
+%tail = linalg.matmul {xsplit.split_part = "tail"} ins(%$a_tail, %$b_tail : $a_tail_type, $b_tail_type) outs(%tail_init : $c.type) -> $c.type
+%merged = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%partials, %tail : $partials_type, $c.type) outs($c : $c.type) attrs = {xsplit.split_part = "merge"} {
+^bb0(%2: $c.element_type, %3: $c.element_type, %4: $c.element_type):
+  %5 = linalg.index 2 : index
+  %6 = arith.constant 0 : index
+  %7 = arith.cmpi eq, %5, %6 : index
+  %8 = $combine %2, %3 : $c.element_type
+  %9 = arith.select %7, %8, %2 : $c.element_type
+  %10 = $combine %9, %4 : $c.element_type
+  linalg.yield %10 : $c.element_type
+} -> $c.type
+""",
+    results=["%merged"],
+    identity=lambda m: identity_value(_red(m).combiner, _element(m)),
+    combine=lambda m: _red(m).combiner.name,
+    full=lambda m: _static(m).full,
+    chunk=lambda m: _static(m).chunk,
+    tail=lambda m: _static(m).tail,
+    tail_offset=lambda m: _static(m).tail_offset,
+    m=lambda m: _rows(m),
+    n=lambda m: _columns(m),
+    partials_type=lambda m: TensorType(_element(m), [_rows(m), _columns(m), _static(m).full]),
+    a_chunk_type=lambda m: _sliced(m, "a", [_rows(m), _static(m).chunk]),
+    b_chunk_type=lambda m: _sliced(m, "b", [_static(m).chunk, _columns(m)]),
+    a_tail_type=lambda m: _sliced(m, "a", [_rows(m), _static(m).tail]),
+    b_tail_type=lambda m: _sliced(m, "b", [_static(m).tail, _columns(m)]),
+    a_chunk=lambda m: _name(m, "a", "chunk"),
+    b_chunk=lambda m: _name(m, "b", "chunk"),
+    a_tail=lambda m: _name(m, "a", "tail"),
+    b_tail=lambda m: _name(m, "b", "tail"),
+)
+"""The loop over whole chunks, the tail beside it, and a merge that
+combines the tail in once, at chunk 0 (`forall_split.merge_partials_and_tail`
+says why not into the init)."""
+
+
+# The helpers: each number the templates need, from the match.
+
+
+def _red(m: Match) -> Reduction:
+    return m["red"]
+
+
+def _static(m: Match) -> StaticChunks:
+    return m["static"]
+
+
+def _element(m: Match):  # noqa: ANN202
+    return m["c"].type.element_type
+
+
+def _rows(m: Match) -> int:
+    return m["c"].type.get_shape()[0]
+
+
+def _columns(m: Match) -> int:
+    return m["c"].type.get_shape()[1]
+
+
+def _sliced(m: Match, operand: str, shape: list[int]) -> TensorType:
+    return TensorType(m[operand].type.element_type, shape)
+
+
+def _name(m: Match, operand: str, part: str) -> str:
+    """The SSA name of a slice: `%a_chunk` for `%a`; a chunk of an unnamed
+    value stays unnamed (a number), its tail is `%input_tail`, as the builder
+    (`forall_split`) names them."""
+    hint = m[operand].name_hint
+    if hint:
+        return f"{hint}_{part}"
+    return "0" if part == "chunk" else f"input_{part}"
+
+
+# The match side, beyond what every split-k strategy needs (`split_k.splits`).
+
+MATMUL_MAPS = ArrayAttr(
+    [
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (i, k))),
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (k, j))),
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (i, j))),
+    ]
+)
+
+
+def _capture_static_chunks(m: Match) -> bool | str:
+    if m["k"] is None:
+        return "K is dynamic"
+    m.captures["static"] = static_chunks(m["plan"], m["k"])
+    return True
+
+
+a_plain_static_matmul: Constraint = (
+    root_is("linalg.matmul")
+    & attr("indexing_maps").equals(MATMUL_MAPS)
+    & no_discardable_attributes()
+    & input(0).has_static_shape()
+    & input(1).has_static_shape()
+    & init().has_static_shape()
+    & input(0).capture("a")
+    & input(1).capture("b")
+    & init().capture("c")
+)
+"""`linalg.matmul ins(%a, %b) outs(%c)` with static shapes and its own maps."""
+
+chunks_are_the_options = ~option("target").is_set()
+"""A chunk count the cost model chose is recorded on the loop; that stays
+with the builder (`split_k.record_choice`)."""
+
+k_cuts_into_static_chunks = where("K cuts into static chunks", _capture_static_chunks)
+leaves_no_tail = where(
+    "K is a whole number of chunks",
+    lambda m: m["static"].tail == 0 or f"a tail of {m['static'].tail} is left",
+)

@@ -1,0 +1,57 @@
+"""Which op runs how: op names to their compilers, as xDSL's interpreter
+registers one implementation per op (`@impl(arith.AddiOp)`).
+
+A compiler takes the machine and an op and returns the op's closure
+`run(frame, chunked)`. What the op needs at every execution (its operands'
+slots, dtypes, attributes) it decodes once, when it compiles. Each
+dialect's module in this package registers its ops with `@register`;
+importing the package (which importing this module does first) imports
+them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from xdsl.ir import Operation
+
+from xsplit.simulator.errors import SimulationError
+from xsplit.simulator.lanes import Frame
+
+Run = Callable[[Frame, bool], None]
+"""An op's compiled closure: runs it for the lanes of a frame."""
+
+Compiler = Callable[[Any, Operation], Run]
+"""`(machine, op) -> run`."""
+
+C = TypeVar("C", bound=Compiler)
+
+_COMPILERS: dict[str, Compiler] = {}
+
+
+def register(*names: str) -> Callable[[C], C]:
+    """Makes the decorated compiler the semantics of the ops `names`. A name
+    registered twice is an error: which one runs must not depend on the order
+    the modules happen to load in."""
+
+    def add(compiler: C) -> C:
+        for name in names:
+            if name in _COMPILERS:
+                raise ValueError(f"the simulator has two semantics for '{name}'")
+            _COMPILERS[name] = compiler
+        return compiler
+
+    return add
+
+
+def registered() -> frozenset[str]:
+    """The names of every op the simulator runs."""
+    return frozenset(_COMPILERS)
+
+
+def compile_op(machine: Any, op: Operation) -> Run:
+    maker = _COMPILERS.get(op.name)
+    if maker is None:
+        raise SimulationError(f"the simulator does not run '{op.name}'", op)
+    return maker(machine, op)
