@@ -37,7 +37,7 @@ from xsplit.diagnostics import remark
 from xsplit.dialects.flow import ReturnOp
 from xsplit.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp, packed_shape
-from xsplit.dialects.utils import zero_attr
+from xsplit.dialects.op_helpers import zero_attr
 from xsplit.rewrites.common.encodings import (
     Layout,
     layout_of,
