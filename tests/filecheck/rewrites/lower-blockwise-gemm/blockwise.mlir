@@ -102,7 +102,7 @@ func.func @mma(%a_tile: memref<32x16xf16, #gpu.address_space<workgroup>>, %b_til
 }
 
 // Warp t / 32 (lane t % 32) owns the 16x16 warp tile at ((w / 2) 16, (w % 2) 16): one A fragment
-// and two B fragments (columns 0 and 8 of it) for the one K step of 16, two intrinsics into `acc`.
+// and one paired B fragment (columns 0 and 8 of it, one ldmatrix.x4) for the one K step of 16, two intrinsics into `acc`, one on each half.
 // CHECK-LABEL: func.func @mma
 // CHECK:         %[[LANES:.*]] = arith.constant 32 : index
 // CHECK-NEXT:    %[[WARP:.*]] = arith.divui %thread_id_x, %[[LANES]] : index
@@ -114,12 +114,9 @@ func.func @mma(%a_tile: memref<32x16xf16, #gpu.address_space<workgroup>>, %b_til
 // CHECK-NEXT:    %[[WN:.*]] = arith.remui %[[WARP]], %[[TWO]] : index
 // CHECK-NEXT:    %[[COL:.*]] = arith.muli %[[WN]], %[[SIXTEEN]] : index
 // CHECK:         %a_frag = xsplit_gemm.threadwise_fragment %a_tile[%[[ROW]], %[[K:.*]]] lane %[[LANE]] {mma = "m16n8k16", operand = "a", swizzle} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// CHECK-NEXT:    %b_frag = xsplit_gemm.threadwise_fragment %b_tile[%[[K]], %[[COL]]] lane %[[LANE]] {mma = "m16n8k16", operand = "b", swizzle} : memref<16x32xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
-// CHECK-NEXT:    %[[EIGHT:.*]] = arith.constant 8 : index
-// CHECK-NEXT:    %[[COL1:.*]] = arith.addi %[[COL]], %[[EIGHT]] : index
-// CHECK-NEXT:    %b_frag_1 = xsplit_gemm.threadwise_fragment %b_tile[%[[K]], %[[COL1]]] lane %[[LANE]] {mma = "m16n8k16", operand = "b", swizzle}
-// CHECK-NEXT:    xsplit_gemm.threadwise_mma %a_frag * %b_frag into %acc {mma = "m16n8k16", at = array<i64: 0, 0>}
-// CHECK-NEXT:    xsplit_gemm.threadwise_mma %a_frag * %b_frag_1 into %acc {mma = "m16n8k16", at = array<i64: 0, 1>}
+// CHECK-NEXT:    %b_frag = xsplit_gemm.threadwise_fragment %b_tile[%[[K]], %[[COL]]] lane %[[LANE]] {mma = "m16n8k16", operand = "b", pair, swizzle} : memref<16x32xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK-NEXT:    xsplit_gemm.threadwise_mma %a_frag * %b_frag into %acc {mma = "m16n8k16", at = array<i64: 0, 0>, b_half = 0 : i64}
+// CHECK-NEXT:    xsplit_gemm.threadwise_mma %a_frag * %b_frag into %acc {mma = "m16n8k16", at = array<i64: 0, 1>, b_half = 1 : i64}
 // CHECK-NOT:     xsplit_gemm.threadwise_mma
 // CHECK:         func.return
 

@@ -12,7 +12,7 @@
 // MARKED: func.func @filled_gemm(%a: memref<37x1013xf32>, %b: memref<1013x45xf32>, %out: memref<37x45xf32>) attributes {{{.*}}xsplit.kernel_target = "sm_80"{{.*}}}
 // MARKED: func.func @filled({{.*}}) -> tensor<37x45xf32> attributes {xsplit.host}
 // CHECK: hal.executable.source private @filled_gemm_dispatch {
-// CHECK: func.func @filled_gemm() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_codegen.no_pipeline workgroup_size = [256, 1, 1]>}
+// CHECK: func.func @filled_gemm() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_codegen.no_pipeline workgroup_size = [128, 1, 1]>}
 // CHECK-NOT: memref.atomic_rmw
 // CHECK: llvm.atomicrmw fadd {{.*}} syncscope("device") monotonic
 // CHECK: func.func @filled_gemm(%a: tensor<37x1013xf32>, %b: tensor<1013x45xf32>, %out: tensor<37x45xf32>) -> tensor<37x45xf32> {
