@@ -44,7 +44,7 @@ from xsplit.bench import driver as bench
 from xsplit.bench.machine import copy_bandwidth, measure_peak, read_bandwidth
 from xsplit.diagnostics import XsplitError
 from xsplit.files import ensure_writable, write_output
-from xsplit.target.cpu_info import host_cpu
+from xsplit.targets.cpu_info import host_cpu
 
 HERE = Path(__file__).parent
 DEFAULT_SWEEP = "1,2,4,8,16,32,64,128"

@@ -1,4 +1,4 @@
-"""The cost model's own-kernel terms (xsplit/target/own_kernel_terms.py),
+"""The cost model's own-kernel terms (xsplit/targets/own_kernel_terms.py),
 fitted to a device call's times of the own kernel.
 
     python bench/fit_own_kernel.py gpu.json [--also-as sm_80] [--dry-run]
@@ -37,7 +37,7 @@ from xsplit.bench.table_source import replace_entries
 from xsplit.files import write_output
 
 ROOT = Path(__file__).parent.parent
-TABLE = ROOT / "xsplit" / "target" / "own_kernel_terms.py"
+TABLE = ROOT / "xsplit" / "targets" / "own_kernel_terms.py"
 BEGIN, END = "# own-kernel terms: begin", "# own-kernel terms: end"
 KEY = re.compile(r'^    \("(?P<target>\w+)", "(?P<cls>\w+)"\): OwnKernelTerm\(')
 GIGA = 1e9
@@ -114,8 +114,8 @@ class Fit:
 def fit(runs: list[Run]) -> list[Fit]:
     """The fitted terms per target and element type of `runs`."""
     from xsplit.analysis.cost_model import matmul_problem, own_kernel_estimate, own_kernel_parts
-    from xsplit.target.own_kernel_terms import MEASURED, OwnKernelTerm
-    from xsplit.target.targets import target
+    from xsplit.targets.own_kernel_terms import MEASURED, OwnKernelTerm
+    from xsplit.targets.table import target
 
     fits = []
     for key in sorted({(r.target, r.element) for r in runs}):

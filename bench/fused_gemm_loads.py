@@ -46,7 +46,7 @@ from xsplit.rewrites.reduce.plan import plan
 from xsplit.rewrites.reduce.reduced import analyze
 from xsplit.simulator.machine import Launch, Machine, lockstep
 from xsplit.simulator.run import launch_sizes, pick_function
-from xsplit.target.targets import target as find_target
+from xsplit.targets.table import target as find_target
 
 
 def program(m: int, n: int, k: int, element: str = "f32") -> str:

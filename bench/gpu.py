@@ -3,7 +3,7 @@ bench/shapes_gpu.txt in f32 and f16 (f16 inputs, f32 accumulation and
 result), each as IREE alone, IREE's own split, xsplit through IREE's code
 (`auto{target=sm_90}` and a static-chunk sweep,
 `split-k{factor=F align=64 pad_m=64},materialize-late`), xsplit's own kernel
-(`gemm-kernel{target=sm_80 ...}` with the tiles of xsplit/target/gemm_tiles.py,
+(`gemm-kernel{target=sm_80 ...}` with the tiles of xsplit/targets/gemm_tiles.py,
 atomic and deterministic merges, three chunk counts) and cuBLAS where torch
 is installed; the own kernel's tile sweep (gemm_tiles.CANDIDATES on a large
 and a small output, per element type); and the fused GEMM + row sum
@@ -25,7 +25,7 @@ The device side needs only iree-base-runtime and numpy (`python -m
 xsplit.replay`); its Markdown is what bench/RESULTS-gpu.md holds, and
 `python bench/pick_gemm_tiles.py gpu.json` writes the sweep's best into the
 table, and `python bench/fit_own_kernel.py gpu.json` fits the cost model's
-own-kernel rate to the own kernel's times (xsplit/target/own_kernel_terms.py).
+own-kernel rate to the own kernel's times (xsplit/targets/own_kernel_terms.py).
 """
 
 from __future__ import annotations
@@ -149,8 +149,8 @@ def own_program(m: int, n: int, k: int, dtype: str, model_target: str, progress)
     """The own kernel on one shape: the table's tiles, the model's chunk
     count C, atomic and deterministic, and atomic at C / 4 and 4 C."""
     from xsplit.bench.device_save import BenchConfig, BenchProgram
-    from xsplit.target.gemm_tiles import default_chunks, gemm_tiles
-    from xsplit.target.targets import target
+    from xsplit.targets.gemm_tiles import default_chunks, gemm_tiles
+    from xsplit.targets.table import target
 
     tgt = target(model_target)
     tiles = gemm_tiles(tgt, dtype, m, n, k)
@@ -186,8 +186,8 @@ def tile_programs(dtypes: list[str], model_target: str, progress):
     model's chunk count, on each shape class's output, per element type
     (those it refuses are named in the program's `left_out`)."""
     from xsplit.bench.device_save import BenchConfig, BenchProgram
-    from xsplit.target.gemm_tiles import CANDIDATES, can_take, default_chunks
-    from xsplit.target.targets import target
+    from xsplit.targets.gemm_tiles import CANDIDATES, can_take, default_chunks
+    from xsplit.targets.table import target
 
     tgt = target(model_target)
     programs = []
@@ -318,7 +318,7 @@ def main() -> int:
     from xsplit.bench.device_save import bench_configs, save_programs
     from xsplit.diagnostics import XsplitError
     from xsplit.iree.device import MODEL_TARGET
-    from xsplit.target.targets import target
+    from xsplit.targets.table import target
 
     def progress(step: str) -> None:
         print(step, file=sys.stderr, flush=True)

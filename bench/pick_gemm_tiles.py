@@ -1,4 +1,4 @@
-"""The own GEMM kernel's tile table (xsplit/target/gemm_tiles.py): filled
+"""The own GEMM kernel's tile table (xsplit/targets/gemm_tiles.py): filled
 from the device's measurements, or its model's figures shown.
 
     python bench/pick_gemm_tiles.py gpu.json [--dry-run]
@@ -30,7 +30,7 @@ from pathlib import Path
 from xsplit.bench.table_source import replace_entries
 from xsplit.files import write_output
 
-TABLE = Path(__file__).parent.parent / "xsplit" / "target" / "gemm_tiles.py"
+TABLE = Path(__file__).parent.parent / "xsplit" / "targets" / "gemm_tiles.py"
 BEGIN, END = "# gemm-tiles table: begin", "# gemm-tiles table: end"
 KEY = re.compile(r'^    \("(?P<target>\w+)", "(?P<element>\w+)", (?P<cls>SMALL|LARGE)\): GemmTiles\(')
 
@@ -88,8 +88,8 @@ def local_figures() -> int:
     from xsplit.dialects import make_context
     from xsplit.dialects.xsplit_gemm import GridwiseGemmOp
     from xsplit.rewrites.reduce.lower_gridwise_gemm import a_tile_shape
-    from xsplit.target.gemm_tiles import CANDIDATES, GEMM_TILES, WORKGROUP_MEMORY, can_take
-    from xsplit.target.targets import target
+    from xsplit.targets.gemm_tiles import CANDIDATES, GEMM_TILES, WORKGROUP_MEMORY, can_take
+    from xsplit.targets.table import target
 
     sys.path.insert(0, str(Path(__file__).parent))
     from gpu import dps_matmul  # type: ignore[import-not-found]

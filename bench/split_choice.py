@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from xsplit.bench import driver as bench
-from xsplit.target.targets import GPU_TARGETS
+from xsplit.targets.table import GPU_TARGETS
 
 HERE = Path(__file__).parent
 DEFAULT_SWEEP = "1,2,4,8,16,32,64,128,256"

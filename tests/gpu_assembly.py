@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from xsplit.iree.iree_compile import iree_compile_path
-from xsplit.target.targets import target
+from xsplit.targets.table import target
 
 ASSEMBLY_SUFFIX = {"sm_80": ".ptx", "gfx942": ".rocmasm"}
 

@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("xsplit.diagnostics", "xsplit.collector", "xsplit.files", "xsplit.attr_names"),
     ("xsplit.dialects", "xsplit.xdsl_compat"),
     ("xsplit.semantics",),
-    ("xsplit.target",),
+    ("xsplit.targets",),
     ("xsplit.iree",),
     ("xsplit.reader",),
     ("xsplit.analysis",),

@@ -22,7 +22,7 @@ from tests.corpus.real_modules import REAL_MODELS, REGIONS_PIPELINE
 from tests.helpers.corpus import Corpus, import_onnx
 from xsplit.iree.iree_compile import compile_mlir
 from xsplit.iree.iree_opt import run_iree_opt
-from xsplit.target.targets import host_threads
+from xsplit.targets.table import host_threads
 
 
 def _make(model: Model, folder: Path) -> None:

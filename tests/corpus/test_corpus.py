@@ -29,7 +29,7 @@ from xsplit.interop.check import compare, entry_name, entry_point, random_inputs
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
 from xsplit.iree.roundtrip import generic_form, program_difference
-from xsplit.target.targets import COMPILED_GPU_TARGETS
+from xsplit.targets.table import COMPILED_GPU_TARGETS
 
 DUMPS = [(m, p) for m in MODELS for p in PHASES]
 DUMP_IDS = [f"{m.name}.{p}" for m, p in DUMPS]

@@ -101,7 +101,7 @@ def test_aligned_split_matches_numpy(case_id, mlir, reference, options, k, align
 
 
 def test_target_cpu_splits_the_seed_into_aligned_chunks_with_m_padded() -> None:
-    from xsplit.target.targets import target
+    from xsplit.targets.table import target
 
     cpu = target("cpu")
     module = parse_module(matmul(123, 456, 51234))
@@ -146,8 +146,8 @@ def test_cpu_tiles_configure_the_chunk_matmul_and_keep_its_result(
     (after padding), a workgroup takes every row and one register tile of
     columns; taller chunks take 64 rows by up to four register tiles.
     Configured or not, the program computes the matmul."""
-    from xsplit.target.cpu_info import host_cpu
-    from xsplit.target.targets import (
+    from xsplit.targets.cpu_info import host_cpu
+    from xsplit.targets.table import (
         MATVEC_MAX_M,
         PARTIAL_TILE_MAX_M,
         STREAMING_MAX_M,

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
-from xsplit.target.cpu_info import read_flags
+from xsplit.targets.cpu_info import read_flags
 
 HERE = Path(__file__).resolve().parents[1]
 DEVICES_MLIR = HERE / "filecheck/rewrites/materialize-late/devices.mlir"

@@ -16,7 +16,7 @@ from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.interop.check import check_rewrite, entry_function, random_inputs
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
-from xsplit.target.targets import COMPILED_GPU_TARGETS
+from xsplit.targets.table import COMPILED_GPU_TARGETS
 
 ENCODABLE = [
     c

@@ -28,8 +28,8 @@ from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.interop.check import entry_function, random_inputs
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir, iree_compile_path
-from xsplit.target.gpu_tiles import drop_gpu_tiles
-from xsplit.target.targets import target
+from xsplit.targets.gpu_tiles import drop_gpu_tiles
+from xsplit.targets.table import target
 
 pytestmark = pytest.mark.gpu_compile
 

@@ -14,7 +14,7 @@ from xsplit.interop.e2e import run_e2e
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
 from xsplit.iree.workgroups import workgroup_counts
-from xsplit.target.targets import COMPILED_GPU_TARGETS
+from xsplit.targets.table import COMPILED_GPU_TARGETS
 
 
 def grouped_options(case: Case) -> str:

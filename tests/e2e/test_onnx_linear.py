@@ -68,7 +68,7 @@ def test_a_decode_linear_is_left_to_iree_whole(tmp_path, monkeypatch) -> None:
     """8 rows against a 4096x11008 weight: priced as the weight lies (a stream
     of B transposed), the op is left whole, transpose and all, for IREE to fuse."""
     monkeypatch.setenv("XSPLIT_CPU", "znver4")
-    from xsplit.target import cpu_info
+    from xsplit.targets import cpu_info
 
     cpu_info.forget_host()
     try:

@@ -18,7 +18,7 @@ from tests.e2e.cases import (
 from xsplit.api import parse_module
 from xsplit.interop.check import entry_function, random_inputs
 from xsplit.interop.e2e import E2EReport, run_e2e
-from xsplit.target.targets import COMPILED_GPU_TARGETS
+from xsplit.targets.table import COMPILED_GPU_TARGETS
 
 ALL_CASES = CASES + OP_CASES
 

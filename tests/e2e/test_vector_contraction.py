@@ -226,7 +226,7 @@ def test_target_cpu_splits_a_long_vecmat_and_leaves_a_matvec_whole(monkeypatch) 
     of the same sizes does, and the matvec (B transposed) stays whole, as
     the transposed decode does; each says the same as its matmul form."""
     from xsplit.diagnostics import collect_remarks
-    from xsplit.target import cpu_info
+    from xsplit.targets import cpu_info
 
     monkeypatch.setenv("XSPLIT_CPU", "znver4")
     cpu_info.forget_host()
@@ -311,8 +311,8 @@ def test_a_batch_of_rows_against_rows_shorter_than_a_page_is_left_whole() -> Non
     at 31-41 GB/s, every split slower), so the model leaves it whole there
     and may split where the rows are a page or longer, or B is transposed."""
     from xsplit.analysis.cost_model import choose_split
-    from xsplit.target import targets
-    from xsplit.target.cpu_info import NAMED_CPUS
+    from xsplit.targets import table as targets
+    from xsplit.targets.cpu_info import NAMED_CPUS
 
     cpu = targets.cpu_target(NAMED_CPUS["znver4"])
     rng = random.Random(30011)

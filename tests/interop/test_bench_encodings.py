@@ -56,7 +56,7 @@ def test_bench_times_auto_the_encoded_sweep_and_numpy(tmp_path: Path) -> None:
 def test_calibrate_writes_the_cache_target_cpu_reads(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     code = (
-        "from xsplit.bench import driver as bench; from xsplit.target.targets import target; "
+        "from xsplit.bench import driver as bench; from xsplit.targets.table import target; "
         "before = target('cpu').memory_bandwidth; "
         "f, b, p = bench.calibrate(0.2); print(f, b, p); "
         # The calibrating process models with the new rates from then on.
@@ -75,7 +75,7 @@ def test_calibrate_writes_the_cache_target_cpu_reads(tmp_path: Path) -> None:
     assert entry["flops_per_core"] == float(flops)
     # A fresh process reading the host CPU picks the rates up.
     check = (
-        "from xsplit.target.cpu_info import host_cpu; c = host_cpu(); "
+        "from xsplit.targets.cpu_info import host_cpu; c = host_cpu(); "
         "print(c.flops_per_core, c.bandwidth, c.source)"
     )
     proc = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True)

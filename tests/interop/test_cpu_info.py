@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from xdsl.dialects.builtin import f16, f32, i8, i32
 
-from xsplit.target import cpu_info
-from xsplit.target.cpu_info import NAMED_CPUS, detect, parse_cpu_spec
-from xsplit.target.targets import PLAIN_SHARE, cpu_data_tiles, cpu_target
+from xsplit.targets import cpu_info
+from xsplit.targets.cpu_info import NAMED_CPUS, detect, parse_cpu_spec
+from xsplit.targets.table import PLAIN_SHARE, cpu_data_tiles, cpu_target
 
 
 def _fake_machine(

@@ -9,7 +9,7 @@ import pytest
 
 from xsplit.diagnostics import XsplitError
 from xsplit.iree.iree_compile import compile_mlir
-from xsplit.target.targets import COMPILED_GPU_TARGETS, GPU_TARGETS, TARGETS, host_threads, target
+from xsplit.targets.table import COMPILED_GPU_TARGETS, GPU_TARGETS, TARGETS, host_threads, target
 
 SMALL = (Path(__file__).parents[2] / "examples" / "small_matmul.mlir").read_text()
 

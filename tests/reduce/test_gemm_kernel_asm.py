@@ -265,7 +265,7 @@ def test_gather_to_lds_on_gfx942(transfer: str, tmp_path: Path) -> None:
     import subprocess
 
     from xsplit.iree.iree_compile import iree_compile_path
-    from xsplit.target.targets import target
+    from xsplit.targets.table import target
 
     source = GATHER.replace(": T,", f": {transfer},")
     out = rewrite(source, "export-dispatch{target=gfx942}")

@@ -1,4 +1,4 @@
-"""The own GEMM kernel's tile table (xsplit/target/gemm_tiles.py): gemm-kernel
+"""The own GEMM kernel's tile table (xsplit/targets/gemm_tiles.py): gemm-kernel
 reads it where tile, threads and stages are not given; every entry fits its
 target's workgroup memory, compiles for it without spills and runs right in
 the simulator; and bench/pick_gemm_tiles.py writes a device's sweep into it."""
@@ -20,7 +20,7 @@ from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.dialects.xsplit_gemm import GridwiseGemmOp
-from xsplit.target.gemm_tiles import (
+from xsplit.targets.gemm_tiles import (
     CANDIDATES,
     GEMM_TILES,
     LARGE,
@@ -32,7 +32,7 @@ from xsplit.target.gemm_tiles import (
     default_chunks,
     gemm_tiles,
 )
-from xsplit.target.targets import target
+from xsplit.targets.table import target
 
 ROOT = Path(__file__).parents[2]
 DISTINCT = sorted(
@@ -199,7 +199,7 @@ def test_pick_writes_each_sweeps_fastest_right_candidate(tmp_path: Path) -> None
     gpu_json = tmp_path / "gpu.json"
     gpu_json.write_text(to_json([report]))
     entries = pick.measured_entries(json.loads(gpu_json.read_text()), ["sm_80"])
-    text = pick.rewrite_table((ROOT / "xsplit" / "target" / "gemm_tiles.py").read_text(), entries)
+    text = pick.rewrite_table((ROOT / "xsplit" / "targets" / "gemm_tiles.py").read_text(), entries)
     written = tmp_path / "gemm_tiles_written.py"
     written.write_text(text)
     spec = importlib.util.spec_from_file_location("gemm_tiles_written", written)

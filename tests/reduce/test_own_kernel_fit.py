@@ -17,8 +17,8 @@ import pytest
 
 from xsplit.analysis.cost_model import matmul_problem, own_kernel_estimate
 from xsplit.bench.device_timing import DeviceBenchReport, DeviceConfig, to_json
-from xsplit.target.own_kernel_terms import MEASURED, OWN_KERNEL_TERMS, OwnKernelTerm
-from xsplit.target.targets import TARGETS, own_kernel_fit
+from xsplit.targets.own_kernel_terms import MEASURED, OWN_KERNEL_TERMS, OwnKernelTerm
+from xsplit.targets.table import TARGETS, own_kernel_fit
 
 ROOT = Path(__file__).parent.parent.parent
 H200 = TARGETS["sm_90"]
@@ -87,7 +87,7 @@ def test_the_fit_reproduces_the_times_it_was_given(element: str, tmp_path: Path)
 
     entries = fitter.entries_of([found], ["sm_80"])
     written = tmp_path / "own_kernel_terms_written.py"
-    table_source = (ROOT / "xsplit" / "target" / "own_kernel_terms.py").read_text()
+    table_source = (ROOT / "xsplit" / "targets" / "own_kernel_terms.py").read_text()
     written.write_text(fitter.rewrite_table(table_source, entries))
     table = _load("own_kernel_terms_written", written).OWN_KERNEL_TERMS
     for name in ("sm_90", "sm_80"):
@@ -109,7 +109,7 @@ def test_a_measured_reference_term_carries_to_the_targets_derived_from_it() -> N
     """sm_80 takes sm_90's measured term per SM; gfx942 stays SCALED from it."""
     measured = OwnKernelTerm(RATE, MEASURED, "made up")
     table = {**OWN_KERNEL_TERMS, ("sm_90", "f32"): measured}
-    from xsplit.target import targets
+    from xsplit.targets import table as targets
 
     saved = dict(targets.OWN_KERNEL_TERMS)
     targets.OWN_KERNEL_TERMS.update(table)

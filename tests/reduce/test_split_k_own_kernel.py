@@ -30,9 +30,9 @@ from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.rewrites.pipelines.auto import auto_pipeline
 from xsplit.simulator.program import host_function, simulate_program
-from xsplit.target.own_kernel_terms import BOUNDED, SCALED
-from xsplit.target.own_kernel_terms import MEASURED as FITTED
-from xsplit.target.targets import TARGETS, Target
+from xsplit.targets.own_kernel_terms import BOUNDED, SCALED
+from xsplit.targets.own_kernel_terms import MEASURED as FITTED
+from xsplit.targets.table import TARGETS, Target
 
 H200 = TARGETS["sm_90"]
 

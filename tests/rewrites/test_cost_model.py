@@ -12,9 +12,9 @@ from tests.helpers.cost_model import MATMUL_SPANS, matmul
 from xsplit.analysis.cost_model import MIN_GAIN, Problem, choose_split, estimate, problem_of
 from xsplit.analysis.reduction import match_reduction
 from xsplit.api import parse_module
-from xsplit.target import targets
-from xsplit.target.cpu_info import NAMED_CPUS
-from xsplit.target.targets import TARGETS
+from xsplit.targets import table as targets
+from xsplit.targets.cpu_info import NAMED_CPUS
+from xsplit.targets.table import TARGETS
 
 
 ALL_TARGETS = list(TARGETS.values())
@@ -177,7 +177,7 @@ def test_fixed_cpu_tiles_keep_the_panel_in_l2(shape: tuple[int, int, int]) -> No
     walks its panel once per register tile: the model picks a chunk whose
     panel stays in L2."""
     from xsplit.analysis.cost_model import partial_tile
-    from xsplit.target.targets import STREAMING_MAX_M
+    from xsplit.targets.table import STREAMING_MAX_M
 
     cpu = TARGETS["cpu"]
     assert cpu.cpu is not None

@@ -30,7 +30,7 @@ from xsplit.analysis.cost_model import (
     iree_split_chunk,
     iree_split_estimate,
 )
-from xsplit.target.targets import TARGETS
+from xsplit.targets.table import TARGETS
 
 SWEEP = (8, 32, 128)
 WITHIN = 0.10

@@ -19,7 +19,7 @@ import pytest
 from xsplit.analysis.cost_model import chunk_tiles_of, estimate, matmul_problem
 from xsplit.api import rewrite
 from xsplit.diagnostics import collect_remarks
-from xsplit.target.targets import TARGETS
+from xsplit.targets.table import TARGETS
 
 GPUS = ("sm_80", "sm_90", "gfx942")
 

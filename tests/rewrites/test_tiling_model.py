@@ -13,8 +13,8 @@ from xsplit.analysis.cost_model import (
     encoded_seconds,
     estimate,
 )
-from xsplit.target.cpu_info import NAMED_CPUS
-from xsplit.target.targets import TARGETS, cpu_target
+from xsplit.targets.cpu_info import NAMED_CPUS
+from xsplit.targets.table import TARGETS, cpu_target
 
 GPUS = [t for t in TARGETS.values() if t.is_gpu]
 ZEN3 = cpu_target(NAMED_CPUS["znver3"])

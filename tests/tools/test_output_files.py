@@ -400,7 +400,7 @@ def test_bench_plot_follows_a_symlink(tmp_path: Path) -> None:
 
 
 def test_the_calibration_cache_follows_a_symlink(tmp_path: Path) -> None:
-    from xsplit.target import cpu_info
+    from xsplit.targets import cpu_info
 
     kept = tmp_path / "dotfiles" / "cal.json"
     kept.parent.mkdir()

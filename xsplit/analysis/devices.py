@@ -52,8 +52,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from xsplit.diagnostics import XsplitError
-from xsplit.target.cpu_info import cpu_for_features, host_cpu
-from xsplit.target.targets import TARGETS, Target, cpu_target, target, vmvx_target
+from xsplit.targets.cpu_info import cpu_for_features, host_cpu
+from xsplit.targets.table import TARGETS, Target, cpu_target, target, vmvx_target
 
 AFFINITY = "stream.affinity"
 DEFAULT_AFFINITY = "stream.affinity.default"

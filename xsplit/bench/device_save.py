@@ -28,8 +28,8 @@ from xsplit.interop.check import (
 from xsplit.interop.saved import Manifest, SavedModule, SavedProgram, store_module, write_manifest
 from xsplit.iree.device import COMPILE_TARGET, MODEL_TARGET
 from xsplit.iree.iree_compile import compile_mlir
-from xsplit.target.gpu_tiles import carries_gpu_tiles, drop_gpu_tiles
-from xsplit.target.targets import target
+from xsplit.targets.gpu_tiles import carries_gpu_tiles, drop_gpu_tiles
+from xsplit.targets.table import target
 
 SPLIT_REDUCTION_FLAG = "--iree-dispatch-creation-enable-split-reduction"
 

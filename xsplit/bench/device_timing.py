@@ -516,7 +516,7 @@ def gpu_markdown(
             lines.append("")
         lines.append(
             "`python bench/pick_gemm_tiles.py gpu.json` writes each sweep's best into "
-            "xsplit/target/gemm_tiles.py.\n"
+            "xsplit/targets/gemm_tiles.py.\n"
         )
     fused = by_kind.get("fused", [])
     if fused:

@@ -40,7 +40,7 @@ from xsplit.interop.check import compare, entry_name, entry_point, magnitude_inp
 from xsplit.iree.cpu_runner import to_numpy
 from xsplit.iree.iree_compile import compile_mlir
 from xsplit.iree.workgroups import split_dispatch_pair, workgroup_counts
-from xsplit.target.targets import GPU_TARGETS, reload_cpu_target, target
+from xsplit.targets.table import GPU_TARGETS, reload_cpu_target, target
 
 IREE_CONFIGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("iree-default", ()),
@@ -155,7 +155,7 @@ class BenchReport:
     flops: float | None = None
     """Multiply-adds x 2 of the program's contractions (None: not a matmul)."""
     peak_gflops: float | None = None
-    """This CPU's f32 peak, all threads (xsplit.target.cpu_info)."""
+    """This CPU's f32 peak, all threads (xsplit.targets.cpu_info)."""
     cpu: str = ""
     auto_choice: str = ""
     """What auto{target=cpu} did: whole, split N, encode, or split+encode N."""
@@ -517,7 +517,7 @@ def run_bench(
             fill.error = e.message
         gpu.append(fill)
 
-    from xsplit.target.cpu_info import host_cpu
+    from xsplit.targets.cpu_info import host_cpu
 
     cpu = host_cpu()
     configs = [r for r, _ in programs] + [
@@ -675,7 +675,7 @@ def calibrate(seconds_per_measure: float = 2.0) -> tuple[float, float, str]:
     the cache's path."""
     import iree.runtime as rt
 
-    from xsplit.target import cpu_info
+    from xsplit.targets import cpu_info
 
     cpu = cpu_info.detect()
     config = rt.Config("local-task")

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from xsplit.files import write_output
-from xsplit.target.cpu_info import host_cpu, read_flags
+from xsplit.targets.cpu_info import host_cpu, read_flags
 
 _PROBE = r"""
 #include <stdint.h>

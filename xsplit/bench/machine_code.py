@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xsplit.iree.iree_compile import iree_compile_path
-from xsplit.target.targets import target
+from xsplit.targets.table import target
 
 LOWER = "lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm"
 

@@ -49,8 +49,8 @@ from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.device import COMPILE_TARGET
 from xsplit.iree.iree_compile import compile_mlir, compile_with_flags, portable_cpu_flags
 from xsplit.semantics import numpy_dtype as exact_dtype
-from xsplit.target.gpu_tiles import carries_gpu_tiles, drop_gpu_tiles
-from xsplit.target.targets import target
+from xsplit.targets.gpu_tiles import carries_gpu_tiles, drop_gpu_tiles
+from xsplit.targets.table import target
 
 
 def argument_dtype(element: Attribute) -> np.dtype:

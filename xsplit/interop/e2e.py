@@ -17,8 +17,8 @@ from xsplit.dialects.iree_cpu import LoweringConfigAttr
 from xsplit.interop.check import check_rewrite, save_check
 from xsplit.interop.saved import write_manifest
 from xsplit.iree.workgroups import DispatchCount, split_dispatch_pair, workgroup_counts
-from xsplit.target.gpu_tiles import drop_gpu_tiles, fits
-from xsplit.target.targets import COMPILED_GPU_TARGETS, target
+from xsplit.targets.gpu_tiles import drop_gpu_tiles, fits
+from xsplit.targets.table import COMPILED_GPU_TARGETS, target
 
 
 @dataclass

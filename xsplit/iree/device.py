@@ -21,7 +21,7 @@ DEVICES = ("cuda", "hip", "local-task")
 """The devices `--device` takes, by IREE runtime driver name."""
 
 COMPILE_TARGET = {"cuda": "sm_80", "hip": "gfx942", "local-task": "cpu"}
-"""The entry of xsplit's target table (`xsplit.target.targets`) each device's
+"""The entry of xsplit's target table (`xsplit.targets.table`) each device's
 modules are compiled for: IREE 3.13 has no sm_90, and an H100 or H200 runs
 sm_80 code (its driver JIT-compiles the PTX)."""
 

@@ -22,7 +22,7 @@ from functools import cache
 from iree.compiler.tools.binaries import find_tool
 
 from xsplit.diagnostics import XsplitError
-from xsplit.target.targets import target
+from xsplit.targets.table import target
 
 LOG_DIR_VARIABLE = "XSPLIT_LOG_DIR"
 """Where failed tool runs are logged; by default `xsplit-logs` in the

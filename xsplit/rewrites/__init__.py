@@ -13,5 +13,5 @@ compiler:
 - `dsl/`: the declarative pattern language every pass is written in.
 
 Analyses they share (contractions, reductions, ranges, accesses, writes, the
-cost model) are in `xsplit.analysis`; the machine model in `xsplit.target`.
+cost model) are in `xsplit.analysis`; the machine model in `xsplit.targets`.
 """

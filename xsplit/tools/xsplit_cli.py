@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.files import ensure_writable
-from xsplit.target.targets import COMPILED_GPU_TARGETS, GPU_TARGETS, TARGETS
+from xsplit.targets.table import COMPILED_GPU_TARGETS, GPU_TARGETS, TARGETS
 from xsplit.tools.args import (
     USAGE_ERROR,
     OneLineArgumentParser,

@@ -8,7 +8,7 @@ from functools import lru_cache
 from xsplit.analysis.cost_model.base import Choice, Problem
 from xsplit.analysis.cost_model.cpu import choose_generic
 from xsplit.analysis.cost_model.gpu import choose_gpu, gpu_modeled
-from xsplit.target.targets import Target
+from xsplit.targets.table import Target
 
 
 @lru_cache(maxsize=1024)

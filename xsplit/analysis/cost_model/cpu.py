@@ -22,7 +22,7 @@ from xsplit.analysis.cost_model.base import (
 )
 from xsplit.analysis.cost_model.gpu import gpu_estimate, gpu_modeled
 from xsplit.analysis.shapes import ceildiv
-from xsplit.target.targets import PARTIAL_TILE_MAX_M, Target
+from xsplit.targets.table import PARTIAL_TILE_MAX_M, Target
 
 
 def _partial_layout(p: Problem) -> bool | None:

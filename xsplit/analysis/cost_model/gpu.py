@@ -20,7 +20,7 @@ from xsplit.analysis.cost_model.base import (
 )
 from xsplit.analysis.shapes import ceildiv
 from xsplit.dialects.iree_linalg_ext import SPLIT_REDUCTION
-from xsplit.target.targets import GpuFit, Target
+from xsplit.targets.table import GpuFit, Target
 
 
 # The GPU model: static chunks with split-k's GPU tiles, against IREE's own

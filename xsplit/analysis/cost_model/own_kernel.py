@@ -24,9 +24,9 @@ from xsplit.analysis.cost_model.gpu import (
 )
 from xsplit.analysis.shapes import ceildiv
 from xsplit.dialects.xsplit_gemm import chunk_count, chunk_size
-from xsplit.target.gemm_tiles import gemm_tiles
-from xsplit.target.own_kernel_terms import ANCHORED, BOUNDED, MEASURED, SCALED
-from xsplit.target.targets import Target
+from xsplit.targets.gemm_tiles import gemm_tiles
+from xsplit.targets.own_kernel_terms import ANCHORED, BOUNDED, MEASURED, SCALED
+from xsplit.targets.table import Target
 
 
 # xsplit's own split-K GEMM kernel (`gemm-kernel`) against IREE's code. Its

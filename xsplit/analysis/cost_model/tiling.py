@@ -9,7 +9,7 @@ from functools import lru_cache
 from xsplit.analysis.cost_model.base import MIN_GAIN, Problem, bytes_of_operands, time_text
 from xsplit.analysis.cost_model.choose import choose_split
 from xsplit.analysis.shapes import ceildiv
-from xsplit.target.targets import Target
+from xsplit.targets.table import Target
 
 
 # Data tiling: whether to encode, and then whether to split the encoded op.
@@ -61,7 +61,7 @@ class TilingDecision:
 
 def _cpu_rates(p: Problem, target: Target) -> tuple[float, float]:
     """(data-tiled FLOP/s of one core for this element class, streaming bytes/s)."""
-    from xsplit.target.cpu_info import host_cpu
+    from xsplit.targets.cpu_info import host_cpu
 
     cpu = target.cpu or host_cpu()
     rate = cpu.f32_flops_per_core() * (2 if p.element_class != "f32" else 1)

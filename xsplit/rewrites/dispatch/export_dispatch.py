@@ -59,7 +59,7 @@ from xsplit.rewrites.dispatch.relaxed_atomics import relax_atomics
 from xsplit.rewrites.distribute.distribute import check_sizes, is_mapped_loop, parse_sizes
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, where
 from xsplit.rewrites.dsl.builders import IRBuilder
-from xsplit.target.targets import target as find_target
+from xsplit.targets.table import target as find_target
 
 SUBGROUP_SIZE = {"sm_80": 32, "sm_90": 32, "gfx942": 64}
 """Lanes per subgroup where the kernel uses subgroup ops (a warp; a wave64 on gfx942)."""

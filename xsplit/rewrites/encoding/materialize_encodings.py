@@ -69,7 +69,7 @@ from xsplit.rewrites.dsl import (
 )
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
-from xsplit.target.targets import TARGETS
+from xsplit.targets.table import TARGETS
 
 TARGET_OPTION = Option(
     "target",

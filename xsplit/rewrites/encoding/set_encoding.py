@@ -56,7 +56,7 @@ from xsplit.rewrites.dsl import (
 from xsplit.rewrites.dsl.builders import IRBuilder, values_defined_above
 from xsplit.rewrites.split.encoded_split import split_and_encode
 from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
-from xsplit.target.targets import TARGETS
+from xsplit.targets.table import TARGETS
 
 CONTRACTION_ROOTS = (
     "linalg.matmul",

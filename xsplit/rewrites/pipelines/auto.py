@@ -40,7 +40,7 @@ from xsplit.rewrites.encoding.materialize_late import MATERIALIZE_LATE
 from xsplit.rewrites.encoding.set_encoding import SET_ENCODING
 from xsplit.rewrites.pass_pipeline import PassPipeline
 from xsplit.rewrites.split.split_k import SPLIT_K
-from xsplit.target.targets import TARGETS, target
+from xsplit.targets.table import TARGETS, target
 
 
 KERNELS = ("auto", "iree", "own")

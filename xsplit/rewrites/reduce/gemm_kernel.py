@@ -28,7 +28,7 @@ moves 4 bytes at least, and such a row starts 2 bytes into a word): A
 goes through registers and B, where its rows are whole vectors, keeps
 cp.async (`async_b`); `prefetch=registers` forces registers for both.
 `tile`, `threads` and `stages` not given are the target's table's for the
-element type and output size (`xsplit/target/gemm_tiles.py`). `mma=auto`
+element type and output size (`xsplit/targets/gemm_tiles.py`). `mma=auto`
 multiplies on tensor cores where the target has an intrinsic for A and B's
 element type (f16 and bf16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16;
 on gfx942: `amdgpu.mfma` 16x16x16, 64-lane wavefronts), with `warps` warps
@@ -71,8 +71,8 @@ from xsplit.dialects.xsplit_gemm import (
     chunk_count,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Option, Pass, Pattern, Remark, positive, where
-from xsplit.target.gemm_tiles import WORKGROUP_MEMORY, element_name, gemm_tiles
-from xsplit.target.targets import target as find_target
+from xsplit.targets.gemm_tiles import WORKGROUP_MEMORY, element_name, gemm_tiles
+from xsplit.targets.table import target as find_target
 
 MERGE_CHOICES = ("auto", "store", "atomic", "deterministic")
 

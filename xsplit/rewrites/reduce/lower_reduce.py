@@ -81,7 +81,7 @@ from xsplit.rewrites.reduce.reduced import (
     generic_reduction,
     is_static_f32,
 )
-from xsplit.target.targets import target as find_target
+from xsplit.targets.table import target as find_target
 
 __all__ = ["FUSED", "LOWER_REDUCE", "REDUCTIONS", "STAGES", "lower_split"]
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from xsplit.diagnostics import XsplitError
 from xsplit.rewrites.dsl import Match
 from xsplit.rewrites.reduce.reduced import ReductionToLower, loops_of
-from xsplit.target.targets import Target
-from xsplit.target.targets import target as find_target
+from xsplit.targets.table import Target
+from xsplit.targets.table import target as find_target
 
 STAGES = ("auto", "atomic", "lds", "subgroup")
 

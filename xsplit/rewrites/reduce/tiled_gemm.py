@@ -58,7 +58,7 @@ from xsplit.rewrites.reduce.emit import (
 )
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Gemm, ReductionToLower, loops_of
-from xsplit.target.targets import Target
+from xsplit.targets.table import Target
 
 
 @dataclass(frozen=True)

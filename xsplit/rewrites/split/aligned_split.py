@@ -63,8 +63,8 @@ from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.rewrites.dsl import ceildiv
 from xsplit.rewrites.dsl.builders import IRBuilder
-from xsplit.target.gpu_tiles import chunk_tiles, compilation_info
-from xsplit.target.targets import Target
+from xsplit.targets.gpu_tiles import chunk_tiles, compilation_info
+from xsplit.targets.table import Target
 
 
 @dataclass(frozen=True)

@@ -135,8 +135,8 @@ from xsplit.rewrites.split.static_chunks import (
     leaves_no_tail,
 )
 from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
-from xsplit.target.gpu_tiles import split_alignment
-from xsplit.target.targets import TARGETS, Target, target
+from xsplit.targets.gpu_tiles import split_alignment
+from xsplit.targets.table import TARGETS, Target, target
 
 
 def _inside_split(op: Operation) -> bool:

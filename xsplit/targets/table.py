@@ -24,8 +24,8 @@ from xdsl.dialects.builtin import AnyFloat, IntegerType
 from xdsl.ir import Attribute
 
 from xsplit.diagnostics import XsplitError
-from xsplit.target.cpu_info import CpuInfo, host_cpu
-from xsplit.target.own_kernel_terms import (
+from xsplit.targets.cpu_info import CpuInfo, host_cpu
+from xsplit.targets.own_kernel_terms import (
     OWN_KERNEL_TERMS,
     REFERENCE,
     SCALED,
@@ -113,7 +113,7 @@ class GpuFit:
 @dataclass(frozen=True)
 class OwnKernelFit:
     """xsplit's own split-K GEMM kernel (`gemm-kernel` with its target's
-    tile table, `xsplit/target/gemm_tiles.py`: static K chunks on grid z, an
+    tile table, `xsplit/targets/gemm_tiles.py`: static K chunks on grid z, an
     atomic or deterministic merge inside it), priced by `GpuFit`'s formula
     per processor. Its rate per element class is data with a source and a
     basis (`own_kernel_terms.OWN_KERNEL_TERMS`: measured, anchored on a
@@ -319,7 +319,7 @@ def assumed_read_bandwidth(cpu: CpuInfo) -> float:
 
 def cpu_target(cpu: CpuInfo | None = None) -> Target:
     """The CPU entry for `cpu` (default: this machine, see
-    `xsplit.target.cpu_info.host_cpu`): its cores in the affinity mask, a
+    `xsplit.targets.cpu_info.host_cpu`): its cores in the affinity mask, a
     quarter of its per-core L2 for the operand panels, and its calibrated rates where
     `xsplit bench --calibrate` measured them."""
     cpu = cpu or host_cpu()
@@ -843,7 +843,7 @@ def reload_cpu_target() -> Target:
     """Rebuild the `cpu` entry from the host CPU as read now: a process that
     calibrates (`xsplit bench --calibrate`) then models with the new rates,
     not with those read when this module was imported."""
-    from xsplit.target.cpu_info import forget_host
+    from xsplit.targets.cpu_info import forget_host
 
     forget_host()
     TARGETS["cpu"] = cpu_target()

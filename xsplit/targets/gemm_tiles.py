@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xsplit.target.targets import Target
+from xsplit.targets.table import Target
 
 NOT_MEASURED = "not measured yet: model"
 

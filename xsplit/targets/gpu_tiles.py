@@ -31,7 +31,7 @@ from xdsl.ir import Attribute
 
 from xsplit.dialects.iree_codegen import COMPILATION_INFO, CompilationInfoAttr, TranslationInfoAttr
 from xsplit.dialects.iree_gpu import LoweringConfigAttr, PipelineAttr, PipelineOptionsAttr
-from xsplit.target.targets import Target
+from xsplit.targets.table import Target
 
 GPU_SPLIT_ALIGN = 128
 """The multiple of K every static chunk (and the padded rest of the tail) is
