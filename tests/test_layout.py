@@ -78,13 +78,14 @@ def _imports(module: str) -> set[str]:
                 origin = ".".join(base + ([node.module] if node.module else []))
             else:
                 origin = node.module or ""
-            names = [f"{origin}.{a.name}" for a in node.names] or [origin]
+            # `from PACKAGE import NAME` runs PACKAGE first, whatever NAME is.
+            names = [f"{origin}.{a.name}" for a in node.names] + [origin]
         else:
             names = []
         for name in names:
             if name.startswith("xsplit"):
                 target = _resolve(name)
-                if target and target != module:
+                if target:
                     found.add(target)
         for child in ast.iter_child_nodes(node):
             visit(child)
@@ -93,7 +94,8 @@ def _imports(module: str) -> set[str]:
     return found
 
 
-GRAPH = {m: _imports(m) for m in MODULES}
+GRAPH = {m: _imports(m) - {m} for m in MODULES}
+SELF_IMPORTS = sorted(m for m in MODULES if m in _imports(m))
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -190,6 +192,11 @@ def test_no_upward_arrows_anywhere():
 
 def test_no_import_cycles():
     assert _cycles(GRAPH) == []
+
+
+def test_no_module_imports_itself():
+    """A package's `__init__` that imports `from` itself is a cycle of one."""
+    assert SELF_IMPORTS == []
 
 
 def test_every_module_has_a_layer():

@@ -37,7 +37,7 @@ from xsplit.dialects.util import Util
 from xsplit.dialects.vector import VECTOR_EXTENSION_OPS
 from xsplit.dialects.xsplit_gemm import XsplitGemm
 from xsplit.dialects.xsplit_linalg_ext import LinalgExt
-from xsplit import xdsl_compat
+import xsplit.xdsl_compat as xdsl_compat
 
 XSPLIT_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "flow": lambda: Flow,

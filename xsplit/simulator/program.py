@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.analysis.writes import kernel_buffers, read_arguments, written_arguments
 from xsplit.semantics import BINARY
 from xsplit.simulator.errors import SimulationError

@@ -46,7 +46,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.analysis.ranges import AXES
 from xsplit.analysis.writes import may_write
 from xsplit.diagnostics import XsplitError

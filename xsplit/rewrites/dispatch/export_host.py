@@ -25,7 +25,7 @@ from xdsl.dialects.linalg.ops import FillOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.analysis.writes import may_write
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects.flow import DispatchOp

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.rewrites.dispatch.export_dispatch import EXPORT_KERNEL, exportable, is_kernel
 from xsplit.rewrites.dispatch.export_host import EXPORT_HOST
 from xsplit.rewrites.dsl import Match, Pattern, where

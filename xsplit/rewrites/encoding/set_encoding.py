@@ -29,7 +29,7 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.analysis.contraction import op_contraction_dims
 from xsplit.analysis.cost_model import choose_tiling, problem_of
 from xsplit.analysis.devices import DEVICE, modeled

@@ -81,7 +81,7 @@ def host_text(
 ) -> str:
     """The deterministic form's host function: allocate the partials, run the
     partials kernel, then the merge kernel, in that order."""
-    from xsplit import attr_names
+    import xsplit.attr_names as attr_names
 
     elements = list(elements) or ["f32"] * len(arg_shapes)
     types_of = [memref_type(s, element=t) for s, t in zip(arg_shapes, elements)]

@@ -44,7 +44,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects import gpu
 from xsplit.dialects.fragments import Intrinsic, intrinsic_for

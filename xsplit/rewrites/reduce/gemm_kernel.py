@@ -62,7 +62,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.diagnostics import XsplitError, remark
 from xsplit.dialects.fragments import intrinsic_for
 from xsplit.dialects.xsplit_gemm import (

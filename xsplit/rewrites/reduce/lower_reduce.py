@@ -58,7 +58,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.diagnostics import XsplitError, collect_diagnostics, remark, said_again, warning
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder

@@ -33,7 +33,7 @@ from xdsl.dialects.linalg.ops import FillOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.dialects.memref import CopyOp
 
 HOSTS = ("func.func", "util.func")

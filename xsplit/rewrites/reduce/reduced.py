@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, MemRefType, NoneAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.analysis.contraction import gemm_operand_dims
 from xsplit.dialects.rock import ReduceOp as RockReduceOp
 

@@ -38,7 +38,7 @@ from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.analysis.contraction import op_contraction_dims
 from xsplit.analysis.reduction import match_reduction
 from xsplit.dialects.op_helpers import zero_attr

@@ -28,7 +28,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType, f16, f32
 from xdsl.ir import Operation
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.analysis.cost_model import choose_kernel, choose_split, problem_of
 from xsplit.analysis.devices import DEVICE, modeled
 from xsplit.diagnostics import XsplitError, collect_diagnostics, remark, said_again

@@ -81,7 +81,7 @@ from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
-from xsplit import attr_names
+import xsplit.attr_names as attr_names
 from xsplit.analysis.cost_model import choose_split, problem_of
 from xsplit.analysis.devices import DEVICE, modeled
 from xsplit.analysis.reduction import (

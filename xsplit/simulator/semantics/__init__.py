@@ -6,36 +6,20 @@ A dialect's new op goes in that dialect's module with `@register("name")`;
 a new dialect gets a module of its own, imported here.
 """
 
-from xsplit.simulator.semantics import (
-    affine,
-    amdgpu,
-    arith,
-    func,
-    gpu,
-    hal,
-    linalg,
-    llvm,
-    memref,
-    nvgpu,
-    scf,
-    vector,
-)
+# Importing a dialect's module registers its ops (each names its own
+# modules, so that the package does not import itself).
+import xsplit.simulator.semantics.affine  # noqa: F401
+import xsplit.simulator.semantics.amdgpu  # noqa: F401
+import xsplit.simulator.semantics.arith  # noqa: F401
+import xsplit.simulator.semantics.func  # noqa: F401
+import xsplit.simulator.semantics.gpu  # noqa: F401
+import xsplit.simulator.semantics.hal  # noqa: F401
+import xsplit.simulator.semantics.linalg  # noqa: F401
+import xsplit.simulator.semantics.llvm  # noqa: F401
+import xsplit.simulator.semantics.memref  # noqa: F401
+import xsplit.simulator.semantics.nvgpu  # noqa: F401
+import xsplit.simulator.semantics.scf  # noqa: F401
+import xsplit.simulator.semantics.vector  # noqa: F401
 from xsplit.simulator.semantics.registry import compile_op, register, registered
 
-__all__ = [
-    "affine",
-    "amdgpu",
-    "arith",
-    "compile_op",
-    "func",
-    "gpu",
-    "hal",
-    "linalg",
-    "llvm",
-    "memref",
-    "nvgpu",
-    "register",
-    "registered",
-    "scf",
-    "vector",
-]
+__all__ = ["compile_op", "register", "registered"]
