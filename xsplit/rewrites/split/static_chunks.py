@@ -34,8 +34,7 @@ from xsplit.rewrites.dsl import (
 from xsplit.rewrites.dsl.constraints import attr
 from xsplit.rewrites.split.chunks import StaticChunks, static_chunks
 
-STATIC_CHUNKS = Template(
-    """
+CHUNK_LOOP = """
 %identity = arith.constant $identity
 %partials_init = tensor.empty() : $partials_type
 %partials = scf.forall (%chunk) in ($full) shared_outs(%partials_out = %partials_init) -> ($partials_type) {
@@ -49,13 +48,11 @@ STATIC_CHUNKS = Template(
     tensor.parallel_insert_slice %partial into %partials_out[0, 0, %chunk] [$m, $n, 1] [1, 1, 1] : $c.type into $partials_type
   }
 } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
-%merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [2] {xsplit.split_part = "merge"}
-  (%1: $c.element_type, %2: $c.element_type) {
-    %3 = $combine %1, %2 : $c.element_type
-    linalg.yield %3 : $c.element_type
-  }
-""",
-    results=["%merged"],
+"""
+"""The loop over whole chunks, each a matmul of slices of A and B into its
+slot of the partials: the part both templates below begin with."""
+
+CHUNK_HOLES = dict(
     identity=lambda m: identity_value(_red(m).combiner, _element(m)),
     combine=lambda m: _red(m).combiner.name,
     full=lambda m: _static(m).full,
@@ -68,24 +65,26 @@ STATIC_CHUNKS = Template(
     a_chunk=lambda m: _name(m, "a", "chunk"),
     b_chunk=lambda m: _name(m, "b", "chunk"),
 )
+"""The loop's holes: its numbers, types and names, from the match."""
+
+STATIC_CHUNKS = Template(
+    CHUNK_LOOP
+    + """
+%merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [2] {xsplit.split_part = "merge"}
+  (%1: $c.element_type, %2: $c.element_type) {
+    %3 = $combine %1, %2 : $c.element_type
+    linalg.yield %3 : $c.element_type
+  }
+""",
+    results=["%merged"],
+    **CHUNK_HOLES,
+)
 """The loop over whole chunks, then a `linalg.reduce` merge (K a whole
 number of chunks)."""
 
 STATIC_CHUNKS_AND_TAIL = Template(
-    """
-%identity = arith.constant $identity
-%partials_init = tensor.empty() : $partials_type
-%partials = scf.forall (%chunk) in ($full) shared_outs(%partials_out = %partials_init) -> ($partials_type) {
-  %chunk_offset = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%chunk)
-  %$a_chunk = tensor.extract_slice $a[0, %chunk_offset] [$m, $chunk] [1, 1] : $a.type to $a_chunk_type
-  %$b_chunk = tensor.extract_slice $b[%chunk_offset, 0] [$chunk, $n] [1, 1] : $b.type to $b_chunk_type
-  %0 = tensor.extract_slice %partials_out[0, 0, %chunk] [$m, $n, 1] [1, 1, 1] : $partials_type to $c.type
-  %partial_init = linalg.fill ins(%identity : $c.element_type) outs(%0 : $c.type) -> $c.type
-  %partial = linalg.matmul ins(%$a_chunk, %$b_chunk : $a_chunk_type, $b_chunk_type) outs(%partial_init : $c.type) -> $c.type
-  scf.forall.in_parallel {
-    tensor.parallel_insert_slice %partial into %partials_out[0, 0, %chunk] [$m, $n, 1] [1, 1, 1] : $c.type into $partials_type
-  }
-} {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+    CHUNK_LOOP
+    + """
 %$a_tail = tensor.extract_slice $a[0, $tail_offset] [$m, $tail] [1, 1] {xsplit.split_part = "tail"} : $a.type to $a_tail_type
 %$b_tail = tensor.extract_slice $b[$tail_offset, 0] [$tail, $n] [1, 1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
 %1 = tensor.empty() : $c.type
@@ -103,21 +102,11 @@ STATIC_CHUNKS_AND_TAIL = Template(
 } -> $c.type
 """,
     results=["%merged"],
-    identity=lambda m: identity_value(_red(m).combiner, _element(m)),
-    combine=lambda m: _red(m).combiner.name,
-    full=lambda m: _static(m).full,
-    chunk=lambda m: _static(m).chunk,
+    **CHUNK_HOLES,
     tail=lambda m: _static(m).tail,
     tail_offset=lambda m: _static(m).tail_offset,
-    m=lambda m: _rows(m),
-    n=lambda m: _columns(m),
-    partials_type=lambda m: TensorType(_element(m), [_rows(m), _columns(m), _static(m).full]),
-    a_chunk_type=lambda m: _sliced(m, "a", [_rows(m), _static(m).chunk]),
-    b_chunk_type=lambda m: _sliced(m, "b", [_static(m).chunk, _columns(m)]),
     a_tail_type=lambda m: _sliced(m, "a", [_rows(m), _static(m).tail]),
     b_tail_type=lambda m: _sliced(m, "b", [_static(m).tail, _columns(m)]),
-    a_chunk=lambda m: _name(m, "a", "chunk"),
-    b_chunk=lambda m: _name(m, "b", "chunk"),
     a_tail=lambda m: _name(m, "a", "tail"),
     b_tail=lambda m: _name(m, "b", "tail"),
 )
