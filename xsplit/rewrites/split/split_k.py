@@ -677,14 +677,16 @@ SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
 )
 
 
+splits_by_expand = (
+    (option("strategy") == "expand") & splits & expand_expresses_it & chunk_count_divides_k
+)
+"""What split-k's expand strategy needs, on any reduction or as a template."""
+
 SPLIT_K_EXPAND = Pattern(
     name="split-k-expand",
     doc="K = S x K/S through tensor.expand_shape, a batched linalg.generic, then a merge",
     root=REDUCTION_ROOTS,
-    where=(option("strategy") == "expand")
-    & splits
-    & expand_expresses_it
-    & chunk_count_divides_k,
+    where=splits_by_expand,
     rewrite=_rewrite_with_expand,
     benefit=2,
     options=[o.name for o in OPTIONS],
@@ -700,10 +702,7 @@ SPLIT_K_EXPAND_MATMUL = Pattern(
     where=a_plain_static_matmul
     & one_float_type
     & chunks_are_the_options
-    & (option("strategy") == "expand")
-    & splits
-    & expand_expresses_it
-    & chunk_count_divides_k,
+    & splits_by_expand,
     rewrite=EXPANDED_MATMUL,
     benefit=2,
     options=[o.name for o in OPTIONS],
