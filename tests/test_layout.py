@@ -239,19 +239,12 @@ def test_layers_by_package():
 MAX_LINES = 1000
 """No file under `xsplit/` is longer: a longer one is split along its seams."""
 
-OVER_THE_LIMIT = {"xsplit/dialects/xsplit_gemm.py"}
-"""Files still over while they are being split (xsplit_gemm by level, the
-cost model per backend). An entry whose file is back under the limit must go."""
-
-
 def test_no_file_is_over_1000_lines():
     lengths = {
         str(p.relative_to(ROOT.parent)): len(p.read_text().splitlines())
         for p in sorted(ROOT.rglob("*.py"))
     }
-    over = {path for path, n in lengths.items() if n > MAX_LINES}
-    assert sorted(over - OVER_THE_LIMIT) == [], {p: lengths[p] for p in over - OVER_THE_LIMIT}
-    assert sorted(OVER_THE_LIMIT - over) == [], "under the limit now: drop from OVER_THE_LIMIT"
+    assert {path: n for path, n in lengths.items() if n > MAX_LINES} == {}
 
 
 TESTS = Path(__file__).resolve().parent
