@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("xsplit.semantics",),
     ("xsplit.targets",),
     ("xsplit.iree",),
-    ("xsplit.reader",),
+    ("xsplit.reader", "xsplit.verifier"),
     ("xsplit.analysis",),
     ("xsplit.rewrites.dsl", "xsplit.rewrites.pass_pipeline"),
     ("xsplit.rewrites.common",),

@@ -31,7 +31,7 @@ import json
 import math
 import re
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -50,9 +50,7 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation, ParametrizedAttribute
-from xdsl.irdl import OpDef
-from xdsl.traits import IsolatedFromAbove
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
@@ -65,6 +63,7 @@ from xsplit.dialects import make_context
 from xsplit.dialects.builtin import SPLAT_STORED_ONCE_ABOVE, SplatElementsAttr
 from xsplit.dialects.opaque import OpaqueAttr, OpaqueType
 from xsplit.dialects.util import FuncOp as UtilFuncOp
+from xsplit.verifier import one_line, verify_module
 from xsplit.xdsl_compat import compare_attributes_by_parameters, overridden
 
 
@@ -579,307 +578,6 @@ def _verify_failure(op: Operation) -> str | None:
     return None
 
 
-def one_line(message: str) -> str:
-    return " ".join(part.strip() for part in str(message).splitlines() if part.strip())
-
-
-def verify_module(module: ModuleOp) -> None:
-    """Verifies every op and that every use is dominated by its definition
-    and inside the definition's nearest isolated-from-above op, naming the
-    first op that fails by its location."""
-    with collector_paused():
-        ops = _ops_in_order(module)
-        _verify_ops(ops)
-        if not _uses_visibly_dominated(module):
-            verify_dominance(module, ops)
-
-
-def _ops_in_order(module: Operation) -> list[Operation]:
-    """`module.walk()` as a list, following the blocks' and ops' links: xDSL's
-    nested generators cost more than the walk itself."""
-    out: list[Operation] = []
-
-    def visit(op: Operation) -> None:
-        out.append(op)
-        for region in op.regions:
-            block = region.first_block
-            while block is not None:
-                inner = block.first_op
-                while inner is not None:
-                    visit(inner)
-                    inner = inner.next_op
-                block = block.next_block
-
-    visit(module)
-    return out
-
-
-def _verify_ops(ops: list[Operation]) -> None:
-    with _definitions_checked_once() as signature_verified:
-        for op in ops:
-            try:
-                if not signature_verified(op):
-                    op.verify(verify_nested_ops=False)
-            except Exception as e:
-                message = one_line(str(e))
-                if not message.startswith(f"'{op.name}' op"):
-                    message = f"'{op.name}' op {message}"
-                raise XsplitError(message, op) from None
-
-
-def _signature_only_ops() -> tuple[type[Operation], ...]:
-    """Ops whose own `verify_` reads nothing but their signature (operand
-    and result types, properties, attributes, the entry block's argument
-    types): slices and dispatch loads and stores check static lists against
-    their dynamic operands, a fill its value's type, and a structured op its
-    maps against its operands' ranks and its body's argument types. One such
-    op that passed vouches for every op of the same signature; the others'
-    verifiers look at the IR around them (a terminator, a region's ops)."""
-    from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
-    from xdsl.dialects.linalg.ops import FillOp
-    from xdsl.dialects.tensor import ExtractSliceOp, InsertSliceOp
-
-    from xsplit.dialects.iree_tensor_ext import DispatchTensorLoadOp, DispatchTensorStoreOp
-    from xsplit.dialects.linalg import StructuredNamedOp
-
-    return (
-        ExtractSliceOp,
-        InsertSliceOp,
-        FillOp,
-        LinalgStructuredOperation,
-        StructuredNamedOp,
-        DispatchTensorLoadOp,
-        DispatchTensorStoreOp,
-    )
-
-
-@contextmanager
-def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
-    """Checks an op against its IRDL definition once per signature, and
-    yields a check that says whether an op is verified by its signature alone.
-
-    What xDSL's `OpDef.verify` checks, the traits aside, depends only on the
-    op's definition, its operand and result types, its properties and
-    attributes, the block count and entry argument types of its regions and
-    its successor count: the signature. A module repeats a few signatures
-    thousands of times (a pass instantiates the same ops for every function),
-    so each signature is checked once and the traits of every op each time.
-    The same holds for the whole verifier of the ops `_signature_only_ops`
-    names: the check yielded runs only their traits, and the placement checks
-    of `Operation.verify`, for a signature one of them passed with. Only
-    signatures that passed are remembered; an op that fails is checked, and
-    reported, by xDSL itself. Attributes are compared first by identity (the
-    module keeps them all alive meanwhile), then by value."""
-    compare_attributes_by_parameters()
-    xdsl_verify = OpDef.verify
-    signature_only = _signature_only_ops()
-
-    class Seen:
-        """Signatures that passed, by identity and by value."""
-
-        def __init__(self) -> None:
-            self.by_identity: set[tuple[Any, ...]] = set()
-            self.by_value: set[tuple[Any, ...]] = set()
-
-        def check(self, op_def: Any, op: Operation, verify: Callable[[], None]) -> bool:
-            """Runs `verify` unless `op`'s signature passed it before; says
-            whether it ran."""
-            operand_types = tuple([v.type for v in op.operands])
-            result_types = tuple([v.type for v in op.results])
-            regions: tuple[Any, ...] = ()
-            region_ids: tuple[Any, ...] = ()
-            if op.regions:
-                regions = tuple(
-                    (len(r.blocks), None if (b := r.first_block) is None else b.arg_types)
-                    for r in op.regions
-                )
-                region_ids = tuple((n, t and tuple(map(id, t))) for n, t in regions)
-            properties, attributes = op.properties, op.attributes
-            identity = (
-                id(op_def),
-                tuple(map(id, operand_types)),
-                tuple(map(id, result_types)),
-                region_ids,
-                tuple(properties),
-                tuple(map(id, properties.values())),
-                tuple(attributes),
-                tuple(map(id, attributes.values())),
-                len(op.successors),
-            )
-            if identity in self.by_identity:
-                return False
-            value: tuple[Any, ...] | None = (
-                id(op_def),
-                operand_types,
-                result_types,
-                regions,
-                tuple(properties.items()),
-                tuple(attributes.items()),
-                len(op.successors),
-            )
-            try:
-                known = value in self.by_value
-            except TypeError:  # an unhashable attribute
-                value, known = None, False
-            if not known:
-                verify()
-                if value is not None:
-                    self.by_value.add(value)
-            self.by_identity.add(identity)
-            return not known
-
-    definitions, whole_verifiers = Seen(), Seen()
-
-    def verify_traits(traits: Any, op: Operation) -> None:
-        for trait in traits:
-            trait.verify(op)
-
-    # xDSL's verifier checks the traits after the signature: where it ran,
-    # they are checked already.
-    def verify(op_def: OpDef, op: Operation) -> None:
-        if not definitions.check(op_def, op, lambda: xdsl_verify(op_def, op)):
-            verify_traits(op_def.traits, op)
-
-    def signature_verified(op: Operation) -> bool:
-        if not isinstance(op, signature_only) or op.successors:
-            return False
-        block = op.parent
-        if block is not None and block.last_op is op:
-            return False  # Operation.verify's terminator checks apply
-        if any(isinstance(v, ErasedSSAValue) for v in op.operands):
-            return False
-        # Not skipped where the check ran: a verifier xsplit gives one of
-        # these ops in place of xDSL's (`xsplit.dialects.slices`) checks no traits.
-        whole_verifiers.check(type(op), op, lambda: op.verify(verify_nested_ops=False))
-        verify_traits(type(op).traits, op)
-        return True
-
-    # `verify_dominance` checks isolation for every use in the walk it makes
-    # anyway; the trait's own check walks each isolated op's body again.
-    with (
-        overridden(OpDef, "verify", verify),
-        overridden(IsolatedFromAbove, "verify", _isolation_checked_with_dominance),
-    ):
-        yield signature_verified
-
-
-def _isolation_checked_with_dominance(self: IsolatedFromAbove, op: Operation) -> None:
-    """`IsolatedFromAbove.verify` while `verify_module` runs: its
-    `verify_dominance` checks that each use lies inside its definition's
-    nearest isolated op."""
-
-
-def _uses_visibly_dominated(top: Operation) -> bool:
-    """Whether every operand in `top` is one `verify_dominance` accepts, seen
-    in one walk that carries the values visible at each op: the entry
-    arguments and the earlier results of its block and of the blocks around
-    it, up to the nearest isolated op, and all of a module body's results (a
-    graph region). False where that does not settle it (a use it does not
-    see, a region of several blocks): `verify_dominance` then decides and
-    names the op at fault. Values are kept by `id`, as SSA values hash in
-    Python."""
-
-    def visit(op: Operation, visible: set[int]) -> bool:
-        isolated = op.has_trait(IsolatedFromAbove, value_if_unregistered=False)
-        graph = isinstance(op, ModuleOp)
-        for region in op.regions:
-            block = region.first_block
-            if block is None:
-                continue
-            if block.next_block is not None:
-                return False
-            inside = set() if isolated else set(visible)
-            inside.update(map(id, block.args))
-            if graph:
-                for inner in block.ops:
-                    inside.update(map(id, inner.results))
-            inner = block.first_op
-            while inner is not None:
-                for operand in inner._operands:  # pyright: ignore[reportPrivateUsage]
-                    if id(operand) not in inside:
-                        return False
-                # An op's own regions do not see its results.
-                if inner.regions and not visit(inner, inside):
-                    return False
-                inside.update(map(id, inner.results))
-                inner = inner.next_op
-        return True
-
-    return visit(top, set())
-
-
-def verify_dominance(module: ModuleOp, ops: list[Operation] | None = None) -> None:
-    """Each operand is defined before its use in the same block, or in a block
-    that encloses it, and inside the nearest op isolated from above that
-    encloses the use. Uses across the blocks of one region (a CFG) are left to
-    iree-opt: xsplit's passes do not create them. `ops` is the module's ops in
-    walk order, where the caller has them."""
-    order: dict[Block, dict[Operation, int]] = {}
-    scopes: dict[Block, Operation | None] = {}
-
-    def scope(block: Block) -> Operation | None:
-        """The nearest op isolated from above that holds `block`."""
-        if block not in scopes:
-            owner = block.parent_op()
-            if owner is None:
-                scopes[block] = None
-            # An op xsplit carries without knowing it (iree-opt verified it)
-            # counts as not isolated: xDSL's default, isolated, rejects every
-            # value its body (a tensor.generate's yield) reads from above.
-            elif owner.has_trait(IsolatedFromAbove, value_if_unregistered=False):
-                scopes[block] = owner
-            else:
-                outer = owner.parent_block()
-                scopes[block] = None if outer is None else scope(outer)
-        return scopes[block]
-
-    def position(op: Operation, block: Block) -> int:
-        if block not in order:
-            order[block] = {o: i for i, o in enumerate(block.ops)}
-        return order[block][op]
-
-    def dominates(definer: Operation | Block, user: Operation) -> bool:
-        def_block = definer if isinstance(definer, Block) else definer.parent_block()
-        if def_block is None:
-            return True
-        current: Operation | None = user
-        while current is not None:
-            block = current.parent_block()
-            if block is None:
-                return False
-            if block is def_block:
-                if isinstance(definer, Block) or isinstance(block.parent_op(), ModuleOp):
-                    return True  # a block argument, or a graph region
-                return definer is not current and position(definer, block) < position(
-                    current, block
-                )
-            if block.parent is def_block.parent:
-                return True
-            current = block.parent_op()
-        return False
-
-    for op in module.walk() if ops is None else ops:
-        operands = op.operands
-        if not operands:
-            continue
-        use_block = op.parent_block()
-        use_scope = None if use_block is None else scope(use_block)
-        for index, operand in enumerate(operands):
-            owner = operand.owner
-            def_block = owner if isinstance(owner, Block) else owner.parent_block()
-            if def_block is not None and scope(def_block) is not use_scope:
-                isolated = use_scope.name if use_scope is not None else "module"
-                raise XsplitError(
-                    f"'{op.name}' op uses a value defined outside its isolated-from-above "
-                    f"parent '{isolated}' (operand #{index})",
-                    op,
-                )
-            if not dominates(owner, op):
-                raise XsplitError(
-                    f"operand #{index} of '{op.name}' does not dominate this use", op
-                )
-
-
 _COMMENT = re.compile(r"//[^\n]*")
 
 
@@ -930,6 +628,15 @@ class XsplitPrinter(Printer):
             return
         self._current_column += len(text)
         self.stream.write(text)  # pyright: ignore[reportOptionalMemberAccess]
+
+    def print_ssa_value(self, value: SSAValue) -> str:
+        # xDSL's, with one lookup for a value named before (every use).
+        name = self._ssa_values.get(value)
+        if name is None:
+            return super().print_ssa_value(value)
+        self._current_column += len(name) + 1
+        self.stream.write("%" + name)  # pyright: ignore[reportOptionalMemberAccess]
+        return name
 
     def print_attribute(self, attribute: Attribute) -> None:
         if not isinstance(attribute, ParametrizedAttribute) or self._next_line_callback:

@@ -50,7 +50,12 @@ from xdsl.dialects.utils.dynamic_index_list import (
 )
 from xdsl.ir import Operation, ParametrizedAttribute, Region, SSAValue
 from xdsl.ir.core import OpResult, SSAValues, Use, _IRNode  # pyright: ignore[reportPrivateUsage]
-from xdsl.irdl.operations import BaseAccessor, BeforeVariadicSingleAccessor, VarIRConstruct
+from xdsl.irdl.operations import (
+    BaseAccessor,
+    BaseAttrAccessor,
+    BeforeVariadicSingleAccessor,
+    VarIRConstruct,
+)
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
 
@@ -285,6 +290,11 @@ def _accessor_get(self: BaseAccessor, obj: Operation, objtype: Any = None) -> An
     return self.index(_constructs(obj, self.construct))
 
 
+def _attr_accessor_get(self: BaseAttrAccessor, obj: Operation, objtype: Any = None) -> Any:
+    sizes = self.option.container(obj)[self.option.attribute_name]
+    return self.index(sizes.get_values(), _constructs(obj, self.construct))
+
+
 def _single_accessor_get(
     self: BeforeVariadicSingleAccessor, obj: Operation, objtype: Any = None
 ) -> Any:
@@ -301,6 +311,8 @@ def _named_operands_read_directly() -> None:
     it is the same `SSAValues` the view returns)."""
     BaseAccessor.__get__ = _accessor_get  # type: ignore[method-assign]
     BeforeVariadicSingleAccessor.__get__ = _single_accessor_get  # type: ignore[method-assign]
+    # The same for ops whose segments' sizes are a property (`operandSegmentSizes`).
+    BaseAttrAccessor.__get__ = _attr_accessor_get  # type: ignore[method-assign]
 
 
 def _equal_parameters(self: ParametrizedAttribute, other: object) -> bool:
