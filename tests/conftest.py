@@ -5,7 +5,9 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from typing import Any
 
+import numpy as np
 import pytest
 
 # The CPU model reads the per-user calibration (`xsplit bench --calibrate`)
@@ -37,6 +39,53 @@ def compile_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         yield
     finally:
         os.environ.pop(COMPILE_CACHE_VARIABLE, None)
+
+
+def _runs_kept_beside_the_compiles() -> None:
+    """`check_rewrite` (and `run_e2e` through it) runs the program as it is,
+    and once more on |inputs|, in every test that checks a rewrite of it: the
+    seed's unsplit 123x456x51234 matmul, one serial dispatch, takes seconds
+    each time, in a dozen tests. What one program (the vmfb's bytes) returns
+    for one function and the same inputs is kept in the compile cache's folder
+    and read back, as its compile is. The rewritten programs are run as
+    before (each is its own vmfb), and a run that fails is not kept: it fails,
+    and is reported, every time. Only these runs: tests that run one program
+    twice to compare the runs call the runtime themselves."""
+    import hashlib
+    import pickle
+
+    import xsplit.interop.check as check
+    from xsplit.iree.iree_compile import COMPILE_CACHE_VARIABLE
+
+    run = check.run_on_cpu
+
+    def kept(vmfb: bytes, function: str, inputs: Any, phase: str = "running the program") -> Any:
+        folder = os.environ.get(COMPILE_CACHE_VARIABLE)
+        if not folder:
+            return run(vmfb, function, inputs, phase)
+        digest = hashlib.sha256(vmfb)
+        digest.update(function.encode() + b"\0")
+        for x in inputs:
+            array = np.ascontiguousarray(x)
+            digest.update(f"{array.dtype.str}{array.shape}".encode())
+            digest.update(array.tobytes())
+        path = os.path.join(folder, f"run-{digest.hexdigest()}.pickle")
+        try:
+            with open(path, "rb") as f:
+                return pickle.load(f)
+        except OSError:
+            pass
+        results = run(vmfb, function, inputs, phase)
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=".partial-run-")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(results, f)
+        os.replace(temporary, path)
+        return results
+
+    check.run_on_cpu = kept
+
+
+_runs_kept_beside_the_compiles()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
