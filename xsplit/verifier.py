@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, ErasedSSAValue, Operation
 from xdsl.irdl import OpDef
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
+from xdsl.utils.exceptions import VerifyException
 
 from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError
@@ -65,12 +66,51 @@ def _verify_ops(ops: list[Operation]) -> None:
         for op in ops:
             try:
                 if not signature_verified(op):
-                    op.verify(verify_nested_ops=False)
+                    _verify_op(op)
             except Exception as e:
                 message = one_line(str(e))
                 if not message.startswith(f"'{op.name}' op"):
                     message = f"'{op.name}' op {message}"
                 raise XsplitError(message, op) from None
+
+
+def _verify_op(op: Operation) -> None:
+    """`op.verify(verify_nested_ops=False)`, with the same checks and
+    messages, reading the operand tuple and the region's block links where
+    xDSL 0.74 makes a view of the operands and counts the region's blocks
+    by walking them, for every op."""
+    if type(op).verify is not _OPERATION_VERIFY or op._successors:  # pyright: ignore[reportPrivateUsage]
+        op.verify(verify_nested_ops=False)
+        return
+    for operand in op._operands:  # pyright: ignore[reportPrivateUsage]
+        if isinstance(operand, ErasedSSAValue):
+            raise ValueError("Erased SSA value is used by the operation")
+    block = op.parent
+    region = None if block is None else block.parent
+    if block is not None and region is not None and block.last_op == op:
+        if region.first_block is region.last_block:
+            parent = region.parent
+            if (
+                parent is not None
+                and not parent.has_trait(NoTerminator)
+                and not op.has_trait(IsTerminator)
+            ):
+                raise VerifyException(
+                    f"Operation {op.name} terminates block in "
+                    "single-block region but is not a terminator"
+                )
+        elif not op.has_trait(IsTerminator):
+            raise VerifyException(
+                f"Operation {op.name} terminates block in multi-block "
+                "region but is not a terminator"
+            )
+    try:
+        op.verify_()
+    except VerifyException as err:
+        op.emit_error(f"Operation does not verify: {err}", err)
+
+
+_OPERATION_VERIFY = Operation.verify
 
 
 def _signature_only_ops() -> tuple[type[Operation], ...]:
