@@ -219,6 +219,33 @@ class OptionRef:
             ),
         )
 
+    def __ne__(self, value: object) -> Constraint:  # type: ignore[override]
+        return _structural(
+            f"{self.name} != {value}",
+            lambda m: m.options.get(self.name) != value or f"{self.name} is {value}",
+        )
+
+    # An integer option in relations with numbers of the match (`numbers.py`).
+    def __gt__(self, other: object) -> Constraint:
+        from xsplit.rewrites.dsl.numbers import number
+
+        return number(self) > other
+
+    def __ge__(self, other: object) -> Constraint:
+        from xsplit.rewrites.dsl.numbers import number
+
+        return number(self) >= other
+
+    def __lt__(self, other: object) -> Constraint:
+        from xsplit.rewrites.dsl.numbers import number
+
+        return number(self) < other
+
+    def __le__(self, other: object) -> Constraint:
+        from xsplit.rewrites.dsl.numbers import number
+
+        return number(self) <= other
+
     def is_set(self) -> Constraint:
         return _structural(f"{self.name} is given", lambda m: m.options.get(self.name) is not None)
 
@@ -354,6 +381,18 @@ class ValueRef:
             return mine == theirs or f"its element type is {mine}, ${name}'s {theirs}"
 
         return self._check(f"has the element type of ${name}", test)
+
+    def has_shape(self, *names: str) -> Constraint:
+        """A ranked tensor whose dimensions are captured by name (`numbers.has_shape`)."""
+        from xsplit.rewrites.dsl.numbers import has_shape
+
+        return has_shape(self, *names)
+
+    def is_encoded(self) -> Constraint:
+        """A tensor whose type carries an encoding (`numbers.is_encoded`)."""
+        from xsplit.rewrites.dsl.numbers import is_encoded
+
+        return is_encoded(self)
 
     def has_one_use(self) -> Constraint:
         return self._check(

@@ -33,10 +33,11 @@ from xsplit.analysis.reduction import (
     Reduction,
     identity_value,
 )
-from xsplit.rewrites.dsl import Match, Template, divides, input
+from xsplit.rewrites.dsl import Match, Template, dim, divides, input
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
-from xsplit.rewrites.split.chunks import ChunkPlan
+from xsplit.rewrites.split.chunks import COUNT, K, ChunkPlan
 from xsplit.rewrites.split.forall_split import merge_partials
+from xsplit.rewrites.split.static_chunks import combiner
 
 
 EXPANDED_MATMUL = Template(
@@ -59,15 +60,15 @@ EXPANDED_MATMUL = Template(
   }
 """,
     results=["%merged"],
-    identity=lambda m: identity_value(m["red"].combiner, m["c"].type.element_type),
-    count=lambda m: m["plan"].count,
-    chunk=lambda m: m["k"] // m["plan"].count,
-    m=lambda m: m["c"].type.get_shape()[0],
-    n=lambda m: m["c"].type.get_shape()[1],
+    identity=lambda m: identity_value(combiner(m), m["c"].type.element_type),
+    count=COUNT,
+    chunk=K // COUNT,
+    m=dim("M"),
+    n=dim("N"),
     a_expanded=lambda m: _expanded(m, "a", 1),
     b_expanded=lambda m: _expanded(m, "b", 0),
     partials_type=lambda m: TensorType(
-        m["c"].type.element_type, [*m["c"].type.get_shape(), m["plan"].count]
+        m["c"].type.element_type, [dim("M")(m), dim("N")(m), COUNT(m)]
     ),
 )
 """K = S x K/S: A's and B's K dimension reshaped into (chunk, within), one
@@ -77,7 +78,7 @@ batched linalg.generic with the chunk loop parallel (d3), then the merge."""
 def _expanded(m: Match, operand: str, k_dim: int) -> TensorType:
     t = m[operand].type
     shape = list(t.get_shape())
-    count = m["plan"].count
+    count = COUNT(m)
     shape[k_dim : k_dim + 1] = [count, shape[k_dim] // count]
     return TensorType(t.element_type, shape)
 

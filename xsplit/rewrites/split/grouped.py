@@ -43,9 +43,19 @@ from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.xsplit_linalg_ext import SplitGroupedGemmOp
 from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level, new_dispatch_region
-from xsplit.rewrites.dsl import Match, Pattern, Template, ceildiv, where
+from xsplit.rewrites.dsl import Match, Pattern, Template, ceildiv, dim, where
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
-from xsplit.rewrites.split.chunks import ChunkPlan, StaticChunks, chunk_bounds, static_chunks
+from xsplit.rewrites.split.chunks import (
+    CHUNK,
+    FULL,
+    TAIL,
+    ChunkPlan,
+    K,
+    StaticChunks,
+    chunk_bounds,
+    static_chunks,
+)
+from xsplit.rewrites.split.static_chunks import combiner
 
 
 def _keep_dim_groups(rank: int) -> ArrayAttr:
@@ -436,13 +446,12 @@ GROUPED_MATMUL = Template(
 %merged = rock.reduce sum %partials into %6 {axis = 0 : index} : $partials_type into $c_row -> $c_row
 %7 = tensor.collapse_shape %merged [[0, 1], [2]] : $c_row into $c.type
 """,
-    identity=lambda m: identity_value(m["red"].combiner, m["c"].type.element_type),
-    offsets=lambda m: _group_offsets(static_chunks(m["plan"], m["k"]), m["k"]),
-    m=lambda m: m["c"].type.get_shape()[0],
-    n=lambda m: m["c"].type.get_shape()[1],
+    identity=lambda m: identity_value(combiner(m), m["c"].type.element_type),
+    offsets=lambda m: _group_offsets(StaticChunks(CHUNK(m), FULL(m), TAIL(m)), K(m)),
+    m=dim("M"),
+    n=dim("N"),
     partials_type=lambda m: TensorType(
-        m["c"].type.element_type,
-        [static_chunks(m["plan"], m["k"]).count, *m["c"].type.get_shape()],
+        m["c"].type.element_type, [ceildiv(K, CHUNK)(m), dim("M")(m), dim("N")(m)]
     ),
     c_row=lambda m: TensorType(m["c"].type.element_type, [1, *m["c"].type.get_shape()]),
 )

@@ -72,8 +72,6 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     IntegerAttr,
     ModuleOp,
-    NoneAttr,
-    TensorType,
     i64,
 )
 from xdsl.dialects.linalg import ops as linalg
@@ -110,12 +108,16 @@ from xsplit.rewrites.dsl import (
     ceildiv,
     divides,
     option,
+    parent_is,
     positive,
+    some_operand,
     where,
 )
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.constraints import attr
+from xsplit.rewrites.dsl.numbers import described
 from xsplit.rewrites.split.aligned_split import aligned_chunks, aligned_split_applies, split_aligned
-from xsplit.rewrites.split.chunks import ChunkPlan, plan_chunks
+from xsplit.rewrites.split.chunks import COUNT, K, ChunkPlan, options_cut_k, plan_chunks
 from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
 from xsplit.rewrites.split.expand_split import EXPANDED_MATMUL, one_float_type, split_with_expand
 from xsplit.rewrites.split.forall_split import split_with_forall
@@ -130,23 +132,11 @@ from xsplit.rewrites.split.static_chunks import (
     STATIC_CHUNKS,
     STATIC_CHUNKS_AND_TAIL,
     a_plain_static_matmul,
-    chunks_are_the_options,
-    k_cuts_into_static_chunks,
     leaves_no_tail,
 )
 from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
 from xsplit.targets.gpu_tiles import split_alignment
 from xsplit.targets.table import TARGETS, Target, target
-
-
-def _inside_split(op: Operation) -> bool:
-    """Whether `op` is already a partial reduction of an earlier split."""
-    parent = op.parent_op()
-    return (
-        isinstance(parent, ForallOp)
-        and parent.mapping is not None
-        and any(isinstance(m, SplitReductionMappingAttr) for m in parent.mapping.data)
-    )
 
 
 # The match side: what makes an op splittable, and how K is cut.
@@ -296,23 +286,26 @@ def _expressible_by_expand(m: Match) -> bool | str:
 
 
 is_splittable_reduction = where("is a splittable reduction", _capture_reduction)
-is_not_a_partial = where(
-    "is not the partial of an earlier split", lambda m: not _inside_split(m.root)
+is_not_a_partial = described(
+    ~parent_is("scf.forall", where=attr("mapping").has_an(SplitReductionMappingAttr)),
+    "is not the partial of an earlier split",
 )
 k_splits_into_chunks = where("K splits into more than one chunk", _capture_plan)
 chunk_count_divides_k = where("the chunk count divides K", _chunks_divide_k)
 expand_expresses_it = where("expand_shape can express the split", _expressible_by_expand)
-is_not_encoded = where(
+is_not_encoded = described(
+    ~some_operand(lambda v: v.is_encoded(), "is encoded"),
     "has no encoded operand (split-k-encoded splits those)",
-    lambda m: not any(
-        isinstance(v.type, TensorType) and not isinstance(v.type.encoding, NoneAttr)
-        for v in m.root.operands
-    )
-    or "its operands are encoded",
+    "its operands are encoded",
 )
 splits = is_splittable_reduction & is_not_encoded & is_not_a_partial & k_splits_into_chunks
 """What every split-k strategy needs: a reduction, not already a partial,
 whose K the options cut into more than one chunk."""
+
+splits_by_options = is_not_encoded & is_not_a_partial & options_cut_k
+"""`splits` stated on the op tree, for a pattern whose match names K
+(`has_shape`) and is an op `match_reduction` always reads as a reduction:
+the options, not the cost model, cut K (`chunks.options_cut_k`)."""
 
 
 # The rewrite side.
@@ -468,6 +461,21 @@ def _shape(m: Match) -> Hashable:
         tuple(sorted(m.options.items())),
         m["plan"],
     )
+
+
+def _planned_shape(m: Match) -> Hashable:
+    """`_shape` for a pattern that matched structurally: the chunk plan is
+    computed here, by the rule the structural match restates
+    (`chunks.options_cut_k`), so that it says what it says on every op (a
+    factor above K, a count rounded), matched first or cloned."""
+    o = m.options
+    plan = plan_chunks(
+        m.root, K(m), o["factor"], o["tile"], o["balanced"], o["align"], o["pad_m"],
+        o["cpu_tiles"],
+    )
+    assert plan is not None, "options_cut_k and plan_chunks disagree"
+    m.captures["plan"] = plan
+    return _shape(m)
 
 
 def _body_key(region: Region) -> Hashable:
@@ -701,13 +709,14 @@ SPLIT_K_EXPAND_MATMUL = Pattern(
     root="linalg.matmul",
     where=a_plain_static_matmul
     & one_float_type
-    & chunks_are_the_options
-    & splits_by_expand,
+    & (option("strategy") == "expand")
+    & splits_by_options
+    & described(K % COUNT == 0, "the chunk count divides K"),
     rewrite=EXPANDED_MATMUL,
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=_planned_shape,
 )
 
 SPLIT_K_ALIGNED = Pattern(
@@ -728,15 +737,11 @@ SPLIT_K_STATIC_CHUNKS = Pattern(
     doc="a static linalg.matmul: whole chunks of K in an scf.forall, then a linalg.reduce "
     "merge (static_chunks.STATIC_CHUNKS, the IR as a template)",
     root="linalg.matmul",
-    where=a_plain_static_matmul
-    & chunks_are_the_options
-    & splits
-    & k_cuts_into_static_chunks
-    & leaves_no_tail,
+    where=a_plain_static_matmul & splits_by_options & leaves_no_tail,
     rewrite=STATIC_CHUNKS,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=_planned_shape,
 )
 
 SPLIT_K_STATIC_CHUNKS_AND_TAIL = Pattern(
@@ -744,15 +749,11 @@ SPLIT_K_STATIC_CHUNKS_AND_TAIL = Pattern(
     doc="a static linalg.matmul: whole chunks of K in an scf.forall, the rest of K beside "
     "it, then one merge (static_chunks.STATIC_CHUNKS_AND_TAIL, the IR as a template)",
     root="linalg.matmul",
-    where=a_plain_static_matmul
-    & chunks_are_the_options
-    & splits
-    & k_cuts_into_static_chunks
-    & ~leaves_no_tail,
+    where=a_plain_static_matmul & splits_by_options & ~leaves_no_tail,
     rewrite=STATIC_CHUNKS_AND_TAIL,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=_planned_shape,
 )
 
 SPLIT_K_FORALL = Pattern(
@@ -813,15 +814,13 @@ SPLIT_K_GROUPED_MATMUL = Pattern(
     root="linalg.matmul",
     where=a_plain_static_matmul
     & one_float_type
-    & chunks_are_the_options
     & (option("strategy") == "grouped")
-    & splits
-    & grouped_applies,
+    & splits_by_options,
     rewrite=GROUPED_MATMUL,
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=_planned_shape,
 )
 
 GROUPED_FALLS_BACK = Remark(

@@ -19,20 +19,23 @@ from __future__ import annotations
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, TensorType
 from xdsl.ir.affine import AffineMap
 
-from xsplit.analysis.reduction import Reduction, identity_value
+from xdsl.ir import Attribute, Operation
+
+from xsplit.analysis.reduction import Reduction, identity_value, match_reduction
 from xsplit.rewrites.dsl import (
     Constraint,
     Match,
     Template,
+    dim,
     init,
     input,
     no_discardable_attributes,
     option,
     root_is,
-    where,
 )
 from xsplit.rewrites.dsl.constraints import attr
-from xsplit.rewrites.split.chunks import StaticChunks, static_chunks
+from xsplit.rewrites.dsl.numbers import described
+from xsplit.rewrites.split.chunks import CHUNK, FULL, TAIL
 
 CHUNK_LOOP = """
 %identity = arith.constant $identity
@@ -53,15 +56,15 @@ CHUNK_LOOP = """
 slot of the partials: the part both templates below begin with."""
 
 CHUNK_HOLES = dict(
-    identity=lambda m: identity_value(_red(m).combiner, _element(m)),
-    combine=lambda m: _red(m).combiner.name,
-    full=lambda m: _static(m).full,
-    chunk=lambda m: _static(m).chunk,
-    m=lambda m: _rows(m),
-    n=lambda m: _columns(m),
-    partials_type=lambda m: TensorType(_element(m), [_rows(m), _columns(m), _static(m).full]),
-    a_chunk_type=lambda m: _sliced(m, "a", [_rows(m), _static(m).chunk]),
-    b_chunk_type=lambda m: _sliced(m, "b", [_static(m).chunk, _columns(m)]),
+    identity=lambda m: identity_value(combiner(m), _element(m)),
+    combine=lambda m: combiner(m).name,
+    full=FULL,
+    chunk=CHUNK,
+    m=dim("M"),
+    n=dim("N"),
+    partials_type=lambda m: TensorType(_element(m), [dim("M")(m), dim("N")(m), FULL(m)]),
+    a_chunk_type=lambda m: _sliced(m, "a", [dim("M")(m), CHUNK(m)]),
+    b_chunk_type=lambda m: _sliced(m, "b", [CHUNK(m), dim("N")(m)]),
     a_chunk=lambda m: _name(m, "a", "chunk"),
     b_chunk=lambda m: _name(m, "b", "chunk"),
 )
@@ -103,10 +106,10 @@ STATIC_CHUNKS_AND_TAIL = Template(
 """,
     results=["%merged"],
     **CHUNK_HOLES,
-    tail=lambda m: _static(m).tail,
-    tail_offset=lambda m: _static(m).tail_offset,
-    a_tail_type=lambda m: _sliced(m, "a", [_rows(m), _static(m).tail]),
-    b_tail_type=lambda m: _sliced(m, "b", [_static(m).tail, _columns(m)]),
+    tail=TAIL,
+    tail_offset=FULL * CHUNK,
+    a_tail_type=lambda m: _sliced(m, "a", [dim("M")(m), TAIL(m)]),
+    b_tail_type=lambda m: _sliced(m, "b", [TAIL(m), dim("N")(m)]),
     a_tail=lambda m: _name(m, "a", "tail"),
     b_tail=lambda m: _name(m, "b", "tail"),
 )
@@ -118,24 +121,21 @@ says why not into the init)."""
 # The helpers: each number the templates need, from the match.
 
 
-def _red(m: Match) -> Reduction:
-    return m["red"]
+def combiner(m: Match) -> type[Operation]:
+    """The op that adds two partials (`arith.addf` for floats): the
+    reduction's own, as `match_reduction` reads it from the body."""
+    red = m.captures.get("red")
+    if red is None:
+        key = ("reduction", id(m.root))
+        red = m.analyses.get(key)
+        if red is None:
+            red = m.analyses[key] = match_reduction(m.root)
+    assert isinstance(red, Reduction), "a matmul is a reduction"
+    return red.combiner
 
 
-def _static(m: Match) -> StaticChunks:
-    return m["static"]
-
-
-def _element(m: Match):  # noqa: ANN202
+def _element(m: Match) -> Attribute:
     return m["c"].type.element_type
-
-
-def _rows(m: Match) -> int:
-    return m["c"].type.get_shape()[0]
-
-
-def _columns(m: Match) -> int:
-    return m["c"].type.get_shape()[1]
 
 
 def _sliced(m: Match, operand: str, shape: list[int]) -> TensorType:
@@ -163,13 +163,6 @@ MATMUL_MAPS = ArrayAttr(
 )
 
 
-def _capture_static_chunks(m: Match) -> bool | str:
-    if m["k"] is None:
-        return "K is dynamic"
-    m.captures["static"] = static_chunks(m["plan"], m["k"])
-    return True
-
-
 a_plain_static_matmul: Constraint = (
     root_is("linalg.matmul")
     & attr("indexing_maps").equals(MATMUL_MAPS)
@@ -177,18 +170,19 @@ a_plain_static_matmul: Constraint = (
     & input(0).has_static_shape()
     & input(1).has_static_shape()
     & init().has_static_shape()
+    & input(0).has_shape("M", "K")
+    & input(1).has_shape("K", "N")
+    & init().has_shape("M", "N")
     & input(0).capture("a")
     & input(1).capture("b")
     & init().capture("c")
 )
-"""`linalg.matmul ins(%a, %b) outs(%c)` with static shapes and its own maps."""
+"""`linalg.matmul ins(%a : MxK, %b : KxN) outs(%c : MxN)` with static
+shapes and its own maps."""
 
 chunks_are_the_options = ~option("target").is_set()
 """A chunk count the cost model chose is recorded on the loop; that stays
 with the builder (`split_k.record_choice`)."""
 
-k_cuts_into_static_chunks = where("K cuts into static chunks", _capture_static_chunks)
-leaves_no_tail = where(
-    "K is a whole number of chunks",
-    lambda m: m["static"].tail == 0 or f"a tail of {m['static'].tail} is left",
-)
+leaves_no_tail = described(TAIL == 0, "K is a whole number of chunks")
+"""K % CHUNK == 0: no rest of K beside the loop."""
