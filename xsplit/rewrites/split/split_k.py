@@ -107,6 +107,7 @@ from xsplit.rewrites.dsl import (
     UpdateRoot,
     ceildiv,
     divides,
+    no_discardable_attributes,
     option,
     parent_is,
     positive,
@@ -128,6 +129,7 @@ from xsplit.rewrites.split.grouped import (
     with_leading_unit,
     without_leading_unit,
 )
+from xsplit.rewrites.split.read_through import READ_THROUGH_TRANSPOSE, a_matmul_reading_a_transpose
 from xsplit.rewrites.split.static_chunks import (
     STATIC_CHUNKS,
     STATIC_CHUNKS_AND_TAIL,
@@ -558,6 +560,23 @@ SPLIT_K_THROUGH_TRANSPOSE = Pattern(
 )
 
 
+SPLIT_K_MATMUL_THROUGH_TRANSPOSE = Pattern(
+    name="split-k-matmul-reads-through-transpose",
+    doc="a static matmul of one float type that splits and reads a 2-d linalg.transpose's "
+    "result, as a linalg.generic on the transpose's source (read_through."
+    "READ_THROUGH_TRANSPOSE, the IR as a template)",
+    root="linalg.matmul",
+    where=a_matmul_reading_a_transpose
+    & no_discardable_attributes()
+    & one_float_type
+    & splits_by_options,
+    rewrite=READ_THROUGH_TRANSPOSE,
+    benefit=4,
+    options=[o.name for o in OPTIONS],
+    family="split-k-through-transpose",
+)
+
+
 def _capture_vector_form(m: Match) -> bool | str:
     form = vector_form(m["red"])
     if form is None:
@@ -900,6 +919,7 @@ SPLIT_K = Pass(
     [
         SPLIT_K_OWN_KERNEL,
         SPLIT_K_LEAVES_DECODE_TO_IREE,
+        SPLIT_K_MATMUL_THROUGH_TRANSPOSE,
         SPLIT_K_THROUGH_TRANSPOSE,
         SPLIT_K_LIFTS_VECTOR,
         SPLIT_K_MERGED,
