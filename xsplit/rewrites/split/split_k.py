@@ -131,8 +131,11 @@ from xsplit.rewrites.split.grouped import (
 )
 from xsplit.rewrites.split.read_through import READ_THROUGH_TRANSPOSE, a_matmul_reading_a_transpose
 from xsplit.rewrites.split.static_chunks import (
+    STATIC_BATCH_CHUNKS,
+    STATIC_BATCH_CHUNKS_AND_TAIL,
     STATIC_CHUNKS,
     STATIC_CHUNKS_AND_TAIL,
+    a_plain_static_batch_matmul,
     a_plain_static_matmul,
     leaves_no_tail,
 )
@@ -775,6 +778,31 @@ SPLIT_K_STATIC_CHUNKS_AND_TAIL = Pattern(
     memo=_planned_shape,
 )
 
+SPLIT_K_STATIC_BATCH_CHUNKS = Pattern(
+    name="split-k-static-batch-chunks",
+    doc="a static linalg.batch_matmul: whole chunks of K in an scf.forall, then a "
+    "linalg.reduce merge (static_chunks.STATIC_BATCH_CHUNKS, the IR as a template)",
+    root="linalg.batch_matmul",
+    where=a_plain_static_batch_matmul & splits_by_options & leaves_no_tail,
+    rewrite=STATIC_BATCH_CHUNKS,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_planned_shape,
+)
+
+SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL = Pattern(
+    name="split-k-static-batch-chunks-and-tail",
+    doc="a static linalg.batch_matmul: whole chunks of K in an scf.forall, the rest of K "
+    "beside it, then one merge (static_chunks.STATIC_BATCH_CHUNKS_AND_TAIL, the IR as a "
+    "template)",
+    root="linalg.batch_matmul",
+    where=a_plain_static_batch_matmul & splits_by_options & ~leaves_no_tail,
+    rewrite=STATIC_BATCH_CHUNKS_AND_TAIL,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_planned_shape,
+)
+
 SPLIT_K_FORALL = Pattern(
     name="split-k-forall",
     doc="partial reductions over K-chunks in an scf.forall, then a linalg.reduce merge",
@@ -934,6 +962,8 @@ SPLIT_K = Pass(
         SPLIT_K_ALIGNED,
         SPLIT_K_STATIC_CHUNKS,
         SPLIT_K_STATIC_CHUNKS_AND_TAIL,
+        SPLIT_K_STATIC_BATCH_CHUNKS,
+        SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL,
         SPLIT_K_FORALL,
     ],
     OPTIONS,
