@@ -174,3 +174,30 @@ def test_split_k_numbers_restate_the_chunk_rules() -> None:
     # target= is the cost model's to decide, never the options'.
     m = Match(outer, {"factor": 4, "tile": None, "target": "cpu"}, {"dim:K": 100})
     assert not options_cut_k.holds(m)
+
+
+def test_aligned_numbers_restate_aligned_chunks() -> None:
+    """`aligned_split.ALIGNED_CHUNK` and `options_align_k` agree with
+    `aligned_chunks` on the chunk count the options make."""
+    from xsplit.rewrites.split.aligned_split import ALIGNED_CHUNK, aligned_chunks, options_align_k
+    from xsplit.rewrites.split.chunks import plan_chunks
+
+    outer, _ = _ops("linalg.matmul")
+    agreed = 0
+    for k in (2, 16, 100, 1000, 2000, 30011, 70000):
+        for align in (1, 16, 64, 128, 1000):
+            for opts in ({"factor": 2}, {"factor": 3}, {"factor": 64}, {"tile": 300}, {}):
+                options = {
+                    "factor": None, "tile": None, "balanced": False, "target": None,
+                    "align": align, **opts,
+                }
+                m = Match(outer, options, {"dim:K": k})
+                plan = plan_chunks(outer, k, options["factor"], options["tile"], False)
+                if plan is None:
+                    continue
+                chunks = aligned_chunks(k, plan.count, align)
+                assert options_align_k.holds(m) == (not isinstance(chunks, str)), (k, align, opts)
+                if not isinstance(chunks, str):
+                    assert ALIGNED_CHUNK(m) == chunks.chunk, (k, align, opts)
+                    agreed += 1
+    assert agreed > 50 and is_structural(options_align_k)

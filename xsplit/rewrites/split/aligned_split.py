@@ -61,8 +61,10 @@ from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.op_helpers import zero_attr
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
-from xsplit.rewrites.dsl import ceildiv
+from xsplit.rewrites.dsl import ALWAYS, Constraint, cases, ceildiv, number, option
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.numbers import described
+from xsplit.rewrites.split.chunks import COUNT, K
 from xsplit.targets.gpu_tiles import chunk_tiles, compilation_info
 from xsplit.targets.table import Target
 
@@ -117,6 +119,24 @@ def aligned_chunks(k: int, count: int, align: int) -> AlignedChunks | str:
     if full < 2:
         return f"K = {k} holds fewer than two chunks of {chunk} (a multiple of {align})"
     return AlignedChunks(chunk, full, tail, align)
+
+
+_ALIGN = number(option("align"))
+_ROUNDED_DOWN = (K // COUNT) // _ALIGN * _ALIGN
+
+ALIGNED_CHUNK = cases(
+    ((K // aligned_chunk_size(K, COUNT, _ALIGN) < 2) & (_ROUNDED_DOWN > 0), _ROUNDED_DOWN),
+    (ALWAYS, aligned_chunk_size(K, COUNT, _ALIGN)),
+)
+"""`aligned_chunks`' chunk size, as a number of the match: rounded up to
+align=, or down where up leaves fewer than two whole chunks."""
+
+options_align_k: Constraint = described(
+    option("align").is_set() & (K // ALIGNED_CHUNK >= 2),
+    "K cuts into aligned static chunks",
+)
+"""`aligned_chunks` finds two or more whole chunks of a multiple of align=,
+for the chunk count the options make (`chunks.COUNT`)."""
 
 
 def aligned_split_applies(red: Reduction) -> bool | str:

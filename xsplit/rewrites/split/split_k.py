@@ -117,7 +117,12 @@ from xsplit.rewrites.dsl import (
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.constraints import attr
 from xsplit.rewrites.dsl.numbers import described
-from xsplit.rewrites.split.aligned_split import aligned_chunks, aligned_split_applies, split_aligned
+from xsplit.rewrites.split.aligned_split import (
+    aligned_chunks,
+    aligned_split_applies,
+    options_align_k,
+    split_aligned,
+)
 from xsplit.rewrites.split.chunks import COUNT, K, ChunkPlan, options_cut_k, plan_chunks
 from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
 from xsplit.rewrites.split.expand_split import EXPANDED_MATMUL, one_float_type, split_with_expand
@@ -138,6 +143,13 @@ from xsplit.rewrites.split.static_chunks import (
     a_plain_static_batch_matmul,
     a_plain_static_matmul,
     leaves_no_tail,
+)
+from xsplit.rewrites.split.lift_vector import (
+    MATVEC_AS_ONE_ROW,
+    VECMAT_AS_ONE_ROW,
+    a_static_matvec,
+    a_static_vecmat,
+    lifts_for_cpu_tiles,
 )
 from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
 from xsplit.targets.gpu_tiles import split_alignment
@@ -657,6 +669,31 @@ SPLIT_K_LIFTS_VECTOR = Pattern(
 )
 
 
+SPLIT_K_LIFTS_VECMAT = Pattern(
+    name="split-k-lifts-vecmat",
+    doc="a static linalg.vecmat that splits into aligned chunks with CPU tiles, as the "
+    "one-row matmul those tiles are for (lift_vector.VECMAT_AS_ONE_ROW, the IR as a template)",
+    root="linalg.vecmat",
+    where=a_static_vecmat & lifts_for_cpu_tiles & splits_by_options & options_align_k,
+    rewrite=VECMAT_AS_ONE_ROW,
+    benefit=3,
+    options=[o.name for o in OPTIONS],
+    family="split-k-lifts-vector",
+)
+
+SPLIT_K_LIFTS_MATVEC = Pattern(
+    name="split-k-lifts-matvec",
+    doc="a static linalg.matvec that splits into aligned chunks with CPU tiles, as the "
+    "one-row matmul those tiles are for (lift_vector.MATVEC_AS_ONE_ROW, the IR as a template)",
+    root="linalg.matvec",
+    where=a_static_matvec & lifts_for_cpu_tiles & splits_by_options & options_align_k,
+    rewrite=MATVEC_AS_ONE_ROW,
+    benefit=3,
+    options=[o.name for o in OPTIONS],
+    family="split-k-lifts-vector",
+)
+
+
 def _capture_iree_chunk(m: Match) -> bool | str:
     """Whether the model leaves the op to IREE's own split (a decode on a
     GPU), and that split's chunk. Says nothing where it does not: the split
@@ -949,6 +986,8 @@ SPLIT_K = Pass(
         SPLIT_K_LEAVES_DECODE_TO_IREE,
         SPLIT_K_MATMUL_THROUGH_TRANSPOSE,
         SPLIT_K_THROUGH_TRANSPOSE,
+        SPLIT_K_LIFTS_VECMAT,
+        SPLIT_K_LIFTS_MATVEC,
         SPLIT_K_LIFTS_VECTOR,
         SPLIT_K_MERGED,
         SPLIT_K_ENCODED,
