@@ -24,10 +24,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, NoneAttr, TensorType
 from xdsl.ir import Operation
 
 from xsplit.rewrites.dsl.constraints import (
+    DIM_PREFIX,
     Constraint,
     Match,
     OptionRef,
@@ -35,11 +35,6 @@ from xsplit.rewrites.dsl.constraints import (
     ValueRef,
     is_structural,
 )
-
-DIM_PREFIX = "dim:"
-"""Captured dimensions live beside the other captures under this prefix, so
-that `K` never shadows a captured value `%K`."""
-
 
 class Unknown(Exception):
     """A number the match cannot know (a dynamic size, an option not given):
@@ -296,53 +291,6 @@ def _said(n: Number, value: int) -> str:
     return str(value) if isinstance(n, Constant) else f"{n} = {value}"
 
 
-# Shapes, by name.
-
-
-def has_shape(ref: ValueRef, *names: str) -> Constraint:
-    """The value is a ranked tensor with these dimensions, each captured by
-    name (`"_"` names none); a name captured before must be the same size."""
-
-    def check(m: Match) -> bool | str:
-        value = ref.find(m.root)
-        if value is None:
-            return f"'{m.root.name}' has no {ref.description}"
-        t = value.type
-        if not isinstance(t, TensorType):
-            return f"its type is {t}"
-        shape = t.get_shape()
-        if len(shape) != len(names):
-            return f"its type is {t}, of rank {len(shape)}"
-        for name, size in zip(names, shape):
-            if name == "_":
-                continue
-            size_or_none = None if size == DYNAMIC_INDEX else size
-            key = DIM_PREFIX + name
-            if key in m.captures and m.captures[key] != size_or_none:
-                return f"its {name} is {size_or_none or '?'}, not {m.captures[key] or '?'}"
-            m.captures[key] = size_or_none
-        return True
-
-    return Predicate(
-        f"{ref.description} has shape ({' x '.join(names)})", check, structural=True
-    )
-
-
-def is_encoded(ref: ValueRef) -> Constraint:
-    """The value is a tensor whose type carries an encoding."""
-
-    def check(m: Match) -> bool | str:
-        value = ref.find(m.root)
-        if value is None:
-            return f"'{m.root.name}' has no {ref.description}"
-        t = value.type
-        return (
-            isinstance(t, TensorType) and not isinstance(t.encoding, NoneAttr)
-        ) or "it has no encoding"
-
-    return Predicate(f"{ref.description} is encoded", check, structural=True)
-
-
 def some_operand(test: Callable[[ValueRef], Constraint], description: str) -> Constraint:
     """`test` holds on one of the root's operands: `some_operand(is_encoded)`.
     Structural when `test` is. Captures of the first operand it holds on stay."""
@@ -402,8 +350,6 @@ __all__: Sequence[str] = [
     "ceildiv",
     "described",
     "dim",
-    "has_shape",
-    "is_encoded",
     "minimum",
     "number",
     "parent_is",

@@ -68,28 +68,13 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from xdsl.dialects.builtin import (
-    AffineMapAttr,
-    IntegerAttr,
-    ModuleOp,
-    i64,
-)
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Operation, Region, SSAValue
 
 import xsplit.attr_names as attr_names
 from xsplit.analysis.cost_model import choose_split, problem_of
 from xsplit.analysis.devices import DEVICE, modeled
-from xsplit.analysis.reduction import (
-    Reduction,
-    VectorForm,
-    loop_name,
-    match_reduction,
-    through_transposes,
-    vector_form,
-)
+from xsplit.analysis.reduction import Reduction, loop_name, match_reduction
 from xsplit.diagnostics import remark
 from xsplit.dialects.iree_linalg_ext import (
     SPLIT_REDUCTION,
@@ -97,7 +82,6 @@ from xsplit.dialects.iree_linalg_ext import (
     split_reduction_sizes,
 )
 from xsplit.dialects.linalg import StructuredNamedOp
-from xsplit.dialects.scf import ForallOp
 from xsplit.rewrites.dsl import (
     Match,
     Option,
@@ -125,16 +109,25 @@ from xsplit.rewrites.split.aligned_split import (
 )
 from xsplit.rewrites.split.chunks import COUNT, K, ChunkPlan, options_cut_k, plan_chunks
 from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
-from xsplit.rewrites.split.expand_split import EXPANDED_MATMUL, one_float_type, split_with_expand
+from xsplit.rewrites.split.expand_split import (
+    EXPANDED_BATCH_MATMUL,
+    EXPANDED_MATMUL,
+    one_float_type,
+    split_with_expand,
+)
 from xsplit.rewrites.split.forall_split import split_with_forall
 from xsplit.rewrites.split.grouped import (
     GROUPED_MATMUL,
     grouped_applies,
     split_with_grouped_gemm,
-    with_leading_unit,
-    without_leading_unit,
 )
-from xsplit.rewrites.split.read_through import READ_THROUGH_TRANSPOSE, a_matmul_reading_a_transpose
+from xsplit.rewrites.split.read_through import (
+    READ_THROUGH_TRANSPOSE,
+    a_matmul_reading_a_transpose,
+    it_reads_the_transpose,
+    reads_a_transpose,
+    read_through_transposes,
+)
 from xsplit.rewrites.split.static_chunks import (
     STATIC_BATCH_CHUNKS,
     STATIC_BATCH_CHUNKS_AND_TAIL,
@@ -149,6 +142,8 @@ from xsplit.rewrites.split.lift_vector import (
     VECMAT_AS_ONE_ROW,
     a_static_matvec,
     a_static_vecmat,
+    is_a_vector_contraction,
+    lift_to_one_row,
     lifts_for_cpu_tiles,
 )
 from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
@@ -519,45 +514,6 @@ def _body_key(region: Region) -> Hashable:
     return tuple(ops)
 
 
-def _read_through_transposes(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    """The op as a `linalg.generic` on the transposes' sources: the split
-    patterns then cut the source in place. Sliced chunk by chunk, the
-    transposed tensor is no longer fused away (ONNX's 8x4096x11008
-    `Gemm transB=1` whole took 7.1 ms; split through the transpose, 76-77 ms
-    at 4 to 43 chunks)."""
-    red: Reduction = m["red"]
-    through: Reduction = m["through"]
-    maps = (*through.input_maps, *(red.output_map for _ in red.inits))
-    generic = ir.b.insert(
-        linalg.GenericOp(
-            through.inputs,
-            list(red.inits),
-            red.body(),
-            [AffineMapAttr(affine_map) for affine_map in maps],
-            [
-                IteratorTypeAttr.reduction() if d in red.reduction_dims else IteratorTypeAttr.parallel()
-                for d in range(red.num_loops)
-            ],
-            [v.type for v in red.inits],
-        )
-    )
-    return list(generic.results)
-
-
-def _capture_through_transposes(m: Match) -> bool | str:
-    through = through_transposes(m["red"])
-    if through is None:
-        return "the transpose is its init, not an input"
-    m.captures["through"] = through
-    return True
-
-
-reads_a_transpose = where(
-    "an input is a linalg.transpose's result",
-    lambda m: any(isinstance(v.owner, linalg.TransposeOp) for v in m.root.operands)
-    or "no input is a linalg.transpose's result",
-)
-
 SPLIT_K_THROUGH_TRANSPOSE = Pattern(
     name="split-k-reads-through-transpose",
     doc="a reduction that splits and reads a linalg.transpose's result, as a linalg.generic "
@@ -567,8 +523,8 @@ SPLIT_K_THROUGH_TRANSPOSE = Pattern(
     # and the model, which remarks on what it prices, must not see them again.
     where=reads_a_transpose
     & splits
-    & where("it reads the transpose as an input", _capture_through_transposes),
-    rewrite=_read_through_transposes,
+    & it_reads_the_transpose,
+    rewrite=read_through_transposes,
     benefit=4,
     options=[o.name for o in OPTIONS],
     family="split-k-through-transpose",
@@ -592,60 +548,6 @@ SPLIT_K_MATMUL_THROUGH_TRANSPOSE = Pattern(
 )
 
 
-def _capture_vector_form(m: Match) -> bool | str:
-    form = vector_form(m["red"])
-    if form is None:
-        return "it is not a vector-matrix contraction without an M loop"
-    m.captures["vector_form"] = form
-    return True
-
-
-def _lift_to_one_row(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    """The vector contraction as a `linalg.generic` over (M = 1, N, K): the
-    vector and the init gain a unit leading dimension, the result loses it.
-    IREE's CPU tiles that the aligned split fixes are a matmul's; on the
-    vector form's chunks IREE picks its own, and a 14336-long vecmat into
-    4096 split in 64 took 9.6 ms against 6.0 ms for the same chunks of the
-    1 x 14336 matmul (Zen 5, 2 threads)."""
-    red: Reduction = m["red"]
-    form: VectorForm = m["vector_form"]
-    row = with_leading_unit(ir, red.inputs[form.vector])
-    init = with_leading_unit(ir, red.init)
-    for lifted, value in ((row, red.inputs[form.vector]), (init, red.init)):
-        lifted.name_hint = f"{value.name_hint or 'vector'}_row"
-    m_loop, n_loop, k_loop = (AffineDimExpr(d) for d in range(3))
-    matrix_reads = (n_loop, k_loop) if form.transposed else (k_loop, n_loop)
-    maps = [
-        AffineMap(3, 0, (m_loop, k_loop)),
-        AffineMap(3, 0, matrix_reads),
-        AffineMap(3, 0, (m_loop, n_loop)),
-    ]
-    body = _with_arguments_in_order(red.body(), (form.vector, form.matrix, 2))
-    generic = ir.b.insert(
-        linalg.GenericOp(
-            [row, red.inputs[form.matrix]],
-            [init],
-            body,
-            [AffineMapAttr(affine_map) for affine_map in maps],
-            [IteratorTypeAttr.parallel(), IteratorTypeAttr.parallel(), IteratorTypeAttr.reduction()],
-            [init.type],
-        )
-    )
-    return [without_leading_unit(ir, generic.results[0])]
-
-
-def _with_arguments_in_order(region: Region, order: tuple[int, ...]) -> Region:
-    """`region` whose entry block takes its arguments in `order` (old indices)."""
-    old = region.block
-    new = Block(arg_types=[old.args[i].type for i in order])
-    for position, i in enumerate(order):
-        old.args[i].replace_all_uses_with(new.args[position])
-    for op in list(old.ops):
-        op.detach()
-        new.add_op(op)
-    return Region(new)
-
-
 lifts_when_cpu_tiles_are_fixed = where(
     "its chunks get IREE CPU tiles",
     lambda m: m["plan"].cpu_tiles or "no CPU tiles are fixed on the chunks",
@@ -658,11 +560,11 @@ SPLIT_K_LIFTS_VECTOR = Pattern(
     root=REDUCTION_ROOTS,
     where=(option("strategy") == "forall")
     & is_splittable_reduction
-    & where("it is a vector-matrix contraction", _capture_vector_form)
+    & is_a_vector_contraction
     & splits
     & lifts_when_cpu_tiles_are_fixed
     & chunks_align,
-    rewrite=_lift_to_one_row,
+    rewrite=lift_to_one_row,
     benefit=3,
     options=[o.name for o in OPTIONS],
     family="split-k-lifts-vector",
@@ -772,6 +674,24 @@ SPLIT_K_EXPAND_MATMUL = Pattern(
     & splits_by_options
     & described(K % COUNT == 0, "the chunk count divides K"),
     rewrite=EXPANDED_MATMUL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_planned_shape,
+)
+
+SPLIT_K_EXPAND_BATCH_MATMUL = Pattern(
+    name="split-k-expand-batch-matmul",
+    doc="a static linalg.batch_matmul of one float type: K = S x K/S through "
+    "tensor.expand_shape, a batched linalg.generic, then a merge "
+    "(expand_split.EXPANDED_BATCH_MATMUL, the IR as a template)",
+    root="linalg.batch_matmul",
+    where=a_plain_static_batch_matmul
+    & one_float_type
+    & (option("strategy") == "expand")
+    & splits_by_options
+    & described(K % COUNT == 0, "the chunk count divides K"),
+    rewrite=EXPANDED_BATCH_MATMUL,
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
@@ -995,6 +915,7 @@ SPLIT_K = Pass(
         EXPAND_NEEDS_DIVIDING_FACTOR,
         GROUPED_FALLS_BACK,
         SPLIT_K_EXPAND_MATMUL,
+        SPLIT_K_EXPAND_BATCH_MATMUL,
         SPLIT_K_EXPAND,
         SPLIT_K_GROUPED_MATMUL,
         SPLIT_K_GROUPED,

@@ -6,6 +6,9 @@
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3}' | iree-opt > /dev/null
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=STATS4
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=STATS3
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | filecheck %s --check-prefix=EXPAND
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | iree-opt > /dev/null
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=EXPAND-STATS
 
 // Four chunks of 25 (K = 100): the loop, each chunk every batch, one reduce.
 // WHOLE-LABEL: func.func @bmm
@@ -28,6 +31,13 @@
 // TAIL:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %tail : tensor<3x16x24x2xf32>, tensor<3x16x24xf32>) outs(%c : tensor<3x16x24xf32>)
 // TAIL:           linalg.index 3 : index
 // TAIL:           arith.select
+// K = 4 x 25 through expand_shape; the batch loop leads, the chunk loop is
+// the partials' last dimension.
+// EXPAND-LABEL: func.func @bmm
+// EXPAND:         %[[EA:.*]] = tensor.expand_shape %a {{\[}}[0], [1], [2, 3]] output_shape [3, 16, 4, 25] : tensor<3x16x100xf32> into tensor<3x16x4x25xf32>
+// EXPAND-NEXT:    %[[EB:.*]] = tensor.expand_shape %b {{\[}}[0], [1, 2], [3]] output_shape [3, 4, 25, 24] : tensor<3x100x24xf32> into tensor<3x4x25x24xf32>
+// EXPAND:         %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[EA]], %[[EB]] : tensor<3x16x4x25xf32>, tensor<3x4x25x24xf32>) outs(%{{.*}} : tensor<3x16x24x4xf32>)
+// EXPAND:         linalg.reduce ins(%[[P]]:tensor<3x16x24x4xf32>) outs(%c:tensor<3x16x24xf32>) dimensions = [3]
 func.func @bmm(%a: tensor<3x16x100xf32>, %b: tensor<3x100x24xf32>, %c: tensor<3x16x24xf32>) -> tensor<3x16x24xf32> {
   %0 = linalg.batch_matmul ins(%a, %b : tensor<3x16x100xf32>, tensor<3x100x24xf32>) outs(%c : tensor<3x16x24xf32>) -> tensor<3x16x24xf32>
   func.return %0 : tensor<3x16x24xf32>
@@ -70,3 +80,5 @@ func.func @both_transposed(%x: tensor<100x4xf32>, %w: tensor<6x100xf32>, %c: ten
 // STATS4: split-k: split-k-static-batch-chunks-and-tail: 0
 // STATS3: split-k: split-k-static-batch-chunks: 0
 // STATS3: split-k: split-k-static-batch-chunks-and-tail: 2
+// EXPAND-STATS: split-k: split-k-expand-batch-matmul: 1
+// EXPAND-STATS: split-k: split-k-expand: 2
