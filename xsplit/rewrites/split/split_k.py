@@ -117,6 +117,7 @@ from xsplit.rewrites.split.expand_split import (
 )
 from xsplit.rewrites.split.forall_split import split_with_forall
 from xsplit.rewrites.split.grouped import (
+    GROUPED_BATCH_MATMUL,
     GROUPED_MATMUL,
     grouped_applies,
     split_with_grouped_gemm,
@@ -827,6 +828,23 @@ SPLIT_K_GROUPED_MATMUL = Pattern(
     memo=_planned_shape,
 )
 
+SPLIT_K_GROUPED_BATCH_MATMUL = Pattern(
+    name="split-k-grouped-batch-matmul",
+    doc="a static linalg.batch_matmul of one float type: one linalg_ext.split_grouped_gemm "
+    "over K-groups, then a rock.reduce merge (grouped.GROUPED_BATCH_MATMUL, the IR as a "
+    "template)",
+    root="linalg.batch_matmul",
+    where=a_plain_static_batch_matmul
+    & one_float_type
+    & (option("strategy") == "grouped")
+    & splits_by_options,
+    rewrite=GROUPED_BATCH_MATMUL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_planned_shape,
+)
+
 GROUPED_FALLS_BACK = Remark(
     name="split-k-grouped-falls-back",
     doc="says when strategy=grouped cannot be used and forall is",
@@ -918,6 +936,7 @@ SPLIT_K = Pass(
         SPLIT_K_EXPAND_BATCH_MATMUL,
         SPLIT_K_EXPAND,
         SPLIT_K_GROUPED_MATMUL,
+        SPLIT_K_GROUPED_BATCH_MATMUL,
         SPLIT_K_GROUPED,
         SPLIT_K_ALIGNED,
         SPLIT_K_STATIC_CHUNKS,

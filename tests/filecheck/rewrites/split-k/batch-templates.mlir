@@ -8,6 +8,8 @@
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=STATS3
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | filecheck %s --check-prefix=EXPAND
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | iree-opt > /dev/null
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3 strategy=grouped}' | filecheck %s --check-prefix=GROUPED
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3 strategy=grouped}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=GROUPED-STATS
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=EXPAND-STATS
 
 // Four chunks of 25 (K = 100): the loop, each chunk every batch, one reduce.
@@ -33,6 +35,13 @@
 // TAIL:           arith.select
 // K = 4 x 25 through expand_shape; the batch loop leads, the chunk loop is
 // the partials' last dimension.
+// Groups of 34, 34 and 32, every batch in each; rock.reduce sums them into C.
+// GROUPED-LABEL: func.func @bmm
+// GROUPED:         %[[P:.*]] = linalg_ext.split_grouped_gemm {group_offsets = array<i64: 0, 34, 68, 100>, {{.*}}} ins(%a, %b : tensor<3x16x100xf32>, tensor<3x100x24xf32>) outs(%{{.*}} : tensor<3x3x16x24xf32>)
+// GROUPED:         %[[C1:.*]] = tensor.expand_shape %c {{\[}}[0, 1], [2], [3]] output_shape [1, 3, 16, 24]
+// GROUPED-NEXT:    %[[M:.*]] = rock.reduce sum %[[P]] into %[[C1]] {axis = 0 : index} : tensor<3x3x16x24xf32> into tensor<1x3x16x24xf32>
+// GROUPED-NEXT:    tensor.collapse_shape %[[M]]
+
 // EXPAND-LABEL: func.func @bmm
 // EXPAND:         %[[EA:.*]] = tensor.expand_shape %a {{\[}}[0], [1], [2, 3]] output_shape [3, 16, 4, 25] : tensor<3x16x100xf32> into tensor<3x16x4x25xf32>
 // EXPAND-NEXT:    %[[EB:.*]] = tensor.expand_shape %b {{\[}}[0], [1, 2], [3]] output_shape [3, 4, 25, 24] : tensor<3x100x24xf32> into tensor<3x4x25x24xf32>
@@ -82,3 +91,5 @@ func.func @both_transposed(%x: tensor<100x4xf32>, %w: tensor<6x100xf32>, %c: ten
 // STATS3: split-k: split-k-static-batch-chunks-and-tail: 2
 // EXPAND-STATS: split-k: split-k-expand-batch-matmul: 1
 // EXPAND-STATS: split-k: split-k-expand: 2
+// GROUPED-STATS: split-k: split-k-grouped-batch-matmul: 1
+// GROUPED-STATS: split-k: split-k-grouped: 2
