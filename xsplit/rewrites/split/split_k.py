@@ -92,6 +92,7 @@ from xsplit.rewrites.dsl import (
     ceildiv,
     divides,
     no_discardable_attributes,
+    number,
     option,
     parent_is,
     positive,
@@ -102,8 +103,13 @@ from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.constraints import attr
 from xsplit.rewrites.dsl.numbers import described
 from xsplit.rewrites.split.aligned_split import (
+    ALIGNED_CHUNK,
+    ALIGNED_MATMUL,
+    ALIGNED_MATMUL_AND_TAIL,
+    ALIGNED_TAIL,
     aligned_chunks,
     aligned_split_applies,
+    m_needs_no_padding,
     options_align_k,
     split_aligned,
 )
@@ -712,6 +718,49 @@ SPLIT_K_ALIGNED = Pattern(
     memo=_shape,
 )
 
+SPLIT_K_ALIGNED_MATMUL = Pattern(
+    name="split-k-aligned-matmul",
+    doc="a static matmul of one float type whose aligned chunks cover K, M unpadded and "
+    "no tiles: the chunks in an scf.forall, then one merge (aligned_split.ALIGNED_MATMUL, "
+    "the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & one_float_type
+    & (option("strategy") == "forall")
+    & splits_by_options
+    & options_align_k
+    & described(K % ALIGNED_CHUNK == 0, "the aligned chunks cover K")
+    & m_needs_no_padding
+    & ~option("cpu_tiles").is_truthy(),
+    rewrite=ALIGNED_MATMUL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_planned_shape,
+)
+
+SPLIT_K_ALIGNED_MATMUL_AND_TAIL = Pattern(
+    name="split-k-aligned-matmul-and-tail",
+    doc="a static matmul of one float type whose aligned chunks leave a rest of K that is a "
+    "multiple of align=, M unpadded and no tiles: the chunks in an scf.forall, the rest "
+    "beside it, one merge (aligned_split.ALIGNED_MATMUL_AND_TAIL, the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & one_float_type
+    & (option("strategy") == "forall")
+    & splits_by_options
+    & options_align_k
+    & described(ALIGNED_TAIL > 0, "a rest of K is left")
+    & described(ALIGNED_TAIL % number(option("align")) == 0, "the rest of K is aligned")
+    & m_needs_no_padding
+    & ~option("cpu_tiles").is_truthy(),
+    rewrite=ALIGNED_MATMUL_AND_TAIL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=_planned_shape,
+)
+
 SPLIT_K_STATIC_CHUNKS = Pattern(
     name="split-k-static-chunks",
     doc="a static linalg.matmul: whole chunks of K in an scf.forall, then a linalg.reduce "
@@ -938,6 +987,8 @@ SPLIT_K = Pass(
         SPLIT_K_GROUPED_MATMUL,
         SPLIT_K_GROUPED_BATCH_MATMUL,
         SPLIT_K_GROUPED,
+        SPLIT_K_ALIGNED_MATMUL,
+        SPLIT_K_ALIGNED_MATMUL_AND_TAIL,
         SPLIT_K_ALIGNED,
         SPLIT_K_STATIC_CHUNKS,
         SPLIT_K_STATIC_CHUNKS_AND_TAIL,
