@@ -65,11 +65,11 @@ never.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 import xsplit.attr_names as attr_names
 from xsplit.analysis.cost_model import choose_split, problem_of
@@ -81,7 +81,6 @@ from xsplit.dialects.iree_linalg_ext import (
     SplitReductionMappingAttr,
     split_reduction_sizes,
 )
-from xsplit.dialects.linalg import StructuredNamedOp
 from xsplit.rewrites.dsl import (
     Match,
     Option,
@@ -128,6 +127,7 @@ from xsplit.rewrites.split.grouped import (
     grouped_applies,
     split_with_grouped_gemm,
 )
+from xsplit.rewrites.split.memo import planned_shape, shape
 from xsplit.rewrites.split.read_through import (
     READ_THROUGH_TRANSPOSE,
     a_matmul_reading_a_transpose,
@@ -464,63 +464,6 @@ OPTIONS = (
 )
 
 
-def _shape(m: Match) -> Hashable:
-    """Everything a split depends on besides the root's operand values, so that
-    the engine builds each distinct split once and clones it for the others."""
-    root = m.root
-    # A named op's body follows from its operand types.
-    body = () if isinstance(root, StructuredNamedOp) else _body_key(root.regions[0])
-    return (
-        root.name,
-        tuple(v.type for v in root.operands),
-        tuple(root.result_types),
-        tuple(sorted(root.properties.items())),
-        tuple(sorted(root.attributes.items())),
-        body,
-        tuple(sorted(m.options.items())),
-        m["plan"],
-    )
-
-
-def _planned_shape(m: Match) -> Hashable:
-    """`_shape` for a pattern that matched structurally: the chunk plan is
-    computed here, by the rule the structural match restates
-    (`chunks.options_cut_k`), so that it says what it says on every op (a
-    factor above K, a count rounded), matched first or cloned."""
-    o = m.options
-    plan = plan_chunks(
-        m.root, K(m), o["factor"], o["tile"], o["balanced"], o["align"], o["pad_m"],
-        o["cpu_tiles"],
-    )
-    assert plan is not None, "options_cut_k and plan_chunks disagree"
-    m.captures["plan"] = plan
-    return _shape(m)
-
-
-def _body_key(region: Region) -> Hashable:
-    """A reduction body as its ops, their types and attributes, and how their
-    operands connect, free of SSA names and object identity, so that two
-    generics with the same computation share one split. A body with nested
-    regions, or one that uses a value from outside, is keyed by itself."""
-    block = region.block
-    where: dict[SSAValue, tuple[int, int]] = {arg: (-1, i) for i, arg in enumerate(block.args)}
-    ops: list[Hashable] = [tuple(arg.type for arg in block.args)]
-    for i, op in enumerate(block.ops):
-        if op.regions or any(v not in where for v in op.operands):
-            return ("identity", id(region))
-        ops.append(
-            (
-                op.name,
-                tuple(where[v] for v in op.operands),
-                tuple(op.result_types),
-                tuple(sorted(op.properties.items())),
-                tuple(sorted(op.attributes.items())),
-            )
-        )
-        where.update({r: (i, j) for j, r in enumerate(op.results)})
-    return tuple(ops)
-
-
 SPLIT_K_THROUGH_TRANSPOSE = Pattern(
     name="split-k-reads-through-transpose",
     doc="a reduction that splits and reads a linalg.transpose's result, as a linalg.generic "
@@ -667,7 +610,7 @@ SPLIT_K_EXPAND = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=shape,
 )
 
 SPLIT_K_EXPAND_MATMUL = Pattern(
@@ -684,7 +627,7 @@ SPLIT_K_EXPAND_MATMUL = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_planned_shape,
+    memo=planned_shape,
 )
 
 SPLIT_K_EXPAND_BATCH_MATMUL = Pattern(
@@ -702,7 +645,7 @@ SPLIT_K_EXPAND_BATCH_MATMUL = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_planned_shape,
+    memo=planned_shape,
 )
 
 SPLIT_K_ALIGNED = Pattern(
@@ -715,7 +658,7 @@ SPLIT_K_ALIGNED = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=shape,
 )
 
 SPLIT_K_ALIGNED_MATMUL = Pattern(
@@ -736,7 +679,7 @@ SPLIT_K_ALIGNED_MATMUL = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_planned_shape,
+    memo=planned_shape,
 )
 
 SPLIT_K_ALIGNED_MATMUL_AND_TAIL = Pattern(
@@ -758,7 +701,7 @@ SPLIT_K_ALIGNED_MATMUL_AND_TAIL = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_planned_shape,
+    memo=planned_shape,
 )
 
 SPLIT_K_STATIC_CHUNKS = Pattern(
@@ -770,7 +713,7 @@ SPLIT_K_STATIC_CHUNKS = Pattern(
     rewrite=STATIC_CHUNKS,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_planned_shape,
+    memo=planned_shape,
 )
 
 SPLIT_K_STATIC_CHUNKS_AND_TAIL = Pattern(
@@ -782,7 +725,7 @@ SPLIT_K_STATIC_CHUNKS_AND_TAIL = Pattern(
     rewrite=STATIC_CHUNKS_AND_TAIL,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_planned_shape,
+    memo=planned_shape,
 )
 
 SPLIT_K_STATIC_BATCH_CHUNKS = Pattern(
@@ -794,7 +737,7 @@ SPLIT_K_STATIC_BATCH_CHUNKS = Pattern(
     rewrite=STATIC_BATCH_CHUNKS,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_planned_shape,
+    memo=planned_shape,
 )
 
 SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL = Pattern(
@@ -807,7 +750,7 @@ SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL = Pattern(
     rewrite=STATIC_BATCH_CHUNKS_AND_TAIL,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_planned_shape,
+    memo=planned_shape,
 )
 
 SPLIT_K_FORALL = Pattern(
@@ -818,7 +761,7 @@ SPLIT_K_FORALL = Pattern(
     rewrite=_rewrite_with_forall,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=shape,
 )
 
 EXPAND_FALLS_BACK = Remark(
@@ -858,7 +801,7 @@ SPLIT_K_GROUPED = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=shape,
 )
 
 SPLIT_K_GROUPED_MATMUL = Pattern(
@@ -874,7 +817,7 @@ SPLIT_K_GROUPED_MATMUL = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_planned_shape,
+    memo=planned_shape,
 )
 
 SPLIT_K_GROUPED_BATCH_MATMUL = Pattern(
@@ -891,7 +834,7 @@ SPLIT_K_GROUPED_BATCH_MATMUL = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_planned_shape,
+    memo=planned_shape,
 )
 
 GROUPED_FALLS_BACK = Remark(
