@@ -26,6 +26,7 @@ from typing import Any
 
 from xdsl.ir import Operation
 
+from xsplit.analysis.shapes import ceildiv as int_ceildiv
 from xsplit.rewrites.dsl.constraints import (
     DIM_PREFIX,
     Constraint,
@@ -246,7 +247,7 @@ def dim(name: str) -> Number:
 def ceildiv(a: Any, b: Any) -> Any:
     """ceil(a / b): an int of two ints, else a Number of the match."""
     if _plain(a) and _plain(b):
-        return -(-a // b)
+        return int_ceildiv(a, b)
     return _Call("ceildiv", (number(a), number(b)), lambda x, y: -(-x // _nonzero(y)))
 
 
