@@ -27,6 +27,7 @@ from xsplit.analysis.reduction import Reduction, through_transposes
 from xsplit.dialects.op_helpers import dense_i64
 from xsplit.rewrites.dsl import Constraint, Match, Template, attr, init, input, root_is, where
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.numbers import described, some_operand
 from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 
 READ_THROUGH_TRANSPOSE = Template(
@@ -118,10 +119,10 @@ def _capture_through_transposes(m: Match) -> bool | str:
     return True
 
 
-reads_a_transpose = where(
+reads_a_transpose = described(
+    some_operand(lambda v: v.defined_by("linalg.transpose"), "is a linalg.transpose's result"),
     "an input is a linalg.transpose's result",
-    lambda m: any(isinstance(v.owner, linalg.TransposeOp) for v in m.root.operands)
-    or "no input is a linalg.transpose's result",
+    "no input is a linalg.transpose's result",
 )
 
 

@@ -585,9 +585,10 @@ SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
     where=is_splittable_reduction
     & is_not_encoded
     & is_not_a_partial
-    & where(
+    & described(
+        ~attr(SPLIT_REDUCTION).is_present(),
         "IREE has no split chunk on it yet",
-        lambda m: SPLIT_REDUCTION not in m.root.attributes or f"it has {SPLIT_REDUCTION}",
+        f"it has {SPLIT_REDUCTION}",
     )
     & where("the model leaves it to IREE's own split", _capture_iree_chunk),
     rewrite=LEAVE_TO_IREE,
@@ -881,10 +882,10 @@ SPLIT_K_MERGED = Pattern(
     name="split-k-merged",
     doc="a kernel whose chunks merge their partials inside it (lower-reduce's lowering)",
     root=REDUCTION_ROOTS,
-    where=where(
+    where=described(
+        option("merge").is_truthy() & (option("kernel") != "own"),
         "merge= is given without kernel=own",
-        lambda m: (bool(m.options["merge"]) and m.options["kernel"] != "own")
-        or "merge is not given, or kernel=own takes it",
+        "merge is not given, or kernel=own takes it",
     )
     & splits
     & where("K is static", lambda m: m["k"] is not None or "K is dynamic"),
