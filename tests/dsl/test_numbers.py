@@ -201,3 +201,14 @@ def test_aligned_numbers_restate_aligned_chunks() -> None:
                     assert ALIGNED_CHUNK(m) == chunks.chunk, (k, align, opts)
                     agreed += 1
     assert agreed > 50 and is_structural(options_align_k)
+
+
+def test_a_dimension_is_dynamic() -> None:
+    (add, _) = _ops("arith.addf")
+    m = Match(add)
+    assert operand(0).has_shape("M", "K").holds(m)
+    assert dim("K").is_dynamic().holds(m) and not dim("M").is_dynamic().holds(m)
+    failure = dim("M").is_dynamic().check(m)
+    assert failure is not None and failure.reason == "M is 4"
+    assert not dim("X").is_dynamic().holds(m)
+    assert is_structural(dim("K").is_dynamic())

@@ -148,6 +148,18 @@ class Dim(Number):
     def description(self) -> str:
         return self.name
 
+    def is_dynamic(self) -> Constraint:
+        """The dimension was captured, and is dynamic (`?`)."""
+        key = DIM_PREFIX + self.name
+
+        def check(m: Match) -> bool | str:
+            if key not in m.captures:
+                return f"{self.name} is not captured"
+            size = m.captures[key]
+            return size is None or f"{self.name} is {size}"
+
+        return Predicate(f"{self.name} is dynamic", check, structural=True)
+
 
 @dataclass(frozen=True, eq=False)
 class Option(Number):
@@ -239,7 +251,7 @@ def number(x: Any) -> Number:
     raise TypeError(f"not a number of the match: {x!r}")
 
 
-def dim(name: str) -> Number:
+def dim(name: str) -> Dim:
     """The dimension `has_shape` named `name`."""
     return Dim(name)
 

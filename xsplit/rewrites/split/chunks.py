@@ -12,6 +12,14 @@ from xsplit.rewrites.dsl import ALWAYS, Constraint, cases, ceildiv, dim, divides
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
 from xsplit.rewrites.dsl.numbers import described
 
+DYNAMIC_K_REMARK = (
+    "split-k: K is dynamic, so the chunks are too; IREE 3.13's CUDA code for a matmul with "
+    "a dynamic K can be wrong (a 123x?x456 f32 matmul with K = 6399 at run time was off by "
+    "14% to 38% of the result's scale on an H200, differently in each of four runs; with a "
+    "static K it was right) and gets no K tile"
+)
+"""What a dynamic K costs on a GPU, said on every op whose chunks stay dynamic."""
+
 DEFAULT_MIN_CHUNK = 1024
 """The default rule's smallest chunk of K."""
 DEFAULT_MAX_CHUNKS = 64

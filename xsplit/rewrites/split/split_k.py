@@ -112,7 +112,20 @@ from xsplit.rewrites.split.aligned_split import (
     options_align_k,
     split_aligned,
 )
-from xsplit.rewrites.split.chunks import COUNT, K, ChunkPlan, options_cut_k, plan_chunks
+from xsplit.rewrites.split.chunks import (
+    COUNT,
+    DYNAMIC_K_REMARK,
+    K,
+    ChunkPlan,
+    options_cut_k,
+    plan_chunks,
+)
+from xsplit.rewrites.split.dynamic_chunks import (
+    DYNAMIC_TILES,
+    a_matmul_of_dynamic_k,
+    planned_dynamic_shape,
+    tiled_by_the_options,
+)
 from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
 from xsplit.rewrites.split.expand_split import (
     EXPANDED_BATCH_MATMUL,
@@ -215,14 +228,6 @@ def _capture_plan(m: Match) -> bool | str:
     _say_which_loop(m)
     _warn_of_dynamic_k(m)
     return True
-
-
-DYNAMIC_K_REMARK = (
-    "split-k: K is dynamic, so the chunks are too; IREE 3.13's CUDA code for a matmul with "
-    "a dynamic K can be wrong (a 123x?x456 f32 matmul with K = 6399 at run time was off by "
-    "14% to 38% of the result's scale on an H200, differently in each of four runs; with a "
-    "static K it was right) and gets no K tile"
-)
 
 
 def _warn_of_dynamic_k(m: Match) -> None:
@@ -754,6 +759,18 @@ SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL = Pattern(
     memo=planned_shape,
 )
 
+SPLIT_K_DYNAMIC_TILES = Pattern(
+    name="split-k-dynamic-tiles",
+    doc="a linalg.matmul whose K is dynamic, with tile=: ceil(K/T) chunks in an scf.forall, "
+    "then a linalg.reduce merge (dynamic_chunks.DYNAMIC_TILES, the IR as a template)",
+    root="linalg.matmul",
+    where=a_matmul_of_dynamic_k & tiled_by_the_options & is_not_encoded & is_not_a_partial,
+    rewrite=DYNAMIC_TILES,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=planned_dynamic_shape,
+)
+
 SPLIT_K_FORALL = Pattern(
     name="split-k-forall",
     doc="partial reductions over K-chunks in an scf.forall, then a linalg.reduce merge",
@@ -938,6 +955,7 @@ SPLIT_K = Pass(
         SPLIT_K_STATIC_CHUNKS_AND_TAIL,
         SPLIT_K_STATIC_BATCH_CHUNKS,
         SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL,
+        SPLIT_K_DYNAMIC_TILES,
         SPLIT_K_FORALL,
     ],
     OPTIONS,
