@@ -75,6 +75,7 @@ from xsplit.rewrites.dsl import (
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.numbers import described
 from xsplit.rewrites.split.chunks import COUNT, K
+from xsplit.rewrites.split.static_chunks import slice_name
 from xsplit.targets.gpu_tiles import chunk_tiles, compilation_info
 from xsplit.targets.table import Target
 
@@ -185,8 +186,8 @@ ALIGNED_HOLES = dict(
     partials_type=lambda m: _typed(m, [(K // ALIGNED_CHUNK)(m), dim("M")(m), dim("N")(m)]),
     a_chunk_type=lambda m: _typed(m, [dim("M")(m), ALIGNED_CHUNK(m)]),
     b_chunk_type=lambda m: _typed(m, [ALIGNED_CHUNK(m), dim("N")(m)]),
-    a_chunk=lambda m: _chunk_name(m, "a", "chunk"),
-    b_chunk=lambda m: _chunk_name(m, "b", "chunk"),
+    a_chunk=lambda m: slice_name(m, "a", "chunk"),
+    b_chunk=lambda m: slice_name(m, "b", "chunk"),
 )
 
 ALIGNED_MATMUL = Template(
@@ -234,8 +235,8 @@ ALIGNED_MATMUL_AND_TAIL = Template(
     tail_offset=K - ALIGNED_TAIL,
     a_tail_type=lambda m: _typed(m, [dim("M")(m), ALIGNED_TAIL(m)]),
     b_tail_type=lambda m: _typed(m, [ALIGNED_TAIL(m), dim("N")(m)]),
-    a_tail=lambda m: _chunk_name(m, "a", "tail"),
-    b_tail=lambda m: _chunk_name(m, "b", "tail"),
+    a_tail=lambda m: slice_name(m, "a", "tail"),
+    b_tail=lambda m: slice_name(m, "b", "tail"),
 )
 """The loop, the rest of K (a multiple of align=, so unpadded) as one generic
 beside it, and a merge that adds it in once, at chunk 0."""
@@ -243,15 +244,6 @@ beside it, and a merge that adds it in once, at chunk 0."""
 
 def _typed(m: Match, shape: list[int]) -> TensorType:
     return TensorType(m["c"].type.element_type, shape)
-
-
-def _chunk_name(m: Match, operand: str, part: str) -> str:
-    """`%a_chunk` for `%a`, as `split_aligned` names it; an unnamed value's
-    chunk stays unnamed, its tail is `%input_tail`."""
-    hint = m[operand].name_hint
-    if hint:
-        return f"{hint}_{part}"
-    return "0" if part == "chunk" else f"input_{part}"
 
 
 m_needs_no_padding: Constraint = described(

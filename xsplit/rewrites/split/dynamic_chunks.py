@@ -30,7 +30,7 @@ from xsplit.rewrites.dsl import (
 from xsplit.rewrites.dsl.numbers import described
 from xsplit.rewrites.split.chunks import DYNAMIC_K_REMARK, plan_chunks
 from xsplit.rewrites.split.memo import shape
-from xsplit.rewrites.split.static_chunks import MATMUL_MAPS, _name, combiner
+from xsplit.rewrites.split.static_chunks import MATMUL_MAPS, combiner, slice_name
 
 DYNAMIC_TILES = Template(
     """
@@ -68,8 +68,8 @@ DYNAMIC_TILES = Template(
     partials_type=lambda m: TensorType(
         m["c"].type.element_type, [dim("M")(m), dim("N")(m), DYNAMIC_INDEX]
     ),
-    a_chunk=lambda m: _name(m, "a", "chunk"),
-    b_chunk=lambda m: _name(m, "b", "chunk"),
+    a_chunk=lambda m: slice_name(m, "a", "chunk"),
+    b_chunk=lambda m: slice_name(m, "b", "chunk"),
 )
 """ceil(K/T) chunks of at most T in an `scf.forall`, then the merge."""
 

@@ -65,8 +65,8 @@ CHUNK_HOLES = dict(
     partials_type=lambda m: TensorType(_element(m), [dim("M")(m), dim("N")(m), FULL(m)]),
     a_chunk_type=lambda m: _sliced(m, "a", [dim("M")(m), CHUNK(m)]),
     b_chunk_type=lambda m: _sliced(m, "b", [CHUNK(m), dim("N")(m)]),
-    a_chunk=lambda m: _name(m, "a", "chunk"),
-    b_chunk=lambda m: _name(m, "b", "chunk"),
+    a_chunk=lambda m: slice_name(m, "a", "chunk"),
+    b_chunk=lambda m: slice_name(m, "b", "chunk"),
 )
 """The loop's holes: its numbers, types and names, from the match."""
 
@@ -110,8 +110,8 @@ STATIC_CHUNKS_AND_TAIL = Template(
     tail_offset=FULL * CHUNK,
     a_tail_type=lambda m: _sliced(m, "a", [dim("M")(m), TAIL(m)]),
     b_tail_type=lambda m: _sliced(m, "b", [TAIL(m), dim("N")(m)]),
-    a_tail=lambda m: _name(m, "a", "tail"),
-    b_tail=lambda m: _name(m, "b", "tail"),
+    a_tail=lambda m: slice_name(m, "a", "tail"),
+    b_tail=lambda m: slice_name(m, "b", "tail"),
 )
 """The loop over whole chunks, the tail beside it, and a merge that
 combines the tail in once, at chunk 0 (`forall_split.merge_partials_and_tail`
@@ -186,8 +186,8 @@ STATIC_BATCH_CHUNKS_AND_TAIL = Template(
     tail_offset=FULL * CHUNK,
     a_tail_type=lambda m: _sliced(m, "a", [dim("B")(m), dim("M")(m), TAIL(m)]),
     b_tail_type=lambda m: _sliced(m, "b", [dim("B")(m), TAIL(m), dim("N")(m)]),
-    a_tail=lambda m: _name(m, "a", "tail"),
-    b_tail=lambda m: _name(m, "b", "tail"),
+    a_tail=lambda m: slice_name(m, "a", "tail"),
+    b_tail=lambda m: slice_name(m, "b", "tail"),
 )
 """The batch loop over whole chunks, the tail beside it, and the merge that
 adds the tail in at chunk 0, as `STATIC_CHUNKS_AND_TAIL` does."""
@@ -217,7 +217,7 @@ def _sliced(m: Match, operand: str, shape: list[int]) -> TensorType:
     return TensorType(m[operand].type.element_type, shape)
 
 
-def _name(m: Match, operand: str, part: str) -> str:
+def slice_name(m: Match, operand: str, part: str) -> str:
     """The SSA name of a slice: `%a_chunk` for `%a`; a chunk of an unnamed
     value stays unnamed (a number), its tail is `%input_tail`, as the builder
     (`forall_split`) names them."""
