@@ -308,9 +308,14 @@ def some_operand(test: Callable[[ValueRef], Constraint], description: str) -> Co
     """`test` holds on one of the root's operands: `some_operand(is_encoded)`.
     Structural when `test` is. Captures of the first operand it holds on stay."""
 
+    # One constraint per operand position, built once: this runs on every
+    # op every pattern of a pass is tried on.
+    per_operand: list[Constraint] = []
+
     def check(m: Match) -> bool | str:
-        for i in range(len(m.root.operands)):
-            inner = test(_nth_operand(i))
+        while len(per_operand) < len(m.root.operands):
+            per_operand.append(test(_nth_operand(len(per_operand))))
+        for inner in per_operand[: len(m.root.operands)]:
             saved = dict(m.captures)
             if inner.check(m) is None:
                 return True
