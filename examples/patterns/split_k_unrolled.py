@@ -23,66 +23,56 @@ from xsplit.rewrites.dsl import (
     Pass,
     Pattern,
     Template,
+    dim,
     init,
     input,
     no_discardable_attributes,
+    number,
+    option,
     positive,
     root_is,
-    where,
 )
 
-# The match side: an op tree with captures and typed constraints.
+# The match side: an op tree with captures and typed constraints; the
+# matmul's dimensions are named, K once on A and again on B.
 STATIC_MATMUL = (
     root_is("linalg.matmul")
     & no_discardable_attributes()
     & input(0).has_static_shape()
     & input(1).has_static_shape()
     & init().has_static_shape()
+    & input(0).has_shape("M", "K")
+    & input(1).has_shape("K", "N")
+    & init().has_shape("M", "N")
     & input(0).capture("a")
     & input(1).capture("b")
     & init().capture("c")
 )
 
-
-# The numbers the template needs, each from a small named helper.
-def k(m) -> int:
-    return m["a"].type.get_shape()[1]
-
-
-def chunks(m) -> int:
-    return m.options["chunks"]
+# The numbers: relations among named dimensions and options are match
+# constraints, and the same numbers fill the template's holes.
+CHUNKS = number(option("chunks"))
+CHUNK = dim("K") // CHUNKS
 
 
-def chunk(m) -> int:
-    return k(m) // chunks(m)
-
-
+# What arithmetic on numbers does not say, a small named helper computes.
 def offsets(m) -> list[int]:
-    return [s * chunk(m) for s in range(chunks(m))]
-
-
-def rows(m) -> int:
-    return m["c"].type.get_shape()[0]
-
-
-def columns(m) -> int:
-    return m["c"].type.get_shape()[1]
+    return [s * CHUNK(m) for s in range(CHUNKS(m))]
 
 
 def a_chunk_type(m) -> TensorType:
-    return TensorType(m["a"].type.element_type, [rows(m), chunk(m)])
+    return TensorType(m["a"].type.element_type, [dim("M")(m), CHUNK(m)])
 
 
 def b_chunk_type(m) -> TensorType:
-    return TensorType(m["b"].type.element_type, [chunk(m), columns(m)])
+    return TensorType(m["b"].type.element_type, [CHUNK(m), dim("N")(m)])
 
 
 SPLIT_K_UNROLLED = Pattern(
     name="split-k-unrolled",
     doc="a static matmul as one matmul per chunk of K, summed into C",
     root="linalg.matmul",
-    where=STATIC_MATMUL
-    & where("the chunk count divides K", lambda m: k(m) % chunks(m) == 0 and chunks(m) > 1),
+    where=STATIC_MATMUL & (CHUNKS > 1) & (dim("K") % CHUNKS == 0),
     rewrite=Template(
         """
 %zero = arith.constant 0.0 : $c.element_type
@@ -98,11 +88,11 @@ $for s in 1..$chunks:
 %acc$s = arith.addf %acc$s.prev, %p$s : $c.type
 $end
 """,
-        chunks=chunks,
-        chunk=chunk,
+        chunks=CHUNKS,
+        chunk=CHUNK,
         offsets=offsets,
-        rows=rows,
-        columns=columns,
+        rows=dim("M"),
+        columns=dim("N"),
         a_chunk_type=a_chunk_type,
         b_chunk_type=b_chunk_type,
     ),

@@ -8,7 +8,7 @@ group into a `Pass` with typed `Option`s; the engine applies them greedily to a
 fixpoint, deterministically, and can count what fired and explain what did not.
 """
 
-from xsplit.analysis.shapes import ceildiv, dim, divides, is_static, static_shape
+from xsplit.analysis.shapes import divides, is_static, static_shape
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.constraints import (
     ALWAYS,
@@ -34,6 +34,16 @@ from xsplit.rewrites.dsl.constraints import (
 )
 from xsplit.rewrites.dsl.declared_pass import PASSES, Option, OptionError, Pass
 from xsplit.rewrites.dsl.engine import engine_settings
+from xsplit.rewrites.dsl.numbers import (
+    Number,
+    cases,
+    ceildiv,
+    dim,
+    minimum,
+    number,
+    parent_is,
+    some_operand,
+)
 from xsplit.rewrites.dsl.pattern import Check, Pattern, Remark, positive
 from xsplit.rewrites.dsl.template import Template, UpdateRoot
 
@@ -44,6 +54,7 @@ __all__ = [
     "Constraint",
     "Failure",
     "IRBuilder",
+    "Number",
     "Match",
     "Option",
     "OptionError",
@@ -53,6 +64,7 @@ __all__ = [
     "Template",
     "UpdateRoot",
     "attr",
+    "cases",
     "ceildiv",
     "dim",
     "divides",
@@ -63,16 +75,20 @@ __all__ = [
     "is_structural",
     "iterators",
     "leaves",
+    "minimum",
     "no_discardable_attributes",
     "not_inside",
+    "number",
     "operand",
     "operand_group_size",
+    "parent_is",
     "option",
     "positive",
     "reduction_loops",
     "region_blocks",
     "result",
     "root_is",
+    "some_operand",
     "static_shape",
     "where",
 ]

@@ -21,8 +21,20 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType, UnregisteredOp
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FloatAttr,
+    IntegerAttr,
+    NoneAttr,
+    TensorType,
+    UnregisteredOp,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
+
+
+DIM_PREFIX = "dim:"
+"""Dimensions `has_shape` names live beside the other captures under this
+prefix, so that a dimension `K` never shadows a captured value `%K`."""
 
 
 @dataclass
@@ -219,6 +231,38 @@ class OptionRef:
             ),
         )
 
+    def __ne__(self, value: object) -> Constraint:  # type: ignore[override]
+        return _structural(
+            f"{self.name} != {value}",
+            lambda m: m.options.get(self.name) != value or f"{self.name} is {value}",
+        )
+
+    # An integer option against a constant; against a number of the match
+    # (`dim("K")`) Python takes the number's side (`numbers.py`).
+    def __gt__(self, other: object) -> Constraint:
+        return self._compare(">", other, lambda a, b: a > b)
+
+    def __ge__(self, other: object) -> Constraint:
+        return self._compare(">=", other, lambda a, b: a >= b)
+
+    def __lt__(self, other: object) -> Constraint:
+        return self._compare("<", other, lambda a, b: a < b)
+
+    def __le__(self, other: object) -> Constraint:
+        return self._compare("<=", other, lambda a, b: a <= b)
+
+    def _compare(self, op: str, other: object, test: Callable[[int, int], bool]) -> Constraint:
+        if not isinstance(other, int) or isinstance(other, bool):
+            return NotImplemented
+
+        def check(m: Match) -> bool | str:
+            value = m.options.get(self.name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                return f"{self.name} is not given"
+            return test(value, other) or f"{self.name} = {value} is not {op} {other}"
+
+        return _structural(f"{self.name} {op} {other}", check)
+
     def is_set(self) -> Constraint:
         return _structural(f"{self.name} is given", lambda m: m.options.get(self.name) is not None)
 
@@ -354,6 +398,37 @@ class ValueRef:
             return mine == theirs or f"its element type is {mine}, ${name}'s {theirs}"
 
         return self._check(f"has the element type of ${name}", test)
+
+    def has_shape(self, *names: str) -> Constraint:
+        """A ranked tensor whose dimensions are captured by name, as DRR
+        names operands (`"_"` names none); a name captured before must be
+        the same size. `numbers.dim(name)` reads one back."""
+
+        def test(v: SSAValue, m: Match) -> bool | str:
+            t = v.type
+            if not isinstance(t, TensorType) or t.get_num_dims() != len(names):
+                return f"its type is {t}"
+            for name, size in zip(names, t.get_shape()):
+                if name == "_":
+                    continue
+                known = None if size == DYNAMIC_INDEX else size
+                key = DIM_PREFIX + name
+                if key in m.captures and m.captures[key] != known:
+                    return f"its {name} is {known or '?'}, not {m.captures[key] or '?'}"
+                m.captures[key] = known
+            return True
+
+        return self._check(f"has shape ({' x '.join(names)})", test)
+
+    def is_encoded(self) -> Constraint:
+        """A tensor whose type carries an encoding."""
+        return self._check(
+            "is encoded",
+            lambda v, m: (
+                isinstance(v.type, TensorType) and not isinstance(v.type.encoding, NoneAttr)
+            )
+            or "it has no encoding",
+        )
 
     def has_one_use(self) -> Constraint:
         return self._check(

@@ -61,8 +61,21 @@ from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.op_helpers import zero_attr
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
-from xsplit.rewrites.dsl import ceildiv
+from xsplit.rewrites.dsl import (
+    ALWAYS,
+    Constraint,
+    Match,
+    Template,
+    cases,
+    ceildiv,
+    dim,
+    number,
+    option,
+)
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.numbers import described
+from xsplit.rewrites.split.chunks import COUNT, K
+from xsplit.rewrites.split.static_chunks import slice_name
 from xsplit.targets.gpu_tiles import chunk_tiles, compilation_info
 from xsplit.targets.table import Target
 
@@ -117,6 +130,129 @@ def aligned_chunks(k: int, count: int, align: int) -> AlignedChunks | str:
     if full < 2:
         return f"K = {k} holds fewer than two chunks of {chunk} (a multiple of {align})"
     return AlignedChunks(chunk, full, tail, align)
+
+
+_ALIGN = number(option("align"))
+_ROUNDED_DOWN = (K // COUNT) // _ALIGN * _ALIGN
+
+ALIGNED_CHUNK = cases(
+    ((K // aligned_chunk_size(K, COUNT, _ALIGN) < 2) & (_ROUNDED_DOWN > 0), _ROUNDED_DOWN),
+    (ALWAYS, aligned_chunk_size(K, COUNT, _ALIGN)),
+)
+"""`aligned_chunks`' chunk size, as a number of the match: rounded up to
+align=, or down where up leaves fewer than two whole chunks."""
+
+ALIGNED_TAIL = K % ALIGNED_CHUNK
+"""The rest of K beside the aligned chunks."""
+
+options_align_k: Constraint = described(
+    option("align").is_set() & (K // ALIGNED_CHUNK >= 2),
+    "K cuts into aligned static chunks",
+)
+"""`aligned_chunks` finds two or more whole chunks of a multiple of align=,
+for the chunk count the options make (`chunks.COUNT`)."""
+
+
+ALIGNED_LOOP = """
+%zero = arith.constant $zero
+%partials_init = tensor.empty() : $partials_type
+%partials = scf.forall (%chunk) in ($full) shared_outs(%partials_out = %partials_init) -> ($partials_type) {
+  %chunk_offset = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%chunk)
+  %$a_chunk = tensor.extract_slice $a[0, %chunk_offset] [$m, $chunk] [1, 1] : $a.type to $a_chunk_type
+  %$b_chunk = tensor.extract_slice $b[%chunk_offset, 0] [$chunk, $n] [1, 1] : $b.type to $b_chunk_type
+  %0 = tensor.extract_slice %partials_out[%chunk, 0, 0] [1, $m, $n] [1, 1, 1] : $partials_type to $c.type
+  %partial_init = linalg.fill ins(%zero : $c.element_type) outs(%0 : $c.type) -> $c.type
+  %partial = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%$a_chunk, %$b_chunk : $a_chunk_type, $b_chunk_type) outs(%partial_init : $c.type) {
+  ^bb0(%1: $c.element_type, %2: $c.element_type, %3: $c.element_type):
+    %4 = arith.mulf %1, %2 : $c.element_type
+    %5 = arith.addf %3, %4 : $c.element_type
+    linalg.yield %5 : $c.element_type
+  } -> $c.type
+  scf.forall.in_parallel {
+    tensor.parallel_insert_slice %partial into %partials_out[%chunk, 0, 0] [1, $m, $n] [1, 1, 1] : $c.type into $partials_type
+  }
+} {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+"""
+"""The loop over the aligned chunks, each a generic contraction into its slot
+of the partials (the chunk index first: each chunk writes one contiguous
+block): the part both templates below begin with."""
+
+ALIGNED_HOLES = dict(
+    zero=lambda m: zero_attr(m["c"].type.element_type),
+    full=K // ALIGNED_CHUNK,
+    chunk=ALIGNED_CHUNK,
+    m=dim("M"),
+    n=dim("N"),
+    partials_type=lambda m: _typed(m, [(K // ALIGNED_CHUNK)(m), dim("M")(m), dim("N")(m)]),
+    a_chunk_type=lambda m: _typed(m, [dim("M")(m), ALIGNED_CHUNK(m)]),
+    b_chunk_type=lambda m: _typed(m, [ALIGNED_CHUNK(m), dim("N")(m)]),
+    a_chunk=lambda m: slice_name(m, "a", "chunk"),
+    b_chunk=lambda m: slice_name(m, "b", "chunk"),
+)
+
+ALIGNED_MATMUL = Template(
+    ALIGNED_LOOP
+    + """%merged = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%partials : $partials_type) outs($c : $c.type) attrs = {xsplit.split_part = "merge"} {
+^bb0(%6: $c.element_type, %7: $c.element_type):
+  %8 = arith.addf %6, %7 : $c.element_type
+  linalg.yield %8 : $c.element_type
+} -> $c.type
+""",
+    results=["%merged"],
+    **ALIGNED_HOLES,
+)
+"""A static matmul of one float type whose aligned chunks cover K and whose
+M needs no padding: the loop, then a merge into C. With a tail that needs
+padding, a padded M or tiles, `split_aligned` builds it."""
+
+ALIGNED_MATMUL_AND_TAIL = Template(
+    ALIGNED_LOOP
+    + """
+%$a_tail = tensor.extract_slice $a[0, $tail_offset] [$m, $tail] [1, 1] {xsplit.split_part = "tail"} : $a.type to $a_tail_type
+%$b_tail = tensor.extract_slice $b[$tail_offset, 0] [$tail, $n] [1, 1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
+%6 = tensor.empty() : $c.type
+%tail_init = linalg.fill {xsplit.split_part = "tail"} ins(%zero : $c.element_type) outs(%6 : $c.type) -> $c.type
+%tail = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%$a_tail, %$b_tail : $a_tail_type, $b_tail_type) outs(%tail_init : $c.type) attrs = {xsplit.split_part = "tail"} {
+^bb0(%7: $c.element_type, %8: $c.element_type, %9: $c.element_type):
+  %10 = arith.mulf %7, %8 : $c.element_type
+  %11 = arith.addf %9, %10 : $c.element_type
+  linalg.yield %11 : $c.element_type
+} -> $c.type
+%merged = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%partials, %tail : $partials_type, $c.type) outs($c : $c.type) attrs = {xsplit.split_part = "merge"} {
+^bb0(%12: $c.element_type, %13: $c.element_type, %14: $c.element_type):
+  %15 = linalg.index 2 : index
+  %16 = arith.constant 0 : index
+  %17 = arith.cmpi eq, %15, %16 : index
+  %18 = arith.addf %12, %13 : $c.element_type
+  %19 = arith.select %17, %18, %12 : $c.element_type
+  %20 = arith.addf %19, %14 : $c.element_type
+  linalg.yield %20 : $c.element_type
+} -> $c.type
+""",
+    results=["%merged"],
+    **ALIGNED_HOLES,
+    tail=ALIGNED_TAIL,
+    tail_offset=K - ALIGNED_TAIL,
+    a_tail_type=lambda m: _typed(m, [dim("M")(m), ALIGNED_TAIL(m)]),
+    b_tail_type=lambda m: _typed(m, [ALIGNED_TAIL(m), dim("N")(m)]),
+    a_tail=lambda m: slice_name(m, "a", "tail"),
+    b_tail=lambda m: slice_name(m, "b", "tail"),
+)
+"""The loop, the rest of K (a multiple of align=, so unpadded) as one generic
+beside it, and a merge that adds it in once, at chunk 0."""
+
+
+def _typed(m: Match, shape: list[int]) -> TensorType:
+    return TensorType(m["c"].type.element_type, shape)
+
+
+m_needs_no_padding: Constraint = described(
+    ~option("pad_m").is_set()
+    | (dim("M") <= number(option("pad_m")))
+    | (dim("M") % number(option("pad_m")) == 0),
+    "M needs no padding",
+)
+"""`padded_rows(M, pad_m) == M`: no pad_m=, or M at most it or a multiple of it."""
 
 
 def aligned_split_applies(red: Reduction) -> bool | str:

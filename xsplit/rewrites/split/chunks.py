@@ -8,8 +8,17 @@ from dataclasses import dataclass
 from xdsl.ir import Operation, SSAValue
 
 from xsplit.diagnostics import remark
-from xsplit.rewrites.dsl import ceildiv, divides
+from xsplit.rewrites.dsl import ALWAYS, Constraint, cases, ceildiv, dim, divides, minimum, option
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
+from xsplit.rewrites.dsl.numbers import described
+
+DYNAMIC_K_REMARK = (
+    "split-k: K is dynamic, so the chunks are too; IREE 3.13's CUDA code for a matmul with "
+    "a dynamic K can be wrong (a 123x?x456 f32 matmul with K = 6399 at run time was off by "
+    "14% to 38% of the result's scale on an H200, differently in each of four runs; with a "
+    "static K it was right) and gets no K tile"
+)
+"""What a dynamic K costs on a GPU, said on every op whose chunks stay dynamic."""
 
 DEFAULT_MIN_CHUNK = 1024
 """The default rule's smallest chunk of K."""
@@ -191,3 +200,51 @@ def chunk_bounds(
     offset = ir.muli(s, chunk)
     size = ir.min("(d0)[s0, s1] -> (s0, -d0 + s1)", offset, chunk, k)
     return offset, ir.max("(d0) -> (d0, 0)", size)
+
+
+# The same rules as numbers of the match, for patterns that state them
+# structurally: K is the dimension their op tree names "K" (`has_shape`), and
+# each number below is what `plan_chunks` and `static_chunks` compute for a
+# static K without target= (where the cost model, not the op tree, decides).
+
+K = dim("K")
+
+DEFAULT_COUNT = minimum(DEFAULT_MAX_CHUNKS, K // DEFAULT_MIN_CHUNK)
+"""The default rule's chunk count on a static K (`default_plan`)."""
+
+FACTOR_CHUNK = ceildiv(K, minimum(option("factor"), K))
+"""factor=S: chunks of ceil(K/S), S at most K."""
+
+CHUNK = cases(
+    (option("factor").is_set(), FACTOR_CHUNK),
+    (option("tile").is_set() & ~option("balanced").is_truthy(), option("tile")),
+    (option("tile").is_set(), ceildiv(K, ceildiv(K, option("tile")))),
+    (ALWAYS, ceildiv(K, DEFAULT_COUNT)),
+)
+"""The size of every chunk in the loop (`StaticChunks.chunk`)."""
+
+COUNT = cases(
+    (option("factor").is_set(), ceildiv(K, FACTOR_CHUNK)),
+    (option("tile").is_set(), ceildiv(K, option("tile"))),
+    (ALWAYS, DEFAULT_COUNT),
+)
+"""How many chunks the options make of K (`ChunkPlan.count`)."""
+
+FULL = K // CHUNK
+"""Whole chunks, in the loop (`StaticChunks.full`)."""
+
+TAIL = K % CHUNK
+"""The rest of K, beside the loop (`StaticChunks.tail`)."""
+
+options_cut_k: Constraint = described(
+    ~option("target").is_set()
+    & (
+        ((option("factor") > 1) & (K > 1))
+        | (option("tile") < K)
+        | (~option("factor").is_set() & ~option("tile").is_set() & (DEFAULT_COUNT >= 2))
+    ),
+    "the options cut K into more than one chunk",
+)
+"""`plan_chunks` leaves more than one chunk: factor=S with S and K above 1
+(a factor above K makes K chunks of 1), tile=T shorter than K, or the
+default rule's count of at least 2. target= is the cost model's to decide."""

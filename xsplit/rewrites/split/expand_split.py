@@ -33,10 +33,11 @@ from xsplit.analysis.reduction import (
     Reduction,
     identity_value,
 )
-from xsplit.rewrites.dsl import Match, Template, divides, input
+from xsplit.rewrites.dsl import Match, Template, dim, divides, input
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
-from xsplit.rewrites.split.chunks import ChunkPlan
+from xsplit.rewrites.split.chunks import COUNT, K, ChunkPlan
 from xsplit.rewrites.split.forall_split import merge_partials
+from xsplit.rewrites.split.static_chunks import combiner
 
 
 EXPANDED_MATMUL = Template(
@@ -59,25 +60,61 @@ EXPANDED_MATMUL = Template(
   }
 """,
     results=["%merged"],
-    identity=lambda m: identity_value(m["red"].combiner, m["c"].type.element_type),
-    count=lambda m: m["plan"].count,
-    chunk=lambda m: m["k"] // m["plan"].count,
-    m=lambda m: m["c"].type.get_shape()[0],
-    n=lambda m: m["c"].type.get_shape()[1],
+    identity=lambda m: identity_value(combiner(m), m["c"].type.element_type),
+    count=COUNT,
+    chunk=K // COUNT,
+    m=dim("M"),
+    n=dim("N"),
     a_expanded=lambda m: _expanded(m, "a", 1),
     b_expanded=lambda m: _expanded(m, "b", 0),
     partials_type=lambda m: TensorType(
-        m["c"].type.element_type, [*m["c"].type.get_shape(), m["plan"].count]
+        m["c"].type.element_type, [dim("M")(m), dim("N")(m), COUNT(m)]
     ),
 )
 """K = S x K/S: A's and B's K dimension reshaped into (chunk, within), one
 batched linalg.generic with the chunk loop parallel (d3), then the merge."""
 
 
+EXPANDED_BATCH_MATMUL = Template(
+    """
+%0 = tensor.expand_shape $a [[0], [1], [2, 3]] output_shape [$batch, $m, $count, $chunk] : $a.type into $a_expanded
+%1 = tensor.expand_shape $b [[0], [1, 2], [3]] output_shape [$batch, $count, $chunk, $n] : $b.type into $b_expanded
+%identity = arith.constant $identity
+%2 = tensor.empty() : $partials_type
+%3 = linalg.fill ins(%identity : $c.element_type) outs(%2 : $partials_type) -> $partials_type
+%partials = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d3, d2)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%0, %1 : $a_expanded, $b_expanded) outs(%3 : $partials_type) {
+^bb0(%4: $c.element_type, %5: $c.element_type, %6: $c.element_type):
+  %7 = arith.mulf %4, %5 : $c.element_type
+  %8 = arith.addf %6, %7 : $c.element_type
+  linalg.yield %8 : $c.element_type
+} -> $partials_type
+%merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [3] {xsplit.split_part = "merge"}
+  (%9: $c.element_type, %10: $c.element_type) {
+    %11 = arith.addf %9, %10 : $c.element_type
+    linalg.yield %11 : $c.element_type
+  }
+""",
+    results=["%merged"],
+    identity=lambda m: identity_value(combiner(m), m["c"].type.element_type),
+    batch=dim("B"),
+    count=COUNT,
+    chunk=K // COUNT,
+    m=dim("M"),
+    n=dim("N"),
+    a_expanded=lambda m: _expanded(m, "a", 2),
+    b_expanded=lambda m: _expanded(m, "b", 1),
+    partials_type=lambda m: TensorType(
+        m["c"].type.element_type, [dim("B")(m), dim("M")(m), dim("N")(m), COUNT(m)]
+    ),
+)
+"""`EXPANDED_MATMUL` for a `linalg.batch_matmul`: the batch loop d0 leads
+every operand, the chunk loop (d4) is the partials' last dimension."""
+
+
 def _expanded(m: Match, operand: str, k_dim: int) -> TensorType:
     t = m[operand].type
     shape = list(t.get_shape())
-    count = m["plan"].count
+    count = COUNT(m)
     shape[k_dim : k_dim + 1] = [count, shape[k_dim] // count]
     return TensorType(t.element_type, shape)
 

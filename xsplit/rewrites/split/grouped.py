@@ -43,9 +43,19 @@ from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.xsplit_linalg_ext import SplitGroupedGemmOp
 from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level, new_dispatch_region
-from xsplit.rewrites.dsl import Match, Pattern, Template, ceildiv, where
+from xsplit.rewrites.dsl import Match, Pattern, Template, ceildiv, dim, where
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
-from xsplit.rewrites.split.chunks import ChunkPlan, StaticChunks, chunk_bounds, static_chunks
+from xsplit.rewrites.split.chunks import (
+    CHUNK,
+    FULL,
+    TAIL,
+    ChunkPlan,
+    K,
+    StaticChunks,
+    chunk_bounds,
+    static_chunks,
+)
+from xsplit.rewrites.split.static_chunks import combiner
 
 
 def _keep_dim_groups(rank: int) -> ArrayAttr:
@@ -436,19 +446,48 @@ GROUPED_MATMUL = Template(
 %merged = rock.reduce sum %partials into %6 {axis = 0 : index} : $partials_type into $c_row -> $c_row
 %7 = tensor.collapse_shape %merged [[0, 1], [2]] : $c_row into $c.type
 """,
-    identity=lambda m: identity_value(m["red"].combiner, m["c"].type.element_type),
-    offsets=lambda m: _group_offsets(static_chunks(m["plan"], m["k"]), m["k"]),
-    m=lambda m: m["c"].type.get_shape()[0],
-    n=lambda m: m["c"].type.get_shape()[1],
+    identity=lambda m: identity_value(combiner(m), m["c"].type.element_type),
+    offsets=lambda m: _group_offsets(StaticChunks(CHUNK(m), FULL(m), TAIL(m)), K(m)),
+    m=dim("M"),
+    n=dim("N"),
     partials_type=lambda m: TensorType(
-        m["c"].type.element_type,
-        [static_chunks(m["plan"], m["k"]).count, *m["c"].type.get_shape()],
+        m["c"].type.element_type, [ceildiv(K, CHUNK)(m), dim("M")(m), dim("N")(m)]
     ),
     c_row=lambda m: TensorType(m["c"].type.element_type, [1, *m["c"].type.get_shape()]),
 )
 """A static matmul of one float type: the grouped op over groups of one
 static size and a shorter last one, from partials of 0, then a `rock.reduce`
 sum into C given a unit leading dimension."""
+
+
+GROUPED_BATCH_MATMUL = Template(
+    """
+%identity = arith.constant $identity
+%0 = tensor.empty() : $partials_type
+%partials_init = linalg.fill ins(%identity : $c.element_type) outs(%0 : $partials_type) -> $partials_type
+%partials = linalg_ext.split_grouped_gemm {group_offsets = array<i64: $offsets>, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} ins($a, $b : $a.type, $b.type) outs(%partials_init : $partials_type) {
+^bb0(%1: $c.element_type, %2: $c.element_type, %3: $c.element_type):
+  %4 = arith.mulf %1, %2 : $c.element_type
+  %5 = arith.addf %3, %4 : $c.element_type
+  linalg.yield %5 : $c.element_type
+} -> $partials_type
+%6 = tensor.expand_shape $c [[0, 1], [2], [3]] output_shape [1, $batch, $m, $n] : $c.type into $c_row
+%merged = rock.reduce sum %partials into %6 {axis = 0 : index} : $partials_type into $c_row -> $c_row
+%7 = tensor.collapse_shape %merged [[0, 1], [2], [3]] : $c_row into $c.type
+""",
+    identity=lambda m: identity_value(combiner(m), m["c"].type.element_type),
+    offsets=lambda m: _group_offsets(StaticChunks(CHUNK(m), FULL(m), TAIL(m)), K(m)),
+    batch=dim("B"),
+    m=dim("M"),
+    n=dim("N"),
+    partials_type=lambda m: TensorType(
+        m["c"].type.element_type,
+        [ceildiv(K, CHUNK)(m), dim("B")(m), dim("M")(m), dim("N")(m)],
+    ),
+    c_row=lambda m: TensorType(m["c"].type.element_type, [1, *m["c"].type.get_shape()]),
+)
+"""`GROUPED_MATMUL` for a `linalg.batch_matmul`: the groups lead the
+partials, each group every batch."""
 
 
 def _group_offsets(static: StaticChunks, k: int) -> list[int]:

@@ -65,41 +65,22 @@ never.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from xdsl.dialects.builtin import (
-    AffineMapAttr,
-    IntegerAttr,
-    ModuleOp,
-    NoneAttr,
-    TensorType,
-    i64,
-)
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Operation, SSAValue
 
 import xsplit.attr_names as attr_names
 from xsplit.analysis.cost_model import choose_split, problem_of
 from xsplit.analysis.devices import DEVICE, modeled
-from xsplit.analysis.reduction import (
-    Reduction,
-    VectorForm,
-    loop_name,
-    match_reduction,
-    through_transposes,
-    vector_form,
-)
+from xsplit.analysis.reduction import Reduction, loop_name, match_reduction
 from xsplit.diagnostics import remark
 from xsplit.dialects.iree_linalg_ext import (
     SPLIT_REDUCTION,
     SplitReductionMappingAttr,
     split_reduction_sizes,
 )
-from xsplit.dialects.linalg import StructuredNamedOp
-from xsplit.dialects.scf import ForallOp
 from xsplit.rewrites.dsl import (
     Match,
     Option,
@@ -109,44 +90,85 @@ from xsplit.rewrites.dsl import (
     UpdateRoot,
     ceildiv,
     divides,
+    no_discardable_attributes,
+    number,
     option,
+    parent_is,
     positive,
+    some_operand,
     where,
 )
 from xsplit.rewrites.dsl.builders import IRBuilder
-from xsplit.rewrites.split.aligned_split import aligned_chunks, aligned_split_applies, split_aligned
-from xsplit.rewrites.split.chunks import ChunkPlan, plan_chunks
+from xsplit.rewrites.dsl.constraints import attr
+from xsplit.rewrites.dsl.numbers import described
+from xsplit.rewrites.split.aligned_split import (
+    ALIGNED_CHUNK,
+    ALIGNED_MATMUL,
+    ALIGNED_MATMUL_AND_TAIL,
+    ALIGNED_TAIL,
+    aligned_chunks,
+    aligned_split_applies,
+    m_needs_no_padding,
+    options_align_k,
+    split_aligned,
+)
+from xsplit.rewrites.split.chunks import (
+    COUNT,
+    DYNAMIC_K_REMARK,
+    K,
+    ChunkPlan,
+    options_cut_k,
+    plan_chunks,
+)
+from xsplit.rewrites.split.dynamic_chunks import (
+    DYNAMIC_TILES,
+    a_matmul_of_dynamic_k,
+    planned_dynamic_shape,
+    tiled_by_the_options,
+)
 from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
-from xsplit.rewrites.split.expand_split import EXPANDED_MATMUL, one_float_type, split_with_expand
+from xsplit.rewrites.split.expand_split import (
+    EXPANDED_BATCH_MATMUL,
+    EXPANDED_MATMUL,
+    one_float_type,
+    split_with_expand,
+)
 from xsplit.rewrites.split.forall_split import split_with_forall
 from xsplit.rewrites.split.grouped import (
+    GROUPED_BATCH_MATMUL,
     GROUPED_MATMUL,
     grouped_applies,
     split_with_grouped_gemm,
-    with_leading_unit,
-    without_leading_unit,
+)
+from xsplit.rewrites.split.memo import planned_shape, shape
+from xsplit.rewrites.split.read_through import (
+    READ_THROUGH_TRANSPOSE,
+    a_matmul_reading_a_transpose,
+    it_reads_the_transpose,
+    reads_a_transpose,
+    read_through_transposes,
 )
 from xsplit.rewrites.split.static_chunks import (
+    STATIC_BATCH_CHUNKS,
+    STATIC_BATCH_CHUNKS_AND_TAIL,
     STATIC_CHUNKS,
     STATIC_CHUNKS_AND_TAIL,
+    a_plain_static_batch_matmul,
     a_plain_static_matmul,
-    chunks_are_the_options,
-    k_cuts_into_static_chunks,
     leaves_no_tail,
+)
+from xsplit.rewrites.split.lift_vector import (
+    MATVEC_AS_ONE_ROW,
+    VECMAT_AS_ONE_ROW,
+    a_static_matvec,
+    a_static_vecmat,
+    is_a_vector_contraction,
+    lift_to_one_row,
+    lifts_for_cpu_tiles,
 )
 from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
 from xsplit.targets.gpu_tiles import split_alignment
 from xsplit.targets.table import TARGETS, Target, target
-
-
-def _inside_split(op: Operation) -> bool:
-    """Whether `op` is already a partial reduction of an earlier split."""
-    parent = op.parent_op()
-    return (
-        isinstance(parent, ForallOp)
-        and parent.mapping is not None
-        and any(isinstance(m, SplitReductionMappingAttr) for m in parent.mapping.data)
-    )
 
 
 # The match side: what makes an op splittable, and how K is cut.
@@ -206,14 +228,6 @@ def _capture_plan(m: Match) -> bool | str:
     _say_which_loop(m)
     _warn_of_dynamic_k(m)
     return True
-
-
-DYNAMIC_K_REMARK = (
-    "split-k: K is dynamic, so the chunks are too; IREE 3.13's CUDA code for a matmul with "
-    "a dynamic K can be wrong (a 123x?x456 f32 matmul with K = 6399 at run time was off by "
-    "14% to 38% of the result's scale on an H200, differently in each of four runs; with a "
-    "static K it was right) and gets no K tile"
-)
 
 
 def _warn_of_dynamic_k(m: Match) -> None:
@@ -296,23 +310,26 @@ def _expressible_by_expand(m: Match) -> bool | str:
 
 
 is_splittable_reduction = where("is a splittable reduction", _capture_reduction)
-is_not_a_partial = where(
-    "is not the partial of an earlier split", lambda m: not _inside_split(m.root)
+is_not_a_partial = described(
+    ~parent_is("scf.forall", where=attr("mapping").has_an(SplitReductionMappingAttr)),
+    "is not the partial of an earlier split",
 )
 k_splits_into_chunks = where("K splits into more than one chunk", _capture_plan)
 chunk_count_divides_k = where("the chunk count divides K", _chunks_divide_k)
 expand_expresses_it = where("expand_shape can express the split", _expressible_by_expand)
-is_not_encoded = where(
+is_not_encoded = described(
+    ~some_operand(lambda v: v.is_encoded(), "is encoded"),
     "has no encoded operand (split-k-encoded splits those)",
-    lambda m: not any(
-        isinstance(v.type, TensorType) and not isinstance(v.type.encoding, NoneAttr)
-        for v in m.root.operands
-    )
-    or "its operands are encoded",
+    "its operands are encoded",
 )
 splits = is_splittable_reduction & is_not_encoded & is_not_a_partial & k_splits_into_chunks
 """What every split-k strategy needs: a reduction, not already a partial,
 whose K the options cut into more than one chunk."""
+
+splits_by_options = is_not_encoded & is_not_a_partial & options_cut_k
+"""`splits` stated on the op tree, for a pattern whose match names K
+(`has_shape`) and is an op `match_reduction` always reads as a reduction:
+the options, not the cost model, cut K (`chunks.options_cut_k`)."""
 
 
 # The rewrite side.
@@ -452,87 +469,6 @@ OPTIONS = (
 )
 
 
-def _shape(m: Match) -> Hashable:
-    """Everything a split depends on besides the root's operand values, so that
-    the engine builds each distinct split once and clones it for the others."""
-    root = m.root
-    # A named op's body follows from its operand types.
-    body = () if isinstance(root, StructuredNamedOp) else _body_key(root.regions[0])
-    return (
-        root.name,
-        tuple(v.type for v in root.operands),
-        tuple(root.result_types),
-        tuple(sorted(root.properties.items())),
-        tuple(sorted(root.attributes.items())),
-        body,
-        tuple(sorted(m.options.items())),
-        m["plan"],
-    )
-
-
-def _body_key(region: Region) -> Hashable:
-    """A reduction body as its ops, their types and attributes, and how their
-    operands connect, free of SSA names and object identity, so that two
-    generics with the same computation share one split. A body with nested
-    regions, or one that uses a value from outside, is keyed by itself."""
-    block = region.block
-    where: dict[SSAValue, tuple[int, int]] = {arg: (-1, i) for i, arg in enumerate(block.args)}
-    ops: list[Hashable] = [tuple(arg.type for arg in block.args)]
-    for i, op in enumerate(block.ops):
-        if op.regions or any(v not in where for v in op.operands):
-            return ("identity", id(region))
-        ops.append(
-            (
-                op.name,
-                tuple(where[v] for v in op.operands),
-                tuple(op.result_types),
-                tuple(sorted(op.properties.items())),
-                tuple(sorted(op.attributes.items())),
-            )
-        )
-        where.update({r: (i, j) for j, r in enumerate(op.results)})
-    return tuple(ops)
-
-
-def _read_through_transposes(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    """The op as a `linalg.generic` on the transposes' sources: the split
-    patterns then cut the source in place. Sliced chunk by chunk, the
-    transposed tensor is no longer fused away (ONNX's 8x4096x11008
-    `Gemm transB=1` whole took 7.1 ms; split through the transpose, 76-77 ms
-    at 4 to 43 chunks)."""
-    red: Reduction = m["red"]
-    through: Reduction = m["through"]
-    maps = (*through.input_maps, *(red.output_map for _ in red.inits))
-    generic = ir.b.insert(
-        linalg.GenericOp(
-            through.inputs,
-            list(red.inits),
-            red.body(),
-            [AffineMapAttr(affine_map) for affine_map in maps],
-            [
-                IteratorTypeAttr.reduction() if d in red.reduction_dims else IteratorTypeAttr.parallel()
-                for d in range(red.num_loops)
-            ],
-            [v.type for v in red.inits],
-        )
-    )
-    return list(generic.results)
-
-
-def _capture_through_transposes(m: Match) -> bool | str:
-    through = through_transposes(m["red"])
-    if through is None:
-        return "the transpose is its init, not an input"
-    m.captures["through"] = through
-    return True
-
-
-reads_a_transpose = where(
-    "an input is a linalg.transpose's result",
-    lambda m: any(isinstance(v.owner, linalg.TransposeOp) for v in m.root.operands)
-    or "no input is a linalg.transpose's result",
-)
-
 SPLIT_K_THROUGH_TRANSPOSE = Pattern(
     name="split-k-reads-through-transpose",
     doc="a reduction that splits and reads a linalg.transpose's result, as a linalg.generic "
@@ -542,66 +478,29 @@ SPLIT_K_THROUGH_TRANSPOSE = Pattern(
     # and the model, which remarks on what it prices, must not see them again.
     where=reads_a_transpose
     & splits
-    & where("it reads the transpose as an input", _capture_through_transposes),
-    rewrite=_read_through_transposes,
+    & it_reads_the_transpose,
+    rewrite=read_through_transposes,
     benefit=4,
     options=[o.name for o in OPTIONS],
     family="split-k-through-transpose",
 )
 
 
-def _capture_vector_form(m: Match) -> bool | str:
-    form = vector_form(m["red"])
-    if form is None:
-        return "it is not a vector-matrix contraction without an M loop"
-    m.captures["vector_form"] = form
-    return True
-
-
-def _lift_to_one_row(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    """The vector contraction as a `linalg.generic` over (M = 1, N, K): the
-    vector and the init gain a unit leading dimension, the result loses it.
-    IREE's CPU tiles that the aligned split fixes are a matmul's; on the
-    vector form's chunks IREE picks its own, and a 14336-long vecmat into
-    4096 split in 64 took 9.6 ms against 6.0 ms for the same chunks of the
-    1 x 14336 matmul (Zen 5, 2 threads)."""
-    red: Reduction = m["red"]
-    form: VectorForm = m["vector_form"]
-    row = with_leading_unit(ir, red.inputs[form.vector])
-    init = with_leading_unit(ir, red.init)
-    for lifted, value in ((row, red.inputs[form.vector]), (init, red.init)):
-        lifted.name_hint = f"{value.name_hint or 'vector'}_row"
-    m_loop, n_loop, k_loop = (AffineDimExpr(d) for d in range(3))
-    matrix_reads = (n_loop, k_loop) if form.transposed else (k_loop, n_loop)
-    maps = [
-        AffineMap(3, 0, (m_loop, k_loop)),
-        AffineMap(3, 0, matrix_reads),
-        AffineMap(3, 0, (m_loop, n_loop)),
-    ]
-    body = _with_arguments_in_order(red.body(), (form.vector, form.matrix, 2))
-    generic = ir.b.insert(
-        linalg.GenericOp(
-            [row, red.inputs[form.matrix]],
-            [init],
-            body,
-            [AffineMapAttr(affine_map) for affine_map in maps],
-            [IteratorTypeAttr.parallel(), IteratorTypeAttr.parallel(), IteratorTypeAttr.reduction()],
-            [init.type],
-        )
-    )
-    return [without_leading_unit(ir, generic.results[0])]
-
-
-def _with_arguments_in_order(region: Region, order: tuple[int, ...]) -> Region:
-    """`region` whose entry block takes its arguments in `order` (old indices)."""
-    old = region.block
-    new = Block(arg_types=[old.args[i].type for i in order])
-    for position, i in enumerate(order):
-        old.args[i].replace_all_uses_with(new.args[position])
-    for op in list(old.ops):
-        op.detach()
-        new.add_op(op)
-    return Region(new)
+SPLIT_K_MATMUL_THROUGH_TRANSPOSE = Pattern(
+    name="split-k-matmul-reads-through-transpose",
+    doc="a static matmul of one float type that splits and reads a 2-d linalg.transpose's "
+    "result, as a linalg.generic on the transpose's source (read_through."
+    "READ_THROUGH_TRANSPOSE, the IR as a template)",
+    root="linalg.matmul",
+    where=a_matmul_reading_a_transpose
+    & no_discardable_attributes()
+    & one_float_type
+    & splits_by_options,
+    rewrite=READ_THROUGH_TRANSPOSE,
+    benefit=4,
+    options=[o.name for o in OPTIONS],
+    family="split-k-through-transpose",
+)
 
 
 lifts_when_cpu_tiles_are_fixed = where(
@@ -616,11 +515,36 @@ SPLIT_K_LIFTS_VECTOR = Pattern(
     root=REDUCTION_ROOTS,
     where=(option("strategy") == "forall")
     & is_splittable_reduction
-    & where("it is a vector-matrix contraction", _capture_vector_form)
+    & is_a_vector_contraction
     & splits
     & lifts_when_cpu_tiles_are_fixed
     & chunks_align,
-    rewrite=_lift_to_one_row,
+    rewrite=lift_to_one_row,
+    benefit=3,
+    options=[o.name for o in OPTIONS],
+    family="split-k-lifts-vector",
+)
+
+
+SPLIT_K_LIFTS_VECMAT = Pattern(
+    name="split-k-lifts-vecmat",
+    doc="a static linalg.vecmat that splits into aligned chunks with CPU tiles, as the "
+    "one-row matmul those tiles are for (lift_vector.VECMAT_AS_ONE_ROW, the IR as a template)",
+    root="linalg.vecmat",
+    where=a_static_vecmat & lifts_for_cpu_tiles & splits_by_options & options_align_k,
+    rewrite=VECMAT_AS_ONE_ROW,
+    benefit=3,
+    options=[o.name for o in OPTIONS],
+    family="split-k-lifts-vector",
+)
+
+SPLIT_K_LIFTS_MATVEC = Pattern(
+    name="split-k-lifts-matvec",
+    doc="a static linalg.matvec that splits into aligned chunks with CPU tiles, as the "
+    "one-row matmul those tiles are for (lift_vector.MATVEC_AS_ONE_ROW, the IR as a template)",
+    root="linalg.matvec",
+    where=a_static_matvec & lifts_for_cpu_tiles & splits_by_options & options_align_k,
+    rewrite=MATVEC_AS_ONE_ROW,
     benefit=3,
     options=[o.name for o in OPTIONS],
     family="split-k-lifts-vector",
@@ -666,9 +590,10 @@ SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
     where=is_splittable_reduction
     & is_not_encoded
     & is_not_a_partial
-    & where(
+    & described(
+        ~attr(SPLIT_REDUCTION).is_present(),
         "IREE has no split chunk on it yet",
-        lambda m: SPLIT_REDUCTION not in m.root.attributes or f"it has {SPLIT_REDUCTION}",
+        f"it has {SPLIT_REDUCTION}",
     )
     & where("the model leaves it to IREE's own split", _capture_iree_chunk),
     rewrite=LEAVE_TO_IREE,
@@ -691,7 +616,7 @@ SPLIT_K_EXPAND = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=shape,
 )
 
 SPLIT_K_EXPAND_MATMUL = Pattern(
@@ -701,13 +626,32 @@ SPLIT_K_EXPAND_MATMUL = Pattern(
     root="linalg.matmul",
     where=a_plain_static_matmul
     & one_float_type
-    & chunks_are_the_options
-    & splits_by_expand,
+    & (option("strategy") == "expand")
+    & splits_by_options
+    & described(K % COUNT == 0, "the chunk count divides K"),
     rewrite=EXPANDED_MATMUL,
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=planned_shape,
+)
+
+SPLIT_K_EXPAND_BATCH_MATMUL = Pattern(
+    name="split-k-expand-batch-matmul",
+    doc="a static linalg.batch_matmul of one float type: K = S x K/S through "
+    "tensor.expand_shape, a batched linalg.generic, then a merge "
+    "(expand_split.EXPANDED_BATCH_MATMUL, the IR as a template)",
+    root="linalg.batch_matmul",
+    where=a_plain_static_batch_matmul
+    & one_float_type
+    & (option("strategy") == "expand")
+    & splits_by_options
+    & described(K % COUNT == 0, "the chunk count divides K"),
+    rewrite=EXPANDED_BATCH_MATMUL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=planned_shape,
 )
 
 SPLIT_K_ALIGNED = Pattern(
@@ -720,7 +664,50 @@ SPLIT_K_ALIGNED = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=shape,
+)
+
+SPLIT_K_ALIGNED_MATMUL = Pattern(
+    name="split-k-aligned-matmul",
+    doc="a static matmul of one float type whose aligned chunks cover K, M unpadded and "
+    "no tiles: the chunks in an scf.forall, then one merge (aligned_split.ALIGNED_MATMUL, "
+    "the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & one_float_type
+    & (option("strategy") == "forall")
+    & splits_by_options
+    & options_align_k
+    & described(K % ALIGNED_CHUNK == 0, "the aligned chunks cover K")
+    & m_needs_no_padding
+    & ~option("cpu_tiles").is_truthy(),
+    rewrite=ALIGNED_MATMUL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=planned_shape,
+)
+
+SPLIT_K_ALIGNED_MATMUL_AND_TAIL = Pattern(
+    name="split-k-aligned-matmul-and-tail",
+    doc="a static matmul of one float type whose aligned chunks leave a rest of K that is a "
+    "multiple of align=, M unpadded and no tiles: the chunks in an scf.forall, the rest "
+    "beside it, one merge (aligned_split.ALIGNED_MATMUL_AND_TAIL, the IR as a template)",
+    root="linalg.matmul",
+    where=a_plain_static_matmul
+    & one_float_type
+    & (option("strategy") == "forall")
+    & splits_by_options
+    & options_align_k
+    & described(ALIGNED_TAIL > 0, "a rest of K is left")
+    & described(ALIGNED_TAIL % number(option("align")) == 0, "the rest of K is aligned")
+    & m_needs_no_padding
+    & ~option("cpu_tiles").is_truthy(),
+    rewrite=ALIGNED_MATMUL_AND_TAIL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=planned_shape,
 )
 
 SPLIT_K_STATIC_CHUNKS = Pattern(
@@ -728,15 +715,11 @@ SPLIT_K_STATIC_CHUNKS = Pattern(
     doc="a static linalg.matmul: whole chunks of K in an scf.forall, then a linalg.reduce "
     "merge (static_chunks.STATIC_CHUNKS, the IR as a template)",
     root="linalg.matmul",
-    where=a_plain_static_matmul
-    & chunks_are_the_options
-    & splits
-    & k_cuts_into_static_chunks
-    & leaves_no_tail,
+    where=a_plain_static_matmul & splits_by_options & leaves_no_tail,
     rewrite=STATIC_CHUNKS,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=planned_shape,
 )
 
 SPLIT_K_STATIC_CHUNKS_AND_TAIL = Pattern(
@@ -744,15 +727,48 @@ SPLIT_K_STATIC_CHUNKS_AND_TAIL = Pattern(
     doc="a static linalg.matmul: whole chunks of K in an scf.forall, the rest of K beside "
     "it, then one merge (static_chunks.STATIC_CHUNKS_AND_TAIL, the IR as a template)",
     root="linalg.matmul",
-    where=a_plain_static_matmul
-    & chunks_are_the_options
-    & splits
-    & k_cuts_into_static_chunks
-    & ~leaves_no_tail,
+    where=a_plain_static_matmul & splits_by_options & ~leaves_no_tail,
     rewrite=STATIC_CHUNKS_AND_TAIL,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=planned_shape,
+)
+
+SPLIT_K_STATIC_BATCH_CHUNKS = Pattern(
+    name="split-k-static-batch-chunks",
+    doc="a static linalg.batch_matmul: whole chunks of K in an scf.forall, then a "
+    "linalg.reduce merge (static_chunks.STATIC_BATCH_CHUNKS, the IR as a template)",
+    root="linalg.batch_matmul",
+    where=a_plain_static_batch_matmul & splits_by_options & leaves_no_tail,
+    rewrite=STATIC_BATCH_CHUNKS,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=planned_shape,
+)
+
+SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL = Pattern(
+    name="split-k-static-batch-chunks-and-tail",
+    doc="a static linalg.batch_matmul: whole chunks of K in an scf.forall, the rest of K "
+    "beside it, then one merge (static_chunks.STATIC_BATCH_CHUNKS_AND_TAIL, the IR as a "
+    "template)",
+    root="linalg.batch_matmul",
+    where=a_plain_static_batch_matmul & splits_by_options & ~leaves_no_tail,
+    rewrite=STATIC_BATCH_CHUNKS_AND_TAIL,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=planned_shape,
+)
+
+SPLIT_K_DYNAMIC_TILES = Pattern(
+    name="split-k-dynamic-tiles",
+    doc="a linalg.matmul whose K is dynamic, with tile=: ceil(K/T) chunks in an scf.forall, "
+    "then a linalg.reduce merge (dynamic_chunks.DYNAMIC_TILES, the IR as a template)",
+    root="linalg.matmul",
+    where=a_matmul_of_dynamic_k & tiled_by_the_options & is_not_encoded & is_not_a_partial,
+    rewrite=DYNAMIC_TILES,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=planned_dynamic_shape,
 )
 
 SPLIT_K_FORALL = Pattern(
@@ -763,7 +779,7 @@ SPLIT_K_FORALL = Pattern(
     rewrite=_rewrite_with_forall,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=shape,
 )
 
 EXPAND_FALLS_BACK = Remark(
@@ -803,7 +819,7 @@ SPLIT_K_GROUPED = Pattern(
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=shape,
 )
 
 SPLIT_K_GROUPED_MATMUL = Pattern(
@@ -813,15 +829,30 @@ SPLIT_K_GROUPED_MATMUL = Pattern(
     root="linalg.matmul",
     where=a_plain_static_matmul
     & one_float_type
-    & chunks_are_the_options
     & (option("strategy") == "grouped")
-    & splits
-    & grouped_applies,
+    & splits_by_options,
     rewrite=GROUPED_MATMUL,
     benefit=2,
     options=[o.name for o in OPTIONS],
     family="split-k",
-    memo=_shape,
+    memo=planned_shape,
+)
+
+SPLIT_K_GROUPED_BATCH_MATMUL = Pattern(
+    name="split-k-grouped-batch-matmul",
+    doc="a static linalg.batch_matmul of one float type: one linalg_ext.split_grouped_gemm "
+    "over K-groups, then a rock.reduce merge (grouped.GROUPED_BATCH_MATMUL, the IR as a "
+    "template)",
+    root="linalg.batch_matmul",
+    where=a_plain_static_batch_matmul
+    & one_float_type
+    & (option("strategy") == "grouped")
+    & splits_by_options,
+    rewrite=GROUPED_BATCH_MATMUL,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=planned_shape,
 )
 
 GROUPED_FALLS_BACK = Remark(
@@ -868,10 +899,10 @@ SPLIT_K_MERGED = Pattern(
     name="split-k-merged",
     doc="a kernel whose chunks merge their partials inside it (lower-reduce's lowering)",
     root=REDUCTION_ROOTS,
-    where=where(
+    where=described(
+        option("merge").is_truthy() & (option("kernel") != "own"),
         "merge= is given without kernel=own",
-        lambda m: (bool(m.options["merge"]) and m.options["kernel"] != "own")
-        or "merge is not given, or kernel=own takes it",
+        "merge is not given, or kernel=own takes it",
     )
     & splits
     & where("K is static", lambda m: m["k"] is not None or "K is dynamic"),
@@ -901,7 +932,10 @@ SPLIT_K = Pass(
     [
         SPLIT_K_OWN_KERNEL,
         SPLIT_K_LEAVES_DECODE_TO_IREE,
+        SPLIT_K_MATMUL_THROUGH_TRANSPOSE,
         SPLIT_K_THROUGH_TRANSPOSE,
+        SPLIT_K_LIFTS_VECMAT,
+        SPLIT_K_LIFTS_MATVEC,
         SPLIT_K_LIFTS_VECTOR,
         SPLIT_K_MERGED,
         SPLIT_K_ENCODED,
@@ -909,12 +943,19 @@ SPLIT_K = Pass(
         EXPAND_NEEDS_DIVIDING_FACTOR,
         GROUPED_FALLS_BACK,
         SPLIT_K_EXPAND_MATMUL,
+        SPLIT_K_EXPAND_BATCH_MATMUL,
         SPLIT_K_EXPAND,
         SPLIT_K_GROUPED_MATMUL,
+        SPLIT_K_GROUPED_BATCH_MATMUL,
         SPLIT_K_GROUPED,
+        SPLIT_K_ALIGNED_MATMUL,
+        SPLIT_K_ALIGNED_MATMUL_AND_TAIL,
         SPLIT_K_ALIGNED,
         SPLIT_K_STATIC_CHUNKS,
         SPLIT_K_STATIC_CHUNKS_AND_TAIL,
+        SPLIT_K_STATIC_BATCH_CHUNKS,
+        SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL,
+        SPLIT_K_DYNAMIC_TILES,
         SPLIT_K_FORALL,
     ],
     OPTIONS,
