@@ -57,6 +57,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 import xsplit.attr_names as attr_names
 from xsplit.diagnostics import XsplitError, collect_diagnostics, remark, said_again, warning
@@ -64,7 +65,7 @@ from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.pass_pipeline import PassPipeline
 from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
-from xsplit.rewrites.reduce.kernel_writer import kernels_text
+from xsplit.rewrites.reduce.kernel_writer import per_thread_kernels
 from xsplit.rewrites.reduce.ordinary import (
     Subgraph,
     find_subgraph,
@@ -193,11 +194,18 @@ def lowered_kernels(
 
     if tiled_gemm.applies(red) is None and fused_gemm.applies(red, p) is None:
         return fused_gemm.kernels(red, p, ctx)
-    text = kernels_text(red, p)
-    try:
-        module = parse_module(text, "<lower-reduce>", ctx)
-    except XsplitError as e:  # a bug in the writer, never the user's input
-        raise XsplitError(f"lower-reduce: internal error: {e.message}", at) from None
+    if tiled_gemm.applies(red) is None:
+        text = tiled_gemm.kernels_text(red, p)
+        try:
+            module = parse_module(text, "<lower-reduce>", ctx)
+        except XsplitError as e:  # a bug in the writer, never the user's input
+            raise XsplitError(f"lower-reduce: internal error: {e.message}", at) from None
+    else:
+        module = ModuleOp(per_thread_kernels(red, p))
+        try:
+            module.verify()
+        except VerifyException as e:  # a bug in the writer, never the user's input
+            raise XsplitError(f"lower-reduce: internal error: {e}", at) from None
     if tiled_gemm.applies(red) is None:
         _insert_barriers(module, ctx, at)
     else:
