@@ -41,7 +41,7 @@ from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.pipeline import build_pipeline, run_passes
 from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
-from xsplit.rewrites.reduce.kernel_writer import per_thread_kernels_text
+from xsplit.rewrites.reduce.kernel_writer import per_thread_kernels
 from xsplit.rewrites.reduce.plan import plan
 from xsplit.rewrites.reduce.reduced import analyze
 from xsplit.simulator.machine import Launch, Machine, lockstep
@@ -144,11 +144,11 @@ def kernels(m: int, n: int, k: int, stage: str, target: str, step_k: int | None)
             tiles.tile_m, tiles.tile_n, step_k, tiles.threads_m, tiles.threads_n
         )
     out: list = []
-    for text, pipeline in (
-        (per_thread_kernels_text(red, p), "distribute"),
-        (tiled_gemm.kernels_text(red, p, tiles), "insert-barriers"),
+    for functions, pipeline in (
+        (per_thread_kernels(red, p), "distribute"),
+        (tiled_gemm.kernels(red, p, tiles), "insert-barriers"),
     ):
-        kernel = parse_module(text, "kernel.mlir", make_context())
+        kernel = ModuleOp(functions)
         run_passes(kernel, build_pipeline(pipeline), ctx)
         out.append(kernel)
     staged = ModuleOp(fused_gemm.kernels(red, p, ctx))

@@ -65,7 +65,7 @@ from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.pass_pipeline import PassPipeline
 from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
-from xsplit.rewrites.reduce.kernel_writer import per_thread_kernels
+from xsplit.rewrites.reduce.kernel_writer import kernels
 from xsplit.rewrites.reduce.ordinary import (
     Subgraph,
     find_subgraph,
@@ -189,23 +189,15 @@ def lowered_kernels(
 ) -> list[Operation]:
     """The kernels (and the deterministic stage's host) of the plan, written
     and distributed in `ctx`, detached; remarks are said at `at`."""
-    from xsplit.reader import parse_module
     from xsplit.rewrites.distribute.distribute import DISTRIBUTE
 
     if tiled_gemm.applies(red) is None and fused_gemm.applies(red, p) is None:
         return fused_gemm.kernels(red, p, ctx)
-    if tiled_gemm.applies(red) is None:
-        text = tiled_gemm.kernels_text(red, p)
-        try:
-            module = parse_module(text, "<lower-reduce>", ctx)
-        except XsplitError as e:  # a bug in the writer, never the user's input
-            raise XsplitError(f"lower-reduce: internal error: {e.message}", at) from None
-    else:
-        module = ModuleOp(per_thread_kernels(red, p))
-        try:
-            module.verify()
-        except VerifyException as e:  # a bug in the writer, never the user's input
-            raise XsplitError(f"lower-reduce: internal error: {e}", at) from None
+    module = ModuleOp(kernels(red, p))
+    try:
+        module.verify()
+    except VerifyException as e:  # a bug in the kernel builders, never the user's input
+        raise XsplitError(f"lower-reduce: internal error: {e}", at) from None
     if tiled_gemm.applies(red) is None:
         _insert_barriers(module, ctx, at)
     else:

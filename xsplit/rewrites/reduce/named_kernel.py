@@ -89,6 +89,12 @@ class NamedKernelBuilder(KernelBuilder):
         op.results[0].name_hint = self.fresh(hint)
         return op.results[0]
 
+    def named(self, op: Operation, name: str) -> SSAValue:
+        """Inserts `op` and gives its result `name` itself, not numbered."""
+        self.insert(op)
+        op.results[0].name_hint = name
+        return op.results[0]
+
     def _hoist(self, key: str, name: str, value: Attribute) -> SSAValue:
         if key not in self.keys:
             op = arith.ConstantOp(value)
@@ -163,10 +169,7 @@ class NamedKernelBuilder(KernelBuilder):
         return self.emit(gpu.ThreadIdOp("x"), hint)
 
     def block_id_(self, dim: str, hint: str) -> SSAValue:
-        """A block id named `hint` itself, not numbered."""
-        v = self.insert(gpu.BlockIdOp(dim)).results[0]
-        v.name_hint = hint
-        return v
+        return self.named(gpu.BlockIdOp(dim), hint)
 
     def alloc_workgroup(self, shape: Sequence[int], hint: str) -> SSAValue:
         """Workgroup memory, allocated at the top of the function."""
@@ -178,7 +181,7 @@ class NamedKernelBuilder(KernelBuilder):
     # Subgroup reduction: the one step both kernels share ----------------------
 
     def subgroup_combine(
-        self, method: str, value: SSAValue, lanes: int, width: int, dpp: bool
+        self, method: str, value: SSAValue, lanes: int, width: int, dpp: bool, hint: str = "sg"
     ) -> SSAValue:
         """`value` combined over `lanes` consecutive lanes: one clustered
         `gpu.subgroup_reduce` where the target lowers it to DPP (gfx942),
@@ -193,7 +196,7 @@ class NamedKernelBuilder(KernelBuilder):
             op = gpu.ShuffleOp(gpu.ShuffleMode.XOR, value, self.ci32(off), self.ci32(width))
             self.insert(op)
             op.shuffle_result.name_hint, op.valid.name_hint = sh, ok
-            value = self.combine_(method, value, op.shuffle_result, "sg")
+            value = self.combine_(method, value, op.shuffle_result, hint)
             off //= 2
         return value
 
