@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -140,9 +141,7 @@ def kernels(m: int, n: int, k: int, stage: str, target: str, step_k: int | None)
     p = plan(red, None, {"target": find_target(target).name, "stage": stage})
     tiles = tiled_gemm.gemm_tiles(p.target)
     if step_k is not None:
-        tiles = tiled_gemm.GemmTiles(
-            tiles.tile_m, tiles.tile_n, step_k, tiles.threads_m, tiles.threads_n
-        )
+        tiles = replace(tiles, tile=(tiles.tile_m, tiles.tile_n, step_k))
     out: list = []
     for functions, pipeline in (
         (per_thread_kernels(red, p), "distribute"),

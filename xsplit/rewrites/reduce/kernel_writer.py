@@ -112,7 +112,9 @@ class KernelWriter:
             em.store(res, self.values[src.init_arg], idx)
         return res
 
-    def serial(self, coords: list[SSAValue], lo: SSAValue, hi: SSAValue, step: SSAValue) -> SSAValue:
+    def serial(
+        self, coords: list[SSAValue], lo: SSAValue, hi: SSAValue, step: SSAValue
+    ) -> SSAValue:
         """The combination of the reduced values over the axis from `lo` to `hi`."""
         em = self.e
         acc, k, res = em.fresh("acc"), em.fresh("k"), em.fresh("part")

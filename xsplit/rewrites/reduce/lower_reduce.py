@@ -44,7 +44,7 @@ only the epilogue: how the threads sharing a row (or column) of the tile
 combine their values before its atomic or partial. On GPU targets that is
 xsplit's staged GEMM kernel (fused_gemm.py: `xsplit_gemm.gridwise_gemm_reduce`
 through the GEMM kernel's passes); reductions along a batch and transposed
-operands keep the text kernel (tiled_gemm.py, barriers from `insert-barriers`), and so
+operands keep the tiled kernel (tiled_gemm.py, barriers from `insert-barriers`), and so
 does llvm-cpu, where one thread per workgroup loops over a 32x32 tile. The
 tile sizes are the kernels' own, not the options above.
 """
@@ -95,7 +95,7 @@ def describe(p: Plan, red: ReductionToLower) -> str:
         text = tiled_gemm.describe(red, p)
         if p.target.is_gpu:
             # Said so that a user knows which kernel ran, and why not the staged one.
-            text += f" (the text kernel: xsplit's staged GEMM kernel does not take it yet: {why})"
+            text += f" (the tiled kernel: xsplit's staged GEMM kernel does not take it yet: {why})"
         return text
     how = {
         "atomic": f"{p.items} blocks of {p.block} threads; each thread reduces {p.chunk} "

@@ -50,7 +50,9 @@ def _float(text: str) -> float:
     return float(text)
 
 
-def memref_of(shape: Sequence[int], element: str = "f32", space: Attribute | None = None) -> MemRefType:
+def memref_of(
+    shape: Sequence[int], element: str = "f32", space: Attribute | None = None
+) -> MemRefType:
     t = f16 if element == "f16" else f32
     if space is None:
         return MemRefType(t, list(shape))
@@ -72,6 +74,7 @@ class NamedKernelBuilder(KernelBuilder):
         self.keys: dict[str, SSAValue] = {}
         self.outer: list[Builder] = []
         self.n = 0
+        self._combined = "v"
 
     @property
     def args(self) -> Sequence[SSAValue]:
@@ -178,27 +181,29 @@ class NamedKernelBuilder(KernelBuilder):
         self.allocs.append(op)
         return op.results[0]
 
-    # Subgroup reduction: the one step both kernels share ----------------------
+    # The subgroup step (KernelBuilder.subgroup_combine), its values named ---
 
     def subgroup_combine(
-        self, method: str, value: SSAValue, lanes: int, width: int, dpp: bool, hint: str = "sg"
-    ) -> SSAValue:
-        """`value` combined over `lanes` consecutive lanes: one clustered
-        `gpu.subgroup_reduce` where the target lowers it to DPP (gfx942),
-        else a `gpu.shuffle xor` butterfly over a subgroup of `width`."""
-        if dpp:
-            kind = gpu.ReductionKind.ADD if method == "sum" else gpu.ReductionKind.MAXNUMF
-            op = gpu.SubgroupReduceOp(kind, value, cluster_size=lanes)
-            return self.emit(op, "sg")
-        off = lanes // 2
-        while off >= 1:
-            sh, ok = self.fresh("sh"), self.fresh("ok")
-            op = gpu.ShuffleOp(gpu.ShuffleMode.XOR, value, self.ci32(off), self.ci32(width))
-            self.insert(op)
-            op.shuffle_result.name_hint, op.valid.name_hint = sh, ok
-            value = self.combine_(method, value, op.shuffle_result, hint)
-            off //= 2
-        return value
+        self, method: str, value: SSAValue, lanes: int, width: int, cluster: bool,
+        stride: int = 1, hint: str = "sg",
+    ) -> SSAValue:  # fmt: skip
+        self._combined = hint
+        return super().subgroup_combine(method, value, lanes, width, cluster, stride)
+
+    def subgroup_reduce(self, method: str, value: SSAValue, size: int, stride: int = 1) -> SSAValue:
+        v = super().subgroup_reduce(method, value, size, stride)
+        v.name_hint = self.fresh("sg")
+        return v
+
+    def shuffle_xor(self, value: SSAValue, offset: int, width: int) -> SSAValue:
+        sh, ok = self.fresh("sh"), self.fresh("ok")
+        op = gpu.ShuffleOp(gpu.ShuffleMode.XOR, value, self.ci32(offset), self.ci32(width))
+        self.insert(op)
+        op.shuffle_result.name_hint, op.valid.name_hint = sh, ok
+        return op.shuffle_result
+
+    def combine(self, method: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.combine_(method, a, b, self._combined)
 
     # Regions, opened and closed ---------------------------------------------
 

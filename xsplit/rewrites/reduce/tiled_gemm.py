@@ -1,8 +1,10 @@
-"""`lower-reduce`'s text kernel for a fused GEMM: C in tiles, the reduction
+"""`lower-reduce`'s tiled kernel for a fused GEMM: C in tiles, the reduction
 in the epilogue. On GPU targets lower-reduce writes plain GEMMs through
 xsplit's staged GEMM kernel instead (fused_gemm.py); this writer keeps what
 that kernel does not take yet (reductions along a batch, several batch
-loops, transposed operands or C) and the CPU form.
+loops, transposed operands or C) and the CPU form. It builds them op by op
+with the kernel builder (named_kernel.py), its tile is the tile table's
+(`fused_tiles`), and its subgroup step the builder's one.
 
 A workgroup owns a `tile_m` x `tile_n` tile of C (grid x: tiles along N, y:
 tiles along M, z: the batch loops, linearized). On a GPU each of its threads
@@ -59,53 +61,13 @@ from xsplit.rewrites.reduce.named_kernel import (
 )
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Gemm, ReductionToLower, loops_of
+from xsplit.targets.gemm_tiles import GemmTiles, fused_tiles
 from xsplit.targets.table import Target
 
 
-@dataclass(frozen=True)
-class GemmTiles:
-    """One workgroup's share of a fused GEMM."""
-
-    tile_m: int
-    tile_n: int
-    step_k: int
-    """K elements staged through workgroup memory per step; 0: no staging."""
-    threads_m: int
-    threads_n: int
-
-    @property
-    def threads(self) -> int:
-        return self.threads_m * self.threads_n
-
-    @property
-    def regs_m(self) -> int:
-        return self.tile_m // self.threads_m
-
-    @property
-    def regs_n(self) -> int:
-        return self.tile_n // self.threads_n
-
-
-# Global loads per FMA are 1/tile_m + 1/tile_n whatever `step_k` is (each step
-# loads (tile_m + tile_n) * step_k elements for tile_m * tile_n * step_k FMAs):
-# 64x64 gives 1/32, against 2 for one dot product per thread. 256 threads with
-# 4x4 registers each cover it; 16 lanes per row fit a warp (32) and a wave
-# (64), so the subgroup stage needs no workgroup memory. `step_k` = 16 makes
-# each thread copy exactly 4 elements of A and 4 of B per step, 8 KiB of
-# workgroup memory for both tiles, and two barriers per 16 K elements; 8 or 32
-# leave loads per FMA the same (bench/fused_gemm_loads.py --step-k measures it).
-GPU_TILES = GemmTiles(tile_m=64, tile_n=64, step_k=16, threads_m=16, threads_n=16)
-# One thread per workgroup: a tile is a loop nest, sized so that a 512x512 C
-# still makes 256 workgroups for the runtime's threads to share.
-CPU_TILES = GemmTiles(tile_m=32, tile_n=32, step_k=0, threads_m=1, threads_n=1)
-TILES: dict[str, GemmTiles] = {"sm_80": GPU_TILES, "sm_90": GPU_TILES, "gfx942": GPU_TILES}
-
-
 def gemm_tiles(target: Target) -> GemmTiles:
-    """The tiles for `target`: the one place they are chosen."""
-    if not target.is_gpu:
-        return CPU_TILES
-    return TILES.get(target.name, GPU_TILES)
+    """The tiles for `target`: the fused kernels' entry of the tile table."""
+    return fused_tiles(target)
 
 
 def applies(red: ReductionToLower) -> str | None:
@@ -116,7 +78,7 @@ def applies(red: ReductionToLower) -> str | None:
 
 @dataclass
 class Axis:
-    """M or N of the tile: its loop and sizes, and the SSA names of its
+    """M or N of the tile: its loop and sizes, and the SSA values of its
     workgroup offset, thread coordinate and each register's coordinate."""
 
     name: str
@@ -202,7 +164,8 @@ class TiledGemm:
         t = self.tiles
         if self.gpu:
             assert t.tile_m % t.threads_m == 0 and t.tile_n % t.threads_n == 0
-            assert (t.tile_m * t.step_k) % t.threads == 0 and (t.tile_n * t.step_k) % t.threads == 0
+            assert (t.tile_m * t.step_k) % t.thread_count == 0
+            assert (t.tile_n * t.step_k) % t.thread_count == 0
         self.m = Axis("m", loops.m, loops.extent[loops.m], t.tile_m, t.threads_m)
         self.n = Axis("n", loops.n, loops.extent[loops.n], t.tile_n, t.threads_n)
         hints = [a.name_hint for a in red.fn.args]
@@ -463,9 +426,9 @@ class TiledGemm:
         k_inner = dims.index(loops.k) > dims.index(ax.loop)
         sizes = (ax.tile, t.step_k) if k_inner else (t.step_k, ax.tile)
         items = []
-        per_thread = ax.tile * t.step_k // t.threads
+        per_thread = ax.tile * t.step_k // t.thread_count
         for l in range(per_thread):
-            flat = self.offset(tid, t.threads * l)
+            flat = self.offset(tid, t.thread_count * l)
             outer = em.divui(flat, sizes[1], "cp")
             inner = em.remui(flat, sizes[1], "cp")
             kk, local = (inner, outer) if k_inner else (outer, inner)
@@ -546,7 +509,7 @@ class TiledGemm:
             assert q.local is not None and q.base is not None
             for u in range(q.regs):
                 em.store(partial[u], red_tile, [q.local[u], r.t])
-            assert q.tile <= self.tiles.threads
+            assert q.tile <= self.tiles.thread_count
             opened = em.open_if(self.below(tid, q.tile))
             res, args, slot = self.for_(
                 "slot", em.c(0), em.c(r.threads), [em.cf(IDENTITY[self.red.method])], "total"
@@ -563,7 +526,7 @@ class TiledGemm:
         assert r.threads <= p.subgroup and r.threads & (r.threads - 1) == 0
         dpp = p.target.name == "gfx942"
         total = [
-            em.subgroup_combine(self.red.method, partial[u], r.threads, p.subgroup, dpp, "v")
+            em.subgroup_combine(self.red.method, partial[u], r.threads, p.subgroup, dpp, hint="v")
             for u in range(q.regs)
         ]
         lead = em.open_if(em.cmpi("eq", r.t, 0, "lead"))
@@ -635,7 +598,7 @@ class TiledGemm:
         rows = 1
         for s in outer:
             rows *= s
-        per = self.tiles.threads if self.gpu else 64
+        per = self.tiles.thread_count if self.gpu else 64
         base = self.mul(em.block_id_("x", "wg"), per)
         coords: list[SSAValue] = []
         if outer:
@@ -675,7 +638,8 @@ class TiledGemm:
         if self.gpu:
             how = (
                 f"the fused GEMM in {t.tile_m}x{t.tile_n} C tiles, one per workgroup of "
-                f"{t.threads} threads holding {t.regs_m}x{t.regs_n} each in registers; A and B "
+                f"{t.thread_count} threads holding {t.regs_m}x{t.regs_n} each in registers; "
+                "A and B "
                 f"staged through workgroup memory {t.step_k} K elements at a time "
                 "(barriers placed by insert-barriers)"
             )
@@ -723,7 +687,7 @@ def kernels(red: ReductionToLower, p: Plan, tiles: GemmTiles | None = None) -> l
     name = red.fn.sym_name.data
     if w.gpu:
         w.gpu_kernel()
-        block = (w.tiles.threads, 1, 1)
+        block = (w.tiles.thread_count, 1, 1)
     else:
         w.cpu_kernel()
         block = (1, 1, 1)
