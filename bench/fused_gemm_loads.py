@@ -1,9 +1,9 @@
 """Global loads per FMA of the fused GEMM + reduction kernel, counted by
 xsplit's SPMD simulator: the per-thread kernel lower-reduce wrote first
 (one dot product per C element, A and B read from global memory for every
-product), the tiled text kernel that replaced it (tiled_gemm.py: 64x64 C
-tiles, A and B staged through workgroup memory along K; it still writes the
-batch forms) and xsplit's staged GEMM kernel with the reduction as its
+product), the tiled kernel that replaced it (tiled_gemm.py, once MLIR text
+and labelled "tiled text" below: 64x64 C tiles, A and B staged through
+workgroup memory along K; it still builds the batch forms) and xsplit's staged GEMM kernel with the reduction as its
 epilogue, which lower-reduce writes now for GPU targets (fused_gemm.py: the
 same tiles, 128-bit loads where rows are whole vectors).
 
