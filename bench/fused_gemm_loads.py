@@ -1,9 +1,9 @@
 """Global loads per FMA of the fused GEMM + reduction kernel, counted by
 xsplit's SPMD simulator: the per-thread kernel lower-reduce wrote first
 (one dot product per C element, A and B read from global memory for every
-product), the tiled text kernel that replaced it (tiled_gemm.py: 64x64 C
-tiles, A and B staged through workgroup memory along K; it still writes the
-batch forms) and xsplit's staged GEMM kernel with the reduction as its
+product), the tiled kernel that replaced it (tiled_gemm.py, once MLIR text
+and labelled "tiled text" below: 64x64 C tiles, A and B staged through
+workgroup memory along K; it still builds the batch forms) and xsplit's staged GEMM kernel with the reduction as its
 epilogue, which lower-reduce writes now for GPU targets (fused_gemm.py: the
 same tiles, 128-bit loads where rows are whole vectors).
 
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -41,7 +42,7 @@ from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.pipeline import build_pipeline, run_passes
 from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
-from xsplit.rewrites.reduce.kernel_writer import per_thread_kernels_text
+from xsplit.rewrites.reduce.kernel_writer import per_thread_kernels
 from xsplit.rewrites.reduce.plan import plan
 from xsplit.rewrites.reduce.reduced import analyze
 from xsplit.simulator.machine import Launch, Machine, lockstep
@@ -140,15 +141,13 @@ def kernels(m: int, n: int, k: int, stage: str, target: str, step_k: int | None)
     p = plan(red, None, {"target": find_target(target).name, "stage": stage})
     tiles = tiled_gemm.gemm_tiles(p.target)
     if step_k is not None:
-        tiles = tiled_gemm.GemmTiles(
-            tiles.tile_m, tiles.tile_n, step_k, tiles.threads_m, tiles.threads_n
-        )
+        tiles = replace(tiles, tile=(tiles.tile_m, tiles.tile_n, step_k))
     out: list = []
-    for text, pipeline in (
-        (per_thread_kernels_text(red, p), "distribute"),
-        (tiled_gemm.kernels_text(red, p, tiles), "insert-barriers"),
+    for functions, pipeline in (
+        (per_thread_kernels(red, p), "distribute"),
+        (tiled_gemm.kernels(red, p, tiles), "insert-barriers"),
     ):
-        kernel = parse_module(text, "kernel.mlir", make_context())
+        kernel = ModuleOp(functions)
         run_passes(kernel, build_pipeline(pipeline), ctx)
         out.append(kernel)
     staged = ModuleOp(fused_gemm.kernels(red, p, ctx))

@@ -141,8 +141,10 @@ func.func @mm_sum(%a: {t(m, k)}, %b: {t(k, n)}, %c: {t(m, n)}, %o: {t(m, 1)}) ->
 
 
 def fused_text_kernel(m: int, n: int, k: int):
-    """The fused GEMM + row sum's text kernel (tiled_gemm.py), which
-    lower-reduce wrote for GPUs before the staged kernel took its place."""
+    """The fused GEMM + row sum's tiled kernel (tiled_gemm.py, once text),
+    which lower-reduce wrote for GPUs before the staged kernel took its place."""
+    from xdsl.dialects.builtin import ModuleOp
+
     from xsplit.pipeline import build_pipeline, run_passes
     from xsplit.rewrites.reduce import tiled_gemm
     from xsplit.rewrites.reduce.plan import plan
@@ -155,7 +157,7 @@ def fused_text_kernel(m: int, n: int, k: int):
     red = analyze(next(op for op in module.walk() if op.name == "rock.reduce"))
     assert not isinstance(red, str), red
     p = plan(red, None, {"target": "sm_80", "stage": "atomic"})
-    kernel = parse_module(tiled_gemm.kernels_text(red, p), "old.mlir", ctx)
+    kernel = ModuleOp(tiled_gemm.kernels(red, p))
     with collect_remarks():
         run_passes(kernel, build_pipeline("insert-barriers"), ctx)
     return pick_function(kernel, None)

@@ -1,6 +1,6 @@
 """The tiled fused GEMM: on GPU targets xsplit's staged GEMM kernel with a
 reduction epilogue (xsplit/rewrites/reduce/fused_gemm.py), for reductions
-along the batch and the CPU the text kernel (tiled_gemm.py). For every
+along the batch and the CPU the tiled kernel (tiled_gemm.py). For every
 stage, sum and max, reduced along rows and columns, on shapes that are not multiples of the 64x64
 tile or the K step of 16 (70x200x90, 33x45x61 and a batch of 2x37x50x29, as
 MxNxK), the kernel is race-free in the simulator and gives numpy's results;
@@ -212,7 +212,7 @@ def test_remarks_say_what_the_kernel_does() -> None:
     with collect_remarks() as said:
         rewrite(batch.program(), "fuse-reduction,lower-reduce{stage=lds target=sm_80}")
     assert "grid 1x1x2; the 16 threads of a row meet in workgroup memory" in "\n".join(said)
-    # What the staged kernel does not take yet goes to the text kernel, and says so.
+    # What the staged kernel does not take yet goes to the tiled kernel, and says so.
     along = GemmCase("max", "batch", **SHAPES["2x37x50x29"])
     with collect_remarks() as said:
         rewrite(along.program(), "fuse-reduction,lower-reduce{stage=lds target=sm_80}")

@@ -73,6 +73,39 @@ class GemmTiles:
         tm, tn, tk = self.tile
         return f"{tm}x{tn}x{tk} t{self.threads[0]}x{self.threads[1]} s{self.stages}"
 
+    @property
+    def tile_m(self) -> int:
+        return self.tile[0]
+
+    @property
+    def tile_n(self) -> int:
+        return self.tile[1]
+
+    @property
+    def step_k(self) -> int:
+        """K elements staged through workgroup memory per step; 0: no staging."""
+        return self.tile[2]
+
+    @property
+    def threads_m(self) -> int:
+        return self.threads[0]
+
+    @property
+    def threads_n(self) -> int:
+        return self.threads[1]
+
+    @property
+    def thread_count(self) -> int:
+        return self.threads[0] * self.threads[1]
+
+    @property
+    def regs_m(self) -> int:
+        return self.tile[0] // self.threads[0]
+
+    @property
+    def regs_n(self) -> int:
+        return self.tile[1] // self.threads[1]
+
 
 _FOUR = "today's layout (the fused kernel's): 4x4 registers, loads per FMA 1/32; "
 _SMALL_WHY = _FOUR + "the largest tile a skinny output fills; gfx942: 64 VGPRs, no spills"
@@ -100,6 +133,19 @@ _LARGE_MMA = (
     "56% HMMA, 246 registers, no spills; K 16 was 46%); 2 stages of 16 KiB (3 add nothing "
     "to the loop's mix)"
 )
+
+FUSED_GPU = GemmTiles(
+    (64, 64, 16), (16, 16), 1, NOT_MEASURED,
+    "the GEMM + reduction lower-reduce fuses (FMA registers): 4x4 registers, loads per FMA "
+    "1/32; 16 lanes per row of the tile fit a warp and a wave, so a row's subgroup step "
+    "needs no workgroup memory; K steps of 16: each thread copies 4 elements of A and 4 "
+    "of B a step, 8 KiB of workgroup memory",
+)  # fmt: skip
+FUSED_CPU = GemmTiles(
+    (32, 32, 0), (1, 1), 1, NOT_MEASURED,
+    "the fused GEMM + reduction on llvm-cpu: one thread per workgroup loops over its tile "
+    "(K step 0: no staging), so that a 512x512 C still makes 256 workgroups",
+)  # fmt: skip
 
 RAGGED_K_F16 = GemmTiles(
     (64, 64, 64), (16, 16), 2, NOT_MEASURED,
@@ -183,6 +229,13 @@ def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTile
     if cuda and sixteen and k % 8 and entry.stages == 2:
         return RAGGED_F16 if n % 8 else RAGGED_K_F16
     return entry
+
+
+def fused_tiles(target: Target) -> GemmTiles:
+    """The tile of the GEMM lower-reduce fuses with a reduction: the staged
+    kernel's and the tiled kernel's on GPUs, one loop nest per workgroup on
+    the CPU."""
+    return FUSED_GPU if target.is_gpu else FUSED_CPU
 
 
 def can_take(tiles: GemmTiles, target: Target, element: str) -> str | None:

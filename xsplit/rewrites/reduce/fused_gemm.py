@@ -51,11 +51,13 @@ from xsplit.dialects.fragments import Intrinsic, intrinsic_for
 from xsplit.dialects.xsplit_gemm import GridwiseGemmReduceOp, MergeReducedOp, reduce_chunks
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Gemm, ReductionToLower, loops_of
+from xsplit.targets.gemm_tiles import FUSED_GPU
 
-TILE = (64, 64, 16)
-"""The C tile and K step; with THREADS, 4x4 registers per thread, as the
-text kernel had (so that the two compare load for load)."""
-THREADS = (16, 16)
+TILE = FUSED_GPU.tile
+"""The C tile and K step; with THREADS, 4x4 registers per thread: the tile
+table's entry for the fused GEMM, which the tiled kernel (tiled_gemm.py)
+takes too (so that the two compare load for load)."""
+THREADS = FUSED_GPU.threads
 
 MMA_TILE = (64, 64, 32)
 """With tensor cores: K steps of 32, so that each thread copies whole

@@ -300,3 +300,19 @@ class KernelBuilder(FoldingIndexArithmetic):
         kind = gpu.ReductionKind.ADD if method == "sum" else gpu.ReductionKind.MAXNUMF
         op = gpu.SubgroupReduceOp(kind, value, cluster_size=size, cluster_stride=stride)
         return self.insert(op).results[0]
+
+    def subgroup_combine(
+        self, method: str, value: SSAValue, lanes: int, width: int, cluster: bool, stride: int = 1
+    ) -> SSAValue:
+        """`value` combined over `lanes` lanes `stride` apart, every kernel's
+        one subgroup step: a clustered `gpu.subgroup_reduce` where the target
+        lowers it well (`cluster`: DPP and swizzles on gfx942), else a
+        `gpu.shuffle xor` butterfly among subgroups of `width` lanes (NVIDIA,
+        where the former does not legalize)."""
+        if lanes > 1 and cluster:
+            return self.subgroup_reduce(method, value, lanes, stride)
+        off = lanes // 2
+        while off >= 1:
+            value = self.combine(method, value, self.shuffle_xor(value, off * stride, width))
+            off //= 2
+        return value

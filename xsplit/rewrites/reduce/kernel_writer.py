@@ -1,362 +1,280 @@
-"""`lower-reduce`'s kernel writer: the kernels of a plan as MLIR text (each
-stage's block-level `scf.forall` that `distribute` then turns into SPMD code),
-and the host function of the deterministic stage. A fused GEMM goes to the
-tiled text writer (tiled_gemm.py) where the staged kernel (fused_gemm.py,
-not text) does not take it; what stays here computes one element per
-thread, which suits a reduced argument or a product of arguments."""
+"""`lower-reduce`'s per-element kernels: the kernels of a plan as IR (each
+stage's block-level `scf.forall` that `distribute` then turns into SPMD
+code), and the host function of the deterministic stage. Built with the
+kernel builder (named_kernel.py), whose calls read in the order of the IR;
+a fused GEMM goes to the tiled kernel (tiled_gemm.py) where the staged
+kernel (fused_gemm.py) does not take it. What stays here computes one
+element per thread, which suits a reduced argument or a product of
+arguments."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation, SSAValue
+
 from xsplit.rewrites.reduce import tiled_gemm
-from xsplit.rewrites.reduce.emit import (
-    ATOMIC,
-    COMBINE,
+from xsplit.rewrites.reduce.named_kernel import (
     IDENTITY,
-    SUBGROUP,
-    WORKGROUP,
-    Emitter,
-    function_text,
-    host_text,
-    memref_type,
+    NamedKernelBuilder,
+    host_function,
+    memref_of,
 )
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Product, ReductionToLower
 
-_WG = WORKGROUP
-_memref = memref_type
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
 
 
 class KernelWriter:
-    """Writes the kernels of one reduction as MLIR text."""
+    """Builds one kernel of a reduction: the partials kernel (atomics, or
+    partials in the deterministic stage) or, with `merge`, the merge kernel."""
 
-    def __init__(self, red: ReductionToLower, p: Plan):
+    def __init__(self, red: ReductionToLower, p: Plan, merge: bool = False):
         self.red, self.p = red, p
-        self.e = Emitter()
-        self.arg_names = [f"%arg{i}" for i in range(len(red.arg_shapes))]
         hints = [a.name_hint for a in red.fn.args]
-        self.arg_names = [f"%{h}" if h else n for h, n in zip(hints, self.arg_names)]
+        self.arg_names = [h if h else f"arg{i}" for i, h in enumerate(hints)]
+        params = [(n, memref_of(s)) for n, s in zip(self.arg_names, red.arg_shapes)]
+        if merge:
+            params = [("partials", self.partials_type), params[red.out]]
+        elif p.deterministic:
+            params.append(("partials", self.partials_type))
+        self.e = NamedKernelBuilder(params)
+        args = list(self.e.args)
+        if merge:
+            self.partials: SSAValue | None = args[0]
+            self.values = {red.out: args[1]}
+        else:
+            self.partials = args[-1] if p.deterministic else None
+            self.values = dict(enumerate(args[: len(red.arg_shapes)]))
+        self.lds: SSAValue | None = None
+
+    @property
+    def partials_type(self) -> MemRefType:
+        return memref_of([self.p.chunks, self.red.elements])
 
     # Index arithmetic -----------------------------------------------------
 
-    def delinearize(self, e: str) -> list[str]:
+    def delinearize(self, e: SSAValue) -> list[SSAValue]:
         """The non-axis coordinates of output element `e`, row-major."""
         red, em = self.red, self.e
         dims = [d for d in range(len(red.shape)) if d != red.axis]
-        coords: dict[int, str] = {}
+        coords: dict[int, SSAValue] = {}
         stride = 1
         for d in reversed(dims):
             size = red.shape[d]
-            q = em.op(f"arith.divui {e}, {em.c(stride)} : index") if stride != 1 else e
-            coords[d] = em.op(f"arith.remui {q}, {em.c(size)} : index") if d != dims[0] else q
+            q = em.divui(e, stride) if stride != 1 else e
+            coords[d] = em.remui(q, size) if d != dims[0] else q
             stride *= size
         return [coords[d] for d in dims]
 
-    def full_index(self, coords: list[str], k: str) -> list[str]:
+    def full_index(self, coords: list[SSAValue], k: SSAValue) -> list[SSAValue]:
         out = list(coords)
         out.insert(self.red.axis, k)
         return out
 
-    def out_index(self, coords: list[str]) -> list[str]:
+    def out_index(self, coords: list[SSAValue]) -> list[SSAValue]:
         if self.red.keepdim:
             return self.full_index(coords, self.e.c(0))
         return coords
 
-    def value(self, idx: list[str]) -> str:
+    def value(self, idx: list[SSAValue]) -> SSAValue:
         """The reduced tensor's element at `idx`: a load, or the GEMM's dot product."""
         red, em = self.red, self.e
         src = red.source
         if isinstance(src, int):
-            t = _memref(red.arg_shapes[src])
-            return em.op(f"memref.load {self.arg_names[src]}[{', '.join(idx)}] : {t}")
+            return em.load_(self.values[src], idx)
         if isinstance(src, Product):
-            factors = []
-            for arg, dims in zip(src.inputs, src.dims):
-                t = _memref(red.arg_shapes[arg])
-                at = ", ".join(idx[d] for d in dims)
-                factors.append(em.op(f"memref.load {self.arg_names[arg]}[{at}] : {t}"))
+            factors = [
+                em.load_(self.values[arg], [idx[d] for d in dims])
+                for arg, dims in zip(src.inputs, src.dims)
+            ]
             value = factors[0]
             for f in factors[1:]:
-                value = em.op(f"arith.mulf {value}, {f} : f32")
+                value = em.mulf_(value, f)
             return value
-        loops: dict[int, str] = dict(zip(src.out_dims, idx))
+        loops: dict[int, SSAValue] = dict(zip(src.out_dims, idx))
         if src.init_arg is not None:
-            t = _memref(red.arg_shapes[src.init_arg])
-            init = em.op(f"memref.load {self.arg_names[src.init_arg]}[{', '.join(idx)}] : {t}")
+            init = em.load_(self.values[src.init_arg], idx)
         else:
             init = em.cf(src.init_const or "0.0")
         acc, kk, result = em.fresh("acc"), em.fresh("k"), em.fresh("dot")
-        em.emit(
-            f"{result} = scf.for {kk} = {em.c(0)} to {em.c(src.k)} step {em.c(1)} "
-            f"iter_args({acc} = {init}) -> (f32) {{"
-        )
-        em.indent += 1
-        ta, tb = _memref(red.arg_shapes[src.a]), _memref(red.arg_shapes[src.b])
-        loops[src.k_dim] = kk
-        a_idx = ", ".join(loops[d] for d in src.a_dims)
-        b_idx = ", ".join(loops[d] for d in src.b_dims)
-        av = em.op(f"memref.load {self.arg_names[src.a]}[{a_idx}] : {ta}")
-        bv = em.op(f"memref.load {self.arg_names[src.b]}[{b_idx}] : {tb}")
-        prod = em.op(f"arith.mulf {av}, {bv} : f32")
-        nxt = em.op(f"arith.addf {acc}, {prod} : f32")
-        em.emit(f"scf.yield {nxt} : f32")
-        em.indent -= 1
-        em.emit("}")
+        (res,), (it,), k = em.open_for(0, src.k, 1, [init], kk, [acc], [result])
+        loops[src.k_dim] = k
+        av = em.load_(self.values[src.a], [loops[d] for d in src.a_dims])
+        bv = em.load_(self.values[src.b], [loops[d] for d in src.b_dims])
+        em.close(em.addf_(it, em.mulf_(av, bv)))
         if src.store:
             assert src.init_arg is not None
-            t = _memref(red.arg_shapes[src.init_arg])
-            em.emit(f"memref.store {result}, {self.arg_names[src.init_arg]}[{', '.join(idx)}] : {t}")
-        return result
+            em.store(res, self.values[src.init_arg], idx)
+        return res
 
-    def serial(self, coords: list[str], lo: str, hi: str, step: str) -> str:
+    def serial(
+        self, coords: list[SSAValue], lo: SSAValue, hi: SSAValue, step: SSAValue
+    ) -> SSAValue:
         """The combination of the reduced values over the axis from `lo` to `hi`."""
         em = self.e
         acc, k, res = em.fresh("acc"), em.fresh("k"), em.fresh("part")
-        em.emit(
-            f"{res} = scf.for {k} = {lo} to {hi} step {step} "
-            f"iter_args({acc} = {em.cf(IDENTITY[self.red.method])}) -> (f32) {{"
-        )
-        em.indent += 1
-        v = self.value(self.full_index(coords, k))
-        nxt = em.op(f"{COMBINE[self.red.method]} {acc}, {v} : f32")
-        em.emit(f"scf.yield {nxt} : f32")
-        em.indent -= 1
-        em.emit("}")
-        return res
+        init = em.cf(IDENTITY[self.red.method])
+        (part,), (it,), iv = em.open_for(lo, hi, step, [init], k, [acc], [res])
+        v = self.value(self.full_index(coords, iv))
+        em.close(em.combine_(self.red.method, it, v))
+        return part
 
-    def finish(self, value: str, coords: list[str], c: str, e: str) -> None:
+    def finish(self, value: SSAValue, coords: list[SSAValue], c: SSAValue, e: SSAValue) -> None:
         """The work item's partial: an atomic into the output, or a store into the partials."""
         em, red = self.e, self.red
-        if self.p.deterministic:
-            em.emit(f"memref.store {value}, %partials[{c}, {e}] : {self.partials_type}")
+        if self.partials is not None:
+            em.store(value, self.partials, [c, e])
         else:
-            t = _memref(red.arg_shapes[red.out])
-            idx = ", ".join(self.out_index(coords))
-            em.op(f"memref.atomic_rmw {ATOMIC[red.method]} {value}, {self.arg_names[red.out]}[{idx}] : (f32, {t}) -> f32", "old")
-
-    @property
-    def partials_type(self) -> str:
-        return _memref([self.p.chunks, self.red.elements])
-
-    def if_(self, cond: str) -> None:
-        self.e.emit(f"scf.if {cond} {{")
-        self.e.indent += 1
-
-    def end(self) -> None:
-        self.e.indent -= 1
-        self.e.emit("}")
+            em.atomic_(red.method, value, self.values[red.out], self.out_index(coords))
 
     # Kernels --------------------------------------------------------------
 
-    def item_bounds(self, w: str) -> tuple[str, str, list[str], str, str]:
+    def item_bounds(self, w: SSAValue):
         """Chunk, element, coordinates and axis range of work item `w`."""
         em, red, p = self.e, self.red, self.p
-        c = em.op(f"arith.divui {w}, {em.c(red.elements)} : index", "chunk")
-        e = em.op(f"arith.remui {w}, {em.c(red.elements)} : index", "elem")
+        c = em.divui(w, red.elements, "chunk")
+        e = em.remui(w, red.elements, "elem")
         coords = self.delinearize(e)
-        lo = em.op(f"arith.muli {c}, {em.c(p.chunk)} : index", "lo")
-        hi0 = em.op(f"arith.addi {lo}, {em.c(p.chunk)} : index")
-        hi = em.op(f"arith.minui {hi0}, {em.c(red.extent)} : index", "hi")
+        lo = em.muli(c, p.chunk, "lo")
+        hi0 = em.addi(lo, p.chunk)
+        hi = em.minui(hi0, red.extent, "hi")
         return c, e, coords, lo, hi
 
-    def partial_kernel(self) -> str:
+    def partial_kernel(self) -> None:
         em, red, p = self.e, self.red, self.p
         gpu = p.target.is_gpu
-        em.emit(f"scf.forall (%w) in ({p.items}) {{")
-        em.indent += 1
+        w = em.open_forall(p.items)
         if p.stage != "atomic" and p.grid < p.items:
             # A block runs several work items: the next one's stores into
             # workgroup memory must wait for this one's reads.
-            em.emit("gpu.barrier")
-        tid = em.op("gpu.thread_id x", "tid") if gpu else None
+            em.barrier()
+        tid = em.thread_id_() if gpu else None
         if p.stage == "atomic":
-            if gpu:
-                base = em.op(f"arith.muli %w, {em.c(p.block)} : index")
-                item = em.op(f"arith.addi {base}, {tid} : index", "item")
+            if tid is not None:
+                item = em.addi(em.muli(w, p.block), tid, "item")
             else:
-                item = "%w"
+                item = w
             total = red.elements * p.chunks
-            guard = em.op(f"arith.cmpi ult, {item}, {em.c(total)} : index", "in")
+            guard: SSAValue | None = em.cmpi("ult", item, total, "in")
             if gpu and total % p.block == 0:
                 guard = None
-            if guard:
-                self.if_(guard)
+            opened = em.open_if(guard)
             c, e, coords, lo, hi = self.item_bounds(item)
             part = self.serial(coords, lo, hi, em.c(1))
             self.finish(part, coords, c, e)
-            if guard:
-                self.end()
+            em.end(opened)
         else:
             assert tid is not None
-            c, e, coords, lo, hi = self.item_bounds("%w")
-            start = em.op(f"arith.addi {lo}, {tid} : index")
+            c, e, coords, lo, hi = self.item_bounds(w)
+            start = em.addi(lo, tid)
             part = self.serial(coords, start, hi, em.c(p.block))
             if p.stage == "lds":
-                total = self.tree(part, tid)
+                total_of = self.tree(part, tid)
             else:
-                total = self.subgroups(part, tid)
-            is0 = em.op(f"arith.cmpi eq, {tid}, {em.c(0)} : index", "first")
-            self.if_(is0)
-            self.finish(total() if callable(total) else total, coords, c, e)
-            self.end()
-        em.indent -= 1
-        em.emit("} {mapping = [#gpu.block<x>]}")
-        return "\n".join(em.lines)
+                total_of = self.subgroups(part, tid)
+            em.open_if(em.cmpi("eq", tid, 0, "first"))
+            self.finish(total_of(), coords, c, e)
+            em.close()
+        em.close()
 
-    def tree(self, part: str, tid: str):
+    def tree(self, part: SSAValue, tid: SSAValue) -> Callable[[], SSAValue]:
         em, p, red = self.e, self.p, self.red
-        t = _memref([p.block], _WG)
-        em.emit(f"memref.store {part}, %lds[{tid}] : {t}")
+        lds = em.alloc_workgroup([p.block], "lds")
+        em.store(part, lds, [tid])
         s = p.block // 2
         while s >= 1:
-            em.emit("gpu.barrier")
-            cond = em.op(f"arith.cmpi ult, {tid}, {em.c(s)} : index")
-            self.if_(cond)
-            other = em.op(f"arith.addi {tid}, {em.c(s)} : index")
-            x = em.op(f"memref.load %lds[{tid}] : {t}")
-            y = em.op(f"memref.load %lds[{other}] : {t}")
-            z = em.op(f"{COMBINE[red.method]} {x}, {y} : f32")
-            em.emit(f"memref.store {z}, %lds[{tid}] : {t}")
-            self.end()
+            em.barrier()
+            em.open_if(em.cmpi("ult", tid, s))
+            other = em.addi(tid, s)
+            x = em.load_(lds, [tid])
+            y = em.load_(lds, [other])
+            em.store(em.combine_(red.method, x, y), lds, [tid])
+            em.close()
             s //= 2
         # Thread 0 wrote lds[0] last itself: no barrier before it reads it.
-        return lambda: em.op(f"memref.load %lds[{em.c(0)}] : {t}", "total")
+        return lambda: em.load_(lds, [em.c(0)], "total")
 
-    def subgroups(self, part: str, tid: str):
+    def subgroups(self, part: SSAValue, tid: SSAValue) -> Callable[[], SSAValue]:
         em, p, red = self.e, self.p, self.red
-        if p.target.name == "gfx942":
-            sg = em.op(
-                f"gpu.subgroup_reduce {SUBGROUP[red.method]} {part} cluster(size = {p.subgroup}) "
-                ": (f32) -> f32",
-                "sg",
-            )
-        else:
-            sg, off = part, p.subgroup // 2
-            while off >= 1:
-                sh, ok = em.fresh("sh"), em.fresh("ok")
-                em.emit(
-                    f"{sh}, {ok} = gpu.shuffle xor {sg}, {em.ci32(off)}, {em.ci32(p.subgroup)} : f32"
-                )
-                sg = em.op(f"{COMBINE[red.method]} {sg}, {sh} : f32", "sg")
-                off //= 2
+        dpp = p.target.name == "gfx942"
+        sg = em.subgroup_combine(red.method, part, p.subgroup, p.subgroup, dpp)
         if p.subgroups == 1:
-            return sg
-        t = _memref([p.subgroups], _WG)
-        lane = em.op(f"arith.remui {tid}, {em.c(p.subgroup)} : index", "lane")
-        sgid = em.op(f"arith.divui {tid}, {em.c(p.subgroup)} : index", "sgid")
-        lead = em.op(f"arith.cmpi eq, {lane}, {em.c(0)} : index")
-        self.if_(lead)
-        em.emit(f"memref.store {sg}, %lds[{sgid}] : {t}")
-        self.end()
-        em.emit("gpu.barrier")
+            return lambda: sg
+        lds = em.alloc_workgroup([p.subgroups], "lds")
+        lane = em.remui(tid, p.subgroup, "lane")
+        sgid = em.divui(tid, p.subgroup, "sgid")
+        em.open_if(em.cmpi("eq", lane, 0))
+        em.store(sg, lds, [sgid])
+        em.close()
+        em.barrier()
 
-        def total() -> str:
+        def total() -> SSAValue:
             acc, i, res = em.fresh("acc"), em.fresh("s"), em.fresh("total")
-            em.emit(
-                f"{res} = scf.for {i} = {em.c(0)} to {em.c(p.subgroups)} step {em.c(1)} "
-                f"iter_args({acc} = {em.cf(IDENTITY[red.method])}) -> (f32) {{"
-            )
-            em.indent += 1
-            x = em.op(f"memref.load %lds[{i}] : {t}")
-            nxt = em.op(f"{COMBINE[red.method]} {acc}, {x} : f32")
-            em.emit(f"scf.yield {nxt} : f32")
-            em.indent -= 1
-            em.emit("}")
-            return res
+            lo, hi, step = em.c(0), em.c(p.subgroups), em.c(1)
+            init = em.cf(IDENTITY[red.method])
+            (out,), (it,), iv = em.open_for(lo, hi, step, [init], i, [acc], [res])
+            em.close(em.combine_(red.method, it, em.load_(lds, [iv])))
+            return out
 
         return total
 
-    def merge_kernel(self) -> str:
+    def merge_kernel(self) -> None:
         """Partials to the output in the fixed order c = 0, 1, ...: one thread per element."""
         em, red, p = self.e, self.red, self.p
+        assert self.partials is not None
         gpu = p.target.is_gpu
         per = p.block if gpu else 1
-        em.emit(f"scf.forall (%w) in ({-(-red.elements // per)}) {{")
-        em.indent += 1
+        w = em.open_forall(_cdiv(red.elements, per))
         if gpu:
-            tid = em.op("gpu.thread_id x", "tid")
-            base = em.op(f"arith.muli %w, {em.c(per)} : index")
-            e = em.op(f"arith.addi {base}, {tid} : index", "elem")
+            tid = em.thread_id_()
+            e = em.addi(em.muli(w, per), tid, "elem")
         else:
-            e = "%w"
-        guard = em.op(f"arith.cmpi ult, {e}, {em.c(red.elements)} : index", "in")
-        self.if_(guard)
+            e = w
+        em.open_if(em.cmpi("ult", e, red.elements, "in"))
         coords = self.delinearize(e)
-        t = _memref(red.arg_shapes[red.out])
-        out = f"{self.arg_names[red.out]}[{', '.join(self.out_index(coords))}]"
-        init = em.op(f"memref.load {out} : {t}")
+        out, idx = self.values[red.out], self.out_index(coords)
+        init = em.load_(out, idx)
         acc, c, res = em.fresh("acc"), em.fresh("chunk"), em.fresh("merged")
-        em.emit(
-            f"{res} = scf.for {c} = {em.c(0)} to {em.c(p.chunks)} step {em.c(1)} "
-            f"iter_args({acc} = {init}) -> (f32) {{"
-        )
-        em.indent += 1
-        x = em.op(f"memref.load %partials[{c}, {e}] : {self.partials_type}")
-        nxt = em.op(f"{COMBINE[red.method]} {acc}, {x} : f32")
-        em.emit(f"scf.yield {nxt} : f32")
-        em.indent -= 1
-        em.emit("}")
-        em.emit(f"memref.store {res}, {out} : {t}")
-        self.end()
-        em.indent -= 1
-        em.emit("} {mapping = [#gpu.block<x>]}")
-        return "\n".join(em.lines)
+        (merged,), (it,), chunk = em.open_for(0, p.chunks, 1, [init], c, [acc], [res])
+        x = em.load_(self.partials, [chunk, e])
+        em.close(em.combine_(red.method, it, x))
+        em.store(merged, out, idx)
+        em.close()
+        em.close()
 
 
-def kernels_text(red: ReductionToLower, p: Plan) -> str:
-    """The module text of the lowered reduction (before distribution and
-    barrier insertion). A fused GEMM gets the tiled kernel (tiled_gemm.py);
-    a reduced argument or a product, one element per thread."""
+def kernels(red: ReductionToLower, p: Plan) -> list[Operation]:
+    """The lowered reduction's functions (before distribution and barrier
+    insertion). A fused GEMM gets the tiled kernel (tiled_gemm.py); a
+    reduced argument or a product, one element per thread."""
     if tiled_gemm.applies(red) is None:
-        return tiled_gemm.kernels_text(red, p)
-    return per_thread_kernels_text(red, p)
+        return tiled_gemm.kernels(red, p)
+    return per_thread_kernels(red, p)
 
 
-def per_thread_kernels_text(red: ReductionToLower, p: Plan) -> str:
+def per_thread_kernels(red: ReductionToLower, p: Plan) -> list[Operation]:
     """The kernels that compute each reduced element where it is consumed: a
     load, or for a fused GEMM one dot product per element from global memory
-    (what a GEMM the tiled writer cannot take still gets, and the baseline
+    (what a GEMM the tiled kernel cannot take still gets, and the baseline
     bench/fused_gemm_loads.py measures the tiled kernel against)."""
     name = red.fn.sym_name.data
-    params = [
-        f"{n}: {_memref(s)}"
-        for n, s in zip(KernelWriter(red, p).arg_names, red.arg_shapes)
-    ]
-    launch_block = p.block if p.target.is_gpu else 1
-
-    def sizes(grid: int) -> str:
-        return (
-            f"gpu.known_block_size = array<i32: {launch_block}, 1, 1>, "
-            f"gpu.known_grid_size = array<i32: {grid}, 1, 1>"
-        )
-
+    launch = (p.block if p.target.is_gpu else 1, 1, 1)
     w = KernelWriter(red, p)
-    w.e.indent = 2
-    body = w.partial_kernel()
-    allocs = []
-    if p.stage == "lds":
-        allocs.append(f"%lds = memref.alloc() : {_memref([p.block], _WG)}")
-    elif p.stage == "subgroup" and p.subgroups > 1:
-        allocs.append(f"%lds = memref.alloc() : {_memref([p.subgroups], _WG)}")
-    consts = w.e.constants()
+    w.partial_kernel()
     if not p.deterministic:
-        return function_text(name, params, body, consts, sizes(p.grid), allocs)
-    parts = w.partials_type
-    first = function_text(
-        f"{name}_partials", [*params, f"%partials: {parts}"], body, consts, sizes(p.grid), allocs
-    )
-    m = KernelWriter(red, p)
-    merge_body = m.merge_kernel()
+        return [w.e.function(name, (p.grid, 1, 1), launch)]
+    first = w.e.function(f"{name}_partials", (p.grid, 1, 1), launch)
+    m = KernelWriter(red, p, merge=True)
+    m.merge_kernel()
     per = p.block if p.target.is_gpu else 1
-    merge_items = -(-red.elements // per)
-    out_name = m.arg_names[red.out]
-    out_param = f"{out_name}: {_memref(red.arg_shapes[red.out])}"
-    second = function_text(
-        f"{name}_merge",
-        [f"%partials: {parts}", out_param],
-        merge_body,
-        m.e.constants(),
-        sizes(min(merge_items, p.target.processors * 8)),
-        [],
-    )
-    host = host_text(name, m.arg_names, red.arg_shapes, red.out, parts)
-    return f"{host}\n{first}\n{second}"
+    merge_items = _cdiv(red.elements, per)
+    grid = (min(merge_items, p.target.processors * 8), 1, 1)
+    second = m.e.function(f"{name}_merge", grid, launch)
+    args = [(n, memref_of(s)) for n, s in zip(m.arg_names, red.arg_shapes)]
+    host = host_function(name, args, red.out, w.partials_type)
+    return [host, first, second]

@@ -485,15 +485,9 @@ def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     width = op.subgroup.value.data
     lanes = 1 if lane_stride >= width else min(r_threads, width // lane_stride)
     totals = []
+    cluster = op.exchange.data == "cluster"
     for v in values:
-        if lanes > 1 and op.exchange.data == "cluster":
-            v = kb.subgroup_reduce(method, v, lanes, lane_stride)
-        else:
-            off = lanes // 2
-            while off >= 1:
-                v = kb.combine(method, v, kb.shuffle_xor(v, off * lane_stride, width))
-                off //= 2
-        totals.append(v)
+        totals.append(kb.subgroup_combine(method, v, lanes, width, cluster, lane_stride))
     if lanes == r_threads:  # case 3.1: the first lane of the output merges it
         leader = kb.below(r_t, 1)
 

@@ -44,7 +44,7 @@ only the epilogue: how the threads sharing a row (or column) of the tile
 combine their values before its atomic or partial. On GPU targets that is
 xsplit's staged GEMM kernel (fused_gemm.py: `xsplit_gemm.gridwise_gemm_reduce`
 through the GEMM kernel's passes); reductions along a batch and transposed
-operands keep the text kernel (tiled_gemm.py, barriers from `insert-barriers`), and so
+operands keep the tiled kernel (tiled_gemm.py, barriers from `insert-barriers`), and so
 does llvm-cpu, where one thread per workgroup loops over a 32x32 tile. The
 tile sizes are the kernels' own, not the options above.
 """
@@ -57,6 +57,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 import xsplit.attr_names as attr_names
 from xsplit.diagnostics import XsplitError, collect_diagnostics, remark, said_again, warning
@@ -64,7 +65,7 @@ from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.pass_pipeline import PassPipeline
 from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
-from xsplit.rewrites.reduce.kernel_writer import kernels_text
+from xsplit.rewrites.reduce.kernel_writer import kernels
 from xsplit.rewrites.reduce.ordinary import (
     Subgraph,
     find_subgraph,
@@ -94,7 +95,7 @@ def describe(p: Plan, red: ReductionToLower) -> str:
         text = tiled_gemm.describe(red, p)
         if p.target.is_gpu:
             # Said so that a user knows which kernel ran, and why not the staged one.
-            text += f" (the text kernel: xsplit's staged GEMM kernel does not take it yet: {why})"
+            text += f" (the tiled kernel: xsplit's staged GEMM kernel does not take it yet: {why})"
         return text
     how = {
         "atomic": f"{p.items} blocks of {p.block} threads; each thread reduces {p.chunk} "
@@ -188,16 +189,15 @@ def lowered_kernels(
 ) -> list[Operation]:
     """The kernels (and the deterministic stage's host) of the plan, written
     and distributed in `ctx`, detached; remarks are said at `at`."""
-    from xsplit.reader import parse_module
     from xsplit.rewrites.distribute.distribute import DISTRIBUTE
 
     if tiled_gemm.applies(red) is None and fused_gemm.applies(red, p) is None:
         return fused_gemm.kernels(red, p, ctx)
-    text = kernels_text(red, p)
+    module = ModuleOp(kernels(red, p))
     try:
-        module = parse_module(text, "<lower-reduce>", ctx)
-    except XsplitError as e:  # a bug in the writer, never the user's input
-        raise XsplitError(f"lower-reduce: internal error: {e.message}", at) from None
+        module.verify()
+    except VerifyException as e:  # a bug in the kernel builders, never the user's input
+        raise XsplitError(f"lower-reduce: internal error: {e}", at) from None
     if tiled_gemm.applies(red) is None:
         _insert_barriers(module, ctx, at)
     else:

@@ -1,6 +1,6 @@
 // lower-reduce on a GEMM fuse-reduction fused. On GPU targets: xsplit's staged GEMM kernel
 // (xsplit_gemm.gridwise_gemm_reduce through lower-{gridwise,blockwise,threadwise}-gemm) with the
-// reduction as its epilogue; on the CPU the text kernel (tiled_gemm.py). 70x200x90 is no multiple
+// reduction as its epilogue; on the CPU the tiled kernel (tiled_gemm.py). 70x200x90 is no multiple
 // of the 64x64 C tile or of the K step of 16: loads outside A and B read zero, elements outside C
 // add the identity, and rows outside C get no atomic.
 // RUN: xsplit-opt %s -p 'fuse-reduction,lower-reduce{stage=lds target=sm_80},verify-sync' 2>/dev/null | filecheck %s --check-prefix=LDS
