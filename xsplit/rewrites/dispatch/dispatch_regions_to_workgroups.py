@@ -17,8 +17,8 @@ the regions xsplit itself formed only (`formed_by_xsplit`).
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, IndexType, IntegerType, TensorType
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, TensorType
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnOp
@@ -27,11 +27,7 @@ from xsplit.dialects.iree_tensor_ext import (
     DispatchTensorStoreOp,
     DispatchTensorType,
 )
-from xsplit.rewrites.dispatch.form_dispatch_regions import (
-    formed_by_xsplit,
-    is_graph_level,
-    is_scalar_constant,
-)
+from xsplit.rewrites.dispatch.form_dispatch_regions import formed_by_xsplit, is_graph_level
 from xsplit.rewrites.dsl import (
     ALWAYS,
     Constraint,
@@ -44,10 +40,7 @@ from xsplit.rewrites.dsl import (
     where,
 )
 from xsplit.rewrites.dsl.builders import IRBuilder
-
-
-def _is_static_tensor(t: Attribute) -> bool:
-    return isinstance(t, TensorType) and DYNAMIC_INDEX not in t.get_shape()
+from xsplit.rewrites.dsl.structure import because, results, the_value, values_from_above
 
 
 def _whole(t: TensorType) -> tuple[list[int], list[int], list[int]]:
@@ -55,33 +48,26 @@ def _whole(t: TensorType) -> tuple[list[int], list[int], list[int]]:
     return [0] * len(shape), shape, [1] * len(shape)
 
 
-def _capture_operands(m: Match) -> bool | str:
-    """Splits what the region, nested regions included, uses from above into
-    constants (rebuilt inside) and arguments (operands of the workgroups)."""
-    captures = m.defined_above()
-    constants = [v for v in captures if is_scalar_constant(v)]
-    arguments = [v for v in captures if v not in constants]
-    for v in arguments:
-        if not isinstance(v.type, TensorType | IndexType | IntegerType | AnyFloat):
-            return f"it captures a {v.type}, which a flow.dispatch.workgroups cannot take"
-    m.captures["constants"] = constants
-    m.captures["arguments"] = arguments
-    return True
-
-
-def _all_static(m: Match) -> bool | str:
-    region = m.root
-    assert isinstance(region, DispatchRegionOp)
-    shaped = [v.type for v in m.defined_above() if isinstance(v.type, TensorType)]
-    return all(_is_static_tensor(t) for t in (*shaped, *region.result_types)) or (
-        "it has dynamic shapes"
-    )
-
+is_scalar_constant = the_value.is_constant() & ~the_value.is_tensor()
+"""A scalar `arith.constant`, which the workgroups rebuild inside (see
+`form_dispatch_regions.is_scalar_constant`)."""
 
 has_one_block = region_blocks("body", 1)
 has_no_workload = operand_group_size("workload", 0) & region_blocks("workgroup_count", 0)
-has_static_shapes = where("has static shapes", _all_static)
-captures_operands = where("captures its operands", _capture_operands)
+has_static_shapes = because(
+    values_from_above().each(~the_value.is_tensor() | the_value.has_static_shape())
+    & results().each(the_value.has_static_shape()),
+    "it has dynamic shapes",
+)
+"""The tensors it captures and its results have static shapes."""
+captures_operands = values_from_above().each(
+    is_scalar_constant | the_value.type_is(TensorType, IndexType, IntegerType, AnyFloat),
+    why=lambda v, failure: f"it captures a {v.type}, which a flow.dispatch.workgroups cannot take",
+) & values_from_above().capture_those("constants", is_scalar_constant) & values_from_above(
+).capture_those("arguments", ~is_scalar_constant)
+"""What it uses from above, nested regions included, is scalar constants
+(rebuilt inside) and the workgroups' operands: tensors, indices, integers
+and floats."""
 
 
 def region_to_workgroups(m: Match, ir: IRBuilder) -> list[SSAValue]:

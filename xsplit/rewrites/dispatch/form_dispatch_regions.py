@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, UnregisteredOp
+from xdsl.dialects.builtin import TensorType, UnregisteredOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -30,8 +30,9 @@ from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnO
 from xsplit.dialects.gpu import BlockMappingAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp
-from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, attr, not_inside, where
+from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, attr, not_inside
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.structure import outputs, the_value
 
 
 _DEVICE_CODE = frozenset(
@@ -81,26 +82,25 @@ def formed_by_xsplit(op: Operation) -> bool:
     return op in _FORMED
 
 
-def _capture_result_dims(m: Match) -> bool | str:
-    """The loop's dynamic result sizes, as values defined before it."""
-    assert isinstance(m.root, ForallOp)
+def _result_dims(forall: ForallOp) -> list[SSAValue]:
+    """The loop's dynamic result sizes: those of the `tensor.empty`s it
+    writes into (`has_sizes_outside` holds), defined before it."""
     dims: list[SSAValue] = []
-    for out in m.root.outputs:
-        t = out.type
-        assert isinstance(t, TensorType)
-        if DYNAMIC_INDEX not in t.get_shape():
-            continue
-        if not isinstance(out.owner, tensor.EmptyOp):
-            return "a dynamic shared output is not a tensor.empty"
-        dims.extend(out.owner.dynamic_sizes)
-    m.captures["result_dims"] = dims
-    return True
+    for out in forall.outputs:
+        if isinstance(out.owner, tensor.EmptyOp):
+            dims.extend(out.owner.dynamic_sizes)
+    return dims
 
 
 is_graph_level = not_inside(*_DEVICE_CODE, description="is outside any dispatch")
 """Outside any dispatch and outside the executables IREE outlines them into."""
 is_split_reduction_loop = attr("mapping").each_is(SplitReductionMappingAttr)
-has_sizes_outside = where("has its result sizes outside", _capture_result_dims)
+has_sizes_outside = outputs().each(
+    the_value.has_static_shape() | the_value.defined_by("tensor.empty"),
+    why=lambda v, failure: "a dynamic shared output is not a tensor.empty",
+)
+"""Each dynamic shared output is a `tensor.empty`, whose sizes are values
+from before the loop: the region's result sizes."""
 
 
 def is_scalar_constant(value: SSAValue) -> bool:
@@ -118,7 +118,7 @@ def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> None:
     forall = m.root
     assert isinstance(forall, ForallOp)
     region = ir.b.insert(
-        new_dispatch_region(forall.result_types, Region(Block()), m["result_dims"])
+        new_dispatch_region(forall.result_types, Region(Block()), _result_dims(forall))
     )
     body = region.body.block
     inside = Builder(InsertPoint.at_end(body))
