@@ -1,0 +1,252 @@
+"""Templates that copy captured ops into the IR they produce: `$clone`.
+
+A `Template` writes every op it makes. Some ops a rewrite keeps are not its
+to write: a loop whose body is the user's, a contraction whose region is
+whatever the matched op held. As MLIR's `rewriter.clone(op, mapping)` and
+PDLL's `op<>` with the matched op's attributes, a `CloningTemplate` line
+
+    %r = $clone $x
+    %r = $clone $x(%a, %b : $a_type, $b_type) -> ($r_type)
+    %r = $clone $x replacing $vs with %v, $ws with %w
+
+is a copy of the op that defines the captured value `$x` (or `$xs[$i]`):
+its attributes, properties and regions, on its own operands or on the ones
+given (with their types), with its own result types or those after `->`.
+`replacing $vs with %v` makes the copy, its regions included, use the
+template's `%v0`, `%v1`, ... wherever the original used `$vs[0]`,
+`$vs[1]`, ...: the values a dispatch rebuilds inside. Everything else in the
+text is a `Template`'s, and a type's dynamic sizes given by an empty list,
+`$t{$dims}`, are left out as MLIR prints them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from xdsl.builder import Builder
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, UnknownLoc, UnregisteredOp
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from xsplit.diagnostics import XsplitError
+from xsplit.rewrites.dsl.constraints import Match
+from xsplit.rewrites.dsl.template import (
+    Helper,
+    Template,
+    _arg_name,
+    _expand,
+    _is_value_list,
+    _name_values,
+    _Parsed,
+)
+
+_CLONE = re.compile(
+    r"^(?P<indent>\s*)(?P<results>%[^=]*=\s*)?\$clone\s+"
+    r"(?P<source>\$[A-Za-z_]\w*(?:\[\$?\w+\])?)"
+    r"(?:\((?P<operands>[^:()]*?)\s*:\s*(?P<types>[^()]*)\))?"
+    r"(?:\s*->\s*\((?P<result_types>[^()]*)\))?"
+    r"(?:\s+replacing\s+(?P<replacing>.*?))?\s*$"
+)
+_REPLACING = re.compile(r"^\$([A-Za-z_]\w*)\s+with\s+%([A-Za-z_][\w.]*)$")
+_PLACEHOLDER = "xsplit.template_clone"
+_OPERANDS = "xsplit.operands"
+_REPLACED = "xsplit.replacing"
+_EMPTY_LIST_ITEM = re.compile(r"\(\s*,\s*|,\s*(?=[,)])")
+_NO_DIMS = re.compile(r">\{\s*\}")
+
+
+def _placeholder(line: str) -> str:
+    """A `$clone` line as an op xDSL parses: the source value, the operands
+    given and the replaced values' lists are its operands."""
+    found = _CLONE.match(line)
+    if found is None:
+        return line
+    source = found["source"]
+    operands = [o.strip() for o in (found["operands"] or "").split(",") if o.strip()]
+    types = [t.strip() for t in (found["types"] or "").split(",") if t.strip()]
+    if len(operands) != len(types):
+        raise ValueError(f"$clone needs one type per operand: {line.strip()}")
+    pairs: list[tuple[str, str]] = []
+    for part in (found["replacing"] or "").split(","):
+        if not part.strip():
+            continue
+        named = _REPLACING.match(part.strip())
+        if named is None:
+            raise ValueError(f"$clone replacing needs `$list with %prefix`: {line.strip()}")
+        pairs.append((named[1], named[2]))
+    # The replacements are operands too, `%v[*vs]` spelled out as `%v0, %v1,
+    # ...` once the length of `$vs` is known (`_spell_replacements`).
+    replacements = [f"%{prefix}[*{name}]" for name, prefix in pairs]
+    result_types = found["result_types"] or f"{source}.type"
+    replacing = ", ".join(f'"{name}"' for name, _ in pairs)
+    return (
+        f'{found["indent"]}{found["results"] or ""}"{_PLACEHOLDER}"'
+        f"({', '.join([source, *operands, *replacements])}) "
+        f"{{{_OPERANDS} = {len(operands)} : i64, {_REPLACED} = [{replacing}]}} : "
+        f"({', '.join([f'{source}.type', *types, *(f'${name}.type' for name, _ in pairs)])})"
+        f" -> ({result_types})"
+    )
+
+
+_SPREAD = re.compile(r"%([A-Za-z_][\w.]*)\[\*([A-Za-z_]\w*)\]")
+
+
+def _spell_replacements(text: str, values: dict[str, Any]) -> str:
+    return _SPREAD.sub(
+        lambda g: ", ".join(f"%{g[1]}{i}" for i in range(len(values[g[2]] or ()))), text
+    )
+
+
+class CloningTemplate(Template):
+    """A `Template` whose text may copy captured ops (see the module's doc)."""
+
+    def __init__(
+        self,
+        text: str,
+        results: Sequence[str] = (),
+        record: Callable[[list[Operation]], None] | None = None,
+        **helpers: Helper,
+    ):
+        """`record`, if given, is called with the top-level ops each rewrite
+        made: for a pass that remembers what it formed (a dispatch region
+        `materialize-late` may convert), never to change them."""
+        self.source_text = text
+        self.record = record
+        lines = [_placeholder(line) for line in text.splitlines()]
+        super().__init__("\n".join(lines), results, **helpers)
+
+    def __repr__(self) -> str:
+        return f"CloningTemplate({self.source_text!r})"
+
+    def _parse(self, values: dict[str, Any], m: Match) -> _Parsed:
+        from xsplit.reader import parse_module
+
+        # As `Template._parse`, with the filled text tidied (`_tidy`).
+        arguments: dict[tuple[str, int | None], Attribute] = {}
+        for name, value in values.items():
+            if isinstance(value, SSAValue):
+                arguments[(name, None)] = value.type
+            elif _is_value_list(value):
+                for i, v in enumerate(value):
+                    arguments[(name, i)] = v.type
+        names: dict[tuple[str, str], str] = {}
+        text = _spell_replacements(self.text, values)
+        body = _tidy("\n".join(_expand(text.splitlines(), values, {}, m, names)))
+        args = ", ".join(f"{_arg_name(n, i)}: {t}" for (n, i), t in arguments.items())
+        source = f"func.func @xsplit_template({args}) {{\n{body}\n  func.return\n}}\n"
+        try:
+            module: ModuleOp = parse_module(source, "<template>")
+        except XsplitError as e:
+            raise XsplitError(f"bad template: {e.message}\n{source}") from None
+        (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
+        _name_values(function, {unique: wanted for (_, wanted), unique in names.items()})
+        for op in function.walk():
+            op.location = UnknownLoc()
+        order = list(arguments)
+        return _Parsed(function, tuple(order), self._find_results(function, order, m))
+
+    def rewrite(self, m: Match, builder: Builder) -> list[SSAValue]:
+        point = builder.insertion_point
+        before = point.insert_before.prev_op if point.insert_before is not None else point.block.last_op
+        values = self._values(m)
+        replacements = self._clone_parsed(values, m, builder)
+        first = before.next_op if before is not None else point.block.first_op
+        made: list[Operation] = []
+        while first is not None and first is not point.insert_before:
+            made.append(first)
+            first = first.next_op
+        replacements = _resolve_clones(made, values, replacements)
+        if self.record is not None:
+            self.record(made)
+        return replacements
+
+    def _clone_parsed(self, values: dict[str, Any], m: Match, builder: Builder) -> list[SSAValue]:
+        # As `Template.rewrite`, given the hole contents.
+        parsed = self._instantiate(values, m)
+        mapping: dict[SSAValue, SSAValue] = {}
+        for arg, (name, index) in zip(parsed.function.body.block.args, parsed.arguments):
+            mapping[arg] = values[name] if index is None else values[name][index]
+        made: list[Operation] = []
+        for op in parsed.function.body.block.ops:
+            if isinstance(op, func.ReturnOp):
+                break
+            made.append(builder.insert(op.clone(value_mapper=mapping)))
+        replacements: list[SSAValue] = []
+        for kind, position, index in parsed.results:
+            if kind == "capture":
+                replacements.append(mapping[parsed.function.body.block.args[position]])
+            else:
+                replacements.append(made[position].results[index])
+        return replacements
+
+
+def _tidy(text: str) -> str:
+    text = _EMPTY_LIST_ITEM.sub(lambda g: "(" if g.group(0).startswith("(") else "", text)
+    return _NO_DIMS.sub(">", text)
+
+
+def _resolve_clones(
+    made: list[Operation], values: dict[str, Any], replacements: list[SSAValue]
+) -> list[SSAValue]:
+    """Replaces each placeholder the template made by the copy it stands for."""
+    swapped: dict[SSAValue, SSAValue] = {}
+    for top in made:
+        for op in list(top.walk()):
+            if not _is_placeholder(op):
+                continue
+            copy = _copy(op, values)
+            assert op.parent is not None
+            op.parent.insert_op_before(copy, op)
+            for old, new in zip(op.results, copy.results):
+                name = new.name_hint
+                old.replace_all_uses_with(new)
+                new.name_hint = name  # the copy keeps the original's names
+                swapped[old] = new
+            op.detach()
+            op.erase()
+    return [swapped.get(r, r) for r in replacements]
+
+
+def _is_placeholder(op: Operation) -> bool:
+    # xDSL carries an op it has no class for as `builtin.unregistered`.
+    return isinstance(op, UnregisteredOp) and op.op_name.data == _PLACEHOLDER
+
+
+def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
+    operands = list(placeholder.operands)
+    source = operands[0].owner
+    assert isinstance(source, Operation), "$clone copies the op that defines a value"
+    given_count = placeholder.attributes[_OPERANDS]
+    assert isinstance(given_count, IntegerAttr)
+    given = operands[1 : 1 + given_count.value.data]
+    replacements = iter(operands[1 + given_count.value.data :])
+    mapping: dict[SSAValue, SSAValue] = {}
+    replacing = placeholder.attributes[_REPLACED]
+    assert isinstance(replacing, ArrayAttr)
+    for entry in replacing.data:
+        assert isinstance(entry, StringAttr)
+        for value in values[entry.data] or ():
+            mapping[value] = next(replacements)
+    copy = source.clone(value_mapper=mapping)
+    if given:
+        copy.operands = given
+    types = list(placeholder.result_types)
+    if types != list(copy.result_types):
+        regions = [copy.detach_region(r) for r in list(copy.regions)]
+        rebuilt = type(copy).create(
+            operands=list(copy.operands),
+            result_types=types,
+            properties=dict(copy.properties),
+            attributes=dict(copy.attributes),
+            regions=regions,
+        )
+        for old, new in zip(copy.results, rebuilt.results):
+            new.name_hint = old.name_hint
+        copy.erase()
+        copy = rebuilt
+    return copy
+
+
+__all__ = ["CloningTemplate"]
