@@ -53,6 +53,7 @@ _REPLACING = re.compile(r"^\$([A-Za-z_]\w*)\s+with\s+%([A-Za-z_][\w.]*)$")
 _PLACEHOLDER = "xsplit.template_clone"
 _OPERANDS = "xsplit.operands"
 _REPLACED = "xsplit.replacing"
+_UNNAMED = "xsplit.unnamed"
 _EMPTY_LIST_ITEM = re.compile(r"\(\s*,\s*|,\s*(?=[,)])")
 _NO_DIMS = re.compile(r">\{\s*\}")
 
@@ -81,10 +82,13 @@ def _placeholder(line: str) -> str:
     replacements = [f"%{prefix}[*{name}]" for name, prefix in pairs]
     result_types = found["result_types"] or f"{source}.type"
     replacing = ", ".join(f'"{name}"' for name, _ in pairs)
+    # `%3 = $clone ...` leaves the copy's results unnamed, `%x = $clone ...`
+    # keeps the original's names (xDSL drops a template's own names here).
+    unnamed = f", {_UNNAMED}" if re.match(r"%\d", (found["results"] or "").strip()) else ""
     return (
         f'{found["indent"]}{found["results"] or ""}"{_PLACEHOLDER}"'
         f"({', '.join([source, *operands, *replacements])}) "
-        f"{{{_OPERANDS} = {len(operands)} : i64, {_REPLACED} = [{replacing}]}} : "
+        f"{{{_OPERANDS} = {len(operands)} : i64, {_REPLACED} = [{replacing}]{unnamed}}} : "
         f"({', '.join([f'{source}.type', *types, *(f'${name}.type' for name, _ in pairs)])})"
         f" -> ({result_types})"
     )
@@ -157,7 +161,7 @@ class CloningTemplate(Template):
         while first is not None and first is not point.insert_before:
             made.append(first)
             first = first.next_op
-        replacements = _resolve_clones(made, values, replacements)
+        replacements = _resolve_clones(made, values, replacements, getattr(builder, "inserted", None))
         if self.record is not None:
             self.record(made)
         return replacements
@@ -188,9 +192,13 @@ def _tidy(text: str) -> str:
 
 
 def _resolve_clones(
-    made: list[Operation], values: dict[str, Any], replacements: list[SSAValue]
+    made: list[Operation],
+    values: dict[str, Any],
+    replacements: list[SSAValue],
+    inserted: list[Operation] | None,
 ) -> list[SSAValue]:
-    """Replaces each placeholder the template made by the copy it stands for."""
+    """Replaces each placeholder the template made by the copy it stands for
+    (in `inserted` too: the engine's record of the ops a rewrite made)."""
     swapped: dict[SSAValue, SSAValue] = {}
     for top in made:
         for op in list(top.walk()):
@@ -199,11 +207,14 @@ def _resolve_clones(
             copy = _copy(op, values)
             assert op.parent is not None
             op.parent.insert_op_before(copy, op)
+            keep = _UNNAMED not in op.attributes
             for old, new in zip(op.results, copy.results):
-                name = new.name_hint
+                name = new.name_hint if keep else None
                 old.replace_all_uses_with(new)
-                new.name_hint = name  # the copy keeps the original's names
+                new.name_hint = name
                 swapped[old] = new
+            if inserted is not None and op in inserted:
+                inserted[inserted.index(op)] = copy
             op.detach()
             op.erase()
     return [swapped.get(r, r) for r in replacements]
@@ -246,6 +257,8 @@ def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
             new.name_hint = old.name_hint
         copy.erase()
         copy = rebuilt
+    # A copy is where the original was, as MLIR's clone keeps locations.
+    copy.location = source.location
     return copy
 
 
