@@ -76,7 +76,7 @@ $end
 
 def test_an_empty_list_leaves_no_comma_and_no_braces() -> None:
     line = _placeholder("%1 = $clone $r replacing $none with %k")
-    assert '"xsplit.template_clone"($r, %k[*none])' in line
+    assert '"xsplit.template_clone"(%k[*none]) {xsplit.source = "r"' in line
     _pass(
         "test-clone-empty",
         CloningTemplate(
@@ -98,3 +98,47 @@ def test_names_follow_the_template() -> None:
     kept = _placeholder("%copy = $clone $r")
     unnamed = _placeholder("%3 = $clone $r")
     assert "xsplit.unnamed" not in kept and "xsplit.unnamed" in unnamed
+
+
+REGION = """
+func.func @g(%a: f32) -> f32 {
+  %r = flow.dispatch.region -> (f32) {
+    %m = arith.mulf %a, %a : f32
+    flow.return %m : f32
+  }
+  func.return %r : f32
+}"""
+
+
+def test_copies_of_a_list_of_ops_yield_what_the_template_reads() -> None:
+    from xsplit.rewrites.dsl.structure import region_ops
+
+    Pass(
+        "test-clone-ops",
+        "clone test",
+        [
+            Pattern(
+                name="test-clone-ops",
+                doc="clone test",
+                root="flow.dispatch.region",
+                where=region_ops("body", "body", yielded="yielded")
+                & values_from_above().capture("above")
+                & result(0).capture("r"),
+                rewrite=CloningTemplate(
+                    """
+%v0 = arith.constant 3.0 : f32
+%0 = flow.dispatch.region -> ($r.type) {
+  %y:1 = $clone $body.ops replacing $above with %v yielding $yielded
+  %1 = arith.negf %y#0 : f32
+  flow.return %1 : f32
+}
+"""
+                ),
+            )
+        ],
+    )
+    out = rewrite(REGION, "test-clone-ops")
+    # The region's mulf is copied, on the template's constant for %a, and the
+    # negf the template adds reads the copy.
+    assert "%m = arith.mulf %v0, %v0 : f32" in out
+    assert "arith.negf %m : f32" in out and out.count("arith.mulf") == 1

@@ -22,7 +22,7 @@ text is a `Template`'s, and a type's dynamic sizes given by an empty list,
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from xdsl.builder import Builder
@@ -44,23 +44,28 @@ from xsplit.rewrites.dsl.template import (
 
 _CLONE = re.compile(
     r"^(?P<indent>\s*)(?P<results>%[^=]*=\s*)?\$clone\s+"
-    r"(?P<source>\$[A-Za-z_]\w*(?:\[\$?\w+\])?)"
+    r"(?P<source>\$[A-Za-z_]\w*(?:\[\$?\w+\])?)(?P<ops>\.ops)?"
     r"(?:\((?P<operands>[^:()]*?)\s*:\s*(?P<types>[^()]*)\))?"
     r"(?:\s*->\s*\((?P<result_types>[^()]*)\))?"
-    r"(?:\s+replacing\s+(?P<replacing>.*?))?\s*$"
+    r"(?:\s+replacing\s+(?P<replacing>.*?))?"
+    r"(?:\s+yielding\s+\$(?P<yielding>[A-Za-z_]\w*))?\s*$"
 )
-_REPLACING = re.compile(r"^\$([A-Za-z_]\w*)\s+with\s+%([A-Za-z_][\w.]*)$")
+_REPLACING = re.compile(r"^\$([A-Za-z_]\w*)\s+with\s+%([\w.]+)$")
 _PLACEHOLDER = "xsplit.template_clone"
 _OPERANDS = "xsplit.operands"
 _REPLACED = "xsplit.replacing"
 _UNNAMED = "xsplit.unnamed"
+_OPS = "xsplit.ops"
+_SOURCE = "xsplit.source"
+_INDEX = "xsplit.index"
+_YIELDING = "xsplit.yielding"
 _EMPTY_LIST_ITEM = re.compile(r"\(\s*,\s*|,\s*(?=[,)])")
 _NO_DIMS = re.compile(r">\{\s*\}")
 
 
 def _placeholder(line: str) -> str:
-    """A `$clone` line as an op xDSL parses: the source value, the operands
-    given and the replaced values' lists are its operands."""
+    """A `$clone` line as an op xDSL parses: the operands given and the
+    replacements are its operands, what it copies its attributes."""
     found = _CLONE.match(line)
     if found is None:
         return line
@@ -80,21 +85,40 @@ def _placeholder(line: str) -> str:
     # The replacements are operands too, `%v[*vs]` spelled out as `%v0, %v1,
     # ...` once the length of `$vs` is known (`_spell_replacements`).
     replacements = [f"%{prefix}[*{name}]" for name, prefix in pairs]
+    if found["ops"]:
+        # Copies of a captured list of ops: no source value, no results.
+        name = source[1:]
+        replacing = ", ".join(f'"{n}"' for n, _ in pairs)
+        types = ", ".join(f"${n}.type" for n, _ in pairs)
+        yielding = found["yielding"]
+        results = f"${yielding}.type" if yielding else ""
+        said = f', {_YIELDING} = "{yielding}"' if yielding else ""
+        return (
+            f'{found["indent"]}{found["results"] or ""}"{_PLACEHOLDER}"({", ".join(replacements)}) '
+            f'{{{_OPS} = "{name}", {_OPERANDS} = 0 : i64, {_REPLACED} = [{replacing}]{said}}} : '
+            f"({types}) -> ({results})"
+        )
     result_types = found["result_types"] or f"{source}.type"
     replacing = ", ".join(f'"{name}"' for name, _ in pairs)
     # `%3 = $clone ...` leaves the copy's results unnamed, `%x = $clone ...`
-    # keeps the original's names (xDSL drops a template's own names here).
+    # keeps the original's names.
     unnamed = f", {_UNNAMED}" if re.match(r"%\d", (found["results"] or "").strip()) else ""
+    # The source is named, not an operand: a copy may go where nothing from
+    # outside may be used (a flow.dispatch.workgroups).
+    named = re.fullmatch(r"\$(\w+)(?:\[(\$?\w+)\])?", source)
+    assert named is not None
+    index = f", {_INDEX} = {named[2]} : i64" if named[2] else ""
     return (
         f'{found["indent"]}{found["results"] or ""}"{_PLACEHOLDER}"'
-        f"({', '.join([source, *operands, *replacements])}) "
-        f"{{{_OPERANDS} = {len(operands)} : i64, {_REPLACED} = [{replacing}]{unnamed}}} : "
-        f"({', '.join([f'{source}.type', *types, *(f'${name}.type' for name, _ in pairs)])})"
+        f"({', '.join([*operands, *replacements])}) "
+        f'{{{_SOURCE} = "{named[1]}"{index}, {_OPERANDS} = {len(operands)} : i64, '
+        f"{_REPLACED} = [{replacing}]{unnamed}}} : "
+        f"({', '.join([*types, *(f'${name}.type' for name, _ in pairs)])})"
         f" -> ({result_types})"
     )
 
 
-_SPREAD = re.compile(r"%([A-Za-z_][\w.]*)\[\*([A-Za-z_]\w*)\]")
+_SPREAD = re.compile(r"%([\w.]+)\[\*([A-Za-z_]\w*)\]")
 
 
 def _spell_replacements(text: str, values: dict[str, Any]) -> str:
@@ -125,6 +149,7 @@ class CloningTemplate(Template):
         return f"CloningTemplate({self.source_text!r})"
 
     def _parse(self, values: dict[str, Any], m: Match) -> _Parsed:
+        from xsplit.dialects import make_context
         from xsplit.reader import parse_module
 
         # As `Template._parse`, with the filled text tidied (`_tidy`).
@@ -141,7 +166,10 @@ class CloningTemplate(Template):
         args = ", ".join(f"{_arg_name(n, i)}: {t}" for (n, i), t in arguments.items())
         source = f"func.func @xsplit_template({args}) {{\n{body}\n  func.return\n}}\n"
         try:
-            module: ModuleOp = parse_module(source, "<template>")
+            # The placeholders are ops no dialect knows.
+            module: ModuleOp = parse_module(
+                source, "<template>", make_context(allow_unregistered=True)
+            )
         except XsplitError as e:
             raise XsplitError(f"bad template: {e.message}\n{source}") from None
         (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
@@ -161,7 +189,9 @@ class CloningTemplate(Template):
         while first is not None and first is not point.insert_before:
             made.append(first)
             first = first.next_op
-        replacements = _resolve_clones(made, values, replacements, getattr(builder, "inserted", None))
+        replacements = _resolve_clones(
+            made, {**m.captures, **values}, replacements, getattr(builder, "inserted", None)
+        )
         if self.record is not None:
             self.record(made)
         return replacements
@@ -204,6 +234,9 @@ def _resolve_clones(
         for op in list(top.walk()):
             if not _is_placeholder(op):
                 continue
+            if _OPS in op.attributes:
+                _copy_ops(op, values, made)
+                continue
             copy = _copy(op, values)
             assert op.parent is not None
             op.parent.insert_op_before(copy, op)
@@ -220,6 +253,49 @@ def _resolve_clones(
     return [swapped.get(r, r) for r in replacements]
 
 
+def _copy_ops(placeholder: Operation, values: dict[str, Any], made: list[Operation]) -> None:
+    """`$clone $xs.ops`: copies of the captured ops, in order, where the
+    placeholder is; what the rest of the template read of the originals'
+    results (`$yielded[$i]`) it reads of the copies."""
+    name = placeholder.attributes[_OPS]
+    assert isinstance(name, StringAttr)
+    mapping = _replaced(placeholder, values, iter(placeholder.operands))
+    originals: list[SSAValue] = []
+    assert placeholder.parent is not None
+    for op in values[name.data]:
+        copy = op.clone(value_mapper=mapping)
+        placeholder.parent.insert_op_before(copy, placeholder)
+        originals.extend(op.results)
+    for old in originals:
+        old.replace_uses_with_if(
+            mapping[old], lambda use: any(top.is_ancestor(use.operation) for top in made)
+        )
+    yielding = placeholder.attributes.get(_YIELDING)
+    if isinstance(yielding, StringAttr):
+        for result, value in zip(placeholder.results, values[yielding.data]):
+            result.replace_all_uses_with(mapping.get(value, value))
+    placeholder.detach()
+    placeholder.erase()
+
+
+def _replaced(
+    placeholder: Operation, values: dict[str, Any], replacements: Iterator[SSAValue]
+) -> dict[SSAValue, SSAValue]:
+    """Each value of the lists `replacing` names, to the template's value for it."""
+    mapping: dict[SSAValue, SSAValue] = {}
+    replacing = placeholder.attributes[_REPLACED]
+    assert isinstance(replacing, ArrayAttr)
+    for entry in replacing.data:
+        assert isinstance(entry, StringAttr)
+        for value in values[entry.data] or ():
+            replacement = mapping[value] = next(replacements)
+            # What stands for a value carries its name, as xDSL's
+            # replace_all_uses_with gives it.
+            if replacement.name_hint is None:
+                replacement.name_hint = value.name_hint
+    return mapping
+
+
 def _is_placeholder(op: Operation) -> bool:
     # xDSL carries an op it has no class for as `builtin.unregistered`.
     return isinstance(op, UnregisteredOp) and op.op_name.data == _PLACEHOLDER
@@ -227,19 +303,18 @@ def _is_placeholder(op: Operation) -> bool:
 
 def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
     operands = list(placeholder.operands)
-    source = operands[0].owner
+    name = placeholder.attributes[_SOURCE]
+    assert isinstance(name, StringAttr)
+    value = values[name.data]
+    index = placeholder.attributes.get(_INDEX)
+    if isinstance(index, IntegerAttr):
+        value = value[index.value.data]
+    source = value.owner
     assert isinstance(source, Operation), "$clone copies the op that defines a value"
     given_count = placeholder.attributes[_OPERANDS]
     assert isinstance(given_count, IntegerAttr)
-    given = operands[1 : 1 + given_count.value.data]
-    replacements = iter(operands[1 + given_count.value.data :])
-    mapping: dict[SSAValue, SSAValue] = {}
-    replacing = placeholder.attributes[_REPLACED]
-    assert isinstance(replacing, ArrayAttr)
-    for entry in replacing.data:
-        assert isinstance(entry, StringAttr)
-        for value in values[entry.data] or ():
-            mapping[value] = next(replacements)
+    given = operands[: given_count.value.data]
+    mapping = _replaced(placeholder, values, iter(operands[given_count.value.data :]))
     copy = source.clone(value_mapper=mapping)
     if given:
         copy.operands = given

@@ -15,7 +15,8 @@ root, and reasons said in the pattern's own words.
 - `parent(op)` and `enclosing(op)` are the op the root is directly in (at
   the top of its entry block) and the nearest op around it of that name;
   `where=` then holds there, as `defined_by(..., where=)` does at a producer.
-- `block_holds(n)` and `terminator(op, where=)` are about the root's block.
+- `block_holds(n)` and `terminator(op, where=)` are about the root's block;
+  `region_ops(region, capture)` captures the ops of one of its regions.
 - `because(test, "words")` is `test`, failing with the pattern's own reason,
   for remarks that tell users why an op is left as it is.
 
@@ -290,6 +291,26 @@ def terminator(op_name: str, *, where: Constraint | None = None) -> Constraint:
     return _predicate(f"its block ends in {op_name}{words}", test, *inner)
 
 
+def region_ops(region: str, capture: str, yielded: str | None = None) -> Constraint:
+    """The root's region `region` (as its op class names it) is one block;
+    captures its ops but the terminator as `capture`, and the terminator's
+    operands as `yielded`: what a template copies into another op."""
+
+    def test(m: Match) -> bool | str:
+        blocks = getattr(m.root, region).blocks
+        if len(blocks) != 1:
+            return f"it has {len(blocks)} blocks"
+        ops = list(blocks[0].ops)
+        if not ops:
+            return "it is empty"
+        m.captures[capture] = ops[:-1]
+        if yielded is not None:
+            m.captures[yielded] = list(ops[-1].operands)
+        return True
+
+    return _predicate(f"region {region}'s ops captured as ${capture}", test)
+
+
 def because(test: Constraint, why: str) -> Constraint:
     """`test`, which fails with the reason `why`: a remark then tells users
     what the pattern needs in its own words."""
@@ -311,6 +332,7 @@ __all__: Sequence[str] = [
     "operands",
     "outputs",
     "parent",
+    "region_ops",
     "results",
     "terminator",
     "the_value",
