@@ -4,6 +4,8 @@ the values they read replaced, and empty lists left out as MLIR does."""
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import IndexType
+
 from xsplit.api import rewrite
 from xsplit.rewrites.dsl import Pass, Pattern, operand, result
 from xsplit.rewrites.dsl.clone import CloningTemplate, _placeholder
@@ -86,8 +88,8 @@ def test_an_empty_list_leaves_no_comma_and_no_braces() -> None:
   flow.return %1 : $r.type
 }
 """,
-            none=lambda m: [],
         ),
+        values_from_above().capture_those("none", the_value.type_is(IndexType)),
     )
     out = rewrite(SRC, "test-clone-empty")
     assert "flow.dispatch.region -> (tensor<4xf32>) {" in out

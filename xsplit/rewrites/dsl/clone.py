@@ -14,7 +14,8 @@ its attributes, properties and regions, on its own operands or on the ones
 given (with their types), with its own result types or those after `->`.
 `replacing $vs with %v` makes the copy, its regions included, use the
 template's `%v0`, `%v1`, ... wherever the original used `$vs[0]`,
-`$vs[1]`, ...: the values a dispatch rebuilds inside. Everything else in the
+`$vs[1]`, ...: the values a dispatch rebuilds inside. What a line copies,
+replaces and yields are captures. Everything else in the
 text is a `Template`'s, and a type's dynamic sizes given by an empty list,
 `$t{$dims}`, are left out as MLIR prints them.
 """
@@ -26,21 +27,12 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from xdsl.builder import Builder
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, UnknownLoc, UnregisteredOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, UnregisteredOp
+from xdsl.ir import Operation, SSAValue
 
-from xsplit.diagnostics import XsplitError
 from xsplit.rewrites.dsl.constraints import Match
-from xsplit.rewrites.dsl.template import (
-    Helper,
-    Template,
-    _arg_name,
-    _expand,
-    _is_value_list,
-    _name_values,
-    _Parsed,
-)
+from xsplit.rewrites.dsl.template import Helper, Template
 
 _CLONE = re.compile(
     r"^(?P<indent>\s*)(?P<results>%[^=]*=\s*)?\$clone\s+"
@@ -148,77 +140,36 @@ class CloningTemplate(Template):
     def __repr__(self) -> str:
         return f"CloningTemplate({self.source_text!r})"
 
-    def _parse(self, values: dict[str, Any], m: Match) -> _Parsed:
-        from xsplit.dialects import make_context
-        from xsplit.reader import parse_module
+    def _text_for(self, values: dict[str, Any]) -> str:
+        return _spell_replacements(self.text, values)
 
-        # As `Template._parse`, with the filled text tidied (`_tidy`).
-        arguments: dict[tuple[str, int | None], Attribute] = {}
-        for name, value in values.items():
-            if isinstance(value, SSAValue):
-                arguments[(name, None)] = value.type
-            elif _is_value_list(value):
-                for i, v in enumerate(value):
-                    arguments[(name, i)] = v.type
-        names: dict[tuple[str, str], str] = {}
-        text = _spell_replacements(self.text, values)
-        body = _tidy("\n".join(_expand(text.splitlines(), values, {}, m, names)))
-        args = ", ".join(f"{_arg_name(n, i)}: {t}" for (n, i), t in arguments.items())
-        source = f"func.func @xsplit_template({args}) {{\n{body}\n  func.return\n}}\n"
-        try:
-            # The placeholders are ops no dialect knows.
-            module: ModuleOp = parse_module(
-                source, "<template>", make_context(allow_unregistered=True)
-            )
-        except XsplitError as e:
-            raise XsplitError(f"bad template: {e.message}\n{source}") from None
-        (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
-        _name_values(function, {unique: wanted for (_, wanted), unique in names.items()})
-        for op in function.walk():
-            op.location = UnknownLoc()
-        order = list(arguments)
-        return _Parsed(function, tuple(order), self._find_results(function, order, m))
+    def _tidy(self, filled: str) -> str:
+        # An empty list of values leaves a comma or a `{}` behind: MLIR writes neither.
+        filled = _EMPTY_LIST_ITEM.sub(lambda g: "(" if g.group(0).startswith("(") else "", filled)
+        return _NO_DIMS.sub(">", filled)
+
+    def _context(self) -> Context:
+        from xsplit.dialects import make_context
+
+        # The placeholders are ops no dialect knows.
+        return make_context(allow_unregistered=True)
 
     def rewrite(self, m: Match, builder: Builder) -> list[SSAValue]:
         point = builder.insertion_point
         before = point.insert_before.prev_op if point.insert_before is not None else point.block.last_op
-        values = self._values(m)
-        replacements = self._clone_parsed(values, m, builder)
+        replacements = super().rewrite(m, builder)
         first = before.next_op if before is not None else point.block.first_op
         made: list[Operation] = []
         while first is not None and first is not point.insert_before:
             made.append(first)
             first = first.next_op
+        # What the placeholders copy and replace are captures.
         replacements = _resolve_clones(
-            made, {**m.captures, **values}, replacements, getattr(builder, "inserted", None)
+            made, m.captures, replacements, getattr(builder, "inserted", None)
         )
         if self.record is not None:
             self.record(made)
         return replacements
-
-    def _clone_parsed(self, values: dict[str, Any], m: Match, builder: Builder) -> list[SSAValue]:
-        # As `Template.rewrite`, given the hole contents.
-        parsed = self._instantiate(values, m)
-        mapping: dict[SSAValue, SSAValue] = {}
-        for arg, (name, index) in zip(parsed.function.body.block.args, parsed.arguments):
-            mapping[arg] = values[name] if index is None else values[name][index]
-        made: list[Operation] = []
-        for op in parsed.function.body.block.ops:
-            if isinstance(op, func.ReturnOp):
-                break
-            made.append(builder.insert(op.clone(value_mapper=mapping)))
-        replacements: list[SSAValue] = []
-        for kind, position, index in parsed.results:
-            if kind == "capture":
-                replacements.append(mapping[parsed.function.body.block.args[position]])
-            else:
-                replacements.append(made[position].results[index])
-        return replacements
-
-
-def _tidy(text: str) -> str:
-    text = _EMPTY_LIST_ITEM.sub(lambda g: "(" if g.group(0).startswith("(") else "", text)
-    return _NO_DIMS.sub(">", text)
 
 
 def _resolve_clones(

@@ -48,6 +48,8 @@ from collections.abc import Sequence
 from xdsl.builder import Builder
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
     DenseArrayBase,
     FunctionType,
     MemRefType,
@@ -59,6 +61,7 @@ from xdsl.dialects.builtin import (
     i32,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
@@ -94,7 +97,6 @@ from xsplit.rewrites.dsl.structure import (
     terminator,
     the_value,
 )
-from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 from xsplit.targets.gemm_tiles import WORKGROUP_MEMORY, element_name, gemm_tiles
 from xsplit.targets.table import target as find_target
 
@@ -121,6 +123,15 @@ ASYNC_COPY_TARGETS = ("sm_80", "sm_90")
 """Targets whose second stage is `cp.async` (`nvgpu.device_async_copy`)."""
 
 
+_MATMUL_MAPS = ArrayAttr(
+    [
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (i, k))),
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (k, j))),
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (i, j))),
+    ]
+)
+"""A matmul's own maps: no operand transposed or broadcast."""
+
 _all_args_static = block_arguments().each(
     because(the_value.has_static_shape(), "every argument must be a static tensor")
     & because(
@@ -133,7 +144,7 @@ matmul_form: Constraint = (
     because(parent("func.func", capture="fn"), "it is not at the top level of a function")
     & because(operands().count(3), "it is not a plain matmul of two inputs into an init")
     & because(
-        ~attr("indexing_maps").is_present() | attr("indexing_maps").equals(MATMUL_MAPS),
+        ~attr("indexing_maps").is_present() | attr("indexing_maps").equals(_MATMUL_MAPS),
         "its operands are transposed or broadcast",
     )
     & because(
