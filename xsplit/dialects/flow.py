@@ -491,7 +491,8 @@ class DispatchWorkgroupsOp(IRDLOperation):
             [d for _, dims in typed_args for d in dims],
             [d for _, dims, _ in results for d in dims],
             workload,
-            ties if any(t >= 0 for t in ties) else None,
+            # As MLIR's parser, which records every result's tie, -1 for none.
+            ties if ties else None,
             _parse_count_region(parser),
         )
         if attrs is not None:

@@ -17,7 +17,7 @@ the regions xsplit itself formed only (`formed_by_xsplit`).
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, IndexType, IntegerType, TensorType
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -27,11 +27,7 @@ from xsplit.dialects.iree_tensor_ext import (
     DispatchTensorStoreOp,
     DispatchTensorType,
 )
-from xsplit.rewrites.dispatch.form_dispatch_regions import (
-    formed_by_xsplit,
-    is_graph_level,
-    is_scalar_constant,
-)
+from xsplit.rewrites.dispatch.form_dispatch_regions import formed_by_xsplit, is_graph_level
 from xsplit.rewrites.dsl import (
     ALWAYS,
     Constraint,
@@ -39,15 +35,20 @@ from xsplit.rewrites.dsl import (
     Pass,
     Pattern,
     Remark,
+    no_discardable_attributes,
     operand_group_size,
     region_blocks,
     where,
 )
 from xsplit.rewrites.dsl.builders import IRBuilder
-
-
-def _is_static_tensor(t: Attribute) -> bool:
-    return isinstance(t, TensorType) and DYNAMIC_INDEX not in t.get_shape()
+from xsplit.rewrites.dsl.clone import CloningTemplate
+from xsplit.rewrites.dsl.structure import (
+    because,
+    region_ops,
+    results,
+    the_value,
+    values_from_above,
+)
 
 
 def _whole(t: TensorType) -> tuple[list[int], list[int], list[int]]:
@@ -55,33 +56,26 @@ def _whole(t: TensorType) -> tuple[list[int], list[int], list[int]]:
     return [0] * len(shape), shape, [1] * len(shape)
 
 
-def _capture_operands(m: Match) -> bool | str:
-    """Splits what the region, nested regions included, uses from above into
-    constants (rebuilt inside) and arguments (operands of the workgroups)."""
-    captures = m.defined_above()
-    constants = [v for v in captures if is_scalar_constant(v)]
-    arguments = [v for v in captures if v not in constants]
-    for v in arguments:
-        if not isinstance(v.type, TensorType | IndexType | IntegerType | AnyFloat):
-            return f"it captures a {v.type}, which a flow.dispatch.workgroups cannot take"
-    m.captures["constants"] = constants
-    m.captures["arguments"] = arguments
-    return True
-
-
-def _all_static(m: Match) -> bool | str:
-    region = m.root
-    assert isinstance(region, DispatchRegionOp)
-    shaped = [v.type for v in m.defined_above() if isinstance(v.type, TensorType)]
-    return all(_is_static_tensor(t) for t in (*shaped, *region.result_types)) or (
-        "it has dynamic shapes"
-    )
-
+is_scalar_constant = the_value.is_constant() & ~the_value.is_tensor()
+"""A scalar `arith.constant`, which the workgroups rebuild inside (see
+`form_dispatch_regions.is_scalar_constant`)."""
 
 has_one_block = region_blocks("body", 1)
 has_no_workload = operand_group_size("workload", 0) & region_blocks("workgroup_count", 0)
-has_static_shapes = where("has static shapes", _all_static)
-captures_operands = where("captures its operands", _capture_operands)
+has_static_shapes = because(
+    values_from_above().each(~the_value.is_tensor() | the_value.has_static_shape())
+    & results().each(the_value.has_static_shape()),
+    "it has dynamic shapes",
+)
+"""The tensors it captures and its results have static shapes."""
+captures_operands = values_from_above().each(
+    is_scalar_constant | the_value.type_is(TensorType, IndexType, IntegerType, AnyFloat),
+    why=lambda v, failure: f"it captures a {v.type}, which a flow.dispatch.workgroups cannot take",
+) & values_from_above().capture_those("constants", is_scalar_constant) & values_from_above(
+).capture_those("arguments", ~is_scalar_constant)
+"""What it uses from above, nested regions included, is scalar constants
+(rebuilt inside) and the workgroups' operands: tensors, indices, integers
+and floats."""
 
 
 def region_to_workgroups(m: Match, ir: IRBuilder) -> list[SSAValue]:
@@ -134,6 +128,78 @@ def region_to_workgroups(m: Match, ir: IRBuilder) -> list[SSAValue]:
     return list(ir.b.insert(workgroups).results)
 
 
+REGION_AS_WORKGROUPS = CloningTemplate(
+    """
+%0:$out_count = flow.dispatch.workgroups($arguments) : ($arguments.type) -> ($outs.type) =
+    ($bindings) {
+$for i in $constants:
+  %constant$i = $clone $constants[$i]
+$end
+$for i in $tensors:
+  %40$i = iree_tensor_ext.dispatch.tensor.load %10$i, offsets = [$tensor_zeros[$i]], sizes = [$tensor_shapes[$i]], strides = [$tensor_ones[$i]] : $tensor_bindings[$i] -> $tensors[$i].type
+$end
+  %yielded:$yield_count = $clone $body.ops replacing $constants with %constant, $tensors with %40, $scalars with %20 yielding $yielded
+$for i in $yielded:
+  iree_tensor_ext.dispatch.tensor.store %yielded#$i, %30$i, offsets = [$result_zeros[$i]], sizes = [$result_shapes[$i]], strides = [$result_ones[$i]] : $outs[$i].type -> $result_bindings[$i]
+$end
+  flow.return
+}
+""",
+    bindings=lambda m: _bindings(m),
+    yield_count=lambda m: len(m["yielded"]),
+    out_count=lambda m: len(m["outs"]),
+    tensor_bindings=lambda m: [_binding("readonly", v.type) for v in m["tensors"]],
+    result_bindings=lambda m: [_binding("writeonly", v.type) for v in m["outs"]],
+    tensor_zeros=lambda m: [_spelled(_whole(v.type)[0]) for v in m["tensors"]],
+    tensor_shapes=lambda m: [_spelled(_whole(v.type)[1]) for v in m["tensors"]],
+    tensor_ones=lambda m: [_spelled(_whole(v.type)[2]) for v in m["tensors"]],
+    result_zeros=lambda m: [_spelled(_whole(v.type)[0]) for v in m["outs"]],
+    result_shapes=lambda m: [_spelled(_whole(v.type)[1]) for v in m["outs"]],
+    result_ones=lambda m: [_spelled(_whole(v.type)[2]) for v in m["outs"]],
+)
+"""The region's ops copied into a `flow.dispatch.workgroups` whose operands
+are what they captured: each tensor loaded whole from its `readonly`
+binding, each scalar its block argument as it is, each scalar constant
+rebuilt inside; each value the region yielded is stored whole into its
+`writeonly` binding. The body's arguments (`%10$i` for tensors, `%20$i`
+for scalars, `%30$i` for results) and the loads (`%40$i`, which take the
+names of the values they load) are numbered: unnamed, as MLIR prints them."""
+
+
+def _binding(access: str, t: Attribute) -> str:
+    return f"!iree_tensor_ext.dispatch.tensor<{access}:{t}>"
+
+
+def _spelled(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers))
+
+
+def _bindings(m: Match) -> str:
+    """The body's arguments: one per operand, in order (`%10$i` for a
+    tensor, `%20$i` for a scalar), then one per result (`%30$i`)."""
+    counts = {"tensor": 0, "scalar": 0}
+    prefix = {"tensor": "10", "scalar": "20"}
+    spelled: list[str] = []
+    for v in m["arguments"]:
+        kind = "tensor" if isinstance(v.type, TensorType) else "scalar"
+        t = _binding("readonly", v.type) if kind == "tensor" else str(v.type)
+        spelled.append(f"%{prefix[kind]}{counts[kind]}: {t}")
+        counts[kind] += 1
+    spelled += [f"%30{i}: {_binding('writeonly', v.type)}" for i, v in enumerate(m["outs"])]
+    return ", ".join(spelled)
+
+
+region_parts = (
+    values_from_above().capture_those("tensors", ~is_scalar_constant & the_value.is_tensor())
+    & values_from_above().capture_those("scalars", ~is_scalar_constant & ~the_value.is_tensor())
+    & results().capture("outs")
+    & ~results().count(0)
+    & region_ops("body", "body", yielded="yielded")
+)
+"""What the template reads: the captured tensors and scalars (the
+workgroups' operands, `captures_operands`), the results, the body's ops and
+what it yields."""
+
 is_formed_by_xsplit = where(
     "was formed by xsplit",
     lambda m: formed_by_xsplit(m.root) or "it was in the module before",
@@ -153,8 +219,24 @@ def _patterns(selected: Constraint, which: str = "") -> tuple[Pattern | Remark, 
             & has_one_block
             & has_no_workload
             & has_static_shapes
-            & captures_operands,
+            & captures_operands
+            & no_discardable_attributes()
+            & region_parts,
+            rewrite=REGION_AS_WORKGROUPS,
+        ),
+        Pattern(
+            name="dispatch-region-with-attributes-to-workgroups",
+            doc=f"the same for a region{which} with attributes of its own, which the "
+            "workgroups take over, or with no results",
+            root=DispatchRegionOp,
+            where=graph_level
+            & has_one_block
+            & has_no_workload
+            & has_static_shapes
+            & captures_operands
+            & (~no_discardable_attributes() | results().count(0)),
             rewrite=region_to_workgroups,
+            family="dispatch-region-to-workgroups",
         ),
         Remark(
             name="dynamic-dispatch-region",

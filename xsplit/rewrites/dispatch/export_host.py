@@ -29,8 +29,9 @@ import xsplit.attr_names as attr_names
 from xsplit.analysis.writes import may_write
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects.flow import DispatchOp
-from xsplit.rewrites.dsl import Match, Pattern, where
+from xsplit.rewrites.dsl import Match, Pattern, attr, root_is
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.structure import because
 
 HOST = attr_names.HOST
 
@@ -45,11 +46,11 @@ def _signature(fn: Operation) -> list:
     return [*t.inputs.data, *t.outputs.data]  # type: ignore[union-attr]
 
 
-def _is_host(m: Match) -> bool | str:
-    fn = m.root
-    if fn.name not in ("func.func", "util.func") or HOST not in fn.attributes:
-        return "it is not a host function"
-    return True
+is_host = because(
+    root_is("func.func", "util.func") & attr(HOST).is_present(), "it is not a host function"
+)
+"""A function marked `xsplit.host`: what split-k's own kernel and lower-reduce
+write around the kernels they call."""
 
 
 def _kernels(fn: Operation) -> dict[str, func.FuncOp]:
@@ -166,6 +167,6 @@ EXPORT_HOST = Pattern(
     name="export-host",
     doc="a host function calling kernels becomes the tensor program calling their dispatches",
     root=("func.func", "util.func"),
-    where=where("is a host function", _is_host),
+    where=is_host,
     rewrite=_export_host,
 )

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, UnregisteredOp
+from xdsl.dialects.builtin import TensorType, UnregisteredOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -30,8 +30,10 @@ from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnO
 from xsplit.dialects.gpu import BlockMappingAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp
-from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, attr, not_inside, where
+from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, attr, not_inside, result
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.clone import CloningTemplate
+from xsplit.rewrites.dsl.structure import outputs, results, the_value, values_from_above
 
 
 _DEVICE_CODE = frozenset(
@@ -81,26 +83,25 @@ def formed_by_xsplit(op: Operation) -> bool:
     return op in _FORMED
 
 
-def _capture_result_dims(m: Match) -> bool | str:
-    """The loop's dynamic result sizes, as values defined before it."""
-    assert isinstance(m.root, ForallOp)
+def _result_dims(forall: ForallOp) -> list[SSAValue]:
+    """The loop's dynamic result sizes: those of the `tensor.empty`s it
+    writes into (`has_sizes_outside` holds), defined before it."""
     dims: list[SSAValue] = []
-    for out in m.root.outputs:
-        t = out.type
-        assert isinstance(t, TensorType)
-        if DYNAMIC_INDEX not in t.get_shape():
-            continue
-        if not isinstance(out.owner, tensor.EmptyOp):
-            return "a dynamic shared output is not a tensor.empty"
-        dims.extend(out.owner.dynamic_sizes)
-    m.captures["result_dims"] = dims
-    return True
+    for out in forall.outputs:
+        if isinstance(out.owner, tensor.EmptyOp):
+            dims.extend(out.owner.dynamic_sizes)
+    return dims
 
 
 is_graph_level = not_inside(*_DEVICE_CODE, description="is outside any dispatch")
 """Outside any dispatch and outside the executables IREE outlines them into."""
 is_split_reduction_loop = attr("mapping").each_is(SplitReductionMappingAttr)
-has_sizes_outside = where("has its result sizes outside", _capture_result_dims)
+has_sizes_outside = outputs().each(
+    the_value.has_static_shape() | the_value.defined_by("tensor.empty"),
+    why=lambda v, failure: "a dynamic shared output is not a tensor.empty",
+)
+"""Each dynamic shared output is a `tensor.empty`, whose sizes are values
+from before the loop: the region's result sizes."""
 
 
 def is_scalar_constant(value: SSAValue) -> bool:
@@ -118,7 +119,7 @@ def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> None:
     forall = m.root
     assert isinstance(forall, ForallOp)
     region = ir.b.insert(
-        new_dispatch_region(forall.result_types, Region(Block()), m["result_dims"])
+        new_dispatch_region(forall.result_types, Region(Block()), _result_dims(forall))
     )
     body = region.body.block
     inside = Builder(InsertPoint.at_end(body))
@@ -141,13 +142,61 @@ def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> None:
         old.replace_uses_with_if(new, lambda use: not region.is_ancestor(use.operation))
 
 
+def _remember_regions(made: list[Operation]) -> None:
+    for op in made:
+        if isinstance(op, DispatchRegionOp):
+            _FORMED.add(op)
+
+
+SPLIT_LOOP_IN_REGION = CloningTemplate(
+    """
+%0 = flow.dispatch.region -> ($loop.type{$dims}) {
+$for i in $empties:
+  %empty$i = $clone $empties[$i]
+$end
+$for i in $constants:
+  %constant$i = $clone $constants[$i]
+$end
+  %loop = $clone $loop replacing $empties with %empty, $constants with %constant
+  flow.return %loop : $loop.type
+}
+""",
+    dims=lambda m: _result_dims(m.root),  # type: ignore[arg-type]
+    record=_remember_regions,
+)
+"""The loop copied into a region, on copies of the `tensor.empty`s it writes
+into (IREE needs them inside) and of the scalar constants it reads (which
+saves dispatch operands); the engine erases the originals once unused. The
+region's sizes are the empties' dynamic sizes, from outside."""
+
+captures_what_moves_in = (
+    result(0).capture("loop")
+    & outputs().capture_those("empties", the_value.defined_by("tensor.empty"))
+    & values_from_above().capture_those(
+        "constants", the_value.is_constant() & ~the_value.is_tensor()
+    )
+)
+
 WRAP_SPLIT_LOOP = Pattern(
     name="wrap-split-loop-in-dispatch-region",
     doc="puts a graph-level split-reduction scf.forall, its tensor.empty and "
-    "constants in a flow.dispatch.region",
+    "constants in a flow.dispatch.region (SPLIT_LOOP_IN_REGION, the IR as a template)",
     root=ForallOp,
-    where=is_graph_level & is_split_reduction_loop & has_sizes_outside,
+    where=is_graph_level
+    & is_split_reduction_loop
+    & has_sizes_outside
+    & results().count(1)
+    & captures_what_moves_in,
+    rewrite=SPLIT_LOOP_IN_REGION,
+)
+
+WRAP_SPLIT_LOOP_OF_RESULTS = Pattern(
+    name="wrap-split-loop-of-results-in-dispatch-region",
+    doc="the same for a split loop of several results, each with its own sizes",
+    root=ForallOp,
+    where=is_graph_level & is_split_reduction_loop & has_sizes_outside & ~results().count(1),
     rewrite=wrap_in_dispatch_region,
+    family=WRAP_SPLIT_LOOP.name,
 )
 
 SERIAL_BLOCK_LOOP = Remark(
@@ -167,7 +216,12 @@ DYNAMIC_OUTPUT_LOOP = Remark(
     message="not put in a dispatch: a dynamic shared output is not a tensor.empty",
 )
 
-FORM_DISPATCH_REGIONS_PATTERNS = (WRAP_SPLIT_LOOP, SERIAL_BLOCK_LOOP, DYNAMIC_OUTPUT_LOOP)
+FORM_DISPATCH_REGIONS_PATTERNS = (
+    WRAP_SPLIT_LOOP,
+    WRAP_SPLIT_LOOP_OF_RESULTS,
+    SERIAL_BLOCK_LOOP,
+    DYNAMIC_OUTPUT_LOOP,
+)
 
 FORM_DISPATCH_REGIONS = Pass(
     "form-dispatch-regions",

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.builder import Builder
+from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ContainerType, ModuleOp, UnknownLoc
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -143,11 +144,12 @@ class Template:
                 for i, v in enumerate(value):
                     arguments[(name, i)] = v.type
         names: dict[tuple[str, str], str] = {}
-        body = "\n".join(_expand(self.text.splitlines(), values, {}, m, names))
+        text = self._text_for(values)
+        body = self._tidy("\n".join(_expand(text.splitlines(), values, {}, m, names)))
         args = ", ".join(f"{_arg_name(n, i)}: {t}" for (n, i), t in arguments.items())
         source = f"func.func @xsplit_template({args}) {{\n{body}\n  func.return\n}}\n"
         try:
-            module: ModuleOp = parse_module(source, "<template>")
+            module: ModuleOp = parse_module(source, "<template>", self._context())
         except XsplitError as e:
             raise XsplitError(f"bad template: {e.message}\n{source}") from None
         (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
@@ -158,6 +160,19 @@ class Template:
             op.location = UnknownLoc()
         order = list(arguments)
         return _Parsed(function, tuple(order), self._find_results(function, order, m))
+
+    # Hooks for templates with more syntax (`clone.CloningTemplate`): the
+    # text for these hole contents, the filled text tidied, the context
+    # it parses in (None: xsplit's).
+
+    def _text_for(self, values: dict[str, Any]) -> str:
+        return self.text
+
+    def _tidy(self, filled: str) -> str:
+        return filled
+
+    def _context(self) -> Context | None:
+        return None
 
     def _find_results(
         self, function: func.FuncOp, arguments: list[tuple[str, int | None]], m: Match

@@ -38,11 +38,8 @@ from xsplit.rewrites.dispatch.export_own_kernel import EXPORT_OWN_KERNEL
 from xsplit.rewrites.dispatch.form_dispatch_regions import FORM_DISPATCH_REGIONS_PATTERNS
 from xsplit.rewrites.dsl import Pass, Pattern, Remark
 from xsplit.rewrites.encoding.materialize_encodings import LATE_PATTERNS, TARGET_OPTION
-from xsplit.rewrites.split.grouped import (
-    LOWER_ROCK_REDUCE,
-    MATERIALIZE_GROUPED_IN_DISPATCH,
-    WRAP_GROUPED_GEMM,
-)
+from xsplit.rewrites.encoding.lower_rock_reduce import LOWER_ROCK_REDUCE
+from xsplit.rewrites.split.grouped import MATERIALIZE_GROUPED_IN_DISPATCH, WRAP_GROUPED_GEMM
 
 MATERIALIZATIONS: list[Pattern | Remark] = [
     *LATE_PATTERNS,

@@ -38,7 +38,7 @@ from xsplit.diagnostics import remark
 from xsplit.dialects.iree_encoding import encoding_of
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp
-from xsplit.rewrites.common.encodings import encode, encodings_for, loop_sizes
+from xsplit.rewrites.common.encodings import encodings_for, loop_sizes
 from xsplit.rewrites.dispatch.form_dispatch_regions import in_dispatch
 from xsplit.rewrites.dsl import (
     Match,
@@ -50,9 +50,13 @@ from xsplit.rewrites.dsl import (
     init,
     input,
     no_discardable_attributes,
+    operand,
+    result,
     root_is,
     where,
 )
+from xsplit.rewrites.dsl.clone import CloningTemplate
+from xsplit.rewrites.dsl.structure import operands
 from xsplit.rewrites.dsl.builders import IRBuilder, values_defined_above
 from xsplit.rewrites.split.encoded_split import split_and_encode
 from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
@@ -120,10 +124,6 @@ def _model_encodes(m: Match) -> bool | str:
     return True
 
 
-def _encode(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    return [encode(m.root, ir)]
-
-
 is_data_tilable = where("is a data-tilable contraction at graph level", _data_tilable)
 model_encodes = where("the target model encodes it", _model_encodes)
 
@@ -182,13 +182,70 @@ ENCODE_MATMUL = Pattern(
     family="set-encoding",
 )
 
+ENCODED_CONTRACTION = CloningTemplate(
+    """
+%0 = iree_encoding.set_encoding $lhs : $lhs.type -> $lhs_encoded
+%1 = iree_encoding.set_encoding $rhs : $rhs.type -> $rhs_encoded
+%2 = iree_encoding.set_encoding $acc : $acc.type -> $acc_encoded
+%3 = $clone $product(%0, %1, %2 : $lhs_encoded, $rhs_encoded, $acc_encoded) -> ($acc_encoded)
+%$result = iree_encoding.unset_encoding %3 : $acc_encoded -> $acc.type
+""",
+    lhs_encoded=lambda m: _encoded(m, 0),
+    rhs_encoded=lambda m: _encoded(m, 1),
+    acc_encoded=lambda m: _encoded(m, 2),
+    result=_result_name,
+)
+"""Any contraction (its maps and body copied as they are) on set_encoding'd
+operands and accumulator, its result unset."""
+
+ZERO_FILLED_CONTRACTION = CloningTemplate(
+    """
+%0 = iree_encoding.set_encoding $lhs : $lhs.type -> $lhs_encoded
+%1 = iree_encoding.set_encoding $rhs : $rhs.type -> $rhs_encoded
+%2 = tensor.empty() : $acc_encoded
+%3 = linalg.fill ins($fill_value : $fill_value.type) outs(%2 : $acc_encoded) -> $acc_encoded
+%4 = $clone $product(%0, %1, %3 : $lhs_encoded, $rhs_encoded, $acc_encoded) -> ($acc_encoded)
+%$result = iree_encoding.unset_encoding %4 : $acc_encoded -> $acc.type
+""",
+    lhs_encoded=lambda m: _encoded(m, 0),
+    rhs_encoded=lambda m: _encoded(m, 1),
+    acc_encoded=lambda m: _encoded(m, 2),
+    result=_result_name,
+)
+"""The same, with an accumulator that is a fill of an empty tensor filled
+again as an encoded empty tensor, as IREE makes it: never packed."""
+
+contraction_operands = (
+    operands().count(3)
+    & operand(0).capture("lhs")
+    & operand(1).capture("rhs")
+    & operand(2).capture("acc")
+    & result(0).capture("product")
+)
+
+zero_filled_acc = operand(2).has_one_use() & operand(2).defined_by(
+    "linalg.fill", where=input(0).capture("fill_value") & init().defined_by("tensor.empty")
+)
+
 ENCODE_CONTRACTION = Pattern(
     name="set-encoding",
-    doc="puts set_encoding on a contraction's operands and unset_encoding on its result",
+    doc="puts set_encoding on a contraction's operands and accumulator and unset_encoding "
+    "on its result (ENCODED_CONTRACTION, the IR as a template)",
     root=CONTRACTION_ROOTS,
-    where=is_data_tilable & model_encodes,
-    rewrite=_encode,
+    where=is_data_tilable & model_encodes & contraction_operands & ~zero_filled_acc,
+    rewrite=ENCODED_CONTRACTION,
     options=["target"],
+)
+
+ENCODE_ZERO_FILLED_CONTRACTION = Pattern(
+    name="set-encoding-zero-filled",
+    doc="puts set_encoding on a contraction's operands, fills an encoded empty tensor as "
+    "its accumulator and unset_encoding on its result (ZERO_FILLED_CONTRACTION)",
+    root=CONTRACTION_ROOTS,
+    where=is_data_tilable & model_encodes & contraction_operands & zero_filled_acc,
+    rewrite=ZERO_FILLED_CONTRACTION,
+    options=["target"],
+    family=ENCODE_CONTRACTION.name,
 )
 
 
@@ -304,6 +361,6 @@ OPTIONS = (
 SET_ENCODING = Pass(
     "set-encoding",
     "Puts data-tiling encodings on matmul-like ops, as IREE's SetEncoding does.",
-    [ENCODE_SPLIT_LOOP, ENCODE_MATMUL, ENCODE_CONTRACTION],
+    [ENCODE_SPLIT_LOOP, ENCODE_MATMUL, ENCODE_CONTRACTION, ENCODE_ZERO_FILLED_CONTRACTION],
     OPTIONS,
 )

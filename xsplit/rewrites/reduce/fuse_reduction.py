@@ -30,8 +30,8 @@ from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Operation, SSAValue
 
 from xsplit.analysis.contraction import gemm_operand_dims
-from xsplit.diagnostics import location_of, remark
-from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, where
+from xsplit.diagnostics import location_of
+from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, UpdateRoot, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.reduce.lower_reduce import FUSED, REDUCTIONS
 from xsplit.rewrites.reduce.reduced import (
@@ -105,19 +105,15 @@ def _unfusable(m: Match) -> bool | str:
     return True
 
 
-def _fuse(m: Match, ir: IRBuilder) -> list[SSAValue] | None:
-    op = m.root
-    gemm = op.operands[0].owner
+def _fused_remark(m: Match) -> str:
+    gemm = m.root.operands[0].owner
     assert isinstance(gemm, Operation)
     written = any(u.operation.name in ("func.return", "util.return") for u in gemm.results[0].uses)
-    op.attributes[FUSED] = UnitAttr()
-    remark(
-        op,
+    return (
         f"fuse-reduction: fused with {gemm.name} at {location_of(gemm)}: one kernel, each "
         "workgroup computes its GEMM elements and reduces them into the result; the GEMM's "
-        + ("output is also written (it is returned)" if written else "output is never written"),
+        + ("output is also written (it is returned)" if written else "output is never written")
     )
-    return None
 
 
 def _without_unused_results(op: Operation) -> GenericOp | None:
@@ -190,7 +186,7 @@ FUSE = Pattern(
     doc="a GEMM feeding a reduction along an output axis is fused with it into one kernel",
     root=REDUCTIONS,
     where=where("the reduction's input is a GEMM it can fuse", _fusable),
-    rewrite=_fuse,
+    rewrite=UpdateRoot({FUSED: lambda m: UnitAttr()}, remark=_fused_remark),
 )
 
 NOT_FUSED = Remark(

@@ -48,6 +48,8 @@ from collections.abc import Sequence
 from xdsl.builder import Builder
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
     DenseArrayBase,
     FunctionType,
     MemRefType,
@@ -59,6 +61,7 @@ from xdsl.dialects.builtin import (
     i32,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
@@ -70,7 +73,30 @@ from xsplit.dialects.xsplit_gemm import (
     MergePartialsOp,
     chunk_count,
 )
-from xsplit.rewrites.dsl import IRBuilder, Match, Option, Pass, Pattern, Remark, positive, where
+from xsplit.rewrites.dsl import (
+    Constraint,
+    IRBuilder,
+    Match,
+    Option,
+    Pass,
+    Pattern,
+    Remark,
+    attr,
+    init,
+    input,
+    operand,
+    positive,
+    result,
+)
+from xsplit.rewrites.dsl.structure import (
+    because,
+    block_arguments,
+    block_holds,
+    operands,
+    parent,
+    terminator,
+    the_value,
+)
 from xsplit.targets.gemm_tiles import WORKGROUP_MEMORY, element_name, gemm_tiles
 from xsplit.targets.table import target as find_target
 
@@ -97,41 +123,55 @@ ASYNC_COPY_TARGETS = ("sm_80", "sm_90")
 """Targets whose second stage is `cp.async` (`nvgpu.device_async_copy`)."""
 
 
+_MATMUL_MAPS = ArrayAttr(
+    [
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (i, k))),
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (k, j))),
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (i, j))),
+    ]
+)
+"""A matmul's own maps: no operand transposed or broadcast."""
+
+_all_args_static = block_arguments().each(
+    because(the_value.has_static_shape(), "every argument must be a static tensor")
+    & because(
+        the_value.has_no_zero_dim(),
+        "it is empty (M, N or K is 0): there is nothing to multiply",
+    )
+)
+
+matmul_form: Constraint = (
+    because(parent("func.func", capture="fn"), "it is not at the top level of a function")
+    & because(operands().count(3), "it is not a plain matmul of two inputs into an init")
+    & because(
+        ~attr("indexing_maps").is_present() | attr("indexing_maps").equals(_MATMUL_MAPS),
+        "its operands are transposed or broadcast",
+    )
+    & because(
+        operands().each(the_value.is_argument_of_block()),
+        "its operands and init must be function arguments (destination-passing form)",
+    )
+    & because(
+        result(0).capture("product")
+        & terminator("func.return", where=operands().count(1) & operand(0).is_captured("product")),
+        "the function must return only the matmul's result",
+    )
+    & because(block_holds(2), "the function must hold only the matmul")
+    & _all_args_static
+    & because(init().element_type(f32), "C must be f32")
+    & because(
+        input(0).element_type(f16, bf16, f32) & input(1).element_type(f16, bf16, f32),
+        "A and B must be f32, f16 or bf16",
+    )
+    & because(operands().all_distinct(), "A, B and C must be different arguments")
+)
+"""A static matmul into f32, alone in its function and in destination-passing
+form: its operands are the function's arguments, its result what it returns."""
+
+
 def _matmul_form(m: Match) -> bool | str:
-    op = m.root
-    fn = op.parent_op()
-    if not isinstance(fn, func.FuncOp) or op.parent_block() is not fn.body.block:
-        return "it is not at the top level of a function"
-    if len(op.operands) != 3:
-        return "it is not a plain matmul of two inputs into an init"
-    maps = op.properties.get("indexing_maps") or op.attributes.get("indexing_maps")
-    if maps is not None and str(maps) != (
-        "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
-        "affine_map<(d0, d1, d2) -> (d0, d1)>]"
-    ):
-        return "its operands are transposed or broadcast"
-    args = list(fn.args)
-    if any(v not in args for v in op.operands):
-        return "its operands and init must be function arguments (destination-passing form)"
-    ret = fn.body.block.last_op
-    if ret is None or list(ret.operands) != [op.results[0]]:
-        return "the function must return only the matmul's result"
-    if any(o not in (op, ret) for o in fn.body.block.ops):
-        return "the function must hold only the matmul"
-    for a in args:
-        t = a.type
-        if not (isinstance(t, TensorType) and t.has_static_shape()):
-            return "every argument must be a static tensor"
-        if 0 in t.get_shape():
-            return "it is empty (M, N or K is 0): there is nothing to multiply"
-    if op.operands[2].type.element_type != f32:  # type: ignore[attr-defined]
-        return "C must be f32"
-    if any(v.type.element_type not in (f16, bf16, f32) for v in op.operands[:2]):  # type: ignore[attr-defined]
-        return "A and B must be f32, f16 or bf16"
-    if len(set(op.operands)) != 3:
-        return "A, B and C must be different arguments"
-    m.captures["fn"] = fn
-    return True
+    failure = matmul_form.check(m)
+    return True if failure is None else failure.reason
 
 
 def _merge(op: Operation, merge: str, chunks: int) -> str:
@@ -470,14 +510,6 @@ def _buffering(stages: int, register_prefetch: bool, direct_to_lds: bool) -> str
     return ", double-buffered " + ("through registers" if register_prefetch else "with cp.async")
 
 
-def _not_taken(m: Match) -> bool | str:
-    found = _matmul_form(m)
-    if found is True:
-        return "it is taken"
-    m.captures["why"] = found
-    return True
-
-
 def _check_target(name: str) -> str | None:
     if not name:
         return "is required (sm_80, sm_90, gfx942)"
@@ -492,7 +524,7 @@ GEMM_KERNEL_PATTERN = Pattern(
     name="gemm-kernel",
     doc="a matmul in destination-passing form becomes xsplit's gridwise GEMM kernel",
     root="linalg.matmul",
-    where=where("a static matmul into f32 in destination-passing form", _matmul_form),
+    where=matmul_form,
     rewrite=_lower,
     options=(
         "target", "chunks", "merge", "tile", "threads", "stages", "a_layout", "mma", "warps",
@@ -504,8 +536,8 @@ NOT_TAKEN = Remark(
     name="gemm-kernel-not-applicable",
     doc="says why a matmul is left as it is",
     root="linalg.matmul",
-    where=where("the matmul cannot be taken", _not_taken),
-    message=lambda m: f"gemm-kernel: left as it is: {m['why']}",
+    where=~matmul_form,
+    message=lambda m: f"gemm-kernel: left as it is: {matmul_form.check(m.at(m.root)).reason}",  # type: ignore[union-attr]
 )
 
 GEMM_KERNEL = Pass(

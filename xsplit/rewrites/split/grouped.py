@@ -7,7 +7,8 @@
 - Materializing the grouped op gives the `scf.forall` over groups that IREE
   distributes: late (`materialize-late`, inside the dispatch formed around the
   op) or early (`materialize-early`, at graph level before dispatches form).
-- `rock.reduce` becomes a `linalg.reduce`, which IREE compiles.
+- `rock.reduce` becomes a `linalg.reduce`, which IREE compiles
+  (`encoding/lower_rock_reduce.py`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects.linalg.ops import CopyOp, FillOp, GenericOp, ReduceOp, YieldOp
+from xdsl.dialects.linalg.ops import CopyOp, FillOp, GenericOp, ReduceOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
@@ -372,38 +373,7 @@ def _named_partial(
     return None
 
 
-def lower_rock_reduce(op: RockReduceOp, ir: IRBuilder) -> SSAValue:
-    """`rock.reduce` as `linalg.reduce` over the axis into the collapsed init,
-    expanded back to rock's keep-dim result."""
-    axis = op.axis.value.data
-    init_type = op.init.type
-    assert isinstance(init_type, TensorType)
-    if axis != 0:
-        raise NotImplementedError("rock.reduce lowering handles axis 0")
-    init = without_leading_unit(ir, op.init)
-    element = init_type.element_type
-    region = Region(Block(arg_types=[element, element]))
-    block = region.block
-    combine_type = _rock_combiner(op.method, element)
-    combine = combine_type(block.args[0], block.args[1])
-    block.add_ops([combine, YieldOp(combine.results[0])])
-    reduce = ir.b.insert(ReduceOp(op.input, init, dense_i64([0]), region))
-    mark_split_part(reduce, "merge")
-    reduced = reduce.results[0]
-    return with_leading_unit(ir, reduced)
-
-
-def _rock_combiner(method: ReduceMethod, element) -> type[Operation]:
-    from xdsl.dialects.builtin import AnyFloat
-
-    floating = isinstance(element, AnyFloat)
-    if method is ReduceMethod.SUM:
-        return arith.AddfOp if floating else arith.AddiOp
-    return arith.MaximumfOp if floating else arith.MaxSIOp
-
-
 __all__: Sequence[str] = [
-    "lower_rock_reduce",
     "materialize_grouped_gemm",
     "split_with_grouped_gemm",
 ]
@@ -547,12 +517,4 @@ MATERIALIZE_GROUPED_EARLY = Pattern(
     root=SplitGroupedGemmOp,
     where=is_graph_level,
     rewrite=lambda m, ir: [materialize_grouped_gemm(m.root, ir, ir)],  # type: ignore[arg-type]
-)
-
-LOWER_ROCK_REDUCE = Pattern(
-    name="lower-rock-reduce",
-    doc="turns a rock.reduce over axis 0 into linalg.reduce, which IREE compiles",
-    root=RockReduceOp,
-    where=where("reduces axis 0", lambda m: m.root.axis.value.data == 0 or "it reduces another"),
-    rewrite=lambda m, ir: [lower_rock_reduce(m.root, ir)],  # type: ignore[arg-type]
 )

@@ -34,3 +34,19 @@ func.func @rock_reduce(%p: tensor<3x4x5xf32>, %c: tensor<1x4x5xf32>) -> tensor<1
   %0 = rock.reduce max %p into %c {axis = 0 : index} : tensor<3x4x5xf32> into tensor<1x4x5xf32> -> tensor<1x4x5xf32>
   func.return %0 : tensor<1x4x5xf32>
 }
+
+// -----
+
+// A dynamic size of the init is read off the reduced tensor for expand_shape.
+// CHECK-LABEL: func.func @rock_reduce_dynamic
+// CHECK:         %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<1x?x5xi32> into tensor<?x5xi32>
+// CHECK:         %[[R:.*]] = linalg.reduce ins(%{{.*}}:tensor<3x?x5xi32>) outs(%[[C]]:tensor<?x5xi32>) dimensions = [0]  {xsplit.split_part = "merge"}
+// CHECK:           arith.addi
+// CHECK:         %[[I:.*]] = arith.constant 0 : index
+// CHECK:         %[[D:.*]] = tensor.dim %[[R]], %[[I]] : tensor<?x5xi32>
+// CHECK:         tensor.expand_shape %[[R]] {{\[}}[0, 1], [2]] output_shape [1, %[[D]], 5] : tensor<?x5xi32> into tensor<1x?x5xi32>
+func.func @rock_reduce_dynamic(%p: tensor<3x?x5xi32>, %c: tensor<1x?x5xi32>) -> tensor<1x?x5xi32> {
+  %merged = rock.reduce sum %p into %c {axis = 0 : index} : tensor<3x?x5xi32> into tensor<1x?x5xi32> -> tensor<1x?x5xi32>
+  func.return %merged : tensor<1x?x5xi32>
+}
+
