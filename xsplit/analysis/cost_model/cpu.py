@@ -457,3 +457,31 @@ def _without_tail(problem: Problem, target: Target, best: Estimate) -> Estimate:
     if not near or any(e.factor == best.factor for e in near):
         return best
     return min(near, key=lambda e: (abs(e.factor - best.factor), e.factor))
+
+
+IREE_TRANSPOSED_READ_SHARE = 0.84
+"""The share of the read rate at which IREE's own code streams a matrix
+whose K is contiguous, in a one-row product: it transposes each 16 x 16
+block in registers before its outer products (1x4096x14336 against B[n, k]
+and as linalg.matvec read B at 88% and 80% of a read pass timed beside them,
+bench/RESULTS.md of 2026-11-28)."""
+
+
+def transposed_matvec_estimate(problem: Problem, target: Target) -> float:
+    """Seconds for IREE's own code for a one-row product against B[n, k],
+    left whole: its operands at IREE_TRANSPOSED_READ_SHARE of the read rate."""
+    rate = target.memory_bandwidth * IREE_TRANSPOSED_READ_SHARE
+    return sum(bytes_of_operands(problem)) / rate + target.dispatch_overhead
+
+
+def lane_split_estimate(problem: Problem, target: Target, lanes: int) -> float:
+    """Seconds for `split-lanes`' form of a matrix-vector product: the
+    operands read once at the target's read rate (each row of the matrix
+    streams into one vector of sums, so nothing is read twice), then the
+    merge, a second dispatch that reads the N x `lanes` sums and writes N."""
+    read = sum(bytes_of_operands(problem)) / target.memory_bandwidth
+    sums = problem.n * lanes * problem.acc_bytes
+    merge = target.dispatch_overhead + (2 * sums + problem.n * problem.acc_bytes) / (
+        target.memory_bandwidth
+    )
+    return read + target.dispatch_overhead + merge
