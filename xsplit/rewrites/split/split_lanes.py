@@ -99,7 +99,7 @@ def _merge(into: str) -> str:
 
 MATVEC_TAIL = """
 %w_tail = tensor.extract_slice $w[0, $main] [$n, $tail] [1, 1] : $w.type to $w_tail_type
-%x_tail = tensor.extract_slice $x[$main] [$tail] [1] : $x.type to $x_tail_type
+%x_tail = tensor.extract_slice $x [$main] [$tail] [1] : $x.type to $x_tail_type
 %tail = linalg.matvec ins(%w_tail, %x_tail : $w_tail_type, $x_tail_type) outs($c : $c.type) -> $c.type
 """
 """The columns of K past the last whole vector, as a matvec of their own."""
@@ -258,7 +258,7 @@ def _says_why(m: Match) -> bool | str:
     whole = transposed_matvec_estimate(problem, t)
     lanes_seconds = lane_split_estimate(problem, t, lanes)
     tail = f" and a tail of {_tail(m)}" if _tail(m) else ""
-    if lanes_seconds >= whole:
+    if lanes_seconds >= whole and not m.options["always"]:
         remark(
             m.root,
             f"{placed.prefix()}not split into lanes: {lanes_seconds * 1e3:.2f} ms modeled, "
@@ -283,7 +283,7 @@ says_why = where("the model prices it", _says_why)
 has_tail = where("K leaves a tail", lambda m: _tail(m) > 0 or "K is whole vectors")
 no_tail = where("K is whole vectors", lambda m: _tail(m) == 0 or "K leaves a tail")
 
-_PATTERN_ARGS = dict(options=["target"], family="split-lanes", benefit=1)
+_PATTERN_ARGS = dict(options=["target", "always"], family="split-lanes", benefit=1)
 
 SPLIT_LANES_MATVEC = Pattern(
     name="split-lanes-matvec",
@@ -337,5 +337,14 @@ SPLIT_LANES = Pass(
         SPLIT_LANES_ROW_MATMUL,
         SPLIT_LANES_ROW_MATMUL_AND_TAIL,
     ],
-    [TARGET_OPTION],
+    [
+        TARGET_OPTION,
+        Option(
+            "always",
+            bool,
+            False,
+            "split every product the form takes, where the model has the whole op as fast "
+            "too (small products, whose dispatch costs more than their bytes)",
+        ),
+    ],
 )
