@@ -1,0 +1,72 @@
+// RUN: xsplit-opt %s --split-input-file -p 'split-lanes{always}' | filecheck %s
+// RUN: xsplit-opt %s --split-input-file -p 'split-lanes{always target=sm_80}' | filecheck %s --check-prefix=GPU
+
+// GPU-NOT: flow.dispatch.workgroups
+// GPU-NOT: math.fma
+
+// A matvec whose K (1004) is not whole vectors: 62 or 125 steps of 16 or 8
+// lanes in a dispatch that reads W's first columns as a strided view (a
+// prefix of K reshaped at graph level would be a copy of W), the rest of K
+// a matvec beside it, and one merge into that matvec's result, so the init
+// is added once.
+// CHECK-LABEL: func.func @matvec_with_tail
+// CHECK:         %lane_sums = flow.dispatch.workgroups(%x, %w) : (tensor<1004xf32>, tensor<256x1004xf32>) -> tensor<256x[[L:8|16]]xf32> =
+// CHECK:           %x_main = iree_tensor_ext.dispatch.tensor.load %x_binding, offsets = [0], sizes = [[[MAIN:992|1000]]], strides = [1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<1004xf32>> -> tensor<[[MAIN]]xf32>
+// CHECK:           %w_main = iree_tensor_ext.dispatch.tensor.load %w_binding, offsets = [0, 0], sizes = [256, [[MAIN]]], strides = [1, 1]
+// CHECK:           %x_lanes = tensor.expand_shape %x_main {{\[\[}}0, 1]] output_shape [[[STEPS:62|125]], [[L]]]
+// CHECK:           %w_lanes = tensor.expand_shape %w_main {{\[\[}}0], [1, 2]] output_shape [256, [[STEPS]], [[L]]]
+// CHECK:           %sums = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x_lanes, %w_lanes : tensor<[[STEPS]]x[[L]]xf32>, tensor<256x[[STEPS]]x[[L]]xf32>) outs(%sums_zero : tensor<256x[[L]]xf32>) attrs =  {compilation_info = #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [64, [[L]], 0], vector_common_parallel = [8, [[L]], 0], vector_reduction = [0, 0, 1]>, translation_info = <pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>} {
+// CHECK:             %negative_zero = arith.constant -0.000000e+00 : f32
+// CHECK:             %product = math.fma %x_element, %w_element, %negative_zero : f32
+// CHECK:             %next = arith.addf %sum, %product : f32
+// CHECK:           iree_tensor_ext.dispatch.tensor.store %sums, %sums_binding
+// CHECK:         %w_tail = tensor.extract_slice %w[0, [[MAIN]]] [256, [[TAIL:12|4]]] [1, 1] : tensor<256x1004xf32> to tensor<256x[[TAIL]]xf32>
+// CHECK:         %x_tail = tensor.extract_slice %x[[[MAIN]]] [[[TAIL]]] [1] : tensor<1004xf32> to tensor<[[TAIL]]xf32>
+// CHECK:         %tail = linalg.matvec ins(%w_tail, %x_tail : tensor<256x[[TAIL]]xf32>, tensor<[[TAIL]]xf32>) outs(%c : tensor<256xf32>) -> tensor<256xf32>
+// CHECK:         %merged_row = linalg.reduce ins(%lane_sums:tensor<256x[[L]]xf32>) outs(%tail:tensor<256xf32>) dimensions = [1]  {xsplit.split_part = "merge"}
+// CHECK:         return %merged_row
+func.func @matvec_with_tail(%w: tensor<256x1004xf32>, %x: tensor<1004xf32>, %c: tensor<256xf32>) -> tensor<256xf32> {
+  %0 = linalg.matvec ins(%w, %x : tensor<256x1004xf32>, tensor<1004xf32>) outs(%c : tensor<256xf32>) -> tensor<256xf32>
+  return %0 : tensor<256xf32>
+}
+
+// -----
+
+// One row against B[n, k], K whole vectors: no tail; the row is loaded as a
+// K-vector and the 1 x N init is merged into as an N-vector.
+// CHECK-LABEL: func.func @row_matmul
+// CHECK:         %lane_sums = flow.dispatch.workgroups(%a, %b) : (tensor<1x4096xf32>, tensor<40x4096xf32>) -> tensor<40x[[L:8|16]]xf32> =
+// CHECK:           iree_tensor_ext.dispatch.tensor.load %x_binding, offsets = [0, 0], sizes = [1, 4096], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<1x4096xf32>> -> tensor<4096xf32>
+// CHECK:           lowering_config = #iree_cpu.lowering_config<distribution = [8, [[L]], 0], vector_common_parallel = [8, [[L]], 0], vector_reduction = [0, 0, 1]>
+// CHECK-NOT:     tensor.extract_slice
+// CHECK:         %c_row = tensor.collapse_shape %c {{\[\[}}0, 1]] : tensor<1x40xf32> into tensor<40xf32>
+// CHECK:         %merged_row = linalg.reduce ins(%lane_sums:tensor<40x[[L]]xf32>) outs(%c_row:tensor<40xf32>) dimensions = [1]
+// CHECK:         %merged = tensor.expand_shape %merged_row {{\[\[}}0, 1]] output_shape [1, 40] : tensor<40xf32> into tensor<1x40xf32>
+// CHECK:         return %merged
+func.func @row_matmul(%a: tensor<1x4096xf32>, %b: tensor<40x4096xf32>, %c: tensor<1x40xf32>) -> tensor<1x40xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : tensor<1x4096xf32>, tensor<40x4096xf32>) outs(%c : tensor<1x40xf32>) -> tensor<1x40xf32>
+  return %0 : tensor<1x40xf32>
+}
+
+// -----
+
+// Not taken: B row-major (its rows stream as they are), two rows, f16, and
+// a product inside a dispatch.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     flow.dispatch.workgroups
+// CHECK:         linalg.matmul ins
+// CHECK:         linalg.matmul indexing_maps
+// CHECK:         linalg.matvec ins({{.*}} : tensor<64x1024xf16>, tensor<1024xf16>)
+// CHECK:         flow.dispatch.region
+// CHECK-NEXT:      linalg.matvec
+// CHECK-NOT:     math.fma
+func.func @left_alone(%a: tensor<1x1024xf32>, %b: tensor<1024x64xf32>, %c: tensor<1x64xf32>, %a2: tensor<2x1024xf32>, %bt: tensor<64x1024xf32>, %c2: tensor<2x64xf32>, %wh: tensor<64x1024xf16>, %xh: tensor<1024xf16>, %yh: tensor<64xf16>, %x: tensor<1024xf32>, %y: tensor<64xf32>) -> (tensor<1x64xf32>, tensor<2x64xf32>, tensor<64xf16>, tensor<64xf32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<1x1024xf32>, tensor<1024x64xf32>) outs(%c : tensor<1x64xf32>) -> tensor<1x64xf32>
+  %1 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a2, %bt : tensor<2x1024xf32>, tensor<64x1024xf32>) outs(%c2 : tensor<2x64xf32>) -> tensor<2x64xf32>
+  %2 = linalg.matvec ins(%wh, %xh : tensor<64x1024xf16>, tensor<1024xf16>) outs(%yh : tensor<64xf16>) -> tensor<64xf16>
+  %3 = flow.dispatch.region -> (tensor<64xf32>) {
+    %4 = linalg.matvec ins(%bt, %x : tensor<64x1024xf32>, tensor<1024xf32>) outs(%y : tensor<64xf32>) -> tensor<64xf32>
+    flow.return %4 : tensor<64xf32>
+  }
+  return %0, %1, %2, %3 : tensor<1x64xf32>, tensor<2x64xf32>, tensor<64xf16>, tensor<64xf32>
+}
