@@ -24,9 +24,13 @@ streams of rows are as many as a core's prefetchers followed (16 rows,
 IREE's own tile, ran no faster)."""
 
 LANE_WORKGROUP_ROWS = (64, 32, 16, 8)
-"""Rows of W a workgroup takes, the first that divides N: 64 is IREE's own
-tile for a transposed matvec; a tile that does not divide N is masked in
-every workgroup."""
+"""Rows of W a workgroup takes: 64, IREE's own tile for a transposed
+matvec, or fewer where N is short (`lane_workgroup_rows`)."""
+
+WORKGROUPS_PER_CORE = 4
+"""Workgroups a core should get at least, so that IREE's task system can
+even out cores that another process slows: a matrix of 64 rows in one
+workgroup would leave every core but one idle."""
 
 LANE_K_STEP = 1
 """Steps of K (whole vectors of lanes) a register tile takes at a time: by
@@ -38,9 +42,20 @@ def lane_width(cpu: CpuInfo) -> int:
     return max(4, cpu.simd_bits // 32)
 
 
-def lane_workgroup_rows(n: int) -> int:
-    """The rows of W a workgroup takes for N rows (`LANE_WORKGROUP_ROWS`)."""
-    return next((r for r in LANE_WORKGROUP_ROWS if n % r == 0), LANE_WORKGROUP_ROWS[0])
+def lane_workgroup_rows(n: int, cores: int) -> int:
+    """The rows of W a workgroup takes for N rows on `cores` cores: the
+    most of LANE_WORKGROUP_ROWS that divide N (a tile that does not is
+    masked in every workgroup) and give each core WORKGROUPS_PER_CORE
+    workgroups, else the fewest that divide N; where none does, the most
+    that give each core its workgroups, masked."""
+    dividing = [r for r in LANE_WORKGROUP_ROWS if n % r == 0]
+    enough = [r for r in dividing if n // r >= WORKGROUPS_PER_CORE * cores]
+    if enough:
+        return enough[0]
+    if dividing:
+        return dividing[-1]
+    many = [r for r in LANE_WORKGROUP_ROWS if -(-n // r) >= WORKGROUPS_PER_CORE * cores]
+    return many[0] if many else LANE_WORKGROUP_ROWS[-1]
 
 
 def lane_tiles(cpu: CpuInfo, n: int) -> dict[str, tuple[int, int, int]]:
@@ -49,7 +64,7 @@ def lane_tiles(cpu: CpuInfo, n: int) -> dict[str, tuple[int, int, int]]:
     rows by one vector; K stepped a vector at a time."""
     lanes = lane_width(cpu)
     return {
-        "distribution": (min(n, lane_workgroup_rows(n)), lanes, 0),
+        "distribution": (min(n, lane_workgroup_rows(n, cpu.cores)), lanes, 0),
         "vector_common_parallel": (min(n, LANE_ROWS), lanes, 0),
         "vector_reduction": (0, 0, LANE_K_STEP),
     }
