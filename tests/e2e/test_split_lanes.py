@@ -117,3 +117,37 @@ def test_the_model_leaves_a_small_product_whole() -> None:
     lanes save."""
     text = _program("matvec", 70, 2000)
     assert rewrite(text, "split-lanes") == rewrite(text, "")
+
+
+def _hot_loop(assembly: str, function: str) -> list[str]:
+    """The instructions of `function`'s innermost loop: from its last
+    label to the branch back to it (the loop the lanes' product runs)."""
+    body = assembly.split(f"{function}:", 1)[1].split(".size", 1)[0]
+    lines = [line.strip() for line in body.splitlines()]
+    for end in range(len(lines) - 1, -1, -1):
+        branch = lines[end].split()
+        if len(branch) == 2 and branch[0].startswith("j") and branch[1].startswith(".LBB"):
+            start = lines.index(f"{branch[1]}:")
+            if start < end:
+                return [line.split()[0] for line in lines[start + 1 : end] if line and not line.startswith((".", "#"))]
+    raise AssertionError(f"no loop in {function}")
+
+
+def test_the_lanes_loop_multiplies_and_adds_without_shuffles(tmp_path) -> None:
+    """What the form is for, in IREE's machine code for this CPU: the lane
+    product's loop does one multiply and one add per vector of W, and no
+    shuffle (IREE's own code for the whole op transposes 16 x 16 blocks:
+    `vshuff64x2`, `vunpck*`, `vperm*`). With `arith.mulf` in the body
+    instead of the fma by -0.0, IREE's loop gathered scalars instead."""
+    text = rewrite(_program("matvec", 512, 4096), "split-lanes")
+    compile_mlir(text, "cpu", [f"--iree-hal-dump-executable-files-to={tmp_path}"])
+    (assembly,) = [p.read_text() for p in tmp_path.glob("*.s")]
+    function = next(
+        line[:-1] for line in assembly.splitlines() if line.endswith(":") and "dispatch_0" in line and not line.startswith(".")
+    )
+    loop = _hot_loop(assembly, function)
+    shuffles = [op for op in loop if op.startswith(("vshuf", "vunpck", "vperm", "vinsert", "vextract", "vmovss"))]
+    assert shuffles == [], loop
+    multiplies = [op for op in loop if op.startswith(("vmulps", "vfmadd"))]
+    adds = [op for op in loop if op == "vaddps"]
+    assert len(multiplies) == 8 and len(adds) in (0, 8), loop
