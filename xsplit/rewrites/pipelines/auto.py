@@ -59,8 +59,9 @@ def auto_pipeline(target_name: str, kernel: str = "auto") -> PassPipeline:
         SET_ENCODING.pass_class(target=target_name),
         SPLIT_K.pass_class(target=target_name, kernel=kernel),
     ]
-    if not on_device and not target(target_name).is_gpu:
-        # After split-k: the matrix-vector products it left whole.
+    if on_device or not target(target_name).is_gpu:
+        # After split-k: the matrix-vector products it left whole (on each
+        # op's device, those on an llvm-cpu one).
         passes.append(SPLIT_LANES.pass_class(target=target_name))
     passes.append(late() if on_device else late(target=target_name))
     if not on_device and target(target_name).is_gpu:

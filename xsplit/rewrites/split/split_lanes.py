@@ -23,14 +23,14 @@ body multiplies with `math.fma %x, %w, -0.0` (exactly `x * w`), so that
 IREE vectorizes it as the elementwise loop it is: `arith.mulf` makes it a
 contraction whose lane loop IREE unrolls into scalar gathers.
 
-Only static f32 products at graph level, on a CPU target, are split: the
-tiles are for f32 vectors. `auto{target=cpu}` runs this after `split-k`,
+Only static f32 products at graph level, on an llvm-cpu target, are split:
+the tiles are for f32 vectors. `auto{target=cpu}` runs this after `split-k`,
 on the products split-k left whole.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, TensorType, f32
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, TensorType, f32
 from xdsl.ir.affine import AffineMap
 
 from xsplit.analysis.cost_model import problem_of
@@ -39,7 +39,7 @@ from xsplit.analysis.cost_model.cpu import (
     lane_split_estimate,
     transposed_matvec_estimate,
 )
-from xsplit.analysis.devices import modeled
+from xsplit.analysis.devices import DEVICE, modeled, module_devices
 from xsplit.analysis.reduction import match_reduction
 from xsplit.dialects.iree_codegen import CompilationInfoAttr, TranslationInfoAttr
 from xsplit.dialects.iree_cpu import LoweringConfigAttr, PipelineAttr
@@ -54,7 +54,6 @@ from xsplit.rewrites.dsl import (
     attr,
     init,
     input,
-    no_discardable_attributes,
     root_is,
     where,
 )
@@ -199,6 +198,18 @@ TRANSPOSED_B_MAPS = ArrayAttr(
 )
 """`linalg.matmul`'s maps with B as B[n, k]."""
 
+MAPS_CACHE = "linalg.memoized_indexing_maps"
+"""xDSL's cache of a named op's indexing maps, which it sets on the op when
+something (the device placement, say) reads them: no mark of a pass."""
+
+unmarked = where(
+    "carries no attributes but its maps' cache",
+    lambda m: set(m.root.attributes) <= {MAPS_CACHE}
+    or f"it has {', '.join(a for a in m.root.attributes if a != MAPS_CACHE)}",
+)
+"""No attribute a pass set (split-k's marks, a merge's part): the op is the
+program's own."""
+
 static_f32 = (
     input(0).has_static_shape()
     & input(1).has_static_shape()
@@ -210,7 +221,7 @@ static_f32 = (
 
 a_matvec = (
     root_is("linalg.matvec")
-    & no_discardable_attributes()
+    & unmarked
     & static_f32
     & input(0).capture("w")
     & input(1).capture("x")
@@ -221,7 +232,7 @@ a_matvec = (
 a_row_matmul = (
     root_is("linalg.matmul")
     & attr("indexing_maps").equals(TRANSPOSED_B_MAPS)
-    & no_discardable_attributes()
+    & unmarked
     & static_f32
     & input(0).capture("x")
     & input(1).capture("w")
@@ -236,8 +247,18 @@ def _capture_lanes(m: Match) -> bool | str:
     placed = modeled(m.root, m.options["target"])
     assert placed is not None
     t = placed.target
-    if t.is_gpu:
-        return f"{t.name} is not a CPU"
+    if placed.device is not None:
+        module = m.root.get_toplevel_object()
+        if isinstance(module, ModuleOp) and len(module_devices(module).devices) > 1:
+            # As split-k's CPU tiles: IREE 3.13 may build a dispatch for each
+            # device's executable target, and VMVX fails on llvm-cpu tiles.
+            return "the module declares several devices"
+        if placed.device.backend != "llvm-cpu":
+            return f"its device is {placed.device.describe()}, not llvm-cpu"
+    if not t.split_tiles:
+        # IREE's CPU tiles are an llvm-cpu configuration: a GPU's code and
+        # VMVX's interpreter take none.
+        return f"{t.name} takes no IREE CPU tiles"
     cpu = t.cpu or host_cpu()
     lanes = lane_width(cpu)
     if _k(m) < 2 * lanes:
@@ -323,8 +344,10 @@ TARGET_OPTION = Option(
     "target",
     str,
     "cpu",
-    "the CPU whose vector width gives the lanes and whose model the remark quotes",
-    choices=tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases),
+    "the CPU whose vector width gives the lanes and whose model the remark quotes "
+    f"(or {DEVICE}: each op's own device, cpu where the module declares none); products "
+    "on a GPU or VMVX are left alone",
+    choices=tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases) + (DEVICE,),
 )
 
 SPLIT_LANES = Pass(

@@ -1,5 +1,7 @@
 // RUN: xsplit-opt %s --split-input-file -p 'split-lanes{always}' | filecheck %s
 // RUN: xsplit-opt %s --split-input-file -p 'split-lanes{always target=sm_80}' | filecheck %s --check-prefix=GPU
+// RUN: xsplit-opt %s --split-input-file -p 'split-lanes{always target=device}' 2>/dev/null | filecheck %s --check-prefix=DEVICE
+// RUN: xsplit-opt %s --split-input-file -p 'split-lanes{always target=device}' 2>&1 >/dev/null | filecheck %s --check-prefix=DEVICE-REMARK
 
 // GPU-NOT: flow.dispatch.workgroups
 // GPU-NOT: math.fma
@@ -69,4 +71,48 @@ func.func @left_alone(%a: tensor<1x1024xf32>, %b: tensor<1024x64xf32>, %c: tenso
     flow.return %4 : tensor<64xf32>
   }
   return %0, %1, %2, %3 : tensor<1x64xf32>, tensor<2x64xf32>, tensor<64xf16>, tensor<64xf32>
+}
+
+// -----
+
+// target=device: the op's own device. An AVX2 llvm-cpu device's product
+// gets 8 lanes, its vector width, whatever the host's (a module with
+// devices is printed as its carried ops allow: generic here).
+// CHECK-LABEL: one_device
+// DEVICE-LABEL: one_device
+// DEVICE:         "flow.dispatch.workgroups"
+// DEVICE:           "tensor.empty"() : () -> tensor<64x8xf32>
+// DEVICE:           "math.fma"
+// DEVICE-REMARK: remark: on @dev_a (llvm-cpu): split-lanes: K = 1024 as 128 steps of 8 lanes
+module attributes {stream.affinity.default = #hal.device.affinity<@dev_a>} {
+  util.global private @dev_a = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {cpu = "", cpu_features = "+avx,+avx2,+fma", data_layout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128", iree.encoding.resolver = #iree_cpu.cpu_encoding_resolver<>, max_stack_allocation_size = 32768 : i64, native_vector_size = 32 : i64, target_triple = "x86_64-unknown-unknown-eabi-elf"}>]> : !hal.device
+  func.func @one_device(%w: tensor<64x1024xf32>, %x: tensor<1024xf32>, %c: tensor<64xf32>) -> tensor<64xf32> {
+    %0 = linalg.matvec ins(%w, %x : tensor<64x1024xf32>, tensor<1024xf32>) outs(%c : tensor<64xf32>) -> tensor<64xf32>
+    return %0 : tensor<64xf32>
+  }
+}
+
+// -----
+
+// With a VMVX device beside it, nothing is split, on either device, with
+// any target=: IREE 3.13 may build a dispatch for each device's executable
+// target, and VMVX fails on llvm-cpu tiles.
+// CHECK-LABEL: two_devices
+// CHECK-NOT:     math.fma
+// DEVICE-LABEL: two_devices
+// DEVICE-NOT:     math.fma
+// DEVICE-REMARK-NOT: split-lanes
+module attributes {stream.affinity.default = #hal.device.affinity<@dev_a>} {
+  util.global private @dev_a = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {cpu = "", cpu_features = "+avx,+avx2,+fma", data_layout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128", iree.encoding.resolver = #iree_cpu.cpu_encoding_resolver<>, max_stack_allocation_size = 32768 : i64, native_vector_size = 32 : i64, target_triple = "x86_64-unknown-unknown-eabi-elf"}>]> : !hal.device
+  util.global private @dev_b = #hal.device.target<"local", [#hal.executable.target<"vmvx", "vmvx-bytecode-fb", {iree.encoding.resolver = #iree_cpu.vmvx_encoding_resolver<>, ukernels = "none"}>]> : !hal.device
+  func.func @two_devices(%w: tensor<64x1024xf32>, %x: tensor<1024xf32>, %c: tensor<64xf32>) -> tensor<64xf32> {
+    %0 = linalg.matvec ins(%w, %x : tensor<64x1024xf32>, tensor<1024xf32>) outs(%c : tensor<64xf32>) -> tensor<64xf32>
+    %tw = flow.tensor.transfer %w : tensor<64x1024xf32> to #hal.device.affinity<@dev_b>
+    %tx = flow.tensor.transfer %x : tensor<1024xf32> to #hal.device.affinity<@dev_b>
+    %tc = flow.tensor.transfer %c : tensor<64xf32> to #hal.device.affinity<@dev_b>
+    %1 = linalg.matvec ins(%tw, %tx : tensor<64x1024xf32>, tensor<1024xf32>) outs(%tc : tensor<64xf32>) -> tensor<64xf32>
+    %back = flow.tensor.transfer %1 : tensor<64xf32> to #hal.device.affinity<@dev_a>
+    %s = arith.addf %0, %back : tensor<64xf32>
+    return %s : tensor<64xf32>
+  }
 }
