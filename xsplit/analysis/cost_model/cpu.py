@@ -22,6 +22,7 @@ from xsplit.analysis.cost_model.base import (
 )
 from xsplit.analysis.cost_model.gpu import gpu_estimate, gpu_modeled
 from xsplit.analysis.shapes import ceildiv
+from xsplit.targets.lane_tiles import lane_workgroup_rows
 from xsplit.targets.table import PARTIAL_TILE_MAX_M, Target
 
 
@@ -480,6 +481,11 @@ def lane_split_estimate(problem: Problem, target: Target, lanes: int) -> float:
     streams into one vector of sums, so nothing is read twice), then the
     merge, a second dispatch that reads the N x `lanes` sums and writes N."""
     read = sum(bytes_of_operands(problem)) / target.memory_bandwidth
+    # Each workgroup streams its rows on one core: fewer workgroups than
+    # cores leave the others' share of the bandwidth unused.
+    rows = lane_workgroup_rows(problem.n, target.processors)
+    workgroups = ceildiv(problem.n, rows)
+    read *= target.processors / min(workgroups, target.processors)
     sums = problem.n * lanes * problem.acc_bytes
     merge = target.dispatch_overhead + (2 * sums + problem.n * problem.acc_bytes) / (
         target.memory_bandwidth
