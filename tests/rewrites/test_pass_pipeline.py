@@ -62,7 +62,7 @@ def test_options_are_checked_when_a_pass_is_built() -> None:
 @pytest.mark.parametrize(
     ("target", "kernel", "text"),
     [
-        ("cpu", "auto", "set-encoding{target=cpu},split-k{target=cpu},materialize-late{target=cpu}"),
+        ("cpu", "auto", "set-encoding{target=cpu},split-k{target=cpu},split-lanes{target=cpu},materialize-late{target=cpu}"),
         (
             "cuda",
             "own",
@@ -75,7 +75,12 @@ def test_options_are_checked_when_a_pass_is_built() -> None:
             "set-encoding{target=gfx942},split-k{target=gfx942 kernel=iree},"
             "materialize-late{target=gfx942},export-dispatch{target=gfx942 called=true}",
         ),
-        ("device", "auto", "set-encoding{target=device},split-k{target=device},materialize-late"),
+        (
+            "device",
+            "auto",
+            "set-encoding{target=device},split-k{target=device},split-lanes{target=device},"
+            "materialize-late",
+        ),
     ],
 )
 def test_auto_holds_the_passes_its_pipeline_text_named(target: str, kernel: str, text: str) -> None:

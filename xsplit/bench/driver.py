@@ -564,6 +564,8 @@ def _encoded_programs(
 ) -> tuple[list[tuple[ConfigResult, str]], str, list[str]]:
     """`auto{target=...}` and, for each sweep factor, the encoded split; with
     what auto chose and its remarks."""
+    import re
+
     auto = rewrite_recorded(source, auto_pipeline(model_target), name)
     factor = encoded_factor(auto)
     programs = [(ConfigResult(AUTO_CONFIG, factor, []), auto.text)]
@@ -576,6 +578,10 @@ def _encoded_programs(
         choice = "encode"
     elif factor > 1:
         choice = f"split {factor}"
+    elif "math.fma" in auto.text:
+        # split-lanes' product: the only fma xsplit writes.
+        lanes = re.search(r"-> tensor<\d+x(\d+)xf32> =", auto.text)
+        choice = f"lanes {lanes.group(1)}" if lanes else "lanes"
     else:
         choice = "whole"
     return programs, choice, auto.remarks

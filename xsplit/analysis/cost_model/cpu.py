@@ -22,6 +22,7 @@ from xsplit.analysis.cost_model.base import (
 )
 from xsplit.analysis.cost_model.gpu import gpu_estimate, gpu_modeled
 from xsplit.analysis.shapes import ceildiv
+from xsplit.targets.lane_tiles import lane_workgroup_rows
 from xsplit.targets.table import PARTIAL_TILE_MAX_M, Target
 
 
@@ -110,6 +111,14 @@ def _tile_with(
             return 1, min(target.matvec_tile, p.n)
         return min(target.matvec_tile, p.m), 1
     return min(target.tile[0], p.m), min(target.tile[1], p.n)
+
+
+IREE_TRANSPOSED_READ_SHARE = 0.84
+"""The share of the read rate at which IREE's own code streams a matrix
+whose K is contiguous, in a one-row product: it transposes each 16 x 16
+block in registers before its outer products (1x4096x14336 against B[n, k]
+and as linalg.matvec read B at 88% and 80% of a read pass timed beside them,
+bench/RESULTS.md of 2026-11-28)."""
 
 
 PAGE_BYTES = 4096
@@ -237,7 +246,7 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
             cache //= 2
         reread_bandwidth = target.memory_bandwidth / processors
     panel_fits = cache is None or footprint <= cache
-    streamed = False
+    streamed = transposing = False
     if fixed_tiles and register_m >= tile_m:
         # Tiles that hold every row in registers read each row of B's strip
         # once, a kilobyte at a time, which the prefetchers follow whether
@@ -272,6 +281,8 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         # 9.7-10.5; 12x4096x16384 in 12.7, 12.4-12.7; 16x4096x30011 in 25.1,
         # 24.4-26.9. At 24 rows the split wins (13.0 against 11.9).
         panel_fits = streamed = True
+        # IREE's own tiles transpose B's blocks in registers on the way.
+        transposing = not fixed_tiles
     if not fixed_tiles and _batch_of_rows_streams(p, target):
         panel_fits = streamed = True
     # A processor draws at most its share of the bandwidth: a wave that leaves
@@ -284,6 +295,8 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         # each workgroup draws its share of the operands, not a whole panel.
         operand_bytes = sum(bytes_of_operands(p)) / max(workgroups, 1)
         read_once = min(read_once, operand_bytes / (target.memory_bandwidth / processors))
+    if transposing:
+        read_once /= IREE_TRANSPOSED_READ_SHARE
     if panel_fits:
         traffic = read_once
     else:
@@ -457,3 +470,28 @@ def _without_tail(problem: Problem, target: Target, best: Estimate) -> Estimate:
     if not near or any(e.factor == best.factor for e in near):
         return best
     return min(near, key=lambda e: (abs(e.factor - best.factor), e.factor))
+
+
+def transposed_matvec_estimate(problem: Problem, target: Target) -> float:
+    """Seconds for IREE's own code for a one-row product against B[n, k],
+    left whole: its operands at IREE_TRANSPOSED_READ_SHARE of the read rate."""
+    rate = target.memory_bandwidth * IREE_TRANSPOSED_READ_SHARE
+    return sum(bytes_of_operands(problem)) / rate + target.dispatch_overhead
+
+
+def lane_split_estimate(problem: Problem, target: Target, lanes: int) -> float:
+    """Seconds for `split-lanes`' form of a matrix-vector product: the
+    operands read once at the target's read rate (each row of the matrix
+    streams into one vector of sums, so nothing is read twice), then the
+    merge, a second dispatch that reads the N x `lanes` sums and writes N."""
+    read = sum(bytes_of_operands(problem)) / target.memory_bandwidth
+    # Each workgroup streams its rows on one core: fewer workgroups than
+    # cores leave the others' share of the bandwidth unused.
+    rows = lane_workgroup_rows(problem.n, target.processors)
+    workgroups = ceildiv(problem.n, rows)
+    read *= target.processors / min(workgroups, target.processors)
+    sums = problem.n * lanes * problem.acc_bytes
+    merge = target.dispatch_overhead + (2 * sums + problem.n * problem.acc_bytes) / (
+        target.memory_bandwidth
+    )
+    return read + target.dispatch_overhead + merge

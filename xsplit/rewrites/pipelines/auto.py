@@ -1,7 +1,8 @@
 """`auto{target=NAME}`: the target model's choice for every reduction, applied.
 
-It runs `set-encoding`, `split-k` and `materialize-late`, each with the same
-`target=`, held as pass instances (`auto_pipeline`, a `PassPipeline` applied
+It runs `set-encoding`, `split-k`, on a CPU `split-lanes` (a matrix-vector
+product split-k left whole, its K contiguous in the matrix, streamed lane by
+lane) and `materialize-late`, each with the same `target=`, held as pass instances (`auto_pipeline`, a `PassPipeline` applied
 in auto's own context): the model (`cost_model.choose_tiling`) decides per op between
 leaving it whole, splitting it, encoding it (data tiling), and splitting the
 encoded op (partial products as batch_mmt4d), and each pass applies its part
@@ -40,6 +41,7 @@ from xsplit.rewrites.encoding.materialize_late import MATERIALIZE_LATE
 from xsplit.rewrites.encoding.set_encoding import SET_ENCODING
 from xsplit.rewrites.pass_pipeline import PassPipeline
 from xsplit.rewrites.split.split_k import SPLIT_K
+from xsplit.rewrites.split.split_lanes import SPLIT_LANES
 from xsplit.targets.table import TARGETS, target
 
 
@@ -56,8 +58,12 @@ def auto_pipeline(target_name: str, kernel: str = "auto") -> PassPipeline:
     passes = [
         SET_ENCODING.pass_class(target=target_name),
         SPLIT_K.pass_class(target=target_name, kernel=kernel),
-        late() if on_device else late(target=target_name),
     ]
+    if on_device or not target(target_name).is_gpu:
+        # After split-k: the matrix-vector products it left whole (on each
+        # op's device, those on an llvm-cpu one).
+        passes.append(SPLIT_LANES.pass_class(target=target_name))
+    passes.append(late() if on_device else late(target=target_name))
     if not on_device and target(target_name).is_gpu:
         passes.append(EXPORT_DISPATCH.pass_class(target=target_name, called=True))
     return PassPipeline(passes)

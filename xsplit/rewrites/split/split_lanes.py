@@ -1,0 +1,373 @@
+"""`split-lanes`: a matrix-vector product whose matrix has K contiguous
+(`linalg.matvec`, or a one-row `linalg.matmul` against B[n, k]) split into
+the lanes of a vector register, for IREE's CPU code to stream the matrix.
+
+```
+%y = linalg.matvec ins(%w, %x : tensor<NxKxf32>, tensor<Kxf32>) outs(%c)
+```
+becomes, for L lanes (16 with AVX-512) and K = S x L + T:
+```
+%lane_sums = flow.dispatch.workgroups(%x, %w) ... -> tensor<NxLxf32> {
+  W[:, :S*L] read as W[n, S, L], x[:S*L] as x[S, L]
+  sums[n, l] = sum over s of W[n, s, l] * x[s, l]      (l parallel, innermost)
+}
+%tail = linalg.matvec ins(W[:, S*L:], x[S*L:]) outs(%c)   (where T > 0)
+%y = linalg.reduce ins(%lane_sums) outs(%tail or %c) dimensions = [1]
+```
+Each row of W keeps one vector of L partial sums, so each load of W feeds
+one multiply and one add (`targets/lane_tiles.py` says why IREE's own code
+for the whole op is slower, and gives the tiles). The lanes are read inside
+a dispatch: at graph level, a prefix of K reshaped into lanes is a copy of
+W (IREE's `slow_memcpy`), where inside it is a strided view. The product's
+body multiplies with `math.fma %x, %w, -0.0` (exactly `x * w`), so that
+IREE vectorizes it as the elementwise loop it is: `arith.mulf` makes it a
+contraction whose lane loop IREE unrolls into scalar gathers.
+
+Only static f32 products at graph level, on an llvm-cpu target, are split:
+the tiles are for f32 vectors. `auto{target=cpu}` runs this after `split-k`,
+on the products split-k left whole.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, TensorType, f32
+from xdsl.ir.affine import AffineMap
+
+from xsplit.analysis.cost_model import problem_of
+from xsplit.analysis.cost_model.cpu import (
+    IREE_TRANSPOSED_READ_SHARE,
+    lane_split_estimate,
+    transposed_matvec_estimate,
+)
+from xsplit.analysis.devices import DEVICE, modeled, module_devices
+from xsplit.analysis.reduction import match_reduction
+from xsplit.dialects.iree_codegen import CompilationInfoAttr, TranslationInfoAttr
+from xsplit.dialects.iree_cpu import LoweringConfigAttr, PipelineAttr
+from xsplit.diagnostics import remark
+from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level
+from xsplit.rewrites.dsl import (
+    Match,
+    Option,
+    Pass,
+    Pattern,
+    Template,
+    attr,
+    init,
+    input,
+    root_is,
+    where,
+)
+from xsplit.targets.cpu_info import host_cpu
+from xsplit.targets.lane_tiles import lane_tiles, lane_width
+from xsplit.targets.table import TARGETS
+
+LANE_SUMS = """
+%lane_sums = flow.dispatch.workgroups($x, $w) : ($x.type, $w.type) -> $sums_type =
+    (%x_binding: !iree_tensor_ext.dispatch.tensor<readonly:$x.type>, %w_binding: !iree_tensor_ext.dispatch.tensor<readonly:$w.type>, %sums_binding: !iree_tensor_ext.dispatch.tensor<writeonly:$sums_type>) {
+  %x_main = iree_tensor_ext.dispatch.tensor.load %x_binding, offsets = [$x_offsets], sizes = [$x_sizes], strides = [$x_strides] : !iree_tensor_ext.dispatch.tensor<readonly:$x.type> -> $x_main_type
+  %w_main = iree_tensor_ext.dispatch.tensor.load %w_binding, offsets = [0, 0], sizes = [$n, $main], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:$w.type> -> $w_main_type
+  %x_lanes = tensor.expand_shape %x_main [[0, 1]] output_shape [$steps, $lanes] : $x_main_type into $x_lanes_type
+  %w_lanes = tensor.expand_shape %w_main [[0], [1, 2]] output_shape [$n, $steps, $lanes] : $w_main_type into $w_lanes_type
+  %zero = arith.constant 0.000000e+00 : f32
+  %sums_init = tensor.empty() : $sums_type
+  %sums_zero = linalg.fill ins(%zero : f32) outs(%sums_init : $sums_type) -> $sums_type
+  %sums = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x_lanes, %w_lanes : $x_lanes_type, $w_lanes_type) outs(%sums_zero : $sums_type) attrs =  {compilation_info = $config} {
+  ^bb0(%x_element: f32, %w_element: f32, %sum: f32):
+    %negative_zero = arith.constant -0.000000e+00 : f32
+    %product = math.fma %x_element, %w_element, %negative_zero : f32
+    %next = arith.addf %sum, %product : f32
+    linalg.yield %next : f32
+  } -> $sums_type
+  iree_tensor_ext.dispatch.tensor.store %sums, %sums_binding, offsets = [0, 0], sizes = [$n, $lanes], strides = [1, 1] : $sums_type -> !iree_tensor_ext.dispatch.tensor<writeonly:$sums_type>
+  flow.return
+}
+"""
+"""The dispatch that sums each row of W's main part lane by lane."""
+
+
+def _merge(into: str) -> str:
+    """The merge: each row's lanes added into `into` (the init, or the tail's result)."""
+    return f"""
+%merged_row = linalg.reduce ins(%lane_sums : $sums_type) outs({into} : $row_type) dimensions = [1] {{xsplit.split_part = "merge"}}
+  (%lane: f32, %total: f32) {{
+    %added = arith.addf %lane, %total : f32
+    linalg.yield %added : f32
+  }}
+"""
+
+
+MATVEC_TAIL = """
+%w_tail = tensor.extract_slice $w[0, $main] [$n, $tail] [1, 1] : $w.type to $w_tail_type
+%x_tail = tensor.extract_slice $x [$main] [$tail] [1] : $x.type to $x_tail_type
+%tail = linalg.matvec ins(%w_tail, %x_tail : $w_tail_type, $x_tail_type) outs($c : $c.type) -> $c.type
+"""
+"""The columns of K past the last whole vector, as a matvec of their own."""
+
+ROW_MATMUL_TAIL = """
+%x_tail = tensor.extract_slice $x[0, $main] [1, $tail] [1, 1] : $x.type to $x_tail_type
+%w_tail = tensor.extract_slice $w[0, $main] [$n, $tail] [1, 1] : $w.type to $w_tail_type
+%tail = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%x_tail, %w_tail : $x_tail_type, $w_tail_type) outs($c : $c.type) -> $c.type
+"""
+"""The same for a one-row matmul."""
+
+ROW_OF = "%{0}_row = tensor.collapse_shape {1} [[0, 1]] : $c.type into $row_type\n"
+"""A one-row matmul's 1 x N init as the N-vector the merge adds into."""
+
+AS_ROW = """
+%merged = tensor.expand_shape %merged_row [[0, 1]] output_shape [1, $n] : $row_type into $c.type
+"""
+
+
+def _row(m: Match) -> TensorType:
+    return TensorType(f32, [_n(m)])
+
+
+def _n(m: Match) -> int:
+    return m["w"].type.get_shape()[0]
+
+
+def _k(m: Match) -> int:
+    return m["w"].type.get_shape()[1]
+
+
+def _lanes(m: Match) -> int:
+    return m["lanes"]
+
+
+def _main(m: Match) -> int:
+    """The columns of K in whole vectors of lanes."""
+    return _k(m) // _lanes(m) * _lanes(m)
+
+
+def _tail(m: Match) -> int:
+    return _k(m) - _main(m)
+
+
+def _x_is_row(m: Match) -> bool:
+    return len(m["x"].type.get_shape()) == 2
+
+
+def _config(m: Match) -> CompilationInfoAttr:
+    levels = {level: list(sizes) for level, sizes in lane_tiles(m["cpu"], _n(m)).items()}
+    return CompilationInfoAttr(
+        LoweringConfigAttr(levels), TranslationInfoAttr(PipelineAttr("DoubleTilingExpert"))
+    )
+
+
+HOLES = dict(
+    n=_n,
+    lanes=_lanes,
+    main=_main,
+    tail=_tail,
+    steps=lambda m: _main(m) // _lanes(m),
+    config=_config,
+    row_type=_row,
+    sums_type=lambda m: TensorType(f32, [_n(m), _lanes(m)]),
+    x_main_type=lambda m: TensorType(f32, [_main(m)]),
+    w_main_type=lambda m: TensorType(f32, [_n(m), _main(m)]),
+    x_lanes_type=lambda m: TensorType(f32, [_main(m) // _lanes(m), _lanes(m)]),
+    w_lanes_type=lambda m: TensorType(f32, [_n(m), _main(m) // _lanes(m), _lanes(m)]),
+    x_tail_type=lambda m: TensorType(f32, [1, _tail(m)] if _x_is_row(m) else [_tail(m)]),
+    w_tail_type=lambda m: TensorType(f32, [_n(m), _tail(m)]),
+    # A one-row matmul's x is 1 x K, loaded as its K-vector.
+    x_offsets=lambda m: [0, 0] if _x_is_row(m) else [0],
+    x_sizes=lambda m: [1, _main(m)] if _x_is_row(m) else [_main(m)],
+    x_strides=lambda m: [1, 1] if _x_is_row(m) else [1],
+)
+
+MATVEC_LANES = Template(LANE_SUMS + _merge("$c"), results=["%merged_row"], **HOLES)
+MATVEC_LANES_AND_TAIL = Template(
+    LANE_SUMS + MATVEC_TAIL + _merge("%tail"), results=["%merged_row"], **HOLES
+)
+ROW_MATMUL_LANES = Template(
+    LANE_SUMS + ROW_OF.format("c", "$c") + _merge("%c_row") + AS_ROW, results=["%merged"], **HOLES
+)
+ROW_MATMUL_LANES_AND_TAIL = Template(
+    LANE_SUMS + ROW_MATMUL_TAIL + ROW_OF.format("tail", "%tail") + _merge("%tail_row") + AS_ROW,
+    results=["%merged"],
+    **HOLES,
+)
+
+
+TRANSPOSED_B_MAPS = ArrayAttr(
+    [
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (i, k))),
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (j, k))),
+        AffineMapAttr(AffineMap.from_callable(lambda i, j, k: (i, j))),
+    ]
+)
+"""`linalg.matmul`'s maps with B as B[n, k]."""
+
+MAPS_CACHE = "linalg.memoized_indexing_maps"
+"""xDSL's cache of a named op's indexing maps, which it sets on the op when
+something (the device placement, say) reads them: no mark of a pass."""
+
+unmarked = where(
+    "carries no attributes but its maps' cache",
+    lambda m: set(m.root.attributes) <= {MAPS_CACHE}
+    or f"it has {', '.join(a for a in m.root.attributes if a != MAPS_CACHE)}",
+)
+"""No attribute a pass set (split-k's marks, a merge's part): the op is the
+program's own."""
+
+static_f32 = (
+    input(0).has_static_shape()
+    & input(1).has_static_shape()
+    & init().has_static_shape()
+    & input(0).element_type(f32)
+    & input(1).element_type(f32)
+    & init().element_type(f32)
+)
+
+a_matvec = (
+    root_is("linalg.matvec")
+    & unmarked
+    & static_f32
+    & input(0).capture("w")
+    & input(1).capture("x")
+    & init().capture("c")
+)
+"""`linalg.matvec ins(%w, %x) outs(%c)`: W is N x K, K contiguous."""
+
+a_row_matmul = (
+    root_is("linalg.matmul")
+    & attr("indexing_maps").equals(TRANSPOSED_B_MAPS)
+    & unmarked
+    & static_f32
+    & input(0).capture("x")
+    & input(1).capture("w")
+    & init().capture("c")
+    & where("has one row", lambda m: m["x"].type.get_shape()[0] == 1 or "M is not 1")
+)
+"""A one-row `linalg.matmul` against B[n, k]: the same product, x as 1 x K."""
+
+
+def _capture_lanes(m: Match) -> bool | str:
+    """The target's CPU and its vector lanes, where they cut K."""
+    placed = modeled(m.root, m.options["target"])
+    assert placed is not None
+    t = placed.target
+    if placed.device is not None:
+        module = m.root.get_toplevel_object()
+        if isinstance(module, ModuleOp) and len(module_devices(module).devices) > 1:
+            # As split-k's CPU tiles: IREE 3.13 may build a dispatch for each
+            # device's executable target, and VMVX fails on llvm-cpu tiles.
+            return "the module declares several devices"
+        if placed.device.backend != "llvm-cpu":
+            return f"its device is {placed.device.describe()}, not llvm-cpu"
+    if not t.split_tiles:
+        # IREE's CPU tiles are an llvm-cpu configuration: a GPU's code and
+        # VMVX's interpreter take none.
+        return f"{t.name} takes no IREE CPU tiles"
+    cpu = t.cpu or host_cpu()
+    lanes = lane_width(cpu)
+    if _k(m) < 2 * lanes:
+        return f"K = {_k(m)} is shorter than two vectors of {lanes} lanes"
+    m.captures.update(placed=placed, cpu=cpu, lanes=lanes)
+    return True
+
+
+def _says_why(m: Match) -> bool | str:
+    """The remark: the lanes against the whole op, as the model prices them."""
+    placed = m["placed"]
+    t = placed.target
+    lanes = _lanes(m)
+    red = match_reduction(m.root)
+    problem = problem_of(red) if not isinstance(red, str) else red
+    if isinstance(problem, str):
+        return problem
+    whole = transposed_matvec_estimate(problem, t)
+    lanes_seconds = lane_split_estimate(problem, t, lanes)
+    tail = f" and a tail of {_tail(m)}" if _tail(m) else ""
+    if lanes_seconds >= whole and not m.options["always"]:
+        remark(
+            m.root,
+            f"{placed.prefix()}not split into lanes: {lanes_seconds * 1e3:.2f} ms modeled, "
+            f"{whole * 1e3:.2f} ms whole",
+        )
+        return "the model has the whole op as fast"
+    remark(
+        m.root,
+        f"{placed.prefix()}split-lanes: K = {_k(m)} as {_main(m) // lanes} steps of "
+        f"{lanes} lanes{tail}, each row of the {_n(m)} x {_k(m)} matrix summed into one "
+        f"vector: {lanes_seconds * 1e3:.2f} ms modeled (its bytes over the "
+        f"{t.memory_bandwidth / 1e9:.0f} GB/s read rate, then {_n(m)} x {lanes} sums "
+        f"merged), against {whole * 1e3:.2f} ms left whole to IREE's own tiles, which "
+        f"transpose each 16 x 16 block of the matrix in registers (measured at "
+        f"{IREE_TRANSPOSED_READ_SHARE:.0%} of the read rate)",
+    )
+    return True
+
+
+cut_into_lanes = where("the target's vector lanes cut K", _capture_lanes)
+says_why = where("the model prices it", _says_why)
+has_tail = where("K leaves a tail", lambda m: _tail(m) > 0 or "K is whole vectors")
+no_tail = where("K is whole vectors", lambda m: _tail(m) == 0 or "K leaves a tail")
+
+_PATTERN_ARGS = dict(options=["target", "always"], family="split-lanes", benefit=1)
+
+SPLIT_LANES_MATVEC = Pattern(
+    name="split-lanes-matvec",
+    doc="a linalg.matvec: K in lanes in a dispatch, then a linalg.reduce merge",
+    root="linalg.matvec",
+    where=a_matvec & is_graph_level & cut_into_lanes & no_tail & says_why,
+    rewrite=MATVEC_LANES,
+    **_PATTERN_ARGS,
+)
+SPLIT_LANES_MATVEC_AND_TAIL = Pattern(
+    name="split-lanes-matvec-and-tail",
+    doc="a linalg.matvec: K's whole vectors in lanes, the rest a matvec, then the merge",
+    root="linalg.matvec",
+    where=a_matvec & is_graph_level & cut_into_lanes & has_tail & says_why,
+    rewrite=MATVEC_LANES_AND_TAIL,
+    **_PATTERN_ARGS,
+)
+SPLIT_LANES_ROW_MATMUL = Pattern(
+    name="split-lanes-row-matmul",
+    doc="a one-row linalg.matmul against B[n, k]: K in lanes in a dispatch, then the merge",
+    root="linalg.matmul",
+    where=a_row_matmul & is_graph_level & cut_into_lanes & no_tail & says_why,
+    rewrite=ROW_MATMUL_LANES,
+    **_PATTERN_ARGS,
+)
+SPLIT_LANES_ROW_MATMUL_AND_TAIL = Pattern(
+    name="split-lanes-row-matmul-and-tail",
+    doc="a one-row linalg.matmul against B[n, k]: K's whole vectors in lanes, the rest a "
+    "matmul, then the merge",
+    root="linalg.matmul",
+    where=a_row_matmul & is_graph_level & cut_into_lanes & has_tail & says_why,
+    rewrite=ROW_MATMUL_LANES_AND_TAIL,
+    **_PATTERN_ARGS,
+)
+
+TARGET_OPTION = Option(
+    "target",
+    str,
+    "cpu",
+    "the CPU whose vector width gives the lanes and whose model the remark quotes "
+    f"(or {DEVICE}: each op's own device, cpu where the module declares none); products "
+    "on a GPU or VMVX are left alone",
+    choices=tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases) + (DEVICE,),
+)
+
+SPLIT_LANES = Pass(
+    "split-lanes",
+    "Splits the K of a matrix-vector product with K contiguous in the matrix into "
+    "vector lanes, for IREE's CPU code to stream the matrix.",
+    [
+        SPLIT_LANES_MATVEC,
+        SPLIT_LANES_MATVEC_AND_TAIL,
+        SPLIT_LANES_ROW_MATMUL,
+        SPLIT_LANES_ROW_MATMUL_AND_TAIL,
+    ],
+    [
+        TARGET_OPTION,
+        Option(
+            "always",
+            bool,
+            False,
+            "split every product the form takes, where the model has the whole op as fast "
+            "too (small products, whose dispatch costs more than their bytes)",
+        ),
+    ],
+)
