@@ -59,6 +59,9 @@ class GemmTiles:
     stages: int = 1
     measured: str = NOT_MEASURED
     why: str = ""
+    columns: int = 1
+    """Without tensor cores: each thread's columns in runs of this many
+    (`thread_columns`), read from B's tile in one wide read a run."""
 
     @property
     def options(self) -> str:
@@ -124,8 +127,8 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ("sm_90", "f32", LARGE): GemmTiles((128, 128, 8), (16, 16), 2, NOT_MEASURED, _LARGE_F32),
     ("sm_90", "f16", SMALL): GemmTiles((64, 64, 64), (16, 16), 2, NOT_MEASURED, _SMALL_MMA),
     ("sm_90", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _LARGE_MMA),
-    ("gfx942", "f32", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY),
-    ("gfx942", "f32", LARGE): GemmTiles((128, 128, 8), (16, 16), 1, NOT_MEASURED, _LARGE_F32),
+    ("gfx942", "f32", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY, 4),
+    ("gfx942", "f32", LARGE): GemmTiles((128, 128, 8), (16, 16), 1, NOT_MEASURED, _LARGE_F32, 4),
     ("gfx942", "f16", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY),
     ("gfx942", "f16", LARGE): GemmTiles((128, 128, 16), (16, 16), 1, NOT_MEASURED, _LARGE_F16),
 }

@@ -96,6 +96,13 @@ MAX_GRID_YZ = 65535
 ASYNC_COPY_TARGETS = ("sm_80", "sm_90")
 """Targets whose second stage is `cp.async` (`nvgpu.device_async_copy`)."""
 
+MISALIGNED_VECTOR_BACKENDS = ("rocm",)
+"""Backends whose global vector loads take any element-aligned address:
+gfx942's LLVM emits `global_load_dwordx4` for a 16-byte load at 4 (f32)
+or 2 (f16) bytes of alignment, so rows of an odd K or N still load 16
+bytes at a time (`misaligned_vectors`); CUDA's `ld.global.v4` and
+`cp.async` of 16 bytes need 16."""
+
 
 def _matmul_form(m: Match) -> bool | str:
     op = m.root
@@ -351,6 +358,10 @@ def lower_matmul(
             raise XsplitError("gemm-kernel: warps takes two positive counts M,N", op)
         threads = (warp_counts[0], warp_counts[1] * intr.lanes)
     mma_name = intr.name if intr is not None else None
+    misaligned = tgt.backend in MISALIGNED_VECTOR_BACKENDS
+    # The table's column runs where the thread tile holds whole runs of them.
+    runs = table.columns
+    columns = runs if intr is None and threads[1] and (tile[1] // threads[1]) % runs == 0 else 1
     args = list(fn.args)
     types = [_memref(v.type) for v in args]
     hints = [v.name_hint for v in args]
@@ -362,7 +373,8 @@ def lower_matmul(
         def body(bld: Builder, vals):
             gemm = GridwiseGemmOp(
                 vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages, k_major,
-                mma_name, warp_counts, register_prefetch, direct_to_lds, async_b,
+                mma_name, warp_counts, register_prefetch, direct_to_lds, async_b, misaligned,
+                columns,
             )  # fmt: skip
             return bld.insert(gemm)
 
@@ -374,7 +386,7 @@ def lower_matmul(
         def partials(bld: Builder, vals):
             gemm = GridwiseGemmOp(
                 *vals, tile, threads, chunks, "partials", stages, k_major, mma_name, warp_counts,
-                register_prefetch, direct_to_lds, async_b,
+                register_prefetch, direct_to_lds, async_b, misaligned, columns,
             )  # fmt: skip
             return bld.insert(gemm)
 

@@ -99,6 +99,9 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
     if source:
         src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
     runs = cols // w  # vectors per row of the copy
+    # A ragged copy masks along its rows per element (`_load_run`), not here.
+    if source and getattr(op, "ragged", None) is not None:
+        src_cols = cols
     # When the threads cover whole rows, each thread keeps its column and
     # moves down threads / runs rows per vector: one div and rem in all.
     whole_rows = threads % runs == 0
@@ -125,6 +128,27 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
         inside = kb.both(kb.below(r, src_rows) if src_rows % rows else None, c_in)
         # A generator: each item's index arithmetic sits next to its load.
         yield i, j, r, c, inside
+
+
+def _load_run(kb: KernelBuilder, op, r, c, inside) -> list[SSAValue]:
+    """The w elements at `src[r, c:c + w]`, zero outside the source, where
+    `inside` (None: always) is the row's mask. A `ragged` copy reads a
+    vector that ends inside its row at once and the one that straddles the
+    row's end element by element: the whole vector is then one
+    misaligned-capable 16-byte load on every step but the chunk's last."""
+    w = op.width
+    if w == 1:
+        return [kb.load_or_zero(op.src, [r, c], inside)]
+    if getattr(op, "ragged", None) is None:
+        return kb.load_vector_or_zero(op.src, [r, c], w, inside)
+    src_cols = op.src.type.get_shape()[1]  # type: ignore[attr-defined]
+    whole = kb.both(inside, kb.below(kb.add(c, w), src_cols + 1))
+
+    def elements(body: KernelBuilder) -> list[SSAValue]:
+        at = [body.add(c, e) for e in range(w)]
+        return [body.load_or_zero(op.src, [r, x], body.both(inside, body.below(x, src_cols))) for x in at]
+
+    return kb.vector_or_else(op.src, [r, c], w, whole, elements)
 
 
 def _place(kb: KernelBuilder, op, at: list) -> list:
@@ -195,10 +219,7 @@ def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         return []
     staged = []
     for i, j, r, c, inside in _copy_items(kb, op):
-        if w == 1:
-            values = [kb.load_or_zero(op.src, [r, c], inside)]
-        else:
-            values = kb.load_vector_or_zero(op.src, [r, c], w, inside)
+        values = _load_run(kb, op, r, c, inside)
         if w > 1 and not op.transpose:
             staged.append((values, [i, j]))
             continue
@@ -224,10 +245,7 @@ def lower_load(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
                 kb.store(value, op.regs, [item, e])
         return []
     for item, (_, _, r, c, inside) in enumerate(_copy_items(kb, op)):
-        if w == 1:
-            values = [kb.load_or_zero(op.src, [r, c], inside)]
-        else:
-            values = kb.load_vector_or_zero(op.src, [r, c], w, inside)
+        values = _load_run(kb, op, r, c, inside)
         for e, value in enumerate(values):
             kb.store(value, op.regs, [item, e])
     return []
@@ -331,15 +349,16 @@ def lower_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     b_regs = entry.alloc([rn], PRIVATE, "b_regs")
     # With one thread along N (or M) its index folds to the constant 0:
     # the read ops take values.
+    g = op.column_run
     tm = kb.c(kb.div(op.thread, thn))
-    tn = kb.c(kb.rem(op.thread, thn))
+    tn = kb.c(kb.mul(kb.rem(op.thread, thn), g))
 
     def k_element(body: KernelBuilder, kk: SSAValue) -> None:
         if op.a_m_major is not None:
             body.insert(ThreadwiseReadOp(op.a, tm, kk, a_regs, thm, down=True))  # type: ignore[arg-type]
         else:
             body.insert(ThreadwiseReadOp(op.a, kk, tm, a_regs, thm))  # type: ignore[arg-type]
-        body.insert(ThreadwiseReadOp(op.b, kk, tn, b_regs, thn))  # type: ignore[arg-type]
+        body.insert(ThreadwiseReadOp(op.b, kk, tn, b_regs, thn * g, group=g))  # type: ignore[arg-type]
         body.insert(ThreadwiseGemmOp(op.acc, a_regs, b_regs))
 
     # The K step unrolled: every read's place is a constant offset, so
