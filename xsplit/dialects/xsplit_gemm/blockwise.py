@@ -87,6 +87,10 @@ class BlockwiseCopyOp(IRDLOperation):
     rows x `vector` columns and stores each slice as one run."""
     ragged = opt_prop_def(UnitAttr)
     """The source's rows need not be whole vectors (see above)."""
+    inside = opt_prop_def(DenseArrayBase)
+    """Dimensions of the copy (0: its rows, 1: its columns) that lie inside
+    the source wherever the op runs (the caller's loop bounds say so): no
+    mask along them."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -110,14 +114,14 @@ class BlockwiseCopyOp(IRDLOperation):
         swizzle: bool = False,
         kpack: int = 1,
         ragged: bool = False,
+        inside: tuple[int, ...] = (),
     ):
         props = {"sizes": i64_array(sizes), "threads": IntegerAttr(threads, i64)}
         if transpose:
             props["transpose"] = UnitAttr()
         if vector != 1:
             props["vector"] = IntegerAttr(vector, i64)
-        if ragged:
-            props["ragged"] = UnitAttr()
+        _source_props(props, ragged, inside)
         layout_props(props, swizzle, kpack)
         super().__init__(operands=[src, row, col, tile, thread], properties=props)
 
@@ -137,6 +141,10 @@ class BlockwiseCopyOp(IRDLOperation):
     @property
     def kpack_size(self) -> int:
         return 1 if self.kpack is None else self.kpack.value.data
+
+    @property
+    def inside_dims(self) -> tuple[int, ...]:
+        return () if self.inside is None else tuple(int(d) for d in self.inside.get_values())
 
     def verify_(self) -> None:
         _verify_copy(self)
@@ -165,8 +173,17 @@ def _verify_copy(self) -> None:
     verify_layout(self, self.tile, r, c)
 
 
+def _source_props(props: dict, ragged: bool, inside: tuple[int, ...]) -> None:
+    if ragged:
+        props["ragged"] = UnitAttr()
+    if inside:
+        props["inside"] = i64_array(tuple(sorted(set(inside))))
+
+
 def _need_whole_rows(self) -> None:
-    """The source's rows are whole vectors unless the copy is `ragged`."""
+    """The source's rows are whole vectors unless the copy is `ragged`;
+    `inside` names the copy's dimensions."""
+    need(set(getattr(self, "inside_dims", ())) <= {0, 1}, self, "inside names dimensions 0 and 1")
     w = self.width
     if getattr(self, "ragged", None) is None:
         need(shape_of(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
@@ -257,6 +274,8 @@ class BlockwiseLoadOp(IRDLOperation):
     one row of the registers (K-packed: column by column)."""
     ragged = opt_prop_def(UnitAttr)
     """As `blockwise_copy`'s: the source's rows need not be whole vectors."""
+    inside = opt_prop_def(DenseArrayBase)
+    """As `blockwise_copy`'s: dimensions with no mask."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -267,13 +286,13 @@ class BlockwiseLoadOp(IRDLOperation):
     )
 
     def __init__(
-        self, src, row, col, regs, thread, sizes, threads, vector=1, kpack=1, ragged=False
-    ):
+        self, src, row, col, regs, thread, sizes, threads, vector=1, kpack=1, ragged=False,
+        inside=(),
+    ):  # fmt: skip
         props: dict = {"sizes": i64_array(sizes), "threads": IntegerAttr(threads, i64)}
         if vector != 1:
             props["vector"] = IntegerAttr(vector, i64)
-        if ragged:
-            props["ragged"] = UnitAttr()
+        _source_props(props, ragged, inside)
         layout_props(props, False, kpack)
         super().__init__(operands=[src, row, col, regs, thread], properties=props)
 
@@ -281,6 +300,7 @@ class BlockwiseLoadOp(IRDLOperation):
     thread_count = BlockwiseCopyOp.thread_count
     width = BlockwiseCopyOp.width
     kpack_size = BlockwiseCopyOp.kpack_size
+    inside_dims = BlockwiseCopyOp.inside_dims
 
     def verify_(self) -> None:
         need_static_memref(self, self.src, "the source", 2, None, f16=True)

@@ -99,9 +99,13 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
     if source:
         src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
     runs = cols // w  # vectors per row of the copy
-    # A ragged copy masks along its rows per element (`_load_run`), not here.
-    if source and getattr(op, "ragged", None) is not None:
+    # No mask along a dimension the copy is inside of; a ragged copy masks
+    # along its rows per element (`_load_run`), not here.
+    inside = getattr(op, "inside_dims", ())
+    if source and (1 in inside or getattr(op, "ragged", None) is not None):
         src_cols = cols
+    if source and 0 in inside:
+        src_rows = rows
     # When the threads cover whole rows, each thread keeps its column and
     # moves down threads / runs rows per vector: one div and rem in all.
     whole_rows = threads % runs == 0
@@ -135,11 +139,11 @@ def _load_run(kb: KernelBuilder, op, r, c, inside) -> list[SSAValue]:
     `inside` (None: always) is the row's mask. A `ragged` copy reads a
     vector that ends inside its row at once and the one that straddles the
     row's end element by element: the whole vector is then one
-    misaligned-capable 16-byte load on every step but the chunk's last."""
+    misaligned-capable 16-byte load; with the columns `inside`, always."""
     w = op.width
     if w == 1:
         return [kb.load_or_zero(op.src, [r, c], inside)]
-    if getattr(op, "ragged", None) is None:
+    if getattr(op, "ragged", None) is None or 1 in op.inside_dims:
         return kb.load_vector_or_zero(op.src, [r, c], w, inside)
     src_cols = op.src.type.get_shape()[1]  # type: ignore[attr-defined]
     whole = kb.both(inside, kb.below(kb.add(c, w), src_cols + 1))
@@ -171,6 +175,8 @@ def _slices(kb: KernelBuilder, op, source: bool = True):
     runs = cols // w
     if source:
         src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
+        inside = getattr(op, "inside_dims", ())
+        src_rows, src_cols = rows if 0 in inside else src_rows, cols if 1 in inside else src_cols
     for item in range(rows // kp * runs // threads):
         flat = kb.add(op.thread, item * threads)
         g, j = kb.div(flat, runs), kb.mul(kb.rem(flat, runs), w)

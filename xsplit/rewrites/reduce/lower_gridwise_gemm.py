@@ -498,6 +498,15 @@ def _register_prefetched(
         b_next = kb.alloc(b_shape, PRIVATE, "b_next", element(op.b))
     k_first = kb.c(k_begin)
     ra, rb = ragged(op.a, wa), ragged(op.b, wb if kp == 1 else 1)
+    # With misaligned vectors (gfx942) a K that is not whole steps is
+    # peeled: the loop runs the chunk's whole steps, whose loads need no
+    # mask along K (A's vectors are whole 16-byte loads, B's rows all
+    # inside), and the ragged last step follows it, staged once with every
+    # mask (`_ragged_step`).
+    k = op.mnk[2]
+    peel = getattr(op, "misaligned_vectors", None) is not None and not async_b and k % tk != 0
+    k_loop = kb.min(k_end, k - k % tk) if peel else k_end
+    ia, ib = ((1,), (0,)) if peel else ((), ())
     kb.insert(
         BlockwiseCopyOp(op.a, m0, k_first, a[0], tid, (tm, tk), threads, k_major, wa, **la, **ra)
     )  # type: ignore[arg-type]
@@ -516,9 +525,14 @@ def _register_prefetched(
         if async_b:
             copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb, sb)
             body.insert(copy)
-        body.insert(BlockwiseLoadOp(op.a, m0, k0, a_next, tid, (tm, tk), threads, wa, **ra))
+        body.insert(
+            BlockwiseLoadOp(op.a, m0, k0, a_next, tid, (tm, tk), threads, wa, **ra, inside=ia)
+        )
         if not async_b:
-            body.insert(BlockwiseLoadOp(op.b, k0, n0, b_next, tid, (tk, tn), threads, wb, kp, **rb))
+            b_load = BlockwiseLoadOp(
+                op.b, k0, n0, b_next, tid, (tk, tn), threads, wb, kp, **rb, inside=ib
+            )
+            body.insert(b_load)
 
     def store(body: KernelBuilder, buf: int) -> None:
         body.insert(BlockwiseStoreOp(a_next, a[buf], tid, (tm, tk), threads, k_major, wa, **la))
@@ -536,7 +550,7 @@ def _register_prefetched(
         more: list[SSAValue] = []
         for buf in (0, 1):
             ahead = body.add(k0, (buf + 1) * tk)
-            more.append(body.below(ahead, k_end))  # type: ignore[arg-type]
+            more.append(body.below(ahead, k_loop))  # type: ignore[arg-type]
             body.if_(more[buf], lambda inner, at=ahead, to=1 - buf: load(inner, at, to))
             if buf == 0:
                 multiply(body, 0)
@@ -545,7 +559,26 @@ def _register_prefetched(
             body.if_(more[buf], lambda inner, to=1 - buf: store(inner, to))
             body.barrier()
 
-    kb.for_(k_begin, k_end, 2 * tk, pair, "k0")
+    kb.for_(k_begin, k_loop, 2 * tk, pair, "k0")
+    if peel:
+
+        def ragged_step(body: KernelBuilder) -> None:
+            # Every thread is past the loop's last barrier: both pairs are idle.
+            at = body.c(k_loop)
+            body.insert(
+                BlockwiseCopyOp(op.a, m0, at, a[0], tid, (tm, tk), threads, k_major, wa, **la, **ra)
+            )  # type: ignore[arg-type]
+            body.insert(
+                BlockwiseCopyOp(op.b, at, n0, b[0], tid, (tk, tn), threads, False, **lb, **rb)
+            )  # type: ignore[arg-type]
+            body.barrier()
+            multiply(body, 0)
+
+        # Only the chunk that holds K's end has a ragged step.
+        if isinstance(k_loop, int) and isinstance(k_end, int):
+            ragged_step(kb)  # one chunk: K's end is its own
+        else:
+            kb.if_(kb.below(k_loop, k_end), ragged_step)  # type: ignore[arg-type]
     return acc
 
 
