@@ -187,8 +187,6 @@ def _need_whole_rows(self) -> None:
     w = self.width
     if getattr(self, "ragged", None) is None:
         need(shape_of(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
-    else:
-        need(getattr(self, "kpack", None) is None, self, "a ragged copy cannot be K-packed")
 
 
 @irdl_op_definition

@@ -136,23 +136,35 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
 
 def _load_run(kb: KernelBuilder, op, r, c, inside) -> list[SSAValue]:
     """The w elements at `src[r, c:c + w]`, zero outside the source, where
-    `inside` (None: always) is the row's mask. A `ragged` copy reads a
-    vector that ends inside its row at once and the one that straddles the
-    row's end element by element: the whole vector is then one
-    misaligned-capable 16-byte load; with the columns `inside`, always."""
+    `inside` (None: always) is the row's mask. A `ragged` copy (rows not
+    whole vectors) loads every vector at once, at `min(c, columns - w)`,
+    so that none reads past its row: a vector inside the row is loaded
+    where it is; the one that straddles the row's end is loaded ending at
+    it, and its elements move down by a shift known here (the copy's
+    columns start at multiples of w, so every straddling vector starts
+    w - columns % w before the end); one past the end is zeros. Selects,
+    not branches: the 16-byte load stays one load in the K loop."""
     w = op.width
     if w == 1:
         return [kb.load_or_zero(op.src, [r, c], inside)]
     if getattr(op, "ragged", None) is None or 1 in op.inside_dims:
         return kb.load_vector_or_zero(op.src, [r, c], w, inside)
     src_cols = op.src.type.get_shape()[1]  # type: ignore[attr-defined]
-    whole = kb.both(inside, kb.below(kb.add(c, w), src_cols + 1))
-
-    def elements(body: KernelBuilder) -> list[SSAValue]:
-        at = [body.add(c, e) for e in range(w)]
-        return [body.load_or_zero(op.src, [r, x], body.both(inside, body.below(x, src_cols))) for x in at]
-
-    return kb.vector_or_else(op.src, [r, c], w, whole, elements)
+    if src_cols < w:  # no whole vector fits in a row: element by element
+        return [
+            kb.load_or_zero(op.src, [r, x], kb.both(inside, kb.below(x, src_cols)))
+            for x in (kb.add(c, e) for e in range(w))
+        ]
+    tail = src_cols % w  # elements of the straddling vector inside the row
+    loaded = kb.load_vector_or_zero(op.src, [r, kb.min(c, src_cols - w)], w, inside)
+    whole = kb.below(kb.add(c, w), src_cols + 1)
+    straddles = kb.below(c, src_cols)
+    zero = kb.zero(loaded[0].type)
+    out = []
+    for e in range(w):
+        edge = kb.select(straddles, loaded[e + w - tail], zero) if e < tail else zero
+        out.append(kb.select(whole, loaded[e], edge))
+    return out
 
 
 def _place(kb: KernelBuilder, op, at: list) -> list:
@@ -176,7 +188,10 @@ def _slices(kb: KernelBuilder, op, source: bool = True):
     if source:
         src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
         inside = getattr(op, "inside_dims", ())
-        src_rows, src_cols = rows if 0 in inside else src_rows, cols if 1 in inside else src_cols
+        src_rows = rows if 0 in inside else src_rows
+        # A ragged copy masks along its rows per element (`_load_run`).
+        if 1 in inside or getattr(op, "ragged", None) is not None:
+            src_cols = cols
     for item in range(rows // kp * runs // threads):
         flat = kb.add(op.thread, item * threads)
         g, j = kb.div(flat, runs), kb.mul(kb.rem(flat, runs), w)
@@ -195,12 +210,7 @@ def _slices(kb: KernelBuilder, op, source: bool = True):
 def _load_slice(kb: KernelBuilder, op, at) -> list[SSAValue]:
     """A slice's elements, column by column (K-packed order)."""
     w = op.width
-    rows = [
-        kb.load_vector_or_zero(op.src, [r, c], w, inside)
-        if w > 1
-        else [kb.load_or_zero(op.src, [r, c], inside)]
-        for r, c, inside in at
-    ]
+    rows = [_load_run(kb, op, r, c, inside) for r, c, inside in at]
     return [rows[e][x] for x in range(w) for e in range(len(rows))]
 
 

@@ -234,15 +234,21 @@ def b_kpack(op: GridwiseGemmOp) -> int:
 
 
 def kpack_width(op: GridwiseGemmOp) -> int:
-    """Columns per slice of a K-packed copy of B: 2 (four 32-bit loads, one
-    128-bit store of the slice's 8 halves, consecutive threads' stores side
-    by side) where the threads divide the slices and B's rows are whole
-    pairs, else 1 (a 64-bit store)."""
+    """Columns per slice of a K-packed copy of B: with misaligned vectors
+    (gfx942) the widest of 8, 4 and 2 that the B tile and the threads take
+    (4 rows of w columns: four 16-byte loads for w = 8, the slice's 32
+    halves side by side in the packed row, four 128-bit stores; ragged
+    where B's rows are not whole slices); else 2 where B's rows are whole
+    pairs (four 32-bit loads, one 128-bit store), or 1 (a 64-bit store)."""
     _, tn, tk = op.tile_sizes
     threads = op.thread_counts[0] * op.thread_counts[1]
     n = op.mnk[1]
-    two = n % 2 == 0 and tn % 2 == 0 and (tk // KPACK * tn // 2) % threads == 0
-    return 2 if two else 1
+    misaligned = getattr(op, "misaligned_vectors", None) is not None
+    for w in (8, 4, 2) if misaligned else (2,):
+        fits = tn % w == 0 and (tk // KPACK * tn // w) % threads == 0
+        if fits and (misaligned or n % w == 0):
+            return w
+    return 1
 
 
 def a_tile_shape(op: GridwiseGemmOp) -> list[int]:
@@ -497,7 +503,7 @@ def _register_prefetched(
         b_shape = register_shape((tk, tn), threads, wb, kp)
         b_next = kb.alloc(b_shape, PRIVATE, "b_next", element(op.b))
     k_first = kb.c(k_begin)
-    ra, rb = ragged(op.a, wa), ragged(op.b, wb if kp == 1 else 1)
+    ra, rb = ragged(op.a, wa), ragged(op.b, wb)
     # With misaligned vectors (gfx942) a K that is not whole steps is
     # peeled: the loop runs the chunk's whole steps, whose loads need no
     # mask along K (A's vectors are whole 16-byte loads, B's rows all
