@@ -27,6 +27,9 @@ rows of 16-bit elements that are not whole vectors cannot be (cp.async
 moves 4 bytes at least, and such a row starts 2 bytes into a word): A
 goes through registers and B, where its rows are whole vectors, keeps
 cp.async (`async_b`); `prefetch=registers` forces registers for both.
+On gfx942, whose vector loads take any element-aligned address, such rows
+load 16 bytes at a time anyway (`misaligned_vectors`), and a K that is not
+whole steps has its ragged last step peeled out of the loop.
 `tile`, `threads` and `stages` not given are the target's table's for the
 element type and output size (`xsplit/targets/gemm_tiles.py`). `mma=auto`
 multiplies on tensor cores where the target has an intrinsic for A and B's
