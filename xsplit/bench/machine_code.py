@@ -185,6 +185,96 @@ def _math_per_barrier(
     return sum(bool(re.search(math, x)) for x in body) / barriers
 
 
+def _natural_loops(
+    lines: list[str], label_re: str, branch_re: str, jump_re: str, end_re: str
+) -> list[list[int]]:
+    """Each natural loop of a listing as the sorted indices of its lines:
+    the basic blocks, the dominators from the first block, and per back
+    edge (a branch to a block that dominates it) the blocks that reach it
+    without passing the header, one loop per header. LLVM's AMDGPU layout
+    puts blocks before the loop that branches to them (the epilogue, the
+    loop's exit): a backward branch in the text is no loop by itself.
+    `jump_re` marks branches that never fall through, `end_re` the end of
+    the program."""
+    starts = {0}
+    for i, line in enumerate(lines):
+        if re.match(label_re, line):
+            starts.add(i)
+        elif re.search(branch_re, line) or re.search(end_re, line):
+            starts.add(i + 1)
+    starts_sorted = sorted(x for x in starts if x < len(lines))
+    blocks = [
+        (a, (starts_sorted[j + 1] if j + 1 < len(starts_sorted) else len(lines)))
+        for j, a in enumerate(starts_sorted)
+    ]
+    at_label = {}
+    for b, (a, _) in enumerate(blocks):
+        if (m := re.match(label_re, lines[a])) is not None:
+            at_label[m.group(1)] = b
+    succ: list[list[int]] = []
+    for b, (a, e) in enumerate(blocks):
+        last = next((lines[i] for i in range(e - 1, a - 1, -1) if lines[i].strip()), "")
+        out = []
+        if (m := re.search(branch_re, last)) is not None and m.group(1) in at_label:
+            out.append(at_label[m.group(1)])
+        falls = not re.search(jump_re, last) and not re.search(end_re, last)
+        if falls and b + 1 < len(blocks):
+            out.append(b + 1)
+        succ.append(out)
+    pred: list[list[int]] = [[] for _ in blocks]
+    for b, out in enumerate(succ):
+        for t in out:
+            pred[t].append(b)
+    every = set(range(len(blocks)))
+    dom = [every.copy() for _ in blocks]
+    dom[0] = {0}
+    changed = True
+    while changed:
+        changed = False
+        for b in range(1, len(blocks)):
+            new = set.intersection(*(dom[p] for p in pred[b])) if pred[b] else set()
+            new = new | {b}
+            if new != dom[b]:
+                dom[b], changed = new, True
+    bodies: dict[int, set[int]] = {}
+    for u, out in enumerate(succ):
+        for h in out:
+            if h in dom[u]:
+                body, work = {h, u}, [u]
+                while work:
+                    for p in pred[work.pop()]:
+                        if p not in body:
+                            body.add(p)
+                            work.append(p)
+                bodies.setdefault(h, set()).update(body)
+    return [
+        sorted(i for b in body for i in range(*blocks[b]))
+        for _, body in sorted(bodies.items())
+    ]
+
+
+def _innermost_natural_loop(loops: list[list[int]], lines: list[str], math: str) -> list[str]:
+    """Of the natural loops holding no other loop, the one with the most math."""
+    sets = [set(x) for x in loops]
+    inner = [x for x, s in zip(loops, sets) if not any(o < s for o in sets)]
+    if not inner:
+        return []
+    best = max(inner, key=lambda x: sum(bool(re.search(math, lines[i])) for i in x))
+    return [lines[i] for i in best]
+
+
+def _math_per_barrier_natural(
+    loops: list[list[int]], lines: list[str], math: str, barrier: str
+) -> float | None:
+    """Math per barrier in the smallest natural loop holding a barrier."""
+    holding = [x for x in loops if any(re.search(barrier, lines[i]) for i in x)]
+    if not holding:
+        return None
+    body = [lines[i] for i in min(holding, key=len)]
+    barriers = sum(bool(re.search(barrier, x)) for x in body)
+    return sum(bool(re.search(math, x)) for x in body) / barriers
+
+
 def _count(body: list[str], classes: dict[str, str], opcode) -> dict[str, int]:
     mix = dict.fromkeys(classes, 0)
     for line in body:
@@ -259,8 +349,9 @@ def read_rocmasm(asm: Path) -> list[Kernel]:
         code = text[start : text.find(".Lfunc_end", start)].splitlines()
         label, branch = r"(\.LBB\d+_\d+):", r"s_c?branch\w*\s+(\.LBB\d+_\d+)"
         math = r"\bv_(mfma|(pk_)?fmac?_f32)"
-        body = _innermost_loop(code, label, branch, math)
-        k.math_per_barrier = _math_per_barrier(code, label, branch, math, r"\bs_barrier\b")
+        loops = _natural_loops(code, label, branch, r"\bs_branch\b", r"\bs_(endpgm|setpc)")
+        body = _innermost_natural_loop(loops, code, math)
+        k.math_per_barrier = _math_per_barrier_natural(loops, code, math, r"\bs_barrier\b")
         k.loop_mix = _count(body, AMD_CLASSES, _amd_opcode)
         k.loop_instructions = sum(_amd_opcode(x) is not None for x in body)
         lds_loads = r"global_load_lds|buffer_load\w*\s.*\blds\b"

@@ -59,6 +59,9 @@ class GemmTiles:
     stages: int = 1
     measured: str = NOT_MEASURED
     why: str = ""
+    columns: int = 1
+    """Without tensor cores: each thread's columns in runs of this many
+    (`thread_columns`), read from B's tile in one wide read a run."""
 
     @property
     def options(self) -> str:
@@ -159,6 +162,30 @@ RAGGED_F16 = GemmTiles(
     "64x64x64 spills 184 bytes)",
 )  # fmt: skip
 
+_GFX942_SMALL_F32 = (
+    "8x4 registers in runs of 4 columns (ds_read_b128 of B), K steps of 16 double-buffered "
+    "through registers: 256 v_pk_fma a barrier; gfx942 ISA: 56-58% of the K loop, about "
+    "280 VGPRs, no scratch (4x4 registers: 52-57%, 128 a barrier)"
+)
+_GFX942_LARGE_F32 = (
+    "8x8 registers in runs of 4 columns (ds_read_b128 of B), double-buffered through "
+    "registers: 256 v_pk_fma a barrier; gfx942 ISA: 72-73% of the K loop, 256 VGPRs, no "
+    "scratch (runs of 1: 60-64%, ds_read2_b32 and register moves)"
+)
+_GFX942_MFMA = (
+    "MFMA 16x16x16, 4 wavefronts of 64x64: K steps of 32 make 32 MFMA a barrier, "
+    "double-buffered through registers, B K-packed from 16-byte loads; gfx942 ISA: 23-29% "
+    "MFMA on odd, prime and aligned K, about 125-140 VGPRs, no scratch (64x64x16: 8 a "
+    "barrier, 4-23%)"
+)
+
+_GFX942_MFMA_SMALL = (
+    "MFMA 16x16x16, 4 wavefronts of 32x32: K steps of 64 make 16 MFMA a barrier, "
+    "double-buffered through registers; gfx942 ISA on 64x96x4096: 18% MFMA, 90 VGPRs, no "
+    "scratch (128x128x32 made 29% but the model then no longer finds the own kernel faster "
+    "than IREE's chunks on the seed, once measured: tests/reduce/test_split_k_own_kernel.py)"
+)
+
 # bench/pick_gemm_tiles.py rewrites the entries between the two marker lines.
 # gemm-tiles table: begin
 GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
@@ -170,10 +197,16 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ("sm_90", "f32", LARGE): GemmTiles((128, 128, 8), (16, 16), 2, NOT_MEASURED, _LARGE_F32),
     ("sm_90", "f16", SMALL): GemmTiles((64, 64, 64), (16, 16), 2, NOT_MEASURED, _SMALL_MMA),
     ("sm_90", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _LARGE_MMA),
-    ("gfx942", "f32", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY),
-    ("gfx942", "f32", LARGE): GemmTiles((128, 128, 8), (16, 16), 1, NOT_MEASURED, _LARGE_F32),
-    ("gfx942", "f16", SMALL): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _SMALL_WHY),
-    ("gfx942", "f16", LARGE): GemmTiles((128, 128, 16), (16, 16), 1, NOT_MEASURED, _LARGE_F16),
+    ("gfx942", "f32", SMALL): GemmTiles(
+        (64, 64, 16), (8, 16), 2, NOT_MEASURED, _GFX942_SMALL_F32, columns=4
+    ),
+    ("gfx942", "f32", LARGE): GemmTiles(
+        (128, 128, 8), (16, 16), 2, NOT_MEASURED, _GFX942_LARGE_F32, columns=4
+    ),
+    ("gfx942", "f16", SMALL): GemmTiles(
+        (64, 64, 64), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA_SMALL
+    ),
+    ("gfx942", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA),
 }
 # gemm-tiles table: end
 
@@ -187,9 +220,8 @@ CANDIDATES: tuple[GemmTiles, ...] = (
     GemmTiles((128, 128, 8), (16, 16), 2),
     GemmTiles((128, 128, 16), (16, 16), 2),
 )
-"""What the device call times per element type and output size on CUDA
-(gfx942 takes stages=1 only); those a form cannot take (`can_take`) are
-left out."""
+"""What the device call times per element type and output size; those a
+form cannot take (`can_take`) are left out."""
 
 
 def shape_class(m: int, n: int) -> str:
@@ -240,17 +272,19 @@ def fused_tiles(target: Target) -> GemmTiles:
 
 def can_take(tiles: GemmTiles, target: Target, element: str) -> str | None:
     """Why the kernel cannot take `tiles` for `element` on `target`, or
-    None: stages=2 only on CUDA, and only where every thread's share of a
-    staged row is a 4, 8 or 16-byte copy."""
+    None: stages=3 and 4 only on CUDA, and stages=2 on CUDA only where
+    every thread's share of a staged row is a 4, 8 or 16-byte copy (gfx942
+    stages through registers)."""
     tm, tn, tk = tiles.tile
     threads = tiles.threads[0] * tiles.threads[1]
     if tm % tiles.threads[0] or tn % tiles.threads[1]:
         return "the threads do not divide the tile"
     if (tm * tk) % threads or (tn * tk) % threads:
         return "a thread would copy part of an element"
-    if tiles.stages == 2:
-        if target.backend != "cuda":
-            return "stages=2 uses cp.async (CUDA only)"
+    if tiles.stages > 2 and target.backend != "cuda":
+        return "stages=3 and 4 use cp.async (CUDA only)"
+    # gfx942 stages its second tile through registers: any whole share.
+    if tiles.stages == 2 and target.backend == "cuda":
         size = 2 if element in SIXTEEN_BIT else 4
         share = min(tm * tk, tn * tk) // threads * size
         if tk % 4 or share < 4 or (size == 2 and share < 16):

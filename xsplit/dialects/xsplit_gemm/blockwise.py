@@ -60,7 +60,10 @@ class BlockwiseCopyOp(IRDLOperation):
     `vector = w`, each thread loads runs of w elements of a row with one
     vector load (w = 4: 128 bits of f32), masked as a whole: the source's
     rows and the copy's columns are whole vectors, so a vector is either
-    inside or outside. `row` and `col` are multiples of the sizes.
+    inside or outside. With `ragged` the source's rows need not be whole
+    vectors (a target whose vector loads take any element-aligned address):
+    the vector that straddles a row's end is read element by element, each
+    masked. `row` and `col` are multiples of the sizes.
     """
 
     name = "xsplit_gemm.blockwise_copy"
@@ -82,6 +85,12 @@ class BlockwiseCopyOp(IRDLOperation):
     """The tile is K-packed (`kpacked`): element (i, j) lives at
     [i / kpack, j * kpack + i % kpack]. Each thread copies slices of kpack
     rows x `vector` columns and stores each slice as one run."""
+    ragged = opt_prop_def(UnitAttr)
+    """The source's rows need not be whole vectors (see above)."""
+    inside = opt_prop_def(DenseArrayBase)
+    """Dimensions of the copy (0: its rows, 1: its columns) that lie inside
+    the source wherever the op runs (the caller's loop bounds say so): no
+    mask along them."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -104,12 +113,15 @@ class BlockwiseCopyOp(IRDLOperation):
         vector: int = 1,
         swizzle: bool = False,
         kpack: int = 1,
+        ragged: bool = False,
+        inside: tuple[int, ...] = (),
     ):
         props = {"sizes": i64_array(sizes), "threads": IntegerAttr(threads, i64)}
         if transpose:
             props["transpose"] = UnitAttr()
         if vector != 1:
             props["vector"] = IntegerAttr(vector, i64)
+        _source_props(props, ragged, inside)
         layout_props(props, swizzle, kpack)
         super().__init__(operands=[src, row, col, tile, thread], properties=props)
 
@@ -129,6 +141,10 @@ class BlockwiseCopyOp(IRDLOperation):
     @property
     def kpack_size(self) -> int:
         return 1 if self.kpack is None else self.kpack.value.data
+
+    @property
+    def inside_dims(self) -> tuple[int, ...]:
+        return () if self.inside is None else tuple(int(d) for d in self.inside.get_values())
 
     def verify_(self) -> None:
         _verify_copy(self)
@@ -152,9 +168,25 @@ def _verify_copy(self) -> None:
         need(room[0] >= want[0] and room[1] >= want[1], self, "the tile is smaller than the copy")
     w = self.width
     need(w > 0 and c % w == 0, self, f"a vector of {w} must divide the copy's rows")
-    need(shape_of(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
+    _need_whole_rows(self)
     need((r * c // w) % self.thread_count == 0, self, "threads must divide the copy")
     verify_layout(self, self.tile, r, c)
+
+
+def _source_props(props: dict, ragged: bool, inside: tuple[int, ...]) -> None:
+    if ragged:
+        props["ragged"] = UnitAttr()
+    if inside:
+        props["inside"] = i64_array(tuple(sorted(set(inside))))
+
+
+def _need_whole_rows(self) -> None:
+    """The source's rows are whole vectors unless the copy is `ragged`;
+    `inside` names the copy's dimensions."""
+    need(set(getattr(self, "inside_dims", ())) <= {0, 1}, self, "inside names dimensions 0 and 1")
+    w = self.width
+    if getattr(self, "ragged", None) is None:
+        need(shape_of(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
 
 
 @irdl_op_definition
@@ -238,6 +270,10 @@ class BlockwiseLoadOp(IRDLOperation):
     kpack = opt_prop_def(IntegerAttr)
     """As `blockwise_copy`'s: slices of kpack rows x `vector` columns, each
     one row of the registers (K-packed: column by column)."""
+    ragged = opt_prop_def(UnitAttr)
+    """As `blockwise_copy`'s: the source's rows need not be whole vectors."""
+    inside = opt_prop_def(DenseArrayBase)
+    """As `blockwise_copy`'s: dimensions with no mask."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -247,10 +283,14 @@ class BlockwiseLoadOp(IRDLOperation):
         "`:` type($src) `to` type($regs)"
     )
 
-    def __init__(self, src, row, col, regs, thread, sizes, threads, vector=1, kpack=1):
+    def __init__(
+        self, src, row, col, regs, thread, sizes, threads, vector=1, kpack=1, ragged=False,
+        inside=(),
+    ):  # fmt: skip
         props: dict = {"sizes": i64_array(sizes), "threads": IntegerAttr(threads, i64)}
         if vector != 1:
             props["vector"] = IntegerAttr(vector, i64)
+        _source_props(props, ragged, inside)
         layout_props(props, False, kpack)
         super().__init__(operands=[src, row, col, regs, thread], properties=props)
 
@@ -258,12 +298,12 @@ class BlockwiseLoadOp(IRDLOperation):
     thread_count = BlockwiseCopyOp.thread_count
     width = BlockwiseCopyOp.width
     kpack_size = BlockwiseCopyOp.kpack_size
+    inside_dims = BlockwiseCopyOp.inside_dims
 
     def verify_(self) -> None:
         need_static_memref(self, self.src, "the source", 2, None, f16=True)
         _verify_registers(self, self.src)
-        w = self.width
-        need(shape_of(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
+        _need_whole_rows(self)
 
 
 @irdl_op_definition
@@ -412,7 +452,9 @@ class BlockwiseGemmOp(IRDLOperation):
     strided by the thread counts, so that neighbouring threads read
     neighbouring words of workgroup memory. `b` is stored K-major (its rows
     are K); `a` too, or M-major (`a[tm + i * threads[0], kk]`) with
-    `a_m_major`.
+    `a_m_major`. With `columns = g` each thread's columns come in runs of
+    g neighbours (one wide read each): `b[kk, tn * g + (j / g) * threads[1]
+    * g + j % g]`.
     """
 
     name = "xsplit_gemm.blockwise_gemm"
@@ -425,6 +467,8 @@ class BlockwiseGemmOp(IRDLOperation):
     step_k = prop_def(IntegerAttr)
     a_m_major = opt_prop_def(UnitAttr)
     """`a` is stored M-major (`a[m, kk]`) rather than K-major."""
+    columns = opt_prop_def(IntegerAttr)
+    """Each thread's columns in runs of this many; 1 when absent."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -443,16 +487,23 @@ class BlockwiseGemmOp(IRDLOperation):
         threads: tuple[int, int],
         step_k: int,
         a_m_major: bool = False,
+        columns: int = 1,
     ):
         props: dict = {"threads": i64_array(threads), "step_k": IntegerAttr(step_k, i64)}
         if a_m_major:
             props["a_m_major"] = UnitAttr()
+        if columns != 1:
+            props["columns"] = IntegerAttr(columns, i64)
         super().__init__(operands=[acc, a, b, thread], properties=props)
 
     @property
     def thread_counts(self) -> tuple[int, int]:
         thm, thn = self.threads.get_values()
         return int(thm), int(thn)
+
+    @property
+    def column_run(self) -> int:
+        return 1 if self.columns is None else self.columns.value.data
 
     @property
     def steps(self) -> int:
@@ -467,6 +518,8 @@ class BlockwiseGemmOp(IRDLOperation):
         am, ak = shape_of(self.a)[::-1] if self.a_m_major is None else shape_of(self.a)
         need(am >= rm * thm, self, "the A tile is narrower than the threads' rows")
         need(shape_of(self.b)[1] >= rn * thn, self, "the B tile is narrower than the threads' columns")
+        g = self.column_run
+        need(g > 0 and rn % g == 0, self, "columns must divide each thread's columns")
         k = self.steps
         need(0 < k <= min(ak, shape_of(self.b)[0]), self, "step_k exceeds the tiles")
 

@@ -97,6 +97,15 @@ class GridwiseGemmOp(IRDLOperation):
     warps = opt_prop_def(DenseArrayBase)
     """With `mma`: warps along M and N, each owning a warp tile of
     `tile / warps`; `threads` is then [warps[0], warps[1] * lanes]."""
+    misaligned_vectors = opt_prop_def(UnitAttr)
+    """The target's global vector loads need only their element's
+    alignment (gfx942: `global_load_dwordx4` at any 4-byte, even 2-byte,
+    address): rows that are not whole vectors (odd K or N) still load 16
+    bytes at a time (`ragged` copies), not one element a load."""
+    thread_columns = opt_prop_def(IntegerAttr)
+    """Without `mma`: each thread's register tile holds its columns in runs
+    of this many neighbours (`blockwise_gemm`'s `columns`), so that it
+    reads B's row in wide workgroup-memory reads; 1 when absent."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -119,6 +128,8 @@ class GridwiseGemmOp(IRDLOperation):
         register_prefetch: bool = False,
         direct_to_lds: bool = False,
         async_b: bool = False,
+        misaligned_vectors: bool = False,
+        thread_columns: int = 1,
     ):
         props: dict = {
             "tile": i64_array(tile),
@@ -140,11 +151,19 @@ class GridwiseGemmOp(IRDLOperation):
             props["mma"] = StringAttr(mma)
         if warps is not None:
             props["warps"] = i64_array(warps)
+        if misaligned_vectors:
+            props["misaligned_vectors"] = UnitAttr()
+        if thread_columns != 1:
+            props["thread_columns"] = IntegerAttr(thread_columns, i64)
         super().__init__(operands=[a, b, c], properties=props)
 
     @property
     def intrinsic(self) -> Intrinsic | None:
         return None if self.mma is None else INTRINSICS.get(self.mma.data)
+
+    @property
+    def column_run(self) -> int:
+        return 1 if self.thread_columns is None else self.thread_columns.value.data
 
     @property
     def warp_counts(self) -> tuple[int, int]:
@@ -219,6 +238,12 @@ class GridwiseGemmOp(IRDLOperation):
             (tm * tk) % t == 0 and (tn * tk) % t == 0,
             self,
             "each thread must copy a whole number of elements of each staged tile",
+        )
+        g = self.column_run
+        need(
+            g == 1 or (self.mma is None and g > 0 and (tn // thn) % g == 0),
+            self,
+            "thread_columns must divide each thread's columns (FMAs only)",
         )
         s = self.chunk_count
         need(s >= 1, self, "chunks must be at least 1")

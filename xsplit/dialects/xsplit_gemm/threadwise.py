@@ -317,7 +317,9 @@ class ThreadwiseFillOp(IRDLOperation):
 @irdl_op_definition
 class ThreadwiseReadOp(IRDLOperation):
     """`regs[i] = tile[row, col + i * stride]`: one thread's registers from
-    one row of a staged tile (from one column with `down`)."""
+    one row of a staged tile (from one column with `down`). With `group =
+    g` the registers come in runs of g neighbours, `stride` apart:
+    `tile[row, col + (i / g) * stride + i % g]`."""
 
     name = "xsplit_gemm.threadwise_read"
 
@@ -328,6 +330,8 @@ class ThreadwiseReadOp(IRDLOperation):
     stride = prop_def(IntegerAttr)
     down = opt_prop_def(UnitAttr)
     """Read down a column: `regs[i] = tile[row + i * stride, col]`."""
+    group = opt_prop_def(IntegerAttr)
+    """Registers in runs of this many neighbours; 1 when absent."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -338,17 +342,26 @@ class ThreadwiseReadOp(IRDLOperation):
 
     def __init__(
         self, tile: SSAValue, row: SSAValue, col: SSAValue, regs: SSAValue, stride: int,
-        down: bool = False,
+        down: bool = False, group: int = 1,
     ):
         props: dict = {"stride": IntegerAttr(stride, i64)}
         if down:
             props["down"] = UnitAttr()
+        if group != 1:
+            props["group"] = IntegerAttr(group, i64)
         super().__init__(operands=[tile, row, col, regs], properties=props)
+
+    @property
+    def group_size(self) -> int:
+        return 1 if self.group is None else self.group.value.data
 
     def verify_(self) -> None:
         need_static_memref(self, self.tile, "the tile", 2, None, f16=True)
         need_static_memref(self, self.regs, "the registers", 1, "private")
         need(self.stride.value.data > 0, self, "stride must be positive")
+        g = self.group_size
+        need(g > 0 and shape_of(self.regs)[0] % g == 0, self, "the group must divide the registers")
+        need(self.stride.value.data >= g, self, "runs of a group must not overlap")
 
 
 @irdl_op_definition
@@ -420,10 +433,12 @@ class ThreadwiseGemmOp(IRDLOperation):
 class ThreadwiseWriteOp(IRDLOperation):
     """
     Element (i, j) of the register tile goes to C at
-    `(row + i * strides[0], col + j * strides[1])`, where that is inside C
-    (a bounds mask), by `merge`: added to C (`store`), atomically added
-    (`atomic`), or stored into the partials buffer at `[chunk, ...]`
-    (`partials`; `chunk` is then the one index before the row).
+    `(row + i * strides[0], col + j * strides[1])` (with `group = g`, the
+    columns in runs of g: `col + (j / g) * strides[1] + j % g`), where that
+    is inside C (a bounds mask), by `merge`: added to C (`store`),
+    atomically added (`atomic`), or stored into the partials buffer at
+    `[chunk, ...]` (`partials`; `chunk` is then the one index before the
+    row).
     """
 
     name = "xsplit_gemm.threadwise_write"
@@ -435,6 +450,8 @@ class ThreadwiseWriteOp(IRDLOperation):
     chunk = var_operand_def(IndexType)
     strides = prop_def(DenseArrayBase)
     merge = prop_def(StringAttr)
+    group = opt_prop_def(IntegerAttr)
+    """Columns in runs of this many neighbours; 1 when absent."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -452,10 +469,13 @@ class ThreadwiseWriteOp(IRDLOperation):
         strides: tuple[int, int],
         merge: str,
         chunk: SSAValue | None = None,
+        group: int = 1,
     ):
+        props: dict = {"strides": i64_array(strides), "merge": StringAttr(merge)}
+        if group != 1:
+            props["group"] = IntegerAttr(group, i64)
         super().__init__(
-            operands=[acc, c, row, col, [chunk] if chunk is not None else []],
-            properties={"strides": i64_array(strides), "merge": StringAttr(merge)},
+            operands=[acc, c, row, col, [chunk] if chunk is not None else []], properties=props
         )
 
     @property
@@ -463,10 +483,17 @@ class ThreadwiseWriteOp(IRDLOperation):
         sm, sn = self.strides.get_values()
         return int(sm), int(sn)
 
+    @property
+    def group_size(self) -> int:
+        return 1 if self.group is None else self.group.value.data
+
     def verify_(self) -> None:
         merge = self.merge.data
         need(merge in MERGES, self, f"merge must be one of {', '.join(MERGES)}")
         need_static_memref(self, self.acc, "the accumulator", 2, "private")
+        g = self.group_size
+        need(g > 0 and shape_of(self.acc)[1] % g == 0, self, "the group must divide the columns")
+        need(self.stride_sizes[1] >= g, self, "runs of a group must not overlap")
         partials = merge == "partials"
         need_static_memref(self, self.c, "C", 3 if partials else 2, None)
         need(

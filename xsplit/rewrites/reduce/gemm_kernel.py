@@ -27,6 +27,9 @@ rows of 16-bit elements that are not whole vectors cannot be (cp.async
 moves 4 bytes at least, and such a row starts 2 bytes into a word): A
 goes through registers and B, where its rows are whole vectors, keeps
 cp.async (`async_b`); `prefetch=registers` forces registers for both.
+On gfx942, whose vector loads take any element-aligned address, such rows
+load 16 bytes at a time anyway (`misaligned_vectors`), and a K that is not
+whole steps has its ragged last step peeled out of the loop.
 `tile`, `threads` and `stages` not given are the target's table's for the
 element type and output size (`xsplit/targets/gemm_tiles.py`). `mma=auto`
 multiplies on tensor cores where the target has an intrinsic for A and B's
@@ -121,6 +124,13 @@ MAX_GRID_YZ = 65535
 
 ASYNC_COPY_TARGETS = ("sm_80", "sm_90")
 """Targets whose second stage is `cp.async` (`nvgpu.device_async_copy`)."""
+
+MISALIGNED_VECTOR_BACKENDS = ("rocm",)
+"""Backends whose global vector loads take any element-aligned address:
+gfx942's LLVM emits `global_load_dwordx4` for a 16-byte load at 4 (f32)
+or 2 (f16) bytes of alignment, so rows of an odd K or N still load 16
+bytes at a time (`misaligned_vectors`); CUDA's `ld.global.v4` and
+`cp.async` of 16 bytes need 16."""
 
 
 _MATMUL_MAPS = ArrayAttr(
@@ -391,6 +401,10 @@ def lower_matmul(
             raise XsplitError("gemm-kernel: warps takes two positive counts M,N", op)
         threads = (warp_counts[0], warp_counts[1] * intr.lanes)
     mma_name = intr.name if intr is not None else None
+    misaligned = tgt.backend in MISALIGNED_VECTOR_BACKENDS
+    # The table's column runs where the thread tile holds whole runs of them.
+    runs = table.columns
+    columns = runs if intr is None and threads[1] and (tile[1] // threads[1]) % runs == 0 else 1
     args = list(fn.args)
     types = [_memref(v.type) for v in args]
     hints = [v.name_hint for v in args]
@@ -402,7 +416,8 @@ def lower_matmul(
         def body(bld: Builder, vals):
             gemm = GridwiseGemmOp(
                 vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages, k_major,
-                mma_name, warp_counts, register_prefetch, direct_to_lds, async_b,
+                mma_name, warp_counts, register_prefetch, direct_to_lds, async_b, misaligned,
+                columns,
             )  # fmt: skip
             return bld.insert(gemm)
 
@@ -414,7 +429,7 @@ def lower_matmul(
         def partials(bld: Builder, vals):
             gemm = GridwiseGemmOp(
                 *vals, tile, threads, chunks, "partials", stages, k_major, mma_name, warp_counts,
-                register_prefetch, direct_to_lds, async_b,
+                register_prefetch, direct_to_lds, async_b, misaligned, columns,
             )  # fmt: skip
             return bld.insert(gemm)
 

@@ -275,6 +275,26 @@ class KernelBuilder(FoldingIndexArithmetic):
         e.insert(scf.YieldOp(*[e.zero(element)] * width))
         return list(self.insert(scf.IfOp(cond, [element] * width, [then], [other])).results)
 
+    def vector_or_else(
+        self,
+        ref: SSAValue,
+        idx: Sequence[Index],
+        width: int,
+        cond: SSAValue | None,
+        other: Callable[[KernelBuilder], list[SSAValue]],
+    ) -> list[SSAValue]:
+        """`load_vector` where `cond` holds, else the `width` values `other`
+        builds (which reads only what it masks in)."""
+        if cond is None:
+            return self.load_vector(ref, idx, width)
+        then, alt = Block(), Block()
+        element = ref.type.element_type  # type: ignore[attr-defined]
+        t = KernelBuilder.at_end(then, self.consts)
+        t.insert(scf.YieldOp(*t.load_vector(ref, idx, width)))
+        e = KernelBuilder.at_end(alt, self.consts)
+        e.insert(scf.YieldOp(*other(e)))
+        return list(self.insert(scf.IfOp(cond, [element] * width, [then], [alt])).results)
+
     # The fused reduction's epilogue.
     def identity(self, method: str) -> SSAValue:
         """The combiner's identity: 0 for `sum`, -inf for `max`."""

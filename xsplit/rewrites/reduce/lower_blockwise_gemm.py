@@ -99,6 +99,13 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
     if source:
         src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
     runs = cols // w  # vectors per row of the copy
+    # No mask along a dimension the copy is inside of; a ragged copy masks
+    # along its rows per element (`_load_run`), not here.
+    inside = getattr(op, "inside_dims", ())
+    if source and (1 in inside or getattr(op, "ragged", None) is not None):
+        src_cols = cols
+    if source and 0 in inside:
+        src_rows = rows
     # When the threads cover whole rows, each thread keeps its column and
     # moves down threads / runs rows per vector: one div and rem in all.
     whole_rows = threads % runs == 0
@@ -127,6 +134,39 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
         yield i, j, r, c, inside
 
 
+def _load_run(kb: KernelBuilder, op, r, c, inside) -> list[SSAValue]:
+    """The w elements at `src[r, c:c + w]`, zero outside the source, where
+    `inside` (None: always) is the row's mask. A `ragged` copy (rows not
+    whole vectors) loads every vector at once, at `min(c, columns - w)`,
+    so that none reads past its row: a vector inside the row is loaded
+    where it is; the one that straddles the row's end is loaded ending at
+    it, and its elements move down by a shift known here (the copy's
+    columns start at multiples of w, so every straddling vector starts
+    w - columns % w before the end); one past the end is zeros. Selects,
+    not branches: the 16-byte load stays one load in the K loop."""
+    w = op.width
+    if w == 1:
+        return [kb.load_or_zero(op.src, [r, c], inside)]
+    if getattr(op, "ragged", None) is None or 1 in op.inside_dims:
+        return kb.load_vector_or_zero(op.src, [r, c], w, inside)
+    src_cols = op.src.type.get_shape()[1]  # type: ignore[attr-defined]
+    if src_cols < w:  # no whole vector fits in a row: element by element
+        return [
+            kb.load_or_zero(op.src, [r, x], kb.both(inside, kb.below(x, src_cols)))
+            for x in (kb.add(c, e) for e in range(w))
+        ]
+    tail = src_cols % w  # elements of the straddling vector inside the row
+    loaded = kb.load_vector_or_zero(op.src, [r, kb.min(c, src_cols - w)], w, inside)
+    whole = kb.below(kb.add(c, w), src_cols + 1)
+    straddles = kb.below(c, src_cols)
+    zero = kb.zero(loaded[0].type)
+    out = []
+    for e in range(w):
+        edge = kb.select(straddles, loaded[e + w - tail], zero) if e < tail else zero
+        out.append(kb.select(whole, loaded[e], edge))
+    return out
+
+
 def _place(kb: KernelBuilder, op, at: list) -> list:
     """Where tile element `at` of a copy lives: swizzled with `swizzle`."""
     if getattr(op, "swizzle", None) is None:
@@ -147,6 +187,11 @@ def _slices(kb: KernelBuilder, op, source: bool = True):
     runs = cols // w
     if source:
         src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
+        inside = getattr(op, "inside_dims", ())
+        src_rows = rows if 0 in inside else src_rows
+        # A ragged copy masks along its rows per element (`_load_run`).
+        if 1 in inside or getattr(op, "ragged", None) is not None:
+            src_cols = cols
     for item in range(rows // kp * runs // threads):
         flat = kb.add(op.thread, item * threads)
         g, j = kb.div(flat, runs), kb.mul(kb.rem(flat, runs), w)
@@ -165,12 +210,7 @@ def _slices(kb: KernelBuilder, op, source: bool = True):
 def _load_slice(kb: KernelBuilder, op, at) -> list[SSAValue]:
     """A slice's elements, column by column (K-packed order)."""
     w = op.width
-    rows = [
-        kb.load_vector_or_zero(op.src, [r, c], w, inside)
-        if w > 1
-        else [kb.load_or_zero(op.src, [r, c], inside)]
-        for r, c, inside in at
-    ]
+    rows = [_load_run(kb, op, r, c, inside) for r, c, inside in at]
     return [rows[e][x] for x in range(w) for e in range(len(rows))]
 
 
@@ -195,10 +235,7 @@ def lower_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         return []
     staged = []
     for i, j, r, c, inside in _copy_items(kb, op):
-        if w == 1:
-            values = [kb.load_or_zero(op.src, [r, c], inside)]
-        else:
-            values = kb.load_vector_or_zero(op.src, [r, c], w, inside)
+        values = _load_run(kb, op, r, c, inside)
         if w > 1 and not op.transpose:
             staged.append((values, [i, j]))
             continue
@@ -224,10 +261,7 @@ def lower_load(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
                 kb.store(value, op.regs, [item, e])
         return []
     for item, (_, _, r, c, inside) in enumerate(_copy_items(kb, op)):
-        if w == 1:
-            values = [kb.load_or_zero(op.src, [r, c], inside)]
-        else:
-            values = kb.load_vector_or_zero(op.src, [r, c], w, inside)
+        values = _load_run(kb, op, r, c, inside)
         for e, value in enumerate(values):
             kb.store(value, op.regs, [item, e])
     return []
@@ -331,15 +365,16 @@ def lower_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     b_regs = entry.alloc([rn], PRIVATE, "b_regs")
     # With one thread along N (or M) its index folds to the constant 0:
     # the read ops take values.
+    g = op.column_run
     tm = kb.c(kb.div(op.thread, thn))
-    tn = kb.c(kb.rem(op.thread, thn))
+    tn = kb.c(kb.mul(kb.rem(op.thread, thn), g))
 
     def k_element(body: KernelBuilder, kk: SSAValue) -> None:
         if op.a_m_major is not None:
             body.insert(ThreadwiseReadOp(op.a, tm, kk, a_regs, thm, down=True))  # type: ignore[arg-type]
         else:
             body.insert(ThreadwiseReadOp(op.a, kk, tm, a_regs, thm))  # type: ignore[arg-type]
-        body.insert(ThreadwiseReadOp(op.b, kk, tn, b_regs, thn))  # type: ignore[arg-type]
+        body.insert(ThreadwiseReadOp(op.b, kk, tn, b_regs, thn * g, group=g))  # type: ignore[arg-type]
         body.insert(ThreadwiseGemmOp(op.acc, a_regs, b_regs))
 
     # The K step unrolled: every read's place is a constant offset, so

@@ -126,13 +126,23 @@ VECTOR_BYTES = 16
 """Bytes per global load where they fit: 128 bits (4 f32, 8 f16)."""
 
 
-def vector_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
+def vector_width(
+    src: SSAValue, rows: int, cols: int, threads: int, misaligned: bool = False
+) -> int:
     """128-bit loads when every vector is 16-byte aligned (the source's rows
-    are whole vectors) and the threads still divide the copy; else scalars."""
+    are whole vectors), or `misaligned` (the target loads vectors at any
+    element-aligned address), and the threads still divide the copy; else
+    scalars."""
     width = VECTOR_BYTES // element_bytes(src)
     row_length = src.type.get_shape()[1]  # type: ignore[attr-defined]
-    fits = row_length % width == 0 and cols % width == 0
+    fits = (misaligned or row_length % width == 0) and cols % width == 0
     return width if fits and (rows * cols // width) % threads == 0 else 1
+
+
+def ragged(src: SSAValue, width: int) -> dict:
+    """The keyword that makes a copy of `src` in vectors of `width` ragged:
+    where its rows are not whole vectors (only with `misaligned_vectors`)."""
+    return {"ragged": width > 1 and src.type.get_shape()[1] % width != 0}  # type: ignore[attr-defined]
 
 
 def fragment_conflict(frag: Fragment, lanes: int, row_length: int, element_size: int) -> int:
@@ -224,15 +234,21 @@ def b_kpack(op: GridwiseGemmOp) -> int:
 
 
 def kpack_width(op: GridwiseGemmOp) -> int:
-    """Columns per slice of a K-packed copy of B: 2 (four 32-bit loads, one
-    128-bit store of the slice's 8 halves, consecutive threads' stores side
-    by side) where the threads divide the slices and B's rows are whole
-    pairs, else 1 (a 64-bit store)."""
+    """Columns per slice of a K-packed copy of B: with misaligned vectors
+    (gfx942) the widest of 8, 4 and 2 that the B tile and the threads take
+    (4 rows of w columns: four 16-byte loads for w = 8, the slice's 32
+    halves side by side in the packed row, four 128-bit stores; ragged
+    where B's rows are not whole slices); else 2 where B's rows are whole
+    pairs (four 32-bit loads, one 128-bit store), or 1 (a 64-bit store)."""
     _, tn, tk = op.tile_sizes
     threads = op.thread_counts[0] * op.thread_counts[1]
     n = op.mnk[1]
-    two = n % 2 == 0 and tn % 2 == 0 and (tk // KPACK * tn // 2) % threads == 0
-    return 2 if two else 1
+    misaligned = getattr(op, "misaligned_vectors", None) is not None
+    for w in (8, 4, 2) if misaligned else (2,):
+        fits = tn % w == 0 and (tk // KPACK * tn // w) % threads == 0
+        if fits and (misaligned or n % w == 0):
+            return w
+    return 1
 
 
 def a_tile_shape(op: GridwiseGemmOp) -> list[int]:
@@ -301,7 +317,8 @@ def _multiply(body: KernelBuilder, op: GridwiseGemmOp, acc, a_tile, b_tile, tid)
         body.insert(mma)
         return
     k_major = op.a_k_major is not None
-    body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, op.thread_counts, tk, not k_major))
+    g = getattr(op, "column_run", 1)
+    body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, op.thread_counts, tk, not k_major, g))
 
 
 def _write(kb: KernelBuilder, op: GridwiseGemmOp, acc, tid, m0, n0, chunk) -> None:
@@ -311,9 +328,10 @@ def _write(kb: KernelBuilder, op: GridwiseGemmOp, acc, tid, m0, n0, chunk) -> No
     intr = op.intrinsic
     if intr is None:
         thm, thn = op.thread_counts
+        g = op.column_run
         row = kb.add(m0, kb.div(tid, thn))
-        col = kb.add(n0, kb.rem(tid, thn))
-        write = ThreadwiseWriteOp(acc, op.c, row, col, (thm, thn), op.merge_kind, slot)  # type: ignore[arg-type]
+        col = kb.add(n0, kb.mul(kb.rem(tid, thn), g))
+        write = ThreadwiseWriteOp(acc, op.c, row, col, (thm, thn * g), op.merge_kind, slot, g)  # type: ignore[arg-type]
         kb.insert(write)
         return
     tm, tn, _ = op.tile_sizes
@@ -347,8 +365,9 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         k_end = kb.add(k_begin, chunk_k)
         if chunk_k * op.chunk_count > k:  # the last chunk is short: its loop stops at K
             k_end = kb.min(k_end, k)
-    wa = vector_width(op.a, tm, tk, threads)
-    wb = vector_width(op.b, tk, tn, threads)
+    misaligned = getattr(op, "misaligned_vectors", None) is not None
+    wa = vector_width(op.a, tm, tk, threads, misaligned)
+    wb = vector_width(op.b, tk, tn, threads, misaligned and b_kpack(op) == 1)
     k_major = op.a_k_major is not None
     if op.stage_count == 2 and op.register_prefetch is not None:
         acc = _register_prefetched(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
@@ -364,8 +383,12 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         la, lb = _copies(op, wb)
 
         def step(body: KernelBuilder, k0: SSAValue) -> None:
-            a_copy = BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, k_major, wa, **la)  # type: ignore[arg-type]
-            b_copy = BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, **lb)  # type: ignore[arg-type]
+            a_copy = BlockwiseCopyOp(
+                op.a, m0, k0, a_tile, tid, (tm, tk), threads, k_major, wa, **la, **ragged(op.a, wa)
+            )  # type: ignore[arg-type]
+            b_copy = BlockwiseCopyOp(
+                op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, **lb, **ragged(op.b, lb["vector"])
+            )  # type: ignore[arg-type]
             body.insert(a_copy)
             body.insert(b_copy)
             body.barrier()
@@ -480,23 +503,42 @@ def _register_prefetched(
         b_shape = register_shape((tk, tn), threads, wb, kp)
         b_next = kb.alloc(b_shape, PRIVATE, "b_next", element(op.b))
     k_first = kb.c(k_begin)
-    kb.insert(BlockwiseCopyOp(op.a, m0, k_first, a[0], tid, (tm, tk), threads, k_major, wa, **la))  # type: ignore[arg-type]
+    ra, rb = ragged(op.a, wa), ragged(op.b, wb)
+    # With misaligned vectors (gfx942) a K that is not whole steps is
+    # peeled: the loop runs the chunk's whole steps, whose loads need no
+    # mask along K (A's vectors are whole 16-byte loads, B's rows all
+    # inside), and the ragged last step follows it, staged once with every
+    # mask (`_ragged_step`).
+    k = op.mnk[2]
+    peel = getattr(op, "misaligned_vectors", None) is not None and not async_b and k % tk != 0
+    k_loop = kb.min(k_end, k - k % tk) if peel else k_end
+    ia, ib = ((1,), (0,)) if peel else ((), ())
+    kb.insert(
+        BlockwiseCopyOp(op.a, m0, k_first, a[0], tid, (tm, tk), threads, k_major, wa, **la, **ra)
+    )  # type: ignore[arg-type]
     if async_b:
         sb = lb["swizzle"]
         b_first = BlockwiseAsyncCopyOp(op.b, k_first, n0, b[0], tid, (tk, tn), threads, False, wb, sb)
         first = kb.insert(b_first).results[0]
         kb.async_wait(first, 0)
     else:
-        kb.insert(BlockwiseCopyOp(op.b, k_first, n0, b[0], tid, (tk, tn), threads, False, **lb))  # type: ignore[arg-type]
+        kb.insert(
+            BlockwiseCopyOp(op.b, k_first, n0, b[0], tid, (tk, tn), threads, False, **lb, **rb)
+        )  # type: ignore[arg-type]
     kb.barrier()
 
     def load(body: KernelBuilder, k0: SSAValue, buf: int) -> None:
         if async_b:
             copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb, sb)
             body.insert(copy)
-        body.insert(BlockwiseLoadOp(op.a, m0, k0, a_next, tid, (tm, tk), threads, wa))
+        body.insert(
+            BlockwiseLoadOp(op.a, m0, k0, a_next, tid, (tm, tk), threads, wa, **ra, inside=ia)
+        )
         if not async_b:
-            body.insert(BlockwiseLoadOp(op.b, k0, n0, b_next, tid, (tk, tn), threads, wb, kp))
+            b_load = BlockwiseLoadOp(
+                op.b, k0, n0, b_next, tid, (tk, tn), threads, wb, kp, **rb, inside=ib
+            )
+            body.insert(b_load)
 
     def store(body: KernelBuilder, buf: int) -> None:
         body.insert(BlockwiseStoreOp(a_next, a[buf], tid, (tm, tk), threads, k_major, wa, **la))
@@ -514,7 +556,7 @@ def _register_prefetched(
         more: list[SSAValue] = []
         for buf in (0, 1):
             ahead = body.add(k0, (buf + 1) * tk)
-            more.append(body.below(ahead, k_end))  # type: ignore[arg-type]
+            more.append(body.below(ahead, k_loop))  # type: ignore[arg-type]
             body.if_(more[buf], lambda inner, at=ahead, to=1 - buf: load(inner, at, to))
             if buf == 0:
                 multiply(body, 0)
@@ -523,7 +565,26 @@ def _register_prefetched(
             body.if_(more[buf], lambda inner, to=1 - buf: store(inner, to))
             body.barrier()
 
-    kb.for_(k_begin, k_end, 2 * tk, pair, "k0")
+    kb.for_(k_begin, k_loop, 2 * tk, pair, "k0")
+    if peel:
+
+        def ragged_step(body: KernelBuilder) -> None:
+            # Every thread is past the loop's last barrier: both pairs are idle.
+            at = body.c(k_loop)
+            body.insert(
+                BlockwiseCopyOp(op.a, m0, at, a[0], tid, (tm, tk), threads, k_major, wa, **la, **ra)
+            )  # type: ignore[arg-type]
+            body.insert(
+                BlockwiseCopyOp(op.b, at, n0, b[0], tid, (tk, tn), threads, False, **lb, **rb)
+            )  # type: ignore[arg-type]
+            body.barrier()
+            multiply(body, 0)
+
+        # Only the chunk that holds K's end has a ragged step.
+        if isinstance(k_loop, int) and isinstance(k_end, int):
+            ragged_step(kb)  # one chunk: K's end is its own
+        else:
+            kb.if_(kb.below(k_loop, k_end), ragged_step)  # type: ignore[arg-type]
     return acc
 
 

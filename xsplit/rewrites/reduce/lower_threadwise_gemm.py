@@ -77,12 +77,13 @@ def lower_read(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     assert isinstance(op, ThreadwiseReadOp)
     kb = KernelBuilder(ir.b)
     (regs,) = _shape(op.regs)
-    stride = op.stride.value.data
+    stride, g = op.stride.value.data, op.group_size
+    offsets = [(i // g) * stride + i % g for i in range(regs)]
     # f16 tiles are extended here: the registers and the products are f32.
     if op.down is not None:
-        at = [[kb.add(op.row, i * stride), op.col] for i in range(regs)]
+        at = [[kb.add(op.row, o), op.col] for o in offsets]
     else:
-        at = [[op.row, kb.add(op.col, i * stride)] for i in range(regs)]
+        at = [[op.row, kb.add(op.col, o)] for o in offsets]
     values = [kb.extf(kb.load(op.tile, idx)) for idx in at]
     for i, v in enumerate(values):
         kb.store(v, op.regs, [i])
@@ -128,7 +129,8 @@ def lower_write(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     merge = op.merge.data
     prefix = list(op.chunk)
     rows_at = [kb.add(op.row, i * sm) for i in range(rm)]
-    cols_at = [kb.add(op.col, j * sn) for j in range(rn)]
+    g = op.group_size
+    cols_at = [kb.add(op.col, (j // g) * sn + j % g) for j in range(rn)]
     row_in = [kb.below(r, rows) for r in rows_at]
     col_in = [kb.below(c, cols) for c in cols_at]
     for i in range(rm):

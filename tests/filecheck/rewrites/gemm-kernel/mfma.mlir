@@ -7,14 +7,14 @@
 // ([K/4, N*4], each column's 4 K side by side), and each thread copies a
 // slice of 4 K x 1 column into it with one 64-bit store. The last stage
 // parses in iree-opt as it prints.
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 warps=2,2}' 2>&1 | filecheck %s --check-prefix=KERNEL
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=GRID
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREAD
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | iree-opt | filecheck %s --check-prefix=IREE
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=1 tile=32,64,16 warps=2,2}' 2>&1 | filecheck %s --check-prefix=KERNEL
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=1 tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=GRID
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=1 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREAD
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=1 tile=32,64,16 warps=2,2},lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm' 2>/dev/null | iree-opt | filecheck %s --check-prefix=IREE
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=2 tile=32,64,16 warps=2,2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=PREFETCH
 
 // KERNEL:      remark: gemm-kernel: on gfx942, 32x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 256 threads, K steps of 16, tensor cores (mfma_f32_16x16x16)); merge atomic
-// KERNEL:      xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 32, 64, 16>, threads = array<i64: 2, 128>, chunks = 3 : i64, merge = "atomic", mma = "mfma_f32_16x16x16", warps = array<i64: 2, 2>}
+// KERNEL:      xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 32, 64, 16>, threads = array<i64: 2, 128>, chunks = 3 : i64, merge = "atomic", mma = "mfma_f32_16x16x16", warps = array<i64: 2, 2>, misaligned_vectors}
 
 // GRID:      %a_tile = memref.alloc() : memref<32x16xf16, #gpu.address_space<workgroup>>
 // GRID-NEXT: %b_tile = memref.alloc() : memref<4x256xf16, #gpu.address_space<workgroup>>

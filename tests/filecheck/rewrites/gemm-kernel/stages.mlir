@@ -173,28 +173,36 @@
 // stages=2 on gfx942: through registers. Each step loads the step ahead into
 // the registers (if it is inside the chunk), multiplies the staged pair,
 // stores the registers into the idle pair, and meets the others at one barrier.
+// Rows of 997 are not whole vectors, but gfx942 loads 16 bytes at any 4-byte
+// address: A's copies are 16-byte and `ragged`. K = 997 is peeled: the loop
+// runs the chunk's whole steps (to min(chunk end, 992)), where A's loads need
+// no mask along K and B's none along its rows (`inside`); the last chunk's
+// ragged step follows, staged once with every mask. Each thread holds its
+// columns in runs of 4 (`columns`), written back in the same runs (`group`).
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=2 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=PREFETCH
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 stages=2 tile=32,64,16 threads=8,16 a_layout=k},lower-gridwise-gemm,lower-blockwise-gemm' 2>/dev/null | filecheck %s --check-prefix=PREFETCH-BLOCK
-// PREFETCH:      %a_next = memref.alloca() : memref<4x1xf32, #gpu.address_space<private>>
+// PREFETCH:      %a_next = memref.alloca() : memref<1x4xf32, #gpu.address_space<private>>
 // PREFETCH-NEXT: %b_next = memref.alloca() : memref<2x4xf32, #gpu.address_space<private>>
-// PREFETCH-NEXT: xsplit_gemm.blockwise_copy %a[%{{.*}}, %[[KB:.*]]] to %a_tile0
+// PREFETCH-NEXT: %[[WHOLE:.*]] = arith.constant 992 : index
+// PREFETCH-NEXT: %[[KL:.*]] = arith.minui %[[KE:.*]], %[[WHOLE]] : index
+// PREFETCH-NEXT: xsplit_gemm.blockwise_copy %a[%{{.*}}, %[[KB:.*]]] to %a_tile0 {{.*}}transpose, vector = 4 : i64, ragged}
 // PREFETCH-NEXT: xsplit_gemm.blockwise_copy %b[%[[KB]], %{{.*}}] to %b_tile0
 // PREFETCH-NEXT: gpu.barrier
-// PREFETCH:      scf.for %k0 = %[[KB]] to %[[KE:.*]] step %{{.*}} {
+// PREFETCH:      scf.for %k0 = %[[KB]] to %[[KL]] step %{{.*}} {
 // PREFETCH:        %[[N1:.*]] = arith.addi %k0, %{{.*}} : index
-// PREFETCH-NEXT:   %[[IN1:.*]] = arith.cmpi ult, %[[N1]], %[[KE]] : index
+// PREFETCH-NEXT:   %[[IN1:.*]] = arith.cmpi ult, %[[N1]], %[[KL]] : index
 // PREFETCH-NEXT:   scf.if %[[IN1]] {
-// PREFETCH-NEXT:     xsplit_gemm.blockwise_load %a[%{{.*}}, %[[N1]]] to %a_next
-// PREFETCH-NEXT:     xsplit_gemm.blockwise_load %b[%[[N1]], %{{.*}}] to %b_next
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_load %a[%{{.*}}, %[[N1]]] to %a_next {{.*}}vector = 4 : i64, ragged, inside = array<i64: 1>}
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_load %b[%[[N1]], %{{.*}}] to %b_next {{.*}}inside = array<i64: 0>}
 // PREFETCH-NEXT:   }
-// PREFETCH-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0
+// PREFETCH-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0 {{.*}}columns = 4 : i64}
 // PREFETCH-NEXT:   scf.if %[[IN1]] {
 // PREFETCH-NEXT:     xsplit_gemm.blockwise_store %a_next to %a_tile1 {{.*}}transpose
 // PREFETCH-NEXT:     xsplit_gemm.blockwise_store %b_next to %b_tile1
 // PREFETCH-NEXT:   }
 // PREFETCH-NEXT:   gpu.barrier
 // PREFETCH:        %[[N2:.*]] = arith.addi %k0, %{{.*}} : index
-// PREFETCH-NEXT:   %[[IN2:.*]] = arith.cmpi ult, %[[N2]], %[[KE]] : index
+// PREFETCH-NEXT:   %[[IN2:.*]] = arith.cmpi ult, %[[N2]], %[[KL]] : index
 // PREFETCH-NEXT:   scf.if %[[IN2]] {
 // PREFETCH-NEXT:     xsplit_gemm.blockwise_load %a[%{{.*}}, %[[N2]]] to %a_next
 // PREFETCH-NEXT:     xsplit_gemm.blockwise_load %b[%[[N2]], %{{.*}}] to %b_next
@@ -208,23 +216,39 @@
 // PREFETCH-NEXT:   }
 // PREFETCH-NEXT:   gpu.barrier
 // PREFETCH-NEXT: }
+// PREFETCH-NEXT: %[[RAGGED:.*]] = arith.cmpi ult, %[[KL]], %[[KE]] : index
+// PREFETCH-NEXT: scf.if %[[RAGGED]] {
+// PREFETCH-NEXT:   xsplit_gemm.blockwise_copy %a[%{{.*}}, %[[KL]]] to %a_tile0 {{.*}}ragged}
+// PREFETCH-NEXT:   xsplit_gemm.blockwise_copy %b[%[[KL]], %{{.*}}] to %b_tile0
+// PREFETCH-NEXT:   gpu.barrier
+// PREFETCH-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0
+// PREFETCH-NEXT: }
 // PREFETCH-NOT:  gpu.barrier
+// PREFETCH:      xsplit_gemm.threadwise_write %acc to %c[%{{.*}}, %{{.*}}] {strides = array<i64: 8, 64>, merge = "atomic", group = 4 : i64}
 
-// The loads go into the registers, masked (zero outside A), in the copy's
-// order; the stores take them out in the same order, A's transposed.
+// In the loop the loads go into the registers masked only along M (zero
+// outside A), A's four K in one vector; the stores take them out in the same
+// order, A's transposed.
 // PREFETCH-BLOCK:      scf.for %k0
-// PREFETCH-BLOCK:      %[[V:.*]] = scf.if %{{.*}} -> (f32) {
-// PREFETCH-BLOCK-NEXT:   %{{.*}} = memref.load %a[%{{.*}}, %{{.*}}] : memref<20x997xf32>
+// PREFETCH-BLOCK:      %[[V:.*]], %{{.*}}, %{{.*}}, %{{.*}} = scf.if %{{.*}} -> (f32, f32, f32, f32) {
+// PREFETCH-BLOCK-NEXT:   %{{.*}} = vector.load %a[%{{.*}}, %{{.*}}] : memref<20x997xf32>, vector<4xf32>
 // PREFETCH-BLOCK:      } else {
 // PREFETCH-BLOCK-NEXT:   %[[Z:.*]] = arith.constant 0.000000e+00 : f32
-// PREFETCH-BLOCK-NEXT:   scf.yield %[[Z]] : f32
+// PREFETCH-BLOCK-NEXT:   scf.yield %[[Z]], %[[Z]], %[[Z]], %[[Z]] : f32, f32, f32, f32
 // PREFETCH-BLOCK-NEXT: }
-// PREFETCH-BLOCK:      memref.store %[[V]], %a_next[%{{.*}}, %{{.*}}] : memref<4x1xf32, #gpu.address_space<private>>
+// PREFETCH-BLOCK:      memref.store %[[V]], %a_next[%{{.*}}, %{{.*}}] : memref<1x4xf32, #gpu.address_space<private>>
 // PREFETCH-BLOCK:      %[[W:.*]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<997x64xf32>, vector<4xf32>
 // PREFETCH-BLOCK:      memref.store %{{.*}}, %b_next[%{{.*}}, %{{.*}}] : memref<2x4xf32, #gpu.address_space<private>>
 // PREFETCH-BLOCK:      xsplit_gemm.threadwise_read %a_tile0
-// PREFETCH-BLOCK:      %[[R:.*]] = memref.load %a_next[%{{.*}}, %{{.*}}] : memref<4x1xf32, #gpu.address_space<private>>
-// PREFETCH-BLOCK-NEXT: memref.store %[[R]], %a_tile1[%{{.*}}, %{{.*}}] : memref<16x34xf32, #gpu.address_space<workgroup>>
+// PREFETCH-BLOCK:      %[[R:.*]] = memref.load %a_next[%{{.*}}, %{{.*}}] : memref<1x4xf32, #gpu.address_space<private>>
+// PREFETCH-BLOCK:      memref.store %[[R]], %a_tile1[%{{.*}}, %{{.*}}] : memref<16x34xf32, #gpu.address_space<workgroup>>
+// After the loop, the ragged step's A vectors load at min(k, 997 - 4): the
+// one straddling K's end ends at it and its element moves down by 3 (997 =
+// 249 x 4 + 1); one past the end is zeros.
+// PREFETCH-BLOCK:      %[[AT:.*]] = arith.minui %{{.*}}, %{{.*}} : index
+// PREFETCH-BLOCK:      vector.load %a[%{{.*}}, %[[AT]]] : memref<20x997xf32>, vector<4xf32>
+// PREFETCH-BLOCK:      %[[E:.*]] = arith.select %{{.*}}, %[[L3:.*]], %{{.*}} : f32
+// PREFETCH-BLOCK-NEXT: %{{.*}} = arith.select %{{.*}}, %{{.*}}, %[[E]] : f32
 
 
 // stages=2 prefetch=lds on gfx942: direct-to-LDS loads into unpadded tiles.

@@ -1,0 +1,82 @@
+"""gfx942's forms of the own GEMM kernel, run in the SPMD simulator against
+numpy: rows that are not whole 16-byte vectors (odd K or N) loaded 16
+bytes at a time (`ragged` copies: the vector straddling a row's end loads
+ending at it, shifted down), the ragged last K step peeled out of the
+register-prefetched loop (in a chunk with whole steps before it, and in
+one that holds only the ragged step), each thread's columns in runs of 4,
+and K-packed B slices of 8 columns. Also the ISA reader's loops."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.helpers.gemm_kernel import check
+from xsplit.bench.machine_code import (
+    _innermost_natural_loop,
+    _math_per_barrier_natural,
+    _natural_loops,
+)
+
+SMALL = "tile=16,16,8 threads=4,4"
+
+
+@pytest.mark.parametrize("stages", [1, 2])
+def test_ragged_rows_f32(stages: int) -> None:
+    # K = 101 and N = 37: neither A's nor B's rows are whole vectors of 4.
+    # Three chunks of 40: the last holds whole steps, then the ragged one.
+    text = check(21, 37, 101, f"target=gfx942 chunks=3 stages={stages} {SMALL}", seed=3)
+    assert re.search(r"vector\.load %a\[", text) and re.search(r"vector\.load %b\[", text)
+    assert "arith.minui" in text  # the straddling vector loads ending at the row's end
+
+
+def test_ragged_step_alone_in_its_chunk() -> None:
+    # K = 13 in two chunks of 8: the second chunk is only the ragged step
+    # (its loop runs no step; the prologue's copy is redone by the peel).
+    check(9, 10, 13, f"target=gfx942 chunks=2 stages=2 {SMALL}", seed=4)
+
+
+def test_ragged_rows_f16_fma() -> None:
+    # 16-bit rows of odd K and N in vectors of 8 halves, FMAs (mma=none).
+    options = "target=gfx942 chunks=2 stages=2 mma=none tile=16,16,16 threads=4,4"
+    text = check(19, 27, 77, options, seed=5, element="f16")
+    assert re.search(r"vector\.load %a\[.*vector<8xf16>", text)
+
+
+def test_kpacked_slices_of_eight_columns() -> None:
+    # MFMA 16x16x16 on one wavefront: B's K-packed slices are 4 K x 8
+    # columns (four 16-byte loads), ragged along N = 37.
+    options = "target=gfx942 chunks=2 stages=2 tile=64,64,64 warps=1,1"
+    text = check(20, 37, 101, options, seed=6, element="f16")
+    assert re.search(r"vector\.load %b\[.*vector<8xf16>", text)
+    assert "amdgpu.mfma" in text
+
+
+LISTING = """mm:
+	s_load_dwordx4 s[0:3], s[0:1], 0x0
+	s_branch .LBB0_2
+.LBB0_1:
+	global_atomic_add_f32 v1, v2, s[0:1]
+	s_endpgm
+.LBB0_2:
+	v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[0:1]
+	s_barrier
+	s_cbranch_scc1 .LBB0_1
+	v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[0:1]
+	s_branch .LBB0_2
+""".splitlines()
+
+
+def test_natural_loops_in_amd_layout() -> None:
+    """LLVM lays the loop's exit block out before the loop: the branch to
+    it is backward in the text, but no loop (its target does not dominate
+    it); the loop is the header's block and the latch."""
+    label, branch = r"(\.LBB\d+_\d+):", r"s_c?branch\w*\s+(\.LBB\d+_\d+)"
+    loops = _natural_loops(LISTING, label, branch, r"\bs_branch\b", r"\bs_endpgm\b")
+    assert len(loops) == 1
+    body = _innermost_natural_loop(loops, LISTING, r"v_pk_fma")
+    assert [x.split()[0] for x in body] == [
+        ".LBB0_2:", "v_pk_fma_f32", "s_barrier", "s_cbranch_scc1", "v_pk_fma_f32", "s_branch"
+    ]  # fmt: skip
+    assert _math_per_barrier_natural(loops, LISTING, r"v_pk_fma", r"s_barrier") == 2.0
