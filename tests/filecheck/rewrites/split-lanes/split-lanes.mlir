@@ -76,13 +76,12 @@ func.func @left_alone(%a: tensor<1x1024xf32>, %b: tensor<1024x64xf32>, %c: tenso
 // -----
 
 // target=device: the op's own device. An AVX2 llvm-cpu device's product
-// gets 8 lanes, its vector width, whatever the host's (a module with
-// devices is printed as its carried ops allow: generic here).
+// gets 8 lanes, its vector width, whatever the host's.
 // CHECK-LABEL: one_device
 // DEVICE-LABEL: one_device
-// DEVICE:         "flow.dispatch.workgroups"
-// DEVICE:           "tensor.empty"() : () -> tensor<64x8xf32>
-// DEVICE:           "math.fma"
+// DEVICE:         flow.dispatch.workgroups
+// DEVICE:           tensor.empty() : tensor<64x8xf32>
+// DEVICE:           math.fma
 // DEVICE-REMARK: remark: on @dev_a (llvm-cpu): split-lanes: K = 1024 as 128 steps of 8 lanes
 module attributes {stream.affinity.default = #hal.device.affinity<@dev_a>} {
   util.global private @dev_a = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {cpu = "", cpu_features = "+avx,+avx2,+fma", data_layout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128", iree.encoding.resolver = #iree_cpu.cpu_encoding_resolver<>, max_stack_allocation_size = 32768 : i64, native_vector_size = 32 : i64, target_triple = "x86_64-unknown-unknown-eabi-elf"}>]> : !hal.device
