@@ -81,14 +81,20 @@ def test_the_defaults_are_the_tables(
 
 
 def test_f16_rows_that_are_not_whole_vectors_go_through_registers() -> None:
-    # cp.async cannot copy 2 bytes: an f16 K of 1001 leaves A's rows ragged;
-    # A goes through registers, B (N = 256, whole vectors) still by cp.async.
+    # cp.async cannot copy 2 bytes: an f16 K of 1001 leaves A's rows starting
+    # 2 bytes into a word; A goes through registers, B (N = 256) still by cp.async.
     assert GEMM_TILES[("sm_80", "f16", LARGE)].stages == 2
     ragged = gridwise(256, 256, 1001, "target=sm_80", "f16")
     assert ragged.stage_count == 2 and ragged.register_prefetch is not None
     assert ragged.async_b is not None
-    both = gridwise(256, 250, 1001, "target=sm_80", "f16")
+    both = gridwise(256, 251, 1001, "target=sm_80", "f16")
     assert both.register_prefetch is not None and both.async_b is None
+    # An even N: B by cp.async of 4-byte pairs (a row starts on a word).
+    pairs = gridwise(256, 250, 1001, "target=sm_80", "f16")
+    assert pairs.register_prefetch is not None and pairs.async_b is not None
+    # K and N even: both by cp.async, none through registers.
+    even = gridwise(256, 250, 1002, "target=sm_80", "f16")
+    assert even.stage_count == 2 and even.register_prefetch is None
     aligned = gridwise(256, 256, 1024, "target=sm_80", "f16")
     assert aligned.stage_count == 2 and aligned.register_prefetch is None
 

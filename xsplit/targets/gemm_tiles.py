@@ -180,8 +180,8 @@ def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTile
         GEMM_TILES.get((target.name, "f32", cls)) or GEMM_TILES[("sm_80", "f32", cls)],
     )
     cuda = target.backend == "cuda"
-    if cuda and sixteen and k % 8 and entry.stages == 2:
-        return RAGGED_F16 if n % 8 else RAGGED_K_F16
+    if cuda and sixteen and (k % 2 or n % 2) and entry.stages == 2:
+        return RAGGED_F16 if n % 2 else RAGGED_K_F16
     return entry
 
 

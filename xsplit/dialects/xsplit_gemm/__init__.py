@@ -55,6 +55,7 @@ from xsplit.dialects.xsplit_gemm.blockwise import (
 from xsplit.dialects.xsplit_gemm.common import (
     MERGES,
     WAVE,
+    async_width,
     chunk_count,
     chunk_size,
     memory_space,
@@ -132,6 +133,7 @@ __all__ = [
     "ThreadwiseWriteFragmentsOp",
     "ThreadwiseWriteOp",
     "XsplitGemm",
+    "async_width",
     "chunk_count",
     "chunk_size",
     "memory_space",

@@ -32,6 +32,7 @@ from xsplit.dialects.fragments import INTRINSICS, Intrinsic
 from xsplit.dialects.xsplit_gemm.common import (
     MERGES,
     REDUCE_METHODS,
+    async_width,
     chunk_count,
     chunk_size,
     gather_refusal,
@@ -82,10 +83,10 @@ class GridwiseGemmOp(IRDLOperation):
     registers before the multiply and stored into the idle buffers after it
     (gfx942, which has no `cp.async`)."""
     async_b = opt_prop_def(UnitAttr)
-    """With `register_prefetch`, B (whose rows are whole 16-byte vectors)
-    is staged with 16-byte asynchronous copies instead, straight into the
+    """With `register_prefetch`, B (whose rows are whole copies of 4, 8 or
+    16 bytes) is staged with asynchronous copies instead, straight into the
     idle pair; only A goes through registers (sm_80 and later, where A's
-    rows of 16-bit elements are not whole vectors)."""
+    rows of 16-bit elements are of an odd length)."""
     direct_to_lds = opt_prop_def(UnitAttr)
     """With 2 stages, double-buffer with direct-to-LDS loads
     (`blockwise_gather`, `amdgpu.gather_to_lds` on gfx942): the next step's
@@ -256,11 +257,11 @@ class GridwiseGemmOp(IRDLOperation):
         )
         if self.async_b is not None:
             need(self.register_prefetch is not None, self, "async_b goes with register_prefetch")
-            vec = 16 * 8 // self.b.type.element_type.bitwidth  # type: ignore[attr-defined]
+            bits = self.b.type.element_type.bitwidth  # type: ignore[attr-defined]
             need(
-                n % vec == 0 and tn % vec == 0 and (tk * tn // vec) % t == 0,
+                async_width(bits, n, (tk, tn), t) > 0,
                 self,
-                f"async_b needs B's rows in whole 16-byte vectors of {vec} that the threads divide",
+                "async_b needs B's rows in copies of 4, 8 or 16 bytes that the threads divide",
             )
         if self.direct_to_lds is not None:
             need(
@@ -274,12 +275,12 @@ class GridwiseGemmOp(IRDLOperation):
                 why = gather_refusal(v, (rows, cols), t)
                 need(why is None, self, f"direct_to_lds cannot copy {name}: {why}")
         if async_copies and self.a.type.element_type.bitwidth == 16:  # type: ignore[attr-defined]
-            # 2 bytes is below cp.async's 4: only whole 16-byte vectors copy.
+            # 2 bytes is below cp.async's 4: rows copy in pairs at least.
             need(
-                k % 8 == 0 and n % 8 == 0 and (tm * tk // 8) % t == 0 and (tk * tn // 8) % t == 0,
+                async_width(16, k, (tm, tk), t) > 0 and async_width(16, n, (tk, tn), t) > 0,
                 self,
-                "stages 2 with 16-bit elements needs K and N in whole vectors of 8 that the "
-                "threads divide (cp.async copies 4 bytes at least)",
+                "stages 2 with 16-bit elements needs K and N even, in copies of 2, 4 or 8 that "
+                "the threads divide (cp.async copies 4 bytes at least)",
             )
         need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
         if self.mma is not None:

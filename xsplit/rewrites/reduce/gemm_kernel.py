@@ -68,6 +68,7 @@ from xsplit.dialects.fragments import intrinsic_for
 from xsplit.dialects.xsplit_gemm import (
     GridwiseGemmOp,
     MergePartialsOp,
+    async_width,
     chunk_count,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Option, Pass, Pattern, Remark, positive, where
@@ -421,10 +422,21 @@ def lower_matmul(
     fn.erase()
 
 
+def _copy_threads(a, b, threads, warps, mma, tgt) -> int:
+    """The threads that share a copy: with tensor cores, the warps' lanes."""
+    t = threads[0] * threads[1]
+    if mma == "auto":
+        elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
+        intr = intrinsic_for(tgt.name, elements.pop()) if len(elements) == 1 else None
+        if intr is not None and len(warps) == 2:
+            t = warps[0] * warps[1] * intr.lanes
+    return t
+
+
 def _async_copies_fit(a, b, tile, threads, warps, mma, k_major, tgt) -> bool:
     """Whether cp.async can stage A and B: 4-byte elements always (one copy
-    of 4 bytes each where rows are not whole vectors); 16-bit ones only in
-    whole 16-byte vectors (K and N multiples of 8, that the threads divide)."""
+    of 4 bytes each where rows are not whole vectors); 16-bit ones in
+    copies of 4, 8 or 16 bytes (K and N even, the threads dividing them)."""
     if a.type.element_type.bitwidth != 16:  # type: ignore[attr-defined]
         return True
     if k_major:
@@ -432,32 +444,22 @@ def _async_copies_fit(a, b, tile, threads, warps, mma, k_major, tgt) -> bool:
     k = a.type.get_shape()[1]  # type: ignore[attr-defined]
     n = b.type.get_shape()[1]  # type: ignore[attr-defined]
     tm, tn, tk = tile
-    t = threads[0] * threads[1]
-    if mma == "auto":
-        elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
-        intr = intrinsic_for(tgt.name, elements.pop()) if len(elements) == 1 else None
-        if intr is not None and len(warps) == 2:
-            t = warps[0] * warps[1] * intr.lanes
+    t = _copy_threads(a, b, threads, warps, mma, tgt)
     if t <= 0 or min(tile) <= 0:  # refused later, in the options' words
         return True
-    return k % 8 == 0 and n % 8 == 0 and (tm * tk // 8) % t == 0 and (tk * tn // 8) % t == 0
+    return async_width(16, k, (tm, tk), t) > 0 and async_width(16, n, (tk, tn), t) > 0
 
 
 def _b_async_fits(a, b, tile, threads, warps, mma, tgt) -> bool:
-    """Whether B alone can be staged by 16-byte cp.async: N in whole
-    vectors, and the threads dividing B's tile in them."""
-    vec = 128 // b.type.element_type.bitwidth  # type: ignore[attr-defined]
+    """Whether B alone can be staged by cp.async (4, 8 or 16 bytes a copy):
+    N even, and the threads dividing B's tile in such copies."""
+    bits = b.type.element_type.bitwidth  # type: ignore[attr-defined]
     n = b.type.get_shape()[1]  # type: ignore[attr-defined]
     _, tn, tk = tile
-    t = threads[0] * threads[1]
-    if mma == "auto":
-        elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
-        intr = intrinsic_for(tgt.name, elements.pop()) if len(elements) == 1 else None
-        if intr is not None and len(warps) == 2:
-            t = warps[0] * warps[1] * intr.lanes
+    t = _copy_threads(a, b, threads, warps, mma, tgt)
     if t <= 0 or min(tile) <= 0:
         return False
-    return n % vec == 0 and tn % vec == 0 and (tk * tn // vec) % t == 0
+    return async_width(bits, n, (tk, tn), t) > 0
 
 
 def _buffering(stages: int, register_prefetch: bool, direct_to_lds: bool) -> str:

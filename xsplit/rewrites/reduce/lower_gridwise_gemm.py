@@ -76,6 +76,7 @@ from xsplit.dialects.xsplit_gemm import (
     ThreadwiseReadTileOp,
     ThreadwiseWriteFragmentsOp,
     ThreadwiseWriteOp,
+    async_width,
     register_shape,
     swizzle_fits,
 )
@@ -133,6 +134,16 @@ def vector_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
     row_length = src.type.get_shape()[1]  # type: ignore[attr-defined]
     fits = row_length % width == 0 and cols % width == 0
     return width if fits and (rows * cols // width) % threads == 0 else 1
+
+
+def async_copy_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
+    """Elements per cp.async (sm_80, sm_90): 16, 8 or 4 bytes, the widest
+    that every row's copies start aligned for (`async_width`); 4-byte f32
+    elements one by one where none is wider. Pairs of halves on even rows
+    are what keep a 16-bit operand asynchronous when its rows are not whole
+    16-byte vectors."""
+    bits = src.type.element_type.bitwidth  # type: ignore[attr-defined]
+    return async_width(bits, src.type.get_shape()[1], (rows, cols), threads) or 1  # type: ignore[attr-defined]
 
 
 def fragment_conflict(frag: Fragment, lanes: int, row_length: int, element_size: int) -> int:
@@ -355,6 +366,7 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     elif op.stage_count == 2 and op.direct_to_lds is not None:
         acc = _direct_to_lds(kb, op, tid, m0, n0, k_begin, k_end)
     elif op.stage_count >= 2:
+        wa, wb = async_copy_width(op.a, tm, tk, threads), async_copy_width(op.b, tk, tn, threads)
         acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
     else:
         a_tile = kb.alloc(a_tile_shape(op), WORKGROUP, "a_tile", element(op.a))
@@ -482,7 +494,7 @@ def _register_prefetched(
     k_first = kb.c(k_begin)
     kb.insert(BlockwiseCopyOp(op.a, m0, k_first, a[0], tid, (tm, tk), threads, k_major, wa, **la))  # type: ignore[arg-type]
     if async_b:
-        sb = lb["swizzle"]
+        sb, wb = lb["swizzle"], async_copy_width(op.b, tk, tn, threads)
         b_first = BlockwiseAsyncCopyOp(op.b, k_first, n0, b[0], tid, (tk, tn), threads, False, wb, sb)
         first = kb.insert(b_first).results[0]
         kb.async_wait(first, 0)
