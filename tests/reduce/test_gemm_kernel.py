@@ -452,6 +452,23 @@ def test_tensor_cores_cp_async_of_pairs_and_quads(k: int, n: int, width: str) ->
     assert widths and set(widths) == {width}, widths
 
 
+@pytest.mark.parametrize(
+    ("n", "k", "element", "merge"),
+    [(21, 101, "f16", "atomic"), (24, 203, "f16", "deterministic"), (19, 96, "bf16", "store")],
+)
+def test_odd_rows_padded_first(n: int, k: int, element: str, merge: str) -> None:
+    """16-bit rows of an odd length (K, N or both) are first widened to
+    whole 16-byte vectors by `pad_rows` kernels (zeros past the row), and
+    the GEMM stages the copies by cp.async: the host's program of kernels
+    gives C + A·B."""
+    chunks = 1 if merge == "store" else 3
+    options = f"target=sm_80 chunks={chunks} merge={merge} {MMA_WIDE}"
+    text = check(37, n, k, options, seed=n + k, element=element)
+    pads = re.findall(r"func\.func @mm_pad_([ab])\(", text)
+    assert pads == [w for w, odd in (("a", k % 2), ("b", n % 2)) if odd]
+    assert "nvgpu.device_async_copy" in text and "%a_next" not in text
+
+
 @pytest.mark.parametrize("merge", ["atomic", "deterministic"])
 def test_tensor_cores_with_the_lanes_own_loads(merge: str) -> None:
     """Fragments read by each lane's loads at the places the intrinsic's

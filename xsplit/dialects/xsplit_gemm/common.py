@@ -198,6 +198,13 @@ def async_width(element_bits: int, row_length: int, sizes: tuple[int, int], thre
     return 0
 
 
+def aligned_length(length: int, element_bits: int) -> int:
+    """`length` elements rounded up to whole 16-byte vectors: the row length
+    `pad_rows` widens a source of rows cp.async cannot copy to."""
+    per = CHUNK_BYTES * 8 // element_bits
+    return -(-length // per) * per
+
+
 def intrinsic_of(op: IRDLOperation, name: StringAttr) -> Intrinsic:
     intr = INTRINSICS.get(name.data)
     need(intr is not None, op, f"mma must be one of {', '.join(INTRINSICS)}")

@@ -32,6 +32,7 @@ from xsplit.dialects.fragments import INTRINSICS, Intrinsic
 from xsplit.dialects.xsplit_gemm.common import (
     MERGES,
     REDUCE_METHODS,
+    aligned_length,
     async_width,
     chunk_count,
     chunk_size,
@@ -204,9 +205,20 @@ class GridwiseGemmOp(IRDLOperation):
         partials = self.merge_kind == "partials"
         need_static_memref(self, self.c, "C", 3 if partials else 2, None)
         (m, k), (k2, n) = shape_of(self.a), shape_of(self.b)
-        need(k == k2, self, f"A's K ({k}) and B's K ({k2}) must agree")
+        bits = self.a.type.element_type.bitwidth  # type: ignore[attr-defined]
+        # A's rows may be padded (`pad_rows`) to whole 16-byte vectors past
+        # B's K, and B's past C's N: the padding is zeros, or masked.
+        need(
+            k in (k2, aligned_length(k2, bits)),
+            self,
+            f"A's K ({k}) and B's K ({k2}) must agree, or A's rows be padded to whole vectors",
+        )
         c = shape_of(self.c)
-        need(c[-2:] == (m, n), self, f"C must be {m}x{n}")
+        need(
+            c[-2] == m and n in (c[-1], aligned_length(c[-1], bits)),
+            self,
+            f"C must be {m}x{n}, or B's rows C's padded to whole vectors",
+        )
         tm, tn, tk = self.tile_sizes
         thm, thn = self.thread_counts
         need(min(tm, tn, tk, thm, thn) > 0, self, "tile and threads must be positive")
@@ -352,6 +364,57 @@ class MergePartialsOp(IRDLOperation):
         need_static_memref(self, self.partials, "the partials", 3, None)
         need_static_memref(self, self.c, "C", 2, None)
         need(shape_of(self.partials)[1:] == shape_of(self.c), self, "partials and C must agree")
+        need(self.thread_count > 0, self, "threads must be positive")
+
+
+@irdl_op_definition
+class PadRowsOp(IRDLOperation):
+    """
+    `dst[i, j] = src[i, j]` where column j is inside `src`, else 0: `src`'s
+    rows widened to `dst`'s, so that every row of `dst` starts on a 16-byte
+    boundary and a GEMM kernel stages it with 16-byte `cp.async` (16-bit
+    rows of an odd length start 2 bytes into a word, which no `cp.async`
+    can copy). One thread per element of `dst`, counted along its rows,
+    `threads` per workgroup, the workgroups along grid x.
+    """
+
+    name = "xsplit_gemm.pad_rows"
+
+    src = operand_def(MemRefType)
+    dst = operand_def(MemRefType)
+    threads = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "$src `into` $dst attr-dict `:` type($src) `into` type($dst)"
+
+    def __init__(self, src: SSAValue, dst: SSAValue, threads: int):
+        super().__init__(operands=[src, dst], properties={"threads": IntegerAttr(threads, i64)})
+
+    @property
+    def thread_count(self) -> int:
+        return self.threads.value.data
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        rows, cols = shape_of(self.dst)
+        return (-(-rows * cols // self.thread_count), 1, 1)
+
+    @property
+    def block(self) -> tuple[int, int, int]:
+        return (self.thread_count, 1, 1)
+
+    def verify_(self) -> None:
+        need_static_memref(self, self.src, "the source", 2, None, f16=True)
+        need_static_memref(self, self.dst, "the destination", 2, None, f16=True)
+        need(
+            self.src.type.element_type == self.dst.type.element_type,  # type: ignore[attr-defined]
+            self,
+            "the destination must hold the source's element type",
+        )
+        (rows, cols), (rows2, cols2) = shape_of(self.src), shape_of(self.dst)
+        need(rows == rows2 and cols2 >= cols, self, "the destination's rows must be the source's, widened")
         need(self.thread_count > 0, self, "threads must be positive")
 
 

@@ -41,6 +41,8 @@ instead (`b_kpack`): a lane's four K of one column are one 64-bit read.
 
 `xsplit_gemm.merge_partials`: one thread per element of C, which adds the
 partials in chunk order to C's value (grid x along N, y along M).
+`xsplit_gemm.pad_rows`: one thread per element of the widened copy, which
+loads its source element (zero past the source's rows) and stores it.
 
 `xsplit_gemm.gridwise_gemm_reduce` (the fused GEMM + reduction): the same K
 loop, then `blockwise_reduce` in place of the write; with `mma` the C
@@ -72,6 +74,7 @@ from xsplit.dialects.xsplit_gemm import (
     GridwiseGemmReduceOp,
     MergePartialsOp,
     MergeReducedOp,
+    PadRowsOp,
     ThreadwiseFillOp,
     ThreadwiseReadTileOp,
     ThreadwiseWriteFragmentsOp,
@@ -599,6 +602,24 @@ def lower_merge(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def lower_pad(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, PadRowsOp)
+    kb = KernelBuilder(ir.b)
+    rows, cols = op.src.type.get_shape()  # type: ignore[attr-defined]
+    width = op.dst.type.get_shape()[1]  # type: ignore[attr-defined]
+    flat = kb.add(kb.mul(kb.block_id("x"), op.thread_count), kb.thread_id())
+    inside = kb.below(flat, rows * width) if (rows * width) % op.thread_count else None
+
+    def pad(body: KernelBuilder) -> None:
+        r, c = body.div(flat, width), body.rem(flat, width)
+        value = body.load_or_zero(op.src, [r, c], body.below(c, cols))
+        body.store(value, op.dst, [r, c])
+
+    kb.if_(inside, pad)
+    return []
+
+
 def c_tile_pad(frag: Fragment, lanes: int, threads_n: int, tile_n: int) -> int:
     """Words of padding per row of the tensor-core epilogue's C tile: the
     fewest bank conflicts of the warps' fragment stores and the threads'
@@ -698,10 +719,17 @@ LOWER_MERGE = Pattern(
     rewrite=lower_merge,
 )
 
+LOWER_PAD = Pattern(
+    name="lower-pad-rows",
+    doc="widening a source's rows to whole vectors becomes one thread per element of the copy",
+    root=PadRowsOp,
+    rewrite=lower_pad,
+)
+
 LOWER_GRIDWISE_GEMM = Pass(
     "lower-gridwise-gemm",
     "Lowers xsplit_gemm's gridwise ops to blockwise and threadwise ops on GPU ids.",
-    [LOWER_GRIDWISE, LOWER_MERGE, LOWER_GRIDWISE_REDUCE, LOWER_MERGE_REDUCED],
+    [LOWER_GRIDWISE, LOWER_MERGE, LOWER_GRIDWISE_REDUCE, LOWER_MERGE_REDUCED, LOWER_PAD],
 )
 
 __all__ = ["LOWER_GRIDWISE_GEMM"]
