@@ -102,15 +102,17 @@ def test_f16_rows_that_are_not_whole_vectors_go_through_registers() -> None:
 
 def test_odd_f16_rows_are_padded_to_whole_vectors() -> None:
     # By default the odd rows are first widened (pad_rows): the GEMM reads A
-    # of K 1008 and B of N 256 (whole 16-byte rows) and stages both by
-    # cp.async, with the table's entry for the padded shape.
+    # in rows of 1008 and B in rows of 256 (whole 16-byte rows; its K is
+    # still B's 1001) and stages both by cp.async, with the table's entry for
+    # the padded shape.
     op = gridwise(256, 251, 1001, "target=sm_80", "f16")
-    assert op.mnk == (256, 256, 1008) and shape_of(op.b) == (1001, 256)
+    assert op.mnk == (256, 256, 1001) and shape_of(op.a) == (256, 1008)
     assert op.stage_count == 2 and op.register_prefetch is None
     assert op.tile_sizes == GEMM_TILES[("sm_80", "f16", LARGE)].tile
     # Only the odd one: K odd, N whole.
     op = gridwise(256, 256, 1001, "target=sm_80", "f16")
-    assert op.mnk == (256, 256, 1008) and shape_of(op.b) == (1001, 256)
+    assert op.mnk == (256, 256, 1001) and shape_of(op.a) == (256, 1008)
+    assert shape_of(op.b) == (1001, 256)
     # Not on gfx942 (no cp.async to serve), nor for f32 (4-byte copies).
     assert gridwise(256, 251, 1001, "target=gfx942", "f16").mnk == (256, 251, 1001)
     assert gridwise(256, 251, 1001, "target=sm_80", "f32").mnk == (256, 251, 1001)

@@ -205,6 +205,21 @@ def aligned_length(length: int, element_bits: int) -> int:
     return -(-length // per) * per
 
 
+def front_pad(k: int, chunks: int, step_k: int, element_bits: int) -> int:
+    """Zeros `pad_rows` puts before each row of A for a K loop whose steps
+    end at each chunk's end (`residue_first`): its steps start r mod tk
+    into K, r = K - (chunks - 1) * chunk_k, and f = -r mod (a 16-byte
+    vector) places every step's first K on a vector of the padded row."""
+    per = CHUNK_BYTES * 8 // element_bits
+    r = k - (chunks - 1) * chunk_size(k, chunks, step_k)
+    return -r % per
+
+
+def padded_a_length(k: int, chunks: int, step_k: int, element_bits: int) -> int:
+    """A padded row's length: the front zeros, K, and zeros to a whole vector."""
+    return aligned_length(k + front_pad(k, chunks, step_k, element_bits), element_bits)
+
+
 def intrinsic_of(op: IRDLOperation, name: StringAttr) -> Intrinsic:
     intr = INTRINSICS.get(name.data)
     need(intr is not None, op, f"mma must be one of {', '.join(INTRINSICS)}")

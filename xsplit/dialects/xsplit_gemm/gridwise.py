@@ -34,6 +34,7 @@ from xsplit.dialects.xsplit_gemm.common import (
     REDUCE_METHODS,
     aligned_length,
     async_width,
+    padded_a_length,
     chunk_count,
     chunk_size,
     gather_refusal,
@@ -178,8 +179,9 @@ class GridwiseGemmOp(IRDLOperation):
 
     @property
     def mnk(self) -> tuple[int, int, int]:
-        m, k = shape_of(self.a)
-        return m, shape_of(self.b)[1], k
+        # K is B's rows: A's may be padded past it (`pad_rows`).
+        k, n = shape_of(self.b)
+        return shape_of(self.a)[0], n, k
 
     @property
     def chunk_k(self) -> int:
@@ -206,12 +208,26 @@ class GridwiseGemmOp(IRDLOperation):
         need_static_memref(self, self.c, "C", 3 if partials else 2, None)
         (m, k), (k2, n) = shape_of(self.a), shape_of(self.b)
         bits = self.a.type.element_type.bitwidth  # type: ignore[attr-defined]
-        # A's rows may be padded (`pad_rows`) to whole 16-byte vectors past
-        # B's K, and B's past C's N: the padding is zeros, or masked.
+        tm, tn, tk = self.tile_sizes
+        # A's rows may be padded (`pad_rows`: zeros before, `front_pad`, and
+        # after, to whole 16-byte vectors) for the cp.async loop, and B's
+        # past C's N: the padding is zeros, or masked.
+        padded_a = k != k2
+        want = padded_a_length(k2, self.chunk_count, tk, bits) if min(tk, self.chunk_count) > 0 else k2
         need(
-            k in (k2, aligned_length(k2, bits)),
+            not padded_a or k == want,
             self,
-            f"A's K ({k}) and B's K ({k2}) must agree, or A's rows be padded to whole vectors",
+            f"A's K ({k}) and B's K ({k2}) must agree, or A's rows be padded to {want}",
+        )
+        need(
+            not padded_a
+            or (
+                self.stage_count >= 2
+                and self.register_prefetch is None
+                and self.direct_to_lds is None
+            ),
+            self,
+            "a padded A is staged by cp.async: stages 2 to 4, no register_prefetch or direct_to_lds",
         )
         c = shape_of(self.c)
         need(
@@ -219,7 +235,6 @@ class GridwiseGemmOp(IRDLOperation):
             self,
             f"C must be {m}x{n}, or B's rows C's padded to whole vectors",
         )
-        tm, tn, tk = self.tile_sizes
         thm, thn = self.thread_counts
         need(min(tm, tn, tk, thm, thn) > 0, self, "tile and threads must be positive")
         need(
@@ -370,8 +385,8 @@ class MergePartialsOp(IRDLOperation):
 @irdl_op_definition
 class PadRowsOp(IRDLOperation):
     """
-    `dst[i, j] = src[i, j]` where column j is inside `src`, else 0: `src`'s
-    rows widened to `dst`'s, so that every row of `dst` starts on a 16-byte
+    `dst[i, j] = src[i, j - front]` where that column is inside `src`, else
+    0: `src`'s rows widened to `dst`'s, so that every row of `dst` starts on a 16-byte
     boundary and a GEMM kernel stages it with 16-byte `cp.async` (16-bit
     rows of an odd length start 2 bytes into a word, which no `cp.async`
     can copy). One thread per element of `dst`, counted along its rows,
@@ -383,14 +398,23 @@ class PadRowsOp(IRDLOperation):
     src = operand_def(MemRefType)
     dst = operand_def(MemRefType)
     threads = prop_def(IntegerAttr)
+    front = opt_prop_def(IntegerAttr)
+    """Zeros before each row: `dst[i, j] = src[i, j - front]` (0 when absent)."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     assembly_format = "$src `into` $dst attr-dict `:` type($src) `into` type($dst)"
 
-    def __init__(self, src: SSAValue, dst: SSAValue, threads: int):
-        super().__init__(operands=[src, dst], properties={"threads": IntegerAttr(threads, i64)})
+    def __init__(self, src: SSAValue, dst: SSAValue, threads: int, front: int = 0):
+        props = {"threads": IntegerAttr(threads, i64)}
+        if front:
+            props["front"] = IntegerAttr(front, i64)
+        super().__init__(operands=[src, dst], properties=props)
+
+    @property
+    def front_count(self) -> int:
+        return 0 if self.front is None else self.front.value.data
 
     @property
     def thread_count(self) -> int:
@@ -414,7 +438,11 @@ class PadRowsOp(IRDLOperation):
             "the destination must hold the source's element type",
         )
         (rows, cols), (rows2, cols2) = shape_of(self.src), shape_of(self.dst)
-        need(rows == rows2 and cols2 >= cols, self, "the destination's rows must be the source's, widened")
+        need(
+            rows == rows2 and cols2 >= cols + self.front_count and self.front_count >= 0,
+            self,
+            "the destination's rows must be the source's, widened",
+        )
         need(self.thread_count > 0, self, "threads must be positive")
 
 

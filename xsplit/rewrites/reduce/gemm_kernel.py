@@ -72,6 +72,8 @@ from xsplit.dialects.xsplit_gemm import (
     aligned_length,
     async_width,
     chunk_count,
+    front_pad,
+    padded_a_length,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Option, Pass, Pattern, Remark, positive, where
 from xsplit.targets.gemm_tiles import WORKGROUP_MEMORY, element_name, gemm_tiles
@@ -347,7 +349,8 @@ def lower_matmul(
         stages = table.stages if a_layout == "m" else 1
     if stages < 2:
         pads = ()
-    k, n_rows = (k_rows, n_rows) if pads else (k, n_)
+    if not pads:
+        k_rows, n_rows = k, n_
     if len(tile) != 3 or len(threads) != 2 or min(*tile, *threads) <= 0:
         raise XsplitError(
             "gemm-kernel: tile takes three positive sizes M,N,K and threads two counts M,N", op
@@ -355,6 +358,16 @@ def lower_matmul(
     chunks = chunk_count(k, min(chunks, -(-k // tile[2])), tile[2])
     merge = _merge(op, merge, chunks)
     k_major = a_layout == "k"
+    # A padded starts each row with the zeros that put the loop's K steps
+    # on whole vectors (`front_pad`); padding serves only where cp.async
+    # then copies both.
+    a_front = front_pad(k, chunks, tile[2], bits) if "a" in pads else 0
+    if "a" in pads:
+        k_rows = padded_a_length(k, chunks, tile[2], bits)
+    if pads and not _async_copies_fit(
+        a, b, (k_rows, n_rows), tile, threads, warps, mma, k_major, tgt
+    ):  # fmt: skip
+        pads, k_rows, n_rows, a_front = (), k, n_, 0
     # gfx942 has no cp.async. Its direct-to-LDS load (prefetch=lds) moves 4
     # bytes a lane into 64 consecutive words a wavefront; through registers
     # (the default) keeps 128-bit loads and padded tiles.
@@ -373,7 +386,8 @@ def lower_matmul(
     # have no cp.async (its 4 bytes would straddle two elements of a row
     # that starts 2 bytes in): their second stage goes through registers.
     by_registers = prefetch == "registers" or (
-        prefetch == "auto" and not _async_copies_fit(a, b, (k, n_rows), tile, threads, warps, mma, k_major, tgt)
+        prefetch == "auto"
+        and not _async_copies_fit(a, b, (k_rows, n_rows), tile, threads, warps, mma, k_major, tgt)
     )
     register_prefetch = stages == 2 and (
         (second_stage and prefetch != "lds") or (async_target and by_registers)
@@ -405,10 +419,11 @@ def lower_matmul(
     ia, ib, ic = (args.index(v) for v in (a, b, c))
     # The GEMM's A and B: the arguments, or their copies widened to whole
     # 16-byte rows (`pad_rows`), which the host allocates and fills first.
-    padded = {i: _memref(v.type) for i, v, w in ((ia, a, "a"), (ib, b, "b")) if w in pads}
-    for i, t in padded.items():
-        rows, cols = t.get_shape()
-        padded[i] = MemRefType(t.element_type, [rows, aligned_length(cols, t.element_type.bitwidth)])
+    padded = {
+        i: MemRefType(v.type.element_type, [v.type.get_shape()[0], length])  # type: ignore[attr-defined]
+        for i, v, w, length in ((ia, a, "a", k_rows), (ib, b, "b", n_rows))
+        if w in pads
+    }
     gemm_types = [padded.get(i, t) for i, t in enumerate(types)]
     new: list[Operation] = []
     steps: list[tuple[str, list]] = []  # the host's calls: kernel, arguments
@@ -422,7 +437,10 @@ def lower_matmul(
     for i, t in padded.items():
         which = "a" if i == ia else "b"
         kname = f"{name}_pad_{which}"
-        pad_body = lambda bld, vals: bld.insert(PadRowsOp(vals[0], vals[1], PAD_THREADS))  # noqa: E731
+        front = a_front if i == ia else 0
+        pad_body = lambda bld, vals, f=front: bld.insert(  # noqa: E731
+            PadRowsOp(vals[0], vals[1], PAD_THREADS, f)
+        )
         new.append(_kernel(kname, [types[i], t], [hints[i], f"{hints[i] or which}_padded"], pad_body, op))
         steps.append((kname, [("arg", i), ("pad", i)]))
     operands = [("pad", i) if i in padded else ("arg", i) for i in (ia, ib)]

@@ -80,6 +80,7 @@ from xsplit.dialects.xsplit_gemm import (
     ThreadwiseWriteFragmentsOp,
     ThreadwiseWriteOp,
     async_width,
+    front_pad,
     register_shape,
     swizzle_fits,
 )
@@ -354,9 +355,11 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     m0 = kb.mul(kb.block_id("y"), tm)
     n0 = kb.mul(kb.block_id("x"), tn)
     chunk = kb.block_id("z") if op.chunk_count > 1 else None
+    # cp.async's loop places its chunks itself (`residue_first`).
+    async_loop = op.stage_count >= 2 and op.register_prefetch is None and op.direct_to_lds is None
     k_begin: int | SSAValue = 0
     k_end: int | SSAValue = k
-    if chunk is not None:
+    if chunk is not None and not async_loop:
         k_begin = kb.mul(chunk, chunk_k)
         k_end = kb.add(k_begin, chunk_k)
         if chunk_k * op.chunk_count > k:  # the last chunk is short: its loop stops at K
@@ -370,7 +373,7 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         acc = _direct_to_lds(kb, op, tid, m0, n0, k_begin, k_end)
     elif op.stage_count >= 2:
         wa, wb = async_copy_width(op.a, tm, tk, threads), async_copy_width(op.b, tk, tn, threads)
-        acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
+        acc = _double_buffered(kb, op, tid, m0, n0, chunk, wa, wb)
     else:
         a_tile = kb.alloc(a_tile_shape(op), WORKGROUP, "a_tile", element(op.a))
         b_tile = kb.alloc(b_tile_shape(op), WORKGROUP, "b_tile", element(op.b))
@@ -395,8 +398,44 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def residue_first(kb: KernelBuilder, op: GridwiseGemmOp, chunk) -> tuple:
+    """The first K of a chunk's first step and the chunk's end, for a K
+    loop whose steps end at the chunk's end and whose ragged step, if any,
+    is the first (CUTLASS's residue first): the chunks end at K - (S - 1 -
+    z) * chunk_k, so that chunk 0 alone is short (r = K - (S - 1) *
+    chunk_k), and its first step starts ceil(r / tk) * tk - r before 0.
+    Only that step's copies (issued before the loop) reach outside K, at
+    negative indices, which their unsigned masks refuse; every copy in the
+    loop is inside K and is issued unmasked along it (`inside`)."""
+    _, _, k = op.mnk
+    tk = op.tile_sizes[2]
+    ck, s = op.chunk_k, op.chunk_count
+    r = k - (s - 1) * ck if chunk is not None else k
+    before = -(-r // tk) * tk - r
+    if chunk is None:
+        return -before, k
+    k_end = kb.add(kb.mul(chunk, ck), r)
+    return kb.select(kb.below(chunk, 1), -before, kb.sub(k_end, ck)), k_end
+
+
+def last_whole_step(kb: KernelBuilder, op: GridwiseGemmOp, chunk, k_end):
+    """Where the copies past a chunk's last step go with 3 or 4 stages (an
+    idle pair, never read; they keep the wait counts): the last step, a
+    whole one, or, where chunk 0 is one short step, the whole step [0, tk)
+    (K holds one: there are other chunks). None where K is shorter than
+    one step: then they repeat the masked first step."""
+    _, _, k = op.mnk
+    tk = op.tile_sizes[2]
+    if chunk is None:
+        return k - tk if k >= tk else None
+    last = kb.sub(k_end, tk)
+    if k - (op.chunk_count - 1) * op.chunk_k <= tk:
+        return kb.select(kb.below(chunk, 1), 0, last)
+    return last
+
+
 def _double_buffered(
-    kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin, k_end, wa: int, wb: int
+    kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, chunk, wa: int, wb: int
 ) -> SSAValue:
     """The K loop with `stages` tiles of A and of B and asynchronous copies
     (cp.async): the copies of step k + stages - 1 are in flight while the
@@ -419,23 +458,36 @@ def _double_buffered(
     threads = thm * thn
     stages = op.stage_count
     k_major = op.a_k_major is not None
+    k_begin, k_end = residue_first(kb, op, chunk)
+    # A padded by `pad_rows` holds K element k at column k + a_front.
+    k = op.mnk[2]
+    bits = op.a.type.element_type.bitwidth  # type: ignore[attr-defined]
+    padded = op.a.type.get_shape()[1] != k  # type: ignore[attr-defined]
+    a_front = front_pad(k, op.chunk_count, tk, bits) if padded else 0
     a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in range(stages)]
     b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in range(stages)]
     acc = _accumulator(kb, op)
     if stages > 2:  # the first K of the chunk's last step
-        last = kb.add(k_begin, kb.mul(kb.div(kb.sub(kb.sub(k_end, k_begin), 1), tk), tk))
+        last = last_whole_step(kb, op, chunk, k_end)
+        repeat_whole = last is not None
+        last = k_begin if last is None else last
     sa, sb = swizzles(op, "a"), swizzles(op, "b")
 
-    def copy(body: KernelBuilder, k0, buf: int) -> SSAValue:
+    def copy(body: KernelBuilder, k0, buf: int, whole: bool = True) -> SSAValue:
+        # A step after the first is inside K: A's columns, B's rows unmasked.
+        ia, ib = ((1,), (0,)) if whole else ((), ())
+        a_copy = BlockwiseAsyncCopyOp(
+            op.a, m0, body.c(body.add(k0, a_front)), a[buf], tid, (tm, tk), threads, k_major, wa,
+            sa, ia,
+        )  # fmt: skip
         k0 = body.c(k0)
-        a_copy = BlockwiseAsyncCopyOp(op.a, m0, k0, a[buf], tid, (tm, tk), threads, k_major, wa, sa)
         body.insert(a_copy)
-        b_copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb, sb)
+        b_copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb, sb, ib)
         return body.insert(b_copy).results[0]
 
-    first = copy(kb, k_begin, 0)
+    first = copy(kb, k_begin, 0, whole=False)
     for s in range(1, stages - 1):
-        copy(kb, kb.min(kb.add(k_begin, s * tk), last), s)
+        copy(kb, kb.min(kb.add(k_begin, s * tk), last), s, repeat_whole)
 
     def multiply(body: KernelBuilder, buf: int) -> None:
         _multiply(body, op, acc, a[buf], b[buf], tid)
@@ -449,7 +501,7 @@ def _double_buffered(
             if stages == 2:
                 body.if_(body.below(ahead, k_end), lambda inner, at=ahead: copy(inner, at, to))
             else:
-                copy(body, body.min(ahead, last), to)
+                copy(body, body.min(ahead, last), to, repeat_whole)
             if buf == 0:
                 multiply(body, 0)
             else:
@@ -613,7 +665,9 @@ def lower_pad(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
 
     def pad(body: KernelBuilder) -> None:
         r, c = body.div(flat, width), body.rem(flat, width)
-        value = body.load_or_zero(op.src, [r, c], body.below(c, cols))
+        # Unsigned: columns before `front` wrap past the source's too.
+        at = body.sub(c, op.front_count)
+        value = body.load_or_zero(op.src, [r, at], body.below(at, cols))
         body.store(value, op.dst, [r, c])
 
     kb.if_(inside, pad)

@@ -117,7 +117,7 @@ func.func @padded_too_far(%a: memref<100x1008xf16>, %b: memref<997x72xf16>, %c: 
   xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 32>, threads = array<i64: 2, 64>, chunks = 4 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<100x1008xf16>, memref<997x72xf16>, memref<100x72xf32>
   func.return
 }
-// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op A's K (1008) and B's K (997) must agree, or A's rows be padded to whole vectors
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op A's K (1008) and B's K (997) must agree, or A's rows be padded to 1000
 
 // -----
 

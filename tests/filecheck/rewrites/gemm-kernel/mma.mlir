@@ -110,15 +110,16 @@
 // PARTIALS:   xsplit_gemm.threadwise_write_fragments %acc to %partials[%{{.*}}, %{{.*}}] lane %{{.*}} chunk %block_id_z {mma = "m16n8k16", merge = "partials"}
 
 // One-line diagnostics at the matmul for options the tensor cores cannot take.
-// WARPS:      mma.mlir:[[# @LINE + 23]]:3: error: gemm-kernel: the tile must be whole 16x8x16 blocks per warp (tile=32,64,16, warps=4,1: 128 threads)
-// WARPS0:     mma.mlir:[[# @LINE + 22]]:3: error: gemm-kernel: warps takes two positive counts M,N
+// WARPS:      mma.mlir:[[# @LINE + 24]]:3: error: gemm-kernel: the tile must be whole 16x8x16 blocks per warp (tile=32,64,16, warps=4,1: 128 threads)
+// WARPS0:     mma.mlir:[[# @LINE + 23]]:3: error: gemm-kernel: warps takes two positive counts M,N
 // K = 997 is not whole 16-byte vectors of halves: with pad=none A goes through
 // registers, B (N = 64) by cp.async; by default a first kernel copies A into
-// rows of 1000 (whole vectors, zeros past K) and the GEMM stages both by cp.async.
+// rows of 1000 (3 zeros, A's row, zeros: whole vectors, and each K step, which
+// starts 3 before a multiple of 64, on one) and the GEMM stages both by cp.async.
 // ASYNC16:    mma.mlir:[[# @LINE + 18]]:3: remark: gemm-kernel: on sm_80, 64x64 C tiles over 1 K chunk of 1024 (grid 1x1x1, 128 threads, K steps of 64, double-buffered through registers (B with cp.async), tensor cores (m16n8k16)); merge store
 // PAD:        mma.mlir:[[# @LINE + 17]]:3: remark: gemm-kernel: on sm_80, 64x64 C tiles over 1 K chunk of 1024 (grid 1x1x1, 128 threads, K steps of 64, double-buffered with cp.async, tensor cores (m16n8k16)); merge store; A's rows of 997 padded to 1000 first (0.08 MB moved)
 // PAD:        func.func @mm_pad_a(%a: memref<20x997xf16>, %a_padded: memref<20x1000xf16>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, gpu.known_grid_size = array<i32: 79, 1, 1>} {
-// PAD-NEXT:     xsplit_gemm.pad_rows %a into %a_padded {threads = 256 : i64} : memref<20x997xf16> into memref<20x1000xf16>
+// PAD-NEXT:     xsplit_gemm.pad_rows %a into %a_padded {threads = 256 : i64, front = 3 : i64} : memref<20x997xf16> into memref<20x1000xf16>
 // PAD:        func.func @mm_gemm(%a: memref<20x1000xf16>, %b: memref<997x64xf16>, %c: memref<20x64xf32>)
 // PAD-NEXT:     xsplit_gemm.gridwise_gemm %a, %b, %c {{.*}}stages = 2 : i64, mma = "m16n8k16"
 // PAD-NOT:      register_prefetch
