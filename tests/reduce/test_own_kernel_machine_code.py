@@ -44,7 +44,9 @@ def test_atomic_merge_is_relaxed(
         assert kernel.spill_bytes == 0, kernel.summary()
         assert kernel.system_scope == [], kernel.summary()
         assert kernel.cmpswap == 0, kernel.summary()
-        assert kernel.atomic_adds > 0, kernel.summary()
+        # The GEMM merges; the copies that pad odd f16 rows first (pad_rows) do not.
+        assert kernel.atomic_adds > 0 or kernel.name.startswith("mm_pad_"), kernel.summary()
+    assert any(not x.name.startswith("mm_pad_") for x in kernels)
 
 
 @pytest.mark.gpu_compile

@@ -19,14 +19,18 @@ and `gpu.known_grid_size`): each workgroup computes one C tile over one of
 `auto` is `store` for one chunk and `atomic` for more. `stages=2`
 double-buffers the staging: with asynchronous copies on sm_80 and sm_90
 (3 and 4 stages too), through registers (or, `prefetch=lds`, with
-direct-to-LDS loads) on gfx942. On sm_80 and sm_90 rows of f32 that are
-not whole 16-byte vectors (an odd K) are copied 4 bytes an element by
-cp.async (measured in the sm_90 SASS against a register-staged prefetch:
-74% FFMA against 77%, with nothing held in registers across the math);
-rows of 16-bit elements that are not whole vectors cannot be (cp.async
-moves 4 bytes at least, and such a row starts 2 bytes into a word): A
-goes through registers and B, where its rows are whole vectors, keeps
-cp.async (`async_b`); `prefetch=registers` forces registers for both.
+direct-to-LDS loads) on gfx942. On sm_80 and sm_90 each cp.async copies
+16, 8 or 4 bytes, the widest every row starts aligned for: rows of f32
+that are not whole 16-byte vectors (an odd K) go 4 bytes an element
+(measured in the sm_90 SASS against a register-staged prefetch: 74% FFMA
+against 77%, with nothing held in registers across the math), 16-bit rows
+of an even length in pairs or quads. 16-bit rows of an odd length start 2
+bytes into a word on every other row, which no cp.async can copy:
+`pad=auto` first copies such an A or B into rows of whole vectors
+(`xsplit_gemm.pad_rows`, a host function allocating the copies; sm_90
+SASS: 7-17% HMMA through registers, 47-48% padded); `pad=none` stages A
+through registers and B, where its rows allow, by cp.async (`async_b`);
+`prefetch=registers` forces registers for both.
 `tile`, `threads` and `stages` not given are the target's table's for the
 element type and output size (`xsplit/targets/gemm_tiles.py`). `mma=auto`
 multiplies on tensor cores where the target has an intrinsic for A and B's
