@@ -440,6 +440,37 @@ def test_tensor_cores_generated_cases() -> None:
         assert "nvgpu.mma.sync" in text
 
 
+@pytest.mark.parametrize(("k", "n", "width"), [(106, 42, "2"), (100, 44, "4")])
+def test_tensor_cores_cp_async_of_pairs_and_quads(k: int, n: int, width: str) -> None:
+    """f16 rows that are even but not whole 16-byte vectors (K and N of 2
+    or 4 mod 8) stay asynchronous: copies of 4 or 8 bytes, each starting on
+    its own alignment, into the same swizzled tiles; the last K step of a
+    chunk partly outside K, masked."""
+    options = f"target=sm_80 chunks=3 merge=atomic stages=2 {MMA_WIDE}"
+    text = check(37, n, k, options, seed=k, element="f16")
+    assert "nvgpu.device_async_copy" in text and "%a_next" not in text
+    # The elements each copy moves: A's and B's alike.
+    widths = re.findall(r"nvgpu\.device_async_copy [^]]*\], [^]]*\], (\d+)", text)
+    assert widths and set(widths) == {width}, widths
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "element", "merge"),
+    [(21, 101, "f16", "atomic"), (24, 203, "f16", "deterministic"), (19, 96, "bf16", "store")],
+)
+def test_odd_rows_padded_first(n: int, k: int, element: str, merge: str) -> None:
+    """16-bit rows of an odd length (K, N or both) are first widened to
+    whole 16-byte vectors by `pad_rows` kernels (zeros past the row), and
+    the GEMM stages the copies by cp.async: the host's program of kernels
+    gives C + A·B."""
+    chunks = 1 if merge == "store" else 3
+    options = f"target=sm_80 chunks={chunks} merge={merge} {MMA_WIDE}"
+    text = check(37, n, k, options, seed=n + k, element=element)
+    pads = re.findall(r"func\.func @mm_pad_([ab])\(", text)
+    assert pads == [w for w, odd in (("a", k % 2), ("b", n % 2)) if odd]
+    assert "nvgpu.device_async_copy" in text and "%a_next" not in text
+
+
 @pytest.mark.parametrize("merge", ["atomic", "deterministic"])
 def test_tensor_cores_with_the_lanes_own_loads(merge: str) -> None:
     """Fragments read by each lane's loads at the places the intrinsic's

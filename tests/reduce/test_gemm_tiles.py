@@ -20,6 +20,7 @@ from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.dialects.xsplit_gemm import GridwiseGemmOp
+from xsplit.dialects.xsplit_gemm.common import shape_of
 from xsplit.targets.gemm_tiles import (
     CANDIDATES,
     GEMM_TILES,
@@ -81,14 +82,40 @@ def test_the_defaults_are_the_tables(
 
 
 def test_f16_rows_that_are_not_whole_vectors_go_through_registers() -> None:
-    # cp.async cannot copy 2 bytes: an f16 K of 1001 leaves A's rows ragged;
-    # A goes through registers, B (N = 256, whole vectors) still by cp.async.
+    # cp.async cannot copy 2 bytes: an f16 K of 1001 leaves A's rows starting
+    # 2 bytes into a word; unpadded (pad=none) A goes through registers, B
+    # (N = 256) still by cp.async.
     assert GEMM_TILES[("sm_80", "f16", LARGE)].stages == 2
-    ragged = gridwise(256, 256, 1001, "target=sm_80", "f16")
+    ragged = gridwise(256, 256, 1001, "target=sm_80 pad=none", "f16")
     assert ragged.stage_count == 2 and ragged.register_prefetch is not None
     assert ragged.async_b is not None
-    both = gridwise(256, 250, 1001, "target=sm_80", "f16")
+    both = gridwise(256, 251, 1001, "target=sm_80 pad=none", "f16")
     assert both.register_prefetch is not None and both.async_b is None
+    # An even N: B by cp.async of 4-byte pairs (a row starts on a word).
+    pairs = gridwise(256, 250, 1001, "target=sm_80 pad=none", "f16")
+    assert pairs.register_prefetch is not None and pairs.async_b is not None
+    # K and N even: both by cp.async, none through registers, nothing padded.
+    even = gridwise(256, 250, 1002, "target=sm_80", "f16")
+    assert even.stage_count == 2 and even.register_prefetch is None
+    assert even.mnk == (256, 250, 1002)
+
+
+def test_odd_f16_rows_are_padded_to_whole_vectors() -> None:
+    # By default the odd rows are first widened (pad_rows): the GEMM reads A
+    # in rows of 1008 and B in rows of 256 (whole 16-byte rows; its K is
+    # still B's 1001) and stages both by cp.async, with the table's entry for
+    # the padded shape.
+    op = gridwise(256, 251, 1001, "target=sm_80", "f16")
+    assert op.mnk == (256, 256, 1001) and shape_of(op.a) == (256, 1008)
+    assert op.stage_count == 2 and op.register_prefetch is None
+    assert op.tile_sizes == GEMM_TILES[("sm_80", "f16", LARGE)].tile
+    # Only the odd one: K odd, N whole.
+    op = gridwise(256, 256, 1001, "target=sm_80", "f16")
+    assert op.mnk == (256, 256, 1001) and shape_of(op.a) == (256, 1008)
+    assert shape_of(op.b) == (1001, 256)
+    # Not on gfx942 (no cp.async to serve), nor for f32 (4-byte copies).
+    assert gridwise(256, 251, 1001, "target=gfx942", "f16").mnk == (256, 251, 1001)
+    assert gridwise(256, 251, 1001, "target=sm_80", "f32").mnk == (256, 251, 1001)
     aligned = gridwise(256, 256, 1024, "target=sm_80", "f16")
     assert aligned.stage_count == 2 and aligned.register_prefetch is None
 

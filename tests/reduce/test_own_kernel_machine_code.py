@@ -44,7 +44,9 @@ def test_atomic_merge_is_relaxed(
         assert kernel.spill_bytes == 0, kernel.summary()
         assert kernel.system_scope == [], kernel.summary()
         assert kernel.cmpswap == 0, kernel.summary()
-        assert kernel.atomic_adds > 0, kernel.summary()
+        # The GEMM merges; the copies that pad odd f16 rows first (pad_rows) do not.
+        assert kernel.atomic_adds > 0 or kernel.name.startswith("mm_pad_"), kernel.summary()
+    assert any(not x.name.startswith("mm_pad_") for x in kernels)
 
 
 @pytest.mark.gpu_compile
@@ -93,18 +95,16 @@ def _held_out_shapes(seed: int = 37) -> list[tuple[int, int, int, str]]:
 
 def _short_of_goal(m: int, n: int, k: int, element: str) -> str | None:
     """Why a shape's loop is known to miss the done-when (issue 37), or None."""
-    if element == "f16" and (k % 8 or n % 8):
+    if element == "f16" and m < 16:
         return (
-            "f16 rows that are not whole 16-byte vectors (K or N) reach the tile 2 bytes a "
-            "load, through registers: HMMA stays under 35%"
+            "a 64-row tile of 2x2 warps on M < 16: the warps' HMMAs of rows past M are dropped "
+            "or wasted, leaving the copies: HMMA 26%, 16 a barrier"
         )
     if m < 8 and element == "f32":
         return (
             "a 64-row tile on M < 8: LLVM drops the FMAs of rows past M (the grid is known), "
-            "leaving the copies: FFMA 35%"
+            "leaving the copies: FFMA 38%"
         )
-    if element == "f32" and k % 4 and n % 4:
-        return "A and B both copied 4 bytes an element, each its own address and mask: FFMA 66%"
     return None
 
 
@@ -134,10 +134,13 @@ def test_main_loop_is_pipelined_and_dense(
     one or two tiles has no loop left to read)."""
     with collect_remarks():
         out = rewrite(matmul(m, n, k, element), own_kernel_pipeline("sm_80", 2))
-    (kernel,) = read_machine_code(out, "sm_80", tmp_path)
+    kernels = read_machine_code(out, "sm_80", tmp_path)
+    # The GEMM, and the copies that pad odd rows first (pad_rows) where any.
+    (kernel,) = [x for x in kernels if not x.name.startswith("mm_pad_")]
+    for x in kernels:
+        assert x.spill_bytes == 0, x.summary()
+        assert x.system_scope == [], x.summary()
     mix, total = kernel.loop_mix, kernel.loop_instructions
-    assert kernel.spill_bytes == 0, kernel.summary()
-    assert kernel.system_scope == [], kernel.summary()
     assert mix["LDGSTS"] > 0, kernel.summary()
     if element == "f32":
         assert mix["FFMA"] >= 0.70 * total, kernel.summary()

@@ -235,11 +235,12 @@ def element_name(element: object) -> str:
 
 def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTiles:
     """The table's entry for an M x N x K GEMM with A and B of `element` on
-    `target` (or on the target it compiles as). Where rows of f16 are not
-    whole 16-byte vectors (their 2-byte copies cannot be asynchronous)
-    gemm-kernel stages A through registers instead (RAGGED_K_F16: B still
-    by cp.async); where B's rows are not whole vectors either, both go
-    through registers, 2 bytes a load (RAGGED_F16). Registers staging the
+    `target` (or on the target it compiles as). Where rows of f16 are of
+    an odd length (their 2-byte copies cannot be asynchronous) gemm-kernel
+    pads them first and asks for the padded shape; with `pad=none` it
+    stages A through registers instead (RAGGED_K_F16: B still by
+    cp.async); where B's rows are odd too, both go through registers, 2
+    bytes a load (RAGGED_F16). Registers staging the
     next tile leave less room for the accumulators: on sm_90 128x128x32
     spills 1.4 KB either way."""
     cls = shape_class(m, n)
@@ -258,8 +259,8 @@ def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTile
         GEMM_TILES.get((target.name, "f32", cls)) or GEMM_TILES[("sm_80", "f32", cls)],
     )
     cuda = target.backend == "cuda"
-    if cuda and sixteen and k % 8 and entry.stages == 2:
-        return RAGGED_F16 if n % 8 else RAGGED_K_F16
+    if cuda and sixteen and (k % 2 or n % 2) and entry.stages == 2:
+        return RAGGED_F16 if n % 2 else RAGGED_K_F16
     return entry
 
 

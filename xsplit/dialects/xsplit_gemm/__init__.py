@@ -8,8 +8,8 @@ printable and runnable in the simulator:
         threads = array<i64: 16, 16>, tile = array<i64: 64, 64, 16>}
         : memref<100x999xf32>, memref<999x70xf32>, memref<100x70xf32>
 
-- gridwise (`gridwise_gemm`, `merge_partials`): the whole problem; the launch
-  is implied by the tile and the chunk count;
+- gridwise (`gridwise_gemm`, `merge_partials`, `pad_rows`): the whole problem;
+  the launch is implied by the tile and the chunk count;
 - blockwise (`blockwise_copy`, `blockwise_async_copy`, `blockwise_load` and
   `blockwise_store`, `blockwise_gemm`): what one workgroup's threads do
   together: stage a tile of A or B in workgroup memory (at once,
@@ -55,6 +55,10 @@ from xsplit.dialects.xsplit_gemm.blockwise import (
 from xsplit.dialects.xsplit_gemm.common import (
     MERGES,
     WAVE,
+    aligned_length,
+    async_width,
+    front_pad,
+    padded_a_length,
     chunk_count,
     chunk_size,
     memory_space,
@@ -67,6 +71,7 @@ from xsplit.dialects.xsplit_gemm.gridwise import (
     GridwiseGemmReduceOp,
     MergePartialsOp,
     MergeReducedOp,
+    PadRowsOp,
 )
 from xsplit.dialects.xsplit_gemm.threadwise import (
     ThreadwiseFillOp,
@@ -85,6 +90,7 @@ XsplitGemm = Dialect(
     [
         GridwiseGemmOp,
         MergePartialsOp,
+        PadRowsOp,
         BlockwiseCopyOp,
         BlockwiseAsyncCopyOp,
         BlockwiseLoadOp,
@@ -121,6 +127,8 @@ __all__ = [
     "GridwiseGemmOp",
     "GridwiseGemmReduceOp",
     "MergePartialsOp",
+    "PadRowsOp",
+    "aligned_length",
     "MergeReducedOp",
     "ThreadwiseFillOp",
     "ThreadwiseFragmentOp",
@@ -132,6 +140,9 @@ __all__ = [
     "ThreadwiseWriteFragmentsOp",
     "ThreadwiseWriteOp",
     "XsplitGemm",
+    "async_width",
+    "front_pad",
+    "padded_a_length",
     "chunk_count",
     "chunk_size",
     "memory_space",

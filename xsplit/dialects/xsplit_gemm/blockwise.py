@@ -213,6 +213,10 @@ class BlockwiseAsyncCopyOp(IRDLOperation):
     vector = opt_prop_def(IntegerAttr)
     swizzle = opt_prop_def(UnitAttr)
     """As `blockwise_copy`'s: each 16-byte copy lands at its swizzled place."""
+    inside = opt_prop_def(DenseArrayBase)
+    """The dimensions (0: rows, 1: columns) along which the copy is known
+    to lie inside the source: no mask along them (a K loop whose steps
+    are all whole, `lower-gridwise-gemm`'s residue first)."""
     token = result_def(DeviceAsyncTokenType)
 
     irdl_options = (ParsePropInAttrDict(),)
@@ -224,14 +228,17 @@ class BlockwiseAsyncCopyOp(IRDLOperation):
     )
 
     def __init__(
-        self, src, row, col, tile, thread, sizes, threads, transpose=False, vector=1, swizzle=False
-    ):
+        self, src, row, col, tile, thread, sizes, threads, transpose=False, vector=1, swizzle=False,
+        inside=(),
+    ):  # fmt: skip
         props: dict = {"sizes": i64_array(sizes), "threads": IntegerAttr(threads, i64)}
         if transpose:
             props["transpose"] = UnitAttr()
         if vector != 1:
             props["vector"] = IntegerAttr(vector, i64)
         layout_props(props, swizzle, 1)
+        if inside:
+            props["inside"] = i64_array(sorted(inside))
         super().__init__(
             operands=[src, row, col, tile, thread],
             properties=props,
@@ -242,8 +249,18 @@ class BlockwiseAsyncCopyOp(IRDLOperation):
     thread_count = BlockwiseCopyOp.thread_count
     width = BlockwiseCopyOp.width
 
+    @property
+    def inside_dims(self) -> tuple[int, ...]:
+        return () if self.inside is None else tuple(int(d) for d in self.inside.get_values())
+
     def verify_(self) -> None:
         _verify_copy(self)
+        dims = self.inside_dims
+        need(
+            all(d in (0, 1) for d in dims) and len(set(dims)) == len(dims),
+            self,
+            "inside names dimensions 0 (rows) and 1 (columns), once each",
+        )
 
 
 @irdl_op_definition

@@ -180,6 +180,46 @@ def gather_refusal(src: SSAValue, sizes: tuple[int, int], threads: int) -> str |
     return None
 
 
+ASYNC_COPY_BYTES = (16, 8, 4)
+"""The sizes one `cp.async` copies (sm_80, sm_90), widest first."""
+
+
+def async_width(element_bits: int, row_length: int, sizes: tuple[int, int], threads: int) -> int:
+    """Elements per `cp.async` of a tile of `sizes` from rows of
+    `row_length`: the widest of 16, 8 or 4 bytes that starts every copy on
+    its own alignment (the source's rows and the tile's are whole copies)
+    and that the threads divide; 0 where none does (16-bit rows of an odd
+    length: a 4-byte copy would straddle two rows' elements)."""
+    rows, cols = sizes
+    for size in ASYNC_COPY_BYTES:
+        w = size * 8 // element_bits
+        if w >= 1 and row_length % w == 0 and cols % w == 0 and (rows * cols // w) % threads == 0:
+            return w
+    return 0
+
+
+def aligned_length(length: int, element_bits: int) -> int:
+    """`length` elements rounded up to whole 16-byte vectors: the row length
+    `pad_rows` widens a source of rows cp.async cannot copy to."""
+    per = CHUNK_BYTES * 8 // element_bits
+    return -(-length // per) * per
+
+
+def front_pad(k: int, chunks: int, step_k: int, element_bits: int) -> int:
+    """Zeros `pad_rows` puts before each row of A for a K loop whose steps
+    end at each chunk's end (`residue_first`): its steps start r mod tk
+    into K, r = K - (chunks - 1) * chunk_k, and f = -r mod (a 16-byte
+    vector) places every step's first K on a vector of the padded row."""
+    per = CHUNK_BYTES * 8 // element_bits
+    r = k - (chunks - 1) * chunk_size(k, chunks, step_k)
+    return -r % per
+
+
+def padded_a_length(k: int, chunks: int, step_k: int, element_bits: int) -> int:
+    """A padded row's length: the front zeros, K, and zeros to a whole vector."""
+    return aligned_length(k + front_pad(k, chunks, step_k, element_bits), element_bits)
+
+
 def intrinsic_of(op: IRDLOperation, name: StringAttr) -> Intrinsic:
     intr = INTRINSICS.get(name.data)
     need(intr is not None, op, f"mma must be one of {', '.join(INTRINSICS)}")

@@ -32,6 +32,9 @@ from xsplit.dialects.fragments import INTRINSICS, Intrinsic
 from xsplit.dialects.xsplit_gemm.common import (
     MERGES,
     REDUCE_METHODS,
+    aligned_length,
+    async_width,
+    padded_a_length,
     chunk_count,
     chunk_size,
     gather_refusal,
@@ -82,10 +85,10 @@ class GridwiseGemmOp(IRDLOperation):
     registers before the multiply and stored into the idle buffers after it
     (gfx942, which has no `cp.async`)."""
     async_b = opt_prop_def(UnitAttr)
-    """With `register_prefetch`, B (whose rows are whole 16-byte vectors)
-    is staged with 16-byte asynchronous copies instead, straight into the
+    """With `register_prefetch`, B (whose rows are whole copies of 4, 8 or
+    16 bytes) is staged with asynchronous copies instead, straight into the
     idle pair; only A goes through registers (sm_80 and later, where A's
-    rows of 16-bit elements are not whole vectors)."""
+    rows of 16-bit elements are of an odd length)."""
     direct_to_lds = opt_prop_def(UnitAttr)
     """With 2 stages, double-buffer with direct-to-LDS loads
     (`blockwise_gather`, `amdgpu.gather_to_lds` on gfx942): the next step's
@@ -195,8 +198,9 @@ class GridwiseGemmOp(IRDLOperation):
 
     @property
     def mnk(self) -> tuple[int, int, int]:
-        m, k = shape_of(self.a)
-        return m, shape_of(self.b)[1], k
+        # K is B's rows: A's may be padded past it (`pad_rows`).
+        k, n = shape_of(self.b)
+        return shape_of(self.a)[0], n, k
 
     @property
     def chunk_k(self) -> int:
@@ -222,10 +226,34 @@ class GridwiseGemmOp(IRDLOperation):
         partials = self.merge_kind == "partials"
         need_static_memref(self, self.c, "C", 3 if partials else 2, None)
         (m, k), (k2, n) = shape_of(self.a), shape_of(self.b)
-        need(k == k2, self, f"A's K ({k}) and B's K ({k2}) must agree")
-        c = shape_of(self.c)
-        need(c[-2:] == (m, n), self, f"C must be {m}x{n}")
+        bits = self.a.type.element_type.bitwidth  # type: ignore[attr-defined]
         tm, tn, tk = self.tile_sizes
+        # A's rows may be padded (`pad_rows`: zeros before, `front_pad`, and
+        # after, to whole 16-byte vectors) for the cp.async loop, and B's
+        # past C's N: the padding is zeros, or masked.
+        padded_a = k != k2
+        want = padded_a_length(k2, self.chunk_count, tk, bits) if min(tk, self.chunk_count) > 0 else k2
+        need(
+            not padded_a or k == want,
+            self,
+            f"A's K ({k}) and B's K ({k2}) must agree, or A's rows be padded to {want}",
+        )
+        need(
+            not padded_a
+            or (
+                self.stage_count >= 2
+                and self.register_prefetch is None
+                and self.direct_to_lds is None
+            ),
+            self,
+            "a padded A is staged by cp.async: stages 2 to 4, no register_prefetch or direct_to_lds",
+        )
+        c = shape_of(self.c)
+        need(
+            c[-2] == m and n in (c[-1], aligned_length(c[-1], bits)),
+            self,
+            f"C must be {m}x{n}, or B's rows C's padded to whole vectors",
+        )
         thm, thn = self.thread_counts
         need(min(tm, tn, tk, thm, thn) > 0, self, "tile and threads must be positive")
         need(
@@ -281,11 +309,11 @@ class GridwiseGemmOp(IRDLOperation):
         )
         if self.async_b is not None:
             need(self.register_prefetch is not None, self, "async_b goes with register_prefetch")
-            vec = 16 * 8 // self.b.type.element_type.bitwidth  # type: ignore[attr-defined]
+            bits = self.b.type.element_type.bitwidth  # type: ignore[attr-defined]
             need(
-                n % vec == 0 and tn % vec == 0 and (tk * tn // vec) % t == 0,
+                async_width(bits, n, (tk, tn), t) > 0,
                 self,
-                f"async_b needs B's rows in whole 16-byte vectors of {vec} that the threads divide",
+                "async_b needs B's rows in copies of 4, 8 or 16 bytes that the threads divide",
             )
         if self.direct_to_lds is not None:
             need(
@@ -299,12 +327,12 @@ class GridwiseGemmOp(IRDLOperation):
                 why = gather_refusal(v, (rows, cols), t)
                 need(why is None, self, f"direct_to_lds cannot copy {name}: {why}")
         if async_copies and self.a.type.element_type.bitwidth == 16:  # type: ignore[attr-defined]
-            # 2 bytes is below cp.async's 4: only whole 16-byte vectors copy.
+            # 2 bytes is below cp.async's 4: rows copy in pairs at least.
             need(
-                k % 8 == 0 and n % 8 == 0 and (tm * tk // 8) % t == 0 and (tk * tn // 8) % t == 0,
+                async_width(16, k, (tm, tk), t) > 0 and async_width(16, n, (tk, tn), t) > 0,
                 self,
-                "stages 2 with 16-bit elements needs K and N in whole vectors of 8 that the "
-                "threads divide (cp.async copies 4 bytes at least)",
+                "stages 2 with 16-bit elements needs K and N even, in copies of 2, 4 or 8 that "
+                "the threads divide (cp.async copies 4 bytes at least)",
             )
         need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
         if self.mma is not None:
@@ -376,6 +404,70 @@ class MergePartialsOp(IRDLOperation):
         need_static_memref(self, self.partials, "the partials", 3, None)
         need_static_memref(self, self.c, "C", 2, None)
         need(shape_of(self.partials)[1:] == shape_of(self.c), self, "partials and C must agree")
+        need(self.thread_count > 0, self, "threads must be positive")
+
+
+@irdl_op_definition
+class PadRowsOp(IRDLOperation):
+    """
+    `dst[i, j] = src[i, j - front]` where that column is inside `src`, else
+    0: `src`'s rows widened to `dst`'s, so that every row of `dst` starts on a 16-byte
+    boundary and a GEMM kernel stages it with 16-byte `cp.async` (16-bit
+    rows of an odd length start 2 bytes into a word, which no `cp.async`
+    can copy). One thread per element of `dst`, counted along its rows,
+    `threads` per workgroup, the workgroups along grid x.
+    """
+
+    name = "xsplit_gemm.pad_rows"
+
+    src = operand_def(MemRefType)
+    dst = operand_def(MemRefType)
+    threads = prop_def(IntegerAttr)
+    front = opt_prop_def(IntegerAttr)
+    """Zeros before each row: `dst[i, j] = src[i, j - front]` (0 when absent)."""
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "$src `into` $dst attr-dict `:` type($src) `into` type($dst)"
+
+    def __init__(self, src: SSAValue, dst: SSAValue, threads: int, front: int = 0):
+        props = {"threads": IntegerAttr(threads, i64)}
+        if front:
+            props["front"] = IntegerAttr(front, i64)
+        super().__init__(operands=[src, dst], properties=props)
+
+    @property
+    def front_count(self) -> int:
+        return 0 if self.front is None else self.front.value.data
+
+    @property
+    def thread_count(self) -> int:
+        return self.threads.value.data
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        rows, cols = shape_of(self.dst)
+        return (-(-rows * cols // self.thread_count), 1, 1)
+
+    @property
+    def block(self) -> tuple[int, int, int]:
+        return (self.thread_count, 1, 1)
+
+    def verify_(self) -> None:
+        need_static_memref(self, self.src, "the source", 2, None, f16=True)
+        need_static_memref(self, self.dst, "the destination", 2, None, f16=True)
+        need(
+            self.src.type.element_type == self.dst.type.element_type,  # type: ignore[attr-defined]
+            self,
+            "the destination must hold the source's element type",
+        )
+        (rows, cols), (rows2, cols2) = shape_of(self.src), shape_of(self.dst)
+        need(
+            rows == rows2 and cols2 >= cols + self.front_count and self.front_count >= 0,
+            self,
+            "the destination's rows must be the source's, widened",
+        )
         need(self.thread_count > 0, self, "threads must be positive")
 
 

@@ -19,14 +19,18 @@ and `gpu.known_grid_size`): each workgroup computes one C tile over one of
 `auto` is `store` for one chunk and `atomic` for more. `stages=2`
 double-buffers the staging: with asynchronous copies on sm_80 and sm_90
 (3 and 4 stages too), through registers (or, `prefetch=lds`, with
-direct-to-LDS loads) on gfx942. On sm_80 and sm_90 rows of f32 that are
-not whole 16-byte vectors (an odd K) are copied 4 bytes an element by
-cp.async (measured in the sm_90 SASS against a register-staged prefetch:
-74% FFMA against 77%, with nothing held in registers across the math);
-rows of 16-bit elements that are not whole vectors cannot be (cp.async
-moves 4 bytes at least, and such a row starts 2 bytes into a word): A
-goes through registers and B, where its rows are whole vectors, keeps
-cp.async (`async_b`); `prefetch=registers` forces registers for both.
+direct-to-LDS loads) on gfx942. On sm_80 and sm_90 each cp.async copies
+16, 8 or 4 bytes, the widest every row starts aligned for: rows of f32
+that are not whole 16-byte vectors (an odd K) go 4 bytes an element
+(measured in the sm_90 SASS against a register-staged prefetch: 74% FFMA
+against 77%, with nothing held in registers across the math), 16-bit rows
+of an even length in pairs or quads. 16-bit rows of an odd length start 2
+bytes into a word on every other row, which no cp.async can copy:
+`pad=auto` first copies such an A or B into rows of whole vectors
+(`xsplit_gemm.pad_rows`, a host function allocating the copies; sm_90
+SASS: 7-17% HMMA through registers, 47-48% padded); `pad=none` stages A
+through registers and B, where its rows allow, by cp.async (`async_b`);
+`prefetch=registers` forces registers for both.
 On gfx942, whose vector loads take any element-aligned address, such rows
 load 16 bytes at a time anyway (`misaligned_vectors`), and a K that is not
 whole steps has its ragged last step peeled out of the loop.
@@ -74,7 +78,12 @@ from xsplit.dialects.fragments import intrinsic_for
 from xsplit.dialects.xsplit_gemm import (
     GridwiseGemmOp,
     MergePartialsOp,
+    PadRowsOp,
+    aligned_length,
+    async_width,
     chunk_count,
+    front_pad,
+    padded_a_length,
 )
 from xsplit.rewrites.dsl import (
     Constraint,
@@ -111,6 +120,7 @@ DEFAULT_WARPS = (2, 2)
 MMA_CHOICES = ("auto", "none")
 
 PREFETCH_CHOICES = ("auto", "registers", "lds")
+PAD_CHOICES = ("auto", "none")
 
 MAX_WORKGROUP_THREADS = 1024
 """Threads a workgroup may have: CUDA's block limit, and gfx942's."""
@@ -304,6 +314,41 @@ def _kernel(
     return fn
 
 
+PAD_THREADS = 256
+"""Threads a workgroup of `pad_rows` (one element each)."""
+
+
+def _host(name: str, types, hints, steps, padded: dict) -> func.FuncOp:
+    """The host function `name` (the matmul's signature) that allocates the
+    padded operands and the partials, calls `steps` in order and frees what
+    it allocated."""
+    block = Block(arg_types=types)
+    for arg, hint in zip(block.args, hints):
+        arg.name_hint = hint
+    host = Builder(InsertPoint.at_end(block))
+    made: dict = {}
+
+    def value(ref):
+        kind, what = ref
+        if kind == "arg":
+            return block.args[what]
+        if ref not in made:
+            t = padded[what] if kind == "pad" else what
+            buf = host.insert(memref.AllocOp.get(t.element_type, shape=t.get_shape())).results[0]
+            buf.name_hint = f"{hints[what] or 'operand'}_padded" if kind == "pad" else "partials"
+            made[ref] = buf
+        return made[ref]
+
+    for kname, refs in steps:
+        host.insert(func.CallOp(kname, [value(r) for r in refs], []))
+    for buf in made.values():
+        host.insert(memref.DeallocOp.get(buf))
+    host.insert(func.ReturnOp())
+    hfn = func.FuncOp(name, FunctionType.from_lists(types, []), Region(block))
+    hfn.attributes[attr_names.HOST] = UnitAttr()
+    return hfn
+
+
 def _lower(m: Match, ir: IRBuilder) -> Sequence[SSAValue] | None:
     lower_matmul(m.root, **{k: m.options[k] for k in GEMM_KERNEL_PATTERN.options})
     return None
@@ -321,10 +366,11 @@ def lower_matmul(
     mma: str = "auto",
     warps: Sequence[int] = DEFAULT_WARPS,
     prefetch: str = "auto",
+    pad: str = "auto",
 ) -> None:
     """Replaces the function of `op`, a matmul in the form `gemm-kernel`
-    takes, with the gridwise kernel (and, for `deterministic`, its host and
-    merge kernel). What `split-k` would call to split a matmul into this
+    takes, with the gridwise kernel (and, for `deterministic` or padded
+    operands, its host, merge and padding kernels). What `split-k` would call to split a matmul into this
     kernel's static chunks; raises XsplitError at `op` for a form or an
     option it cannot take."""
     m = Match(op)
@@ -341,15 +387,24 @@ def lower_matmul(
         )
     a, b, c = op.operands
     k = a.type.get_shape()[1]  # type: ignore[attr-defined]
+    m_, n_ = c.type.get_shape()  # type: ignore[attr-defined]
+    async_target = tgt.name in ASYNC_COPY_TARGETS
+    pads = _pads(a, b, async_target, pad, prefetch, a_layout, stages)
+    bits = a.type.element_type.bitwidth  # type: ignore[attr-defined]
+    k_rows = aligned_length(k, bits) if "a" in pads else k
+    n_rows = aligned_length(n_, bits) if "b" in pads else n_
     # What is not given comes from the target's table (measured, or the
-    # model's until measured); its stages are for A as it is in memory.
-    table = gemm_tiles(
-        tgt, element_name(a.type.element_type), *c.type.get_shape(), k  # type: ignore[attr-defined]
-    )
+    # model's until measured) for the rows the kernel copies; its stages are
+    # for A as it is in memory.
+    table = gemm_tiles(tgt, element_name(a.type.element_type), m_, n_rows, k_rows)
     tile = tuple(table.tile if tile is None else tile)
     threads = tuple(table.threads if threads is None else threads)
     if stages is None:
         stages = table.stages if a_layout == "m" else 1
+    if stages < 2:
+        pads = ()
+    if not pads:
+        k_rows, n_rows = k, n_
     if len(tile) != 3 or len(threads) != 2 or min(*tile, *threads) <= 0:
         raise XsplitError(
             "gemm-kernel: tile takes three positive sizes M,N,K and threads two counts M,N", op
@@ -357,10 +412,19 @@ def lower_matmul(
     chunks = chunk_count(k, min(chunks, -(-k // tile[2])), tile[2])
     merge = _merge(op, merge, chunks)
     k_major = a_layout == "k"
+    # A padded starts each row with the zeros that put the loop's K steps
+    # on whole vectors (`front_pad`); padding serves only where cp.async
+    # then copies both.
+    a_front = front_pad(k, chunks, tile[2], bits) if "a" in pads else 0
+    if "a" in pads:
+        k_rows = padded_a_length(k, chunks, tile[2], bits)
+    if pads and not _async_copies_fit(
+        a, b, (k_rows, n_rows), tile, threads, warps, mma, k_major, tgt
+    ):  # fmt: skip
+        pads, k_rows, n_rows, a_front = (), k, n_, 0
     # gfx942 has no cp.async. Its direct-to-LDS load (prefetch=lds) moves 4
     # bytes a lane into 64 consecutive words a wavefront; through registers
     # (the default) keeps 128-bit loads and padded tiles.
-    async_target = tgt.name in ASYNC_COPY_TARGETS
     second_stage = stages >= 2 and not async_target
     if prefetch == "lds" and not (second_stage and stages == 2):
         raise XsplitError(
@@ -376,7 +440,8 @@ def lower_matmul(
     # have no cp.async (its 4 bytes would straddle two elements of a row
     # that starts 2 bytes in): their second stage goes through registers.
     by_registers = prefetch == "registers" or (
-        prefetch == "auto" and not _async_copies_fit(a, b, tile, threads, warps, mma, k_major, tgt)
+        prefetch == "auto"
+        and not _async_copies_fit(a, b, (k_rows, n_rows), tile, threads, warps, mma, k_major, tgt)
     )
     register_prefetch = stages == 2 and (
         (second_stage and prefetch != "lds") or (async_target and by_registers)
@@ -388,7 +453,7 @@ def lower_matmul(
     # whole 16-byte vectors (only A's rows are unaligned: K odd, N not).
     async_b = (
         register_prefetch and async_target and prefetch == "auto"
-        and _b_async_fits(a, b, tile, threads, warps, mma, tgt)
+        and _b_async_fits(a, b, n_rows, tile, threads, warps, mma, tgt)
     )  # fmt: skip
     intr = None
     if mma == "auto" and not k_major:
@@ -410,53 +475,59 @@ def lower_matmul(
     hints = [v.name_hint for v in args]
     name = fn.sym_name.data
     ia, ib, ic = (args.index(v) for v in (a, b, c))
+    # The GEMM's A and B: the arguments, or their copies widened to whole
+    # 16-byte rows (`pad_rows`), which the host allocates and fills first.
+    padded = {
+        i: MemRefType(v.type.element_type, [v.type.get_shape()[0], length])  # type: ignore[attr-defined]
+        for i, v, w, length in ((ia, a, "a", k_rows), (ib, b, "b", n_rows))
+        if w in pads
+    }
+    gemm_types = [padded.get(i, t) for i, t in enumerate(types)]
     new: list[Operation] = []
+    steps: list[tuple[str, list]] = []  # the host's calls: kernel, arguments
+
+    def gridwise(vals, merge_kind: str):
+        return GridwiseGemmOp(
+            *vals, tile, threads, chunks, merge_kind, stages, k_major, mma_name, warp_counts,
+            register_prefetch, direct_to_lds, async_b, misaligned, columns,
+        )  # fmt: skip
+
+    for i, t in padded.items():
+        which = "a" if i == ia else "b"
+        kname = f"{name}_pad_{which}"
+        front = a_front if i == ia else 0
+        pad_body = lambda bld, vals, f=front: bld.insert(  # noqa: E731
+            PadRowsOp(vals[0], vals[1], PAD_THREADS, f)
+        )
+        new.append(_kernel(kname, [types[i], t], [hints[i], f"{hints[i] or which}_padded"], pad_body, op))
+        steps.append((kname, [("arg", i), ("pad", i)]))
+    operands = [("pad", i) if i in padded else ("arg", i) for i in (ia, ib)]
     if merge != "deterministic":
+        # Alone, the kernel takes the function's place and signature.
+        kname = f"{name}_gemm" if padded else name
 
         def body(bld: Builder, vals):
-            gemm = GridwiseGemmOp(
-                vals[ia], vals[ib], vals[ic], tile, threads, chunks, merge, stages, k_major,
-                mma_name, warp_counts, register_prefetch, direct_to_lds, async_b, misaligned,
-                columns,
-            )  # fmt: skip
-            return bld.insert(gemm)
+            return bld.insert(gridwise([vals[ia], vals[ib], vals[ic]], merge))
 
-        new.append(_kernel(name, types, hints, body, op, tgt))
+        new.append(_kernel(kname, gemm_types, hints, body, op, tgt))
+        steps.append((kname, [("pad", i) if i in padded else ("arg", i) for i in range(len(args))]))
     else:
-        m_, n_ = c.type.get_shape()  # type: ignore[attr-defined]
         ptype = MemRefType(f32, [chunks, m_, n_])
-
-        def partials(bld: Builder, vals):
-            gemm = GridwiseGemmOp(
-                *vals, tile, threads, chunks, "partials", stages, k_major, mma_name, warp_counts,
-                register_prefetch, direct_to_lds, async_b, misaligned, columns,
-            )  # fmt: skip
-            return bld.insert(gemm)
-
-        def merge_body(bld: Builder, vals):
-            return bld.insert(MergePartialsOp(vals[0], vals[1], threads[0] * threads[1]))
-
         pname, mname = f"{name}_partials", f"{name}_merge"
         new.append(
             _kernel(
-                pname, [types[ia], types[ib], ptype], [hints[ia], hints[ib], "partials"],
-                partials, op, tgt,
+                pname, [gemm_types[ia], gemm_types[ib], ptype], [hints[ia], hints[ib], "partials"],
+                lambda bld, vals: bld.insert(gridwise(vals, "partials")), op, tgt,
             )
         )  # fmt: skip
+        merge_body = lambda bld, vals: bld.insert(  # noqa: E731
+            MergePartialsOp(vals[0], vals[1], threads[0] * threads[1])
+        )
         new.append(_kernel(mname, [ptype, types[ic]], ["partials", hints[ic]], merge_body, op))
-        block = Block(arg_types=types)
-        for arg, hint in zip(block.args, hints):
-            arg.name_hint = hint
-        host = Builder(InsertPoint.at_end(block))
-        buf = host.insert(memref.AllocOp.get(f32, shape=[chunks, m_, n_])).results[0]
-        buf.name_hint = "partials"
-        host.insert(func.CallOp(pname, [block.args[ia], block.args[ib], buf], []))
-        host.insert(func.CallOp(mname, [buf, block.args[ic]], []))
-        host.insert(memref.DeallocOp.get(buf))
-        host.insert(func.ReturnOp())
-        hfn = func.FuncOp(name, FunctionType.from_lists(types, []), Region(block))
-        hfn.attributes[attr_names.HOST] = UnitAttr()
-        new.append(hfn)
+        steps.append((pname, [*operands, ("partials", ptype)]))
+        steps.append((mname, [("partials", ptype), ("arg", ic)]))
+    if len(steps) > 1:
+        new.append(_host(name, types, hints, steps, padded))
     gw = next(o for f in new for o in f.walk() if isinstance(o, GridwiseGemmOp))
     gx, gy, gz = gw.grid
     remark(
@@ -466,7 +537,7 @@ def lower_matmul(
         f"threads, K steps of {tile[2]}{_buffering(stages, register_prefetch, direct_to_lds)}"
         f"{' (B with cp.async)' if async_b else ''}"
         f"{f', tensor cores ({mma_name})' if mma_name else ''})"
-        f"; merge {merge}",
+        f"; merge {merge}{_padding(padded, types, ia)}",
     )
     parent = fn.parent_block()
     assert parent is not None
@@ -476,43 +547,74 @@ def lower_matmul(
     fn.erase()
 
 
-def _async_copies_fit(a, b, tile, threads, warps, mma, k_major, tgt) -> bool:
+def _padding(padded: dict, types, ia: int) -> str:
+    """The remark's words on `pad_rows`: which operand, its rows, the bytes
+    the copy moves (read and written once)."""
+    said = []
+    for i, t in padded.items():
+        rows, cols = types[i].get_shape()
+        moved = rows * (cols + t.get_shape()[1]) * t.element_type.bitwidth // 8
+        said.append(
+            f"{'A' if i == ia else 'B'}'s rows of {cols} padded to {t.get_shape()[1]} first "
+            f"({moved / 1e6:.2f} MB moved)"
+        )
+    return "; " + " and ".join(said) if said else ""
+
+
+def _pads(a, b, async_target: bool, pad: str, prefetch: str, a_layout: str, stages) -> tuple:
+    """The operands ("a", "b") whose rows `pad_rows` widens to whole 16-byte
+    vectors before the GEMM: on sm_80 and sm_90, 16-bit rows of an odd
+    length, which start 2 bytes into a word on every other row, so that no
+    cp.async can copy them and through registers they go 2 bytes a load
+    (sm_90 SASS: 7-17% HMMA). The copy reads and writes the operand once
+    (memory-bound, a few microseconds for MBs); the GEMM then stages both
+    operands with 16-byte cp.async."""
+    if pad != "auto" or not async_target or prefetch != "auto" or a_layout != "m":
+        return ()
+    if stages is not None and stages < 2:
+        return ()
+    if a.type.element_type.bitwidth != 16:  # type: ignore[attr-defined]
+        return ()
+    odd = lambda v: v.type.get_shape()[1] % 2 == 1  # noqa: E731
+    return tuple(w for w, v in (("a", a), ("b", b)) if odd(v))
+
+
+def _copy_threads(a, b, threads, warps, mma, tgt) -> int:
+    """The threads that share a copy: with tensor cores, the warps' lanes."""
+    t = threads[0] * threads[1]
+    if mma == "auto":
+        elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
+        intr = intrinsic_for(tgt.name, elements.pop()) if len(elements) == 1 else None
+        if intr is not None and len(warps) == 2:
+            t = warps[0] * warps[1] * intr.lanes
+    return t
+
+
+def _async_copies_fit(a, b, kn, tile, threads, warps, mma, k_major, tgt) -> bool:
     """Whether cp.async can stage A and B: 4-byte elements always (one copy
-    of 4 bytes each where rows are not whole vectors); 16-bit ones only in
-    whole 16-byte vectors (K and N multiples of 8, that the threads divide)."""
+    of 4 bytes each where rows are not whole vectors); 16-bit ones in
+    copies of 4, 8 or 16 bytes (K and N even, the threads dividing them)."""
     if a.type.element_type.bitwidth != 16:  # type: ignore[attr-defined]
         return True
     if k_major:
         return False
-    k = a.type.get_shape()[1]  # type: ignore[attr-defined]
-    n = b.type.get_shape()[1]  # type: ignore[attr-defined]
+    k, n = kn  # A's and B's rows as the kernel copies them (padded or not)
     tm, tn, tk = tile
-    t = threads[0] * threads[1]
-    if mma == "auto":
-        elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
-        intr = intrinsic_for(tgt.name, elements.pop()) if len(elements) == 1 else None
-        if intr is not None and len(warps) == 2:
-            t = warps[0] * warps[1] * intr.lanes
+    t = _copy_threads(a, b, threads, warps, mma, tgt)
     if t <= 0 or min(tile) <= 0:  # refused later, in the options' words
         return True
-    return k % 8 == 0 and n % 8 == 0 and (tm * tk // 8) % t == 0 and (tk * tn // 8) % t == 0
+    return async_width(16, k, (tm, tk), t) > 0 and async_width(16, n, (tk, tn), t) > 0
 
 
-def _b_async_fits(a, b, tile, threads, warps, mma, tgt) -> bool:
-    """Whether B alone can be staged by 16-byte cp.async: N in whole
-    vectors, and the threads dividing B's tile in them."""
-    vec = 128 // b.type.element_type.bitwidth  # type: ignore[attr-defined]
-    n = b.type.get_shape()[1]  # type: ignore[attr-defined]
+def _b_async_fits(a, b, n, tile, threads, warps, mma, tgt) -> bool:
+    """Whether B alone can be staged by cp.async (4, 8 or 16 bytes a copy):
+    its rows of `n` even, and the threads dividing B's tile in such copies."""
+    bits = b.type.element_type.bitwidth  # type: ignore[attr-defined]
     _, tn, tk = tile
-    t = threads[0] * threads[1]
-    if mma == "auto":
-        elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
-        intr = intrinsic_for(tgt.name, elements.pop()) if len(elements) == 1 else None
-        if intr is not None and len(warps) == 2:
-            t = warps[0] * warps[1] * intr.lanes
+    t = _copy_threads(a, b, threads, warps, mma, tgt)
     if t <= 0 or min(tile) <= 0:
         return False
-    return n % vec == 0 and tn % vec == 0 and (tk * tn // vec) % t == 0
+    return async_width(bits, n, (tk, tn), t) > 0
 
 
 def _buffering(stages: int, register_prefetch: bool, direct_to_lds: bool) -> str:
@@ -543,7 +645,7 @@ GEMM_KERNEL_PATTERN = Pattern(
     rewrite=_lower,
     options=(
         "target", "chunks", "merge", "tile", "threads", "stages", "a_layout", "mma", "warps",
-        "prefetch",
+        "prefetch", "pad",
     ),  # fmt: skip
 )
 
@@ -595,6 +697,13 @@ GEMM_KERNEL = Pass(
             "sm_90, else through registers), registers (loads, then stores after the multiply) "
             "or lds (gfx942's direct-to-LDS loads, 4 bytes a lane, unpadded tiles)",
             PREFETCH_CHOICES,
+        ),
+        Option(
+            "pad", str, "auto",
+            "auto: on sm_80 and sm_90, 16-bit A or B rows of an odd length are first copied "
+            "into rows of whole 16-byte vectors (a pad_rows kernel) so that cp.async stages "
+            "them; none: they are staged as they are (through registers)",
+            PAD_CHOICES,
         ),
     ),
 )

@@ -24,6 +24,8 @@ column by column, side by side in one row of the packed tile, 16 bytes a
 per element of A, whose runs land in separate rows), a masked one reading
 nothing (`srcElements` 0, its index clamped to 0) and writing zeros; one
 `nvgpu.device_async_create_group` of them all, whose token replaces the op.
+Along a dimension in `inside` nothing is masked (the K loop's whole steps:
+each mask is a compare and selects a copy in the hot loop).
 
 `xsplit_gemm.blockwise_reduce` (the fused reduction's epilogue): each
 thread's partial per kept row or column (`threadwise_reduce`), then the
@@ -99,13 +101,12 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
     if source:
         src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
     runs = cols // w  # vectors per row of the copy
-    # No mask along a dimension the copy is inside of; a ragged copy masks
-    # along its rows per element (`_load_run`), not here.
-    inside = getattr(op, "inside_dims", ())
-    if source and (1 in inside or getattr(op, "ragged", None) is not None):
-        src_cols = cols
-    if source and 0 in inside:
-        src_rows = rows
+    # No mask along a dimension the copy is known inside of (`inside`); a
+    # ragged copy masks along its rows per element (`_load_run`), not here.
+    inside_dims = getattr(op, "inside_dims", ())
+    ragged = getattr(op, "ragged", None) is not None
+    mask_rows = source and src_rows % rows != 0 and 0 not in inside_dims
+    mask_cols = source and src_cols % cols != 0 and 1 not in inside_dims and not ragged
     # When the threads cover whole rows, each thread keeps its column and
     # moves down threads / runs rows per vector: one div and rem in all.
     whole_rows = threads % runs == 0
@@ -113,7 +114,7 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
         first, j0 = kb.div(op.thread, runs), kb.mul(kb.rem(op.thread, runs), w)
         if source:
             c0 = kb.add(op.col, j0)
-            c0_in = kb.below(c0, src_cols) if src_cols % cols else None
+            c0_in = kb.below(c0, src_cols) if mask_cols else None
     for item in range(rows * runs // threads):
         if whole_rows:
             i, j = kb.add(first, item * threads // runs), j0
@@ -124,12 +125,12 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
             i, j = kb.div(flat, runs), kb.mul(kb.rem(flat, runs), w)
             if source:
                 c = kb.add(op.col, j)
-                c_in = kb.below(c, src_cols) if src_cols % cols else None
+                c_in = kb.below(c, src_cols) if mask_cols else None
         if not source:
             yield i, j, None, None, None
             continue
         r = kb.add(op.row, i)
-        inside = kb.both(kb.below(r, src_rows) if src_rows % rows else None, c_in)
+        inside = kb.both(kb.below(r, src_rows) if mask_rows else None, c_in)
         # A generator: each item's index arithmetic sits next to its load.
         yield i, j, r, c, inside
 

@@ -41,6 +41,8 @@ instead (`b_kpack`): a lane's four K of one column are one 64-bit read.
 
 `xsplit_gemm.merge_partials`: one thread per element of C, which adds the
 partials in chunk order to C's value (grid x along N, y along M).
+`xsplit_gemm.pad_rows`: one thread per element of the widened copy, which
+loads its source element (zero past the source's rows) and stores it.
 
 `xsplit_gemm.gridwise_gemm_reduce` (the fused GEMM + reduction): the same K
 loop, then `blockwise_reduce` in place of the write; with `mma` the C
@@ -72,10 +74,13 @@ from xsplit.dialects.xsplit_gemm import (
     GridwiseGemmReduceOp,
     MergePartialsOp,
     MergeReducedOp,
+    PadRowsOp,
     ThreadwiseFillOp,
     ThreadwiseReadTileOp,
     ThreadwiseWriteFragmentsOp,
     ThreadwiseWriteOp,
+    async_width,
+    front_pad,
     register_shape,
     swizzle_fits,
 )
@@ -143,6 +148,16 @@ def ragged(src: SSAValue, width: int) -> dict:
     """The keyword that makes a copy of `src` in vectors of `width` ragged:
     where its rows are not whole vectors (only with `misaligned_vectors`)."""
     return {"ragged": width > 1 and src.type.get_shape()[1] % width != 0}  # type: ignore[attr-defined]
+
+
+def async_copy_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
+    """Elements per cp.async (sm_80, sm_90): 16, 8 or 4 bytes, the widest
+    that every row's copies start aligned for (`async_width`); 4-byte f32
+    elements one by one where none is wider. Pairs of halves on even rows
+    are what keep a 16-bit operand asynchronous when its rows are not whole
+    16-byte vectors."""
+    bits = src.type.element_type.bitwidth  # type: ignore[attr-defined]
+    return async_width(bits, src.type.get_shape()[1], (rows, cols), threads) or 1  # type: ignore[attr-defined]
 
 
 def fragment_conflict(frag: Fragment, lanes: int, row_length: int, element_size: int) -> int:
@@ -358,9 +373,11 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     m0 = kb.mul(kb.block_id("y"), tm)
     n0 = kb.mul(kb.block_id("x"), tn)
     chunk = kb.block_id("z") if op.chunk_count > 1 else None
+    # cp.async's loop places its chunks itself (`residue_first`).
+    async_loop = op.stage_count >= 2 and op.register_prefetch is None and op.direct_to_lds is None
     k_begin: int | SSAValue = 0
     k_end: int | SSAValue = k
-    if chunk is not None:
+    if chunk is not None and not async_loop:
         k_begin = kb.mul(chunk, chunk_k)
         k_end = kb.add(k_begin, chunk_k)
         if chunk_k * op.chunk_count > k:  # the last chunk is short: its loop stops at K
@@ -374,7 +391,8 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     elif op.stage_count == 2 and op.direct_to_lds is not None:
         acc = _direct_to_lds(kb, op, tid, m0, n0, k_begin, k_end)
     elif op.stage_count >= 2:
-        acc = _double_buffered(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
+        wa, wb = async_copy_width(op.a, tm, tk, threads), async_copy_width(op.b, tk, tn, threads)
+        acc = _double_buffered(kb, op, tid, m0, n0, chunk, wa, wb)
     else:
         a_tile = kb.alloc(a_tile_shape(op), WORKGROUP, "a_tile", element(op.a))
         b_tile = kb.alloc(b_tile_shape(op), WORKGROUP, "b_tile", element(op.b))
@@ -403,8 +421,44 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def residue_first(kb: KernelBuilder, op: GridwiseGemmOp, chunk) -> tuple:
+    """The first K of a chunk's first step and the chunk's end, for a K
+    loop whose steps end at the chunk's end and whose ragged step, if any,
+    is the first (CUTLASS's residue first): the chunks end at K - (S - 1 -
+    z) * chunk_k, so that chunk 0 alone is short (r = K - (S - 1) *
+    chunk_k), and its first step starts ceil(r / tk) * tk - r before 0.
+    Only that step's copies (issued before the loop) reach outside K, at
+    negative indices, which their unsigned masks refuse; every copy in the
+    loop is inside K and is issued unmasked along it (`inside`)."""
+    _, _, k = op.mnk
+    tk = op.tile_sizes[2]
+    ck, s = op.chunk_k, op.chunk_count
+    r = k - (s - 1) * ck if chunk is not None else k
+    before = -(-r // tk) * tk - r
+    if chunk is None:
+        return -before, k
+    k_end = kb.add(kb.mul(chunk, ck), r)
+    return kb.select(kb.below(chunk, 1), -before, kb.sub(k_end, ck)), k_end
+
+
+def last_whole_step(kb: KernelBuilder, op: GridwiseGemmOp, chunk, k_end):
+    """Where the copies past a chunk's last step go with 3 or 4 stages (an
+    idle pair, never read; they keep the wait counts): the last step, a
+    whole one, or, where chunk 0 is one short step, the whole step [0, tk)
+    (K holds one: there are other chunks). None where K is shorter than
+    one step: then they repeat the masked first step."""
+    _, _, k = op.mnk
+    tk = op.tile_sizes[2]
+    if chunk is None:
+        return k - tk if k >= tk else None
+    last = kb.sub(k_end, tk)
+    if k - (op.chunk_count - 1) * op.chunk_k <= tk:
+        return kb.select(kb.below(chunk, 1), 0, last)
+    return last
+
+
 def _double_buffered(
-    kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, k_begin, k_end, wa: int, wb: int
+    kb: KernelBuilder, op: GridwiseGemmOp, tid, m0, n0, chunk, wa: int, wb: int
 ) -> SSAValue:
     """The K loop with `stages` tiles of A and of B and asynchronous copies
     (cp.async): the copies of step k + stages - 1 are in flight while the
@@ -427,23 +481,36 @@ def _double_buffered(
     threads = thm * thn
     stages = op.stage_count
     k_major = op.a_k_major is not None
+    k_begin, k_end = residue_first(kb, op, chunk)
+    # A padded by `pad_rows` holds K element k at column k + a_front.
+    k = op.mnk[2]
+    bits = op.a.type.element_type.bitwidth  # type: ignore[attr-defined]
+    padded = op.a.type.get_shape()[1] != k  # type: ignore[attr-defined]
+    a_front = front_pad(k, op.chunk_count, tk, bits) if padded else 0
     a = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in range(stages)]
     b = [kb.alloc(b_tile_shape(op), WORKGROUP, f"b_tile{i}", element(op.b)) for i in range(stages)]
     acc = _accumulator(kb, op)
     if stages > 2:  # the first K of the chunk's last step
-        last = kb.add(k_begin, kb.mul(kb.div(kb.sub(kb.sub(k_end, k_begin), 1), tk), tk))
+        last = last_whole_step(kb, op, chunk, k_end)
+        repeat_whole = last is not None
+        last = k_begin if last is None else last
     sa, sb = swizzles(op, "a"), swizzles(op, "b")
 
-    def copy(body: KernelBuilder, k0, buf: int) -> SSAValue:
+    def copy(body: KernelBuilder, k0, buf: int, whole: bool = True) -> SSAValue:
+        # A step after the first is inside K: A's columns, B's rows unmasked.
+        ia, ib = ((1,), (0,)) if whole else ((), ())
+        a_copy = BlockwiseAsyncCopyOp(
+            op.a, m0, body.c(body.add(k0, a_front)), a[buf], tid, (tm, tk), threads, k_major, wa,
+            sa, ia,
+        )  # fmt: skip
         k0 = body.c(k0)
-        a_copy = BlockwiseAsyncCopyOp(op.a, m0, k0, a[buf], tid, (tm, tk), threads, k_major, wa, sa)
         body.insert(a_copy)
-        b_copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb, sb)
+        b_copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb, sb, ib)
         return body.insert(b_copy).results[0]
 
-    first = copy(kb, k_begin, 0)
+    first = copy(kb, k_begin, 0, whole=False)
     for s in range(1, stages - 1):
-        copy(kb, kb.min(kb.add(k_begin, s * tk), last), s)
+        copy(kb, kb.min(kb.add(k_begin, s * tk), last), s, repeat_whole)
 
     def multiply(body: KernelBuilder, buf: int) -> None:
         _multiply(body, op, acc, a[buf], b[buf], tid)
@@ -457,7 +524,7 @@ def _double_buffered(
             if stages == 2:
                 body.if_(body.below(ahead, k_end), lambda inner, at=ahead: copy(inner, at, to))
             else:
-                copy(body, body.min(ahead, last), to)
+                copy(body, body.min(ahead, last), to, repeat_whole)
             if buf == 0:
                 multiply(body, 0)
             else:
@@ -517,7 +584,7 @@ def _register_prefetched(
         BlockwiseCopyOp(op.a, m0, k_first, a[0], tid, (tm, tk), threads, k_major, wa, **la, **ra)
     )  # type: ignore[arg-type]
     if async_b:
-        sb = lb["swizzle"]
+        sb, wb = lb["swizzle"], async_copy_width(op.b, tk, tn, threads)
         b_first = BlockwiseAsyncCopyOp(op.b, k_first, n0, b[0], tid, (tk, tn), threads, False, wb, sb)
         first = kb.insert(b_first).results[0]
         kb.async_wait(first, 0)
@@ -648,6 +715,26 @@ def lower_merge(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def lower_pad(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, PadRowsOp)
+    kb = KernelBuilder(ir.b)
+    rows, cols = op.src.type.get_shape()  # type: ignore[attr-defined]
+    width = op.dst.type.get_shape()[1]  # type: ignore[attr-defined]
+    flat = kb.add(kb.mul(kb.block_id("x"), op.thread_count), kb.thread_id())
+    inside = kb.below(flat, rows * width) if (rows * width) % op.thread_count else None
+
+    def pad(body: KernelBuilder) -> None:
+        r, c = body.div(flat, width), body.rem(flat, width)
+        # Unsigned: columns before `front` wrap past the source's too.
+        at = body.sub(c, op.front_count)
+        value = body.load_or_zero(op.src, [r, at], body.below(at, cols))
+        body.store(value, op.dst, [r, c])
+
+    kb.if_(inside, pad)
+    return []
+
+
 def c_tile_pad(frag: Fragment, lanes: int, threads_n: int, tile_n: int) -> int:
     """Words of padding per row of the tensor-core epilogue's C tile: the
     fewest bank conflicts of the warps' fragment stores and the threads'
@@ -747,10 +834,17 @@ LOWER_MERGE = Pattern(
     rewrite=lower_merge,
 )
 
+LOWER_PAD = Pattern(
+    name="lower-pad-rows",
+    doc="widening a source's rows to whole vectors becomes one thread per element of the copy",
+    root=PadRowsOp,
+    rewrite=lower_pad,
+)
+
 LOWER_GRIDWISE_GEMM = Pass(
     "lower-gridwise-gemm",
     "Lowers xsplit_gemm's gridwise ops to blockwise and threadwise ops on GPU ids.",
-    [LOWER_GRIDWISE, LOWER_MERGE, LOWER_GRIDWISE_REDUCE, LOWER_MERGE_REDUCED],
+    [LOWER_GRIDWISE, LOWER_MERGE, LOWER_GRIDWISE_REDUCE, LOWER_MERGE_REDUCED, LOWER_PAD],
 )
 
 __all__ = ["LOWER_GRIDWISE_GEMM"]

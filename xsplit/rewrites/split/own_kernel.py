@@ -139,13 +139,15 @@ own_kernel_chosen = where("xsplit's own kernel is chosen for it", _capture_own_k
 
 
 def _free_name(module: Operation, base: str) -> str:
-    """`base` or `base_N` such that it and the deterministic merge's
-    `_partials` and `_merge` kernels named after it are all new symbols (a
-    deterministic host is inlined, so its own name is never taken)."""
+    """`base` or `base_N` such that it and the kernels named after it (the
+    deterministic merge's `_partials` and `_merge`, the padded operands'
+    `_pad_a`, `_pad_b` and `_gemm`) are all new symbols (a host is inlined,
+    so its own name is never taken)."""
     n = 0
+    suffixes = ("", "_partials", "_merge", "_pad_a", "_pad_b", "_gemm")
     while True:
         name = base if n == 0 else f"{base}_{n}"
-        if all(unique_name(module, f"{name}{s}") == f"{name}{s}" for s in ("", "_partials", "_merge")):
+        if all(unique_name(module, f"{name}{s}") == f"{name}{s}" for s in suffixes):
             return name
         n += 1
 

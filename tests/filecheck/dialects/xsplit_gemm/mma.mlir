@@ -67,3 +67,16 @@ func.func @layouts(%a: memref<100x1000xf16>, %b: memref<1000x72xf16>, %r: index,
   %fb = xsplit_gemm.threadwise_fragment %kt[%k, %r] lane %l {mma = "mfma_f32_16x16x16", operand = "b", kpack = 4 : i64} : memref<4x256xf16, #gpu.address_space<workgroup>> -> vector<4xf16>
   func.return
 }
+
+// Rows of an odd length widened to whole 16-byte vectors, and a GEMM that
+// reads A padded past B's K and B padded past C's N.
+// CHECK-LABEL: func.func @padded
+// CHECK-NEXT:    xsplit_gemm.pad_rows %a into %ap {threads = 256 : i64} : memref<100x997xf16> into memref<100x1000xf16>
+// CHECK-NEXT:    xsplit_gemm.pad_rows %b into %bp {threads = 256 : i64} : memref<997x71xf16> into memref<997x72xf16>
+// CHECK-NEXT:    xsplit_gemm.gridwise_gemm %ap, %bp, %c {tile = array<i64: 64, 64, 32>, threads = array<i64: 2, 64>, chunks = 4 : i64, merge = "atomic", stages = 2 : i64, mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<100x1000xf16>, memref<997x72xf16>, memref<100x71xf32>
+func.func @padded(%a: memref<100x997xf16>, %b: memref<997x71xf16>, %ap: memref<100x1000xf16>, %bp: memref<997x72xf16>, %c: memref<100x71xf32>) {
+  xsplit_gemm.pad_rows %a into %ap {threads = 256 : i64} : memref<100x997xf16> into memref<100x1000xf16>
+  xsplit_gemm.pad_rows %b into %bp {threads = 256 : i64} : memref<997x71xf16> into memref<997x72xf16>
+  xsplit_gemm.gridwise_gemm %ap, %bp, %c {tile = array<i64: 64, 64, 32>, threads = array<i64: 2, 64>, chunks = 4 : i64, merge = "atomic", stages = 2 : i64, mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<100x1000xf16>, memref<997x72xf16>, memref<100x71xf32>
+  func.return
+}

@@ -94,3 +94,35 @@ func.func @kpack_ldmatrix(%r: index, %l: index) {
   func.return
 }
 // CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_fragment' op a K-packed tile is read with the lanes' own loads
+
+// -----
+
+func.func @pad_narrower(%a: memref<100x997xf16>, %ap: memref<100x996xf16>) {
+  xsplit_gemm.pad_rows %a into %ap {threads = 256 : i64} : memref<100x997xf16> into memref<100x996xf16>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.pad_rows' op the destination's rows must be the source's, widened
+
+// -----
+
+func.func @pad_element(%a: memref<100x997xf16>, %ap: memref<100x1000xbf16>) {
+  xsplit_gemm.pad_rows %a into %ap {threads = 256 : i64} : memref<100x997xf16> into memref<100x1000xbf16>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.pad_rows' op the destination must hold the source's element type
+
+// -----
+
+func.func @padded_too_far(%a: memref<100x1008xf16>, %b: memref<997x72xf16>, %c: memref<100x72xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 32>, threads = array<i64: 2, 64>, chunks = 4 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<100x1008xf16>, memref<997x72xf16>, memref<100x72xf32>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op A's K (1008) and B's K (997) must agree, or A's rows be padded to 1000
+
+// -----
+
+func.func @b_padded_too_far(%a: memref<100x1000xf16>, %b: memref<1000x80xf16>, %c: memref<100x71xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 64, 64, 32>, threads = array<i64: 2, 64>, chunks = 4 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>} : memref<100x1000xf16>, memref<1000x80xf16>, memref<100x71xf32>
+  func.return
+}
+// CHECK: mma_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op C must be 100x80, or B's rows C's padded to whole vectors

@@ -13,7 +13,8 @@
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=3 tile=32,64,16 mma=none},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=NONE
 // RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 tile=32,64,16 warps=4,1}' 2>&1 | filecheck %s --check-prefix=WARPS
 // RUN: not xsplit-opt %s -p 'gemm-kernel{target=sm_80 warps=0,2}' 2>&1 | filecheck %s --check-prefix=WARPS0
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 stages=2}' 2>&1 | filecheck %s --check-prefix=ASYNC16
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 stages=2 pad=none}' 2>&1 | filecheck %s --check-prefix=ASYNC16
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 stages=2}' 2>&1 | filecheck %s --check-prefix=PAD
 
 // KERNEL:      remark: gemm-kernel: on sm_80, 32x64 C tiles over 3 K chunks of 336 (grid 1x1x3, 128 threads, K steps of 16, tensor cores (m16n8k16)); merge atomic
 // KERNEL:      xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 32, 64, 16>, threads = array<i64: 2, 64>, chunks = 3 : i64, merge = "atomic", mma = "m16n8k16", warps = array<i64: 2, 2>}
@@ -109,10 +110,25 @@
 // PARTIALS:   xsplit_gemm.threadwise_write_fragments %acc to %partials[%{{.*}}, %{{.*}}] lane %{{.*}} chunk %block_id_z {mma = "m16n8k16", merge = "partials"}
 
 // One-line diagnostics at the matmul for options the tensor cores cannot take.
-// WARPS:      mma.mlir:[[# @LINE + 9]]:3: error: gemm-kernel: the tile must be whole 16x8x16 blocks per warp (tile=32,64,16, warps=4,1: 128 threads)
-// WARPS0:     mma.mlir:[[# @LINE + 8]]:3: error: gemm-kernel: warps takes two positive counts M,N
-// K = 997 is not whole 16-byte vectors of halves: A through registers, B (N = 64) by cp.async.
-// ASYNC16:    mma.mlir:[[# @LINE + 6]]:3: remark: gemm-kernel: on sm_80, 64x64 C tiles over 1 K chunk of 1024 (grid 1x1x1, 128 threads, K steps of 64, double-buffered through registers (B with cp.async), tensor cores (m16n8k16)); merge store
+// WARPS:      mma.mlir:[[# @LINE + 24]]:3: error: gemm-kernel: the tile must be whole 16x8x16 blocks per warp (tile=32,64,16, warps=4,1: 128 threads)
+// WARPS0:     mma.mlir:[[# @LINE + 23]]:3: error: gemm-kernel: warps takes two positive counts M,N
+// K = 997 is not whole 16-byte vectors of halves: with pad=none A goes through
+// registers, B (N = 64) by cp.async; by default a first kernel copies A into
+// rows of 1000 (3 zeros, A's row, zeros: whole vectors, and each K step, which
+// starts 3 before a multiple of 64, on one) and the GEMM stages both by cp.async.
+// ASYNC16:    mma.mlir:[[# @LINE + 18]]:3: remark: gemm-kernel: on sm_80, 64x64 C tiles over 1 K chunk of 1024 (grid 1x1x1, 128 threads, K steps of 64, double-buffered through registers (B with cp.async), tensor cores (m16n8k16)); merge store
+// PAD:        mma.mlir:[[# @LINE + 17]]:3: remark: gemm-kernel: on sm_80, 64x64 C tiles over 1 K chunk of 1024 (grid 1x1x1, 128 threads, K steps of 64, double-buffered with cp.async, tensor cores (m16n8k16)); merge store; A's rows of 997 padded to 1000 first (0.08 MB moved)
+// PAD:        func.func @mm_pad_a(%a: memref<20x997xf16>, %a_padded: memref<20x1000xf16>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, gpu.known_grid_size = array<i32: 79, 1, 1>} {
+// PAD-NEXT:     xsplit_gemm.pad_rows %a into %a_padded {threads = 256 : i64, front = 3 : i64} : memref<20x997xf16> into memref<20x1000xf16>
+// PAD:        func.func @mm_gemm(%a: memref<20x1000xf16>, %b: memref<997x64xf16>, %c: memref<20x64xf32>)
+// PAD-NEXT:     xsplit_gemm.gridwise_gemm %a, %b, %c {{.*}}stages = 2 : i64, mma = "m16n8k16"
+// PAD-NOT:      register_prefetch
+// PAD:        func.func @mm(%a: memref<20x997xf16>, %b: memref<997x64xf16>, %c: memref<20x64xf32>) attributes {xsplit.host} {
+// PAD-NEXT:     %a_padded = memref.alloc() : memref<20x1000xf16>
+// PAD-NEXT:     func.call @mm_pad_a(%a, %a_padded)
+// PAD-NEXT:     func.call @mm_gemm(%a_padded, %b, %c)
+// PAD-NEXT:     memref.dealloc %a_padded
+// PAD-NEXT:     func.return
 
 // NONE-NOT:   mma
 // NONE:       xsplit_gemm.blockwise_gemm

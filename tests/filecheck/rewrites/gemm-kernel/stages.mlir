@@ -139,21 +139,28 @@
 
 // stages=3: the copies run two steps ahead, clamped to the chunk's last
 // step so that every step commits its two groups: the wait leaves the next
-// step's two in flight.
+// step's two in flight. The chunks end at K - (2 - z) * 336 (325, 661, 997)
+// and each chunk's steps end at its end: only chunk 0's first step, at
+// -11, is ragged (its copies masked, before the loop); every later copy is
+// inside K, unmasked along it (`inside`).
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=3 stages=3 tile=32,64,16 threads=8,16},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=THREE
+// THREE:      %[[Z:.*]] = arith.muli %block_id_z, %{{.*}} : index
+// THREE-NEXT: %[[R:.*]] = arith.constant 325 : index
+// THREE-NEXT: %[[KE:.*]] = arith.addi %[[Z]], %[[R]] : index
+// THREE:      %[[KB:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
 // THREE:      %a_tile2 = memref.alloc()
-// THREE:      %[[LAST:.*]] = arith.addi %{{.*}}, %{{.*}} : index
-// THREE-NEXT: xsplit_gemm.blockwise_async_copy %a[%{{.*}}] to %a_tile0
-// THREE-NEXT: %[[FIRST:.*]] = xsplit_gemm.blockwise_async_copy %b[%{{.*}}] to %b_tile0
+// THREE:      %[[LAST:.*]] = arith.subi %[[KE]], %{{.*}} : index
+// THREE-NEXT: xsplit_gemm.blockwise_async_copy %a[%{{.*}}, %[[KB]]] to %a_tile0 thread %thread_id_x {sizes = array<i64: 32, 16>, threads = 128 : i64} :
+// THREE-NEXT: %[[FIRST:.*]] = xsplit_gemm.blockwise_async_copy %b[%[[KB]], %{{.*}}] to %b_tile0 thread %thread_id_x {sizes = array<i64: 16, 64>, threads = 128 : i64, vector = 4 : i64} :
 // THREE:      arith.minui %{{.*}}, %[[LAST]] : index
-// THREE-NEXT: xsplit_gemm.blockwise_async_copy %a[%{{.*}}] to %a_tile1
-// THREE-NEXT: xsplit_gemm.blockwise_async_copy %b[%{{.*}}] to %b_tile1
-// THREE:      scf.for %k0
+// THREE-NEXT: xsplit_gemm.blockwise_async_copy %a[%{{.*}}] to %a_tile1 {{.*}}inside = array<i64: 1>}
+// THREE-NEXT: xsplit_gemm.blockwise_async_copy %b[%{{.*}}] to %b_tile1 {{.*}}inside = array<i64: 0>}
+// THREE:      scf.for %k0 = %[[KB]] to %[[KE]]
 // THREE-NEXT:   nvgpu.device_async_wait %[[FIRST]] numGroups = 2
 // THREE-NEXT:   gpu.barrier
 // THREE:        arith.minui %{{.*}}, %[[LAST]] : index
-// THREE-NEXT:   xsplit_gemm.blockwise_async_copy %a[%{{.*}}] to %a_tile2
-// THREE-NEXT:   xsplit_gemm.blockwise_async_copy %b[%{{.*}}] to %b_tile2
+// THREE-NEXT:   xsplit_gemm.blockwise_async_copy %a[%{{.*}}] to %a_tile2 {{.*}}inside = array<i64: 1>}
+// THREE-NEXT:   xsplit_gemm.blockwise_async_copy %b[%{{.*}}] to %b_tile2 {{.*}}inside = array<i64: 0>}
 // THREE-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0
 // THREE-COUNT-2: gpu.barrier
 // THREE-NOT:    gpu.barrier

@@ -138,3 +138,32 @@ func.func @nothing_to_lower(%a: memref<16x8xf32>, %b: memref<16x8xf32>) {
 // CHECK-NEXT:    memref.copy %a, %b : memref<16x8xf32> to memref<16x8xf32>
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
+
+// -----
+
+func.func @pad(%a: memref<20x13xf16>, %a_padded: memref<20x16xf16>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, gpu.known_grid_size = array<i32: 2, 1, 1>} {
+  xsplit_gemm.pad_rows %a into %a_padded {threads = 256 : i64} : memref<20x13xf16> into memref<20x16xf16>
+  func.return
+}
+
+// Thread 256 x + t copies element (i / 16, i % 16) of the 320, zero past A's 13 columns.
+// CHECK-LABEL: func.func @pad
+// CHECK-NOT:     xsplit_gemm.pad_rows
+// CHECK:         %[[FLAT:.*]] = arith.addi %{{.*}}, %thread_id_x : index
+// CHECK-NEXT:    %[[ALL:.*]] = arith.constant 320 : index
+// CHECK-NEXT:    %[[IN:.*]] = arith.cmpi ult, %[[FLAT]], %[[ALL]] : index
+// CHECK-NEXT:    scf.if %[[IN]] {
+// CHECK-NEXT:      %[[W:.*]] = arith.constant 16 : index
+// CHECK-NEXT:      %[[R:.*]] = arith.divui %[[FLAT]], %[[W]] : index
+// CHECK-NEXT:      %[[C:.*]] = arith.remui %[[FLAT]], %[[W]] : index
+// CHECK-NEXT:      %[[K:.*]] = arith.constant 13 : index
+// CHECK-NEXT:      %[[INK:.*]] = arith.cmpi ult, %[[C]], %[[K]] : index
+// CHECK-NEXT:      %[[V:.*]] = scf.if %[[INK]] -> (f16) {
+// CHECK-NEXT:        %[[X:.*]] = memref.load %a[%[[R]], %[[C]]] : memref<20x13xf16>
+// CHECK-NEXT:        scf.yield %[[X]] : f16
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        %[[Z:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK-NEXT:        scf.yield %[[Z]] : f16
+// CHECK-NEXT:      }
+// CHECK-NEXT:      memref.store %[[V]], %a_padded[%[[R]], %[[C]]] : memref<20x16xf16>
+// CHECK-NEXT:    }
