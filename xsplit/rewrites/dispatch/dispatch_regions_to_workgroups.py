@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, TensorType
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnOp
@@ -35,16 +35,13 @@ from xsplit.rewrites.dsl import (
     Pass,
     Pattern,
     Remark,
-    no_discardable_attributes,
     operand_group_size,
     region_blocks,
     where,
 )
 from xsplit.rewrites.dsl.builders import IRBuilder
-from xsplit.rewrites.dsl.clone import CloningTemplate
 from xsplit.rewrites.dsl.structure import (
     because,
-    region_ops,
     results,
     the_value,
     values_from_above,
@@ -128,78 +125,6 @@ def region_to_workgroups(m: Match, ir: IRBuilder) -> list[SSAValue]:
     return list(ir.b.insert(workgroups).results)
 
 
-REGION_AS_WORKGROUPS = CloningTemplate(
-    """
-%0:$out_count = flow.dispatch.workgroups($arguments) : ($arguments.type) -> ($outs.type) =
-    ($bindings) {
-$for i in $constants:
-  %constant$i = $clone $constants[$i]
-$end
-$for i in $tensors:
-  %40$i = iree_tensor_ext.dispatch.tensor.load %10$i, offsets = [$tensor_zeros[$i]], sizes = [$tensor_shapes[$i]], strides = [$tensor_ones[$i]] : $tensor_bindings[$i] -> $tensors[$i].type
-$end
-  %yielded:$yield_count = $clone $body.ops replacing $constants with %constant, $tensors with %40, $scalars with %20 yielding $yielded
-$for i in $yielded:
-  iree_tensor_ext.dispatch.tensor.store %yielded#$i, %30$i, offsets = [$result_zeros[$i]], sizes = [$result_shapes[$i]], strides = [$result_ones[$i]] : $outs[$i].type -> $result_bindings[$i]
-$end
-  flow.return
-}
-""",
-    bindings=lambda m: _bindings(m),
-    yield_count=lambda m: len(m["yielded"]),
-    out_count=lambda m: len(m["outs"]),
-    tensor_bindings=lambda m: [_binding("readonly", v.type) for v in m["tensors"]],
-    result_bindings=lambda m: [_binding("writeonly", v.type) for v in m["outs"]],
-    tensor_zeros=lambda m: [_spelled(_whole(v.type)[0]) for v in m["tensors"]],
-    tensor_shapes=lambda m: [_spelled(_whole(v.type)[1]) for v in m["tensors"]],
-    tensor_ones=lambda m: [_spelled(_whole(v.type)[2]) for v in m["tensors"]],
-    result_zeros=lambda m: [_spelled(_whole(v.type)[0]) for v in m["outs"]],
-    result_shapes=lambda m: [_spelled(_whole(v.type)[1]) for v in m["outs"]],
-    result_ones=lambda m: [_spelled(_whole(v.type)[2]) for v in m["outs"]],
-)
-"""The region's ops copied into a `flow.dispatch.workgroups` whose operands
-are what they captured: each tensor loaded whole from its `readonly`
-binding, each scalar its block argument as it is, each scalar constant
-rebuilt inside; each value the region yielded is stored whole into its
-`writeonly` binding. The body's arguments (`%10$i` for tensors, `%20$i`
-for scalars, `%30$i` for results) and the loads (`%40$i`, which take the
-names of the values they load) are numbered: unnamed, as MLIR prints them."""
-
-
-def _binding(access: str, t: Attribute) -> str:
-    return f"!iree_tensor_ext.dispatch.tensor<{access}:{t}>"
-
-
-def _spelled(numbers: list[int]) -> str:
-    return ", ".join(map(str, numbers))
-
-
-def _bindings(m: Match) -> str:
-    """The body's arguments: one per operand, in order (`%10$i` for a
-    tensor, `%20$i` for a scalar), then one per result (`%30$i`)."""
-    counts = {"tensor": 0, "scalar": 0}
-    prefix = {"tensor": "10", "scalar": "20"}
-    spelled: list[str] = []
-    for v in m["arguments"]:
-        kind = "tensor" if isinstance(v.type, TensorType) else "scalar"
-        t = _binding("readonly", v.type) if kind == "tensor" else str(v.type)
-        spelled.append(f"%{prefix[kind]}{counts[kind]}: {t}")
-        counts[kind] += 1
-    spelled += [f"%30{i}: {_binding('writeonly', v.type)}" for i, v in enumerate(m["outs"])]
-    return ", ".join(spelled)
-
-
-region_parts = (
-    values_from_above().capture_those("tensors", ~is_scalar_constant & the_value.is_tensor())
-    & values_from_above().capture_those("scalars", ~is_scalar_constant & ~the_value.is_tensor())
-    & results().capture("outs")
-    & ~results().count(0)
-    & region_ops("body", "body", yielded="yielded")
-)
-"""What the template reads: the captured tensors and scalars (the
-workgroups' operands, `captures_operands`), the results, the body's ops and
-what it yields."""
-
 is_formed_by_xsplit = where(
     "was formed by xsplit",
     lambda m: formed_by_xsplit(m.root) or "it was in the module before",
@@ -219,24 +144,8 @@ def _patterns(selected: Constraint, which: str = "") -> tuple[Pattern | Remark, 
             & has_one_block
             & has_no_workload
             & has_static_shapes
-            & captures_operands
-            & no_discardable_attributes()
-            & region_parts,
-            rewrite=REGION_AS_WORKGROUPS,
-        ),
-        Pattern(
-            name="dispatch-region-with-attributes-to-workgroups",
-            doc=f"the same for a region{which} with attributes of its own, which the "
-            "workgroups take over, or with no results",
-            root=DispatchRegionOp,
-            where=graph_level
-            & has_one_block
-            & has_no_workload
-            & has_static_shapes
-            & captures_operands
-            & (~no_discardable_attributes() | results().count(0)),
+            & captures_operands,
             rewrite=region_to_workgroups,
-            family="dispatch-region-to-workgroups",
         ),
         Remark(
             name="dynamic-dispatch-region",

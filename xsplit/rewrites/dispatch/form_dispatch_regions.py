@@ -30,10 +30,9 @@ from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnO
 from xsplit.dialects.gpu import BlockMappingAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp
-from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, attr, not_inside, result
+from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, attr, not_inside
 from xsplit.rewrites.dsl.builders import IRBuilder
-from xsplit.rewrites.dsl.clone import CloningTemplate
-from xsplit.rewrites.dsl.structure import outputs, results, the_value, values_from_above
+from xsplit.rewrites.dsl.structure import outputs, the_value
 
 
 _DEVICE_CODE = frozenset(
@@ -142,61 +141,13 @@ def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> None:
         old.replace_uses_with_if(new, lambda use: not region.is_ancestor(use.operation))
 
 
-def _remember_regions(made: list[Operation]) -> None:
-    for op in made:
-        if isinstance(op, DispatchRegionOp):
-            _FORMED.add(op)
-
-
-SPLIT_LOOP_IN_REGION = CloningTemplate(
-    """
-%0 = flow.dispatch.region -> ($loop.type{$dims}) {
-$for i in $empties:
-  %empty$i = $clone $empties[$i]
-$end
-$for i in $constants:
-  %constant$i = $clone $constants[$i]
-$end
-  %loop = $clone $loop replacing $empties with %empty, $constants with %constant
-  flow.return %loop : $loop.type
-}
-""",
-    dims=lambda m: _result_dims(m.root),  # type: ignore[arg-type]
-    record=_remember_regions,
-)
-"""The loop copied into a region, on copies of the `tensor.empty`s it writes
-into (IREE needs them inside) and of the scalar constants it reads (which
-saves dispatch operands); the engine erases the originals once unused. The
-region's sizes are the empties' dynamic sizes, from outside."""
-
-captures_what_moves_in = (
-    result(0).capture("loop")
-    & outputs().capture_those("empties", the_value.defined_by("tensor.empty"))
-    & values_from_above().capture_those(
-        "constants", the_value.is_constant() & ~the_value.is_tensor()
-    )
-)
-
 WRAP_SPLIT_LOOP = Pattern(
     name="wrap-split-loop-in-dispatch-region",
     doc="puts a graph-level split-reduction scf.forall, its tensor.empty and "
-    "constants in a flow.dispatch.region (SPLIT_LOOP_IN_REGION, the IR as a template)",
+    "constants in a flow.dispatch.region",
     root=ForallOp,
-    where=is_graph_level
-    & is_split_reduction_loop
-    & has_sizes_outside
-    & results().count(1)
-    & captures_what_moves_in,
-    rewrite=SPLIT_LOOP_IN_REGION,
-)
-
-WRAP_SPLIT_LOOP_OF_RESULTS = Pattern(
-    name="wrap-split-loop-of-results-in-dispatch-region",
-    doc="the same for a split loop of several results, each with its own sizes",
-    root=ForallOp,
-    where=is_graph_level & is_split_reduction_loop & has_sizes_outside & ~results().count(1),
+    where=is_graph_level & is_split_reduction_loop & has_sizes_outside,
     rewrite=wrap_in_dispatch_region,
-    family=WRAP_SPLIT_LOOP.name,
 )
 
 SERIAL_BLOCK_LOOP = Remark(
@@ -216,12 +167,7 @@ DYNAMIC_OUTPUT_LOOP = Remark(
     message="not put in a dispatch: a dynamic shared output is not a tensor.empty",
 )
 
-FORM_DISPATCH_REGIONS_PATTERNS = (
-    WRAP_SPLIT_LOOP,
-    WRAP_SPLIT_LOOP_OF_RESULTS,
-    SERIAL_BLOCK_LOOP,
-    DYNAMIC_OUTPUT_LOOP,
-)
+FORM_DISPATCH_REGIONS_PATTERNS = (WRAP_SPLIT_LOOP, SERIAL_BLOCK_LOOP, DYNAMIC_OUTPUT_LOOP)
 
 FORM_DISPATCH_REGIONS = Pass(
     "form-dispatch-regions",
