@@ -303,3 +303,29 @@ def verify_epilogue_layout(op, threads: tuple[int, int], tile: tuple[int, int]) 
     if stage != "atomic":
         # One thread per kept row (column) of the tile combines it.
         need(kept_tile <= threads[0] * threads[1], op, "the tile keeps more outputs than it has threads")
+
+
+def verify_mma_operands_and_warps(op, intr: Intrinsic) -> tuple[int, int]:
+    """What a gridwise op on tensor cores needs of its operands and warps:
+    A and B of the intrinsic's element types, A as it is in memory
+    (M-major), warps as positive [M, N] counts, which it returns."""
+    for v, name in ((op.a, "A"), (op.b, "B")):
+        element = str(v.type.element_type)
+        takes = f"{intr.name} takes {name} of {', '.join(intr.operands)}"
+        need(element in intr.operands, op, takes)
+    need(op.a_k_major is None, op, "mma reads A as it is in memory (M-major)")
+    need(len(op.warps.get_values()) == 2, op, "warps must be [M, N] counts")
+    wm, wn = op.warp_counts
+    need(min(wm, wn) > 0, op, "warps must be positive")
+    return wm, wn
+
+
+def need_whole_warp_blocks(op, intr: Intrinsic, warps: tuple[int, int]) -> None:
+    """The op's tile is whole intrinsic blocks for each of its warps."""
+    wm, wn = warps
+    tm, tn, tk = op.tile_sizes
+    need(
+        tm % (wm * intr.m) == 0 and tn % (wn * intr.n) == 0 and tk % intr.k == 0,
+        op,
+        f"the tile must be whole {intr.m}x{intr.n}x{intr.k} blocks per warp",
+    )

@@ -43,10 +43,12 @@ from xsplit.dialects.xsplit_gemm.common import (
     need,
     need_one_of,
     need_static_memref,
+    need_whole_warp_blocks,
     out_shapes,
     reduce_chunks,
     shape_of,
     verify_epilogue_layout,
+    verify_mma_operands_and_warps,
     verify_reduce_kind,
 )
 
@@ -342,25 +344,13 @@ class GridwiseGemmOp(IRDLOperation):
         intr = self.intrinsic
         need(intr is not None, self, f"mma must be one of {', '.join(INTRINSICS)}")
         assert intr is not None
-        for v, name in ((self.a, "A"), (self.b, "B")):
-            element = str(v.type.element_type)  # type: ignore[attr-defined]
-            takes = f"{intr.name} takes {name} of {', '.join(intr.operands)}"
-            need(element in intr.operands, self, takes)
-        need(self.a_k_major is None, self, "mma reads A as it is in memory (M-major)")
-        need(len(self.warps.get_values()) == 2, self, "warps must be [M, N] counts")  # type: ignore[union-attr]
-        wm, wn = self.warp_counts
-        need(min(wm, wn) > 0, self, "warps must be positive")
+        wm, wn = verify_mma_operands_and_warps(self, intr)
         need(
             self.thread_counts == (wm, wn * intr.lanes),
             self,
             f"threads must be [warps[0], warps[1] * {intr.lanes}]",
         )
-        tm, tn, tk = self.tile_sizes
-        need(
-            tm % (wm * intr.m) == 0 and tn % (wn * intr.n) == 0 and tk % intr.k == 0,
-            self,
-            f"the tile must be whole {intr.m}x{intr.n}x{intr.k} blocks per warp",
-        )
+        need_whole_warp_blocks(self, intr, (wm, wn))
 
 
 @irdl_op_definition
@@ -651,26 +641,14 @@ class GridwiseGemmReduceOp(IRDLOperation):
 
     def _verify_mma(self) -> None:
         intr = intrinsic_of(self, self.mma)  # type: ignore[arg-type]
-        for v, name in ((self.a, "A"), (self.b, "B")):
-            element = str(v.type.element_type)  # type: ignore[attr-defined]
-            takes = f"{intr.name} takes {name} of {', '.join(intr.operands)}"
-            need(element in intr.operands, self, takes)
-        need(self.a_k_major is None, self, "mma reads A as it is in memory (M-major)")
-        need(len(self.warps.get_values()) == 2, self, "warps must be [M, N] counts")  # type: ignore[union-attr]
-        wm, wn = self.warp_counts
-        need(min(wm, wn) > 0, self, "warps must be positive")
+        wm, wn = verify_mma_operands_and_warps(self, intr)
         thm, thn = self.thread_counts
         need(
             thm * thn == wm * wn * intr.lanes,
             self,
             f"threads must count warps[0] x warps[1] x {intr.lanes} threads",
         )
-        tm, tn, tk = self.tile_sizes
-        need(
-            tm % (wm * intr.m) == 0 and tn % (wn * intr.n) == 0 and tk % intr.k == 0,
-            self,
-            f"the tile must be whole {intr.m}x{intr.n}x{intr.k} blocks per warp",
-        )
+        need_whole_warp_blocks(self, intr, (wm, wn))
 
 
 @irdl_op_definition
