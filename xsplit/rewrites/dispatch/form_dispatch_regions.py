@@ -30,7 +30,7 @@ from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnO
 from xsplit.dialects.gpu import BlockMappingAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp
-from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, attr, not_inside
+from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, Template, attr, not_inside
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.structure import outputs, the_value
 
@@ -80,6 +80,23 @@ def new_dispatch_region(
 def formed_by_xsplit(op: Operation) -> bool:
     """Whether `op` is a region `new_dispatch_region` made in this process."""
     return op in _FORMED
+
+
+class RegionFormingTemplate(Template):
+    """A template whose `flow.dispatch.region`s are formed by xsplit, as
+    `new_dispatch_region`'s are: `materialize-late` then turns them into
+    workgroups."""
+
+    def rewrite(self, m: Match, builder: Builder) -> list[SSAValue]:
+        before = m.root.prev_op
+        replacements = super().rewrite(m, builder)
+        block = m.root.parent_block()
+        op = before.next_op if before is not None else block.first_op if block else None
+        while op is not None and op is not m.root:
+            if isinstance(op, DispatchRegionOp):
+                _FORMED.add(op)
+            op = op.next_op
+        return replacements
 
 
 def _result_dims(forall: ForallOp) -> list[SSAValue]:

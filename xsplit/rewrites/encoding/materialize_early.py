@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from xsplit.rewrites.dsl import Pass
 from xsplit.rewrites.encoding.materialize_encodings import EARLY_PATTERNS, TARGET_OPTION
+from xsplit.rewrites.encoding.materialize_grouped import EARLY_TEMPLATES
 from xsplit.rewrites.split.grouped import MATERIALIZE_GROUPED_EARLY
 
 MATERIALIZE_EARLY = Pass(
     "materialize-early",
     "Lowers graph-level grouped GEMMs to scf.forall loops and encodings to "
     "pack/mmt4d/unpack before dispatches form.",
-    [MATERIALIZE_GROUPED_EARLY, *EARLY_PATTERNS],
+    [*EARLY_TEMPLATES, MATERIALIZE_GROUPED_EARLY, *EARLY_PATTERNS],
     [TARGET_OPTION],
 )

@@ -39,11 +39,14 @@ from xsplit.rewrites.dispatch.form_dispatch_regions import FORM_DISPATCH_REGIONS
 from xsplit.rewrites.dsl import Pass, Pattern, Remark
 from xsplit.rewrites.encoding.materialize_encodings import LATE_PATTERNS, TARGET_OPTION
 from xsplit.rewrites.encoding.lower_rock_reduce import LOWER_ROCK_REDUCE
+from xsplit.rewrites.encoding.materialize_grouped import IN_DISPATCH_TEMPLATES, IN_REGION_TEMPLATES
 from xsplit.rewrites.split.grouped import MATERIALIZE_GROUPED_IN_DISPATCH, WRAP_GROUPED_GEMM
 
 MATERIALIZATIONS: list[Pattern | Remark] = [
     *LATE_PATTERNS,
+    *IN_REGION_TEMPLATES,
     WRAP_GROUPED_GEMM,
+    *IN_DISPATCH_TEMPLATES,
     MATERIALIZE_GROUPED_IN_DISPATCH,
     LOWER_ROCK_REDUCE,
     *FORM_DISPATCH_REGIONS_PATTERNS,
