@@ -63,6 +63,7 @@ from xsplit.rewrites.dsl import (
     input,
     no_discardable_attributes,
     operand,
+    operand_group_size,
     result,
     root_is,
     where,
@@ -408,16 +409,75 @@ MATERIALIZE_MATMUL_EARLY = Pattern(
     family="materialize-encoding-early",
 )
 
+# The same matmuls on a target that does not data-tile: the encodings
+# dropped, early or late alike (no dispatch is formed for a relayout).
+
+
+def _capture_dropped(m: Match) -> bool | str:
+    # Native: the tiles are the target table's answer for the op's device.
+    return _tiles(m) is None or "the target data-tiles it"
+
+
+target_drops_encodings = where("the target drops the encodings", _capture_dropped)
+
+encoded_zero_filled_matmul = operand(0).defined_by(
+    "linalg.matmul",
+    where=attr("indexing_maps").equals(MATMUL_MAPS)
+    & no_discardable_attributes()
+    & input(0).defined_by(SetEncodingOp.name, where=_set_from("a"))
+    & input(1).defined_by(SetEncodingOp.name, where=_set_from("b"))
+    & init().defined_by(
+        "linalg.fill",
+        where=input(0).capture("fill")
+        & init().defined_by("tensor.empty", where=operand_group_size("dynamic_sizes", 0)),
+    ),
+)
+"""unset_encoding(matmul(set_encoding(a), set_encoding(b)) outs(fill(x) of an encoded empty)))."""
+
+DROP_MATMUL_ENCODINGS = Pattern(
+    name="drop-matmul-encodings",
+    doc="an encoded plain matmul with an encoded init, on a target that does not data-tile, "
+    "as the plain matmul (the IR as a template)",
+    root=UnsetEncodingOp,
+    where=encoded_plain_matmul & is_encoded_contraction & target_drops_encodings,
+    rewrite=Template(
+        "%0 = linalg.matmul ins($a, $b : $a.type, $b.type) outs($c : $c.type) -> $c.type"
+    ),
+    options=["target"],
+)
+
+DROP_ZERO_FILLED_MATMUL_ENCODINGS = Pattern(
+    name="drop-filled-matmul-encodings",
+    doc="an encoded plain matmul into a filled encoded tensor.empty, on a target that does "
+    "not data-tile, as the plain matmul into a plain filled one (the IR as a template)",
+    root=UnsetEncodingOp,
+    where=encoded_zero_filled_matmul & is_encoded_contraction & target_drops_encodings,
+    rewrite=Template(
+        """
+%0 = tensor.empty() : $acc
+%1 = linalg.fill ins($fill : $fill.type) outs(%0 : $acc) -> $acc
+%2 = linalg.matmul ins($a, $b : $a.type, $b.type) outs(%1 : $acc) -> $acc
+""",
+        acc=lambda m: m.root.results[0].type,
+    ),
+    options=["target"],
+)
+
+DROP_ENCODINGS = (DROP_MATMUL_ENCODINGS, DROP_ZERO_FILLED_MATMUL_ENCODINGS)
+"""Both materializations' templates for a target that drops encodings."""
+
 EARLY_PATTERNS = (
     FOLD_ENCODING_PAIR,
     MATERIALIZE_MERGED_EARLY,
     MATERIALIZE_MATMUL_EARLY,
+    *DROP_ENCODINGS,
     MATERIALIZE_ENCODING_EARLY,
     FOLD_UNPACK_PACK,
 )
 LATE_PATTERNS = (
     FOLD_ENCODING_PAIR,
     MATERIALIZE_MERGED_LATE,
+    *DROP_ENCODINGS,
     MATERIALIZE_ENCODING_LATE,
     FOLD_UNPACK_PACK,
 )
