@@ -23,6 +23,8 @@ same layout undoes.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable
 
 from xdsl.builder import Builder
@@ -48,6 +50,7 @@ from xsplit.rewrites.common.encodings import (
     merged_chunks,
 )
 from xsplit.rewrites.dispatch.form_dispatch_regions import (
+    RegionFormingTemplate,
     in_dispatch,
     is_graph_level,
     new_dispatch_region,
@@ -69,6 +72,7 @@ from xsplit.rewrites.dsl import (
     where,
 )
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.constraints import ValueRef
 from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 from xsplit.targets.table import TARGETS
 
@@ -361,12 +365,14 @@ def _layout(m: Match, operand: int) -> Layout:
 
 
 def _packed_type(m: Match, operand: int) -> TensorType:
-    value = m["abc"[operand]]
-    layout = _layout(m, operand)
+    return _packed(m["abc"[operand]].type, _layout(m, operand))
+
+
+def _packed(plain: TensorType, layout: Layout) -> TensorType:
     shape = packed_shape(
-        value.type.get_shape(), layout.inner_dims_pos, layout.inner_tiles, layout.outer_dims_perm
+        plain.get_shape(), layout.inner_dims_pos, layout.inner_tiles, layout.outer_dims_perm
     )
-    return TensorType(value.type.element_type, shape)
+    return TensorType(plain.element_type, shape)
 
 
 def _perm_text(layout: Layout) -> str:
@@ -466,10 +472,155 @@ DROP_ZERO_FILLED_MATMUL_ENCODINGS = Pattern(
 DROP_ENCODINGS = (DROP_MATMUL_ENCODINGS, DROP_ZERO_FILLED_MATMUL_ENCODINGS)
 """Both materializations' templates for a target that drops encodings."""
 
+# The zero-filled form (`set-encoding-zero-filled`'s): the accumulator is
+# filled in the packed layout, never packed.
+
+PACKED_FILLED_MATMUL = Template(
+    """
+%0 = tensor.empty() : $a_packed
+%1 = arith.constant $a_zero
+%2 = linalg.pack $a padding_value(%1 : $a.element_type) $a_perm inner_dims_pos = [$a_dims] inner_tiles = [$a_tiles] into %0 : $a.type -> $a_packed
+%3 = tensor.empty() : $b_packed
+%4 = arith.constant $b_zero
+%5 = linalg.pack $b padding_value(%4 : $b.element_type) $b_perm inner_dims_pos = [$b_dims] inner_tiles = [$b_tiles] into %3 : $b.type -> $b_packed
+%6 = tensor.empty() : $c_packed
+%7 = linalg.fill ins($fill : $fill.type) outs(%6 : $c_packed) -> $c_packed
+%8 = linalg.mmt4d ins(%2, %5 : $a_packed, $b_packed) outs(%7 : $c_packed) -> $c_packed
+%9 = tensor.empty() : $acc
+%10 = linalg.unpack %8 $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %9 : $c_packed -> $acc
+""",
+    **{k: v for k, v in PACKED_MATMUL.helpers.items() if k[0] in "ab" or k in ("c_perm", "c_dims", "c_tiles")},
+    c_packed=lambda m: _packed(m.root.results[0].type, _layout(m, 2)),
+    acc=lambda m: m.root.results[0].type,
+)
+"""PACKED_MATMUL with the packed accumulator filled instead of packed."""
+
+# Late: each pack in a dispatch region of its own, and the mmt4d with its
+# unpack in one (see the module's doc); a constant fill value is made again
+# inside, where IREE wants it.
+
+_PACK_IN_REGION = """
+%{r} = flow.dispatch.region -> (${x}_packed) {{
+  %{e} = tensor.empty() : ${x}_packed
+  %{z} = arith.constant ${x}_zero
+  %{p} = linalg.pack ${x} padding_value(%{z} : ${x}.element_type) ${x}_perm inner_dims_pos = [${x}_dims] inner_tiles = [${x}_tiles] into %{e} : ${x}.type -> ${x}_packed
+  flow.return %{p} : ${x}_packed
+}}
+"""
+
+PACKED_MATMUL_IN_DISPATCHES = RegionFormingTemplate(
+    _PACK_IN_REGION.format(r=0, e=1, z=2, p=3, x="a")
+    + _PACK_IN_REGION.format(r=4, e=5, z=6, p=7, x="b")
+    + _PACK_IN_REGION.format(r=8, e=9, z=10, p=11, x="c")
+    + """
+%12 = flow.dispatch.region -> ($c.type) {
+  %13 = linalg.mmt4d ins(%0, %4 : $a_packed, $b_packed) outs(%8 : $c_packed) -> $c_packed
+  %14 = tensor.empty() : $c.type
+  %15 = linalg.unpack %13 $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %14 : $c_packed -> $c.type
+  flow.return %15 : $c.type
+}
+""",
+    **PACKED_MATMUL.helpers,
+)
+"""PACKED_MATMUL late: a dispatch region per pack, one for mmt4d and unpack."""
+
+PACKED_FILLED_MATMUL_IN_DISPATCHES = RegionFormingTemplate(
+    _PACK_IN_REGION.format(r=0, e=1, z=2, p=3, x="a")
+    + _PACK_IN_REGION.format(r=4, e=5, z=6, p=7, x="b")
+    + """
+%8 = flow.dispatch.region -> ($acc) {
+  %$fill_name = arith.constant $fill_value
+  %9 = tensor.empty() : $c_packed
+  %10 = linalg.fill ins(%$fill_name : $fill.type) outs(%9 : $c_packed) -> $c_packed
+  %11 = linalg.mmt4d ins(%0, %4 : $a_packed, $b_packed) outs(%10 : $c_packed) -> $c_packed
+  %12 = tensor.empty() : $acc
+  %13 = linalg.unpack %11 $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %12 : $c_packed -> $acc
+  flow.return %13 : $acc
+}
+""",
+    **PACKED_FILLED_MATMUL.helpers,
+    fill_value=lambda m: m["fill_constant"].value,
+    fill_name=lambda m: m["fill"].name_hint or "14",
+)
+"""PACKED_FILLED_MATMUL late, the fill's constant made again in the
+contraction's dispatch region."""
+
+encoded_filled_matmul = operand(0).defined_by(
+    "linalg.matmul",
+    where=attr("indexing_maps").equals(MATMUL_MAPS)
+    & no_discardable_attributes()
+    & input(0).defined_by(SetEncodingOp.name, where=_set_from("a"))
+    & input(1).defined_by(SetEncodingOp.name, where=_set_from("b"))
+    & init().defined_by(
+        "linalg.fill",
+        where=input(0).capture("fill")
+        & input(0).defined_by("arith.constant", capture="fill_constant")
+        & init().defined_by("tensor.empty", where=operand_group_size("dynamic_sizes", 0)),
+    ),
+)
+"""unset_encoding(matmul(set_encoding(a), set_encoding(b)) outs(fill(constant) of an encoded empty))."""
+
+
+def _encodes_a_plain_source(ref: ValueRef) -> Constraint:
+    """`ref` is a set_encoding of no pad or reshape: the late builder brings
+    those into the pack's dispatch (`_FUSED_PRODUCERS`)."""
+    fused = [operand(0).defined_by(op.name) for op in _FUSED_PRODUCERS]
+    return ref.defined_by(SetEncodingOp.name, where=~functools.reduce(operator.or_, fused))
+
+
+def _plain_sources(*refs: ValueRef) -> Constraint:
+    """The matmul's encoded operands `refs` each encode a plain source."""
+    each = [_encodes_a_plain_source(ref) for ref in refs]
+    return operand(0).defined_by("linalg.matmul", where=functools.reduce(operator.and_, each))
+
+
+MATERIALIZE_FILLED_MATMUL_EARLY = Pattern(
+    name="materialize-filled-matmul-early",
+    doc="an encoded plain matmul into a filled encoded tensor.empty as graph-level packs, "
+    "mmt4d into the filled packed accumulator, and unpack (PACKED_FILLED_MATMUL)",
+    root=UnsetEncodingOp,
+    where=encoded_zero_filled_matmul
+    & is_encoded_contraction
+    & where("the target data-tiles it", _capture_tiles),
+    rewrite=PACKED_FILLED_MATMUL,
+    options=["target"],
+    family="materialize-encoding-early",
+)
+
+MATERIALIZE_MATMUL_LATE = Pattern(
+    name="materialize-matmul-in-dispatches",
+    doc="an encoded plain matmul with an encoded init as a dispatch region per pack and one "
+    "for the mmt4d and unpack (PACKED_MATMUL_IN_DISPATCHES)",
+    root=UnsetEncodingOp,
+    where=encoded_plain_matmul
+    & _plain_sources(input(0), input(1), init())
+    & is_encoded_contraction
+    & where("the target data-tiles it", _capture_tiles),
+    rewrite=PACKED_MATMUL_IN_DISPATCHES,
+    options=["target"],
+    family="materialize-encoding-in-dispatches",
+)
+
+MATERIALIZE_FILLED_MATMUL_LATE = Pattern(
+    name="materialize-filled-matmul-in-dispatches",
+    doc="an encoded plain matmul into a constant-filled encoded tensor.empty as a dispatch "
+    "region per pack and one for the fill, mmt4d and unpack "
+    "(PACKED_FILLED_MATMUL_IN_DISPATCHES)",
+    root=UnsetEncodingOp,
+    where=encoded_filled_matmul
+    & _plain_sources(input(0), input(1))
+    & is_encoded_contraction
+    & where("the target data-tiles it", _capture_tiles),
+    rewrite=PACKED_FILLED_MATMUL_IN_DISPATCHES,
+    options=["target"],
+    family="materialize-encoding-in-dispatches",
+)
+
 EARLY_PATTERNS = (
     FOLD_ENCODING_PAIR,
     MATERIALIZE_MERGED_EARLY,
     MATERIALIZE_MATMUL_EARLY,
+    MATERIALIZE_FILLED_MATMUL_EARLY,
     *DROP_ENCODINGS,
     MATERIALIZE_ENCODING_EARLY,
     FOLD_UNPACK_PACK,
@@ -477,6 +628,8 @@ EARLY_PATTERNS = (
 LATE_PATTERNS = (
     FOLD_ENCODING_PAIR,
     MATERIALIZE_MERGED_LATE,
+    MATERIALIZE_MATMUL_LATE,
+    MATERIALIZE_FILLED_MATMUL_LATE,
     *DROP_ENCODINGS,
     MATERIALIZE_ENCODING_LATE,
     FOLD_UNPACK_PACK,
