@@ -82,13 +82,11 @@ from xsplit.dialects.iree_linalg_ext import (
     split_reduction_sizes,
 )
 from xsplit.rewrites.dsl import (
-    Constraint,
     Match,
     Option,
     Pass,
     Pattern,
     Remark,
-    Template,
     UpdateRoot,
     ceildiv,
     divides,
@@ -159,17 +157,7 @@ from xsplit.rewrites.split.static_chunks import (
     a_plain_static_matmul,
     leaves_no_tail,
 )
-from xsplit.rewrites.split.vector_chunks import (
-    STATIC_DOT_CHUNKS,
-    STATIC_DOT_CHUNKS_AND_TAIL,
-    STATIC_MATVEC_CHUNKS,
-    STATIC_MATVEC_CHUNKS_AND_TAIL,
-    STATIC_VECMAT_CHUNKS,
-    STATIC_VECMAT_CHUNKS_AND_TAIL,
-    a_plain_static_dot,
-    a_plain_static_matvec,
-    a_plain_static_vecmat,
-)
+from xsplit.rewrites.split.vector_chunks import vector_chunk_patterns
 from xsplit.rewrites.split.lift_vector import (
     MATVEC_AS_ONE_ROW,
     VECMAT_AS_ONE_ROW,
@@ -786,43 +774,9 @@ SPLIT_K_DYNAMIC_TILES = Pattern(
 
 
 
-def _vector_chunks(root: str, where: Constraint, tail: bool, rewrite: Template) -> Pattern:
-    """split-k's static chunks of a vector contraction (`vector_chunks`), with
-    or without a tail, declared as `split-k-static-chunks` is."""
-    form = root.removeprefix("linalg.")
-    return Pattern(
-        name=f"split-k-static-{form}-chunks{'-and-tail' if tail else ''}",
-        doc=f"a static {root}: whole chunks of K in an scf.forall, "
-        + ("the rest of K beside it, then one merge " if tail else "then a linalg.reduce merge ")
-        + f"(vector_chunks.STATIC_{form.upper()}_CHUNKS{'_AND_TAIL' if tail else ''}, the IR "
-        "as a template)",
-        root=root,
-        where=where & splits_by_options & (~leaves_no_tail if tail else leaves_no_tail),
-        rewrite=rewrite,
-        options=[o.name for o in OPTIONS],
-        family="split-k",
-        memo=planned_shape,
-    )
-
-
-SPLIT_K_STATIC_MATVEC_CHUNKS = _vector_chunks(
-    "linalg.matvec", a_plain_static_matvec, False, STATIC_MATVEC_CHUNKS
-)
-SPLIT_K_STATIC_MATVEC_CHUNKS_AND_TAIL = _vector_chunks(
-    "linalg.matvec", a_plain_static_matvec, True, STATIC_MATVEC_CHUNKS_AND_TAIL
-)
-SPLIT_K_STATIC_VECMAT_CHUNKS = _vector_chunks(
-    "linalg.vecmat", a_plain_static_vecmat, False, STATIC_VECMAT_CHUNKS
-)
-SPLIT_K_STATIC_VECMAT_CHUNKS_AND_TAIL = _vector_chunks(
-    "linalg.vecmat", a_plain_static_vecmat, True, STATIC_VECMAT_CHUNKS_AND_TAIL
-)
-SPLIT_K_STATIC_DOT_CHUNKS = _vector_chunks(
-    "linalg.dot", a_plain_static_dot, False, STATIC_DOT_CHUNKS
-)
-SPLIT_K_STATIC_DOT_CHUNKS_AND_TAIL = _vector_chunks(
-    "linalg.dot", a_plain_static_dot, True, STATIC_DOT_CHUNKS_AND_TAIL
-)
+# Static chunks of a vector contraction, each form's op tree and template
+# (vector_chunks.py), before the forall builder they specialise.
+SPLIT_K_VECTOR_CHUNKS = vector_chunk_patterns([o.name for o in OPTIONS], splits_by_options)
 
 SPLIT_K_FORALL = Pattern(
     name="split-k-forall",
@@ -1008,12 +962,7 @@ SPLIT_K = Pass(
         SPLIT_K_STATIC_CHUNKS_AND_TAIL,
         SPLIT_K_STATIC_BATCH_CHUNKS,
         SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL,
-        SPLIT_K_STATIC_MATVEC_CHUNKS,
-        SPLIT_K_STATIC_MATVEC_CHUNKS_AND_TAIL,
-        SPLIT_K_STATIC_VECMAT_CHUNKS,
-        SPLIT_K_STATIC_VECMAT_CHUNKS_AND_TAIL,
-        SPLIT_K_STATIC_DOT_CHUNKS,
-        SPLIT_K_STATIC_DOT_CHUNKS_AND_TAIL,
+        *SPLIT_K_VECTOR_CHUNKS,
         SPLIT_K_DYNAMIC_TILES,
         SPLIT_K_FORALL,
     ],

@@ -1,5 +1,6 @@
 """split-k's static chunks of a vector contraction (`linalg.matvec`,
-`linalg.vecmat`, `linalg.dot`), written as the IR they produce.
+`linalg.vecmat`, `linalg.dot` and the batched matvec and vecmat), written
+as the IR they produce.
 
 The same split as a matmul's (`static_chunks.py`): `full` chunks of one
 static size in an `scf.forall` mapped to
@@ -23,6 +24,7 @@ from xdsl.dialects.builtin import TensorType
 from xsplit.rewrites.dsl import (
     Constraint,
     Match,
+    Pattern,
     Template,
     dim,
     init,
@@ -31,7 +33,8 @@ from xsplit.rewrites.dsl import (
     root_is,
 )
 from xsplit.rewrites.split.chunks import CHUNK, FULL, TAIL
-from xsplit.rewrites.split.static_chunks import CHUNK_HOLES, slice_name
+from xsplit.rewrites.split.memo import planned_shape
+from xsplit.rewrites.split.static_chunks import CHUNK_HOLES, leaves_no_tail, slice_name
 
 _LOOP = """
 %identity = arith.constant $identity
@@ -124,37 +127,59 @@ DOT = dict(
 )
 """`linalg.dot ins(%a : K, %b : K) outs(%c : 0-d)`: one element per chunk."""
 
+_BATCH_ROWS_MERGE = dict(
+    merge_maps="affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, "
+    "affine_map<(d0, d1, d2) -> (d0, d1)>",
+    merge_iterators='"parallel", "parallel", "reduction"',
+    last=2,
+    slot="[0, 0, %chunk] [$batch, $n, 1] [1, 1, 1]",
+)
+"""A B x N init: the partials are B x N x full."""
+
+BATCH_MATVEC = dict(
+    _BATCH_ROWS_MERGE,
+    op="linalg.batch_matvec",
+    a_chunk="[0, 0, %chunk_offset] [$batch, $n, $chunk] [1, 1, 1]",
+    b_chunk="[0, %chunk_offset] [$batch, $chunk] [1, 1]",
+    a_tail="[0, 0, $tail_offset] [$batch, $n, $tail] [1, 1, 1]",
+    b_tail="[0, $tail_offset] [$batch, $tail] [1, 1]",
+)
+"""`linalg.batch_matvec ins(%a : BxNxK, %b : BxK)`: each batch's matvec."""
+
+BATCH_VECMAT = dict(
+    _BATCH_ROWS_MERGE,
+    op="linalg.batch_vecmat",
+    a_chunk="[0, %chunk_offset] [$batch, $chunk] [1, 1]",
+    b_chunk="[0, %chunk_offset, 0] [$batch, $chunk, $n] [1, 1, 1]",
+    a_tail="[0, $tail_offset] [$batch, $tail] [1, 1]",
+    b_tail="[0, $tail_offset, 0] [$batch, $tail, $n] [1, 1, 1]",
+)
+"""`linalg.batch_vecmat ins(%a : BxK, %b : BxKxN)`: each batch's vecmat."""
+
 
 # The helpers: each type the templates name, from the match.
 
 
-def _element(m: Match):  # type: ignore[no-untyped-def]
-    return m["c"].type.element_type
-
-
-def _sliced(operand: str, matrix: str | None):  # type: ignore[no-untyped-def]
-    """The type of a slice of `operand` whose K is `size` long: a vector
-    slice is that long, a matrix slice keeps N (before K for matvec's
-    `"NK"`, after it for vecmat's `"KN"`)."""
+def _sliced(operand: str, dims: str):  # type: ignore[no-untyped-def]
+    """The type of a slice of `operand`, whose dimensions `dims` names
+    (`"NK"` for matvec's matrix), where K is `size` long."""
 
     def shape(m: Match, size: int) -> TensorType:
-        dims = [size] if matrix is None else [dim("N")(m) if d == "N" else size for d in matrix]
-        return TensorType(m[operand].type.element_type, dims)
+        sizes = [size if d == "K" else dim(d)(m) for d in dims]
+        return TensorType(m[operand].type.element_type, sizes)
 
     return shape
 
 
-def _holes(a_matrix: str | None, b_matrix: str | None, rows: bool) -> dict:  # type: ignore[type-arg]
-    a, b = _sliced("a", a_matrix), _sliced("b", b_matrix)
-    partials = (
-        (lambda m: TensorType(_element(m), [dim("N")(m), FULL(m)]))
-        if rows
-        else (lambda m: TensorType(_element(m), [FULL(m)]))
-    )
+def _holes(a_dims: str, b_dims: str, c_dims: str) -> dict:  # type: ignore[type-arg]
+    a, b = _sliced("a", a_dims), _sliced("b", b_dims)
+    named = {"n": dim("N"), "batch": dim("B")}
     return dict(
         {k: v for k, v in CHUNK_HOLES.items() if k not in ("m", "n")},
-        **({"n": dim("N")} if rows else {}),
-        partials_type=partials,
+        **{hole: n for hole, n in named.items() if str(n) in c_dims},
+        partials_type=lambda m: TensorType(
+            m["c"].type.element_type, [*(dim(d)(m) for d in c_dims), FULL(m)]
+        ),
         a_chunk_type=lambda m: a(m, CHUNK(m)),
         b_chunk_type=lambda m: b(m, CHUNK(m)),
         tail=TAIL,
@@ -173,9 +198,15 @@ def _templates(form: dict, holes: dict) -> tuple[Template, Template]:  # type: i
     return whole, tailed
 
 
-STATIC_MATVEC_CHUNKS, STATIC_MATVEC_CHUNKS_AND_TAIL = _templates(MATVEC, _holes("NK", None, True))
-STATIC_VECMAT_CHUNKS, STATIC_VECMAT_CHUNKS_AND_TAIL = _templates(VECMAT, _holes(None, "KN", True))
-STATIC_DOT_CHUNKS, STATIC_DOT_CHUNKS_AND_TAIL = _templates(DOT, _holes(None, None, False))
+STATIC_MATVEC_CHUNKS, STATIC_MATVEC_CHUNKS_AND_TAIL = _templates(MATVEC, _holes("NK", "K", "N"))
+STATIC_VECMAT_CHUNKS, STATIC_VECMAT_CHUNKS_AND_TAIL = _templates(VECMAT, _holes("K", "KN", "N"))
+STATIC_DOT_CHUNKS, STATIC_DOT_CHUNKS_AND_TAIL = _templates(DOT, _holes("K", "K", ""))
+STATIC_BATCH_MATVEC_CHUNKS, STATIC_BATCH_MATVEC_CHUNKS_AND_TAIL = _templates(
+    BATCH_MATVEC, _holes("BNK", "BK", "BN")
+)
+STATIC_BATCH_VECMAT_CHUNKS, STATIC_BATCH_VECMAT_CHUNKS_AND_TAIL = _templates(
+    BATCH_VECMAT, _holes("BK", "BKN", "BN")
+)
 
 
 # The match side: the op tree of each form, its dimensions named.
@@ -205,3 +236,49 @@ a_plain_static_vecmat: Constraint = _static("linalg.vecmat", ("K",), ("K", "N"),
 
 a_plain_static_dot: Constraint = _static("linalg.dot", ("K",), ("K",), ())
 """`linalg.dot ins(%a : K, %b : K) outs(%c : 0-d)` with static shapes."""
+
+a_plain_static_batch_matvec: Constraint = _static(
+    "linalg.batch_matvec", ("B", "N", "K"), ("B", "K"), ("B", "N")
+)
+"""`linalg.batch_matvec ins(%a : BxNxK, %b : BxK) outs(%c : BxN)`, static."""
+
+a_plain_static_batch_vecmat: Constraint = _static(
+    "linalg.batch_vecmat", ("B", "K"), ("B", "K", "N"), ("B", "N")
+)
+"""`linalg.batch_vecmat ins(%a : BxK, %b : BxKxN) outs(%c : BxN)`, static."""
+
+
+def vector_chunk_patterns(options: list[str], splits_by_options: Constraint) -> list[Pattern]:
+    """split-k's patterns for these forms, with or without a tail, declared
+    as `split-k-static-chunks` is: what every structural split-k pattern
+    needs (`split_k.splits_by_options`), the form's op tree, and whether the
+    chunks leave a rest of K."""
+    forms = [
+        ("linalg.matvec", a_plain_static_matvec, "MATVEC"),
+        ("linalg.vecmat", a_plain_static_vecmat, "VECMAT"),
+        ("linalg.dot", a_plain_static_dot, "DOT"),
+        ("linalg.batch_matvec", a_plain_static_batch_matvec, "BATCH_MATVEC"),
+        ("linalg.batch_vecmat", a_plain_static_batch_vecmat, "BATCH_VECMAT"),
+    ]
+    patterns = []
+    for root, form, name in forms:
+        for tail in (False, True):
+            template = f"STATIC_{name}_CHUNKS{'_AND_TAIL' if tail else ''}"
+            patterns.append(
+                Pattern(
+                    name=f"split-k-static-{name.lower().replace('_', '-')}-chunks"
+                    + ("-and-tail" if tail else ""),
+                    doc=f"a static {root}: whole chunks of K in an scf.forall, "
+                    + ("the rest of K beside it, then one merge " if tail else "then a linalg.reduce merge ")
+                    + f"(vector_chunks.{template}, the IR as a template)",
+                    root=root,
+                    where=form
+                    & splits_by_options
+                    & (~leaves_no_tail if tail else leaves_no_tail),
+                    rewrite=globals()[template],
+                    options=options,
+                    family="split-k",
+                    memo=planned_shape,
+                )
+            )
+    return patterns
