@@ -126,7 +126,10 @@ from xsplit.rewrites.split.dynamic_chunks import (
     planned_dynamic_shape,
     tiled_by_the_options,
 )
-from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
+from xsplit.rewrites.split.encoded_split import (
+    make_split_encoded_matmul_patterns,
+    make_split_encoded_pattern,
+)
 from xsplit.rewrites.split.expand_split import (
     EXPANDED_BATCH_MATMUL,
     EXPANDED_MATMUL,
@@ -889,6 +892,7 @@ def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
 # An encoded contraction (set-encoding ran first) splits into encoded partials
 # (encoded_split.py), so that they run as batch_mmt4d.
 SPLIT_K_ENCODED = make_split_encoded_pattern([o.name for o in OPTIONS])
+SPLIT_K_ENCODED_MATMUL = make_split_encoded_matmul_patterns([o.name for o in OPTIONS], options_cut_k)
 
 
 def _rewrite_merged(m: Match, ir: IRBuilder) -> None:
@@ -945,6 +949,7 @@ SPLIT_K = Pass(
         SPLIT_K_LIFTS_MATVEC,
         SPLIT_K_LIFTS_VECTOR,
         SPLIT_K_MERGED,
+        *SPLIT_K_ENCODED_MATMUL,
         SPLIT_K_ENCODED,
         EXPAND_FALLS_BACK,
         EXPAND_NEEDS_DIVIDING_FACTOR,
