@@ -53,8 +53,8 @@ _LOOP = """
 """
 """The loop over whole chunks, each `op` on chunk s of both inputs into slot
 s of the partials; `{a_chunk}`, `{b_chunk}` and `{slot}` are the offsets,
-sizes and strides each form slices with (after a space: `$b[$i]` would be
-element i of a captured list)."""
+sizes and strides each form slices with (after a space: `$b[$i]` and
+`$b[2]` are an element of a captured list)."""
 
 _MERGE = """
 %merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [{last}] {{xsplit.split_part = "merge"}}
