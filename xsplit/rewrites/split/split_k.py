@@ -892,7 +892,9 @@ def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
 # An encoded contraction (set-encoding ran first) splits into encoded partials
 # (encoded_split.py), so that they run as batch_mmt4d.
 SPLIT_K_ENCODED = make_split_encoded_pattern([o.name for o in OPTIONS])
-SPLIT_K_ENCODED_MATMUL = make_split_encoded_matmul_patterns([o.name for o in OPTIONS], options_cut_k)
+SPLIT_K_ENCODED_MATMUL = make_split_encoded_matmul_patterns(
+    [o.name for o in OPTIONS], options_cut_k
+)
 
 
 def _rewrite_merged(m: Match, ir: IRBuilder) -> None:

@@ -254,28 +254,51 @@ def vector_chunk_patterns(options: list[str], splits_by_options: Constraint) -> 
     needs (`split_k.splits_by_options`), the form's op tree, and whether the
     chunks leave a rest of K."""
     forms = [
-        ("linalg.matvec", a_plain_static_matvec, "MATVEC"),
-        ("linalg.vecmat", a_plain_static_vecmat, "VECMAT"),
-        ("linalg.dot", a_plain_static_dot, "DOT"),
-        ("linalg.batch_matvec", a_plain_static_batch_matvec, "BATCH_MATVEC"),
-        ("linalg.batch_vecmat", a_plain_static_batch_vecmat, "BATCH_VECMAT"),
+        (
+            "linalg.matvec",
+            a_plain_static_matvec,
+            STATIC_MATVEC_CHUNKS,
+            STATIC_MATVEC_CHUNKS_AND_TAIL,
+        ),
+        (
+            "linalg.vecmat",
+            a_plain_static_vecmat,
+            STATIC_VECMAT_CHUNKS,
+            STATIC_VECMAT_CHUNKS_AND_TAIL,
+        ),
+        ("linalg.dot", a_plain_static_dot, STATIC_DOT_CHUNKS, STATIC_DOT_CHUNKS_AND_TAIL),
+        (
+            "linalg.batch_matvec",
+            a_plain_static_batch_matvec,
+            STATIC_BATCH_MATVEC_CHUNKS,
+            STATIC_BATCH_MATVEC_CHUNKS_AND_TAIL,
+        ),
+        (
+            "linalg.batch_vecmat",
+            a_plain_static_batch_vecmat,
+            STATIC_BATCH_VECMAT_CHUNKS,
+            STATIC_BATCH_VECMAT_CHUNKS_AND_TAIL,
+        ),
     ]
     patterns = []
-    for root, form, name in forms:
-        for tail in (False, True):
-            template = f"STATIC_{name}_CHUNKS{'_AND_TAIL' if tail else ''}"
+    for root, form, whole, tailed in forms:
+        name = root.removeprefix("linalg.").replace("_", "-")
+        template = f"STATIC_{name.upper().replace('-', '_')}_CHUNKS"
+        for tail, rewrite in ((False, whole), (True, tailed)):
+            merge = (
+                "the rest of K beside it, then one merge" if tail else "then a linalg.reduce merge"
+            )
             patterns.append(
                 Pattern(
-                    name=f"split-k-static-{name.lower().replace('_', '-')}-chunks"
-                    + ("-and-tail" if tail else ""),
-                    doc=f"a static {root}: whole chunks of K in an scf.forall, "
-                    + ("the rest of K beside it, then one merge " if tail else "then a linalg.reduce merge ")
-                    + f"(vector_chunks.{template}, the IR as a template)",
+                    name=f"split-k-static-{name}-chunks" + ("-and-tail" if tail else ""),
+                    doc=f"a static {root}: whole chunks of K in an scf.forall, {merge} "
+                    f"(vector_chunks.{template}{'_AND_TAIL' if tail else ''}, the IR as a "
+                    "template)",
                     root=root,
                     where=form
                     & splits_by_options
                     & (~leaves_no_tail if tail else leaves_no_tail),
-                    rewrite=globals()[template],
+                    rewrite=rewrite,
                     options=options,
                     family="split-k",
                     memo=planned_shape,
