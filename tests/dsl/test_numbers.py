@@ -212,3 +212,31 @@ def test_a_dimension_is_dynamic() -> None:
     assert failure is not None and failure.reason == "M is 4"
     assert not dim("X").is_dynamic().holds(m)
     assert is_structural(dim("K").is_dynamic())
+
+
+def test_a_captured_number_takes_relations_but_not_structure() -> None:
+    """`captured(name)` reads an integer an earlier test bound, as DRR reads
+    a NativeCodeCall's result: the relation on it is stated in the DSL, the
+    test that bound it keeps its own kind."""
+    from xsplit.rewrites.dsl import captured
+
+    m = _matched()
+    lanes = where("binds the lanes", lambda m: m.captures.update(lanes=8) or True)
+    whole = (dim("K") % captured("lanes") == 0) & (dim("K") // captured("lanes") == 1)
+    assert is_structural(dim("K") % captured("lanes") == 0)
+    assert not is_structural(lanes & whole)
+    # Before anything bound it, every relation on it fails, and says why.
+    failure = (dim("K") % captured("lanes") == 0).check(m)
+    assert failure is not None and failure.reason == "$lanes is not captured"
+    # Bound to 8 by the native test: K = 12 is no whole number of them.
+    failure = (lanes & whole).check(m)
+    assert failure is not None and failure.reason == "(K mod $lanes) = 4 is not = 0"
+    m.captures["lanes"] = 4
+    assert (dim("K") % captured("lanes") == 0).holds(m)
+    assert (dim("K") // captured("lanes") * captured("lanes"))(m) == 12
+    m.captures["lanes"] = 5
+    assert not (dim("K") % captured("lanes") == 0).holds(m)
+    assert (dim("K") % captured("lanes"))(m) == 2
+    m.captures["lanes"] = "wide"
+    failure = (dim("K") % captured("lanes") == 0).check(m)
+    assert failure is not None and failure.reason == "$lanes is 'wide', not an integer"

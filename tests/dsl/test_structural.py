@@ -72,3 +72,19 @@ def test_structural_and_native_tests_are_told_apart() -> None:
     assert is_structural(tree) and len(leaves(tree)) == 3
     native = tree & where("a Python test", lambda m: True)
     assert not is_structural(native) and len(leaves(native)) == 4
+
+
+def test_no_attributes_but_the_ones_named() -> None:
+    """`no_discardable_attributes_but(names)`: an attribute xDSL caches on an
+    op is allowed, any other one fails with its name."""
+    from xsplit.rewrites.dsl import no_discardable_attributes_but
+
+    same_twice, _, inside = _ops("arith.addf")
+    marked = same_twice.attributes.copy()
+    assert marked, "the test op carries an attribute"
+    (name,) = marked
+    assert no_discardable_attributes_but(name).holds(Match(same_twice))
+    assert no_discardable_attributes_but(name, "other").holds(Match(inside))
+    failure = no_discardable_attributes_but("other").check(Match(same_twice))
+    assert failure is not None and failure.reason == f"it has {name}"
+    assert is_structural(no_discardable_attributes_but("other"))

@@ -22,6 +22,7 @@ from xsplit.rewrites.dsl.constraints import (
     iterators,
     leaves,
     no_discardable_attributes,
+    no_discardable_attributes_but,
     not_inside,
     operand,
     operand_group_size,
@@ -36,6 +37,7 @@ from xsplit.rewrites.dsl.declared_pass import PASSES, Option, OptionError, Pass
 from xsplit.rewrites.dsl.engine import engine_settings
 from xsplit.rewrites.dsl.numbers import (
     Number,
+    captured,
     cases,
     ceildiv,
     dim,
@@ -64,6 +66,7 @@ __all__ = [
     "Template",
     "UpdateRoot",
     "attr",
+    "captured",
     "cases",
     "ceildiv",
     "dim",
@@ -77,6 +80,7 @@ __all__ = [
     "leaves",
     "minimum",
     "no_discardable_attributes",
+    "no_discardable_attributes_but",
     "not_inside",
     "number",
     "operand",

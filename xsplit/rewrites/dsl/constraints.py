@@ -624,6 +624,17 @@ def no_discardable_attributes() -> Constraint:
     )
 
 
+
+def no_discardable_attributes_but(*names: str) -> Constraint:
+    """The root carries no attributes beyond its properties and `names`:
+    caches xDSL sets on an op when something reads it, which no pass means."""
+    allowed = frozenset(names)
+    return _structural(
+        f"carries no attributes but {', '.join(names)}",
+        lambda m: set(m.root.attributes) <= allowed
+        or f"it has {', '.join(a for a in m.root.attributes if a not in allowed)}",
+    )
+
 __all__: Sequence[str] = [
     "ALWAYS",
     "AllOf",
@@ -643,6 +654,7 @@ __all__: Sequence[str] = [
     "iterators",
     "leaves",
     "no_discardable_attributes",
+    "no_discardable_attributes_but",
     "not_inside",
     "operand_group_size",
     "region_blocks",

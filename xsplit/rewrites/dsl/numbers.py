@@ -181,6 +181,27 @@ class Option(Number):
 
 
 @dataclass(frozen=True, eq=False)
+class Captured(Number):
+    """An integer a constraint before it bound to a name, as DRR binds a
+    `NativeCodeCall`'s result: the relations stated on it are the DSL's,
+    while the test that bound it stays what it is (native where it is)."""
+
+    name: str
+
+    def evaluate(self, m: Match) -> int:
+        value = m.captures.get(self.name)
+        if value is None:
+            raise Unknown(f"${self.name} is not captured")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise Unknown(f"${self.name} is {value!r}, not an integer")
+        return value
+
+    @property
+    def description(self) -> str:
+        return f"${self.name}"
+
+
+@dataclass(frozen=True, eq=False)
 class _Arith(Number):
     op: str
     lhs: Number
@@ -249,6 +270,11 @@ def number(x: Any) -> Number:
     if isinstance(x, int) and not isinstance(x, bool):
         return Constant(x)
     raise TypeError(f"not a number of the match: {x!r}")
+
+
+def captured(name: str) -> Captured:
+    """The integer captured as `name` (`m.captures[name]`)."""
+    return Captured(name)
 
 
 def dim(name: str) -> Dim:
@@ -364,6 +390,7 @@ def parent_is(name: str, where: Constraint | None = None) -> Constraint:
 __all__: Sequence[str] = [
     "Number",
     "Unknown",
+    "captured",
     "cases",
     "ceildiv",
     "described",

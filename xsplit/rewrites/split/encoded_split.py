@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     TensorType,
+    f32,
     i64,
 )
 from xdsl.dialects.linalg import ops as linalg
@@ -43,8 +44,25 @@ from xsplit.analysis.contraction import op_contraction_dims
 from xsplit.analysis.reduction import match_reduction
 from xsplit.dialects.op_helpers import zero_attr
 from xsplit.rewrites.common.encodings import encode, expand
-from xsplit.rewrites.dsl import ceildiv
+from xsplit.dialects.iree_encoding import EncodingAttr
+from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level
+from xsplit.rewrites.dsl import (
+    Constraint,
+    Match,
+    Template,
+    attr,
+    ceildiv,
+    dim,
+    init,
+    input,
+    no_discardable_attributes,
+    operand,
+    root_is,
+)
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.numbers import described
+from xsplit.rewrites.split.chunks import COUNT, plan_chunks
+from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 from xsplit.rewrites.split.aligned_split import aligned_chunk_size, pad_with_zeros
 
 K_ALIGN = {"f32": 1, "f16": 2, "i8": 8}
@@ -248,3 +266,201 @@ def make_split_encoded_pattern(options: list[str]):  # type: ignore[no-untyped-d
         options=options,
         family="split-k",
     )
+
+
+# The common root as a template: an f32 `linalg.matmul` between set_encoding
+# and unset_encoding, as `set-encoding` leaves it, split by the options.
+
+K = dim("K")
+ENCODED_CHUNK = ceildiv(K, COUNT)
+"""An f32 chunk: the count the options make of K, rounded to the f32 K tile
+of 1 (`chunking`)."""
+ENCODED_CHUNKS = ceildiv(K, ENCODED_CHUNK)
+PADDED_K = ENCODED_CHUNKS * ENCODED_CHUNK
+
+_MAPS = [
+    AffineMapAttr(AffineMap.from_callable(lambda m, n, k, s: (m, s, k))),
+    AffineMapAttr(AffineMap.from_callable(lambda m, n, k, s: (s, k, n))),
+    AffineMapAttr(AffineMap.from_callable(lambda m, n, k, s: (s, m, n))),
+]
+"""The partial product's maps: A[m, s, k], B[s, k, n], P[s, m, n]."""
+
+
+def _chunks(m: Match) -> int:
+    """The chunk count; the chunk plan says its remarks here (a factor above
+    K, a count rounded), as `split-k-encoded`'s match does."""
+    o = m.options
+    plan = plan_chunks(m.root, K(m), o["factor"], o["tile"], o["balanced"])
+    assert plan is not None and plan.count == COUNT(m), "options_cut_k and plan_chunks disagree"
+    return ENCODED_CHUNKS(m)
+
+
+def _encoded(index: int, shape):  # type: ignore[no-untyped-def]
+    """The f32 type of `shape` with the encoding IREE's SetEncoding gives
+    operand `index` of the partial product."""
+
+    def encoded(m: Match) -> TensorType:
+        sizes = [dim("M")(m), dim("N")(m), ENCODED_CHUNK(m), ENCODED_CHUNKS(m)]
+        encoding = EncodingAttr(index, [f32, f32, f32], _MAPS, sizes)
+        return TensorType(f32, shape(m), encoding)
+
+    return encoded
+
+
+def _padded_name(operand: str, unnamed: str):  # type: ignore[no-untyped-def]
+    """`%a_padded` for `%a`, as `pad_with_zeros` names it; none (a number) for
+    an unnamed value."""
+    return lambda m: f"{hint}_padded" if (hint := m[operand].name_hint) else unnamed
+
+
+def _a_chunks(m: Match) -> list[int]:
+    return [dim("M")(m), ENCODED_CHUNKS(m), ENCODED_CHUNK(m)]
+
+
+def _b_chunks(m: Match) -> list[int]:
+    return [ENCODED_CHUNKS(m), ENCODED_CHUNK(m), dim("N")(m)]
+
+
+def _partials(m: Match) -> list[int]:
+    return [ENCODED_CHUNKS(m), dim("M")(m), dim("N")(m)]
+
+
+ENCODED_HOLES = dict(
+    m=dim("M"),
+    n=dim("N"),
+    chunk=ENCODED_CHUNK,
+    chunks=_chunks,
+    padding=PADDED_K - K,
+    a_padded=_padded_name("a", "22"),
+    b_padded=_padded_name("b", "23"),
+    a_padded_type=lambda m: TensorType(f32, [dim("M")(m), PADDED_K(m)]),
+    b_padded_type=lambda m: TensorType(f32, [PADDED_K(m), dim("N")(m)]),
+    a_chunks_type=lambda m: TensorType(f32, _a_chunks(m)),
+    b_chunks_type=lambda m: TensorType(f32, _b_chunks(m)),
+    partials_type=lambda m: TensorType(f32, _partials(m)),
+    a_encoded=_encoded(0, _a_chunks),
+    b_encoded=_encoded(1, _b_chunks),
+    partials_encoded=_encoded(2, _partials),
+)
+"""The templates' numbers and types, from the match."""
+
+
+ENCODED_PARTIALS = """
+%2 = arith.constant 0.000000e+00 : f32
+%3 = iree_encoding.set_encoding %0 : $a_chunks_type -> $a_encoded
+%4 = iree_encoding.set_encoding %1 : $b_chunks_type -> $b_encoded
+%5 = tensor.empty() : $partials_encoded
+%6 = linalg.fill ins(%2 : f32) outs(%5 : $partials_encoded) -> $partials_encoded
+%7 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d3, d2, d1)>, affine_map<(d0, d1, d2, d3) -> (d3, d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%3, %4 : $a_encoded, $b_encoded) outs(%6 : $partials_encoded) attrs = {xsplit.split_chunks = $chunks : i64} {
+^bb0(%8: f32, %9: f32, %10: f32):
+  %11 = arith.mulf %8, %9 : f32
+  %12 = arith.addf %10, %11 : f32
+  linalg.yield %12 : f32
+} -> $partials_encoded
+%partials = iree_encoding.unset_encoding %7 : $partials_encoded -> $partials_type
+%merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [0]
+  (%13: f32, %14: f32) {
+    %15 = arith.addf %13, %14 : f32
+    linalg.yield %15 : f32
+  }
+"""
+"""The partial products, one contraction over (M, N, chunk of K, chunk) on
+encoded operands, and the merge over the chunks into the original init:
+what `split_and_encode` builds for such a matmul."""
+
+ENCODED_MATMUL = Template(
+    """
+%0 = tensor.expand_shape $a [[0], [1, 2]] output_shape [$m, $chunks, $chunk] : $a.type into $a_chunks_type
+%1 = tensor.expand_shape $b [[0, 1], [2]] output_shape [$chunks, $chunk, $n] : $b.type into $b_chunks_type
+"""
+    + ENCODED_PARTIALS,
+    results=["%merged"],
+    **ENCODED_HOLES,
+)
+"""K a whole number of chunks: A and B reshaped so that the chunk is a loop."""
+
+ENCODED_MATMUL_PADDED = Template(
+    """
+%$a_padded = tensor.pad $a low[0, 0] high[0, $padding] {
+^bb0(%16: index, %17: index):
+  %18 = arith.constant 0.000000e+00 : f32
+  tensor.yield %18 : f32
+} : $a.type to $a_padded_type
+%0 = tensor.expand_shape %$a_padded [[0], [1, 2]] output_shape [$m, $chunks, $chunk] : $a_padded_type into $a_chunks_type
+%$b_padded = tensor.pad $b low[0, 0] high[$padding, 0] {
+^bb0(%19: index, %20: index):
+  %21 = arith.constant 0.000000e+00 : f32
+  tensor.yield %21 : f32
+} : $b.type to $b_padded_type
+%1 = tensor.expand_shape %$b_padded [[0, 1], [2]] output_shape [$chunks, $chunk, $n] : $b_padded_type into $b_chunks_type
+"""
+    + ENCODED_PARTIALS,
+    results=["%merged"],
+    **ENCODED_HOLES,
+)
+"""K zero-padded to the chunks first, as `pad_with_zeros` does."""
+
+
+# The match side: the op tree `set-encoding` leaves around an f32 matmul.
+
+
+def _an_input(i: int, name: str, *dims: str):  # type: ignore[no-untyped-def]
+    value = input(i) if i < 2 else init()
+    return value.defined_by(
+        "iree_encoding.set_encoding",
+        where=operand(0).has_static_shape()
+        & operand(0).element_type(f32)
+        & operand(0).has_shape(*dims)
+        & operand(0).capture(name),
+    )
+
+
+an_encoded_f32_matmul: Constraint = (
+    root_is("iree_encoding.unset_encoding")
+    & is_graph_level
+    & operand(0).has_one_use()
+    & operand(0).defined_by(
+        "linalg.matmul",
+        where=attr("indexing_maps").equals(MATMUL_MAPS)
+        & no_discardable_attributes()
+        & _an_input(0, "a", "M", "K")
+        & _an_input(1, "b", "K", "N")
+        & _an_input(2, "c", "M", "N"),
+    )
+)
+"""`unset_encoding(linalg.matmul(set_encoding %a, set_encoding %b,
+set_encoding %c))` on static f32 tensors, at graph level: what `set-encoding`
+makes of a plain matmul, not yet split."""
+
+
+def make_split_encoded_matmul_patterns(  # type: ignore[no-untyped-def]
+    options: list[str], options_cut_k: Constraint
+):
+    """split-k's template patterns for an encoded f32 matmul (K a whole
+    number of chunks, or padded to one), declared before `split-k-encoded`,
+    the builder they specialise."""
+    from xsplit.rewrites.dsl import Pattern
+
+    def pattern(padded: bool):  # type: ignore[no-untyped-def]
+        return Pattern(
+            name="split-k-encoded-matmul" + ("-padded" if padded else ""),
+            doc="an f32 matmul between set_encoding and unset_encoding: "
+            + ("K zero-padded to whole chunks, " if padded else "")
+            + "the encoded partial products over chunks of K, then a merge (encoded_split."
+            + ("ENCODED_MATMUL_PADDED" if padded else "ENCODED_MATMUL")
+            + ", the IR as a template)",
+            root="iree_encoding.unset_encoding",
+            where=an_encoded_f32_matmul
+            & options_cut_k
+            & (
+                described(PADDED_K != K, "K is padded to whole chunks")
+                if padded
+                else described(PADDED_K == K, "the chunks cover K")
+            ),
+            rewrite=ENCODED_MATMUL_PADDED if padded else ENCODED_MATMUL,
+            benefit=3,
+            options=options,
+            family="split-k",
+        )
+
+    return [pattern(False), pattern(True)]

@@ -126,7 +126,10 @@ from xsplit.rewrites.split.dynamic_chunks import (
     planned_dynamic_shape,
     tiled_by_the_options,
 )
-from xsplit.rewrites.split.encoded_split import make_split_encoded_pattern
+from xsplit.rewrites.split.encoded_split import (
+    make_split_encoded_matmul_patterns,
+    make_split_encoded_pattern,
+)
 from xsplit.rewrites.split.expand_split import (
     EXPANDED_BATCH_MATMUL,
     EXPANDED_MATMUL,
@@ -157,6 +160,7 @@ from xsplit.rewrites.split.static_chunks import (
     a_plain_static_matmul,
     leaves_no_tail,
 )
+from xsplit.rewrites.split.vector_chunks import vector_chunk_patterns
 from xsplit.rewrites.split.lift_vector import (
     MATVEC_AS_ONE_ROW,
     VECMAT_AS_ONE_ROW,
@@ -771,6 +775,12 @@ SPLIT_K_DYNAMIC_TILES = Pattern(
     memo=planned_dynamic_shape,
 )
 
+
+
+# Static chunks of a vector contraction, each form's op tree and template
+# (vector_chunks.py), before the forall builder they specialise.
+SPLIT_K_VECTOR_CHUNKS = vector_chunk_patterns([o.name for o in OPTIONS], splits_by_options)
+
 SPLIT_K_FORALL = Pattern(
     name="split-k-forall",
     doc="partial reductions over K-chunks in an scf.forall, then a linalg.reduce merge",
@@ -882,6 +892,9 @@ def _one_way_to_choose_chunks(options: Mapping[str, Any]) -> str | None:
 # An encoded contraction (set-encoding ran first) splits into encoded partials
 # (encoded_split.py), so that they run as batch_mmt4d.
 SPLIT_K_ENCODED = make_split_encoded_pattern([o.name for o in OPTIONS])
+SPLIT_K_ENCODED_MATMUL = make_split_encoded_matmul_patterns(
+    [o.name for o in OPTIONS], options_cut_k
+)
 
 
 def _rewrite_merged(m: Match, ir: IRBuilder) -> None:
@@ -938,6 +951,7 @@ SPLIT_K = Pass(
         SPLIT_K_LIFTS_MATVEC,
         SPLIT_K_LIFTS_VECTOR,
         SPLIT_K_MERGED,
+        *SPLIT_K_ENCODED_MATMUL,
         SPLIT_K_ENCODED,
         EXPAND_FALLS_BACK,
         EXPAND_NEEDS_DIVIDING_FACTOR,
@@ -955,6 +969,7 @@ SPLIT_K = Pass(
         SPLIT_K_STATIC_CHUNKS_AND_TAIL,
         SPLIT_K_STATIC_BATCH_CHUNKS,
         SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL,
+        *SPLIT_K_VECTOR_CHUNKS,
         SPLIT_K_DYNAMIC_TILES,
         SPLIT_K_FORALL,
     ],

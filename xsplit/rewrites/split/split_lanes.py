@@ -52,11 +52,15 @@ from xsplit.rewrites.dsl import (
     Pattern,
     Template,
     attr,
+    captured,
+    dim,
     init,
     input,
+    no_discardable_attributes_but,
     root_is,
     where,
 )
+from xsplit.rewrites.dsl.numbers import described
 from xsplit.targets.cpu_info import host_cpu
 from xsplit.targets.lane_tiles import lane_tiles, lane_width
 from xsplit.targets.table import TARGETS
@@ -118,29 +122,19 @@ AS_ROW = """
 """
 
 
+N = dim("N")
+K = dim("K")
+LANES = captured("lanes")
+"""The target's vector lanes (`_capture_lanes`)."""
+MAIN = K // LANES * LANES
+"""The columns of K in whole vectors of lanes."""
+TAIL = K % LANES
+"""The columns of K past the last whole vector."""
+STEPS = K // LANES
+
+
 def _row(m: Match) -> TensorType:
-    return TensorType(f32, [_n(m)])
-
-
-def _n(m: Match) -> int:
-    return m["w"].type.get_shape()[0]
-
-
-def _k(m: Match) -> int:
-    return m["w"].type.get_shape()[1]
-
-
-def _lanes(m: Match) -> int:
-    return m["lanes"]
-
-
-def _main(m: Match) -> int:
-    """The columns of K in whole vectors of lanes."""
-    return _k(m) // _lanes(m) * _lanes(m)
-
-
-def _tail(m: Match) -> int:
-    return _k(m) - _main(m)
+    return TensorType(f32, [N(m)])
 
 
 def _x_is_row(m: Match) -> bool:
@@ -148,30 +142,30 @@ def _x_is_row(m: Match) -> bool:
 
 
 def _config(m: Match) -> CompilationInfoAttr:
-    levels = {level: list(sizes) for level, sizes in lane_tiles(m["cpu"], _n(m)).items()}
+    levels = {level: list(sizes) for level, sizes in lane_tiles(m["cpu"], N(m)).items()}
     return CompilationInfoAttr(
         LoweringConfigAttr(levels), TranslationInfoAttr(PipelineAttr("DoubleTilingExpert"))
     )
 
 
 HOLES = dict(
-    n=_n,
-    lanes=_lanes,
-    main=_main,
-    tail=_tail,
-    steps=lambda m: _main(m) // _lanes(m),
+    n=N,
+    lanes=LANES,
+    main=MAIN,
+    tail=TAIL,
+    steps=STEPS,
     config=_config,
     row_type=_row,
-    sums_type=lambda m: TensorType(f32, [_n(m), _lanes(m)]),
-    x_main_type=lambda m: TensorType(f32, [_main(m)]),
-    w_main_type=lambda m: TensorType(f32, [_n(m), _main(m)]),
-    x_lanes_type=lambda m: TensorType(f32, [_main(m) // _lanes(m), _lanes(m)]),
-    w_lanes_type=lambda m: TensorType(f32, [_n(m), _main(m) // _lanes(m), _lanes(m)]),
-    x_tail_type=lambda m: TensorType(f32, [1, _tail(m)] if _x_is_row(m) else [_tail(m)]),
-    w_tail_type=lambda m: TensorType(f32, [_n(m), _tail(m)]),
+    sums_type=lambda m: TensorType(f32, [N(m), LANES(m)]),
+    x_main_type=lambda m: TensorType(f32, [MAIN(m)]),
+    w_main_type=lambda m: TensorType(f32, [N(m), MAIN(m)]),
+    x_lanes_type=lambda m: TensorType(f32, [STEPS(m), LANES(m)]),
+    w_lanes_type=lambda m: TensorType(f32, [N(m), STEPS(m), LANES(m)]),
+    x_tail_type=lambda m: TensorType(f32, [1, TAIL(m)] if _x_is_row(m) else [TAIL(m)]),
+    w_tail_type=lambda m: TensorType(f32, [N(m), TAIL(m)]),
     # A one-row matmul's x is 1 x K, loaded as its K-vector.
     x_offsets=lambda m: [0, 0] if _x_is_row(m) else [0],
-    x_sizes=lambda m: [1, _main(m)] if _x_is_row(m) else [_main(m)],
+    x_sizes=lambda m: [1, MAIN(m)] if _x_is_row(m) else [MAIN(m)],
     x_strides=lambda m: [1, 1] if _x_is_row(m) else [1],
 )
 
@@ -202,11 +196,7 @@ MAPS_CACHE = "linalg.memoized_indexing_maps"
 """xDSL's cache of a named op's indexing maps, which it sets on the op when
 something (the device placement, say) reads them: no mark of a pass."""
 
-unmarked = where(
-    "carries no attributes but its maps' cache",
-    lambda m: set(m.root.attributes) <= {MAPS_CACHE}
-    or f"it has {', '.join(a for a in m.root.attributes if a != MAPS_CACHE)}",
-)
+unmarked = no_discardable_attributes_but(MAPS_CACHE)
 """No attribute a pass set (split-k's marks, a merge's part): the op is the
 program's own."""
 
@@ -223,6 +213,9 @@ a_matvec = (
     root_is("linalg.matvec")
     & unmarked
     & static_f32
+    & input(0).has_shape("N", "K")
+    & input(1).has_shape("K")
+    & init().has_shape("N")
     & input(0).capture("w")
     & input(1).capture("x")
     & init().capture("c")
@@ -234,10 +227,13 @@ a_row_matmul = (
     & attr("indexing_maps").equals(TRANSPOSED_B_MAPS)
     & unmarked
     & static_f32
+    & input(0).has_shape("M", "K")
+    & input(1).has_shape("N", "K")
+    & init().has_shape("M", "N")
+    & described(dim("M") == 1, "has one row", "M is not 1")
     & input(0).capture("x")
     & input(1).capture("w")
     & init().capture("c")
-    & where("has one row", lambda m: m["x"].type.get_shape()[0] == 1 or "M is not 1")
 )
 """A one-row `linalg.matmul` against B[n, k]: the same product, x as 1 x K."""
 
@@ -261,8 +257,8 @@ def _capture_lanes(m: Match) -> bool | str:
         return f"{t.name} takes no IREE CPU tiles"
     cpu = t.cpu or host_cpu()
     lanes = lane_width(cpu)
-    if _k(m) < 2 * lanes:
-        return f"K = {_k(m)} is shorter than two vectors of {lanes} lanes"
+    if K(m) < 2 * lanes:
+        return f"K = {K(m)} is shorter than two vectors of {lanes} lanes"
     m.captures.update(placed=placed, cpu=cpu, lanes=lanes)
     return True
 
@@ -271,14 +267,14 @@ def _says_why(m: Match) -> bool | str:
     """The remark: the lanes against the whole op, as the model prices them."""
     placed = m["placed"]
     t = placed.target
-    lanes = _lanes(m)
+    lanes = LANES(m)
     red = match_reduction(m.root)
     problem = problem_of(red) if not isinstance(red, str) else red
     if isinstance(problem, str):
         return problem
     whole = transposed_matvec_estimate(problem, t)
     lanes_seconds = lane_split_estimate(problem, t, lanes)
-    tail = f" and a tail of {_tail(m)}" if _tail(m) else ""
+    tail = f" and a tail of {TAIL(m)}" if TAIL(m) else ""
     if lanes_seconds >= whole and not m.options["always"]:
         remark(
             m.root,
@@ -288,10 +284,10 @@ def _says_why(m: Match) -> bool | str:
         return "the model has the whole op as fast"
     remark(
         m.root,
-        f"{placed.prefix()}split-lanes: K = {_k(m)} as {_main(m) // lanes} steps of "
-        f"{lanes} lanes{tail}, each row of the {_n(m)} x {_k(m)} matrix summed into one "
+        f"{placed.prefix()}split-lanes: K = {K(m)} as {STEPS(m)} steps of "
+        f"{lanes} lanes{tail}, each row of the {N(m)} x {K(m)} matrix summed into one "
         f"vector: {lanes_seconds * 1e3:.2f} ms modeled (its bytes over the "
-        f"{t.memory_bandwidth / 1e9:.0f} GB/s read rate, then {_n(m)} x {lanes} sums "
+        f"{t.memory_bandwidth / 1e9:.0f} GB/s read rate, then {N(m)} x {lanes} sums "
         f"merged), against {whole * 1e3:.2f} ms left whole to IREE's own tiles, which "
         f"transpose each 16 x 16 block of the matrix in registers (measured at "
         f"{IREE_TRANSPOSED_READ_SHARE:.0%} of the read rate)",
@@ -301,8 +297,8 @@ def _says_why(m: Match) -> bool | str:
 
 cut_into_lanes = where("the target's vector lanes cut K", _capture_lanes)
 says_why = where("the model prices it", _says_why)
-has_tail = where("K leaves a tail", lambda m: _tail(m) > 0 or "K is whole vectors")
-no_tail = where("K is whole vectors", lambda m: _tail(m) == 0 or "K leaves a tail")
+has_tail = described(TAIL > 0, "K leaves a tail", "K is whole vectors")
+no_tail = described(TAIL == 0, "K is whole vectors", "K leaves a tail")
 
 _PATTERN_ARGS = dict(options=["target", "always"], family="split-lanes", benefit=1)
 
