@@ -23,6 +23,11 @@ body multiplies with `math.fma %x, %w, -0.0` (exactly `x * w`), so that
 IREE vectorizes it as the elementwise loop it is: `arith.mulf` makes it a
 contraction whose lane loop IREE unrolls into scalar gathers.
 
+Two to four rows of A against B[n, k] (`LANE_MAX_ROWS`) take the same form
+with a row loop: M x N x L sums, every row of A in the register tile, so
+that each row of W is read once for all of them; the body's multiply and
+add carry `contract`, for LLVM to fuse them into one FMA.
+
 Only static f32 products at graph level, on an llvm-cpu target, are split:
 the tiles are for f32 vectors. `auto{target=cpu}` runs this after `split-k`,
 on the products split-k left whole.
