@@ -16,7 +16,7 @@ from xsplit.api import parse_module, rewrite
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
 from xsplit.targets.cpu_info import host_cpu
-from xsplit.targets.lane_tiles import lane_width
+from xsplit.targets.lane_tiles import LANE_MAX_ROWS, lane_register_rows, lane_width
 
 TRANSPOSED = (
     "indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
@@ -35,6 +35,15 @@ func.func @main(%w: tensor<{n}x{k}xf32>, %x: tensor<{k}xf32>, %y: tensor<{n}xf32
 func.func @main(%x: tensor<1x{k}xf32>, %w: tensor<{n}x{k}xf32>, %y: tensor<1x{n}xf32>) -> tensor<1x{n}xf32> {{
   %0 = linalg.matmul {TRANSPOSED} ins(%x, %w : tensor<1x{k}xf32>, tensor<{n}x{k}xf32>) outs(%y : tensor<1x{n}xf32>) -> tensor<1x{n}xf32>
   return %0 : tensor<1x{n}xf32>
+}}"""
+
+
+def _rows_program(m: int, n: int, k: int) -> str:
+    """M rows of A against B[n, k], into a non-zero init."""
+    return f"""
+func.func @main(%x: tensor<{m}x{k}xf32>, %w: tensor<{n}x{k}xf32>, %y: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %0 = linalg.matmul {TRANSPOSED} ins(%x, %w : tensor<{m}x{k}xf32>, tensor<{n}x{k}xf32>) outs(%y : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %0 : tensor<{m}x{n}xf32>
 }}"""
 
 
@@ -82,6 +91,41 @@ def test_lanes_compute_the_product(case_id: str, kind: str, n: int, k: int) -> N
     assert np.abs(np.asarray(got) - want).max() <= 1e-4 * max(1.0, float(np.abs(want).max()))
 
 
+def _rows_case(seed: int) -> tuple[str, int, int, int]:
+    rng = random.Random(3910 + seed)
+    m = rng.randint(2, LANE_MAX_ROWS)
+    n = rng.choice((rng.randint(1, 200), rng.randint(1, 40) * 8))
+    k = rng.choice((rng.randint(2, 200) * 16, rng.randint(40, 4000)))
+    return f"rows-{m}x{n}x{k}", m, n, k
+
+
+ROWS_CASES = [_rows_case(s) for s in range(6)] + [
+    ("rows-2x11008x64-whole", 2, 64, 4096),
+    ("rows-4x100x3001-prime", 4, 100, 3001),
+    ("rows-3x37x47-short-tail", 3, 37, 47),
+]
+
+
+@pytest.mark.parametrize("case_id,m,n,k", ROWS_CASES, ids=[c[0] for c in ROWS_CASES])
+def test_lanes_of_several_rows_compute_the_product(case_id: str, m: int, n: int, k: int) -> None:
+    text = _rows_program(m, n, k)
+    out = rewrite(text, "split-lanes{always}")
+    lanes = lane_width(host_cpu())
+    if k < 2 * lanes:
+        assert out == rewrite(text, ""), "a K under two vectors stays whole"
+        return
+    assert f"-> tensor<{m}x{n}x{lanes}xf32>" in out and "fastmath<contract>" in out, out
+    assert ("tensor.extract_slice" in out) == (k % lanes != 0), out
+    rng = np.random.default_rng(m * 131 + n * 7919 + k)
+    inputs = [
+        rng.standard_normal(shape).astype(np.float32) for shape in ((m, k), (n, k), (m, n))
+    ]
+    (got,) = run_on_cpu(compile_mlir(out, "cpu"), "main", inputs)
+    x, w, y = (a.astype(np.float64) for a in inputs)
+    want = x @ w.T + y
+    assert np.abs(np.asarray(got) - want).max() <= 1e-4 * max(1.0, float(np.abs(want).max()))
+
+
 def test_auto_on_a_cpu_splits_a_transposed_matvec_into_lanes() -> None:
     out = rewrite(_program("matvec", 512, 4096), "auto{target=cpu}")
     assert "math.fma" in out and "flow.dispatch.workgroups" in out
@@ -96,12 +140,12 @@ func.func @main(%x: tensor<1x1024xf32>, %w: tensor<1024x64xf32>, %y: tensor<1x64
   %0 = linalg.matmul ins(%x, %w : tensor<1x1024xf32>, tensor<1024x64xf32>) outs(%y : tensor<1x64xf32>) -> tensor<1x64xf32>
   return %0 : tensor<1x64xf32>
 }""",
-        # Two rows: not a matrix-vector product.
-        _program("row-matmul", 64, 1024).replace("1x1024", "2x1024").replace("1x64", "2x64"),
+        # More rows than LANE_MAX_ROWS: IREE's own tiles read B once for them.
+        _rows_program(LANE_MAX_ROWS + 1, 64, 1024),
         # f16: the tiles are for f32 vectors.
         _program("matvec", 64, 1024).replace("f32", "f16"),
     ],
-    ids=["row-major", "two-rows", "f16"],
+    ids=["row-major", "more-rows", "f16"],
 )
 def test_what_it_does_not_take_passes_through(text: str) -> None:
     assert rewrite(text, "split-lanes{always}") == rewrite(text, "")
@@ -151,3 +195,26 @@ def test_the_lanes_loop_multiplies_and_adds_without_shuffles(tmp_path) -> None:
     multiplies = [op for op in loop if op.startswith(("vmulps", "vfmadd"))]
     adds = [op for op in loop if op == "vaddps"]
     assert len(multiplies) == 8 and len(adds) in (0, 8), loop
+
+
+@pytest.mark.parametrize("m", [2, 4])
+def test_the_rows_loop_fuses_each_product_into_one_fma(tmp_path, m: int) -> None:
+    """With several rows of A in the register tile, `contract` makes each
+    product and its add one FMA: m x `lane_register_rows(m)` of them a step,
+    each fed by a vector of W and one of A, and no plain multiply, add or
+    shuffle (without `contract`, vmulps and vaddps: twice the arithmetic)."""
+    text = rewrite(_rows_program(m, 512, 4096), "split-lanes{always}")
+    compile_mlir(text, "cpu", [f"--iree-hal-dump-executable-files-to={tmp_path}"])
+    (assembly,) = [p.read_text() for p in tmp_path.glob("*.s")]
+    function = next(
+        line[:-1] for line in assembly.splitlines() if line.endswith(":") and "dispatch_0" in line and not line.startswith(".")
+    )
+    loop = _hot_loop(assembly, function)
+    others = [op for op in loop if op.startswith(("vshuf", "vunpck", "vperm", "vmovss", "vmulps", "vaddps"))]
+    assert others == [], loop
+    assert len([op for op in loop if op == "vfmadd231ps"]) == m * lane_register_rows(m), loop
+
+
+def test_auto_on_a_cpu_splits_a_few_rows_into_lanes() -> None:
+    out = rewrite(_rows_program(4, 4096, 4096), "auto{target=cpu}")
+    assert "x4096x16xf32>" in out or "x4096x8xf32>" in out, out

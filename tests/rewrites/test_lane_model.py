@@ -47,3 +47,16 @@ def test_rows_for_one_workgroup_leave_the_other_cores_idle() -> None:
     few_rows = lane_split_estimate(_matvec(8, 64 * 200_000 // 8), cpu, 16)
     many_rows = lane_split_estimate(_matvec(64 * 8, 200_000 // 8), cpu, 16)
     assert few_rows > 1.8 * many_rows
+
+
+def test_each_row_of_a_merges_its_own_sums() -> None:
+    """Four rows against B[n, k]: each has N x 16 sums to write and merge,
+    which the price counts (4 x 4096 x 16 words read and written, about 1%
+    of a 4096 x 11008 matrix), and the lanes still beat IREE's own."""
+    cpu = TARGETS["cpu"]
+    one, four = _matvec(4096, 11008), Problem(1, 4, 4096, 11008, "f32", 4, 4, 2, TRANSPOSED_SPANS, (4, 4))
+    merged = 3 * 2 * 4096 * 16 * 4 / cpu.memory_bandwidth
+    grown = lane_split_estimate(four, cpu, 16) - lane_split_estimate(one, cpu, 16)
+    # The rows of A add their bytes too (3 x 11008 words), well under the sums'.
+    assert merged < grown < merged * 1.2
+    assert lane_split_estimate(four, cpu, 16) < transposed_matvec_estimate(four, cpu)

@@ -580,7 +580,8 @@ def _encoded_programs(
         choice = f"split {factor}"
     elif "math.fma" in auto.text:
         # split-lanes' product: the only fma xsplit writes.
-        lanes = re.search(r"-> tensor<\d+x(\d+)xf32> =", auto.text)
+        # Its sums are N x L, or M x N x L for a few rows.
+        lanes = re.search(r"-> tensor<(?:\d+x)+?(\d+)xf32> =", auto.text)
         choice = f"lanes {lanes.group(1)}" if lanes else "lanes"
     else:
         choice = "whole"

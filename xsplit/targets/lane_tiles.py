@@ -37,6 +37,32 @@ LANE_K_STEP = 1
 2 and by 4 IREE unrolled the loop into shuffles again."""
 
 
+LANE_ACCUMULATORS = 16
+"""Accumulator vectors a register tile of several rows of A keeps: half of
+AVX-512's 32 registers, the other half for the vectors of A and W a step
+loads (as split-k's streaming tiles leave them)."""
+
+LANE_MAX_ROWS = 4
+"""The most rows of A the lanes take: each row of W is then read once for
+all of them, and each step loads a vector of every row of A beside the
+rows of W, which with 8 rows (two rows of W a tile) is 5 loads for every 4
+FMAs, and with the rows of A re-read from L2 once per register tile: 8 rows
+against a 4096 x 11008 B[n, k] ran slower than IREE's own tiles, 2 and 4
+rows faster (bench/RESULTS-matvec.md)."""
+
+
+def lane_register_rows(a_rows: int) -> int:
+    """Rows of W a register tile reads side by side for `a_rows` rows of A:
+    LANE_ROWS for one row, else the most (a power of two) whose tile of
+    accumulators, a_rows x rows, stays within LANE_ACCUMULATORS."""
+    if a_rows <= 1:
+        return LANE_ROWS
+    rows = 1
+    while a_rows * rows * 2 <= LANE_ACCUMULATORS:
+        rows *= 2
+    return rows
+
+
 def lane_width(cpu: CpuInfo) -> int:
     """f32 lanes in one vector register: 16 with AVX-512, 8 with AVX2, 4 below."""
     return max(4, cpu.simd_bits // 32)
@@ -67,4 +93,17 @@ def lane_tiles(cpu: CpuInfo, n: int) -> dict[str, tuple[int, int, int]]:
         "distribution": (min(n, lane_workgroup_rows(n, cpu.cores)), lanes, 0),
         "vector_common_parallel": (min(n, LANE_ROWS), lanes, 0),
         "vector_reduction": (0, 0, LANE_K_STEP),
+    }
+
+
+def lane_rows_tiles(cpu: CpuInfo, m: int, n: int) -> dict[str, tuple[int, int, int, int]]:
+    """IREE CPU tile sizes by level over the lane product of M rows of A
+    (loops m, n, lane, k step): every row of A in each workgroup and
+    register tile, so that each row of W is read once; the register tile
+    takes `lane_register_rows` rows of W."""
+    lanes = lane_width(cpu)
+    return {
+        "distribution": (m, min(n, lane_workgroup_rows(n, cpu.cores)), lanes, 0),
+        "vector_common_parallel": (m, min(n, lane_register_rows(m)), lanes, 0),
+        "vector_reduction": (0, 0, 0, LANE_K_STEP),
     }

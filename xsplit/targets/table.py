@@ -635,6 +635,19 @@ def _row_tile_columns(cpu: CpuInfo) -> int:
     return 2 * lanes if cpu.simd_bits >= 512 else lanes
 
 
+STREAMING_K_BLOCK = 32
+"""Rows of B a workgroup of 5 to 16 rows of A takes at a time (IREE's
+`cache_reduction` level), all its register tiles over them before the
+next: each register tile holds 4 rows of A, so the M / 4 tiles along M walk
+the same strip of B, and a block of 32 rows of a strip of up to 256
+columns (32 KiB) stays in L1 for them, where the chunk's whole strip,
+rows N x 4 bytes apart (a power of two in most models), crowds a few of
+L2's sets and came back from L3. On the loaded shared machine, medians of
+15 rounds in one process: 8x4096x14336 in 32 chunks 34.0 -> 32.4 ms,
+16x4096x16384 in 34 chunks 52.7 -> 47.4 (and 52.9 -> 41.9 in another
+run; blocks of 16 and 64 rows ran as the whole chunk did)."""
+
+
 def _streaming_tiles(cpu: CpuInfo, m: int, n: int) -> dict[str, tuple[int, int, int]] | None:
     """Tiles that stream a row-major B past every row of A (up to
     STREAMING_MAX_M rows), or None where N does not suit them."""
@@ -657,6 +670,7 @@ def _streaming_tiles(cpu: CpuInfo, m: int, n: int) -> dict[str, tuple[int, int, 
     strip = max(w for w in range(width, 4 * width + 1, width) if n % w == 0)
     return {
         "distribution": (m, strip, 0),
+        "cache_reduction": (0, 0, STREAMING_K_BLOCK),
         "vector_common_parallel": (4, width, 0),
         "vector_reduction": (0, 0, 4),
     }
@@ -715,7 +729,9 @@ def cpu_partial_tiles(
       masks every workgroup's tile (8x1000x30011: 13.8 ms either way), so
       the aligned split computes the largest multiple of it as a piece of
       its own (`cpu_partial_column_block`: 5.0 ms) and the rest of N with
-      the tiles below.
+      the tiles below. The workgroup takes B's rows STREAMING_K_BLOCK at a
+      time, every register tile over them (they stay in L1 for the M / 4
+      tiles along M).
     - B transposed (B[n, k], as ONNX Gemm transB=1 and linear layers have
       it), 2 to 128 rows: K is contiguous in both operands, so registers step
       it by a whole vector: 123x456x51234 48 -> 33 ms (numpy 32). A transposed

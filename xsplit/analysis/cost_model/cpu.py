@@ -473,25 +473,27 @@ def _without_tail(problem: Problem, target: Target, best: Estimate) -> Estimate:
 
 
 def transposed_matvec_estimate(problem: Problem, target: Target) -> float:
-    """Seconds for IREE's own code for a one-row product against B[n, k],
-    left whole: its operands at IREE_TRANSPOSED_READ_SHARE of the read rate."""
+    """Seconds for IREE's own code for a product of one row (or a few)
+    against B[n, k], left whole: its operands at IREE_TRANSPOSED_READ_SHARE
+    of the read rate."""
     rate = target.memory_bandwidth * IREE_TRANSPOSED_READ_SHARE
     return sum(bytes_of_operands(problem)) / rate + target.dispatch_overhead
 
 
 def lane_split_estimate(problem: Problem, target: Target, lanes: int) -> float:
-    """Seconds for `split-lanes`' form of a matrix-vector product: the
-    operands read once at the target's read rate (each row of the matrix
-    streams into one vector of sums, so nothing is read twice), then the
-    merge, a second dispatch that reads the N x `lanes` sums and writes N."""
+    """Seconds for `split-lanes`' form of a matrix-vector product (or of a
+    few rows against B[n, k]): the operands read once at the target's read
+    rate (each row of the matrix streams into one vector of sums per row of
+    A, so nothing is read twice), then the merge, a second dispatch that
+    reads the M x N x `lanes` sums and writes M x N."""
     read = sum(bytes_of_operands(problem)) / target.memory_bandwidth
     # Each workgroup streams its rows on one core: fewer workgroups than
     # cores leave the others' share of the bandwidth unused.
     rows = lane_workgroup_rows(problem.n, target.processors)
     workgroups = ceildiv(problem.n, rows)
     read *= target.processors / min(workgroups, target.processors)
-    sums = problem.n * lanes * problem.acc_bytes
-    merge = target.dispatch_overhead + (2 * sums + problem.n * problem.acc_bytes) / (
-        target.memory_bandwidth
-    )
+    # Each row of A has its own N x `lanes` sums.
+    sums = problem.m * problem.n * lanes * problem.acc_bytes
+    output = problem.m * problem.n * problem.acc_bytes
+    merge = target.dispatch_overhead + (2 * sums + output) / target.memory_bandwidth
     return read + target.dispatch_overhead + merge

@@ -23,6 +23,11 @@ body multiplies with `math.fma %x, %w, -0.0` (exactly `x * w`), so that
 IREE vectorizes it as the elementwise loop it is: `arith.mulf` makes it a
 contraction whose lane loop IREE unrolls into scalar gathers.
 
+Two to four rows of A against B[n, k] (`LANE_MAX_ROWS`) take the same form
+with a row loop: M x N x L sums, every row of A in the register tile, so
+that each row of W is read once for all of them; the body's multiply and
+add carry `contract`, for LLVM to fuse them into one FMA.
+
 Only static f32 products at graph level, on an llvm-cpu target, are split:
 the tiles are for f32 vectors. `auto{target=cpu}` runs this after `split-k`,
 on the products split-k left whole.
@@ -62,7 +67,7 @@ from xsplit.rewrites.dsl import (
 )
 from xsplit.rewrites.dsl.numbers import described
 from xsplit.targets.cpu_info import host_cpu
-from xsplit.targets.lane_tiles import lane_tiles, lane_width
+from xsplit.targets.lane_tiles import LANE_MAX_ROWS, lane_rows_tiles, lane_tiles, lane_width
 from xsplit.targets.table import TARGETS
 
 LANE_SUMS = """
@@ -132,6 +137,63 @@ TAIL = K % LANES
 """The columns of K past the last whole vector."""
 STEPS = K // LANES
 
+ROWS_LANE_SUMS = """
+%lane_sums = flow.dispatch.workgroups($x, $w) : ($x.type, $w.type) -> $rows_sums_type =
+    (%x_binding: !iree_tensor_ext.dispatch.tensor<readonly:$x.type>, %w_binding: !iree_tensor_ext.dispatch.tensor<readonly:$w.type>, %sums_binding: !iree_tensor_ext.dispatch.tensor<writeonly:$rows_sums_type>) {
+  %x_main = iree_tensor_ext.dispatch.tensor.load %x_binding, offsets = [0, 0], sizes = [$m, $main], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:$x.type> -> $rows_x_main_type
+  %w_main = iree_tensor_ext.dispatch.tensor.load %w_binding, offsets = [0, 0], sizes = [$n, $main], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:$w.type> -> $w_main_type
+  %x_lanes = tensor.expand_shape %x_main [[0], [1, 2]] output_shape [$m, $steps, $lanes] : $rows_x_main_type into $rows_x_lanes_type
+  %w_lanes = tensor.expand_shape %w_main [[0], [1, 2]] output_shape [$n, $steps, $lanes] : $w_main_type into $w_lanes_type
+  %zero = arith.constant 0.000000e+00 : f32
+  %sums_init = tensor.empty() : $rows_sums_type
+  %sums_zero = linalg.fill ins(%zero : f32) outs(%sums_init : $rows_sums_type) -> $rows_sums_type
+  %sums = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d1, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x_lanes, %w_lanes : $rows_x_lanes_type, $w_lanes_type) outs(%sums_zero : $rows_sums_type) attrs =  {compilation_info = $rows_config} {
+  ^bb0(%x_element: f32, %w_element: f32, %sum: f32):
+    %negative_zero = arith.constant -0.000000e+00 : f32
+    %product = math.fma %x_element, %w_element, %negative_zero fastmath<contract> : f32
+    %next = arith.addf %sum, %product fastmath<contract> : f32
+    linalg.yield %next : f32
+  } -> $rows_sums_type
+  iree_tensor_ext.dispatch.tensor.store %sums, %sums_binding, offsets = [0, 0, 0], sizes = [$m, $n, $lanes], strides = [1, 1, 1] : $rows_sums_type -> !iree_tensor_ext.dispatch.tensor<writeonly:$rows_sums_type>
+  flow.return
+}
+"""
+"""The dispatch that sums, for each row of A, each row of W's main part
+lane by lane. `contract` lets LLVM fuse the multiply (the fma with -0 is
+`x * w`) and the add into one FMA: with every row of A in the register
+tile, a plain multiply and add would double the arithmetic a load of W
+feeds (vmulps and vaddps where vfmadd231ps does, in the `.s` IREE dumps)."""
+
+ROWS_TAIL = """
+%x_tail = tensor.extract_slice $x[0, $main] [$m, $tail] [1, 1] : $x.type to $rows_x_tail_type
+%w_tail = tensor.extract_slice $w[0, $main] [$n, $tail] [1, 1] : $w.type to $w_tail_type
+%tail = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%x_tail, %w_tail : $rows_x_tail_type, $w_tail_type) outs($c : $c.type) -> $c.type
+"""
+"""The columns of K past the last whole vector, as a matmul of their own."""
+
+
+def _rows_merge(into: str) -> str:
+    """The merge of several rows: each (row of A, row of W)'s lanes added into `into`."""
+    return f"""
+%merged = linalg.reduce ins(%lane_sums : $rows_sums_type) outs({into} : $c.type) dimensions = [2] {{xsplit.split_part = "merge"}}
+  (%lane: f32, %total: f32) {{
+    %added = arith.addf %lane, %total : f32
+    linalg.yield %added : f32
+  }}
+"""
+
+
+def _m(m: Match) -> int:
+    """The rows of A."""
+    return m["x"].type.get_shape()[0]
+
+
+def _rows_config(m: Match) -> CompilationInfoAttr:
+    levels = {level: list(sizes) for level, sizes in lane_rows_tiles(m["cpu"], _m(m), N(m)).items()}
+    return CompilationInfoAttr(
+        LoweringConfigAttr(levels), TranslationInfoAttr(PipelineAttr("DoubleTilingExpert"))
+    )
+
 
 def _row(m: Match) -> TensorType:
     return TensorType(f32, [N(m)])
@@ -180,6 +242,21 @@ ROW_MATMUL_LANES_AND_TAIL = Template(
     LANE_SUMS + ROW_MATMUL_TAIL + ROW_OF.format("tail", "%tail") + _merge("%tail_row") + AS_ROW,
     results=["%merged"],
     **HOLES,
+)
+
+
+ROWS_HOLES = dict(
+    HOLES,
+    m=_m,
+    rows_config=_rows_config,
+    rows_sums_type=lambda m: TensorType(f32, [_m(m), N(m), LANES(m)]),
+    rows_x_main_type=lambda m: TensorType(f32, [_m(m), MAIN(m)]),
+    rows_x_lanes_type=lambda m: TensorType(f32, [_m(m), MAIN(m) // LANES(m), LANES(m)]),
+    rows_x_tail_type=lambda m: TensorType(f32, [_m(m), TAIL(m)]),
+)
+ROWS_MATMUL_LANES = Template(ROWS_LANE_SUMS + _rows_merge("$c"), results=["%merged"], **ROWS_HOLES)
+ROWS_MATMUL_LANES_AND_TAIL = Template(
+    ROWS_LANE_SUMS + ROWS_TAIL + _rows_merge("%tail"), results=["%merged"], **ROWS_HOLES
 )
 
 
@@ -238,6 +315,26 @@ a_row_matmul = (
 """A one-row `linalg.matmul` against B[n, k]: the same product, x as 1 x K."""
 
 
+a_rows_matmul = (
+    root_is("linalg.matmul")
+    & attr("indexing_maps").equals(TRANSPOSED_B_MAPS)
+    & unmarked
+    & static_f32
+    & input(0).has_shape("M", "K")
+    & input(1).has_shape("N", "K")
+    & init().has_shape("M", "N")
+    & described(dim("M") >= 2, "has several rows", "M is 1")
+    & described(
+        dim("M") <= LANE_MAX_ROWS, f"has at most {LANE_MAX_ROWS} rows", f"M is over {LANE_MAX_ROWS}"
+    )
+    & input(0).capture("x")
+    & input(1).capture("w")
+    & init().capture("c")
+)
+"""A `linalg.matmul` of a few rows against B[n, k]: each row of B, read
+once, feeds every row of A (`targets/lane_tiles.py`, LANE_MAX_ROWS)."""
+
+
 def _capture_lanes(m: Match) -> bool | str:
     """The target's CPU and its vector lanes, where they cut K."""
     placed = modeled(m.root, m.options["target"])
@@ -282,12 +379,15 @@ def _says_why(m: Match) -> bool | str:
             f"{whole * 1e3:.2f} ms whole",
         )
         return "the model has the whole op as fast"
+    rows = _m(m) if _x_is_row(m) else 1
+    each = f" per row of A ({rows} rows)" if rows > 1 else ""
+    sums = f"{rows} x {N(m)} x {lanes}" if rows > 1 else f"{N(m)} x {lanes}"
     remark(
         m.root,
         f"{placed.prefix()}split-lanes: K = {K(m)} as {STEPS(m)} steps of "
         f"{lanes} lanes{tail}, each row of the {N(m)} x {K(m)} matrix summed into one "
-        f"vector: {lanes_seconds * 1e3:.2f} ms modeled (its bytes over the "
-        f"{t.memory_bandwidth / 1e9:.0f} GB/s read rate, then {N(m)} x {lanes} sums "
+        f"vector{each}: {lanes_seconds * 1e3:.2f} ms modeled (its bytes over the "
+        f"{t.memory_bandwidth / 1e9:.0f} GB/s read rate, then {sums} sums "
         f"merged), against {whole * 1e3:.2f} ms left whole to IREE's own tiles, which "
         f"transpose each 16 x 16 block of the matrix in registers (measured at "
         f"{IREE_TRANSPOSED_READ_SHARE:.0%} of the read rate)",
@@ -335,6 +435,24 @@ SPLIT_LANES_ROW_MATMUL_AND_TAIL = Pattern(
     rewrite=ROW_MATMUL_LANES_AND_TAIL,
     **_PATTERN_ARGS,
 )
+SPLIT_LANES_ROWS_MATMUL = Pattern(
+    name="split-lanes-rows-matmul",
+    doc="a linalg.matmul of a few rows against B[n, k]: K in lanes for every row in a "
+    "dispatch, then the merge",
+    root="linalg.matmul",
+    where=a_rows_matmul & is_graph_level & cut_into_lanes & no_tail & says_why,
+    rewrite=ROWS_MATMUL_LANES,
+    **_PATTERN_ARGS,
+)
+SPLIT_LANES_ROWS_MATMUL_AND_TAIL = Pattern(
+    name="split-lanes-rows-matmul-and-tail",
+    doc="a linalg.matmul of a few rows against B[n, k]: K's whole vectors in lanes, the "
+    "rest a matmul, then the merge",
+    root="linalg.matmul",
+    where=a_rows_matmul & is_graph_level & cut_into_lanes & has_tail & says_why,
+    rewrite=ROWS_MATMUL_LANES_AND_TAIL,
+    **_PATTERN_ARGS,
+)
 
 TARGET_OPTION = Option(
     "target",
@@ -355,6 +473,8 @@ SPLIT_LANES = Pass(
         SPLIT_LANES_MATVEC_AND_TAIL,
         SPLIT_LANES_ROW_MATMUL,
         SPLIT_LANES_ROW_MATMUL_AND_TAIL,
+        SPLIT_LANES_ROWS_MATMUL,
+        SPLIT_LANES_ROWS_MATMUL_AND_TAIL,
     ],
     [
         TARGET_OPTION,

@@ -114,6 +114,19 @@ func.func @decode_four_rows(%a: tensor<4x1000xf32>, %b: tensor<1000x1024xf32>, %
 
 // -----
 
+// 5 to 16 rows stream B too: 4 rows in registers, a workgroup every row
+// by up to four register tiles that divide N, K by 4; the workgroup takes
+// B's rows 32 at a time (`cache_reduction`), each block in L1 while the
+// four register tiles along M walk it.
+// CHECK-LABEL: func.func @sixteen_rows_in_blocks_of_b
+// CHECK:         lowering_config = #iree_cpu.lowering_config<cache_reduction = [0, 0, 32], distribution = [16, {{64|256}}, 0], vector_common_parallel = [4, {{16|64}}, 0], vector_reduction = [0, 0, 4]>
+func.func @sixteen_rows_in_blocks_of_b(%a: tensor<16x4096xf32>, %b: tensor<4096x256xf32>, %c: tensor<16x256xf32>) -> tensor<16x256xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<16x4096xf32>, tensor<4096x256xf32>) outs(%c : tensor<16x256xf32>) -> tensor<16x256xf32>
+  return %0 : tensor<16x256xf32>
+}
+
+// -----
+
 // An N that the register tile (32 columns with AVX-512, 8 with AVX2) does
 // not divide: IREE would mask every workgroup's tile, so the largest
 // multiple of it is split on its own, with the tiles, and the rest on its

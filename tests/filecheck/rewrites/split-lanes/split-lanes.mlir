@@ -52,7 +52,31 @@ func.func @row_matmul(%a: tensor<1x4096xf32>, %b: tensor<40x4096xf32>, %c: tenso
 
 // -----
 
-// Not taken: B row-major (its rows stream as they are), two rows, f16, and
+// A few rows against B[n, k] (3, K = 1003): every row of A in the tile,
+// its lanes and B's side by side, one FMA a product (`contract`), the tail
+// of K a matmul of its own, the M x N x L sums merged over the lanes.
+// CHECK-LABEL: func.func @rows_with_tail
+// CHECK:         %lane_sums = flow.dispatch.workgroups(%a, %b) : (tensor<3x1003xf32>, tensor<100x1003xf32>) -> tensor<3x100x[[L:8|16]]xf32> =
+// CHECK:           %x_main = iree_tensor_ext.dispatch.tensor.load %x_binding, offsets = [0, 0], sizes = [3, [[MAIN:992|1000]]], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<3x1003xf32>> -> tensor<3x[[MAIN]]xf32>
+// CHECK:           %x_lanes = tensor.expand_shape %x_main {{\[\[}}0], [1, 2]] output_shape [3, [[STEPS:62|125]], [[L]]]
+// CHECK:           %w_lanes = tensor.expand_shape %w_main {{\[\[}}0], [1, 2]] output_shape [100, [[STEPS]], [[L]]]
+// CHECK:           %sums = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d1, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x_lanes, %w_lanes : tensor<3x[[STEPS]]x[[L]]xf32>, tensor<100x[[STEPS]]x[[L]]xf32>) outs(%sums_zero : tensor<3x100x[[L]]xf32>) attrs =  {compilation_info = #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [3, 8, [[L]], 0], vector_common_parallel = [3, 4, [[L]], 0], vector_reduction = [0, 0, 0, 1]>, translation_info = <pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>} {
+// CHECK:             %product = math.fma %x_element, %w_element, %negative_zero fastmath<contract> : f32
+// CHECK:             %next = arith.addf %sum, %product fastmath<contract> : f32
+// CHECK:           iree_tensor_ext.dispatch.tensor.store %sums, %sums_binding, offsets = [0, 0, 0], sizes = [3, 100, [[L]]], strides = [1, 1, 1]
+// CHECK:         %x_tail = tensor.extract_slice %a[0, [[MAIN]]] [3, [[TAIL:11|3]]] [1, 1] : tensor<3x1003xf32> to tensor<3x[[TAIL]]xf32>
+// CHECK:         %w_tail = tensor.extract_slice %b[0, [[MAIN]]] [100, [[TAIL]]] [1, 1] : tensor<100x1003xf32> to tensor<100x[[TAIL]]xf32>
+// CHECK:         %tail = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%x_tail, %w_tail : tensor<3x[[TAIL]]xf32>, tensor<100x[[TAIL]]xf32>) outs(%c : tensor<3x100xf32>) -> tensor<3x100xf32>
+// CHECK:         %merged = linalg.reduce ins(%lane_sums:tensor<3x100x[[L]]xf32>) outs(%tail:tensor<3x100xf32>) dimensions = [2]  {xsplit.split_part = "merge"}
+// CHECK:         return %merged
+func.func @rows_with_tail(%a: tensor<3x1003xf32>, %b: tensor<100x1003xf32>, %c: tensor<3x100xf32>) -> tensor<3x100xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : tensor<3x1003xf32>, tensor<100x1003xf32>) outs(%c : tensor<3x100xf32>) -> tensor<3x100xf32>
+  return %0 : tensor<3x100xf32>
+}
+
+// -----
+
+// Not taken: B row-major (its rows stream as they are), five rows (over LANE_MAX_ROWS), f16, and
 // a product inside a dispatch.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     flow.dispatch.workgroups
@@ -62,15 +86,15 @@ func.func @row_matmul(%a: tensor<1x4096xf32>, %b: tensor<40x4096xf32>, %c: tenso
 // CHECK:         flow.dispatch.region
 // CHECK-NEXT:      linalg.matvec
 // CHECK-NOT:     math.fma
-func.func @left_alone(%a: tensor<1x1024xf32>, %b: tensor<1024x64xf32>, %c: tensor<1x64xf32>, %a2: tensor<2x1024xf32>, %bt: tensor<64x1024xf32>, %c2: tensor<2x64xf32>, %wh: tensor<64x1024xf16>, %xh: tensor<1024xf16>, %yh: tensor<64xf16>, %x: tensor<1024xf32>, %y: tensor<64xf32>) -> (tensor<1x64xf32>, tensor<2x64xf32>, tensor<64xf16>, tensor<64xf32>) {
+func.func @left_alone(%a: tensor<1x1024xf32>, %b: tensor<1024x64xf32>, %c: tensor<1x64xf32>, %a2: tensor<5x1024xf32>, %bt: tensor<64x1024xf32>, %c2: tensor<5x64xf32>, %wh: tensor<64x1024xf16>, %xh: tensor<1024xf16>, %yh: tensor<64xf16>, %x: tensor<1024xf32>, %y: tensor<64xf32>) -> (tensor<1x64xf32>, tensor<5x64xf32>, tensor<64xf16>, tensor<64xf32>) {
   %0 = linalg.matmul ins(%a, %b : tensor<1x1024xf32>, tensor<1024x64xf32>) outs(%c : tensor<1x64xf32>) -> tensor<1x64xf32>
-  %1 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a2, %bt : tensor<2x1024xf32>, tensor<64x1024xf32>) outs(%c2 : tensor<2x64xf32>) -> tensor<2x64xf32>
+  %1 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a2, %bt : tensor<5x1024xf32>, tensor<64x1024xf32>) outs(%c2 : tensor<5x64xf32>) -> tensor<5x64xf32>
   %2 = linalg.matvec ins(%wh, %xh : tensor<64x1024xf16>, tensor<1024xf16>) outs(%yh : tensor<64xf16>) -> tensor<64xf16>
   %3 = flow.dispatch.region -> (tensor<64xf32>) {
     %4 = linalg.matvec ins(%bt, %x : tensor<64x1024xf32>, tensor<1024xf32>) outs(%y : tensor<64xf32>) -> tensor<64xf32>
     flow.return %4 : tensor<64xf32>
   }
-  return %0, %1, %2, %3 : tensor<1x64xf32>, tensor<2x64xf32>, tensor<64xf16>, tensor<64xf32>
+  return %0, %1, %2, %3 : tensor<1x64xf32>, tensor<5x64xf32>, tensor<64xf16>, tensor<64xf32>
 }
 
 // -----
