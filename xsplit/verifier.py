@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, ErasedSSAValue, Operation
+from xdsl.ir import Block, ErasedSSAValue, Operation, Region
 from xdsl.irdl import OpDef
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
@@ -173,11 +173,35 @@ def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
 
         def __init__(self) -> None:
             self.passed: set[tuple[Any, ...]] = set()
+            self.passed_objects: set[tuple[Any, ...]] = set()
+            """The same signatures by the identity of their attribute
+            objects: the ops a rewrite clones share their types and
+            attributes, so most ops are found here without hashing an
+            attribute. Every object named is held by the module, which
+            does not change while it is verified, so no id is reused."""
 
         def check(self, op_def: Any, op: Operation, verify: Callable[[], None]) -> bool:
             """Runs `verify` unless `op`'s signature passed it before; says
             whether it ran."""
             properties, attributes = op.properties, op.attributes
+            regions = op.regions
+            objects = (
+                id(op_def),
+                *[id(v.type) for v in op._operands],  # pyright: ignore[reportPrivateUsage]
+                None,
+                *[id(v.type) for v in op.results],
+                None,
+                *[_region_objects(r) for r in regions],
+                None,
+                *properties,
+                *map(id, properties.values()),
+                None,
+                *attributes,
+                *map(id, attributes.values()),
+                len(op._successors),  # pyright: ignore[reportPrivateUsage]
+            )
+            if objects in self.passed_objects:
+                return False
             try:
                 signature = (
                     id(op_def),
@@ -191,7 +215,7 @@ def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
                                 if (b := r.first_block) is None
                                 else tuple(map(canon, b.arg_types)),
                             )
-                            for r in op.regions
+                            for r in regions
                         ]
                     ),
                     tuple(properties),
@@ -203,11 +227,14 @@ def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
             except TypeError:  # an unhashable attribute
                 verify()
                 return True
-            if signature in self.passed:
-                return False
-            verify()
-            self.passed.add(signature)
-            return True
+            if signature not in self.passed:
+                verify()
+                self.passed.add(signature)
+                ran = True
+            else:
+                ran = False
+            self.passed_objects.add(objects)
+            return ran
 
     definitions, whole_verifiers = Seen(), Seen()
 
@@ -221,14 +248,23 @@ def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
         if not definitions.check(op_def, op, lambda: xdsl_verify(op_def, op)):
             verify_traits(op_def.traits, op)
 
+    # By class: `isinstance` against the abstract bases in `signature_only`
+    # goes through ABC machinery, once per op of a large module otherwise.
+    only_signature: dict[type[Operation], bool] = {}
+
     def signature_verified(op: Operation) -> bool:
-        if not isinstance(op, signature_only) or op.successors:
+        cls = type(op)
+        known = only_signature.get(cls)
+        if known is None:
+            known = only_signature[cls] = issubclass(cls, signature_only)
+        if not known or op._successors:  # pyright: ignore[reportPrivateUsage]
             return False
         block = op.parent
         if block is not None and block.last_op is op and not _may_end(op, block):
             return False  # Operation.verify's terminator check names it
-        if any(isinstance(v, ErasedSSAValue) for v in op.operands):
-            return False
+        for v in op._operands:  # pyright: ignore[reportPrivateUsage]
+            if type(v) is ErasedSSAValue:
+                return False
         # Not skipped where the check ran: a verifier xsplit gives one of
         # these ops in place of xDSL's (`xsplit.dialects.slices`) checks no traits.
         whole_verifiers.check(type(op), op, lambda: op.verify(verify_nested_ops=False))
@@ -264,6 +300,20 @@ class _Canonical:
             self.ids[id(attr)] = found
             self.alive.append(attr)
         return found
+
+
+def _region_objects(region: Region) -> tuple[Any, ...]:
+    """A region's part of a signature by identity: its block count and its
+    entry block's argument types."""
+    block = region.first_block
+    if block is None:
+        return ()
+    count = 1
+    after = block.next_block
+    while after is not None:
+        count += 1
+        after = after.next_block
+    return (count, *[id(arg.type) for arg in block.args])
 
 
 def _may_end(op: Operation, block: Block) -> bool:

@@ -54,6 +54,8 @@ from xdsl.irdl.operations import (
     BaseAccessor,
     BaseAttrAccessor,
     BeforeVariadicSingleAccessor,
+    SingleAttrAccessor,
+    VariadicAttrAccessor,
     VarIRConstruct,
 )
 from xdsl.traits import IsolatedFromAbove
@@ -290,8 +292,33 @@ def _accessor_get(self: BaseAccessor, obj: Operation, objtype: Any = None) -> An
     return self.index(_constructs(obj, self.construct))
 
 
+def _segment_starts(sizes: DenseArrayBase) -> tuple[int, ...]:
+    """Where each segment begins, and the end of the last: the sizes'
+    running sums, once per (immutable) sizes attribute."""
+    starts = sizes.__dict__.get("_xsplit_starts")
+    if starts is None:
+        total, running = 0, [0]
+        for size in _get_values(sizes):
+            total += size
+            running.append(total)
+        starts = tuple(running)
+        object.__setattr__(sizes, "_xsplit_starts", starts)
+    return starts
+
+
 def _attr_accessor_get(self: BaseAttrAccessor, obj: Operation, objtype: Any = None) -> Any:
-    sizes = self.option.container(obj)[self.option.attribute_name]
+    option = self.option
+    container = obj.properties if option.as_property else obj.attributes
+    sizes = container[option.attribute_name]
+    kind = type(self)
+    if kind is VariadicAttrAccessor or kind is SingleAttrAccessor:
+        # xDSL's `index` for these two, from the running sums: a slice of
+        # the segment, or its one element.
+        starts = _segment_starts(sizes)
+        begin = starts[self.idx]
+        if kind is SingleAttrAccessor:
+            return _constructs(obj, self.construct)[begin]
+        return _constructs(obj, self.construct)[begin : starts[self.idx + 1]]
     return self.index(sizes.get_values(), _constructs(obj, self.construct))
 
 
