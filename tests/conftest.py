@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
 import tempfile
+from collections import defaultdict
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -93,3 +96,53 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
     for line in summary(terminalreporter.stats):
         terminalreporter.write_line(line)
+
+
+COSTS = Path(__file__).with_name("costs.json")
+"""Each test module's recorded seconds (`XSPLIT_RECORD_COSTS=1 pytest ...`
+writes them), for the order below."""
+RECORD_COSTS_VARIABLE = "XSPLIT_RECORD_COSTS"
+_seconds: defaultdict[str, float] = defaultdict(float)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist's default hands each worker a quarter of its share in one
+    # consecutive block, so one worker can get most of the expensive modules
+    # that lead the order below; blocks of a few keep both busy to the end.
+    if getattr(config.option, "maxschedchunk", 0) is None:
+        config.option.maxschedchunk = 4
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The most expensive modules first, so that the run does not end on one
+    worker still busy with a long test while the other waits; a module's
+    tests stay together and in their order (its module-scoped fixtures are
+    made once per worker), and modules with no recorded cost keep theirs,
+    after the others."""
+    try:
+        costs = json.loads(COSTS.read_text())
+    except (OSError, ValueError):
+        return
+    rank = {}
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        rank.setdefault(module, (-costs.get(module, 0.0), len(rank)))
+    items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _seconds[report.nodeid.split("::")[0]] += report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # Written by the process that saw every report: xdist's controller, or
+    # the only process without it.
+    if not os.environ.get(RECORD_COSTS_VARIABLE) or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    try:
+        costs = json.loads(COSTS.read_text())
+    except (OSError, ValueError):
+        costs = {}
+    costs.update((module, round(seconds, 1)) for module, seconds in _seconds.items())
+    costs = dict(sorted(costs.items()))
+    COSTS.write_text(json.dumps(costs, indent=1) + "\n")

@@ -35,6 +35,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import xsplit_opt_command
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = [README, *sorted((ROOT / "docs").glob("*.md"))]
@@ -273,7 +275,7 @@ def run_shown(command: str) -> tuple[str, str]:
         f"a doctest runs one xsplit-opt command, optionally '> /dev/null'; not {command!r}"
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "xsplit.tools.xsplit_opt", *argv[1:]],
+        [*xsplit_opt_command(), *argv[1:]],
         check=False,
         cwd=ROOT,
         capture_output=True,

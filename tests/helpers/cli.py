@@ -3,17 +3,70 @@ failures must look like."""
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
+HELPERS = Path(__file__).resolve().parent
+COLD_VARIABLE = "XSPLIT_TESTS_COLD"
+"""Set, every tool run below starts its own interpreter."""
+
+_server: tuple[subprocess.Popen[str] | None, str] | None = None
+
+
+def _server_socket() -> str | None:
+    """The socket of this process's warm tool server (tool_server.py), started
+    on first use: the tests run the tools some hundreds of times, and a fresh
+    interpreter spends most of each run importing xsplit."""
+    global _server
+    if os.environ.get(COLD_VARIABLE):
+        return None
+    if _server is None:
+        folder = tempfile.mkdtemp(prefix="xsplit-tools-")
+        path = os.path.join(folder, "tool")
+        modules = ["xsplit.tools.xsplit_opt", "xsplit.tools.xsplit_cli"]
+        server = subprocess.Popen(
+            [sys.executable, str(HELPERS / "tool_server.py"), path, *modules],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
+        def stop() -> None:
+            server.terminate()
+            server.wait()
+            shutil.rmtree(folder, ignore_errors=True)
+
+        atexit.register(stop)
+        ready = server.stdout is not None and server.stdout.readline().strip() == "ready"
+        _server = (server, path) if ready else (None, "")
+    return _server[1] or None
+
+
+def tool_command(entry: str, name: str, cold: list[str]) -> list[str]:
+    """The command that runs `entry` ("module:function") as the console
+    script `name` does, through the warm server where there is one, else
+    `cold`."""
+    path = _server_socket()
+    if path is None:
+        return cold
+    return [sys.executable, "-S", str(HELPERS / "tool_client.py"), path, entry, name]
+
+
+def xsplit_opt_command() -> list[str]:
+    return tool_command(
+        "xsplit.tools.xsplit_opt:main", "xsplit-opt",
+        [sys.executable, "-m", "xsplit.tools.xsplit_opt"],
+    )  # fmt: skip
 
 
 def xsplit_opt(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "xsplit.tools.xsplit_opt", *args],
+        [*xsplit_opt_command(), *args],
         capture_output=True,
         text=True,
         input=stdin,
@@ -57,9 +110,9 @@ Pass("drop-init", "Drops matmul inits (a wrong rewrite, to test xsplit check).",
 
 
 def xsplit(*args: str) -> subprocess.CompletedProcess[str]:
+    cold = [sys.executable, "-c", "from xsplit.tools.xsplit_cli import console_main; console_main()"]
     return subprocess.run(
-        [sys.executable, "-c", "from xsplit.tools.xsplit_cli import console_main; console_main()",
-         *args],
+        [*tool_command("xsplit.tools.xsplit_cli:console_main", "xsplit", cold), *args],
         capture_output=True,
         text=True,
         check=False,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import xsplit_opt
+from tests.helpers.cli import tool_command, xsplit_opt
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "examples"
@@ -24,12 +24,11 @@ BIN = Path(sys.executable).parent
 
 def tool(name: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Runs a console script of this checkout (`xsplit`, `xsplit-e2e`, `xdsl-opt`)."""
-    mains = {
-        "xsplit": "from xsplit.tools.xsplit_cli import console_main; console_main()",
-        "xsplit-e2e": "from xsplit.tools.xsplit_cli import e2e_console_main; e2e_console_main()",
-    }
+    mains = {"xsplit": "console_main", "xsplit-e2e": "e2e_console_main"}
     if name in mains:
-        command = [sys.executable, "-c", mains[name], *args]
+        main = mains[name]
+        cold = [sys.executable, "-c", f"from xsplit.tools.xsplit_cli import {main}; {main}()"]
+        command = [*tool_command(f"xsplit.tools.xsplit_cli:{main}", name, cold), *args]
     else:
         command = [str(BIN / name), *args]
     return subprocess.run(

@@ -1,6 +1,6 @@
 // fuse-reduction: a GEMM feeding a reduction along an output axis becomes one kernel with lower-reduce.
-// RUN: xsplit-opt %s -p fuse-reduction 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
-// RUN: xsplit-opt %s -p fuse-reduction 2>/dev/null | filecheck %s --check-prefix=MARKED
+// RUN: xsplit-opt %s -p fuse-reduction > %t.0.out 2> %t.0.err && filecheck %s --check-prefix=REMARK < %t.0.err
+// RUN: filecheck %s --check-prefix=MARKED < %t.0.out
 // RUN: xsplit-opt %s -p 'fuse-reduction,lower-reduce{stage=lds target=gfx942},verify-sync' 2>/dev/null | filecheck %s --check-prefix=KERNEL
 
 // The GEMM's output is returned too: the fused kernel writes it as well.

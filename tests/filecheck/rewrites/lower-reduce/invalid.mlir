@@ -3,8 +3,8 @@
 // RUN: not xsplit-opt %s -p 'lower-reduce{target=gfx942 stage=warp}' 2>&1 | filecheck %s --check-prefix=BAD-STAGE
 // RUN: not xsplit-opt %s -p 'lower-reduce{target=cpu stage=subgroup}' 2>&1 | filecheck %s --check-prefix=CPU-THREADS
 // RUN: not xsplit-opt %s -p 'lower-reduce{target=sm_80 stage=lds block=96}' 2>&1 | filecheck %s --check-prefix=BLOCK
-// RUN: xsplit-opt %s -p 'lower-reduce{target=gfx942}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
-// RUN: xsplit-opt %s -p 'lower-reduce{target=gfx942}' 2>/dev/null | filecheck %s --check-prefix=UNCHANGED
+// RUN: xsplit-opt %s -p 'lower-reduce{target=gfx942}' > %t.0.out 2> %t.0.err && filecheck %s --check-prefix=REMARK < %t.0.err
+// RUN: filecheck %s --check-prefix=UNCHANGED < %t.0.out
 
 // NO-TARGET: lower-reduce: target is required
 // BAD-STAGE: error: lower-reduce: stage must be one of auto, atomic, lds, subgroup, got 'warp'

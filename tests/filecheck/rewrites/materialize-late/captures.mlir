@@ -1,5 +1,5 @@
-// RUN: xsplit-opt --split-input-file %s -p 'split-k{factor=7},materialize-late' | filecheck %s
-// RUN: xsplit-opt --split-input-file %s -p 'split-k{factor=7},materialize-late' | iree-opt --split-input-file > /dev/null
+// RUN: xsplit-opt --split-input-file %s -p 'split-k{factor=7},materialize-late' > %t.0.out 2> %t.0.err && filecheck %s < %t.0.out
+// RUN: iree-opt --split-input-file < %t.0.out > /dev/null
 // RUN: xsplit-opt --split-input-file %s -p 'auto{target=cpu}' | iree-opt --split-input-file > /dev/null
 
 // Ops with regions that read values from outside, next to a split. Only the

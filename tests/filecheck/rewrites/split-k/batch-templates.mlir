@@ -2,12 +2,12 @@
 // through split-k's template patterns; this checks their IR and which
 // pattern fired.
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4}' | filecheck %s --check-prefix=WHOLE
-// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3}' | filecheck %s --check-prefix=TAIL
-// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3}' | iree-opt > /dev/null
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3}' > %t.0.out 2> %t.0.err && filecheck %s --check-prefix=TAIL < %t.0.out
+// RUN: iree-opt < %t.0.out > /dev/null
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=STATS4
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=STATS3
-// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | filecheck %s --check-prefix=EXPAND
-// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | iree-opt > /dev/null
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' > %t.1.out 2> %t.1.err && filecheck %s --check-prefix=EXPAND < %t.1.out
+// RUN: iree-opt < %t.1.out > /dev/null
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3 strategy=grouped}' | filecheck %s --check-prefix=GROUPED
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3 strategy=grouped}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=GROUPED-STATS
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=EXPAND-STATS

@@ -1,5 +1,5 @@
-// RUN: xsplit-opt --split-input-file %s -p 'split-k{target=sm_80 kernel=own factor=4}' 2>/dev/null | filecheck %s
-// RUN: xsplit-opt --split-input-file %s -p 'split-k{target=sm_80 kernel=own factor=4}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: xsplit-opt --split-input-file %s -p 'split-k{target=sm_80 kernel=own factor=4}' > %t.0.out 2> %t.0.err && filecheck %s < %t.0.out
+// RUN: filecheck %s --check-prefix=REMARK < %t.0.err
 // RUN: xsplit-opt --split-input-file %s -p 'split-k{target=sm_80 kernel=own factor=4 merge=deterministic}' 2>/dev/null | filecheck %s --check-prefix=DET
 // RUN: xsplit-opt --split-input-file %s -p 'split-k{target=sm_80 kernel=iree}' 2>&1 | filecheck %s --check-prefix=IREE
 // RUN: xsplit-opt --split-input-file %s -p 'split-k{target=cpu kernel=own}' 2>&1 | filecheck %s --check-prefix=CPU
