@@ -36,11 +36,12 @@ from xsplit.targets.gemm_tiles import (
 from xsplit.targets.table import target
 
 ROOT = Path(__file__).parents[2]
-DISTINCT = sorted(
+DISTINCT = sorted(  # by repr: warps may be None
     {
         (target(t).compiles_as or t, e, tiles.tile, tiles.threads, tiles.stages, tiles.warps)
         for (t, e, _), tiles in GEMM_TILES.items()
-    }
+    },
+    key=repr,
 )
 """Each entry's kernel once per target and element type (sm_90's compile as sm_80's)."""
 FORMS = sorted({(e, tile, threads, stages) for _, e, tile, threads, stages, _ in DISTINCT})
