@@ -8,10 +8,20 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.gemm_kernel import check, lowered
-from tests.reduce.test_gemm_tiles import gridwise
+from tests.helpers.gemm_kernel import check, lowered, matmul
+from xsplit.api import parse_module, rewrite
+from xsplit.diagnostics import collect_remarks
+from xsplit.dialects import make_context
+from xsplit.dialects.xsplit_gemm import GridwiseGemmOp
 from xsplit.targets.gemm_tiles import GEMM_TILES, SKINNY, SKINNY_M_MMA, SMALL, gemm_tiles
 from xsplit.targets.table import target
+
+
+def gridwise(m: int, n: int, k: int, options: str, element: str) -> GridwiseGemmOp:
+    with collect_remarks():
+        text = rewrite(matmul(m, n, k, element), f"gemm-kernel{{{options}}}")
+    module = parse_module(text, "k.mlir", make_context())
+    return next(op for op in module.walk() if isinstance(op, GridwiseGemmOp))
 
 
 @pytest.mark.parametrize("name", ["sm_80", "sm_90", "gfx942"])
