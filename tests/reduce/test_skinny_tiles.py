@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.gemm_kernel import check, lowered, matmul
+from tests.helpers.gemm_kernel import check, matmul
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
@@ -70,8 +70,9 @@ def test_skinny_defaults_run_right(name: str, m: int, n: int, k: int) -> None:
 def test_copies_of_rows_wider_than_the_threads_have_no_div(options: str) -> None:
     """B's rows of 32 vectors, 16 threads: two passes a row. Each vector's
     place is the thread's column plus constants (before: a div and a rem
-    of thread + 16 i per vector, 243 of each in the two-stage kernel); the
+    of thread + 16 i per vector, 243 of each in the two-stage kernel of
+    3x200x101); the
     few left are the thread's place in A's tile and the fragments'."""
-    _, text = lowered(3, 200, 101, options)
+    # One tile of columns, the last 8 masked; a ragged K in two chunks.
+    text = check(3, 120, 70, options, seed=7)
     assert text.count("arith.divui") <= 10 and text.count("arith.remui") <= 10
-    check(3, 200, 101, options, seed=7)
