@@ -36,22 +36,29 @@ from xsplit.targets.gemm_tiles import (
 from xsplit.targets.table import target
 
 ROOT = Path(__file__).parents[2]
-DISTINCT = sorted(
+DISTINCT = sorted(  # by repr: warps may be None
     {
-        (target(t).compiles_as or t, e, tiles.tile, tiles.threads, tiles.stages)
+        (target(t).compiles_as or t, e, tiles.tile, tiles.threads, tiles.stages, tiles.warps)
         for (t, e, _), tiles in GEMM_TILES.items()
-    }
+    },
+    key=repr,
 )
 """Each entry's kernel once per target and element type (sm_90's compile as sm_80's)."""
-FORMS = sorted({(e, tile, threads, stages) for _, e, tile, threads, stages in DISTINCT})
+FORMS = sorted({(e, tile, threads, stages) for _, e, tile, threads, stages, _ in DISTINCT})
 """Each entry's tile, threads and stages once, whatever the target."""
 
 
-def _options(name: str, tile: tuple, threads: tuple, stages: int) -> str:
+def _options(name: str, tile: tuple, threads: tuple, stages: int, warps=None) -> str:
     return (
         f"target={name} chunks=2 tile={','.join(map(str, tile))} "
         f"threads={','.join(map(str, threads))} stages={stages}"
+        + (f" warps={','.join(map(str, warps))}" if warps else "")
     )
+
+
+def _rows(tile: tuple) -> int:
+    """M of a test output: the tile's rows less some (masks), a skinny tile's half."""
+    return tile[0] - 28 if tile[0] > 28 else tile[0] // 2
 
 
 def gridwise(m: int, n: int, k: int, options: str, element: str = "f32") -> GridwiseGemmOp:
@@ -159,31 +166,31 @@ def test_default_chunks_make_about_a_wave() -> None:
 
 
 @pytest.mark.gpu_compile
-@pytest.mark.parametrize(("name", "element", "tile", "threads", "stages"), DISTINCT)
+@pytest.mark.parametrize(("name", "element", "tile", "threads", "stages", "warps"), DISTINCT)
 def test_every_entry_compiles_without_spills(
-    name: str, element: str, tile: tuple, threads: tuple, stages: int, tmp_path: Path
+    name: str, element: str, tile: tuple, threads: tuple, stages: int, warps, tmp_path: Path
 ) -> None:
     """iree-compile's assembly of each entry has no spill: no `.local` on
     sm_80, no private segment on gfx942."""
     with collect_remarks():
         out = rewrite(
-            matmul(tile[0] - 28, tile[1] - 8, 4 * tile[2], element),
-            f"gemm-kernel{{{_options(name, tile, threads, stages)}}},{LOWER},"
+            matmul(_rows(tile), tile[1] - 8, 4 * tile[2], element),
+            f"gemm-kernel{{{_options(name, tile, threads, stages, warps)}}},{LOWER},"
             f"export-dispatch{{target={name}}}",
         )
     asm = "\n".join(dumped_assembly(out, name, tmp_path))
     assert asm and not re.search(SPILL[name], asm)
 
 
-@pytest.mark.parametrize(("name", "element", "tile", "threads", "stages"), DISTINCT)
+@pytest.mark.parametrize(("name", "element", "tile", "threads", "stages", "warps"), DISTINCT)
 def test_every_entry_runs_right(
-    name: str, element: str, tile: tuple, threads: tuple, stages: int
+    name: str, element: str, tile: tuple, threads: tuple, stages: int, warps
 ) -> None:
     """In the simulator, race-free and right against numpy, on one tile's
     output less some rows and columns (masks) in two chunks of two steps,
     on its own target (gfx942's ragged loads and column runs are its own)."""
-    options = _options(name, tile, threads, stages)
-    check(tile[0] - 28, tile[1] - 8, 4 * tile[2], options, element=element)
+    options = _options(name, tile, threads, stages, warps)
+    check(_rows(tile), tile[1] - 8, 4 * tile[2], options, element=element)
 
 
 @pytest.mark.parametrize(

@@ -97,13 +97,15 @@ def _short_of_goal(m: int, n: int, k: int, element: str) -> str | None:
     """Why a shape's loop is known to miss the done-when (issue 37), or None."""
     if element == "f16" and m < 16:
         return (
-            "a 64-row tile of 2x2 warps on M < 16: the warps' HMMAs of rows past M are dropped "
-            "or wasted, leaving the copies: HMMA 26%, 16 a barrier"
+            "the skinny tile (16x128x64, warps 1x2): 32 HMMA a barrier, each on rows of C, "
+            "but 27% HMMA: B is read once per HMMA (at best 0.5 cp.async and 0.5 "
+            "ldmatrix.x4.trans a HMMA) and each cp.async takes 2 address instructions"
         )
     if m < 8 and element == "f32":
         return (
             "a 64-row tile on M < 8: LLVM drops the FMAs of rows past M (the grid is known), "
-            "leaving the copies: FFMA 38%"
+            "leaving the copies: FFMA 38%; on M = 1 B staged through shared memory bounds it "
+            "at 65% (per K and 8 columns: 8 FFMA, 2 LDS.128, 2 cp.async of B)"
         )
     return None
 
@@ -160,8 +162,9 @@ def _short_of_goal_gfx942(m: int, n: int, k: int, element: str) -> str | None:
         )
     if element == "f16" and m < 16:
         return (
-            "a 128-row MFMA tile on M < 16: LLVM drops the MFMAs of the rows past M (never "
-            "written), leaving B's copies: 11% MFMA, 8 a barrier"
+            "the skinny MFMA tile (16x128x64, 1x2 wavefronts): 16 MFMA a barrier, each on "
+            "rows of C, but 12% MFMA: 2 v_perm_b32 a MFMA pack B's K, and every 16-byte load "
+            "and LDS write has its own address"
         )
     if element == "f32" and m < 8:
         return (

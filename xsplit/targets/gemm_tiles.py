@@ -33,7 +33,11 @@ NOT_MEASURED = "not measured yet: model"
 SIXTEEN_BIT = ("f16", "bf16")
 """Element types of 2 bytes: bf16 reads f16's entries."""
 
-SMALL, LARGE = "small", "large"
+SMALL, LARGE, SKINNY = "small", "large", "skinny"
+SKINNY_M_MMA = 16
+"""M under which a tensor-core GEMM is SKINNY: less than one m16n8k16 (or
+MFMA 16x16) block of rows, so that a taller tile's warps along M issue
+MMAs on rows that are not there (LLVM drops them, leaving their copies)."""
 LARGE_OUTPUT = 256
 """M and N from which an output is LARGE: at least 2x2 of the 128x128
 tiles, whose halved loads per FMA only pay where they still leave
@@ -62,13 +66,17 @@ class GemmTiles:
     columns: int = 1
     """Without tensor cores: each thread's columns in runs of this many
     (`thread_columns`), read from B's tile in one wide read a run."""
+    warps: tuple[int, int] | None = None
+    """With tensor cores: warps (wavefronts) along M and N; None: gemm-kernel's
+    default (2x2)."""
 
     @property
     def options(self) -> str:
         """As gemm-kernel's options: `tile=M,N,K threads=M,N stages=S`."""
+        warps = f" warps={','.join(map(str, self.warps))}" if self.warps else ""
         return (
             f"tile={','.join(map(str, self.tile))} threads={','.join(map(str, self.threads))} "
-            f"stages={self.stages}"
+            f"stages={self.stages}{warps}"
         )
 
     @property
@@ -179,6 +187,20 @@ _GFX942_MFMA = (
     "barrier, 4-23%)"
 )
 
+_SKINNY_MMA = (
+    "M under 16 on tensor cores: one 16-row block of warps, both warps along N (16x64 "
+    "each), so that every HMMA has rows of C and K steps of 64 make 32 HMMA per barrier "
+    "(sm_90 SASS on 8x4096x14339: 27% HMMA, 96 registers, no spills; the 64x64x64 tile of "
+    "2x2 warps: 26%, 16 a barrier, its M-warps' HMMAs past M dropped). Short of 35%: B is "
+    "read once per HMMA (0.5 16-byte cp.async and 0.5 ldmatrix.x4.trans a HMMA at best), "
+    "and each cp.async takes its own 2 address instructions"
+)
+_GFX942_SKINNY_MMA = (
+    "M under 16 on MFMA: one 16-row block of wavefronts, 2 along N, K steps of 64: 16 MFMA "
+    "a barrier, each with rows of C (gfx942 ISA on 8x4096x14339: 12% MFMA, 134 VGPRs, no "
+    "scratch; the 64x64x64 tile: 11%, 8 a barrier); B's K-packing costs 2 v_perm_b32 a MFMA"
+)
+
 _GFX942_MFMA_SMALL = (
     "MFMA 16x16x16, 4 wavefronts of 32x32: K steps of 64 make 16 MFMA a barrier, "
     "double-buffered through registers; gfx942 ISA on 64x96x4096: 18% MFMA, 90 VGPRs, no "
@@ -197,6 +219,12 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ("sm_90", "f32", LARGE): GemmTiles((128, 128, 8), (16, 16), 2, NOT_MEASURED, _LARGE_F32),
     ("sm_90", "f16", SMALL): GemmTiles((64, 64, 64), (16, 16), 2, NOT_MEASURED, _SMALL_MMA),
     ("sm_90", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _LARGE_MMA),
+    ("sm_80", "f16", SKINNY): GemmTiles(
+        (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 2)
+    ),
+    ("sm_90", "f16", SKINNY): GemmTiles(
+        (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 2)
+    ),
     ("gfx942", "f32", SMALL): GemmTiles(
         (64, 64, 16), (8, 16), 2, NOT_MEASURED, _GFX942_SMALL_F32, columns=4
     ),
@@ -207,6 +235,9 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
         (64, 64, 64), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA_SMALL
     ),
     ("gfx942", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA),
+    ("gfx942", "f16", SKINNY): GemmTiles(
+        (16, 128, 64), (1, 128), 2, NOT_MEASURED, _GFX942_SKINNY_MMA, warps=(1, 2)
+    ),
 }
 # gemm-tiles table: end
 
@@ -248,11 +279,14 @@ def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTile
     # K steps of 8 are no whole MMA block, and its stages=2 no cp.async of 8.
     sixteen = element in SIXTEEN_BIT
     key_element = "f16" if sixteen else element
+    # A skinny M on tensor cores takes its own entry where the target has one.
+    classes = (SKINNY, cls) if sixteen and m < SKINNY_M_MMA else (cls,)
     entry = next(
         (
             GEMM_TILES[key]
+            for c in classes
             for name in (target.name, target.compiles_as)
-            if (key := (name or "", key_element, cls)) in GEMM_TILES
+            if (key := (name or "", key_element, c)) in GEMM_TILES
         ),
         # An element the table does not hold: f32's layout, which the
         # kernel's verifier judges (it refuses what it cannot take).

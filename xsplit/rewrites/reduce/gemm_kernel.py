@@ -364,7 +364,7 @@ def lower_matmul(
     stages: int | None = None,
     a_layout: str = "m",
     mma: str = "auto",
-    warps: Sequence[int] = DEFAULT_WARPS,
+    warps: Sequence[int] | None = None,
     prefetch: str = "auto",
     pad: str = "auto",
 ) -> None:
@@ -399,6 +399,8 @@ def lower_matmul(
     table = gemm_tiles(tgt, element_name(a.type.element_type), m_, n_rows, k_rows)
     tile = tuple(table.tile if tile is None else tile)
     threads = tuple(table.threads if threads is None else threads)
+    if warps is None:
+        warps = table.warps or DEFAULT_WARPS
     if stages is None:
         stages = table.stages if a_layout == "m" else 1
     if stages < 2:
@@ -690,7 +692,10 @@ GEMM_KERNEL = Pass(
             "sm_80, sm_90, gfx942) or none (FMAs)",
             MMA_CHOICES,
         ),
-        Option("warps", tuple, DEFAULT_WARPS, "with tensor cores, warps per workgroup along M,N"),
+        Option(
+            "warps", tuple, None,
+            "with tensor cores, warps per workgroup along M,N (default: the table's, else 2,2)",
+        ),
         Option(
             "prefetch", str, "auto",
             "how the next K step is staged: auto (cp.async where the rows allow it on sm_80 and "

@@ -1,0 +1,78 @@
+"""The own kernel on skinny outputs (issue 37): the tile table's SKINNY
+entry for tensor cores under 16 rows (one 16-row block of warps, both
+along N), picked by M; and copies whose rows take whole passes of the
+threads, addressed without a div or rem per vector. Numerics in the
+simulator against numpy on random inputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers.gemm_kernel import check, matmul
+from xsplit.api import parse_module, rewrite
+from xsplit.diagnostics import collect_remarks
+from xsplit.dialects import make_context
+from xsplit.dialects.xsplit_gemm import GridwiseGemmOp
+from xsplit.targets.gemm_tiles import GEMM_TILES, SKINNY, SKINNY_M_MMA, SMALL, gemm_tiles
+from xsplit.targets.table import target
+
+
+def gridwise(m: int, n: int, k: int, options: str, element: str) -> GridwiseGemmOp:
+    with collect_remarks():
+        text = rewrite(matmul(m, n, k, element), f"gemm-kernel{{{options}}}")
+    module = parse_module(text, "k.mlir", make_context())
+    return next(op for op in module.walk() if isinstance(op, GridwiseGemmOp))
+
+
+@pytest.mark.parametrize("name", ["sm_80", "sm_90", "gfx942"])
+@pytest.mark.parametrize("element", ["f16", "bf16"])
+def test_skinny_m_takes_the_skinny_entry(name: str, element: str) -> None:
+    tgt = target(name)
+    skinny = GEMM_TILES[(name, "f16", SKINNY)]
+    assert gemm_tiles(tgt, element, SKINNY_M_MMA - 1, 4096, 4096) == skinny
+    assert gemm_tiles(tgt, element, 1, 96, 1024) == skinny
+    # From one whole block of rows on, the output's own class.
+    assert gemm_tiles(tgt, element, SKINNY_M_MMA, 96, 1024) == GEMM_TILES[(name, "f16", SMALL)]
+    # f32 (FMAs) has no skinny entry.
+    assert gemm_tiles(tgt, "f32", 1, 96, 1024) == GEMM_TILES[(name, "f32", SMALL)]
+
+
+@pytest.mark.parametrize("name", ["sm_80", "gfx942"])
+def test_gemm_kernel_takes_the_entrys_warps(name: str) -> None:
+    op = gridwise(8, 256, 1024, f"target={name}", "f16")
+    skinny = GEMM_TILES[(name, "f16", SKINNY)]
+    assert op.tile_sizes == skinny.tile and op.warp_counts == skinny.warps
+    # Given warps win over the table's.
+    assert gridwise(8, 256, 1024, f"target={name} warps=1,4", "f16").warp_counts == (1, 4)
+    # A tile the user gives keeps the 2x2 default where warps are not given.
+    given = gridwise(64, 256, 1024, f"target={name} tile=64,64,64", "f16")
+    assert given.warp_counts == (2, 2)
+
+
+@pytest.mark.parametrize(
+    ("name", "m", "n", "k"),
+    [("sm_80", 8, 250, 300), ("sm_80", 3, 136, 201), ("gfx942", 5, 130, 197), ("gfx942", 1, 64, 256)],
+)
+def test_skinny_defaults_run_right(name: str, m: int, n: int, k: int) -> None:
+    """The table's skinny tile, picked by M, in two chunks: right against
+    numpy, race-free (odd K on sm_80: A padded first)."""
+    check(m, n, k, f"target={name} chunks=2", seed=m + k, element="f16")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "target=sm_80 chunks=2 tile=8,128,32 threads=1,16 stages=2",
+        "target=sm_80 chunks=2 tile=8,128,32 threads=1,16 stages=1",
+        "target=gfx942 chunks=2 tile=8,128,32 threads=1,16 stages=2",
+    ],
+)
+def test_copies_of_rows_wider_than_the_threads_have_no_div(options: str) -> None:
+    """B's rows of 32 vectors, 16 threads: two passes a row. Each vector's
+    place is the thread's column plus constants (before: a div and a rem
+    of thread + 16 i per vector, 243 of each in the two-stage kernel of
+    3x200x101); the
+    few left are the thread's place in A's tile and the fragments'."""
+    # One tile of columns, the last 8 masked; a ragged K in two chunks.
+    text = check(3, 120, 70, options, seed=7)
+    assert text.count("arith.divui") <= 10 and text.count("arith.remui") <= 10
