@@ -34,7 +34,7 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xsplit.analysis.devices import placement, same_device
+from xsplit.analysis.devices import placement
 from xsplit.diagnostics import remark
 from xsplit.dialects.flow import ReturnOp
 from xsplit.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
@@ -71,8 +71,10 @@ from xsplit.rewrites.dsl import (
     root_is,
     where,
 )
+from xsplit.rewrites.dsl.arrays import int_array
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.constraints import ValueRef
+from xsplit.rewrites.dsl.devices import on_device_of
 from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 from xsplit.targets.table import TARGETS
 
@@ -260,12 +262,7 @@ MATERIALIZE_ENCODING_LATE = Pattern(
 )
 
 
-def _on_the_source_device(m: Match) -> bool | str:
-    # Native: where an op runs is an analysis of the module's devices.
-    return same_device(m.root, m["source"]) or "they run on different devices"
-
-
-runs_where_its_source_does = where("runs on its source's device", _on_the_source_device)
+runs_where_its_source_does = on_device_of("source")
 
 
 def _undoes(inverse: str) -> Constraint:
@@ -289,22 +286,12 @@ FOLD_ENCODING_PAIR = Pattern(
 )
 
 
-def _whole_tiles(m: Match) -> bool | str:
-    # Unpacking drops padding the pack would refill with its own value.
-    pack = m.root
-    assert isinstance(pack, PackOp)
-    shape = m["unpack"].dest.type.get_shape()
-    if any(shape[d] % tile for d, tile in zip(pack.dims_pos, pack.tiles)):
-        return "the unpacked tensor has partial tiles"
-    return True
-
-
 FOLD_UNPACK_PACK = Pattern(
     name="fold-unpack-pack",
     doc="pack(unpack(x)) with the same layout and whole tiles is x",
     root=PackOp,
     where=is_graph_level
-    & where("has static tiles", lambda m: not m.root.inner_tiles or "its tiles are dynamic")
+    & operand_group_size("inner_tiles", 0)
     & attr("inner_dims_pos").capture("dims_pos")
     & attr("static_inner_tiles").capture("tiles")
     & attr("outer_dims_perm").capture("perm")
@@ -314,14 +301,13 @@ FOLD_UNPACK_PACK = Pattern(
         where=operand(0).capture("x")
         & attr("inner_dims_pos").equals_capture("dims_pos")
         & attr("static_inner_tiles").equals_capture("tiles")
-        & attr("outer_dims_perm").equals_capture("perm"),
+        & attr("outer_dims_perm").equals_capture("perm")
+        # Unpacking drops padding the pack would refill with its own value:
+        # the unpacked tensor (the unpack's dest) must hold whole tiles.
+        & int_array("static_inner_tiles").tiles_whole_dims(operand(1), int_array("inner_dims_pos")),
     )
     & result(0).same_type_as("x")
-    & where("the unpacked tensor has whole tiles", _whole_tiles)
-    & where(
-        "runs on its source's device",
-        lambda m: same_device(m.root, m["unpack"]) or "they run on different devices",
-    ),
+    & on_device_of("unpack"),
     rewrite=Template("", results=["$x"]),
     benefit=3,
 )
