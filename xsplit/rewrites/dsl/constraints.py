@@ -420,14 +420,20 @@ class ValueRef:
 
         return self._check(f"has shape ({' x '.join(names)})", test)
 
-    def is_encoded(self) -> Constraint:
-        """A tensor whose type carries an encoding."""
-        return self._check(
-            "is encoded",
-            lambda v, m: (
-                isinstance(v.type, TensorType) and not isinstance(v.type.encoding, NoneAttr)
+    def is_encoded(self, kind: type[Attribute] | None = None) -> Constraint:
+        """A tensor whose type carries an encoding (a `kind` one, when given)."""
+        if kind is None:
+            return self._check(
+                "is encoded",
+                lambda v, m: (
+                    isinstance(v.type, TensorType) and not isinstance(v.type.encoding, NoneAttr)
+                )
+                or "it has no encoding",
             )
-            or "it has no encoding",
+        return self._check(
+            f"is encoded by {kind.name}",  # type: ignore[attr-defined]
+            lambda v, m: (isinstance(v.type, TensorType) and isinstance(v.type.encoding, kind))
+            or f"it has no {kind.name}",  # type: ignore[attr-defined]
         )
 
     def has_one_use(self) -> Constraint:

@@ -37,7 +37,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xsplit.analysis.devices import placement
 from xsplit.diagnostics import remark
 from xsplit.dialects.flow import ReturnOp
-from xsplit.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
+from xsplit.dialects.iree_encoding import EncodingAttr, SetEncodingOp, UnsetEncodingOp
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp, packed_shape
 from xsplit.dialects.op_helpers import zero_attr
 from xsplit.rewrites.common.encodings import (
@@ -75,6 +75,7 @@ from xsplit.rewrites.dsl.arrays import int_array
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.constraints import ValueRef
 from xsplit.rewrites.dsl.devices import on_device_of
+from xsplit.rewrites.dsl.targets import encoding_size, target
 from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 from xsplit.targets.table import TARGETS
 
@@ -100,6 +101,18 @@ def _capture_encoded(m: Match) -> bool | str:
     return True
 
 
+def _encoded(m: Match) -> EncodedContraction:
+    """The encoded contraction the rewrite reads (a helper of the rewrite, as
+    DRR's `NativeCodeCall`): a native test captured it, or the structural
+    match stated the op tree `match_encoded` reads."""
+    ec = m.captures.get("ec")
+    if ec is None:
+        ec = match_encoded(m.root)
+        assert not isinstance(ec, str), ec
+        m.captures["ec"] = ec
+    return ec
+
+
 def _capture_merged(m: Match) -> bool | str:
     """A merge over the chunks of an encoded split, at graph level."""
     if in_dispatch(m.root):
@@ -120,7 +133,7 @@ def _tiles(m: Match) -> tuple[int, int, int] | None:
     `flow.tensor.transfer` of plain tensors: the pack dispatches read what
     was transferred on the consumer's device and the unpack runs in the
     producer's contraction dispatch, so no device reads another's layout."""
-    ec: EncodedContraction = m["ec"]
+    ec = _encoded(m)
     elements = tuple(ec.elements)
     placed = placement(ec.op, m.options["target"])
     tiles = placed.target.data_tiles(
@@ -142,7 +155,7 @@ def _materialize_early(m: Match, ir: IRBuilder) -> list[SSAValue]:
     tiles = _tiles(m)
     if tiles is None:
         return [_drop(m, ir)]
-    return [materialize(m["ec"], tiles, ir, merge=_merge_of(m))]
+    return [materialize(_encoded(m), tiles, ir, merge=_merge_of(m))]
 
 
 def _merge_of(m: Match) -> linalg.ReduceOp | None:
@@ -151,7 +164,7 @@ def _merge_of(m: Match) -> linalg.ReduceOp | None:
 
 def _drop(m: Match, ir: IRBuilder) -> SSAValue:
     """The encodings dropped; a merge root is rebuilt on the plain partials."""
-    plain = drop(m["ec"], ir)
+    plain = drop(_encoded(m), ir)
     merge = _merge_of(m)
     if merge is None:
         return plain
@@ -207,7 +220,7 @@ def _materialize_late(m: Match, ir: IRBuilder) -> list[SSAValue]:
         return [_drop(m, ir)]
     pulled: list[Operation] = []
     result = materialize(
-        m["ec"],
+        _encoded(m),
         tiles,
         ir,
         wrap=lambda build: _in_region(ir, build, pulled),
@@ -347,7 +360,7 @@ tiles), one mmt4d, and the result unpacked."""
 
 
 def _layout(m: Match, operand: int) -> Layout:
-    return layout_of(m["ec"], operand, m["tiles"])
+    return layout_of(_encoded(m), operand, m["tiles"])
 
 
 def _packed_type(m: Match, operand: int) -> TensorType:
@@ -366,12 +379,15 @@ def _perm_text(layout: Layout) -> str:
     return "" if perm is None else f"outer_dims_perm = [{', '.join(map(str, perm))}]"
 
 
-def _capture_tiles(m: Match) -> bool | str:
-    tiles = _tiles(m)
-    if tiles is None:
-        return "the target drops the encodings"
-    m.captures["tiles"] = tiles
-    return True
+# What the target table says of a plain matmul (M and N as its encodings
+# carry them), read at the matmul: where it runs, and the remark, are its.
+_M, _N = encoding_size(input(0), 0), encoding_size(input(0), 1)
+target_data_tiles = operand(0).defined_by(
+    "linalg.matmul", where=target().data_tiles(m=_M, n=_N, capture="tiles")
+)
+target_drops_encodings = operand(0).defined_by(
+    "linalg.matmul", where=target().drops_encodings(m=_M, n=_N)
+)
 
 
 def _set_from(name: str) -> Constraint:
@@ -388,14 +404,29 @@ encoded_plain_matmul = operand(0).defined_by(
 )
 """unset_encoding(matmul(set_encoding(a), set_encoding(b)) outs(set_encoding(c)))."""
 
+encoded_matmul_at_graph_level = is_graph_level & operand(0).defined_by(
+    "linalg.matmul",
+    where=result(0).has_one_use()
+    & input(0).is_encoded(EncodingAttr)
+    & input(1).is_encoded(EncodingAttr)
+    & init().is_encoded(EncodingAttr)
+    & input(0).has_static_shape()
+    & input(1).has_static_shape()
+    & init().has_static_shape(),
+)
+"""What `is_encoded_contraction` tests of an encoded plain matmul, stated:
+outside any dispatch, the unset_encoding its one user, every operand
+encoded, every shape static (a plain matmul has no batch loop whose chunks
+a merge could hold)."""
+
 MATERIALIZE_MATMUL_EARLY = Pattern(
     name="materialize-matmul-early",
     doc="an encoded plain matmul with an encoded init as graph-level packs, mmt4d and unpack "
     "(PACKED_MATMUL, the IR as a template)",
     root=UnsetEncodingOp,
     where=encoded_plain_matmul
-    & is_encoded_contraction
-    & where("the target data-tiles it", _capture_tiles),
+    & encoded_matmul_at_graph_level
+    & target_data_tiles,
     rewrite=PACKED_MATMUL,
     options=["target"],
     family="materialize-encoding-early",
@@ -404,13 +435,6 @@ MATERIALIZE_MATMUL_EARLY = Pattern(
 # The same matmuls on a target that does not data-tile: the encodings
 # dropped, early or late alike (no dispatch is formed for a relayout).
 
-
-def _capture_dropped(m: Match) -> bool | str:
-    # Native: the tiles are the target table's answer for the op's device.
-    return _tiles(m) is None or "the target data-tiles it"
-
-
-target_drops_encodings = where("the target drops the encodings", _capture_dropped)
 
 encoded_zero_filled_matmul = operand(0).defined_by(
     "linalg.matmul",
@@ -431,7 +455,7 @@ DROP_MATMUL_ENCODINGS = Pattern(
     doc="an encoded plain matmul with an encoded init, on a target that does not data-tile, "
     "as the plain matmul (the IR as a template)",
     root=UnsetEncodingOp,
-    where=encoded_plain_matmul & is_encoded_contraction & target_drops_encodings,
+    where=encoded_plain_matmul & encoded_matmul_at_graph_level & target_drops_encodings,
     rewrite=Template(
         "%0 = linalg.matmul ins($a, $b : $a.type, $b.type) outs($c : $c.type) -> $c.type"
     ),
@@ -443,7 +467,7 @@ DROP_ZERO_FILLED_MATMUL_ENCODINGS = Pattern(
     doc="an encoded plain matmul into a filled encoded tensor.empty, on a target that does "
     "not data-tile, as the plain matmul into a plain filled one (the IR as a template)",
     root=UnsetEncodingOp,
-    where=encoded_zero_filled_matmul & is_encoded_contraction & target_drops_encodings,
+    where=encoded_zero_filled_matmul & encoded_matmul_at_graph_level & target_drops_encodings,
     rewrite=Template(
         """
 %0 = tensor.empty() : $acc
@@ -566,8 +590,8 @@ MATERIALIZE_FILLED_MATMUL_EARLY = Pattern(
     "mmt4d into the filled packed accumulator, and unpack (PACKED_FILLED_MATMUL)",
     root=UnsetEncodingOp,
     where=encoded_zero_filled_matmul
-    & is_encoded_contraction
-    & where("the target data-tiles it", _capture_tiles),
+    & encoded_matmul_at_graph_level
+    & target_data_tiles,
     rewrite=PACKED_FILLED_MATMUL,
     options=["target"],
     family="materialize-encoding-early",
@@ -580,8 +604,8 @@ MATERIALIZE_MATMUL_LATE = Pattern(
     root=UnsetEncodingOp,
     where=encoded_plain_matmul
     & _plain_sources(input(0), input(1), init())
-    & is_encoded_contraction
-    & where("the target data-tiles it", _capture_tiles),
+    & encoded_matmul_at_graph_level
+    & target_data_tiles,
     rewrite=PACKED_MATMUL_IN_DISPATCHES,
     options=["target"],
     family="materialize-encoding-in-dispatches",
@@ -595,8 +619,8 @@ MATERIALIZE_FILLED_MATMUL_LATE = Pattern(
     root=UnsetEncodingOp,
     where=encoded_filled_matmul
     & _plain_sources(input(0), input(1))
-    & is_encoded_contraction
-    & where("the target data-tiles it", _capture_tiles),
+    & encoded_matmul_at_graph_level
+    & target_data_tiles,
     rewrite=PACKED_FILLED_MATMUL_IN_DISPATCHES,
     options=["target"],
     family="materialize-encoding-in-dispatches",
