@@ -47,11 +47,9 @@ from xsplit.rewrites.common.encodings import (
     drop,
     match_encoded,
     materialize,
-    merged_chunks,
 )
 from xsplit.rewrites.dispatch.form_dispatch_regions import (
     RegionFormingTemplate,
-    in_dispatch,
     is_graph_level,
     new_dispatch_region,
 )
@@ -69,12 +67,14 @@ from xsplit.rewrites.dsl import (
     operand_group_size,
     result,
     root_is,
-    where,
 )
 from xsplit.rewrites.dsl.arrays import int_array
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.constraints import ValueRef
+from xsplit.rewrites.dsl.contractions import batch_loops, contraction, init_position
 from xsplit.rewrites.dsl.devices import on_device_of
+from xsplit.rewrites.dsl.numbers import described
+from xsplit.rewrites.dsl.structure import operands, the_value
 from xsplit.rewrites.dsl.targets import encoding_size, target
 from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 from xsplit.targets.table import TARGETS
@@ -89,42 +89,19 @@ TARGET_OPTION = Option(
 )
 
 
-def _capture_encoded(m: Match) -> bool | str:
-    if in_dispatch(m.root):
-        return "it is inside a dispatch"
-    ec = match_encoded(m.root)
-    if isinstance(ec, str):
-        return ec
-    if merged_chunks(ec) is not None:
-        return "its chunks are merged in the packed layout (with the merge)"
-    m.captures["ec"] = ec
-    return True
-
-
 def _encoded(m: Match) -> EncodedContraction:
     """The encoded contraction the rewrite reads (a helper of the rewrite, as
     DRR's `NativeCodeCall`): a native test captured it, or the structural
     match stated the op tree `match_encoded` reads."""
     ec = m.captures.get("ec")
     if ec is None:
-        ec = match_encoded(m.root)
+        # A merge of an encoded split is rooted at the linalg.reduce.
+        unset = m.root.operands[0].owner if isinstance(m.root, linalg.ReduceOp) else m.root
+        assert isinstance(unset, Operation)
+        ec = match_encoded(unset)
         assert not isinstance(ec, str), ec
         m.captures["ec"] = ec
     return ec
-
-
-def _capture_merged(m: Match) -> bool | str:
-    """A merge over the chunks of an encoded split, at graph level."""
-    if in_dispatch(m.root):
-        return "it is inside a dispatch"
-    source = m.root.operands[0].owner
-    ec = match_encoded(source) if isinstance(source, Operation) else "no source op"
-    if isinstance(ec, str):
-        return ec
-    if merged_chunks(ec) is not m.root:
-        return "it does not merge the chunks of an encoded split"
-    m.captures["ec"] = ec
-    return True
 
 
 def _tiles(m: Match) -> tuple[int, int, int] | None:
@@ -232,8 +209,61 @@ def _materialize_late(m: Match, ir: IRBuilder) -> list[SSAValue]:
     return [result]
 
 
-is_encoded_contraction = where("ends an encoded contraction at graph level", _capture_encoded)
-merges_encoded_chunks = where("merges the chunks of an encoded split", _capture_merged)
+# What `match_encoded` and `merged_chunks` read, stated as the op tree: a
+# contraction whose every operand is encoded, its inputs by set_encoding,
+# its accumulator by set_encoding or as a filled tensor.empty, all static,
+# and whose result only the unset_encoding reads.
+_ENCODED_CONTRACTION = (
+    contraction("loops")
+    & result(0).has_one_use()
+    & operands().each(the_value.is_encoded(EncodingAttr))
+    & input(0).defined_by(SetEncodingOp.name)
+    & input(1).defined_by(SetEncodingOp.name)
+    & (
+        init().defined_by(SetEncodingOp.name)
+        | init().defined_by("linalg.fill", where=init().defined_by("tensor.empty"))
+    )
+    & input(0).has_static_shape()
+    & input(1).has_static_shape()
+    & init().has_static_shape()
+)
+
+
+def _reduces_the_batch_loop() -> Constraint:
+    """The root, a linalg.reduce, reduces the output dimension of the one
+    batch loop (a split's chunks) of the contraction captured as `loops`."""
+    dims = int_array("dimensions")
+    return (
+        (batch_loops("loops") == 1)
+        & (dims.length() == 1)
+        & (dims.at(0) == init_position("loops", "batch"))
+    )
+
+
+is_encoded_contraction = described(
+    is_graph_level
+    & operand(0).produced_by(where=_ENCODED_CONTRACTION)
+    & ~(
+        result(0).capture("encoded_out")
+        & result(0).used_only_by(
+            "linalg.reduce",
+            where=operand(0).is_captured("encoded_out") & _reduces_the_batch_loop(),
+        )
+    ),
+    "ends an encoded contraction at graph level",
+)
+"""Also refused: an encoded split whose chunks a merge reduces, which
+`merges_encoded_chunks` materializes with its merge."""
+
+merges_encoded_chunks = described(
+    is_graph_level
+    & operand(0).defined_by(
+        UnsetEncodingOp.name, where=operand(0).produced_by(where=_ENCODED_CONTRACTION)
+    )
+    & operand(0).has_one_use()
+    & _reduces_the_batch_loop(),
+    "merges the chunks of an encoded split",
+)
 
 MATERIALIZE_MERGED_EARLY = Pattern(
     name="materialize-encoded-split-early",
