@@ -90,9 +90,9 @@ TARGET_OPTION = Option(
 
 
 def _encoded(m: Match) -> EncodedContraction:
-    """The encoded contraction the rewrite reads (a helper of the rewrite, as
-    DRR's `NativeCodeCall`): a native test captured it, or the structural
-    match stated the op tree `match_encoded` reads."""
+    """The encoded contraction the rewrite reads, a helper of the rewrite (as
+    DRR's `NativeCodeCall`): the match stated the op tree `match_encoded`
+    reads, so it is found; once per match, for every hole that needs it."""
     ec = m.captures.get("ec")
     if ec is None:
         # A merge of an encoded split is rooted at the linalg.reduce.
