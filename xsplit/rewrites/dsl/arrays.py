@@ -9,7 +9,9 @@ contraction's `mulf` then `addf`. Here:
 - `int_array(name)` is the root's dense integer array attribute `name`:
   `.length()` and `.at(i)` are numbers of the match (`numbers.Number`), and
   `.steps_evenly(step, end)` says it is `0, step, 2*step, ..., end`, and
-  `.steps_evenly_then(step, end)` that it is so up to a last, shorter step.
+  `.steps_evenly_then(step, end)` that it is so up to a last, shorter step;
+  `.tiles_whole_dims(value, positions)` says its entries (tile sizes) divide
+  `value`'s dimensions at `positions` (a pack's whole tiles).
 
       int_array("group_offsets").steps_evenly(dim("K") // GROUPS, dim("K"))
 
@@ -26,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import DenseArrayBase
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, TensorType
 
-from xsplit.rewrites.dsl.constraints import Constraint, Match, Predicate
+from xsplit.rewrites.dsl.constraints import Constraint, Match, Predicate, ValueRef
 from xsplit.rewrites.dsl.numbers import Number, NumberLike, Unknown, number
 
 
@@ -126,6 +128,36 @@ class IntArrayRef:
             f"{self.name} steps from 0 by {step_n}, then a shorter step to {end_n}",
             test,
             structural=step_n.structural and end_n.structural,
+        )
+
+
+    def tiles_whole_dims(self, value: ValueRef, positions: IntArrayRef) -> Constraint:
+        """Each entry of this array (a tile size) divides the dimension of
+        `value` named by the matching entry of `positions`: `value` holds
+        whole tiles, none partial (a tile of 1 divides even a dynamic size)."""
+
+        def test(m: Match) -> bool | str:
+            found = value.find(m.root)
+            if found is None:
+                return f"'{m.root.name}' has no {value.description}"
+            shape_type = found.type
+            if not isinstance(shape_type, TensorType):
+                return f"its {value.description} is {shape_type}"
+            try:
+                tiles, dims = _values(self.name, m), _values(positions.name, m)
+            except Unknown as unknown:
+                return str(unknown)
+            shape = shape_type.get_shape()
+            for d, tile in zip(dims, tiles):
+                if tile != 1 and (shape[d] == DYNAMIC_INDEX or shape[d] % tile):
+                    size = "?" if shape[d] == DYNAMIC_INDEX else shape[d]
+                    return f"its {value.description}'s dimension {d} ({size}) holds a partial tile of {tile}"
+            return True
+
+        return Predicate(
+            f"{self.name} tiles the dimensions {positions.name} of {value.description} whole",
+            test,
+            structural=True,
         )
 
 

@@ -346,6 +346,37 @@ class ValueRef:
         inner = f" where {where}" if where is not None else ""
         return self._check(f"is defined by {op_name}{inner}", test)
 
+    def produced_by(self, *, where: Constraint, capture: str | None = None) -> Constraint:
+        """The value is a result of an op (of any name) on which `where` holds."""
+
+        def test(v: SSAValue, m: Match) -> bool | str | None:
+            producer = v.owner
+            if not isinstance(producer, Operation):
+                return "it is a block argument"
+            if capture is not None:
+                m.captures[capture] = producer
+            if (failure := where.check(m.at(producer))) is not None:
+                return str(failure)
+            return True
+
+        return _nested(self._check(f"is produced by an op where {where}", test), where)
+
+    def used_only_by(self, op_name: str, *, where: Constraint | None = None) -> Constraint:
+        """The value has one use, by an `op_name` op on which `where` holds."""
+
+        def test(v: SSAValue, m: Match) -> bool | str | None:
+            if v.uses.get_length() != 1:
+                return f"it has {v.uses.get_length()} uses"
+            user = next(iter(v.uses)).operation
+            if user.name != op_name:
+                return f"its user is {user.name}"
+            if where is not None and (failure := where.check(m.at(user))) is not None:
+                return str(failure)
+            return True
+
+        inner = f" where {where}" if where is not None else ""
+        return _nested(self._check(f"is used only by {op_name}{inner}", test), where)
+
     def is_constant(self, value: float | None = None) -> Constraint:
         """The value is an `arith.constant`, equal to `value` when one is given."""
 
@@ -420,14 +451,20 @@ class ValueRef:
 
         return self._check(f"has shape ({' x '.join(names)})", test)
 
-    def is_encoded(self) -> Constraint:
-        """A tensor whose type carries an encoding."""
-        return self._check(
-            "is encoded",
-            lambda v, m: (
-                isinstance(v.type, TensorType) and not isinstance(v.type.encoding, NoneAttr)
+    def is_encoded(self, kind: type[Attribute] | None = None) -> Constraint:
+        """A tensor whose type carries an encoding (a `kind` one, when given)."""
+        if kind is None:
+            return self._check(
+                "is encoded",
+                lambda v, m: (
+                    isinstance(v.type, TensorType) and not isinstance(v.type.encoding, NoneAttr)
+                )
+                or "it has no encoding",
             )
-            or "it has no encoding",
+        return self._check(
+            f"is encoded by {kind.name}",  # type: ignore[attr-defined]
+            lambda v, m: (isinstance(v.type, TensorType) and isinstance(v.type.encoding, kind))
+            or f"it has no {kind.name}",  # type: ignore[attr-defined]
         )
 
     def has_one_use(self) -> Constraint:
@@ -435,6 +472,14 @@ class ValueRef:
             "has one use",
             lambda v, m: v.uses.get_length() == 1 or f"it has {v.uses.get_length()} uses",
         )
+
+
+def _nested(c: Constraint, where: Constraint | None) -> Constraint:
+    """`c`, native when the test `where` it runs at another op is."""
+    if where is None or is_structural(where):
+        return c
+    assert isinstance(c, Predicate)
+    return Predicate(c.description, c.test)
 
 
 def operand(index: int) -> ValueRef:

@@ -34,10 +34,10 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xsplit.analysis.devices import placement, same_device
+from xsplit.analysis.devices import placement
 from xsplit.diagnostics import remark
 from xsplit.dialects.flow import ReturnOp
-from xsplit.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
+from xsplit.dialects.iree_encoding import EncodingAttr, SetEncodingOp, UnsetEncodingOp
 from xsplit.dialects.linalg_layout import PackOp, UnpackOp, packed_shape
 from xsplit.dialects.op_helpers import zero_attr
 from xsplit.rewrites.common.encodings import (
@@ -47,11 +47,9 @@ from xsplit.rewrites.common.encodings import (
     drop,
     match_encoded,
     materialize,
-    merged_chunks,
 )
 from xsplit.rewrites.dispatch.form_dispatch_regions import (
     RegionFormingTemplate,
-    in_dispatch,
     is_graph_level,
     new_dispatch_region,
 )
@@ -69,10 +67,15 @@ from xsplit.rewrites.dsl import (
     operand_group_size,
     result,
     root_is,
-    where,
 )
+from xsplit.rewrites.dsl.arrays import int_array
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.constraints import ValueRef
+from xsplit.rewrites.dsl.contractions import batch_loops, contraction, init_position
+from xsplit.rewrites.dsl.devices import on_device_of
+from xsplit.rewrites.dsl.numbers import described
+from xsplit.rewrites.dsl.structure import operands, the_value
+from xsplit.rewrites.dsl.targets import encoding_size, target
 from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 from xsplit.targets.table import TARGETS
 
@@ -86,30 +89,19 @@ TARGET_OPTION = Option(
 )
 
 
-def _capture_encoded(m: Match) -> bool | str:
-    if in_dispatch(m.root):
-        return "it is inside a dispatch"
-    ec = match_encoded(m.root)
-    if isinstance(ec, str):
-        return ec
-    if merged_chunks(ec) is not None:
-        return "its chunks are merged in the packed layout (with the merge)"
-    m.captures["ec"] = ec
-    return True
-
-
-def _capture_merged(m: Match) -> bool | str:
-    """A merge over the chunks of an encoded split, at graph level."""
-    if in_dispatch(m.root):
-        return "it is inside a dispatch"
-    source = m.root.operands[0].owner
-    ec = match_encoded(source) if isinstance(source, Operation) else "no source op"
-    if isinstance(ec, str):
-        return ec
-    if merged_chunks(ec) is not m.root:
-        return "it does not merge the chunks of an encoded split"
-    m.captures["ec"] = ec
-    return True
+def _encoded(m: Match) -> EncodedContraction:
+    """The encoded contraction the rewrite reads, a helper of the rewrite (as
+    DRR's `NativeCodeCall`): the match stated the op tree `match_encoded`
+    reads, so it is found; once per match, for every hole that needs it."""
+    ec = m.captures.get("ec")
+    if ec is None:
+        # A merge of an encoded split is rooted at the linalg.reduce.
+        unset = m.root.operands[0].owner if isinstance(m.root, linalg.ReduceOp) else m.root
+        assert isinstance(unset, Operation)
+        ec = match_encoded(unset)
+        assert not isinstance(ec, str), ec
+        m.captures["ec"] = ec
+    return ec
 
 
 def _tiles(m: Match) -> tuple[int, int, int] | None:
@@ -118,7 +110,7 @@ def _tiles(m: Match) -> tuple[int, int, int] | None:
     `flow.tensor.transfer` of plain tensors: the pack dispatches read what
     was transferred on the consumer's device and the unpack runs in the
     producer's contraction dispatch, so no device reads another's layout."""
-    ec: EncodedContraction = m["ec"]
+    ec = _encoded(m)
     elements = tuple(ec.elements)
     placed = placement(ec.op, m.options["target"])
     tiles = placed.target.data_tiles(
@@ -140,7 +132,7 @@ def _materialize_early(m: Match, ir: IRBuilder) -> list[SSAValue]:
     tiles = _tiles(m)
     if tiles is None:
         return [_drop(m, ir)]
-    return [materialize(m["ec"], tiles, ir, merge=_merge_of(m))]
+    return [materialize(_encoded(m), tiles, ir, merge=_merge_of(m))]
 
 
 def _merge_of(m: Match) -> linalg.ReduceOp | None:
@@ -149,7 +141,7 @@ def _merge_of(m: Match) -> linalg.ReduceOp | None:
 
 def _drop(m: Match, ir: IRBuilder) -> SSAValue:
     """The encodings dropped; a merge root is rebuilt on the plain partials."""
-    plain = drop(m["ec"], ir)
+    plain = drop(_encoded(m), ir)
     merge = _merge_of(m)
     if merge is None:
         return plain
@@ -205,7 +197,7 @@ def _materialize_late(m: Match, ir: IRBuilder) -> list[SSAValue]:
         return [_drop(m, ir)]
     pulled: list[Operation] = []
     result = materialize(
-        m["ec"],
+        _encoded(m),
         tiles,
         ir,
         wrap=lambda build: _in_region(ir, build, pulled),
@@ -217,8 +209,61 @@ def _materialize_late(m: Match, ir: IRBuilder) -> list[SSAValue]:
     return [result]
 
 
-is_encoded_contraction = where("ends an encoded contraction at graph level", _capture_encoded)
-merges_encoded_chunks = where("merges the chunks of an encoded split", _capture_merged)
+# What `match_encoded` and `merged_chunks` read, stated as the op tree: a
+# contraction whose every operand is encoded, its inputs by set_encoding,
+# its accumulator by set_encoding or as a filled tensor.empty, all static,
+# and whose result only the unset_encoding reads.
+_ENCODED_CONTRACTION = (
+    contraction("loops")
+    & result(0).has_one_use()
+    & operands().each(the_value.is_encoded(EncodingAttr))
+    & input(0).defined_by(SetEncodingOp.name)
+    & input(1).defined_by(SetEncodingOp.name)
+    & (
+        init().defined_by(SetEncodingOp.name)
+        | init().defined_by("linalg.fill", where=init().defined_by("tensor.empty"))
+    )
+    & input(0).has_static_shape()
+    & input(1).has_static_shape()
+    & init().has_static_shape()
+)
+
+
+def _reduces_the_batch_loop() -> Constraint:
+    """The root, a linalg.reduce, reduces the output dimension of the one
+    batch loop (a split's chunks) of the contraction captured as `loops`."""
+    dims = int_array("dimensions")
+    return (
+        (batch_loops("loops") == 1)
+        & (dims.length() == 1)
+        & (dims.at(0) == init_position("loops", "batch"))
+    )
+
+
+is_encoded_contraction = described(
+    is_graph_level
+    & operand(0).produced_by(where=_ENCODED_CONTRACTION)
+    & ~(
+        result(0).capture("encoded_out")
+        & result(0).used_only_by(
+            "linalg.reduce",
+            where=operand(0).is_captured("encoded_out") & _reduces_the_batch_loop(),
+        )
+    ),
+    "ends an encoded contraction at graph level",
+)
+"""Also refused: an encoded split whose chunks a merge reduces, which
+`merges_encoded_chunks` materializes with its merge."""
+
+merges_encoded_chunks = described(
+    is_graph_level
+    & operand(0).defined_by(
+        UnsetEncodingOp.name, where=operand(0).produced_by(where=_ENCODED_CONTRACTION)
+    )
+    & operand(0).has_one_use()
+    & _reduces_the_batch_loop(),
+    "merges the chunks of an encoded split",
+)
 
 MATERIALIZE_MERGED_EARLY = Pattern(
     name="materialize-encoded-split-early",
@@ -260,12 +305,7 @@ MATERIALIZE_ENCODING_LATE = Pattern(
 )
 
 
-def _on_the_source_device(m: Match) -> bool | str:
-    # Native: where an op runs is an analysis of the module's devices.
-    return same_device(m.root, m["source"]) or "they run on different devices"
-
-
-runs_where_its_source_does = where("runs on its source's device", _on_the_source_device)
+runs_where_its_source_does = on_device_of("source")
 
 
 def _undoes(inverse: str) -> Constraint:
@@ -289,22 +329,12 @@ FOLD_ENCODING_PAIR = Pattern(
 )
 
 
-def _whole_tiles(m: Match) -> bool | str:
-    # Unpacking drops padding the pack would refill with its own value.
-    pack = m.root
-    assert isinstance(pack, PackOp)
-    shape = m["unpack"].dest.type.get_shape()
-    if any(shape[d] % tile for d, tile in zip(pack.dims_pos, pack.tiles)):
-        return "the unpacked tensor has partial tiles"
-    return True
-
-
 FOLD_UNPACK_PACK = Pattern(
     name="fold-unpack-pack",
     doc="pack(unpack(x)) with the same layout and whole tiles is x",
     root=PackOp,
     where=is_graph_level
-    & where("has static tiles", lambda m: not m.root.inner_tiles or "its tiles are dynamic")
+    & operand_group_size("inner_tiles", 0)
     & attr("inner_dims_pos").capture("dims_pos")
     & attr("static_inner_tiles").capture("tiles")
     & attr("outer_dims_perm").capture("perm")
@@ -314,14 +344,13 @@ FOLD_UNPACK_PACK = Pattern(
         where=operand(0).capture("x")
         & attr("inner_dims_pos").equals_capture("dims_pos")
         & attr("static_inner_tiles").equals_capture("tiles")
-        & attr("outer_dims_perm").equals_capture("perm"),
+        & attr("outer_dims_perm").equals_capture("perm")
+        # Unpacking drops padding the pack would refill with its own value:
+        # the unpacked tensor (the unpack's dest) must hold whole tiles.
+        & int_array("static_inner_tiles").tiles_whole_dims(operand(1), int_array("inner_dims_pos")),
     )
     & result(0).same_type_as("x")
-    & where("the unpacked tensor has whole tiles", _whole_tiles)
-    & where(
-        "runs on its source's device",
-        lambda m: same_device(m.root, m["unpack"]) or "they run on different devices",
-    ),
+    & on_device_of("unpack"),
     rewrite=Template("", results=["$x"]),
     benefit=3,
 )
@@ -361,7 +390,7 @@ tiles), one mmt4d, and the result unpacked."""
 
 
 def _layout(m: Match, operand: int) -> Layout:
-    return layout_of(m["ec"], operand, m["tiles"])
+    return layout_of(_encoded(m), operand, m["tiles"])
 
 
 def _packed_type(m: Match, operand: int) -> TensorType:
@@ -380,12 +409,15 @@ def _perm_text(layout: Layout) -> str:
     return "" if perm is None else f"outer_dims_perm = [{', '.join(map(str, perm))}]"
 
 
-def _capture_tiles(m: Match) -> bool | str:
-    tiles = _tiles(m)
-    if tiles is None:
-        return "the target drops the encodings"
-    m.captures["tiles"] = tiles
-    return True
+# What the target table says of a plain matmul (M and N as its encodings
+# carry them), read at the matmul: where it runs, and the remark, are its.
+_M, _N = encoding_size(input(0), 0), encoding_size(input(0), 1)
+target_data_tiles = operand(0).defined_by(
+    "linalg.matmul", where=target().data_tiles(m=_M, n=_N, capture="tiles")
+)
+target_drops_encodings = operand(0).defined_by(
+    "linalg.matmul", where=target().drops_encodings(m=_M, n=_N)
+)
 
 
 def _set_from(name: str) -> Constraint:
@@ -402,14 +434,29 @@ encoded_plain_matmul = operand(0).defined_by(
 )
 """unset_encoding(matmul(set_encoding(a), set_encoding(b)) outs(set_encoding(c)))."""
 
+encoded_matmul_at_graph_level = is_graph_level & operand(0).defined_by(
+    "linalg.matmul",
+    where=result(0).has_one_use()
+    & input(0).is_encoded(EncodingAttr)
+    & input(1).is_encoded(EncodingAttr)
+    & init().is_encoded(EncodingAttr)
+    & input(0).has_static_shape()
+    & input(1).has_static_shape()
+    & init().has_static_shape(),
+)
+"""What `is_encoded_contraction` tests of an encoded plain matmul, stated:
+outside any dispatch, the unset_encoding its one user, every operand
+encoded, every shape static (a plain matmul has no batch loop whose chunks
+a merge could hold)."""
+
 MATERIALIZE_MATMUL_EARLY = Pattern(
     name="materialize-matmul-early",
     doc="an encoded plain matmul with an encoded init as graph-level packs, mmt4d and unpack "
     "(PACKED_MATMUL, the IR as a template)",
     root=UnsetEncodingOp,
     where=encoded_plain_matmul
-    & is_encoded_contraction
-    & where("the target data-tiles it", _capture_tiles),
+    & encoded_matmul_at_graph_level
+    & target_data_tiles,
     rewrite=PACKED_MATMUL,
     options=["target"],
     family="materialize-encoding-early",
@@ -418,13 +465,6 @@ MATERIALIZE_MATMUL_EARLY = Pattern(
 # The same matmuls on a target that does not data-tile: the encodings
 # dropped, early or late alike (no dispatch is formed for a relayout).
 
-
-def _capture_dropped(m: Match) -> bool | str:
-    # Native: the tiles are the target table's answer for the op's device.
-    return _tiles(m) is None or "the target data-tiles it"
-
-
-target_drops_encodings = where("the target drops the encodings", _capture_dropped)
 
 encoded_zero_filled_matmul = operand(0).defined_by(
     "linalg.matmul",
@@ -445,7 +485,7 @@ DROP_MATMUL_ENCODINGS = Pattern(
     doc="an encoded plain matmul with an encoded init, on a target that does not data-tile, "
     "as the plain matmul (the IR as a template)",
     root=UnsetEncodingOp,
-    where=encoded_plain_matmul & is_encoded_contraction & target_drops_encodings,
+    where=encoded_plain_matmul & encoded_matmul_at_graph_level & target_drops_encodings,
     rewrite=Template(
         "%0 = linalg.matmul ins($a, $b : $a.type, $b.type) outs($c : $c.type) -> $c.type"
     ),
@@ -457,7 +497,7 @@ DROP_ZERO_FILLED_MATMUL_ENCODINGS = Pattern(
     doc="an encoded plain matmul into a filled encoded tensor.empty, on a target that does "
     "not data-tile, as the plain matmul into a plain filled one (the IR as a template)",
     root=UnsetEncodingOp,
-    where=encoded_zero_filled_matmul & is_encoded_contraction & target_drops_encodings,
+    where=encoded_zero_filled_matmul & encoded_matmul_at_graph_level & target_drops_encodings,
     rewrite=Template(
         """
 %0 = tensor.empty() : $acc
@@ -580,8 +620,8 @@ MATERIALIZE_FILLED_MATMUL_EARLY = Pattern(
     "mmt4d into the filled packed accumulator, and unpack (PACKED_FILLED_MATMUL)",
     root=UnsetEncodingOp,
     where=encoded_zero_filled_matmul
-    & is_encoded_contraction
-    & where("the target data-tiles it", _capture_tiles),
+    & encoded_matmul_at_graph_level
+    & target_data_tiles,
     rewrite=PACKED_FILLED_MATMUL,
     options=["target"],
     family="materialize-encoding-early",
@@ -594,8 +634,8 @@ MATERIALIZE_MATMUL_LATE = Pattern(
     root=UnsetEncodingOp,
     where=encoded_plain_matmul
     & _plain_sources(input(0), input(1), init())
-    & is_encoded_contraction
-    & where("the target data-tiles it", _capture_tiles),
+    & encoded_matmul_at_graph_level
+    & target_data_tiles,
     rewrite=PACKED_MATMUL_IN_DISPATCHES,
     options=["target"],
     family="materialize-encoding-in-dispatches",
@@ -609,8 +649,8 @@ MATERIALIZE_FILLED_MATMUL_LATE = Pattern(
     root=UnsetEncodingOp,
     where=encoded_filled_matmul
     & _plain_sources(input(0), input(1))
-    & is_encoded_contraction
-    & where("the target data-tiles it", _capture_tiles),
+    & encoded_matmul_at_graph_level
+    & target_data_tiles,
     rewrite=PACKED_FILLED_MATMUL_IN_DISPATCHES,
     options=["target"],
     family="materialize-encoding-in-dispatches",
