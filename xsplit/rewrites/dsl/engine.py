@@ -32,7 +32,13 @@ from xdsl.traits import NoMemoryEffect, Pure
 from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError, remark
 from xsplit.rewrites.dsl.builders import IRBuilder, nested_ops, values_defined_above
-from xsplit.rewrites.dsl.constraints import Match
+from xsplit.rewrites.dsl.constraints import (
+    AllOf,
+    Constraint,
+    Match,
+    is_structural,
+    on_options_alone,
+)
 from xsplit.rewrites.dsl.pattern import Pattern, Remark
 from xsplit.xdsl_compat import copy_op_shell, same_name_hint
 
@@ -104,6 +110,13 @@ class Engine:
                     by_root.setdefault(name, []).append(p)
         # sorted() is stable, so equal benefits keep declaration order.
         self.by_root = {n: sorted(ps, key=lambda p: -p.benefit) for n, ps in by_root.items()}
+        # A pattern whose match fails on these options whatever the op
+        # (`_may_hold`) matches nothing in this run: it is not tried.
+        # Explanations try every pattern, as they say why each one failed.
+        self.live_by_root = {
+            n: [p for p in ps if _may_hold(p.where, self.options)]
+            for n, ps in self.by_root.items()
+        }
         self.remarks = remarks
         self.templates: dict[Hashable, _BuiltTemplate] = {}
         self.families: dict[str, set[str]] = {}
@@ -183,7 +196,8 @@ class Engine:
         family: str | None,
         analyses: dict[tuple[str, int], Any],
     ) -> tuple[Pattern | None, Match | None]:
-        for pattern in self.by_root.get(op.name, ()):
+        tried = self.by_root if explain else self.live_by_root
+        for pattern in tried.get(op.name, ()):
             if pattern.family == family:
                 continue  # made by this family's rewrite; see Pattern.family
             m = Match(op, self.options, {}, analyses, self.ctx)
@@ -257,6 +271,23 @@ class Engine:
             wanted = frozenset(n for n, fams in self.families.items() if fams - {family})
             self._wanted[family] = wanted
         return wanted
+
+
+def _may_hold(where: Constraint, options: Mapping[str, Any]) -> bool:
+    """False when a test of the options alone in `where` fails on `options`
+    and only tests the DSL states on the op tree come before it: those read
+    the IR and make captures, which a failed match drops, so the match fails
+    on every op as it would have, and nothing else happens. A native test
+    (`where`) before it may do more (remarks): from there, the match runs."""
+    opening = where.children if isinstance(where, AllOf) else (where,)
+    nowhere = Match(None, options)  # type: ignore[arg-type]  # they read no op
+    for c in opening:
+        if on_options_alone(c):
+            if c.check(nowhere) is not None:
+                return False
+        elif not is_structural(c):
+            return True
+    return True
 
 
 def _walk_new(op: Operation, moved_root: Operation | None) -> Iterator[Operation]:
