@@ -35,11 +35,14 @@ from xsplit.rewrites.dsl.builders import IRBuilder, nested_ops, values_defined_a
 from xsplit.rewrites.dsl.constraints import (
     AllOf,
     Constraint,
+    Failure,
     Match,
+    Not,
     is_structural,
     on_options_alone,
 )
 from xsplit.rewrites.dsl.pattern import Pattern, Remark
+from xsplit.rewrites.dsl.structure import _each  # pyright: ignore[reportPrivateUsage]
 from xsplit.xdsl_compat import copy_op_shell, same_name_hint
 
 
@@ -127,6 +130,7 @@ class Engine:
             for name in p.root:
                 self.families.setdefault(name, set()).update(owners)
         self._wanted: dict[str, frozenset[str]] = {}
+        self._structural: dict[int, bool] = {}
 
     def run(self, module: ModuleOp) -> dict[str, int]:
         with collector_paused():
@@ -185,7 +189,7 @@ class Engine:
             if key in remarked or family in self.dsl_pass.families_of(r):
                 continue  # its family's own output: see Remark.family
             m = Match(op, self.options, {}, analyses, self.ctx)
-            if r.where.check(m) is None:
+            if self._check(r.where, m) is None:
                 remarked.add(key)
                 remark(op, r.render(m))
 
@@ -201,7 +205,7 @@ class Engine:
             if pattern.family == family:
                 continue  # made by this family's rewrite; see Pattern.family
             m = Match(op, self.options, {}, analyses, self.ctx)
-            failure = pattern.where.check(m)
+            failure = self._check(pattern.where, m)
             if failure is None:
                 return pattern, m
             if explain:
@@ -209,6 +213,44 @@ class Engine:
                     op, f"explain: pattern '{pattern.name}' did not match '{op.name}': {failure}"
                 )
         return None, None
+
+    def _check(self, where: Constraint, m: Match) -> Failure | None:
+        """`where.check(m)`, the tests it is a conjunction of decided once
+        per op visit where they can be (`_check_shared`): the patterns and
+        remarks rooted at one op share many (the remarks that say why a
+        pattern did not apply test what it tests)."""
+        for c in where.children if isinstance(where, AllOf) else (where,):
+            if (failure := self._check_shared(c, m)) is not None:
+                return failure
+        return None
+
+    def _check_shared(self, c: Constraint, m: Match) -> Failure | None:
+        """`c.check(m)`, kept in the op's analyses when `c` (or what `c`
+        negates) is a structural test tried with no captures made and no
+        value set (`structure._each`) under test, and made no captures: its
+        outcome then depends on the op alone, which does not change while
+        patterns are tried on it. The pass options are the same for all."""
+        inner = c.child if isinstance(c, Not) else c
+        structural = self._structural.get(id(inner))
+        if structural is None:
+            structural = self._structural[id(inner)] = is_structural(inner)
+        if not structural or m.captures or _each:
+            return c.check(m)
+        key = ("shared test", id(inner))
+        if key in m.analyses:
+            failure = m.analyses[key]
+        else:
+            failure = inner.check(m)
+            if m.captures:
+                # It captured: its outcome goes with them, not the op alone.
+                if inner is c:
+                    return failure
+                m.captures.clear()
+            else:
+                m.analyses[key] = failure
+        if inner is c:
+            return failure
+        return None if failure is not None else Failure(c.description, f"{inner} holds")
 
     def _apply(self, pattern: Pattern, m: Match) -> tuple[list[Operation], list[Operation]]:
         """Rewrites the root; returns the ops it created that a pattern of another
