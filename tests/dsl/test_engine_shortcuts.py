@@ -105,3 +105,34 @@ def test_templates_are_verified_when_asked(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv(VERIFY_TEMPLATES_VARIABLE, "0")
     with pytest.raises(XsplitError, match="produced invalid IR"):
         rewrite(ADDI, "test-unverified-template")
+
+
+def test_a_structural_test_is_decided_once_per_op_for_every_pattern() -> None:
+    calls: list[str] = []
+    shared = _counting(calls, "shared", True)
+    native = _counting(calls, "native", False)
+    never = Predicate("never", lambda m: False, structural=True)
+    patterns = [
+        Pattern(
+            name=f"test-shared-{i}",
+            doc="test",
+            root="arith.addi",
+            where=shared & ~shared & never,
+            rewrite=lambda m, ir: [m.root.operands[0]],
+        )
+        for i in range(2)
+    ]
+    # After a capture, a test may read it: it is tried each time.
+    patterns.append(
+        Pattern(
+            name="test-shared-after-capture",
+            doc="test",
+            root="arith.addi",
+            where=operand(0).capture("x") & shared & native & ~native,
+            rewrite=lambda m, ir: [m.root.operands[0]],
+        )
+    )
+    Pass("test-shared-tests", "test", patterns)
+    out = rewrite(ADDI, "test-shared-tests")
+    assert "arith.addi" in out
+    assert calls == ["shared", "shared", "native", "native"]
