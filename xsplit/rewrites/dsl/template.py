@@ -63,8 +63,8 @@ Helper = Callable[[Match], Any]
 VERIFY_TEMPLATES_VARIABLE = "XSPLIT_VERIFY_TEMPLATES"
 """Set (not to 0), every filled template is verified as it is parsed: the
 tests set it. Else it is only parsed, once per shape: what it makes is
-verified with the pass's output (xsplit-opt's, the API's), and a template
-verified per shape cost as much again as its parse."""
+verified with the pass's output (xsplit-opt's, the API's), and verifying
+each shape added a third to the time spent parsing them."""
 
 
 def _verifies_templates() -> bool:
