@@ -42,7 +42,7 @@ from xsplit.rewrites.dsl.constraints import (
     on_options_alone,
 )
 from xsplit.rewrites.dsl.pattern import Pattern, Remark
-from xsplit.rewrites.dsl.structure import _each  # pyright: ignore[reportPrivateUsage]
+from xsplit.rewrites.dsl.structure import testing_a_set
 from xsplit.xdsl_compat import copy_op_shell, same_name_hint
 
 
@@ -227,14 +227,14 @@ class Engine:
     def _check_shared(self, c: Constraint, m: Match) -> Failure | None:
         """`c.check(m)`, kept in the op's analyses when `c` (or what `c`
         negates) is a structural test tried with no captures made and no
-        value set (`structure._each`) under test, and made no captures: its
+        value of a set under test (`testing_a_set`), and made no captures: its
         outcome then depends on the op alone, which does not change while
         patterns are tried on it. The pass options are the same for all."""
         inner = c.child if isinstance(c, Not) else c
         structural = self._structural.get(id(inner))
         if structural is None:
             structural = self._structural[id(inner)] = is_structural(inner)
-        if not structural or m.captures or _each:
+        if not structural or m.captures or testing_a_set():
             return c.check(m)
         key = ("shared test", id(inner))
         if key in m.analyses:
