@@ -21,6 +21,11 @@ _CACHE_HOME = tempfile.mkdtemp(prefix="xsplit-tests-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
 atexit.register(shutil.rmtree, _CACHE_HOME, ignore_errors=True)
 
+# Templates are verified once filled, for every shape the tests fill them
+# with, here and in the processes the tests start; a run of the tool only
+# parses them (its output is verified).
+os.environ["XSPLIT_VERIFY_TEMPLATES"] = "1"
+
 
 @pytest.fixture(scope="session", autouse=True)
 def compile_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:

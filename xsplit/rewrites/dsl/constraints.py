@@ -178,6 +178,9 @@ class Predicate(Constraint):
     """Whether the DSL states it about the op tree (ops, operands, types,
     attributes, captures, options), as DRR's and PDLL's match sides do;
     False for a Python function given to `where` (a native constraint)."""
+    options_only: bool = False
+    """Whether it reads nothing but the pass options: its outcome is the same
+    on every op of a run (the engine decides it once, `on_options_alone`)."""
 
     def check(self, m: Match) -> Failure | None:
         outcome = self.test(m)
@@ -195,6 +198,15 @@ def where(description: str, test: Callable[[Match], bool | str | None]) -> Const
 
 def _structural(description: str, test: Callable[[Match], bool | str | None]) -> Constraint:
     return Predicate(description, test, structural=True)
+
+
+def _on_options(description: str, test: Callable[[Match], bool | str | None]) -> Constraint:
+    return Predicate(description, test, structural=True, options_only=True)
+
+
+def on_options_alone(c: Constraint) -> bool:
+    """Whether `c` reads nothing but the pass options."""
+    return all(isinstance(leaf, Predicate) and leaf.options_only for leaf in leaves(c))
 
 
 def leaves(c: Constraint) -> list[Constraint]:
@@ -224,7 +236,7 @@ class OptionRef:
     name: str
 
     def __eq__(self, value: object) -> Constraint:  # type: ignore[override]
-        return _structural(
+        return _on_options(
             f"{self.name} = {value}",
             lambda m: (
                 m.options.get(self.name) == value or f"{self.name} is {m.options.get(self.name)}"
@@ -232,7 +244,7 @@ class OptionRef:
         )
 
     def __ne__(self, value: object) -> Constraint:  # type: ignore[override]
-        return _structural(
+        return _on_options(
             f"{self.name} != {value}",
             lambda m: m.options.get(self.name) != value or f"{self.name} is {value}",
         )
@@ -261,14 +273,14 @@ class OptionRef:
                 return f"{self.name} is not given"
             return test(value, other) or f"{self.name} = {value} is not {op} {other}"
 
-        return _structural(f"{self.name} {op} {other}", check)
+        return _on_options(f"{self.name} {op} {other}", check)
 
     def is_set(self) -> Constraint:
-        return _structural(f"{self.name} is given", lambda m: m.options.get(self.name) is not None)
+        return _on_options(f"{self.name} is given", lambda m: m.options.get(self.name) is not None)
 
     def is_truthy(self) -> Constraint:
         """Given, and not false, 0 or the empty string."""
-        return _structural(
+        return _on_options(
             f"{self.name} is given",
             lambda m: bool(m.options.get(self.name)) or f"{self.name} is not given",
         )

@@ -32,8 +32,17 @@ from xdsl.traits import NoMemoryEffect, Pure
 from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError, remark
 from xsplit.rewrites.dsl.builders import IRBuilder, nested_ops, values_defined_above
-from xsplit.rewrites.dsl.constraints import Match
+from xsplit.rewrites.dsl.constraints import (
+    AllOf,
+    Constraint,
+    Failure,
+    Match,
+    Not,
+    is_structural,
+    on_options_alone,
+)
 from xsplit.rewrites.dsl.pattern import Pattern, Remark
+from xsplit.rewrites.dsl.structure import testing_a_set
 from xsplit.xdsl_compat import copy_op_shell, same_name_hint
 
 
@@ -104,6 +113,13 @@ class Engine:
                     by_root.setdefault(name, []).append(p)
         # sorted() is stable, so equal benefits keep declaration order.
         self.by_root = {n: sorted(ps, key=lambda p: -p.benefit) for n, ps in by_root.items()}
+        # A pattern whose match fails on these options whatever the op
+        # (`_may_hold`) matches nothing in this run: it is not tried.
+        # Explanations try every pattern, as they say why each one failed.
+        self.live_by_root = {
+            n: [p for p in ps if _may_hold(p.where, self.options)]
+            for n, ps in self.by_root.items()
+        }
         self.remarks = remarks
         self.templates: dict[Hashable, _BuiltTemplate] = {}
         self.families: dict[str, set[str]] = {}
@@ -114,6 +130,7 @@ class Engine:
             for name in p.root:
                 self.families.setdefault(name, set()).update(owners)
         self._wanted: dict[str, frozenset[str]] = {}
+        self._structural: dict[int, bool] = {}
 
     def run(self, module: ModuleOp) -> dict[str, int]:
         with collector_paused():
@@ -172,7 +189,7 @@ class Engine:
             if key in remarked or family in self.dsl_pass.families_of(r):
                 continue  # its family's own output: see Remark.family
             m = Match(op, self.options, {}, analyses, self.ctx)
-            if r.where.check(m) is None:
+            if self._check(r.where, m) is None:
                 remarked.add(key)
                 remark(op, r.render(m))
 
@@ -183,11 +200,12 @@ class Engine:
         family: str | None,
         analyses: dict[tuple[str, int], Any],
     ) -> tuple[Pattern | None, Match | None]:
-        for pattern in self.by_root.get(op.name, ()):
+        tried = self.by_root if explain else self.live_by_root
+        for pattern in tried.get(op.name, ()):
             if pattern.family == family:
                 continue  # made by this family's rewrite; see Pattern.family
             m = Match(op, self.options, {}, analyses, self.ctx)
-            failure = pattern.where.check(m)
+            failure = self._check(pattern.where, m)
             if failure is None:
                 return pattern, m
             if explain:
@@ -195,6 +213,44 @@ class Engine:
                     op, f"explain: pattern '{pattern.name}' did not match '{op.name}': {failure}"
                 )
         return None, None
+
+    def _check(self, where: Constraint, m: Match) -> Failure | None:
+        """`where.check(m)`, the tests it is a conjunction of decided once
+        per op visit where they can be (`_check_shared`): the patterns and
+        remarks rooted at one op share many (the remarks that say why a
+        pattern did not apply test what it tests)."""
+        for c in where.children if isinstance(where, AllOf) else (where,):
+            if (failure := self._check_shared(c, m)) is not None:
+                return failure
+        return None
+
+    def _check_shared(self, c: Constraint, m: Match) -> Failure | None:
+        """`c.check(m)`, kept in the op's analyses when `c` (or what `c`
+        negates) is a structural test tried with no captures made and no
+        value of a set under test (`testing_a_set`), and made no captures: its
+        outcome then depends on the op alone, which does not change while
+        patterns are tried on it. The pass options are the same for all."""
+        inner = c.child if isinstance(c, Not) else c
+        structural = self._structural.get(id(inner))
+        if structural is None:
+            structural = self._structural[id(inner)] = is_structural(inner)
+        if not structural or m.captures or testing_a_set():
+            return c.check(m)
+        key = ("shared test", id(inner))
+        if key in m.analyses:
+            failure = m.analyses[key]
+        else:
+            failure = inner.check(m)
+            if m.captures:
+                # It captured: its outcome goes with them, not the op alone.
+                if inner is c:
+                    return failure
+                m.captures.clear()
+            else:
+                m.analyses[key] = failure
+        if inner is c:
+            return failure
+        return None if failure is not None else Failure(c.description, f"{inner} holds")
 
     def _apply(self, pattern: Pattern, m: Match) -> tuple[list[Operation], list[Operation]]:
         """Rewrites the root; returns the ops it created that a pattern of another
@@ -257,6 +313,23 @@ class Engine:
             wanted = frozenset(n for n, fams in self.families.items() if fams - {family})
             self._wanted[family] = wanted
         return wanted
+
+
+def _may_hold(where: Constraint, options: Mapping[str, Any]) -> bool:
+    """False when a test of the options alone in `where` fails on `options`
+    and only tests the DSL states on the op tree come before it: those read
+    the IR and make captures, which a failed match drops, so the match fails
+    on every op as it would have, and nothing else happens. A native test
+    (`where`) before it may do more (remarks): from there, the match runs."""
+    opening = where.children if isinstance(where, AllOf) else (where,)
+    nowhere = Match(None, options)  # type: ignore[arg-type]  # they read no op
+    for c in opening:
+        if on_options_alone(c):
+            if c.check(nowhere) is not None:
+                return False
+        elif not is_structural(c):
+            return True
+    return True
 
 
 def _walk_new(op: Operation, moved_root: Operation | None) -> Iterator[Operation]:

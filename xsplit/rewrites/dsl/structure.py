@@ -85,6 +85,12 @@ the_value = Value("the value", lambda op: _each[-1] if _each else None)
 """The value of a set that `each` or `capture_those` is testing."""
 
 
+def testing_a_set() -> bool:
+    """Whether an `each` or `capture_those` is testing one of its values now:
+    then `the_value` means that value, and a test's outcome depends on it."""
+    return bool(_each)
+
+
 def _predicate(description: str, test: Callable[[Match], bool | str | None], *inner: Constraint) -> Constraint:
     return Predicate(description, test, structural=all(is_structural(c) for c in inner))
 

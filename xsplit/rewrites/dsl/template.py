@@ -33,6 +33,7 @@ root by a captured value (DRR's `replaceWithValue`), with no ops at all.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -58,6 +59,16 @@ _ARG = "xsplit_hole_"
 so that it never meets a name the template itself defines."""
 
 Helper = Callable[[Match], Any]
+
+VERIFY_TEMPLATES_VARIABLE = "XSPLIT_VERIFY_TEMPLATES"
+"""Set (not to 0), every filled template is verified as it is parsed: the
+tests set it. Else it is only parsed, once per shape: what it makes is
+verified with the pass's output (xsplit-opt's, the API's), and verifying
+each shape added a third to the time spent parsing them."""
+
+
+def _verifies_templates() -> bool:
+    return os.environ.get(VERIFY_TEMPLATES_VARIABLE, "0") not in ("", "0")
 
 
 @dataclass(frozen=True)
@@ -149,7 +160,9 @@ class Template:
         args = ", ".join(f"{_arg_name(n, i)}: {t}" for (n, i), t in arguments.items())
         source = f"func.func @xsplit_template({args}) {{\n{body}\n  func.return\n}}\n"
         try:
-            module: ModuleOp = parse_module(source, "<template>", self._context())
+            module: ModuleOp = parse_module(
+                source, "<template>", self._context(), verify=_verifies_templates()
+            )
         except XsplitError as e:
             raise XsplitError(f"bad template: {e.message}\n{source}") from None
         (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
