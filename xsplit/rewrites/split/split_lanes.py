@@ -51,6 +51,7 @@ from xsplit.dialects.iree_cpu import LoweringConfigAttr, PipelineAttr
 from xsplit.diagnostics import remark
 from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level
 from xsplit.rewrites.dsl import (
+    Constraint,
     Match,
     Option,
     Pass,
@@ -400,58 +401,66 @@ says_why = where("the model prices it", _says_why)
 has_tail = described(TAIL > 0, "K leaves a tail", "K is whole vectors")
 no_tail = described(TAIL == 0, "K is whole vectors", "K leaves a tail")
 
-_PATTERN_ARGS = dict(options=["target", "always"], family="split-lanes", benefit=1)
+def _lanes_and_tail(
+    name: str,
+    form: Constraint,
+    root: str,
+    docs: tuple[str, str],
+    whole: Template,
+    tailed: Template,
+) -> tuple[Pattern, Pattern]:
+    """The form split into lanes where K is whole vectors, and with the rest
+    of K as a product of its own where it is not: one match but for the
+    tail, two templates."""
+    shared = dict(root=root, options=["target", "always"], family="split-lanes", benefit=1)
+    match = form & is_graph_level & cut_into_lanes
+    return (
+        Pattern(name=name, doc=docs[0], where=match & no_tail & says_why, rewrite=whole, **shared),
+        Pattern(
+            name=f"{name}-and-tail",
+            doc=docs[1],
+            where=match & has_tail & says_why,
+            rewrite=tailed,
+            **shared,
+        ),
+    )
 
-SPLIT_LANES_MATVEC = Pattern(
-    name="split-lanes-matvec",
-    doc="a linalg.matvec: K in lanes in a dispatch, then a linalg.reduce merge",
-    root="linalg.matvec",
-    where=a_matvec & is_graph_level & cut_into_lanes & no_tail & says_why,
-    rewrite=MATVEC_LANES,
-    **_PATTERN_ARGS,
+
+SPLIT_LANES_MATVEC, SPLIT_LANES_MATVEC_AND_TAIL = _lanes_and_tail(
+    "split-lanes-matvec",
+    a_matvec,
+    "linalg.matvec",
+    (
+        "a linalg.matvec: K in lanes in a dispatch, then a linalg.reduce merge",
+        "a linalg.matvec: K's whole vectors in lanes, the rest a matvec, then the merge",
+    ),
+    MATVEC_LANES,
+    MATVEC_LANES_AND_TAIL,
 )
-SPLIT_LANES_MATVEC_AND_TAIL = Pattern(
-    name="split-lanes-matvec-and-tail",
-    doc="a linalg.matvec: K's whole vectors in lanes, the rest a matvec, then the merge",
-    root="linalg.matvec",
-    where=a_matvec & is_graph_level & cut_into_lanes & has_tail & says_why,
-    rewrite=MATVEC_LANES_AND_TAIL,
-    **_PATTERN_ARGS,
+SPLIT_LANES_ROW_MATMUL, SPLIT_LANES_ROW_MATMUL_AND_TAIL = _lanes_and_tail(
+    "split-lanes-row-matmul",
+    a_row_matmul,
+    "linalg.matmul",
+    (
+        "a one-row linalg.matmul against B[n, k]: K in lanes in a dispatch, then the merge",
+        "a one-row linalg.matmul against B[n, k]: K's whole vectors in lanes, the rest a "
+        "matmul, then the merge",
+    ),
+    ROW_MATMUL_LANES,
+    ROW_MATMUL_LANES_AND_TAIL,
 )
-SPLIT_LANES_ROW_MATMUL = Pattern(
-    name="split-lanes-row-matmul",
-    doc="a one-row linalg.matmul against B[n, k]: K in lanes in a dispatch, then the merge",
-    root="linalg.matmul",
-    where=a_row_matmul & is_graph_level & cut_into_lanes & no_tail & says_why,
-    rewrite=ROW_MATMUL_LANES,
-    **_PATTERN_ARGS,
-)
-SPLIT_LANES_ROW_MATMUL_AND_TAIL = Pattern(
-    name="split-lanes-row-matmul-and-tail",
-    doc="a one-row linalg.matmul against B[n, k]: K's whole vectors in lanes, the rest a "
-    "matmul, then the merge",
-    root="linalg.matmul",
-    where=a_row_matmul & is_graph_level & cut_into_lanes & has_tail & says_why,
-    rewrite=ROW_MATMUL_LANES_AND_TAIL,
-    **_PATTERN_ARGS,
-)
-SPLIT_LANES_ROWS_MATMUL = Pattern(
-    name="split-lanes-rows-matmul",
-    doc="a linalg.matmul of a few rows against B[n, k]: K in lanes for every row in a "
-    "dispatch, then the merge",
-    root="linalg.matmul",
-    where=a_rows_matmul & is_graph_level & cut_into_lanes & no_tail & says_why,
-    rewrite=ROWS_MATMUL_LANES,
-    **_PATTERN_ARGS,
-)
-SPLIT_LANES_ROWS_MATMUL_AND_TAIL = Pattern(
-    name="split-lanes-rows-matmul-and-tail",
-    doc="a linalg.matmul of a few rows against B[n, k]: K's whole vectors in lanes, the "
-    "rest a matmul, then the merge",
-    root="linalg.matmul",
-    where=a_rows_matmul & is_graph_level & cut_into_lanes & has_tail & says_why,
-    rewrite=ROWS_MATMUL_LANES_AND_TAIL,
-    **_PATTERN_ARGS,
+SPLIT_LANES_ROWS_MATMUL, SPLIT_LANES_ROWS_MATMUL_AND_TAIL = _lanes_and_tail(
+    "split-lanes-rows-matmul",
+    a_rows_matmul,
+    "linalg.matmul",
+    (
+        "a linalg.matmul of a few rows against B[n, k]: K in lanes for every row in a "
+        "dispatch, then the merge",
+        "a linalg.matmul of a few rows against B[n, k]: K's whole vectors in lanes, the "
+        "rest a matmul, then the merge",
+    ),
+    ROWS_MATMUL_LANES,
+    ROWS_MATMUL_LANES_AND_TAIL,
 )
 
 TARGET_OPTION = Option(
