@@ -424,13 +424,34 @@ def _set_from(name: str) -> Constraint:
     return operand(0).capture(name)
 
 
-encoded_plain_matmul = operand(0).defined_by(
-    "linalg.matmul",
-    where=attr("indexing_maps").equals(MATMUL_MAPS)
-    & no_discardable_attributes()
-    & input(0).defined_by(SetEncodingOp.name, where=_set_from("a"))
-    & input(1).defined_by(SetEncodingOp.name, where=_set_from("b"))
-    & init().defined_by(SetEncodingOp.name, where=_set_from("c")),
+def _encoded_matmul_into(init_is: Constraint) -> Constraint:
+    """unset_encoding(matmul(set_encoding(a), set_encoding(b)) outs(...)),
+    the init as `init_is` says."""
+    return operand(0).defined_by(
+        "linalg.matmul",
+        where=attr("indexing_maps").equals(MATMUL_MAPS)
+        & no_discardable_attributes()
+        & input(0).defined_by(SetEncodingOp.name, where=_set_from("a"))
+        & input(1).defined_by(SetEncodingOp.name, where=_set_from("b"))
+        & init_is,
+    )
+
+
+def _fill_of_an_empty(value_is: Constraint | None = None) -> Constraint:
+    """The init is a linalg.fill (its value captured as `fill`, and as
+    `value_is` says where given) of a static tensor.empty."""
+    value = input(0).capture("fill")
+    if value_is is not None:
+        value = value & value_is
+    return init().defined_by(
+        "linalg.fill",
+        where=value
+        & init().defined_by("tensor.empty", where=operand_group_size("dynamic_sizes", 0)),
+    )
+
+
+encoded_plain_matmul = _encoded_matmul_into(
+    init().defined_by(SetEncodingOp.name, where=_set_from("c"))
 )
 """unset_encoding(matmul(set_encoding(a), set_encoding(b)) outs(set_encoding(c)))."""
 
@@ -466,18 +487,7 @@ MATERIALIZE_MATMUL_EARLY = Pattern(
 # dropped, early or late alike (no dispatch is formed for a relayout).
 
 
-encoded_zero_filled_matmul = operand(0).defined_by(
-    "linalg.matmul",
-    where=attr("indexing_maps").equals(MATMUL_MAPS)
-    & no_discardable_attributes()
-    & input(0).defined_by(SetEncodingOp.name, where=_set_from("a"))
-    & input(1).defined_by(SetEncodingOp.name, where=_set_from("b"))
-    & init().defined_by(
-        "linalg.fill",
-        where=input(0).capture("fill")
-        & init().defined_by("tensor.empty", where=operand_group_size("dynamic_sizes", 0)),
-    ),
-)
+encoded_zero_filled_matmul = _encoded_matmul_into(_fill_of_an_empty())
 """unset_encoding(matmul(set_encoding(a), set_encoding(b)) outs(fill(x) of an encoded empty)))."""
 
 DROP_MATMUL_ENCODINGS = Pattern(
@@ -585,18 +595,8 @@ PACKED_FILLED_MATMUL_IN_DISPATCHES = RegionFormingTemplate(
 """PACKED_FILLED_MATMUL late, the fill's constant made again in the
 contraction's dispatch region."""
 
-encoded_filled_matmul = operand(0).defined_by(
-    "linalg.matmul",
-    where=attr("indexing_maps").equals(MATMUL_MAPS)
-    & no_discardable_attributes()
-    & input(0).defined_by(SetEncodingOp.name, where=_set_from("a"))
-    & input(1).defined_by(SetEncodingOp.name, where=_set_from("b"))
-    & init().defined_by(
-        "linalg.fill",
-        where=input(0).capture("fill")
-        & input(0).defined_by("arith.constant", capture="fill_constant")
-        & init().defined_by("tensor.empty", where=operand_group_size("dynamic_sizes", 0)),
-    ),
+encoded_filled_matmul = _encoded_matmul_into(
+    _fill_of_an_empty(input(0).defined_by("arith.constant", capture="fill_constant"))
 )
 """unset_encoding(matmul(set_encoding(a), set_encoding(b)) outs(fill(constant) of an encoded empty))."""
 
