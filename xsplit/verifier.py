@@ -23,6 +23,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError
+from xsplit.dialects.op_helpers import nested_ops
 from xsplit.xdsl_compat import compare_attributes_by_parameters, overridden
 
 
@@ -35,30 +36,10 @@ def verify_module(module: ModuleOp) -> None:
     and inside the definition's nearest isolated-from-above op, naming the
     first op that fails by its location."""
     with collector_paused():
-        ops = _ops_in_order(module)
+        ops = nested_ops(module)
         _verify_ops(ops)
         if not _uses_visibly_dominated(module):
             verify_dominance(module, ops)
-
-
-def _ops_in_order(module: Operation) -> list[Operation]:
-    """`module.walk()` as a list, following the blocks' and ops' links: xDSL's
-    nested generators cost more than the walk itself."""
-    out: list[Operation] = []
-
-    def visit(op: Operation) -> None:
-        out.append(op)
-        for region in op.regions:
-            block = region.first_block
-            while block is not None:
-                inner = block.first_op
-                while inner is not None:
-                    visit(inner)
-                    inner = inner.next_op
-                block = block.next_block
-
-    visit(module)
-    return out
 
 
 def _verify_ops(ops: list[Operation]) -> None:

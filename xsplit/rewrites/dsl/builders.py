@@ -25,7 +25,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
 
 from xsplit.dialects.affine import MaxOp
-from xsplit.dialects.op_helpers import dense_i64, split_mixed
+from xsplit.dialects.op_helpers import dense_i64, nested_ops, split_mixed
 
 Mixed = int | SSAValue
 """A size or offset: a constant, or an index value."""
@@ -164,28 +164,6 @@ def values_defined_above(op: Operation) -> list[SSAValue]:
             if operand not in inside:
                 seen.setdefault(operand, None)
     return list(seen)
-
-
-def nested_ops(op: Operation) -> list[Operation]:
-    """`op` and every op nested in it, in pre-order.
-
-    It follows the blocks' and ops' links directly: this runs on every match
-    and rewrite, and xDSL's generator-based `walk` costs several times more."""
-    out: list[Operation] = []
-
-    def visit(current: Operation) -> None:
-        out.append(current)
-        for region in current.regions:
-            block = region.first_block
-            while block is not None:
-                inner = block.first_op
-                while inner is not None:
-                    visit(inner)
-                    inner = inner.next_op
-                block = block.next_block
-
-    visit(op)
-    return out
 
 
 def static_list(mixed: Sequence[Mixed]) -> DenseArrayBase:
