@@ -17,9 +17,9 @@ from xdsl.ir import Operation, SSAValue
 from xsplit.rewrites.reduce import tiled_gemm
 from xsplit.rewrites.reduce.named_kernel import (
     IDENTITY,
-    NamedKernelBuilder,
     host_function,
     memref_of,
+    reduction_kernel,
 )
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Product, ReductionToLower
@@ -38,18 +38,9 @@ class KernelWriter:
         hints = [a.name_hint for a in red.fn.args]
         self.arg_names = [h if h else f"arg{i}" for i, h in enumerate(hints)]
         params = [(n, memref_of(s)) for n, s in zip(self.arg_names, red.arg_shapes)]
-        if merge:
-            params = [("partials", self.partials_type), params[red.out]]
-        elif p.deterministic:
-            params.append(("partials", self.partials_type))
-        self.e = NamedKernelBuilder(params)
-        args = list(self.e.args)
-        if merge:
-            self.partials: SSAValue | None = args[0]
-            self.values = {red.out: args[1]}
-        else:
-            self.partials = args[-1] if p.deterministic else None
-            self.values = dict(enumerate(args[: len(red.arg_shapes)]))
+        self.e, self.partials, self.values = reduction_kernel(
+            params, red.out, self.partials_type, merge, p.deterministic
+        )
         self.lds: SSAValue | None = None
 
     @property

@@ -303,6 +303,31 @@ class NamedKernelBuilder(KernelBuilder):
         return fn
 
 
+def reduction_kernel(
+    params: Sequence[tuple[str, Attribute]],
+    out: int,
+    partials: MemRefType,
+    merge: bool,
+    deterministic: bool,
+) -> tuple[NamedKernelBuilder, SSAValue | None, dict[int, SSAValue]]:
+    """The builder of one kernel of a reduction whose function takes `params`
+    (its result in `params[out]`): the merge kernel takes the partials and
+    the result only; the deterministic partials kernel takes the partials
+    after the reduction's own parameters. With the builder: its partials
+    parameter (None where it has none) and the reduction's parameters it
+    has, by their place in `params`."""
+    if merge:
+        params = [("partials", partials), params[out]]
+    elif deterministic:
+        params = [*params, ("partials", partials)]
+    kb = NamedKernelBuilder(params)
+    args = list(kb.args)
+    if merge:
+        return kb, args[0], {out: args[1]}
+    own = len(args) - 1 if deterministic else len(args)
+    return kb, args[-1] if deterministic else None, dict(enumerate(args[:own]))
+
+
 def host_function(
     name: str, args: Sequence[tuple[str, Attribute]], out: int, partials: MemRefType
 ) -> func.FuncOp:

@@ -55,9 +55,9 @@ from xsplit.dialects import gpu
 from xsplit.rewrites.reduce.named_kernel import (
     ATOMIC,
     IDENTITY,
-    NamedKernelBuilder,
     host_function,
     memref_of,
+    reduction_kernel,
 )
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Gemm, ReductionToLower, loops_of
@@ -171,18 +171,9 @@ class TiledGemm:
         hints = [a.name_hint for a in red.fn.args]
         self.names = [h if h and _free(h) else f"arg{i}" for i, h in enumerate(hints)]
         params = [(n, self.arg_type(i)) for i, n in enumerate(self.names)]
-        if merge:
-            params = [("partials", self.partials_type), params[red.out]]
-        elif p.deterministic:
-            params.append(("partials", self.partials_type))
-        self.e = NamedKernelBuilder(params)
-        args = list(self.e.args)
-        if merge:
-            self.partials: SSAValue | None = args[0]
-            self.values = {red.out: args[1]}
-        else:
-            self.partials = args[-1] if p.deterministic else None
-            self.values = dict(enumerate(args[: len(red.arg_shapes)]))
+        self.e, self.partials, self.values = reduction_kernel(
+            params, red.out, self.partials_type, merge, p.deterministic
+        )
 
     # Sizes ----------------------------------------------------------------
 
