@@ -213,8 +213,8 @@ GEMM_STAGES = ("lower-gridwise-gemm", "lower-blockwise-gemm", "lower-threadwise-
         (
             SMALL_MATMUL,
             "split-k{target=gfx942 factor=4 merge=deterministic}",
-            ("distribute",),
-            "lower-reduce: distribute: ",
+            ("gemm-kernel", *GEMM_STAGES),
+            "split-k: gemm-kernel: ",
         ),
         (ROWS, "lower-reduce{target=gfx942}", ("distribute",), "lower-reduce: distribute: "),
         (

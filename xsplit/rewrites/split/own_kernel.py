@@ -87,7 +87,7 @@ def _capture_own_kernel(m: Match) -> bool | str:
     if kernel == "iree":
         return "kernel=iree"
     if o["merge"] and kernel != "own":
-        return "merge= without kernel=own is lower-reduce's per-thread lowering"
+        return "merge= without kernel=own is split-k-merged's (the staged kernel without the model)"
     name = o["target"]
     if name is None or name == DEVICE:
         if kernel == "own":
