@@ -476,6 +476,9 @@ class GridwiseGemmReduceOp(IRDLOperation):
     chunks x outputs buffer `out` that `merge_reduced` then combines. With
     `mma` and `warps` the K loop multiplies on tensor cores as
     `gridwise_gemm`'s does, and `threads` is the epilogue's layout only.
+    With `a_transposed` A is given K x M, with `b_transposed` B N x K (an
+    operand transposed in memory): the K loop's copies read it as it lies,
+    into the tiles it always fills.
     """
 
     name = "xsplit_gemm.gridwise_gemm_reduce"
@@ -504,6 +507,10 @@ class GridwiseGemmReduceOp(IRDLOperation):
     warps = opt_prop_def(DenseArrayBase)
     """With `mma`: warps along M and N; `threads` (the epilogue's layout)
     then counts warps[0] x warps[1] x lanes threads in all."""
+    a_transposed = opt_prop_def(UnitAttr)
+    """A is K x M in memory (A[k, m]): its rows run along M."""
+    b_transposed = opt_prop_def(UnitAttr)
+    """B is N x K in memory (B[n, k]): its rows run along K."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -533,6 +540,8 @@ class GridwiseGemmReduceOp(IRDLOperation):
         a_k_major: bool = False,
         mma: str | None = None,
         warps: tuple[int, int] | None = None,
+        a_transposed: bool = False,
+        b_transposed: bool = False,
     ):
         props: dict = {
             "tile": i64_array(tile),
@@ -556,16 +565,32 @@ class GridwiseGemmReduceOp(IRDLOperation):
             props["mma"] = StringAttr(mma)
         if warps is not None:
             props["warps"] = i64_array(warps)
+        if a_transposed:
+            props["a_transposed"] = UnitAttr()
+        if b_transposed:
+            props["b_transposed"] = UnitAttr()
         super().__init__(operands=[a, b, out, [c] if c is not None else []], properties=props)
 
     # What the K loop of `lower-gridwise-gemm` reads, as on `gridwise_gemm`.
     stage_count = GridwiseGemmOp.stage_count
     tile_sizes = GridwiseGemmOp.tile_sizes
     thread_counts = GridwiseGemmOp.thread_counts
-    mnk = GridwiseGemmOp.mnk
     block = GridwiseGemmOp.block
     intrinsic = GridwiseGemmOp.intrinsic
     warp_counts = GridwiseGemmOp.warp_counts
+
+    @property
+    def operand_shapes(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """A as M x K and B as K x N, whichever way they lie in memory."""
+        (a0, a1), (b0, b1) = shape_of(self.a), shape_of(self.b)
+        a = (a1, a0) if self.a_transposed is not None else (a0, a1)
+        b = (b1, b0) if self.b_transposed is not None else (b0, b1)
+        return a, b
+
+    @property
+    def mnk(self) -> tuple[int, int, int]:
+        (m, _), (k, n) = self.operand_shapes
+        return m, n, k
 
     @property
     def register_prefetch(self) -> None:
@@ -605,8 +630,16 @@ class GridwiseGemmReduceOp(IRDLOperation):
         verify_reduce_kind(self)
         need_static_memref(self, self.a, "A", 2, None, f16=True)
         need_static_memref(self, self.b, "B", 2, None, f16=True)
-        (m, k), (k2, n) = shape_of(self.a), shape_of(self.b)
+        (m, k), (k2, n) = self.operand_shapes
         need(k == k2, self, f"A's K ({k}) and B's K ({k2}) must agree")
+        transposed = self.a_transposed is not None or self.b_transposed is not None
+        # The transposed copies are the one-stage loop's FMA tiles; the
+        # tensor-core tiles and the async copies read rows as gemm-kernel's do.
+        need(
+            not transposed or (self.mma is None and self.stage_count == 1),
+            self,
+            "a transposed A or B takes FMAs (no mma) and one stage",
+        )
         if self.c is not None:
             need_static_memref(self, self.c, "C", 2, None)
             need(shape_of(self.c) == (m, n), self, f"C must be {m}x{n}")

@@ -14,9 +14,11 @@ kernel. Built with xDSL builders, not text.
 
 It takes C[b, m, n] = init + A[b, m, k] B[b, k, n] with at most one batch
 loop, reduced along M or N; a batch runs on grid z (the merge's grid y),
-each kernel taking its batch's matrices as rank-reduced subviews. What it
-does not take (reductions along the batch, several batch loops, transposed
-operands, the CPU) is written by `tiled_gemm.py` as before.
+each kernel taking its batch's matrices as rank-reduced subviews. A or B
+transposed in memory (A[k, m], B[n, k]) is read as it lies by the K loop's
+copies (`a_transposed`, `b_transposed`; FMA tiles). What it does not take
+(reductions along the batch, several batch loops, a transposed C, the CPU)
+is written by `tiled_gemm.py` as before.
 """
 
 from __future__ import annotations
@@ -85,7 +87,9 @@ def layout(red: ReductionToLower, p: Plan) -> Layout:
     assert isinstance(src, Gemm)
     elements = {red.element(src.a), red.element(src.b)}
     intr = intrinsic_for(p.target.name, elements.pop()) if len(elements) == 1 else None
-    if intr is None or p.mma == "none":
+    # A transposed operand is read by the FMA tiles' copies (the tensor-core
+    # tiles read rows as gemm-kernel's do).
+    if intr is None or p.mma == "none" or any(transposed(red)):
         return Layout(TILE, THREADS)
     threads = MMA_WARPS[0] * MMA_WARPS[1] * intr.lanes
     return Layout(MMA_TILE, (threads // THREADS[1], THREADS[1]), intr, MMA_WARPS)
@@ -106,9 +110,22 @@ def applies(red: ReductionToLower, p: Plan) -> str | None:
         return "the reduction is along the batch"
     lead = loops.batch
     m, n, k = loops.m, loops.n, loops.k
-    if src.a_dims != [*lead, m, k] or src.b_dims != [*lead, k, n] or src.out_dims != [*lead, m, n]:
-        return "an operand or C is transposed"
+    if src.a_dims not in ([*lead, m, k], [*lead, k, m]):
+        return "A's dimensions are permuted past its batch"
+    if src.b_dims not in ([*lead, k, n], [*lead, n, k]):
+        return "B's dimensions are permuted past its batch"
+    if src.out_dims != [*lead, m, n]:
+        return "C is transposed"
     return None
+
+
+def transposed(red: ReductionToLower) -> tuple[bool, bool]:
+    """Whether A lies K x M and B N x K in memory (past the batch)."""
+    loops = loops_of(red)
+    assert not isinstance(loops, str)
+    src = red.source
+    assert isinstance(src, Gemm)
+    return src.a_dims[-1] == loops.m, src.b_dims[-1] == loops.k
 
 
 def _index(bld: Builder, value: int) -> SSAValue:
@@ -175,10 +192,13 @@ def gridwise(red: ReductionToLower, p: Plan, a, b, c, out, merge: str) -> Gridwi
     if src.init_arg is None and src.init_const is not None and float(src.init_const) != 0.0:
         init = float(src.init_const)
     lay = layout(red, p)
+    a_t, b_t = transposed(red)
+    # A lying K x M is staged K-major: its copy is then a plain row copy.
     return GridwiseGemmReduceOp(
         a, b, out, c, lay.tile, lay.threads, red.method, 1 if loops.along == "n" else 0, p.stage,
         merge, p.subgroup, "cluster" if p.target.name == "gfx942" else "shuffle", init, src.store,
-        mma=lay.mma.name if lay.mma else None, warps=lay.warps,
+        a_k_major=a_t, mma=lay.mma.name if lay.mma else None, warps=lay.warps, a_transposed=a_t,
+        b_transposed=b_t,
     )  # fmt: skip
 
 
@@ -294,6 +314,13 @@ def describe(red: ReductionToLower, p: Plan) -> str:
         f"C tiles, one per workgroup of {thm * thn} threads holding {tm // thm}x{tn // thn} each "
         f"in registers; A and B staged through workgroup memory {tk} K elements at a time"
     )
+    a_t, b_t = transposed(red)
+    if a_t or b_t:
+        read = " and ".join(
+            w for w, t in (("A as it lies, K x M, into a K-major tile", a_t),
+                           ("B as it lies, N x K, transposed into its tile", b_t)) if t
+        )  # fmt: skip
+        how += f" (copied: {read})"
     if lay.mma is not None and lay.warps is not None:
         wm, wn = lay.warps
         how += (

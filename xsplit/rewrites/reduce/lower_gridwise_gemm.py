@@ -407,6 +407,8 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             b_copy = BlockwiseCopyOp(
                 op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, **lb, **ragged(op.b, lb["vector"])
             )  # type: ignore[arg-type]
+            if _transposed(op):
+                a_copy, b_copy = _transposed_copies(op, m0, n0, k0, a_tile, b_tile, tid)
             body.insert(a_copy)
             body.insert(b_copy)
             body.barrier()
@@ -419,6 +421,40 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         return []
     _write(kb, op, acc, tid, m0, n0, chunk)
     return []
+
+
+def _transposed(op) -> bool:
+    """Whether a fused GEMM reads A or B transposed in memory."""
+    return isinstance(op, GridwiseGemmReduceOp) and (
+        op.a_transposed is not None or op.b_transposed is not None
+    )
+
+
+def _transposed_copies(
+    op: GridwiseGemmReduceOp, m0, n0, k0, a_tile, b_tile, tid
+) -> tuple[BlockwiseCopyOp, BlockwiseCopyOp]:
+    """A step's copies of A and B as they lie in memory into the tiles the
+    multiply reads (A's K-major or M-major as `a_k_major` says, B's
+    K-major): a copy of the source's rows, transposed into the tile where
+    the two run across each other. Each loads along the source's rows,
+    which neighbouring threads read side by side, in 128-bit vectors where
+    those rows are whole vectors."""
+    tm, tn, tk = op.tile_sizes
+    threads = op.thread_counts[0] * op.thread_counts[1]
+    k_major = op.a_k_major is not None
+    if op.a_transposed is not None:  # A[k, m]: rows of M
+        wa = vector_width(op.a, tk, tm, threads)
+        a = BlockwiseCopyOp(op.a, k0, m0, a_tile, tid, (tk, tm), threads, not k_major, wa)
+    else:
+        wa = vector_width(op.a, tm, tk, threads)
+        a = BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, k_major, wa)
+    if op.b_transposed is not None:  # B[n, k]: rows of K
+        wb = vector_width(op.b, tn, tk, threads)
+        b = BlockwiseCopyOp(op.b, n0, k0, b_tile, tid, (tn, tk), threads, True, wb)
+    else:
+        wb = vector_width(op.b, tk, tn, threads)
+        b = BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, wb)
+    return a, b
 
 
 def residue_first(kb: KernelBuilder, op: GridwiseGemmOp, chunk) -> tuple:

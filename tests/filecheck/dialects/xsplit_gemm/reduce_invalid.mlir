@@ -101,3 +101,21 @@ func.func @write_tile(%r: index) {
   func.return
 }
 // CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_write_fragments' op C must be in workgroup memory
+
+// -----
+
+// B lies N x K: its K (90) must be A's.
+func.func @transposed_k(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "sum", dim = 1 : i64, stage = "lds", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", b_transposed} : memref<70x90xf32>, memref<90x200xf32> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op A's K (90) and B's K (200) must agree
+
+// -----
+
+// Transposed copies are the one-stage FMA loop's.
+func.func @transposed_mma(%a: memref<37x70xf16>, %b: memref<37x75xf16>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 32>, threads = array<i64: 8, 16>, method = "sum", dim = 1 : i64, stage = "subgroup", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", mma = "m16n8k16", warps = array<i64: 2, 2>, a_transposed} : memref<37x70xf16>, memref<37x75xf16> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op a transposed A or B takes FMAs (no mma) and one stage

@@ -49,7 +49,9 @@ func.func @dropped(%a: tensor<2x5x8xf32>, %b: tensor<2x8x9xf32>, %o: tensor<1x5x
 // KERNEL-NOT:     memref.store %{{.*}}, %c[
 // KERNEL:         memref.atomic_rmw maxnumf %{{.*}}, %o[%c0, %{{.*}}, %{{.*}}]
 
-// A contraction generic with a transposed A: the kernel indexes A[k, i] and B[j, k] by its maps.
+// A contraction generic with A and B transposed in memory: the staged kernel
+// copies A[k, i] along its rows into a K-major tile, and B[j, k] along K (128-bit
+// loads) transposed into its B tile.
 // REMARK: fuse.mlir:[[# @LINE + 11]]:3: remark: fuse-reduction: fused with linalg.generic
 #ta = affine_map<(d0, d1, d2) -> (d2, d0)>
 #tb = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -65,10 +67,12 @@ func.func @generic(%a: tensor<24x13xf32>, %b: tensor<70x24xf32>, %c: tensor<13x7
   return %r : tensor<1x70xf32>
 }
 // KERNEL-LABEL: func.func @generic
-// KERNEL:         %k0 = arith.muli %kt, %c16 : index
-// KERNEL-NEXT:    %[[K:.*]] = arith.addi %k0, %{{.*}} : index
+// KERNEL:         %a_tile = memref.alloc() : memref<16x66xf32, #gpu.address_space<workgroup>>
+// KERNEL:         %b_tile = memref.alloc() : memref<16x64xf32, #gpu.address_space<workgroup>>
+// KERNEL:         scf.for %k0 =
+// KERNEL:           %[[K:.*]] = arith.addi %k0, %{{.*}} : index
 // KERNEL:           memref.load %a[%[[K]], %{{.*}}] : memref<24x13xf32>
-// KERNEL:           memref.load %b[%{{.*}}, %{{.*}}] : memref<70x24xf32>
+// KERNEL:           vector.load %b[%{{.*}}, %{{.*}}] : memref<70x24xf32>, vector<4xf32>
 // KERNEL:         memref.load %c[
 // KERNEL-NOT:     memref.store %{{.*}}, %c[
 // KERNEL:         memref.atomic_rmw maxnumf
