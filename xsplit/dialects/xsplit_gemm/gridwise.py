@@ -30,6 +30,7 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
 from xsplit.dialects.fragments import INTRINSICS, Intrinsic
 from xsplit.dialects.xsplit_gemm.common import (
+    BATCH_DIM,
     MERGES,
     REDUCE_METHODS,
     aligned_length,
@@ -478,7 +479,10 @@ class GridwiseGemmReduceOp(IRDLOperation):
     `gridwise_gemm`'s does, and `threads` is the epilogue's layout only.
     With `a_transposed` A is given K x M, with `b_transposed` B N x K (an
     operand transposed in memory): the K loop's copies read it as it lies,
-    into the tiles it always fills.
+    into the tiles it always fills. With `dim` 2 (`BATCH_DIM`) the op is
+    one batch of a GEMM reduced along its batch: every element of C is its
+    own output, merged into `out[m, n]` (stage `atomic`), or stored into
+    the batch's M x N partials `out[m, n]`.
     """
 
     name = "xsplit_gemm.gridwise_gemm_reduce"
@@ -620,6 +624,8 @@ class GridwiseGemmReduceOp(IRDLOperation):
     @property
     def partial_chunks(self) -> int:
         d = self.dim.value.data
+        if d == BATCH_DIM:  # the batch's own row of the partials
+            return 1
         return reduce_chunks(
             self.mnk[d], self.tile_sizes[d], self.thread_counts[d], self.stage.data
         )
@@ -653,9 +659,16 @@ class GridwiseGemmReduceOp(IRDLOperation):
             "each thread must copy a whole number of elements of each staged tile",
         )
         d = self.dim.value.data
-        kept = (n, m)[d]
         out = shape_of(self.out)
-        if self.merge.data == "partials":
+        if d == BATCH_DIM:
+            # The batch's partials (M x N); or the output itself, C's shape
+            # (a kept batch dimension of 1 in front).
+            want = [(m, n)] if self.merge.data == "partials" else [(m, n), (1, m, n)]
+            need_static_memref(self, self.out, "the output", len(out), None)
+            shapes = " or ".join("x".join(map(str, w)) for w in want)
+            need(out in want, self, f"the output must be {shapes}")
+        elif self.merge.data == "partials":
+            kept = (n, m)[d]
             need_static_memref(self, self.out, "the partials", 2, None)
             need(
                 out == (self.partial_chunks, kept),
@@ -663,6 +676,7 @@ class GridwiseGemmReduceOp(IRDLOperation):
                 f"the partials must be {self.partial_chunks}x{kept}",
             )
         else:
+            kept = (n, m)[d]
             need_static_memref(self, self.out, "the output", len(out), None)
             need(out in out_shapes(kept, d), self, f"the output must hold {kept} elements")
         verify_epilogue_layout(self, (thm, thn), (tm, tn))
@@ -690,7 +704,10 @@ class MergeReducedOp(IRDLOperation):
     `out[e] = method(out[e], partials[0, e], partials[1, e], ...)`, in that
     order for every output element e (row-major): the ordered second pass of
     the fused reduction's deterministic form. One thread per element,
-    `threads` per workgroup along grid x.
+    `threads` per workgroup along grid x; an output that is a matrix (a
+    reduction along the batch: M x N, or 1 x M x N) has its rows along grid
+    y, and its partials are chunks x M x N (`partials[c, m, n]`), so that
+    every index stays affine in the thread id.
     """
 
     name = "xsplit_gemm.merge_reduced"
@@ -723,7 +740,19 @@ class MergeReducedOp(IRDLOperation):
         return self.threads.value.data
 
     @property
+    def matrix(self) -> tuple[int, int] | None:
+        """Rows and columns of a matrix output (M x N, or 1 x M x N); None
+        for a vector."""
+        out = shape_of(self.out)
+        if sum(1 for s in out if s != 1) <= 1 and len(out) <= 2:
+            return None
+        return out[-2], out[-1]
+
+    @property
     def grid(self) -> tuple[int, int, int]:
+        if self.matrix is not None:
+            rows, cols = self.matrix
+            return (-(-cols // self.thread_count), rows, 1)
         return (-(-self.elements // self.thread_count), 1, 1)
 
     @property
@@ -732,15 +761,28 @@ class MergeReducedOp(IRDLOperation):
 
     def verify_(self) -> None:
         need_one_of(self, self.method, "method", REDUCE_METHODS)
-        need_static_memref(self, self.partials, "the partials", 2, None)
         out = shape_of(self.out)
         need_static_memref(self, self.out, "the output", len(out), None)
         # Indices stay affine in the thread id: one dimension of the output
-        # is not 1 at most (no div/rem of the element index).
+        # is not 1 at most (no div/rem of the element index), or a matrix
+        # whose rows run along grid y.
+        vector = len(out) in (1, 2) and sum(1 for s in out if s != 1) <= 1
+        matrix = len(out) == 2 or (len(out) == 3 and out[0] == 1)
         need(
-            len(out) in (1, 2) and sum(1 for s in out if s != 1) <= 1,
+            vector or matrix,
             self,
-            "the output must be a vector (rank 1, or rank 2 with a dimension of 1)",
+            "the output must be a vector (rank 1, or rank 2 with a dimension of 1) or a matrix "
+            "(rank 2, or rank 3 with a first dimension of 1)",
         )
+        if self.matrix is not None:
+            need_static_memref(self, self.partials, "the partials", 3, None)
+            need(
+                shape_of(self.partials)[1:] == self.matrix,
+                self,
+                "partials and output must agree (chunks x M x N for a matrix)",
+            )
+            need(self.thread_count > 0, self, "threads must be positive")
+            return
+        need_static_memref(self, self.partials, "the partials", 2, None)
         need(shape_of(self.partials)[1] == self.elements, self, "partials and output must agree")
         need(self.thread_count > 0, self, "threads must be positive")

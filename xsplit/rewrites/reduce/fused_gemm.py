@@ -13,12 +13,14 @@ deterministic form, a partial that `merge_reduced` combines in a second
 kernel. Built with xDSL builders, not text.
 
 It takes C[b, m, n] = init + A[b, m, k] B[b, k, n] with at most one batch
-loop, reduced along M or N; a batch runs on grid z (the merge's grid y),
-each kernel taking its batch's matrices as rank-reduced subviews. A or B
-transposed in memory (A[k, m], B[n, k]) is read as it lies by the K loop's
-copies (`a_transposed`, `b_transposed`; FMA tiles). What it does not take
-(reductions along the batch, several batch loops, a transposed C, the CPU)
-is written by `tiled_gemm.py` as before.
+loop, reduced along M, N or the batch; a batch runs on grid z (the merge's
+grid y), each kernel taking its batch's matrices as rank-reduced subviews; reduced
+along the batch, each batch's kernel merges every element of its C into
+the output's (`dim` 2), or stores it into its batch's M x N of the partials.
+A or B transposed in memory (A[k, m], B[n, k]) is read as it lies by the K
+loop's copies (`a_transposed`, `b_transposed`; FMA tiles). What it does not
+take (several batch loops, a transposed C, the CPU) is written by
+`tiled_gemm.py` as before.
 """
 
 from __future__ import annotations
@@ -50,7 +52,12 @@ import xsplit.attr_names as attr_names
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects import gpu
 from xsplit.dialects.fragments import Intrinsic, intrinsic_for
-from xsplit.dialects.xsplit_gemm import GridwiseGemmReduceOp, MergeReducedOp, reduce_chunks
+from xsplit.dialects.xsplit_gemm import (
+    BATCH_DIM,
+    GridwiseGemmReduceOp,
+    MergeReducedOp,
+    reduce_chunks,
+)
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Gemm, ReductionToLower, loops_of
 from xsplit.targets.gemm_tiles import FUSED_GPU
@@ -106,8 +113,6 @@ def applies(red: ReductionToLower, p: Plan) -> str | None:
     assert isinstance(src, Gemm)
     if len(loops.batch) > 1:
         return "the GEMM has more than one batch loop"
-    if loops.along == "batch":
-        return "the reduction is along the batch"
     lead = loops.batch
     m, n, k = loops.m, loops.n, loops.k
     if src.a_dims not in ([*lead, m, k], [*lead, k, m]):
@@ -137,11 +142,11 @@ def _memref(red: ReductionToLower, i: int) -> MemRefType:
 
 
 def _function(
-    name: str, types, hints, build, host: bool = False, batch: tuple[int, int] = (2, 1)
+    name: str, types, hints, build, host: bool = False, batch: tuple[int, int] | None = (2, 1)
 ) -> func.FuncOp:
     """A kernel (or, with `host`, the host) whose body `build` makes; its
     launch is its op's, with `batch` = (grid dimension, count) for the
-    batch loop the body takes from that block id."""
+    batch loop the body takes from that block id (None: the op's own)."""
     block = Block(arg_types=list(types))
     for arg, hint in zip(block.args, hints):
         arg.name_hint = hint
@@ -152,7 +157,8 @@ def _function(
         fn.attributes[attr_names.HOST] = UnitAttr()
     else:
         grid = list(op.grid)
-        grid[batch[0]] = batch[1]
+        if batch is not None:
+            grid[batch[0]] = batch[1]
         fn.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, list(op.block))
         fn.attributes["gpu.known_grid_size"] = DenseArrayBase.from_list(i32, grid)
     return fn
@@ -193,9 +199,11 @@ def gridwise(red: ReductionToLower, p: Plan, a, b, c, out, merge: str) -> Gridwi
         init = float(src.init_const)
     lay = layout(red, p)
     a_t, b_t = transposed(red)
+    # Along the batch every element is its own output: nothing to exchange.
+    dim, stage = {"n": (1, p.stage), "m": (0, p.stage), "batch": (BATCH_DIM, "atomic")}[loops.along]
     # A lying K x M is staged K-major: its copy is then a plain row copy.
     return GridwiseGemmReduceOp(
-        a, b, out, c, lay.tile, lay.threads, red.method, 1 if loops.along == "n" else 0, p.stage,
+        a, b, out, c, lay.tile, lay.threads, red.method, dim, stage,
         merge, p.subgroup, "cluster" if p.target.name == "gfx942" else "shuffle", init, src.store,
         a_k_major=a_t, mma=lay.mma.name if lay.mma else None, warps=lay.warps, a_transposed=a_t,
         b_transposed=b_t,
@@ -220,6 +228,9 @@ def kernels(red: ReductionToLower, p: Plan, ctx: Context) -> list[Operation]:
     batches = loops.extent[loops.batch[0]] if loops.batch else 1
     axis = loops.m if loops.along == "m" else loops.n
     kept = loops.extent[loops.n if loops.along == "m" else loops.m]
+    # Reduced along the batch, each batch's kernel merges into the whole
+    # output (or its own M x N of the partials), which no slice narrows.
+    along_batch = loops.along == "batch"
 
     def batch_id(bld: Builder, dim: str):
         # A batch GEMM: grid z (y for the merge) is the batch, whose
@@ -237,17 +248,22 @@ def kernels(red: ReductionToLower, p: Plan, ctx: Context) -> list[Operation]:
 
         def body(bld: Builder, args):
             z = batch_id(bld, "z")
-            out = args[red.out] if z is None else _slice(bld, args[red.out], z)
+            out = args[red.out] if z is None or along_batch else _slice(bld, args[red.out], z)
             return bld.insert(gridwise(red, p, *values(bld, args, z), out, "atomic"))
 
         new = [_function(name, types, hints, body, batch=(2, batches))]
     else:
         d = 0 if loops.along == "m" else 1
         lay = layout(red, p)
-        chunks = reduce_chunks(loops.extent[axis], lay.tile[d], lay.threads[d], p.stage)
-        ptype = MemRefType(f32, [chunks, red.elements])
+        if along_batch:  # an M x N of partials per batch
+            ptype = MemRefType(f32, [batches, loops.extent[loops.m], loops.extent[loops.n]])
+        else:
+            chunks = reduce_chunks(loops.extent[axis], lay.tile[d], lay.threads[d], p.stage)
+            ptype = MemRefType(f32, [chunks, red.elements])
 
         def columns(bld: Builder, parts, z):
+            if along_batch:
+                return parts if z is None else _slice(bld, parts, z)
             if z is None:
                 return parts
             first = bld.insert(arith.MuliOp(z, _index(bld, kept))).results[0]
@@ -259,9 +275,12 @@ def kernels(red: ReductionToLower, p: Plan, ctx: Context) -> list[Operation]:
             return bld.insert(gridwise(red, p, *values(bld, args, z), out, "partials"))
 
         def merge(bld: Builder, args):
+            threads = THREADS[0] * THREADS[1]
+            if along_batch:  # the whole output at once, its rows on grid y
+                return bld.insert(MergeReducedOp(args[0], args[1], red.method, threads))
             y = batch_id(bld, "y")
             out = args[1] if y is None else _slice(bld, args[1], y)
-            merged = MergeReducedOp(columns(bld, args[0], y), out, red.method, THREADS[0] * THREADS[1])
+            merged = MergeReducedOp(columns(bld, args[0], y), out, red.method, threads)
             return bld.insert(merged)
 
         def host(bld: Builder, args):
@@ -279,7 +298,7 @@ def kernels(red: ReductionToLower, p: Plan, ctx: Context) -> list[Operation]:
             ),
             _function(
                 f"{name}_merge", [ptype, types[red.out]], ["partials", hints[red.out]], merge,
-                batch=(1, batches),
+                batch=None if along_batch else (1, batches),
             ),
         ]
     module = ModuleOp(new)
@@ -328,7 +347,12 @@ def describe(red: ReductionToLower, p: Plan) -> str:
             f"{lay.mma.lanes} lanes), the C fragments put in a workgroup-memory C tile and read "
             f"back as the {tm // thm}x{tn // thn} register tiles"
         )
-    if p.stage == "atomic":
+    if loops.along == "batch":
+        epi = (
+            "the batch axis is reduced across workgroups (grid z): every element of a tile is "
+            f"its own output, and its thread {out} per element"
+        )
+    elif p.stage == "atomic":
         regs = (tn // thn) if along_n else (tm // thm)
         epi = f"each thread combines its {regs} values of each {row} and {out} per {row}"
     elif p.stage == "lds":
@@ -359,8 +383,13 @@ def describe(red: ReductionToLower, p: Plan) -> str:
     if p.deterministic:
         axis = loops.m if loops.along == "m" else loops.n
         d = 0 if loops.along == "m" else 1
-        chunks = reduce_chunks(loops.extent[axis], lay.tile[d], lay.threads[d], p.stage)
-        epi += f"; partials in a {chunks}x{red.elements} buffer, then a fixed-order merge kernel"
+        if loops.along == "batch":
+            b, m, n = (loops.extent[x] for x in (loops.batch[0], loops.m, loops.n))
+            shape = f"{b}x{m}x{n}"
+        else:
+            chunks = reduce_chunks(loops.extent[axis], lay.tile[d], lay.threads[d], p.stage)
+            shape = f"{chunks}x{red.elements}"
+        epi += f"; partials in a {shape} buffer, then a fixed-order merge kernel"
     chosen = f" (chosen for {p.target.name}: {p.why})" if p.why else ""
     gz = loops.extent[loops.batch[0]] if loops.batch else 1
     return f"lower-reduce: stage {p.stage}{chosen}: {how}; grid {gx}x{gy}x{gz}; {epi}"

@@ -44,7 +44,8 @@ only the epilogue: how the threads sharing a row (or column) of the tile
 combine their values before its atomic or partial. On GPU targets that is
 xsplit's staged GEMM kernel (fused_gemm.py: `xsplit_gemm.gridwise_gemm_reduce`
 through the GEMM kernel's passes, A and B read as they lie, transposed or
-not); reductions along a batch and a transposed C keep the tiled kernel
+not, reduced along M, N or the batch); several batch loops and a
+transposed C keep the tiled kernel
 (tiled_gemm.py, barriers from `insert-barriers`), and so does llvm-cpu,
 where one thread per workgroup loops over a 32x32 tile. The
 tile sizes are the kernels' own, not the options above.

@@ -40,14 +40,16 @@ func.func @dropped(%a: tensor<2x5x8xf32>, %b: tensor<2x8x9xf32>, %o: tensor<1x5x
   %r = rock.reduce max %mm into %o {axis = 0 : index} : tensor<2x5x9xf32> into tensor<1x5x9xf32> -> tensor<1x5x9xf32>
   return %r : tensor<1x5x9xf32>
 }
-// The batch on grid z; reduced over it, each element of a tile is its own output.
+// The batch on grid z, its A and B subviews of the batch's matrices (the
+// staged kernel); reduced over it, each element of a tile is its own output,
+// merged straight into the whole output.
 // KERNEL-LABEL: func.func @dropped(%a: memref<2x5x8xf32>, %b: memref<2x8x9xf32>, %o: memref<1x5x9xf32>)
 // KERNEL-SAME:    gpu.known_grid_size = array<i32: 1, 1, 2>
 // KERNEL-NOT:     linalg.
-// KERNEL:         %batch = gpu.block_id z
-// KERNEL:         memref.load %a[%batch, %{{.*}}, %{{.*}}] : memref<2x5x8xf32>
+// KERNEL:         %block_id_z = gpu.block_id z
+// KERNEL-NEXT:    memref.subview %a[%block_id_z, 0, 0] [1, 5, 8] [1, 1, 1] : memref<2x5x8xf32> to memref<5x8xf32, strided<[8, 1], offset: ?>>
 // KERNEL-NOT:     memref.store %{{.*}}, %c[
-// KERNEL:         memref.atomic_rmw maxnumf %{{.*}}, %o[%c0, %{{.*}}, %{{.*}}]
+// KERNEL:         memref.atomic_rmw maxnumf %{{.*}}, %o[%{{.*}}, %{{.*}}, %{{.*}}] : (f32, memref<1x5x9xf32>) -> f32
 
 // A contraction generic with A and B transposed in memory: the staged kernel
 // copies A[k, i] along its rows into a K-major tile, and B[j, k] along K (128-bit

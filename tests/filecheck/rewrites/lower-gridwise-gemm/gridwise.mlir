@@ -189,3 +189,27 @@ func.func @transposed(%a: memref<40x20xf32>, %b: memref<24x40xf32>, %o: memref<2
 // CHECK-NEXT:      gpu.barrier
 // CHECK-NEXT:      xsplit_gemm.blockwise_gemm %a_tile * %b_tile into %acc
 // CHECK:         xsplit_gemm.blockwise_reduce %acc to %o[%[[M0]], %[[N0]]] thread %thread_id_x {threads = array<i64: 4, 4>, bounds = array<i64: 20, 24>
+
+// -----
+
+// The ordered merge of a reduction along the batch: a matrix output (1 x M x
+// N), its rows on grid y and its columns on grid x and the threads, each
+// thread combining partials[c, m, n] in the order c = 0, 1.
+func.func @merge_matrix(%parts: memref<2x37x50xf32>, %o: memref<1x37x50xf32>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, gpu.known_grid_size = array<i32: 1, 37, 1>} {
+  xsplit_gemm.merge_reduced %parts into %o {method = "max", threads = 256 : i64} : memref<2x37x50xf32> into memref<1x37x50xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @merge_matrix
+// CHECK:         %[[COL:.*]] = arith.addi %{{.*}}, %thread_id_x : index
+// CHECK-NEXT:    %block_id_y = gpu.block_id y
+// CHECK:         %[[IN:.*]] = arith.cmpi ult, %[[COL]], %{{.*}} : index
+// CHECK-NEXT:    scf.if %[[IN]] {
+// CHECK-NEXT:      %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[O:.*]] = memref.load %o[%[[Z]], %block_id_y, %[[COL]]] : memref<1x37x50xf32>
+// CHECK-NEXT:      %[[P0:.*]] = memref.load %parts[%[[Z]], %block_id_y, %[[COL]]] : memref<2x37x50xf32>
+// CHECK-NEXT:      %[[M0:.*]] = arith.maxnumf %[[O]], %[[P0]] : f32
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:      %[[P1:.*]] = memref.load %parts[%[[ONE]], %block_id_y, %[[COL]]] : memref<2x37x50xf32>
+// CHECK-NEXT:      %[[M1:.*]] = arith.maxnumf %[[M0]], %[[P1]] : f32
+// CHECK-NEXT:      memref.store %[[M1]], %o[%[[Z]], %block_id_y, %[[COL]]] : memref<1x37x50xf32>
