@@ -67,8 +67,8 @@ from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.pass_pipeline import PassPipeline
 from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
-from xsplit.rewrites.reduce.gemm_kernel import GEMM_KERNEL, matmul_form
-from xsplit.rewrites.reduce.gemm_stages import GEMM_STAGES
+from xsplit.rewrites.reduce.gemm_kernel import matmul_form
+from xsplit.rewrites.reduce.gemm_stages import GEMM_STAGES, staged_kernel
 from xsplit.rewrites.reduce.kernel_writer import kernels
 from xsplit.rewrites.reduce.ordinary import (
     Subgraph,
@@ -287,9 +287,7 @@ def _split_in_staged_kernel(
     assert isinstance(fn, func.FuncOp)
     k = op.operands[0].type.get_shape()[1]  # type: ignore[attr-defined]
     chunks = -(-k // chunk)
-    staged = PassPipeline(
-        [GEMM_KERNEL.pass_class(target=target_name, chunks=chunks, merge=merge), GEMM_STAGES]
-    )
+    staged = staged_kernel(target_name, chunks, merge)
     block, after = fn.parent_block(), fn.next_op
     assert block is not None
     fn.detach()
