@@ -202,10 +202,11 @@ _GFX942_SKINNY_MMA = (
 )
 
 _GFX942_MFMA_SMALL = (
-    "MFMA 16x16x16, 4 wavefronts of 32x32: K steps of 64 make 16 MFMA a barrier, "
-    "double-buffered through registers; gfx942 ISA on 64x96x4096: 18% MFMA, 90 VGPRs, no "
-    "scratch (128x128x32 made 29% but the model then no longer finds the own kernel faster "
-    "than IREE's chunks on the seed, once measured: tests/reduce/test_split_k_own_kernel.py)"
+    "MFMA 16x16x16, 4 wavefronts of 64x64, as on large outputs: K steps of 32 make 32 MFMA a "
+    "barrier (gfx942 ISA on 64x96x4096: 29% MFMA, 140 VGPRs, no scratch; 48x40x2039: 20%; "
+    "the 64x64x64 tile of 4 wavefronts of 32x32: 18%, 16 a barrier). Fewer, larger tiles "
+    "leave the split to fill the CUs: the model's counts of one wave (`own_counts`) give "
+    "the seed 73 chunks, 292 workgroups on 304 CUs"
 )
 
 # bench/pick_gemm_tiles.py rewrites the entries between the two marker lines.
@@ -232,7 +233,7 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
         (128, 128, 8), (16, 16), 2, NOT_MEASURED, _GFX942_LARGE_F32, columns=4
     ),
     ("gfx942", "f16", SMALL): GemmTiles(
-        (64, 64, 64), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA_SMALL
+        (128, 128, 32), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA_SMALL
     ),
     ("gfx942", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA),
     ("gfx942", "f16", SKINNY): GemmTiles(
