@@ -169,12 +169,13 @@ def _short_of_goal_gfx942(m: int, n: int, k: int, element: str) -> str | None:
     if element == "f32" and m < 8:
         return (
             "a 64-row tile on M < 8: LLVM drops the FMAs of rows past M, leaving the copies: "
-            "31% FMA, 32 v_pk_fma a barrier"
+            "41% FMA, 64 v_pk_fma a barrier (1x2048x4097)"
         )
-    if element == "f32" and min(m, n) < 256:
+    if element == "f32" and min(m, n) < 64:
         return (
-            "the small-output f32 tile (8x4 registers): 56-58% v_pk_fma; LLVM reads the second "
-            "pair of tiles through one address register each (ds_read2_b32, ~280 VGPRs)"
+            "the small-output f32 tile (64x64x16, 4x8 registers) on an edge under 64: LLVM "
+            "drops the FMAs past M or N (the grid is known): 53% v_pk_fma on 200x17x1001, 54% "
+            "on 17x1000x997"
         )
     return None
 
@@ -190,6 +191,8 @@ MACHINE_CODE_SHAPES_GFX942 = [_case_gfx942(*s) for s in _held_out_shapes()] + [
     _case_gfx942(64, 96, 4096, "f16"),
     _case_gfx942(200, 17, 1001, "f16"),  # N under 64
     _case_gfx942(17, 1000, 997, "f16"),  # M under 64
+    _case_gfx942(200, 17, 1001, "f32"),
+    _case_gfx942(17, 1000, 997, "f32"),
     _case_gfx942(8, 4096, 14339, "f16"),
     _case_gfx942(1, 2048, 4097, "f32"),
 ]

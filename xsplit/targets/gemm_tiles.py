@@ -171,9 +171,11 @@ RAGGED_F16 = GemmTiles(
 )  # fmt: skip
 
 _GFX942_SMALL_F32 = (
-    "8x4 registers in runs of 4 columns (ds_read_b128 of B), K steps of 16 double-buffered "
-    "through registers: 256 v_pk_fma a barrier; gfx942 ISA: 56-58% of the K loop, about "
-    "280 VGPRs, no scratch (4x4 registers: 52-57%, 128 a barrier)"
+    "4x8 registers, each row's 8 columns in two runs of 4 (two ds_read_b128 of B a K), K "
+    "steps of 16 double-buffered through registers: 256 v_pk_fma a barrier; gfx942 ISA: "
+    "61-64% of the K loop on 142x1867x2039, 64x96x997, 100x72x1001 and 128x128x1024, about "
+    "275 VGPRs, no scratch (8x4 registers: 56-58%, 156 LDS reads a loop where this has "
+    "128). Short on an edge under 64 (200x17x1001: 53%), whose FMAs past N LLVM drops"
 )
 _GFX942_LARGE_F32 = (
     "8x8 registers in runs of 4 columns (ds_read_b128 of B), double-buffered through "
@@ -227,7 +229,7 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
         (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 2)
     ),
     ("gfx942", "f32", SMALL): GemmTiles(
-        (64, 64, 16), (8, 16), 2, NOT_MEASURED, _GFX942_SMALL_F32, columns=4
+        (64, 64, 16), (16, 8), 2, NOT_MEASURED, _GFX942_SMALL_F32, columns=4
     ),
     ("gfx942", "f32", LARGE): GemmTiles(
         (128, 128, 8), (16, 16), 2, NOT_MEASURED, _GFX942_LARGE_F32, columns=4
