@@ -374,7 +374,7 @@ transposed B, quiet machine, 549 GFLOP/s peak) ran in B's bytes over the
 read pass timed in the same rounds plus 2 x M x N x K at the peak: 0.99 to
 1.07 of that sum at 2 to 8 rows (skinny_4x4096x14336 6.33 ms against 5.42 +
 0.86; decode_8x4096x14336 8.33 against 6.09 + 1.71), 1.15 and 1.33 at 16,
-where the longer of the two says 0.86 to 2.1. The loops are clean in the
+where the longer of the two says 0.90 to 2.1. The loops are clean in the
 machine code (4 x 64 register tiles: 8 loads of B, 8 broadcasts of A and 32
 FMAs a step of 2, no spill), so the share of the read rate such a loop can
 reach is 1 / (1 + M x read rate / (2 x peak)): 86% at 4 rows, 76% at 8, 61%
@@ -396,7 +396,9 @@ def _fmas_add_to_reads(p: Problem, target: Target, fixed_tiles: bool) -> bool:
     row-major B past up to STREAMING_MAX_M rows) in IREE's compiled CPU
     code, whose competitors (IREE's own tiles on the whole op, re-reading
     B) are priced far above them. The transposed forms stream too, but
-    their competitors are priced as before, on both sides alike."""
+    added to IREE's own whole op alone it flipped 9 to 16 rows against
+    B[n, k] to splits that ran slower (16x2048x20011: whole 9.6 ms, split
+    9.7-10.5), so they keep the longer of the two on every side."""
     return (
         STREAMED_FMAS_ADD
         and target.cpu is not None
