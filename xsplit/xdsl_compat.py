@@ -523,6 +523,110 @@ def _print_extract_slice(self: Any, printer: Any) -> None:
 _FORMATTED_EXTRACT_SLICE: Callable[[Any, Any], None] = tensor.ExtractSliceOp.print
 
 
+# --- printing by signature ----------------------------------------------------
+
+
+def _format_directives() -> frozenset[type]:
+    """The directives of xDSL 0.74's declarative format whose printing reads
+    nothing of an op but its operands (printed by name), their and its
+    results' types, its properties and attributes, and the format itself;
+    `DynamicIndexList` as `_print_index_list` prints it. Region and successor
+    directives, other custom directives and anything unknown are not here."""
+    from xdsl.irdl import declarative_assembly_format as f
+
+    return frozenset(
+        {
+            f.PunctuationDirective,
+            f.KeywordDirective,
+            f.WhitespaceDirective,
+            f.OperandVariable,
+            f.VariadicOperandVariable,
+            f.OptionalOperandVariable,
+            f.OperandsDirective,
+            f.ResultVariable,
+            f.VariadicResultVariable,
+            f.OptionalResultVariable,
+            f.ResultsDirective,
+            f.TypeDirective,
+            f.FunctionalTypeDirective,
+            f.AttrDictDirective,
+            f.AttributeVariable,
+            f.UniqueBaseAttributeVariable,
+            f.TypedAttributeVariable,
+            f.DenseArrayAttributeVariable,
+            f.SymbolNameAttributeVariable,
+            f.OptionalUnitAttrVariable,
+            f.OptionalGroupDirective,
+            DynamicIndexList,
+        }
+    )
+
+
+def _directives_read_the_signature(directive: Any, known: frozenset[type]) -> bool:
+    """Whether `directive` and every directive inside it is of a kind in `known`."""
+    from xdsl.irdl.declarative_assembly_format import Directive
+
+    if type(directive) not in known:
+        return False
+    inner = [
+        value
+        for field in dataclasses.fields(directive)
+        for value in _as_tuple(getattr(directive, field.name))
+        if isinstance(value, Directive)
+    ]
+    return all(_directives_read_the_signature(d, known) for d in inner)
+
+
+def _as_tuple(value: Any) -> tuple[Any, ...]:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _signature_printers() -> frozenset[Callable[..., None]]:
+    """Hand-written printers that read nothing of an op but its class,
+    operands (printed by name, and their types), result types, properties
+    and attributes; a named linalg op's body, implied by its name, is not
+    printed: `tensor.extract_slice`'s here, xDSL's named linalg ops'
+    (`linalg.fill`) and xsplit's (`linalg.matmul`, `xsplit.dialects.linalg`)."""
+    from xdsl.dialects.linalg.abstract_ops import NamedOperation
+
+    from xsplit.dialects.linalg import StructuredNamedOp
+
+    return frozenset(
+        {_print_extract_slice, NamedOperation.print, StructuredNamedOp.print}
+    )
+
+
+def prints_by_signature(cls: type[Operation]) -> bool:
+    """Whether an op of class `cls` prints (after its name) text that depends
+    only on its signature, with its operands' names spliced in: the class's
+    `print` is xDSL's declarative format made of the directives
+    `_format_directives` names, for a class without regions or successors,
+    or one of `_signature_printers`. Such an op's text is the same, but for
+    those names, for every op of one signature (its class, the types of its
+    operands and results, its properties and attributes), so a printer may
+    print it once per signature (`xsplit.reader.XsplitPrinter`). An op with
+    successors prints their names too; the caller checks."""
+    from xdsl.irdl.declarative_assembly_format import FormatProgram
+
+    printer = getattr(cls, "print", None)
+    if printer in _signature_printers():
+        return True
+    if getattr(printer, "__name__", None) != "print_with_format" or not printer.__closure__:
+        return False
+    definition = cls.get_irdl_definition()  # type: ignore[attr-defined]
+    if definition.regions or definition.successors:
+        return False
+    programs = [
+        cell.cell_contents
+        for cell in printer.__closure__
+        if isinstance(cell.cell_contents, FormatProgram)
+    ]
+    if len(programs) != 1:
+        return False
+    known = _format_directives()
+    return all(_directives_read_the_signature(d, known) for d in programs[0].stmts)
+
+
 @_patch
 def _extract_slice_printed_directly() -> None:
     """`tensor.extract_slice` is the op xsplit prints most (a split's chunks
