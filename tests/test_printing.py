@@ -37,7 +37,8 @@ def test_extract_slice_prints_as_its_format_does(monkeypatch: pytest.MonkeyPatch
 # Ops printed once per signature (`XsplitPrinter._print_by_signature`):
 # formats with optional groups, attribute dictionaries, index lists,
 # operands that are one value, unnamed values, hand-written printers of
-# ops with a region they do not print (`linalg.fill`, `linalg.matmul`).
+# ops with a region they do not print (`linalg.fill`, `linalg.matmul`) or
+# print in the middle (`linalg.generic`).
 BY_SIGNATURE = """
 func.func @f(%t: tensor<16x100xf32>, %x: f32, %y: f32, %i: index, %c: i1,
              %p: !iree_tensor_ext.dispatch.tensor<readonly:tensor<16x100xf32>>,
@@ -63,6 +64,11 @@ func.func @f(%t: tensor<16x100xf32>, %x: f32, %y: f32, %i: index, %c: i1,
   %16 = tensor.empty() : tensor<16x8xf32>
   %17 = linalg.matmul ins(%t, %15 : tensor<16x100xf32>, tensor<100x8xf32>) outs(%16 : tensor<16x8xf32>) -> tensor<16x8xf32>
   %18 = linalg.matmul {tag = "b"} ins(%t, %14 : tensor<16x100xf32>, tensor<100x8xf32>) outs(%17 : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %19 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%14 : tensor<100x8xf32>) outs(%15 : tensor<100x8xf32>) attrs = {tag = "c"} {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<100x8xf32>
   func.return %6 : f32
 }
 """
@@ -72,6 +78,13 @@ def test_ops_print_once_per_signature_as_one_by_one(monkeypatch: pytest.MonkeyPa
     from xsplit import reader
 
     module = parse_module(BY_SIGNATURE)
+    # A rewrite's clones share their attribute objects: the generic again,
+    # on other operands (its body's values are named where it prints).
+    generic = next(op for op in module.walk() if op.name == "linalg.generic")
+    fills = [op.results[0] for op in module.walk() if op.name == "linalg.fill"]
+    again = generic.clone(value_mapper={generic.operands[0]: fills[1], generic.operands[1]: fills[0]})
+    assert generic.parent is not None
+    generic.parent.insert_op_after(again, generic)
     # Values without names print as numbers, given where first printed.
     for op in module.walk():
         for r in op.results:
@@ -92,6 +105,7 @@ def test_ops_print_once_per_signature_as_one_by_one(monkeypatch: pytest.MonkeyPa
     # of their own; a rewrite's clones share theirs.
     assert records.count("arith.addf") == 4
     assert "linalg.matmul" in records and "iree_tensor_ext.dispatch.tensor.store" in records
+    assert records.count("linalg.generic") == 1
     monkeypatch.setattr(reader, "_by_signature", lambda cls: False)
     assert fast == print_module(module)
     assert "%4 = arith.addf %3, %3 : f32" in fast  # aliased, after a plain one

@@ -51,7 +51,7 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -700,14 +700,18 @@ class XsplitPrinter(Printer):
         for piece, place in zip(pieces, places):
             write(piece)
             self._current_column += len(piece)
-            self.print_ssa_value(operands[place])
+            if type(place) is int:
+                self.print_ssa_value(operands[place])
+            else:
+                index, args, kwargs = place
+                self.print_region(op.regions[index], *args, **kwargs)
         write(pieces[-1])
         self._current_column += len(pieces[-1])
 
     def _record(self, op: Operation) -> _OpText | None:
-        """`op`'s text cut at its operands' names, printed aside; None where
-        it cannot be written again for another op (a name that is not an
-        operand's, a line break, a resource blob named)."""
+        """`op`'s text cut at its operands' names and its regions, printed
+        aside; None where it cannot be written again for another op (a name
+        that is not an operand's, a line break, a resource blob named)."""
         stream, column = self.stream, self._current_column
         resources = sum(map(len, self._dialect_resources.values()))
         recording = self._recording = _Recording(op)
@@ -735,6 +739,12 @@ class XsplitPrinter(Printer):
             return
         self._current_column += len(text)
         self.stream.write(text)  # pyright: ignore[reportOptionalMemberAccess]
+
+    def print_region(self, region: Region, *args: Any, **kwargs: Any) -> None:
+        if self._recording is not None:
+            self._recording.note_region(region, args, kwargs)
+            return
+        super().print_region(region, *args, **kwargs)
 
     def print_ssa_value(self, value: SSAValue) -> str:
         if self._recording is not None:
@@ -791,11 +801,14 @@ _UNSEEN = "\0unseen"
 
 
 class _OpText(NamedTuple):
-    """An op's printed text (after its name) between its operands' names."""
+    """An op's printed text (after its name) between its operands' names
+    and its regions."""
 
     pieces: tuple[str, ...]
-    places: tuple[int, ...]
-    """The operand whose name goes after each piece but the last."""
+    places: tuple[int | tuple[int, tuple[Any, ...], dict[str, Any]], ...]
+    """What goes after each piece but the last: the operand whose name it
+    is, or the region printed there (its index and `print_region`'s
+    arguments)."""
     first: Operation
 
 
@@ -807,11 +820,21 @@ class _Recording:
 
     def __init__(self, op: Operation) -> None:
         self.operands = op._operands  # pyright: ignore[reportPrivateUsage]
+        self.regions = op.regions
         self.text = io.StringIO()
         self.at: list[int] = []
-        self.places: list[int] = []
+        self.places: list[int | tuple[int, tuple[Any, ...], dict[str, Any]]] = []
         self.foreign = False
-        """Whether a value that is none of the op's operands was printed."""
+        """Whether a value that is none of the op's operands, or a region
+        that is none of its regions, was printed."""
+
+    def note_region(self, region: Region, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        for index, own in enumerate(self.regions):
+            if own is region:
+                self.at.append(len(self.text.getvalue()))
+                self.places.append((index, args, dict(kwargs)))
+                return
+        self.foreign = True
 
     def note(self, value: SSAValue) -> str:
         for place, operand in enumerate(self.operands):

@@ -562,19 +562,31 @@ def _format_directives() -> frozenset[type]:
     )
 
 
-def _directives_read_the_signature(directive: Any, known: frozenset[type]) -> bool:
-    """Whether `directive` and every directive inside it is of a kind in `known`."""
-    from xdsl.irdl.declarative_assembly_format import Directive
+def _directives_read_the_signature(
+    directive: Any, known: frozenset[type], optional: bool = False
+) -> bool:
+    """Whether `directive` and every directive inside it is of a kind in
+    `known`, or a single region outside optional groups (printed by
+    `print_region`; whether a group prints depends on its anchor, and a
+    region anchors on whether it has blocks, which no signature says)."""
+    from xdsl.irdl.declarative_assembly_format import (
+        Directive,
+        OptionalGroupDirective,
+        RegionVariable,
+    )
 
+    if type(directive) is RegionVariable and not optional:
+        return True
     if type(directive) not in known:
         return False
+    optional = optional or type(directive) is OptionalGroupDirective
     inner = [
         value
         for field in dataclasses.fields(directive)
         for value in _as_tuple(getattr(directive, field.name))
         if isinstance(value, Directive)
     ]
-    return all(_directives_read_the_signature(d, known) for d in inner)
+    return all(_directives_read_the_signature(d, known, optional) for d in inner)
 
 
 def _as_tuple(value: Any) -> tuple[Any, ...]:
@@ -584,15 +596,18 @@ def _as_tuple(value: Any) -> tuple[Any, ...]:
 def _signature_printers() -> frozenset[Callable[..., None]]:
     """Hand-written printers that read nothing of an op but its class,
     operands (printed by name, and their types), result types, properties
-    and attributes; a named linalg op's body, implied by its name, is not
-    printed: `tensor.extract_slice`'s here, xDSL's named linalg ops'
-    (`linalg.fill`) and xsplit's (`linalg.matmul`, `xsplit.dialects.linalg`)."""
+    and attributes, and print its regions, if at all, by `print_region`: a
+    named linalg op's body, implied by its name, is not printed.
+    `tensor.extract_slice`'s here, xDSL's `linalg.generic` and named linalg
+    ops' (`linalg.fill`), and xsplit's (`linalg.matmul`,
+    `xsplit.dialects.linalg`)."""
     from xdsl.dialects.linalg.abstract_ops import NamedOperation
+    from xdsl.dialects.linalg.ops import GenericOp
 
     from xsplit.dialects.linalg import StructuredNamedOp
 
     return frozenset(
-        {_print_extract_slice, NamedOperation.print, StructuredNamedOp.print}
+        {_print_extract_slice, NamedOperation.print, StructuredNamedOp.print, GenericOp.print}
     )
 
 
@@ -600,12 +615,13 @@ def prints_by_signature(cls: type[Operation]) -> bool:
     """Whether an op of class `cls` prints (after its name) text that depends
     only on its signature, with its operands' names spliced in: the class's
     `print` is xDSL's declarative format made of the directives
-    `_format_directives` names, for a class without regions or successors,
-    or one of `_signature_printers`. Such an op's text is the same, but for
-    those names, for every op of one signature (its class, the types of its
-    operands and results, its properties and attributes), so a printer may
-    print it once per signature (`xsplit.reader.XsplitPrinter`). An op with
-    successors prints their names too; the caller checks."""
+    `_format_directives` names (and regions), for a class without
+    successors, or one of `_signature_printers`. Such an op's text is the
+    same, but for those names and its regions, for every op of one
+    signature (its class, the types of its operands and results, its
+    properties and attributes), so a printer may print it once per
+    signature (`xsplit.reader.XsplitPrinter`). An op with successors prints
+    their names too; the caller checks."""
     from xdsl.irdl.declarative_assembly_format import FormatProgram
 
     printer = getattr(cls, "print", None)
@@ -613,8 +629,7 @@ def prints_by_signature(cls: type[Operation]) -> bool:
         return True
     if getattr(printer, "__name__", None) != "print_with_format" or not printer.__closure__:
         return False
-    definition = cls.get_irdl_definition()  # type: ignore[attr-defined]
-    if definition.regions or definition.successors:
+    if cls.get_irdl_definition().successors:  # type: ignore[attr-defined]
         return False
     programs = [
         cell.cell_contents
