@@ -82,7 +82,8 @@ def test_ops_print_once_per_signature_as_one_by_one(monkeypatch: pytest.MonkeyPa
     # on other operands (its body's values are named where it prints).
     generic = next(op for op in module.walk() if op.name == "linalg.generic")
     fills = [op.results[0] for op in module.walk() if op.name == "linalg.fill"]
-    again = generic.clone(value_mapper={generic.operands[0]: fills[1], generic.operands[1]: fills[0]})
+    swapped = {generic.operands[0]: fills[1], generic.operands[1]: fills[0]}
+    again = generic.clone(value_mapper=swapped)
     assert generic.parent is not None
     generic.parent.insert_op_after(again, generic)
     # Values without names print as numbers, given where first printed.
