@@ -638,9 +638,10 @@ class XsplitPrinter(Printer):
 
     The same goes for an op whose printed form reads nothing but its
     signature and its operands' names (`prints_by_signature`: most
-    declarative formats): its text is printed once per signature, with the
-    places of its operands' names noted, and written again for every op of
-    that signature with their names put in (`_print_by_signature`)."""
+    declarative formats, the named linalg ops): its text is printed once per
+    signature, with the places of its operands' names and its regions
+    noted, and written again for every op of that signature with their
+    names and regions printed in place (`_print_by_signature`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
