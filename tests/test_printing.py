@@ -69,6 +69,16 @@ func.func @f(%t: tensor<16x100xf32>, %x: f32, %y: f32, %i: index, %c: i1,
     %s = arith.addf %a, %b : f32
     linalg.yield %s : f32
   } -> tensor<100x8xf32>
+  %20 = arith.cmpi slt, %i, %i : index
+  %21 = arith.cmpi eq, %i, %i : index
+  %22 = affine.apply affine_map<(d0)[s0] -> (d0 * 4 + s0)> (%i)[%i]
+  %23 = scf.forall (%k) in (4) shared_outs(%out = %16) -> (tensor<16x8xf32>) {
+    %24 = affine.apply affine_map<(d0) -> (d0 * 4)> (%k)
+    %25 = tensor.extract_slice %out[%24, 0] [4, 8] [1, 1] : tensor<16x8xf32> to tensor<4x8xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %25 into %out[%24, 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<16x8xf32>
+    }
+  }
   func.return %6 : f32
 }
 """
@@ -81,6 +91,9 @@ def test_ops_print_once_per_signature_as_one_by_one(monkeypatch: pytest.MonkeyPa
     # A rewrite's clones share their attribute objects: the generic again,
     # on other operands (its body's values are named where it prints).
     generic = next(op for op in module.walk() if op.name == "linalg.generic")
+    loop = next(op for op in module.walk() if op.name == "scf.forall")
+    assert loop.parent is not None
+    loop.parent.insert_op_after(loop.clone(), loop)
     fills = [op.results[0] for op in module.walk() if op.name == "linalg.fill"]
     swapped = {generic.operands[0]: fills[1], generic.operands[1]: fills[0]}
     again = generic.clone(value_mapper=swapped)
@@ -107,6 +120,7 @@ def test_ops_print_once_per_signature_as_one_by_one(monkeypatch: pytest.MonkeyPa
     assert records.count("arith.addf") == 4
     assert "linalg.matmul" in records and "iree_tensor_ext.dispatch.tensor.store" in records
     assert records.count("linalg.generic") == 1
+    assert records.count("scf.forall.in_parallel") == 1  # the loop's and its clone's
     monkeypatch.setattr(reader, "_by_signature", lambda cls: False)
     assert fast == print_module(module)
     assert "%4 = arith.addf %3, %3 : f32" in fast  # aliased, after a plain one

@@ -598,16 +598,30 @@ def _signature_printers() -> frozenset[Callable[..., None]]:
     operands (printed by name, and their types), result types, properties
     and attributes, and print its regions, if at all, by `print_region`: a
     named linalg op's body, implied by its name, is not printed.
-    `tensor.extract_slice`'s here, xDSL's `linalg.generic` and named linalg
-    ops' (`linalg.fill`), and xsplit's (`linalg.matmul`,
-    `xsplit.dialects.linalg`)."""
+    `tensor.extract_slice`'s here, xDSL's `linalg.generic`, named linalg
+    ops' (`linalg.fill`), `tensor.empty`'s, `arith.cmpi`'s and
+    `affine.apply`'s, and xsplit's named linalg ops' (`linalg.matmul`,
+    `xsplit.dialects.linalg`) and `scf.forall.in_parallel`'s."""
+    from xdsl.dialects.affine import ApplyOp
+    from xdsl.dialects.arith import CmpiOp
     from xdsl.dialects.linalg.abstract_ops import NamedOperation
     from xdsl.dialects.linalg.ops import GenericOp
+    from xdsl.dialects.tensor import EmptyOp
 
     from xsplit.dialects.linalg import StructuredNamedOp
+    from xsplit.dialects.scf import InParallelOp
 
     return frozenset(
-        {_print_extract_slice, NamedOperation.print, StructuredNamedOp.print, GenericOp.print}
+        {
+            _print_extract_slice,
+            NamedOperation.print,
+            StructuredNamedOp.print,
+            GenericOp.print,
+            EmptyOp.print,
+            CmpiOp.print,
+            ApplyOp.print,
+            InParallelOp.print,
+        }
     )
 
 
