@@ -26,14 +26,15 @@ failures by the op's location, iree-opt's by its own diagnostic.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -50,10 +51,12 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute, Region, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
+from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
@@ -64,7 +67,11 @@ from xsplit.dialects.builtin import SPLAT_STORED_ONCE_ABOVE, SplatElementsAttr
 from xsplit.dialects.opaque import OpaqueAttr, OpaqueType
 from xsplit.dialects.util import FuncOp as UtilFuncOp
 from xsplit.verifier import one_line, verify_module
-from xsplit.xdsl_compat import compare_attributes_by_parameters, overridden
+from xsplit.xdsl_compat import (
+    compare_attributes_by_parameters,
+    overridden,
+    prints_by_signature,
+)
 
 
 class XsplitParser(Parser):
@@ -627,13 +634,105 @@ class XsplitPrinter(Printer):
     printed once per module: its text is kept and written again where the same
     or an equal attribute recurs. An attribute is a value, so equal ones print the same;
     one whose printing spans lines or names a resource blob is printed each
-    time, since its text depends on where it is printed."""
+    time, since its text depends on where it is printed.
+
+    The same goes for an op whose printed form reads nothing but its
+    signature and its operands' names (`prints_by_signature`: most
+    declarative formats, the named linalg ops): its text is printed once per
+    signature, with the places of its operands' names and its regions
+    noted, and written again for every op of that signature with their
+    names and regions printed in place (`_print_by_signature`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         compare_attributes_by_parameters()
         self._attribute_text: dict[Attribute, str | None] = {}
         self._by_identity: dict[int, tuple[Attribute, str | None]] = {}
+        self._texts: dict[tuple[Any, ...], _OpText | None] = {}
+        self._recording: _Recording | None = None
+
+    def print_op(self, op: Operation) -> None:
+        if (
+            op._successors  # pyright: ignore[reportPrivateUsage]
+            or self.print_generic_format
+            or self.print_debuginfo
+            or self._next_line_callback
+            or self.diagnostic.op_messages
+            or not _by_signature(type(op))
+        ):
+            super().print_op(op)
+            return
+        # What xDSL's print_op writes for an op that is not isolated from
+        # above and has a custom format: its results, its name, its text.
+        results = op.results
+        if results:
+            self.print_list(results, self.print_ssa_value)
+            self.print_string(" = ")
+        self.print_string(op.name)
+        self._print_by_signature(op)
+
+    def _print_by_signature(self, op: Operation) -> None:
+        operands = op._operands  # pyright: ignore[reportPrivateUsage]
+        properties, attributes = op.properties, op.attributes
+        key = (
+            type(op),
+            *[id(v.type) for v in operands],
+            None,
+            *[id(r.type) for r in op.results],
+            None,
+            *properties,
+            *map(id, properties.values()),
+            None,
+            *attributes,
+            *map(id, attributes.values()),
+            None,
+            # Which operands are one value: the text notes an operand's name
+            # by the first place the value has among the operands.
+            *(() if len(set(map(id, operands))) == len(operands) else _aliasing(operands)),
+        )
+        text = self._texts.get(key, _UNSEEN_TEXT)
+        if text is _UNSEEN_TEXT:
+            text = self._texts[key] = self._record(op)
+        if text is None:
+            op.print(self)
+            return
+        pieces, places = text.pieces, text.places
+        write = self.stream.write  # pyright: ignore[reportOptionalMemberAccess]
+        for piece, place in zip(pieces, places):
+            write(piece)
+            self._current_column += len(piece)
+            if type(place) is int:
+                self.print_ssa_value(operands[place])
+            else:
+                index, args, kwargs = place
+                self.print_region(op.regions[index], *args, **kwargs)
+        write(pieces[-1])
+        self._current_column += len(pieces[-1])
+
+    def _record(self, op: Operation) -> _OpText | None:
+        """`op`'s text cut at its operands' names and its regions, printed
+        aside; None where it cannot be written again for another op (a name
+        that is not an operand's, a line break, a resource blob named)."""
+        stream, column = self.stream, self._current_column
+        resources = sum(map(len, self._dialect_resources.values()))
+        recording = self._recording = _Recording(op)
+        self.stream = recording.text
+        try:
+            op.print(self)
+        finally:
+            self.stream, self._current_column = stream, column
+            self._recording = None
+        text = recording.text.getvalue()
+        if (
+            recording.foreign
+            or "\n" in text
+            or resources != sum(map(len, self._dialect_resources.values()))
+        ):
+            return None
+        cuts = [0, *recording.at, len(text)]
+        pieces = tuple(text[a:b] for a, b in zip(cuts, cuts[1:]))
+        # The op is kept: its types and attributes are the key's ids.
+        return _OpText(pieces, tuple(recording.places), op)
 
     def print_string(self, text: str, *, indent: int | None = None) -> None:
         if "\n" in text:
@@ -642,7 +741,15 @@ class XsplitPrinter(Printer):
         self._current_column += len(text)
         self.stream.write(text)  # pyright: ignore[reportOptionalMemberAccess]
 
+    def print_region(self, region: Region, *args: Any, **kwargs: Any) -> None:
+        if self._recording is not None:
+            self._recording.note_region(region, args, kwargs)
+            return
+        super().print_region(region, *args, **kwargs)
+
     def print_ssa_value(self, value: SSAValue) -> str:
+        if self._recording is not None:
+            return self._recording.note(value)
         # xDSL's, with one lookup for a value named before (every use).
         name = self._ssa_values.get(value)
         if name is None:
@@ -692,3 +799,68 @@ class XsplitPrinter(Printer):
 
 
 _UNSEEN = "\0unseen"
+
+
+class _OpText(NamedTuple):
+    """An op's printed text (after its name) between its operands' names
+    and its regions."""
+
+    pieces: tuple[str, ...]
+    places: tuple[int | tuple[int, tuple[Any, ...], dict[str, Any]], ...]
+    """What goes after each piece but the last: the operand whose name it
+    is, or the region printed there (its index and `print_region`'s
+    arguments)."""
+    first: Operation
+
+
+_UNSEEN_TEXT = _OpText((), (), None)  # type: ignore[arg-type]
+
+
+class _Recording:
+    """What `XsplitPrinter._record` notes while an op prints aside."""
+
+    def __init__(self, op: Operation) -> None:
+        self.operands = op._operands  # pyright: ignore[reportPrivateUsage]
+        self.regions = op.regions
+        self.text = io.StringIO()
+        self.at: list[int] = []
+        self.places: list[int | tuple[int, tuple[Any, ...], dict[str, Any]]] = []
+        self.foreign = False
+        """Whether a value that is none of the op's operands, or a region
+        that is none of its regions, was printed."""
+
+    def note_region(self, region: Region, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        for index, own in enumerate(self.regions):
+            if own is region:
+                self.at.append(len(self.text.getvalue()))
+                self.places.append((index, args, dict(kwargs)))
+                return
+        self.foreign = True
+
+    def note(self, value: SSAValue) -> str:
+        for place, operand in enumerate(self.operands):
+            if operand is value:
+                self.at.append(len(self.text.getvalue()))
+                self.places.append(place)
+                return ""
+        self.foreign = True
+        return ""
+
+
+def _aliasing(operands: Sequence[SSAValue]) -> tuple[int, ...]:
+    """Each operand's first place among the operands."""
+    first: dict[int, int] = {}
+    return tuple(first.setdefault(id(v), i) for i, v in enumerate(operands))
+
+
+@functools.cache
+def _by_signature(cls: type[Operation]) -> bool:
+    """Whether ops of `cls` are printed once per signature: they print by
+    their signature alone and are not isolated from above (xDSL's print_op
+    opens a scope of names for those)."""
+    return (
+        issubclass(cls, IRDLOperation)
+        and not issubclass(cls, UnregisteredOp)
+        and prints_by_signature(cls)
+        and not any(isinstance(t, IsolatedFromAbove) for t in cls.traits)
+    )

@@ -523,6 +523,139 @@ def _print_extract_slice(self: Any, printer: Any) -> None:
 _FORMATTED_EXTRACT_SLICE: Callable[[Any, Any], None] = tensor.ExtractSliceOp.print
 
 
+# --- printing by signature ----------------------------------------------------
+
+
+def _format_directives() -> frozenset[type]:
+    """The directives of xDSL 0.74's declarative format whose printing reads
+    nothing of an op but its operands (printed by name), their and its
+    results' types, its properties and attributes, and the format itself;
+    `DynamicIndexList` as `_print_index_list` prints it. Region and successor
+    directives, other custom directives and anything unknown are not here."""
+    from xdsl.irdl import declarative_assembly_format as f
+
+    return frozenset(
+        {
+            f.PunctuationDirective,
+            f.KeywordDirective,
+            f.WhitespaceDirective,
+            f.OperandVariable,
+            f.VariadicOperandVariable,
+            f.OptionalOperandVariable,
+            f.OperandsDirective,
+            f.ResultVariable,
+            f.VariadicResultVariable,
+            f.OptionalResultVariable,
+            f.ResultsDirective,
+            f.TypeDirective,
+            f.FunctionalTypeDirective,
+            f.AttrDictDirective,
+            f.AttributeVariable,
+            f.UniqueBaseAttributeVariable,
+            f.TypedAttributeVariable,
+            f.DenseArrayAttributeVariable,
+            f.SymbolNameAttributeVariable,
+            f.OptionalUnitAttrVariable,
+            f.OptionalGroupDirective,
+            DynamicIndexList,
+        }
+    )
+
+
+def _directives_read_the_signature(
+    directive: Any, known: frozenset[type], optional: bool = False
+) -> bool:
+    """Whether `directive` and every directive inside it is of a kind in
+    `known`, or a single region outside optional groups (printed by
+    `print_region`; whether a group prints depends on its anchor, and a
+    region anchors on whether it has blocks, which no signature says)."""
+    from xdsl.irdl.declarative_assembly_format import (
+        Directive,
+        OptionalGroupDirective,
+        RegionVariable,
+    )
+
+    if type(directive) is RegionVariable and not optional:
+        return True
+    if type(directive) not in known:
+        return False
+    optional = optional or type(directive) is OptionalGroupDirective
+    inner = [
+        value
+        for field in dataclasses.fields(directive)
+        for value in _as_tuple(getattr(directive, field.name))
+        if isinstance(value, Directive)
+    ]
+    return all(_directives_read_the_signature(d, known, optional) for d in inner)
+
+
+def _as_tuple(value: Any) -> tuple[Any, ...]:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _signature_printers() -> frozenset[Callable[..., None]]:
+    """Hand-written printers that read nothing of an op but its class,
+    operands (printed by name, and their types), result types, properties
+    and attributes, and print its regions, if at all, by `print_region`: a
+    named linalg op's body, implied by its name, is not printed.
+    `tensor.extract_slice`'s here, xDSL's `linalg.generic`, named linalg
+    ops' (`linalg.fill`), `tensor.empty`'s, `arith.cmpi`'s and
+    `affine.apply`'s, and xsplit's named linalg ops' (`linalg.matmul`,
+    `xsplit.dialects.linalg`) and `scf.forall.in_parallel`'s."""
+    from xdsl.dialects.affine import ApplyOp
+    from xdsl.dialects.arith import CmpiOp
+    from xdsl.dialects.linalg.abstract_ops import NamedOperation
+    from xdsl.dialects.linalg.ops import GenericOp
+    from xdsl.dialects.tensor import EmptyOp
+
+    from xsplit.dialects.linalg import StructuredNamedOp
+    from xsplit.dialects.scf import InParallelOp
+
+    return frozenset(
+        {
+            _print_extract_slice,
+            NamedOperation.print,
+            StructuredNamedOp.print,
+            GenericOp.print,
+            EmptyOp.print,
+            CmpiOp.print,
+            ApplyOp.print,
+            InParallelOp.print,
+        }
+    )
+
+
+def prints_by_signature(cls: type[Operation]) -> bool:
+    """Whether an op of class `cls` prints (after its name) text that depends
+    only on its signature, with its operands' names spliced in: the class's
+    `print` is xDSL's declarative format made of the directives
+    `_format_directives` names (and regions), for a class without
+    successors, or one of `_signature_printers`. Such an op's text is the
+    same, but for those names and its regions, for every op of one
+    signature (its class, the types of its operands and results, its
+    properties and attributes), so a printer may print it once per
+    signature (`xsplit.reader.XsplitPrinter`). An op with successors prints
+    their names too; the caller checks."""
+    from xdsl.irdl.declarative_assembly_format import FormatProgram
+
+    printer = getattr(cls, "print", None)
+    if printer in _signature_printers():
+        return True
+    if getattr(printer, "__name__", None) != "print_with_format" or not printer.__closure__:
+        return False
+    if cls.get_irdl_definition().successors:  # type: ignore[attr-defined]
+        return False
+    programs = [
+        cell.cell_contents
+        for cell in printer.__closure__
+        if isinstance(cell.cell_contents, FormatProgram)
+    ]
+    if len(programs) != 1:
+        return False
+    known = _format_directives()
+    return all(_directives_read_the_signature(d, known) for d in programs[0].stmts)
+
+
 @_patch
 def _extract_slice_printed_directly() -> None:
     """`tensor.extract_slice` is the op xsplit prints most (a split's chunks

@@ -136,3 +136,66 @@ def test_a_structural_test_is_decided_once_per_op_for_every_pattern() -> None:
     out = rewrite(ADDI, "test-shared-tests")
     assert "arith.addi" in out
     assert calls == ["shared", "shared", "native", "native"]
+
+
+def _early_pass(name: str, calls: list[str]) -> Pass:
+    """Native tests declared pure, then structural tests that fail on the
+    op: one reads nothing but the op, one reads a capture the native made,
+    one comes after a native test not declared pure."""
+
+    def pure(m) -> bool:
+        calls.append("pure")
+        m.captures["seen"] = m.root
+        return True
+
+    def impure(m) -> bool:
+        calls.append("impure")
+        return True
+
+    def op_alone(m) -> bool:
+        calls.append("op alone")
+        return m.root.name != "arith.addi"
+
+    def reads_capture(m) -> bool:
+        calls.append("reads capture")
+        return m.captures.get("seen") is None
+
+    def pattern(suffix: str, where) -> Pattern:
+        return Pattern(
+            name=f"{name}-{suffix}",
+            doc="test",
+            root="arith.addi",
+            where=where,
+            rewrite=lambda m, ir: [m.root.operands[0]],
+        )
+
+    return Pass(
+        name,
+        "test",
+        [
+            pattern("op-alone", Predicate("pure", pure, pure=True) & _structural(op_alone)),
+            pattern(
+                "reads-capture", Predicate("pure", pure, pure=True) & _structural(reads_capture)
+            ),
+            pattern("impure", Predicate("impure", impure) & _structural(op_alone)),
+        ],
+    )
+
+
+def _structural(test) -> Predicate:
+    return Predicate(test.__name__, test, structural=True)
+
+
+def test_a_structural_test_that_fails_on_the_op_alone_is_decided_before_pure_ones() -> None:
+    calls: list[str] = []
+    p = _early_pass("test-early", calls)
+    p.apply(parse_module(ADDI))
+    # The first pattern: its structural test, tried first, fails (the pure
+    # native test is not run). The second: its test read the capture when
+    # tried first, so the match runs in order. The third: the native test
+    # may remark, so it runs in order, the test (decided already) after it.
+    assert calls == ["op alone", "reads capture", "pure", "reads capture", "impure", "op alone"]
+    calls.clear()
+    with collect_remarks(), engine_settings(explain=True):
+        p.apply(parse_module(ADDI))
+    assert calls == ["pure", "op alone", "pure", "reads capture", "impure", "op alone"]

@@ -138,7 +138,7 @@ class AnyOf(Constraint):
     def check(self, m: Match) -> Failure | None:
         reasons: list[str] = []
         for child in self.children:
-            saved = dict(m.captures)
+            saved = dict.copy(m.captures)  # not a read of them: `engine._Watched`
             failure = child.check(m)
             if failure is None:
                 return None
@@ -159,7 +159,7 @@ class Not(Constraint):
         return f"not {self.child}"
 
     def check(self, m: Match) -> Failure | None:
-        saved = dict(m.captures)
+        saved = dict.copy(m.captures)  # not a read of them: `engine._Watched`
         failure = self.child.check(m)
         m.captures.clear()
         m.captures.update(saved)
@@ -181,6 +181,11 @@ class Predicate(Constraint):
     options_only: bool = False
     """Whether it reads nothing but the pass options: its outcome is the same
     on every op of a run (the engine decides it once, `on_options_alone`)."""
+    pure: bool = False
+    """For a native test: whether it does nothing but read the IR, make
+    captures and keep facts in `Match.analyses` (no remark, no change to
+    the IR), as structural tests do. The engine may then decide a
+    structural test after it first (`engine._early_tests`)."""
 
     def check(self, m: Match) -> Failure | None:
         outcome = self.test(m)
@@ -189,11 +194,14 @@ class Predicate(Constraint):
         return Failure(self.description, "it does not" if outcome is False else outcome)
 
 
-def where(description: str, test: Callable[[Match], bool | str | None]) -> Constraint:
+def where(
+    description: str, test: Callable[[Match], bool | str | None], *, pure: bool = False
+) -> Constraint:
     """A constraint from a function of the match; `description` names it in
     diagnostics. It is native code, as DRR's `CPred`: prefer the structural
-    constraints below where they say it."""
-    return Predicate(description, test)
+    constraints below where they say it. `pure=True` declares that `test`
+    only reads the IR and makes captures (`Predicate.pure`)."""
+    return Predicate(description, test, pure=pure)
 
 
 def _structural(description: str, test: Callable[[Match], bool | str | None]) -> Constraint:
@@ -207,6 +215,13 @@ def _on_options(description: str, test: Callable[[Match], bool | str | None]) ->
 def on_options_alone(c: Constraint) -> bool:
     """Whether `c` reads nothing but the pass options."""
     return all(isinstance(leaf, Predicate) and leaf.options_only for leaf in leaves(c))
+
+
+def is_pure(c: Constraint) -> bool:
+    """Whether every test in `c` is structural or a native one declared pure."""
+    return all(
+        isinstance(leaf, Predicate) and (leaf.structural or leaf.pure) for leaf in leaves(c)
+    )
 
 
 def leaves(c: Constraint) -> list[Constraint]:

@@ -38,6 +38,7 @@ from xsplit.rewrites.dsl.constraints import (
     Failure,
     Match,
     Not,
+    is_pure,
     is_structural,
     on_options_alone,
 )
@@ -131,6 +132,8 @@ class Engine:
                 self.families.setdefault(name, set()).update(owners)
         self._wanted: dict[str, frozenset[str]] = {}
         self._structural: dict[int, bool] = {}
+        self._early = {id(p): _early_tests(p.where) for p in self.dsl_pass.patterns}
+        self._reads_captures: set[int] = set()
 
     def run(self, module: ModuleOp) -> dict[str, int]:
         with collector_paused():
@@ -204,6 +207,9 @@ class Engine:
         for pattern in tried.get(op.name, ()):
             if pattern.family == family:
                 continue  # made by this family's rewrite; see Pattern.family
+            early = self._early[id(pattern)]
+            if early and not explain and self._fails_early(early, op, analyses):
+                continue
             m = Match(op, self.options, {}, analyses, self.ctx)
             failure = self._check(pattern.where, m)
             if failure is None:
@@ -251,6 +257,35 @@ class Engine:
         if inner is c:
             return failure
         return None if failure is not None else Failure(c.description, f"{inner} holds")
+
+    def _fails_early(
+        self, early: tuple[Constraint, ...], op: Operation, analyses: dict[tuple[str, int], Any]
+    ) -> bool:
+        """Whether one of a pattern's `_early_tests` fails on `op` whatever
+        the captures: tried with none, it read none (`_Watched`). Its place
+        in the match comes after tests that only read the IR and capture,
+        so the match would fail there as it fails here, with nothing else
+        done but facts about the IR not computed. Decided once per op visit
+        for every pattern that has the test."""
+        for c in early:
+            if id(c) in self._reads_captures:
+                continue
+            key = ("early test", id(c))
+            fails = analyses.get(key)
+            if fails is None:
+                watched = _Watched()
+                try:
+                    failure = c.check(Match(op, self.options, watched, analyses, self.ctx))
+                except Exception:  # in its place, with captures, it may not raise
+                    failure = None
+                if watched.read:
+                    # It will most likely read them on other ops too: not
+                    # tried early again in this run (a matter of time only).
+                    self._reads_captures.add(id(c))
+                fails = analyses[key] = failure is not None and not watched.read
+            if fails:
+                return True
+        return False
 
     def _apply(self, pattern: Pattern, m: Match) -> tuple[list[Operation], list[Operation]]:
         """Rewrites the root; returns the ops it created that a pattern of another
@@ -330,6 +365,96 @@ def _may_hold(where: Constraint, options: Mapping[str, Any]) -> bool:
         elif not is_structural(c):
             return True
     return True
+
+
+def _early_tests(where: Constraint) -> tuple[Constraint, ...]:
+    """The structural tests of a conjunction that come after a native test
+    declared pure (`Predicate.pure`) and only such tests or structural ones:
+    where one fails whatever the captures, the match fails before the
+    native tests run (`Engine._fails_early`). The first impure native test
+    ends them: from there, what the match does before a failure may be seen.
+    Explanations run every match in order."""
+    early: list[Constraint] = []
+    after_native = False
+    for c in where.children if isinstance(where, AllOf) else (where,):
+        if is_structural(c):
+            if after_native:
+                early.append(c)
+        elif is_pure(c):
+            after_native = True
+        else:
+            break
+    return tuple(early)
+
+
+class _Watched(dict[str, Any]):
+    """Captures that note whether a test read them, by name or whole. The
+    DSL's own saves and restores around `~` and `|` copy them with
+    `dict.copy`, which reads no entry for a test's outcome."""
+
+    read = False
+
+    def __getitem__(self, name: str) -> Any:
+        self.read = True
+        return super().__getitem__(name)
+
+    def __contains__(self, name: object) -> bool:
+        self.read = True
+        return super().__contains__(name)
+
+    def __iter__(self) -> Iterator[str]:
+        self.read = True
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self.read = True
+        return super().__len__()
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self.read = True
+        return super().get(name, default)
+
+    def keys(self) -> Any:
+        self.read = True
+        return super().keys()
+
+    def values(self) -> Any:
+        self.read = True
+        return super().values()
+
+    def items(self) -> Any:
+        self.read = True
+        return super().items()
+
+    def copy(self) -> dict[str, Any]:
+        self.read = True
+        return super().copy()
+
+    def setdefault(self, name: str, default: Any = None) -> Any:
+        self.read = True
+        return super().setdefault(name, default)
+
+    def pop(self, name: str, *default: Any) -> Any:
+        self.read = True
+        return super().pop(name, *default)
+
+    def popitem(self) -> tuple[str, Any]:
+        self.read = True
+        return super().popitem()
+
+    def __eq__(self, other: object) -> bool:
+        self.read = True
+        return super().__eq__(other)
+
+    def __ne__(self, other: object) -> bool:
+        self.read = True
+        return super().__ne__(other)
+
+    def __or__(self, other: Any) -> Any:
+        self.read = True
+        return super().__or__(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _walk_new(op: Operation, moved_root: Operation | None) -> Iterator[Operation]:

@@ -137,7 +137,7 @@ class ValuesRef:
             kept: list[SSAValue] = []
             for v in values:
                 _each.append(v)
-                saved = dict(m.captures)
+                saved = dict.copy(m.captures)  # not a read of them: `engine._Watched`
                 try:
                     if test.check(m) is None:
                         kept.append(v)

@@ -183,4 +183,6 @@ def _with_arguments_in_order(region: Region, order: tuple[int, ...]) -> Region:
     return Region(new)
 
 
-is_a_vector_contraction = where("it is a vector-matrix contraction", _capture_vector_form)
+is_a_vector_contraction = where(
+    "it is a vector-matrix contraction", _capture_vector_form, pure=True
+)

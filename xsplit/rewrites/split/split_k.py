@@ -313,7 +313,7 @@ def _expressible_by_expand(m: Match) -> bool | str:
     return True
 
 
-is_splittable_reduction = where("is a splittable reduction", _capture_reduction)
+is_splittable_reduction = where("is a splittable reduction", _capture_reduction, pure=True)
 is_not_a_partial = described(
     ~parent_is("scf.forall", where=attr("mapping").has_an(SplitReductionMappingAttr)),
     "is not the partial of an earlier split",
