@@ -24,7 +24,7 @@ lines from that call's gpu.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xsplit.targets.table import Target
 
@@ -38,6 +38,11 @@ SKINNY_M_MMA = 16
 """M under which a tensor-core GEMM is SKINNY: less than one m16n8k16 (or
 MFMA 16x16) block of rows, so that a taller tile's warps along M issue
 MMAs on rows that are not there (LLVM drops them, leaving their copies)."""
+SKINNY_M_FMA = 8
+"""M under which an FMA GEMM is SKINNY: each element of B feeds fewer than
+8 FMAs, so that staging B through workgroup memory (a copy and a read back
+per element, for M FMAs) costs as much as the math; the SKINNY entry streams
+B into registers instead (`stream_b`)."""
 LARGE_OUTPUT = 256
 """M and N from which an output is LARGE: at least 2x2 of the 128x128
 tiles, whose halved loads per FMA only pay where they still leave
@@ -69,6 +74,10 @@ class GemmTiles:
     warps: tuple[int, int] | None = None
     """With tensor cores: warps (wavefronts) along M and N; None: gemm-kernel's
     default (2x2)."""
+    stream_b: bool = False
+    """Without tensor cores: B read from global memory straight into the
+    threads' registers, only A staged (`gridwise_gemm`'s `stream_b`); the
+    tile's M is then the output's M rounded up to 1, 2, 4 or 8."""
 
     @property
     def options(self) -> str:
@@ -201,6 +210,19 @@ _GFX942_SKINNY_MMA = (
     "scratch; the 64x64x64 tile: 11%, 8 a barrier); B's K-packing costs 2 v_perm_b32 a MFMA"
 )
 
+_SKINNY_F32 = (
+    "M under 8 without tensor cores: one thread along M with every row (M rounded up to 1, 2, "
+    "4 or 8), 8 columns in runs of 4; B from global memory straight into registers (16-byte "
+    "loads, each element once), A alone staged by cp.async (4 bytes an element) and read as "
+    "one broadcast 16-byte shared read per 4 K; K steps of 32 make 256 FFMA a barrier on M = 1 "
+    "(sm_90 SASS on 1x2048x4097: see bench/RESULTS-machine-code.md). Staged, B bounds M = 1 at "
+    "65% FFMA (a copy and a read back per 4 FFMA)"
+)
+_GFX942_SKINNY_F32 = (
+    "M under 8 without MFMA: as on CUDA, B streamed into registers (global_load_dwordx4), A "
+    "alone staged, copied into the idle tile after the multiply (no cp.async)"
+)
+
 _GFX942_MFMA_SMALL = (
     "MFMA 16x16x16, 4 wavefronts of 32x32: K steps of 64 make 16 MFMA a barrier, "
     "double-buffered through registers; gfx942 ISA on 64x96x4096: 18% MFMA, 90 VGPRs, no "
@@ -224,6 +246,15 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ),
     ("sm_90", "f16", SKINNY): GemmTiles(
         (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 2)
+    ),
+    ("sm_80", "f32", SKINNY): GemmTiles(
+        (8, 256, 32), (1, 32), 2, NOT_MEASURED, _SKINNY_F32, columns=4, stream_b=True
+    ),
+    ("sm_90", "f32", SKINNY): GemmTiles(
+        (8, 256, 32), (1, 32), 2, NOT_MEASURED, _SKINNY_F32, columns=4, stream_b=True
+    ),
+    ("gfx942", "f32", SKINNY): GemmTiles(
+        (8, 256, 32), (1, 32), 2, NOT_MEASURED, _GFX942_SKINNY_F32, columns=4, stream_b=True
     ),
     ("gfx942", "f32", SMALL): GemmTiles(
         (64, 64, 16), (8, 16), 2, NOT_MEASURED, _GFX942_SMALL_F32, columns=4
@@ -279,8 +310,10 @@ def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTile
     # K steps of 8 are no whole MMA block, and its stages=2 no cp.async of 8.
     sixteen = element in SIXTEEN_BIT
     key_element = "f16" if sixteen else element
-    # A skinny M on tensor cores takes its own entry where the target has one.
-    classes = (SKINNY, cls) if sixteen and m < SKINNY_M_MMA else (cls,)
+    # A skinny M takes its own entry where the target has one: tensor
+    # cores under one block of rows, FMAs under 8 rows.
+    skinny = m < SKINNY_M_MMA if sixteen else element == "f32" and m < SKINNY_M_FMA
+    classes = (SKINNY, cls) if skinny else (cls,)
     entry = next(
         (
             GEMM_TILES[key]
@@ -292,6 +325,10 @@ def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTile
         # kernel's verifier judges (it refuses what it cannot take).
         GEMM_TILES.get((target.name, "f32", cls)) or GEMM_TILES[("sm_80", "f32", cls)],
     )
+    if entry.stream_b:
+        # The thread has every row: no more of them than M needs.
+        rows = 1 << max(0, m - 1).bit_length()
+        entry = replace(entry, tile=(min(rows, entry.tile_m), *entry.tile[1:]))
     cuda = target.backend == "cuda"
     if cuda and sixteen and (k % 2 or n % 2) and entry.stages == 2:
         return RAGGED_F16 if n % 2 else RAGGED_K_F16
