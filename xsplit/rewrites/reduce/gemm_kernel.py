@@ -399,7 +399,9 @@ def lower_matmul(
     # What is not given comes from the target's table (measured, or the
     # model's until measured) for the rows the kernel copies; its stages are
     # for A as it is in memory.
-    table = gemm_tiles(tgt, element_name(a.type.element_type), m_, n_rows, k_rows)
+    table = gemm_tiles(
+        tgt, element_name(a.type.element_type), m_, n_rows, k_rows, stream_b == "auto"
+    )
     tile = tuple(table.tile if tile is None else tile)
     threads = tuple(table.threads if threads is None else threads)
     if warps is None:
