@@ -349,8 +349,8 @@ class GridwiseGemmOp(IRDLOperation):
                 "the threads divide (cp.async copies 4 bytes at least)",
             )
         need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
-        if self.stream_b is not None:
-            self._verify_stream_b()
+        if getattr(self, "stream_b", None) is not None:
+            GridwiseGemmOp._verify_stream_b(self)
         if self.mma is not None:
             self._verify_mma()
 
@@ -662,8 +662,8 @@ class GridwiseGemmReduceOp(IRDLOperation):
         need(self.stage_count in (1, 2), self, "stages must be 1 or 2")
         need(self.stage_count == 1 or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
         need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
-        if self.stream_b is not None:
-            self._verify_stream_b()
+        if getattr(self, "stream_b", None) is not None:
+            GridwiseGemmOp._verify_stream_b(self)
         if self.mma is not None:
             self._verify_mma()
 

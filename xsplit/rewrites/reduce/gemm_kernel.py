@@ -274,7 +274,7 @@ def _check_limits(op: GridwiseGemmOp, tgt, at: Operation) -> None:
             at,
         )
     size = lambda v, shape: shape[0] * shape[1] * v.type.element_type.bitwidth // 8  # noqa: E731
-    b_bytes = 0 if op.stream_b is not None else size(op.b, b_tile_shape(op))
+    b_bytes = 0 if getattr(op, "stream_b", None) is not None else size(op.b, b_tile_shape(op))
     used = (size(op.a, a_tile_shape(op)) + b_bytes) * op.stage_count
     room = WORKGROUP_MEMORY[tgt.backend]
     if used > room:
