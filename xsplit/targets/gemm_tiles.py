@@ -81,11 +81,13 @@ class GemmTiles:
 
     @property
     def options(self) -> str:
-        """As gemm-kernel's options: `tile=M,N,K threads=M,N stages=S`."""
+        """As gemm-kernel's options: `tile=M,N,K threads=M,N stages=S` (and
+        `warps`, `stream_b=on` where the entry has them)."""
         warps = f" warps={','.join(map(str, self.warps))}" if self.warps else ""
+        stream = " stream_b=on" if self.stream_b else ""
         return (
             f"tile={','.join(map(str, self.tile))} threads={','.join(map(str, self.threads))} "
-            f"stages={self.stages}{warps}"
+            f"stages={self.stages}{warps}{stream}"
         )
 
     @property

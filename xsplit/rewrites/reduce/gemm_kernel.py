@@ -121,7 +121,7 @@ MMA_CHOICES = ("auto", "none")
 
 PREFETCH_CHOICES = ("auto", "registers", "lds")
 PAD_CHOICES = ("auto", "none")
-STREAM_CHOICES = ("auto", "none")
+STREAM_CHOICES = ("auto", "none", "on")
 
 MAX_WORKGROUP_THREADS = 1024
 """Threads a workgroup may have: CUDA's block limit, and gfx942's."""
@@ -481,7 +481,7 @@ def lower_matmul(
     # FMAs) and the options leave it the form's: one thread along M, A
     # as it is, two stages.
     streamed = (
-        stream_b == "auto" and table.stream_b and intr is None and not k_major
+        (stream_b == "on" or stream_b == "auto" and table.stream_b) and intr is None and not k_major
         and stages == 2 and threads[0] == 1 and prefetch != "lds"
     )  # fmt: skip
     if streamed:
@@ -730,7 +730,8 @@ GEMM_KERNEL = Pass(
         Option(
             "stream_b", str, "auto",
             "auto: where the table's entry streams B (FMAs on M under 8), B goes from global "
-            "memory straight into the threads' registers and only A is staged; none: B staged",
+            "memory straight into the threads' registers and only A is staged; on: wherever the "
+            "form allows it (FMAs, one thread along M, stages=2); none: B staged",
             STREAM_CHOICES,
         ),
     ),
