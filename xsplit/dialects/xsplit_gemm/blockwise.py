@@ -550,8 +550,9 @@ class BlockwiseStreamGemmOp(IRDLOperation):
     `n(j) = thread * g + (j / g) * threads * g + j % g` (g = `vector`: each
     run of g columns one load, neighbouring threads on neighbouring runs).
     `a` is the staged A tile, M-major; every thread reads all its rows (one
-    address for the whole workgroup: a broadcast). Columns past B's are
-    zeros; rows past B's K too with `ragged_k`, else every row is inside
+    address for the whole workgroup: a broadcast). Registers of columns
+    past B's hold what B's last run gives them (the write masks them);
+    rows past B's K read zeros with `ragged_k`, else every row is inside
     (the caller's loop runs whole steps).
     """
 

@@ -52,7 +52,8 @@ loop, so that LLVM can keep them in registers.
 
 `xsplit_gemm.blockwise_stream_gemm`: the K step unrolled; at each K
 element the thread loads its runs of B's row straight from global memory
-(one `vector.load` a run, masked where the tile overhangs B), reads its
+(one `vector.load` a run; a run past B's columns reads B's last run, its
+registers never written to C), reads its
 rows of A from the tile (`threadwise_read` down its column: the same
 word for every thread) and adds the outer product (`threadwise_gemm`).
 Each place is the step's row or the thread's column plus a constant, so
@@ -421,13 +422,17 @@ def lower_stream_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     b_regs = entry.alloc([rn], PRIVATE, "b_regs")
     first = kb.c(kb.add(op.col, kb.mul(op.thread, g)))
     cols = [kb.c(kb.add(first, r * t * g)) for r in range(rn // g)]
-    # Only a tile that overhangs B's rows masks its columns.
-    col_in = [kb.below(c, n_cols) if n_cols % (rn * t) else None for c in cols]
+    if n_cols % (rn * t):
+        # A run past B's columns reads B's last run instead, unmasked: its
+        # registers are never written (`threadwise_write` masks them), and
+        # no branch per load stays in the loop (gfx942: 512 VGPRs and
+        # spills with them).
+        cols = [kb.min(c, n_cols - g) for c in cols]
     for kk in range(op.steps):
         row = kb.c(kb.add(op.row, kk))
         row_in = kb.below(row, k_rows) if op.ragged_k is not None else None
         for r, c in enumerate(cols):
-            inside = kb.both(row_in, col_in[r])
+            inside = row_in
             if g == 1:
                 values = [kb.load_or_zero(op.b, [row, c], inside)]
             else:
