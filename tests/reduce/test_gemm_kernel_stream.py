@@ -159,6 +159,13 @@ def test_threads_along_m_keep_b_staged() -> None:
     assert gridwise(3, 64, 96, "target=sm_80 tile=8,32,8 threads=2,4", "f32").stream_b is None
 
 
+def test_sixteen_bit_keeps_b_staged() -> None:
+    # stream_b=on where the form cannot take it (A's 2-byte elements have
+    # no cp.async of their own): B staged as before, no error.
+    op = gridwise(3, 64, 96, "target=sm_80 mma=none tile=8,32,8 threads=1,8 stream_b=on", "f16")
+    assert op.stream_b is None
+
+
 def test_verifier_refuses_threads_along_m() -> None:
     text = """
 func.func @mm(%a: memref<3x96xf32>, %b: memref<96x64xf32>, %c: memref<3x64xf32>) {

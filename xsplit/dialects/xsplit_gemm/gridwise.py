@@ -363,6 +363,13 @@ class GridwiseGemmOp(IRDLOperation):
         )
         need(self.stage_count == 2 and self.async_b is None, self, "stream_b stages A in 2 stages")
         need(thm == 1, self, "stream_b takes one thread along M (each thread has every row)")
+        types = (v.type.element_type for v in (self.a, self.b))  # type: ignore[attr-defined]
+        f32 = all(isinstance(t, Float32Type) for t in types)
+        need(
+            f32,
+            self,
+            "stream_b takes f32 A and B (A's copies are 4 bytes an element)",
+        )
         g, n = self.column_run, shape_of(self.b)[1]
         need(n % g == 0, self, f"stream_b loads runs of {g}: B's rows must be whole runs")
 
@@ -676,6 +683,13 @@ class GridwiseGemmReduceOp(IRDLOperation):
         )
         need(self.stage_count == 2 and self.async_b is None, self, "stream_b stages A in 2 stages")
         need(thm == 1, self, "stream_b takes one thread along M (each thread has every row)")
+        types = (v.type.element_type for v in (self.a, self.b))  # type: ignore[attr-defined]
+        f32 = all(isinstance(t, Float32Type) for t in types)
+        need(
+            f32,
+            self,
+            "stream_b takes f32 A and B (A's copies are 4 bytes an element)",
+        )
         g, n = self.column_run, shape_of(self.b)[1]
         need(n % g == 0, self, f"stream_b loads runs of {g}: B's rows must be whole runs")
 

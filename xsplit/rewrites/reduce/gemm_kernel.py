@@ -479,10 +479,11 @@ def lower_matmul(
     columns = runs if intr is None and threads[1] and (tile[1] // threads[1]) % runs == 0 else 1
     # B streamed into registers where the entry says so (a skinny M on
     # FMAs) and the options leave it the form's: one thread along M, A
-    # as it is, two stages.
+    # as it is, two stages, f32 (A's copies are 4 bytes an element).
     streamed = (
         (stream_b == "on" or stream_b == "auto" and table.stream_b) and intr is None and not k_major
-        and stages == 2 and threads[0] == 1 and prefetch != "lds"
+        and stages == 2 and threads[0] == 1 and prefetch != "lds" and bits == 32
+        and b.type.element_type.bitwidth == 32  # type: ignore[attr-defined]
     )  # fmt: skip
     if streamed:
         async_b = False

@@ -393,7 +393,8 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     wb = vector_width(op.b, tk, tn, threads, misaligned and b_kpack(op) == 1)
     k_major = op.a_k_major is not None
     if stream:
-        a_tiles = [kb.alloc(a_tile_shape(op), WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
+        shape = a_tile_shape(op)
+        a_tiles = [kb.alloc(shape, WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
         acc = _accumulator(kb, op)
         streamed_b_loop(kb, op, tid, m0, n0, k_begin, k_end, acc, a_tiles)
     elif op.stage_count == 2 and op.register_prefetch is not None:

@@ -46,3 +46,11 @@ func.func @steps(%b: memref<40x24xf32>, %at: memref<2x4xf32, #gpu.address_space<
   func.return
 }
 // CHECK: stream_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.blockwise_stream_gemm' op step_k exceeds the A tile
+
+// -----
+
+func.func @halves(%a: memref<3x96xf16>, %b: memref<96x64xf16>, %c: memref<3x64xf32>) {
+  xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 4, 32, 8>, threads = array<i64: 1, 4>, chunks = 1 : i64, merge = "store", stages = 2 : i64, stream_b} : memref<3x96xf16>, memref<96x64xf16>, memref<3x64xf32>
+  func.return
+}
+// CHECK: stream_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op stream_b takes f32 A and B (A's copies are 4 bytes an element)
