@@ -166,10 +166,10 @@ def _short_of_goal_gfx942(m: int, n: int, k: int, element: str) -> str | None:
         )
     if element == "f32" and m < 8:
         return (
-            "B streamed into registers (the SKINNY f32 entry), one wavefront of 64 lanes: LLVM "
-            "drops the barrier of a one-wave workgroup, and each row of B takes its own 64-bit "
-            "address (2 VALU a global_load_dwordx4: the row stride is past the 4 KiB immediate), "
-            "31% v_pk_fma on M = 1 (43% on M = 2, 66% on M = 7)"
+            "a 64-row tile on M < 8: LLVM drops the FMAs of rows past M, leaving the copies: "
+            "31% FMA, 32 v_pk_fma a barrier (B streamed into registers, stream_b=on: 31% on "
+            "M = 1, 50-73% on M = 2-7, but one wavefront, whose barrier LLVM drops, and each "
+            "row of B its own 64-bit address: 2 VALU a global_load_dwordx4)"
         )
     if element == "f32" and min(m, n) < 256:
         return (

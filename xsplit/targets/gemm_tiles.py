@@ -220,14 +220,6 @@ _SKINNY_F32 = (
     "(sm_90 SASS on 1x2048x4097: see bench/RESULTS-machine-code.md). Staged, B bounds M = 1 at "
     "65% FFMA (a copy and a read back per 4 FFMA)"
 )
-_GFX942_SKINNY_F32 = (
-    "M under 8 without MFMA: as on CUDA, B streamed into registers (global_load_dwordx4), A "
-    "alone staged, copied into the idle tile after the multiply (no cp.async); one full "
-    "wavefront of 64 lanes, 8 columns each, K steps of 64 (gfx942 ISA: 66% v_pk_fma on "
-    "7x512x2048, 43% on 2x2048x4097, 31% on 1x2048x4097, against 31% for the 64-row tile; "
-    "each row's 64-bit address costs 2 VALU a load, its stride past the 4 KiB immediate)"
-)
-
 _GFX942_MFMA_SMALL = (
     "MFMA 16x16x16, 4 wavefronts of 32x32: K steps of 64 make 16 MFMA a barrier, "
     "double-buffered through registers; gfx942 ISA on 64x96x4096: 18% MFMA, 90 VGPRs, no "
@@ -257,9 +249,6 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ),
     ("sm_90", "f32", SKINNY): GemmTiles(
         (8, 256, 32), (1, 32), 2, NOT_MEASURED, _SKINNY_F32, columns=4, stream_b=True
-    ),
-    ("gfx942", "f32", SKINNY): GemmTiles(
-        (8, 512, 64), (1, 64), 2, NOT_MEASURED, _GFX942_SKINNY_F32, columns=4, stream_b=True
     ),
     ("gfx942", "f32", SMALL): GemmTiles(
         (64, 64, 16), (8, 16), 2, NOT_MEASURED, _GFX942_SMALL_F32, columns=4
@@ -334,9 +323,11 @@ def gemm_tiles(
         GEMM_TILES.get((target.name, "f32", cls)) or GEMM_TILES[("sm_80", "f32", cls)],
     )
     if entry.stream_b:
-        # The thread has every row: no more of them than M needs.
-        rows = 1 << max(0, m - 1).bit_length()
-        entry = replace(entry, tile=(min(rows, entry.tile_m), *entry.tile[1:]))
+        # The thread has every row: no more of them than M needs; and the
+        # K step holds an element of A's tile for every thread to copy.
+        rows = min(1 << max(0, m - 1).bit_length(), entry.tile_m)
+        step = max(entry.step_k, entry.thread_count // rows)
+        entry = replace(entry, tile=(rows, entry.tile_n, step))
     cuda = target.backend == "cuda"
     if cuda and sixteen and (k % 2 or n % 2) and entry.stages == 2:
         return RAGGED_F16 if n % 2 else RAGGED_K_F16

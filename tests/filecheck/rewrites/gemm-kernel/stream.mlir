@@ -1,13 +1,13 @@
 // gemm-kernel on a skinny f32 matmul (M = 3, under 8): the table's SKINNY entry streams B from
 // global memory into registers (stream_b) with a 4-row tile (M rounded up), one thread along M,
 // 8 columns a thread in runs of 4; stream_b=none keeps B staged. lower-gridwise-gemm then stages
-// only A, two tiles, one barrier a step: by cp.async issued before the multiply (sm_80) or by a
-// plain copy into the idle tile after it (gfx942); the loop runs whole K steps, unmasked along
+// only A, two tiles, one barrier a step: by cp.async issued before the multiply (sm_80) or, on
+// gfx942 (stream_b=on: no table entry there), by a plain copy into the idle tile after it; the loop runs whole K steps, unmasked along
 // K, and the ragged last step (999 = 31 x 32 + 7) follows it, masked (ragged_k).
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_90 chunks=2}' 2>&1 | filecheck %s --check-prefix=KERNEL
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_90 chunks=2 stream_b=none}' 2>&1 | filecheck %s --check-prefix=STAGED
 // RUN: xsplit-opt %s -p 'gemm-kernel{target=sm_80 chunks=2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=ASYNC
-// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=2},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=COPY
+// RUN: xsplit-opt %s -p 'gemm-kernel{target=gfx942 chunks=2 tile=4,512,64 threads=1,64 stream_b=on},lower-gridwise-gemm' 2>/dev/null | filecheck %s --check-prefix=COPY
 
 // KERNEL:      stream.mlir:[[# @LINE + 45]]:3: remark: gemm-kernel: on sm_90, 4x256 C tiles over 2 K chunks of 512 (grid 8x1x2, 32 threads, K steps of 32, double-buffered with cp.async, B streamed into registers); merge atomic
 // KERNEL:      xsplit_gemm.gridwise_gemm %a, %b, %c {tile = array<i64: 4, 256, 32>, threads = array<i64: 1, 32>, chunks = 2 : i64, merge = "atomic", stages = 2 : i64, thread_columns = 4 : i64, stream_b}
