@@ -48,11 +48,16 @@ FORMS = sorted({(e, tile, threads, stages) for _, e, tile, threads, stages, _ in
 """Each entry's tile, threads and stages once, whatever the target."""
 
 
+STREAMED = {(t.tile, t.threads, t.stages) for t in GEMM_TILES.values() if t.stream_b}
+"""The forms of the entries that stream B into registers (`stream_b`)."""
+
+
 def _options(name: str, tile: tuple, threads: tuple, stages: int, warps=None) -> str:
     return (
         f"target={name} chunks=2 tile={','.join(map(str, tile))} "
         f"threads={','.join(map(str, threads))} stages={stages}"
         + (f" warps={','.join(map(str, warps))}" if warps else "")
+        + (" stream_b=on" if (tile, threads, stages) in STREAMED else "")
     )
 
 
@@ -140,7 +145,10 @@ def test_every_entry_fits_its_target(key: tuple[str, str, str], tiles: GemmTiles
     op = gridwise(512, 512, 4096, f"target={name} {tiles.options}", element)
     rows, cols = a_tile_shape(op)
     size = 2 if element == "f16" else 4
-    bytes_ = (rows * cols + tiles.tile[2] * tiles.tile[1]) * size * tiles.stages
+    # An entry that streams B stages A alone.
+    b_tile = 0 if tiles.stream_b else tiles.tile[2] * tiles.tile[1]
+    assert (op.stream_b is not None) == tiles.stream_b
+    bytes_ = (rows * cols + b_tile) * size * tiles.stages
     assert bytes_ <= WORKGROUP_MEMORY[tgt.backend]
 
 

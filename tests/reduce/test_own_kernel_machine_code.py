@@ -101,12 +101,6 @@ def _short_of_goal(m: int, n: int, k: int, element: str) -> str | None:
             "but 27% HMMA: B is read once per HMMA (at best 0.5 cp.async and 0.5 "
             "ldmatrix.x4.trans a HMMA) and each cp.async takes 2 address instructions"
         )
-    if m < 8 and element == "f32":
-        return (
-            "a 64-row tile on M < 8: LLVM drops the FMAs of rows past M (the grid is known), "
-            "leaving the copies: FFMA 38%; on M = 1 B staged through shared memory bounds it "
-            "at 65% (per K and 8 columns: 8 FFMA, 2 LDS.128, 2 cp.async of B)"
-        )
     return None
 
 
@@ -132,6 +126,10 @@ def test_main_loop_is_pipelined_and_dense(
     """sm_90 SASS of the own kernel on held-out shapes: no spills, cp.async
     (LDGSTS) in the K loop, FFMA >= 70% or HMMA >= 35% of it, the K tile
     unrolled to >= 256 FFMA or >= 32 HMMA per barrier, nothing system-scope.
+    On f32 with M < 8 (B streamed into registers, `stream_b`) the cp.async in
+    the loop is A's: B goes by 16-byte loads straight into the registers
+    that use it (each element once), since copied into shared memory and
+    read back it costs a cp.async and an LDS.128 per 4 x M FFMA.
     Two chunks, so that each chunk's loop runs many K tiles (a chunk of
     one or two tiles has no loop left to read)."""
     with collect_remarks():
@@ -169,7 +167,9 @@ def _short_of_goal_gfx942(m: int, n: int, k: int, element: str) -> str | None:
     if element == "f32" and m < 8:
         return (
             "a 64-row tile on M < 8: LLVM drops the FMAs of rows past M, leaving the copies: "
-            "41% FMA, 64 v_pk_fma a barrier (1x2048x4097)"
+            "41% FMA, 64 v_pk_fma a barrier on 1x2048x4097 (B streamed into registers, "
+            "stream_b=on: 31% on M = 1, 50-73% on M = 2-7, but one wavefront, whose barrier "
+            "LLVM drops, and each row of B its own 64-bit address: 2 VALU a global_load_dwordx4)"
         )
     if element == "f32" and min(m, n) < 64:
         return (

@@ -24,7 +24,7 @@ lines from that call's gpu.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xsplit.targets.table import Target
 
@@ -38,6 +38,11 @@ SKINNY_M_MMA = 16
 """M under which a tensor-core GEMM is SKINNY: less than one m16n8k16 (or
 MFMA 16x16) block of rows, so that a taller tile's warps along M issue
 MMAs on rows that are not there (LLVM drops them, leaving their copies)."""
+SKINNY_M_FMA = 8
+"""M under which an FMA GEMM is SKINNY: each element of B feeds fewer than
+8 FMAs, so that staging B through workgroup memory (a copy and a read back
+per element, for M FMAs) costs as much as the math; the SKINNY entry streams
+B into registers instead (`stream_b`)."""
 LARGE_OUTPUT = 256
 """M and N from which an output is LARGE: at least 2x2 of the 128x128
 tiles, whose halved loads per FMA only pay where they still leave
@@ -69,14 +74,20 @@ class GemmTiles:
     warps: tuple[int, int] | None = None
     """With tensor cores: warps (wavefronts) along M and N; None: gemm-kernel's
     default (2x2)."""
+    stream_b: bool = False
+    """Without tensor cores: B read from global memory straight into the
+    threads' registers, only A staged (`gridwise_gemm`'s `stream_b`); the
+    tile's M is then the output's M rounded up to 1, 2, 4 or 8."""
 
     @property
     def options(self) -> str:
-        """As gemm-kernel's options: `tile=M,N,K threads=M,N stages=S`."""
+        """As gemm-kernel's options: `tile=M,N,K threads=M,N stages=S` (and
+        `warps`, `stream_b=on` where the entry has them)."""
         warps = f" warps={','.join(map(str, self.warps))}" if self.warps else ""
+        stream = " stream_b=on" if self.stream_b else ""
         return (
             f"tile={','.join(map(str, self.tile))} threads={','.join(map(str, self.threads))} "
-            f"stages={self.stages}{warps}"
+            f"stages={self.stages}{warps}{stream}"
         )
 
     @property
@@ -203,6 +214,14 @@ _GFX942_SKINNY_MMA = (
     "scratch; the 64x64x64 tile: 11%, 8 a barrier); B's K-packing costs 2 v_perm_b32 a MFMA"
 )
 
+_SKINNY_F32 = (
+    "M under 8 without tensor cores: one thread along M with every row (M rounded up to 1, 2, "
+    "4 or 8), 8 columns in runs of 4; B from global memory straight into registers (16-byte "
+    "loads, each element once), A alone staged by cp.async (4 bytes an element) and read as "
+    "one broadcast 16-byte shared read per 4 K; K steps of 32 make 256 FFMA a barrier on M = 1 "
+    "(sm_90 SASS on 1x2048x4097: see bench/RESULTS-machine-code.md). Staged, B bounds M = 1 at "
+    "65% FFMA (a copy and a read back per 4 FFMA)"
+)
 _GFX942_MFMA_SMALL = (
     "MFMA 16x16x16, 4 wavefronts of 64x64, as on large outputs: K steps of 32 make 32 MFMA a "
     "barrier (gfx942 ISA on 64x96x4096: 29% MFMA, 140 VGPRs, no scratch; 48x40x2039: 20%; "
@@ -227,6 +246,12 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ),
     ("sm_90", "f16", SKINNY): GemmTiles(
         (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 2)
+    ),
+    ("sm_80", "f32", SKINNY): GemmTiles(
+        (8, 256, 32), (1, 32), 2, NOT_MEASURED, _SKINNY_F32, columns=4, stream_b=True
+    ),
+    ("sm_90", "f32", SKINNY): GemmTiles(
+        (8, 256, 32), (1, 32), 2, NOT_MEASURED, _SKINNY_F32, columns=4, stream_b=True
     ),
     ("gfx942", "f32", SMALL): GemmTiles(
         (64, 64, 16), (16, 8), 2, NOT_MEASURED, _GFX942_SMALL_F32, columns=4
@@ -267,7 +292,9 @@ def element_name(element: object) -> str:
     return str(element)
 
 
-def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTiles:
+def gemm_tiles(
+    target: Target, element: str, m: int, n: int, k: int, stream_b: bool = True
+) -> GemmTiles:
     """The table's entry for an M x N x K GEMM with A and B of `element` on
     `target` (or on the target it compiles as). Where rows of f16 are of
     an odd length (their 2-byte copies cannot be asynchronous) gemm-kernel
@@ -276,14 +303,17 @@ def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTile
     cp.async); where B's rows are odd too, both go through registers, 2
     bytes a load (RAGGED_F16). Registers staging the
     next tile leave less room for the accumulators: on sm_90 128x128x32
-    spills 1.4 KB either way."""
+    spills 1.4 KB either way. A skinny f32 M takes the entry that streams B
+    into registers unless `stream_b` is False."""
     cls = shape_class(m, n)
     # bf16 is f16's size and takes the same intrinsics' shapes: f32's
     # K steps of 8 are no whole MMA block, and its stages=2 no cp.async of 8.
     sixteen = element in SIXTEEN_BIT
     key_element = "f16" if sixteen else element
-    # A skinny M on tensor cores takes its own entry where the target has one.
-    classes = (SKINNY, cls) if sixteen and m < SKINNY_M_MMA else (cls,)
+    # A skinny M takes its own entry where the target has one: tensor
+    # cores under one block of rows, FMAs under 8 rows.
+    skinny = m < SKINNY_M_MMA if sixteen else stream_b and element == "f32" and m < SKINNY_M_FMA
+    classes = (SKINNY, cls) if skinny else (cls,)
     entry = next(
         (
             GEMM_TILES[key]
@@ -295,6 +325,12 @@ def gemm_tiles(target: Target, element: str, m: int, n: int, k: int) -> GemmTile
         # kernel's verifier judges (it refuses what it cannot take).
         GEMM_TILES.get((target.name, "f32", cls)) or GEMM_TILES[("sm_80", "f32", cls)],
     )
+    if entry.stream_b:
+        # The thread has every row: no more of them than M needs; and the
+        # K step holds an element of A's tile for every thread to copy.
+        rows = min(1 << max(0, m - 1).bit_length(), entry.tile_m)
+        step = max(entry.step_k, entry.thread_count // rows)
+        entry = replace(entry, tile=(rows, entry.tile_n, step))
     cuda = target.backend == "cuda"
     if cuda and sixteen and (k % 2 or n % 2) and entry.stages == 2:
         return RAGGED_F16 if n % 2 else RAGGED_K_F16

@@ -50,6 +50,7 @@ from xsplit.dialects.xsplit_gemm.blockwise import (
     BlockwiseMmaOp,
     BlockwiseReduceOp,
     BlockwiseStoreOp,
+    BlockwiseStreamGemmOp,
     register_shape,
 )
 from xsplit.dialects.xsplit_gemm.common import (
@@ -98,6 +99,7 @@ XsplitGemm = Dialect(
         BlockwiseStoreOp,
         BlockwiseGatherOp,
         BlockwiseGemmOp,
+        BlockwiseStreamGemmOp,
         BlockwiseMmaOp,
         ThreadwiseFillOp,
         ThreadwiseReadOp,
@@ -126,6 +128,7 @@ __all__ = [
     "BlockwiseMmaOp",
     "BlockwiseReduceOp",
     "BlockwiseStoreOp",
+    "BlockwiseStreamGemmOp",
     "GridwiseGemmOp",
     "GridwiseGemmReduceOp",
     "MergePartialsOp",

@@ -542,6 +542,80 @@ class BlockwiseGemmOp(IRDLOperation):
 
 
 @irdl_op_definition
+class BlockwiseStreamGemmOp(IRDLOperation):
+    """
+    Each thread adds a K step to its register tile, B read from global
+    memory straight into registers, each element once:
+    `acc[i, j] += sum over kk of a[i, kk] * b[row + kk, col + n(j)]` with
+    `n(j) = thread * g + (j / g) * threads * g + j % g` (g = `vector`: each
+    run of g columns one load, neighbouring threads on neighbouring runs).
+    `a` is the staged A tile, M-major; every thread reads all its rows (one
+    address for the whole workgroup: a broadcast). Registers of columns
+    past B's hold what B's last run gives them (the write masks them);
+    rows past B's K read zeros with `ragged_k`, else every row is inside
+    (the caller's loop runs whole steps).
+    """
+
+    name = "xsplit_gemm.blockwise_stream_gemm"
+
+    acc = operand_def(MemRefType)
+    a = operand_def(MemRefType)
+    b = operand_def(MemRefType)
+    row = operand_def(IndexType)
+    col = operand_def(IndexType)
+    thread = operand_def(IndexType)
+    threads = prop_def(IntegerAttr)
+    step_k = prop_def(IntegerAttr)
+    vector = opt_prop_def(IntegerAttr)
+    """Columns per load of B (4: 128 bits of f32); 1 when absent."""
+    ragged_k = opt_prop_def(UnitAttr)
+    """Rows of the step may lie past B's K: masked, read as zeros."""
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$a `*` $b `[` $row `,` $col `]` `into` $acc `thread` $thread attr-dict "
+        "`:` type($a) `,` type($b) `into` type($acc)"
+    )
+
+    def __init__(
+        self, acc: SSAValue, a: SSAValue, b: SSAValue, row: SSAValue, col: SSAValue,
+        thread: SSAValue, threads: int, step_k: int, vector: int = 1, ragged_k: bool = False,
+    ):  # fmt: skip
+        props: dict = {"threads": IntegerAttr(threads, i64), "step_k": IntegerAttr(step_k, i64)}
+        if vector != 1:
+            props["vector"] = IntegerAttr(vector, i64)
+        if ragged_k:
+            props["ragged_k"] = UnitAttr()
+        super().__init__(operands=[acc, a, b, row, col, thread], properties=props)
+
+    @property
+    def thread_count(self) -> int:
+        return self.threads.value.data
+
+    @property
+    def steps(self) -> int:
+        return self.step_k.value.data
+
+    @property
+    def width(self) -> int:
+        return 1 if self.vector is None else self.vector.value.data
+
+    def verify_(self) -> None:
+        need_static_memref(self, self.acc, "the accumulator", 2, "private")
+        need_static_memref(self, self.a, "the A tile", 2, "workgroup", f16=True)
+        need_static_memref(self, self.b, "B", 2, None, f16=True)
+        rm, rn = shape_of(self.acc)
+        need(shape_of(self.a)[0] >= rm, self, "the A tile has fewer rows than the accumulator")
+        g = self.width
+        need(g > 0 and rn % g == 0, self, "vector must divide each thread's columns")
+        need(shape_of(self.b)[1] % g == 0, self, f"a load of {g} must divide B's rows")
+        need(self.thread_count > 0, self, "threads must be positive")
+        need(0 < self.steps <= shape_of(self.a)[1], self, "step_k exceeds the A tile")
+
+
+@irdl_op_definition
 class BlockwiseMmaOp(IRDLOperation):
     """
     The workgroup's warps add the staged K step to their accumulators with

@@ -112,6 +112,15 @@ class GridwiseGemmOp(IRDLOperation):
     """Without `mma`: each thread's register tile holds its columns in runs
     of this many neighbours (`blockwise_gemm`'s `columns`), so that it
     reads B's row in wide workgroup-memory reads; 1 when absent."""
+    stream_b = opt_prop_def(UnitAttr)
+    """Without `mma`, one thread along M, stages 2: B is not staged but
+    read from global memory straight into each thread's registers
+    (`blockwise_stream_gemm`, runs of `thread_columns` a load), each
+    element once; only A (every thread's rows: a broadcast) goes through
+    workgroup memory, by cp.async, or with `register_prefetch` by plain
+    copies into the idle tile after the multiply. For a skinny M, where each
+    element of B feeds fewer than 8 FMAs: staged, its copy and its read
+    back cost as much as the math (sm_90 SASS on M = 1: 65% FFMA at best)."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -136,6 +145,7 @@ class GridwiseGemmOp(IRDLOperation):
         async_b: bool = False,
         misaligned_vectors: bool = False,
         thread_columns: int = 1,
+        stream_b: bool = False,
     ):
         props: dict = {
             "tile": i64_array(tile),
@@ -161,6 +171,8 @@ class GridwiseGemmOp(IRDLOperation):
             props["misaligned_vectors"] = UnitAttr()
         if thread_columns != 1:
             props["thread_columns"] = IntegerAttr(thread_columns, i64)
+        if stream_b:
+            props["stream_b"] = UnitAttr()
         super().__init__(operands=[a, b, c], properties=props)
 
     @property
@@ -338,8 +350,29 @@ class GridwiseGemmOp(IRDLOperation):
                 "the threads divide (cp.async copies 4 bytes at least)",
             )
         need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
+        if getattr(self, "stream_b", None) is not None:
+            GridwiseGemmOp._verify_stream_b(self)
         if self.mma is not None:
             self._verify_mma()
+
+    def _verify_stream_b(self) -> None:
+        thm, thn = self.thread_counts
+        need(
+            self.mma is None and self.a_k_major is None and self.direct_to_lds is None,
+            self,
+            "stream_b takes FMAs and an M-major A",
+        )
+        need(self.stage_count == 2 and self.async_b is None, self, "stream_b stages A in 2 stages")
+        need(thm == 1, self, "stream_b takes one thread along M (each thread has every row)")
+        types = (v.type.element_type for v in (self.a, self.b))  # type: ignore[attr-defined]
+        f32 = all(isinstance(t, Float32Type) for t in types)
+        need(
+            f32,
+            self,
+            "stream_b takes f32 A and B (A's copies are 4 bytes an element)",
+        )
+        g, n = self.column_run, shape_of(self.b)[1]
+        need(n % g == 0, self, f"stream_b loads runs of {g}: B's rows must be whole runs")
 
     def _verify_mma(self) -> None:
         intr = self.intrinsic
@@ -683,8 +716,29 @@ class GridwiseGemmReduceOp(IRDLOperation):
         need(self.stage_count in (1, 2), self, "stages must be 1 or 2")
         need(self.stage_count == 1 or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
         need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
+        if getattr(self, "stream_b", None) is not None:
+            GridwiseGemmOp._verify_stream_b(self)
         if self.mma is not None:
             self._verify_mma()
+
+    def _verify_stream_b(self) -> None:
+        thm, thn = self.thread_counts
+        need(
+            self.mma is None and self.a_k_major is None and self.direct_to_lds is None,
+            self,
+            "stream_b takes FMAs and an M-major A",
+        )
+        need(self.stage_count == 2 and self.async_b is None, self, "stream_b stages A in 2 stages")
+        need(thm == 1, self, "stream_b takes one thread along M (each thread has every row)")
+        types = (v.type.element_type for v in (self.a, self.b))  # type: ignore[attr-defined]
+        f32 = all(isinstance(t, Float32Type) for t in types)
+        need(
+            f32,
+            self,
+            "stream_b takes f32 A and B (A's copies are 4 bytes an element)",
+        )
+        g, n = self.column_run, shape_of(self.b)[1]
+        need(n % g == 0, self, f"stream_b loads runs of {g}: B's rows must be whole runs")
 
     def _verify_mma(self) -> None:
         intr = intrinsic_of(self, self.mma)  # type: ignore[arg-type]

@@ -121,6 +121,7 @@ MMA_CHOICES = ("auto", "none")
 
 PREFETCH_CHOICES = ("auto", "registers", "lds")
 PAD_CHOICES = ("auto", "none")
+STREAM_CHOICES = ("auto", "none", "on")
 
 MAX_WORKGROUP_THREADS = 1024
 """Threads a workgroup may have: CUDA's block limit, and gfx942's."""
@@ -273,7 +274,8 @@ def _check_limits(op: GridwiseGemmOp, tgt, at: Operation) -> None:
             at,
         )
     size = lambda v, shape: shape[0] * shape[1] * v.type.element_type.bitwidth // 8  # noqa: E731
-    used = (size(op.a, a_tile_shape(op)) + size(op.b, b_tile_shape(op))) * op.stage_count
+    b_bytes = 0 if getattr(op, "stream_b", None) is not None else size(op.b, b_tile_shape(op))
+    used = (size(op.a, a_tile_shape(op)) + b_bytes) * op.stage_count
     room = WORKGROUP_MEMORY[tgt.backend]
     if used > room:
         raise XsplitError(
@@ -367,6 +369,7 @@ def lower_matmul(
     warps: Sequence[int] | None = None,
     prefetch: str = "auto",
     pad: str = "auto",
+    stream_b: str = "auto",
 ) -> None:
     """Replaces the function of `op`, a matmul in the form `gemm-kernel`
     takes, with the gridwise kernel (and, for `deterministic` or padded
@@ -396,7 +399,9 @@ def lower_matmul(
     # What is not given comes from the target's table (measured, or the
     # model's until measured) for the rows the kernel copies; its stages are
     # for A as it is in memory.
-    table = gemm_tiles(tgt, element_name(a.type.element_type), m_, n_rows, k_rows)
+    table = gemm_tiles(
+        tgt, element_name(a.type.element_type), m_, n_rows, k_rows, stream_b == "auto"
+    )
     tile = tuple(table.tile if tile is None else tile)
     threads = tuple(table.threads if threads is None else threads)
     if warps is None:
@@ -472,6 +477,18 @@ def lower_matmul(
     # The table's column runs where the thread tile holds whole runs of them.
     runs = table.columns
     columns = runs if intr is None and threads[1] and (tile[1] // threads[1]) % runs == 0 else 1
+    # B streamed into registers where the entry says so (a skinny M on
+    # FMAs) and the options leave it the form's: one thread along M, A
+    # as it is, two stages, f32 (A's copies are 4 bytes an element).
+    streamed = (
+        (stream_b == "on" or stream_b == "auto" and table.stream_b) and intr is None and not k_major
+        and stages == 2 and threads[0] == 1 and prefetch != "lds" and bits == 32
+        and b.type.element_type.bitwidth == 32  # type: ignore[attr-defined]
+    )  # fmt: skip
+    if streamed:
+        async_b = False
+        # Runs of 16-byte loads only where B's rows are whole runs.
+        columns = columns if n_ % columns == 0 else 1
     args = list(fn.args)
     types = [_memref(v.type) for v in args]
     hints = [v.name_hint for v in args]
@@ -491,7 +508,7 @@ def lower_matmul(
     def gridwise(vals, merge_kind: str):
         return GridwiseGemmOp(
             *vals, tile, threads, chunks, merge_kind, stages, k_major, mma_name, warp_counts,
-            register_prefetch, direct_to_lds, async_b, misaligned, columns,
+            register_prefetch, direct_to_lds, async_b, misaligned, columns, streamed,
         )  # fmt: skip
 
     for i, t in padded.items():
@@ -538,6 +555,7 @@ def lower_matmul(
         f"{'s' if chunks > 1 else ''} of {gw.chunk_k} (grid {gx}x{gy}x{gz}, {gw.block[0]} "
         f"threads, K steps of {tile[2]}{_buffering(stages, register_prefetch, direct_to_lds)}"
         f"{' (B with cp.async)' if async_b else ''}"
+        f"{', B streamed into registers' if streamed else ''}"
         f"{f', tensor cores ({mma_name})' if mma_name else ''})"
         f"; merge {merge}{_padding(padded, types, ia)}",
     )
@@ -647,7 +665,7 @@ GEMM_KERNEL_PATTERN = Pattern(
     rewrite=_lower,
     options=(
         "target", "chunks", "merge", "tile", "threads", "stages", "a_layout", "mma", "warps",
-        "prefetch", "pad",
+        "prefetch", "pad", "stream_b",
     ),  # fmt: skip
 )
 
@@ -709,6 +727,13 @@ GEMM_KERNEL = Pass(
             "into rows of whole 16-byte vectors (a pad_rows kernel) so that cp.async stages "
             "them; none: they are staged as they are (through registers)",
             PAD_CHOICES,
+        ),
+        Option(
+            "stream_b", str, "auto",
+            "auto: where the table's entry streams B (FMAs on M under 8), B goes from global "
+            "memory straight into the threads' registers and only A is staged; on: wherever the "
+            "form allows it (FMAs, one thread along M, stages=2); none: B staged",
+            STREAM_CHOICES,
         ),
     ),
 )

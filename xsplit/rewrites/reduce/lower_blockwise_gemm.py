@@ -50,6 +50,15 @@ element the thread reads its registers' A and B values from the tiles
 register buffers are allocated at the start of the function, not in the
 loop, so that LLVM can keep them in registers.
 
+`xsplit_gemm.blockwise_stream_gemm`: the K step unrolled; at each K
+element the thread loads its runs of B's row straight from global memory
+(one `vector.load` a run; a run past B's columns reads B's last run, its
+registers never written to C), reads its
+rows of A from the tile (`threadwise_read` down its column: the same
+word for every thread) and adds the outer product (`threadwise_gemm`).
+Each place is the step's row or the thread's column plus a constant, so
+that the loads take immediate offsets from one address.
+
 `xsplit_gemm.blockwise_mma`: the staged K step unrolled in blocks of the
 intrinsic's k; at each, the lane reads the A fragments of its warp's
 block rows and the B fragments of its block columns once
@@ -77,6 +86,7 @@ from xsplit.dialects.xsplit_gemm import (
     BlockwiseGatherOp,
     BlockwiseLoadOp,
     BlockwiseStoreOp,
+    BlockwiseStreamGemmOp,
     BlockwiseMmaOp,
     ThreadwiseFragmentOp,
     BlockwiseReduceOp,
@@ -401,6 +411,40 @@ def lower_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def lower_stream_gemm(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    op = m.root
+    assert isinstance(op, BlockwiseStreamGemmOp)
+    kb = KernelBuilder(ir.b)
+    rm, rn = op.acc.type.get_shape()  # type: ignore[attr-defined]
+    k_rows, n_cols = op.b.type.get_shape()  # type: ignore[attr-defined]
+    g, t = op.width, op.thread_count
+    entry = _entry(op)
+    a_regs = entry.alloc([rm], PRIVATE, "a_regs")
+    b_regs = entry.alloc([rn], PRIVATE, "b_regs")
+    first = kb.c(kb.add(op.col, kb.mul(op.thread, g)))
+    cols = [kb.c(kb.add(first, r * t * g)) for r in range(rn // g)]
+    if n_cols % (rn * t):
+        # A run past B's columns reads B's last run instead, unmasked: its
+        # registers are never written (`threadwise_write` masks them), and
+        # no branch per load stays in the loop (gfx942: 512 VGPRs and
+        # spills with them).
+        cols = [kb.min(c, n_cols - g) for c in cols]
+    for kk in range(op.steps):
+        row = kb.c(kb.add(op.row, kk))
+        row_in = kb.below(row, k_rows) if op.ragged_k is not None else None
+        for r, c in enumerate(cols):
+            inside = row_in
+            if g == 1:
+                values = [kb.load_or_zero(op.b, [row, c], inside)]
+            else:
+                values = kb.load_vector_or_zero(op.b, [row, c], g, inside)
+            for e, v in enumerate(values):
+                kb.store(kb.extf(v), b_regs, [r * g + e])
+        kb.insert(ThreadwiseReadOp(op.a, kb.c(0), kb.c(kk), a_regs, 1, down=True))
+        kb.insert(ThreadwiseGemmOp(op.acc, a_regs, b_regs))
+    return []
+
+
 def lower_mma(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     op = m.root
     assert isinstance(op, BlockwiseMmaOp)
@@ -651,6 +695,14 @@ LOWER_GEMM = Pattern(
     rewrite=lower_gemm,
 )
 
+LOWER_STREAM_GEMM = Pattern(
+    name="lower-blockwise-stream-gemm",
+    doc="a K step with B streamed into registers becomes its unrolled loads, reads of A and "
+    "outer products",
+    root=BlockwiseStreamGemmOp,
+    rewrite=lower_stream_gemm,
+)
+
 LOWER_MMA = Pattern(
     name="lower-blockwise-mma",
     doc="a workgroup's tensor-core multiply of staged tiles becomes each lane's K loop of "
@@ -664,7 +716,7 @@ LOWER_BLOCKWISE_GEMM = Pass(
     "Lowers xsplit_gemm's blockwise ops to each thread's loads, stores and threadwise ops.",
     [
         LOWER_COPY, LOWER_ASYNC_COPY, LOWER_LOAD, LOWER_STORE, LOWER_GATHER, LOWER_GEMM, LOWER_MMA,
-        LOWER_REDUCE,
+        LOWER_STREAM_GEMM, LOWER_REDUCE,
     ],  # fmt: skip
 )
 

@@ -15,7 +15,8 @@ each multiply; see `_double_buffered`) or, with `register_prefetch`,
 through registers (`blockwise_load` before each multiply, `blockwise_store`
 after it, one barrier a step; see `_register_prefetched`) or, with
 `direct_to_lds`, with direct-to-LDS loads (`blockwise_gather`; see
-`_direct_to_lds`).
+`_direct_to_lds`). With `stream_b` only A is staged and B goes from global
+memory into registers (`blockwise_stream_gemm`; see `stream_loop.py`).
 
 Each copy loads 128 bits at a time (`vector = 4` for f32, 8 for f16) where
 the source's rows are whole vectors and the threads divide the copy in
@@ -89,6 +90,7 @@ from xsplit.dialects.xsplit_gemm import (
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder, element_bytes
+from xsplit.rewrites.reduce.stream_loop import streamed_b_loop
 
 BANKS = 32
 """Workgroup-memory banks of 4 bytes (NVIDIA; gfx942's LDS has 32 too)."""
@@ -376,8 +378,12 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     m0 = kb.mul(kb.block_id("y"), tm)
     n0 = kb.mul(kb.block_id("x"), tn)
     chunk = kb.block_id("z") if op.chunk_count > 1 else None
+    stream = getattr(op, "stream_b", None) is not None
     # cp.async's loop places its chunks itself (`residue_first`).
-    async_loop = op.stage_count >= 2 and op.register_prefetch is None and op.direct_to_lds is None
+    async_loop = (
+        op.stage_count >= 2 and op.register_prefetch is None and op.direct_to_lds is None
+        and not stream
+    )  # fmt: skip
     k_begin: int | SSAValue = 0
     k_end: int | SSAValue = k
     if chunk is not None and not async_loop:
@@ -389,7 +395,12 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     wa = vector_width(op.a, tm, tk, threads, misaligned)
     wb = vector_width(op.b, tk, tn, threads, misaligned and b_kpack(op) == 1)
     k_major = op.a_k_major is not None
-    if op.stage_count == 2 and op.register_prefetch is not None:
+    if stream:
+        shape = a_tile_shape(op)
+        a_tiles = [kb.alloc(shape, WORKGROUP, f"a_tile{i}", element(op.a)) for i in (0, 1)]
+        acc = _accumulator(kb, op)
+        streamed_b_loop(kb, op, tid, m0, n0, k_begin, k_end, acc, a_tiles)
+    elif op.stage_count == 2 and op.register_prefetch is not None:
         acc = _register_prefetched(kb, op, tid, m0, n0, k_begin, k_end, wa, wb)
     elif op.stage_count == 2 and op.direct_to_lds is not None:
         acc = _direct_to_lds(kb, op, tid, m0, n0, k_begin, k_end)
