@@ -117,14 +117,19 @@ def test_batch(stage: str, deterministic: bool) -> None:
     simulate_fused(out, case, 32)
 
 
-def test_what_stays_on_the_text_kernel() -> None:
-    """What the staged kernel does not take yet is written as before, and
-    the remark says so: a reduction along the batch, transposed operands."""
+def test_batch_axis_and_transposed_operands_are_staged() -> None:
+    """A reduction along the batch and transposed A and B, which the tiled
+    kernel wrote before, are the staged kernel's, and the remark says so
+    (tests/reduce/test_fused_transposed.py simulates the transposed forms,
+    test_tiled_gemm.py::test_batch_axis the batch)."""
     case = GemmCase("sum", "batch", batch=2, m=37, n=50, k=29)
     with collect_remarks() as said:
         out = rewrite(case.program(), "fuse-reduction,lower-reduce{stage=subgroup target=sm_80}")
-    assert "%a_tile = memref.alloc() : memref<16x64xf32" in out
-    assert "does not take it yet: the reduction is along the batch" in "\n".join(said)
+    # The staged kernel's M-major A tile (the tiled kernel's was 16x64).
+    assert "%a_tile = memref.alloc() : memref<64x16xf32" in out
+    text = "\n".join(said)
+    assert "does not take it yet" not in text
+    assert "the batch axis is reduced across workgroups (grid z)" in text
     transposed = """\
 func.func @t(%a: tensor<24x13xf32>, %b: tensor<70x24xf32>, %c: tensor<13x70xf32>, %o: tensor<1x70xf32>) -> tensor<1x70xf32> {
   %mm = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<24x13xf32>, tensor<70x24xf32>) outs(%c : tensor<13x70xf32>) {
@@ -139,7 +144,8 @@ func.func @t(%a: tensor<24x13xf32>, %b: tensor<70x24xf32>, %c: tensor<13x70xf32>
 """
     with collect_remarks() as said:
         rewrite(transposed, "fuse-reduction,lower-reduce{stage=lds target=gfx942}")
-    assert "does not take it yet: an operand or C is transposed" in "\n".join(said)
+    assert "does not take it yet" not in "\n".join(said)
+    assert "copied: A as it lies, K x M, into a K-major tile and B as it lies" in "\n".join(said)
 
 
 # sm_80 and gfx942 assembly ---------------------------------------------------

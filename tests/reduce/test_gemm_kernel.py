@@ -559,11 +559,11 @@ def test_mfma_bf16(merge: str) -> None:
 
 
 def test_mfma_default_tiles() -> None:
-    # 64x64 tiles of four wavefronts, 32x32 warp tiles of 2x2 16x16 blocks,
-    # K steps of 64 (four K blocks): 16 MFMAs a step. Double-buffered: the
+    # 128x128 tiles of four wavefronts, 64x64 warp tiles of 4x4 16x16 blocks,
+    # K steps of 32 (two K blocks): 32 MFMAs a step. Double-buffered: the
     # loop's two steps, and the ragged step (K = 40: one chunk) peeled after it.
     text = check(70, 72, 40, "target=gfx942 chunks=2", element="f16")
-    assert text.count("amdgpu.mfma") == 3 * 16
+    assert text.count("amdgpu.mfma") == 3 * 32
 
 
 def test_mfma_generated_cases() -> None:

@@ -3,8 +3,8 @@ numpy: rows that are not whole 16-byte vectors (odd K or N) loaded 16
 bytes at a time (`ragged` copies: the vector straddling a row's end loads
 ending at it, shifted down), the ragged last K step peeled out of the
 register-prefetched loop (in a chunk with whole steps before it, and in
-one that holds only the ragged step), each thread's columns in runs of 4,
-and K-packed B slices of 8 columns. Also the ISA reader's loops."""
+one that holds only the ragged step), each thread's columns in runs of 4
+(two runs a thread in the small-output f32 entry), and K-packed B slices of 8 columns. Also the ISA reader's loops."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from xsplit.bench.machine_code import (
     _math_per_barrier_natural,
     _natural_loops,
 )
+from xsplit.targets.gemm_tiles import gemm_tiles
+from xsplit.targets.table import TARGETS
 
 SMALL = "tile=16,16,8 threads=4,4"
 
@@ -51,6 +53,15 @@ def test_kpacked_slices_of_eight_columns() -> None:
     text = check(20, 37, 101, options, seed=6, element="f16")
     assert re.search(r"vector\.load %b\[.*vector<8xf16>", text)
     assert "amdgpu.mfma" in text
+
+
+def test_small_f32_entry_two_runs_of_four_columns() -> None:
+    # The table's small-output f32 entry: 64x64x16 on 16x8 threads, so each
+    # thread's 8 columns are two runs of 4; M, N and K all ragged, 2 chunks.
+    entry = gemm_tiles(TARGETS["gfx942"], "f32", 37, 45, 37)
+    assert (entry.tile, entry.threads, entry.columns) == ((64, 64, 16), (16, 8), 4)
+    text = check(37, 45, 37, "target=gfx942 chunks=2", seed=7)
+    assert re.search(r"vector\.load %\S+\[.*vector<4xf32>", text)
 
 
 LISTING = """mm:

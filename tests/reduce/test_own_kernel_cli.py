@@ -88,7 +88,7 @@ def test_saved_own_kernel_replays_only_on_cuda(tmp_path: Path) -> None:
         # its index arithmetic ("'vm.mul.i64' op operand #0 must be ...").
         ("cuda", "split-k{target=sm_80 kernel=own}", "f32", "that is not a dispatch"),
         (None, "split-k{target=sm_80 kernel=own}", "f32", "end the pipeline with export-dispatch"),
-        # lower-reduce's merge kernel, likewise ("failed to legalize operation
+        # split-k's merged kernel, likewise ("failed to legalize operation
         # 'util.initializer'" before).
         (None, "split-k{target=sm_80 merge=atomic factor=2}", "dps", "(@mm, thread-level code)"),
     ],

@@ -154,11 +154,11 @@ def test_main_loop_is_pipelined_and_dense(
 
 def _short_of_goal_gfx942(m: int, n: int, k: int, element: str) -> str | None:
     """Why a shape's gfx942 loop is known to miss the done-when (issue 37), or None."""
-    if element == "f16" and min(m, n) < 256 and m >= 16:
+    if element == "f16" and m >= 16 and min(m, n) < 64:
         return (
-            "the small-output MFMA tile (64x64x64, 4 wavefronts of 32x32): 18% MFMA, 16 a "
-            "barrier (128x128x32 makes 29%, but the split model then keeps IREE's chunks on "
-            "the seed)"
+            "the small-output MFMA tile (128x128x32, 4 wavefronts of 64x64) on an edge under "
+            "64: LLVM drops the MFMAs past M or N (the grid is known), leaving the copies: "
+            "15% MFMA, 16 a barrier on 200x17x1001, 18% on 17x1000x997"
         )
     if element == "f16" and m < 16:
         return (
@@ -169,12 +169,13 @@ def _short_of_goal_gfx942(m: int, n: int, k: int, element: str) -> str | None:
     if element == "f32" and m < 8:
         return (
             "a 64-row tile on M < 8: LLVM drops the FMAs of rows past M, leaving the copies: "
-            "31% FMA, 32 v_pk_fma a barrier"
+            "41% FMA, 64 v_pk_fma a barrier (1x2048x4097)"
         )
-    if element == "f32" and min(m, n) < 256:
+    if element == "f32" and min(m, n) < 64:
         return (
-            "the small-output f32 tile (8x4 registers): 56-58% v_pk_fma; LLVM reads the second "
-            "pair of tiles through one address register each (ds_read2_b32, ~280 VGPRs)"
+            "the small-output f32 tile (64x64x16, 4x8 registers) on an edge under 64: LLVM "
+            "drops the FMAs past M or N (the grid is known): 53% v_pk_fma on 200x17x1001, 54% "
+            "on 17x1000x997"
         )
     return None
 
@@ -188,6 +189,10 @@ def _case_gfx942(m: int, n: int, k: int, element: str):
 MACHINE_CODE_SHAPES_GFX942 = [_case_gfx942(*s) for s in _held_out_shapes()] + [
     _case_gfx942(1536, 1280, 4096, "f16"),
     _case_gfx942(64, 96, 4096, "f16"),
+    _case_gfx942(200, 17, 1001, "f16"),  # N under 64
+    _case_gfx942(17, 1000, 997, "f16"),  # M under 64
+    _case_gfx942(200, 17, 1001, "f32"),
+    _case_gfx942(17, 1000, 997, "f32"),
     _case_gfx942(8, 4096, 14339, "f16"),
     _case_gfx942(1, 2048, 4097, "f32"),
 ]

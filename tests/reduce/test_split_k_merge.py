@@ -1,7 +1,10 @@
 """split-k{merge=atomic|deterministic}: the split kernel merges its chunks'
-partials itself, by lower-reduce's lowering. Checked in the simulator against
-the unsplit program, in the sm_80/gfx942 assembly, and on llvm-cpu through
-IREE against numpy. Without merge= split-k is as before."""
+partials itself. A matmul that xsplit's staged GEMM kernel takes (a GPU, a
+static matmul into f32) is that kernel, gemm-kernel's merge; anything else
+(the CPU, a transposed or one-vector product, a max) is lower-reduce's
+per-element kernel. Checked in the simulator against the unsplit program,
+in the sm_80/gfx942 assembly, and on llvm-cpu through IREE against numpy.
+Without merge= split-k is as before."""
 
 from __future__ import annotations
 
@@ -11,9 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.helpers.gemm_kernel import expected, inputs, matmul
 from tests.helpers.gpu_asm import ANY_ATOMIC, ATOMIC, assembly
-from xsplit.api import rewrite
-from xsplit.diagnostics import XsplitError
+from xsplit.api import parse_module, rewrite
+from xsplit.diagnostics import XsplitError, collect_remarks
+from xsplit.dialects import make_context
+from xsplit.simulator.program import host_function, simulate_program
+from xsplit.simulator.run import pick_function, simulate
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
 from xsplit.tools.simulate import main as simulate_main
@@ -29,9 +36,15 @@ func.func @mm(%a: tensor<9x700xf32>, %b: tensor<700x20xf32>, %c: tensor<9x20xf32
 @pytest.mark.parametrize("merge", ["atomic", "deterministic"])
 @pytest.mark.parametrize("t", ["sm_80", "gfx942"])
 def test_simulated(merge: str, t: str, tmp_path: Path, capsys) -> None:
-    out = rewrite(MATMUL, f"split-k{{factor=5 merge={merge} target={t}}},verify-sync")
+    with collect_remarks() as said:
+        out = rewrite(MATMUL, f"split-k{{factor=5 merge={merge} target={t}}},verify-sync")
     assert "linalg." not in out and "scf.forall" not in out
     assert ("atomic_rmw" in out) == (merge == "atomic")
+    # The staged GEMM kernel ran, and said so: its K loop stages tiles in
+    # workgroup memory; the per-element kernel has none.
+    assert any("xsplit's staged GEMM kernel" in line for line in said), said
+    assert any("split-k: gemm-kernel: on " in line for line in said), said
+    assert "#gpu.address_space<workgroup>" in out
     (tmp_path / "out.mlir").write_text(out)
     (tmp_path / "ref.mlir").write_text(MATMUL)
     rc = simulate_main([str(tmp_path / "out.mlir"), "--reference", str(tmp_path / "ref.mlir")])
@@ -50,9 +63,57 @@ def test_assembly(merge: str, t: str, tmp_path: Path) -> None:
         assert not re.search(ANY_ATOMIC[t], asm)
 
 
+def _simulate_against_numpy(text: str, args: list[np.ndarray]) -> None:
+    module = parse_module(text, "kernel.mlir", make_context())
+    host = host_function(module, None)
+    if host is not None:
+        report = simulate_program(module, host, expected(args), args)
+    else:
+        report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
+    assert report.clean, report.races + report.mismatches
+
+
+@pytest.mark.parametrize(
+    ("t", "element", "merge"),
+    [("sm_80", "f16", "atomic"), ("gfx942", "f16", "deterministic"), ("sm_80", "bf16", "atomic")],
+)
+def test_16_bit_matmuls_take_the_staged_kernel(t: str, element: str, merge: str) -> None:
+    # The per-element kernel took f32 only; the staged one multiplies f16
+    # and bf16 on tensor cores.
+    with collect_remarks() as said:
+        out = rewrite(matmul(37, 24, 301, element), f"split-k{{factor=3 merge={merge} target={t}}}")
+    assert any("xsplit's staged GEMM kernel" in line for line in said), said
+    assert ("amdgpu.mfma" if t == "gfx942" else "nvgpu.mma.sync") in out
+    _simulate_against_numpy(out, inputs(37, 24, 301, 7, element))
+
+
+TRANSPOSED_B = """\
+func.func @mm(%a: tensor<9x300xf32>, %b: tensor<20x300xf32>, %c: tensor<9x20xf32>) -> tensor<9x20xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : tensor<9x300xf32>, tensor<20x300xf32>) outs(%c : tensor<9x20xf32>) -> tensor<9x20xf32>
+  return %0 : tensor<9x20xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("merge", ["atomic", "deterministic"])
+def test_what_the_staged_kernel_refuses_is_the_per_element_kernel(merge: str, tmp_path, capsys) -> None:
+    """A transposed B on a GPU: the per-element kernel, the remark says why."""
+    with collect_remarks() as said:
+        out = rewrite(TRANSPOSED_B, f"split-k{{factor=4 merge={merge} target=gfx942}},verify-sync")
+    why = "per-element kernel (the staged GEMM kernel does not take it: its operands are transposed"
+    assert any(why in line for line in said), said
+    assert "#gpu.address_space<workgroup>" not in out
+    (tmp_path / "out.mlir").write_text(out)
+    (tmp_path / "ref.mlir").write_text(TRANSPOSED_B)
+    rc = simulate_main([str(tmp_path / "out.mlir"), "--reference", str(tmp_path / "ref.mlir")])
+    assert rc == 0, capsys.readouterr().out
+
+
 @pytest.mark.parametrize("merge", ["atomic", "deterministic"])
 def test_cpu_run(merge: str) -> None:
-    out = rewrite(MATMUL, f"split-k{{factor=7 merge={merge} target=cpu}},export-dispatch{{target=cpu}}")
+    with collect_remarks() as said:
+        out = rewrite(MATMUL, f"split-k{{factor=7 merge={merge} target=cpu}},export-dispatch{{target=cpu}}")
+    assert any("per-element kernel (the staged GEMM kernel does not take it: cpu is not a GPU)" in line for line in said), said
     rng = np.random.default_rng(2)
     a = rng.uniform(-1, 1, (9, 700)).astype(np.float32)
     b = rng.uniform(-1, 1, (700, 20)).astype(np.float32)

@@ -1,6 +1,7 @@
 """The tiled fused GEMM: on GPU targets xsplit's staged GEMM kernel with a
-reduction epilogue (xsplit/rewrites/reduce/fused_gemm.py), for reductions
-along the batch and the CPU the tiled kernel (tiled_gemm.py). For every
+reduction epilogue (xsplit/rewrites/reduce/fused_gemm.py, reductions along
+the batch included), for a transposed C and the CPU the tiled kernel
+(tiled_gemm.py). For every
 stage, sum and max, reduced along rows and columns, on shapes that are not multiples of the 64x64
 tile or the K step of 16 (70x200x90, 33x45x61 and a batch of 2x37x50x29, as
 MxNxK), the kernel is race-free in the simulator and gives numpy's results;
@@ -87,8 +88,9 @@ def test_simulated(stage, deterministic, method, along, target, shape, i) -> Non
 
 @pytest.mark.parametrize("stage", ["atomic", "lds", "subgroup"])
 def test_batch_axis(stage: str) -> None:
-    """Reduced over the batch: each element of a tile is its own output, one
-    atomic (or partial) per element whatever the stage."""
+    """Reduced over the batch (the staged kernel, `dim` 2): each element of a
+    tile is its own output, one atomic (or partial) per element whatever
+    the stage."""
     case = GemmCase(
         "max", "batch", **SHAPES["2x37x50x29"], returned=stage == "lds", rock=stage != "lds"
     )
@@ -211,13 +213,38 @@ def test_remarks_say_what_the_kernel_does() -> None:
     with collect_remarks() as said:
         rewrite(batch.program(), "fuse-reduction,lower-reduce{stage=lds target=sm_80}")
     assert "grid 1x1x2; the 16 threads of a row meet in workgroup memory" in "\n".join(said)
-    # What the staged kernel does not take yet goes to the tiled kernel, and says so.
     along = GemmCase("max", "batch", **SHAPES["2x37x50x29"])
     with collect_remarks() as said:
         rewrite(along.program(), "fuse-reduction,lower-reduce{stage=lds target=sm_80}")
+    assert (
+        "grid 1x1x2; the batch axis is reduced across workgroups (grid z): every element of a "
+        "tile is its own output, and its thread adds one maxnumf atomic per element"
+        in "\n".join(said)
+    )
+    # What the staged kernel does not take yet goes to the tiled kernel, and says so.
+    with collect_remarks() as said:
+        rewrite(TRANSPOSED_C, "fuse-reduction,lower-reduce{stage=lds target=sm_80}")
     text = "\n".join(said)
-    assert "staged GEMM kernel does not take it yet: the reduction is along the batch" in text
-    assert "insert-barriers placed 2 gpu.barrier in @gemm_max_batch: 2 in the staged K loop" in text
+    assert "staged GEMM kernel does not take it yet: C is transposed" in text
+    assert "insert-barriers placed 3 gpu.barrier in @ct: 2 in the staged K loop, 1 after it" in text
+
+
+TRANSPOSED_C = """\
+func.func @ct(%a: tensor<13x24xf32>, %b: tensor<24x70xf32>, %c: tensor<70x13xf32>, %o: tensor<70xf32>) -> tensor<70xf32> {
+  %mm = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<13x24xf32>, tensor<24x70xf32>) outs(%c : tensor<70x13xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<70x13xf32>
+  %r = linalg.reduce ins(%mm : tensor<70x13xf32>) outs(%o : tensor<70xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.maximumf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  return %r : tensor<70xf32>
+}
+"""
 
 
 # llvm-cpu ------------------------------------------------------------------

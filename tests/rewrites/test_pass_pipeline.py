@@ -195,10 +195,19 @@ FUSED = """func.func @fused(%a: tensor<13x24xf32>, %b: tensor<24x70xf32>, %c: te
 }
 """
 
-BATCH_AXIS = """func.func @batch(%a: tensor<2x5x8xf32>, %b: tensor<2x8x9xf32>, %c: tensor<2x5x9xf32>, %o: tensor<1x5x9xf32>) -> tensor<1x5x9xf32> {
-  %mm = linalg.batch_matmul ins(%a, %b : tensor<2x5x8xf32>, tensor<2x8x9xf32>) outs(%c : tensor<2x5x9xf32>) -> tensor<2x5x9xf32>
-  %r = rock.reduce max %mm into %o {axis = 0 : index} : tensor<2x5x9xf32> into tensor<1x5x9xf32> -> tensor<1x5x9xf32>
-  return %r : tensor<1x5x9xf32>
+TRANSPOSED_C = """func.func @ct(%a: tensor<5x8xf32>, %b: tensor<8x9xf32>, %c: tensor<9x5xf32>, %o: tensor<9xf32>) -> tensor<9xf32> {
+  %mm = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<5x8xf32>, tensor<8x9xf32>) outs(%c : tensor<9x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<9x5xf32>
+  %r = linalg.reduce ins(%mm : tensor<9x5xf32>) outs(%o : tensor<9xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.maximumf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  return %r : tensor<9xf32>
 }
 """
 
@@ -213,8 +222,8 @@ GEMM_STAGES = ("lower-gridwise-gemm", "lower-blockwise-gemm", "lower-threadwise-
         (
             SMALL_MATMUL,
             "split-k{target=gfx942 factor=4 merge=deterministic}",
-            ("distribute",),
-            "lower-reduce: distribute: ",
+            ("gemm-kernel", *GEMM_STAGES),
+            "split-k: gemm-kernel: ",
         ),
         (ROWS, "lower-reduce{target=gfx942}", ("distribute",), "lower-reduce: distribute: "),
         (
@@ -224,7 +233,7 @@ GEMM_STAGES = ("lower-gridwise-gemm", "lower-blockwise-gemm", "lower-threadwise-
             "xsplit_gemm.gridwise_gemm_reduce",
         ),
         (
-            BATCH_AXIS,
+            TRANSPOSED_C,
             "fuse-reduction,lower-reduce{target=gfx942}",
             ("insert-barriers",),
             "lower-reduce: insert-barriers placed",

@@ -171,9 +171,11 @@ RAGGED_F16 = GemmTiles(
 )  # fmt: skip
 
 _GFX942_SMALL_F32 = (
-    "8x4 registers in runs of 4 columns (ds_read_b128 of B), K steps of 16 double-buffered "
-    "through registers: 256 v_pk_fma a barrier; gfx942 ISA: 56-58% of the K loop, about "
-    "280 VGPRs, no scratch (4x4 registers: 52-57%, 128 a barrier)"
+    "4x8 registers, each row's 8 columns in two runs of 4 (two ds_read_b128 of B a K), K "
+    "steps of 16 double-buffered through registers: 256 v_pk_fma a barrier; gfx942 ISA: "
+    "61-64% of the K loop on 142x1867x2039, 64x96x997, 100x72x1001 and 128x128x1024, about "
+    "275 VGPRs, no scratch (8x4 registers: 56-58%, 156 LDS reads a loop where this has "
+    "128). Short on an edge under 64 (200x17x1001: 53%), whose FMAs past N LLVM drops"
 )
 _GFX942_LARGE_F32 = (
     "8x8 registers in runs of 4 columns (ds_read_b128 of B), double-buffered through "
@@ -202,10 +204,11 @@ _GFX942_SKINNY_MMA = (
 )
 
 _GFX942_MFMA_SMALL = (
-    "MFMA 16x16x16, 4 wavefronts of 32x32: K steps of 64 make 16 MFMA a barrier, "
-    "double-buffered through registers; gfx942 ISA on 64x96x4096: 18% MFMA, 90 VGPRs, no "
-    "scratch (128x128x32 made 29% but the model then no longer finds the own kernel faster "
-    "than IREE's chunks on the seed, once measured: tests/reduce/test_split_k_own_kernel.py)"
+    "MFMA 16x16x16, 4 wavefronts of 64x64, as on large outputs: K steps of 32 make 32 MFMA a "
+    "barrier (gfx942 ISA on 64x96x4096: 29% MFMA, 140 VGPRs, no scratch; 48x40x2039: 20%; "
+    "the 64x64x64 tile of 4 wavefronts of 32x32: 18%, 16 a barrier). Fewer, larger tiles "
+    "leave the split to fill the CUs: the model's counts of one wave (`own_counts`) give "
+    "the seed 73 chunks, 292 workgroups on 304 CUs"
 )
 
 # bench/pick_gemm_tiles.py rewrites the entries between the two marker lines.
@@ -226,13 +229,13 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
         (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 2)
     ),
     ("gfx942", "f32", SMALL): GemmTiles(
-        (64, 64, 16), (8, 16), 2, NOT_MEASURED, _GFX942_SMALL_F32, columns=4
+        (64, 64, 16), (16, 8), 2, NOT_MEASURED, _GFX942_SMALL_F32, columns=4
     ),
     ("gfx942", "f32", LARGE): GemmTiles(
         (128, 128, 8), (16, 16), 2, NOT_MEASURED, _GFX942_LARGE_F32, columns=4
     ),
     ("gfx942", "f16", SMALL): GemmTiles(
-        (64, 64, 64), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA_SMALL
+        (128, 128, 32), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA_SMALL
     ),
     ("gfx942", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA),
     ("gfx942", "f16", SKINNY): GemmTiles(

@@ -131,9 +131,9 @@ class OwnKernelFit:
     atomic_rate: float
     """f32 atomic adds per second into global memory, per processor."""
     counts: tuple[int, ...]
-    """The chunk counts the model prefers (IREE's chunks' measured counts);
-    where none of them fills the machine, it weighs any count that does
-    (`cost_model.gpu.gpu_counts`)."""
+    """IREE's chunks' measured counts, which the model always weighs; on a
+    starved output it weighs the powers of two and the counts of one wave
+    beside them, all on its modeled times (`cost_model.own_kernel.own_counts`)."""
     min_gain: float
     """The own kernel is chosen only where it is modeled this much faster
     than IREE's best form: its terms are unmeasured, IREE's measured."""

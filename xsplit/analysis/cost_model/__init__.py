@@ -17,6 +17,9 @@ The model estimates, for each S:
   from memory once, at a fair share of the bandwidth; panels that do not are
   re-streamed once per register tile at the much lower re-read bandwidth. This
   is where a CPU gains from a split: short chunks keep the panels resident.
+  On split-k's streaming tiles (a row-major B past up to 16 rows) the
+  arithmetic adds to the traffic instead (`cpu.STREAMED_FMAS_ADD`: the
+  streamed products ran in the sum); the chunk count is chosen on the rest.
 - **partial-buffer traffic**: the S partial outputs are written (first touch:
   page faults on a CPU) and read back.
 - **the merge**: one more dispatch that reads the partials and the init and

@@ -89,6 +89,10 @@ class Estimate:
     in_flight: float = 0.0
     """GPU chunks: the operand bytes an average processor has in flight
     (resident workgroups x each one's staged panels); 0 where not modeled."""
+    fmas: float = 0.0
+    """CPU streamed chunks: the seconds of `main` that the arithmetic adds
+    past the longer of it and the reads (`cpu.STREAMED_FMAS_ADD`); 0 where
+    none is added."""
 
     @property
     def seconds(self) -> float:
@@ -102,6 +106,8 @@ class Estimate:
             if self.streamed and self.stream_rate:
                 how = "measured" if self.stream_rate_measured else "assumed"
                 fits += f" at {self.stream_rate / 1e9:.0f} GB/s, the {how} read rate"
+            if self.fmas:
+                fits += f", plus {self.fmas * 1e3:.2f} ms of FMAs at the peak"
             panel = f", {self.panel_bytes // 1024} KiB panel ({fits})"
         return (
             f"{self.factor} chunk{'s' if self.factor > 1 else ''} of {self.chunk}: "

@@ -323,10 +323,16 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     # A workgroup's start runs in the shadow of its memory traffic: decoding
     # 1x4096x14336 in 256 chunks (4,096 workgroups) took 5.7 ms, as in 2.
     workgroup = max(arithmetic + target.workgroup_overhead, traffic)
+    # A streamed loop's FMAs add to its reads (STREAMED_FMAS_ADD): the time
+    # past the longer of the two, which the remark names.
+    unhidden = 0.0
+    if _fmas_add_to_reads(p, target, fixed_tiles):
+        unhidden = arithmetic + max(target.workgroup_overhead, traffic) - workgroup
     # A wave keeps up to `resident` workgroups on each processor; with fewer it
     # hides less latency (c resident reach c / resident of the rate), so a wave
     # takes `resident` workgroup times however full it is.
-    main = waves * resident * workgroup + target.dispatch_overhead
+    fmas = waves * resident * unhidden
+    main = waves * resident * workgroup + target.dispatch_overhead + fmas
 
     partials = merge = pad = 0.0
     if factor > 1:
@@ -356,6 +362,49 @@ def estimate(problem: Problem, target: Target, factor: int) -> Estimate:
         streamed,
         target.memory_bandwidth if streamed else None,
         target.read_measured,
+        fmas=fmas,
+    )
+
+
+STREAMED_FMAS_ADD = True
+"""Whether a CPU loop that streams its matrix from memory takes its reads'
+time plus its FMAs' time at the peak, not the longer of the two. The 14
+streamed products of bench/RESULTS-matvec.md (1 to 16 rows, row-major and
+transposed B, quiet machine, 549 GFLOP/s peak) ran in B's bytes over the
+read pass timed in the same rounds plus 2 x M x N x K at the peak: 0.99 to
+1.07 of that sum at 2 to 8 rows (skinny_4x4096x14336 6.33 ms against 5.42 +
+0.86; decode_8x4096x14336 8.33 against 6.09 + 1.71), 1.15 and 1.33 at 16,
+where the longer of the two says 0.90 to 2.1. The loops are clean in the
+machine code (4 x 64 register tiles: 8 loads of B, 8 broadcasts of A and 32
+FMAs a step of 2, no spill), so the share of the read rate such a loop can
+reach is 1 / (1 + M x read rate / (2 x peak)): 86% at 4 rows, 76% at 8, 61%
+at 16 (`streamed_read_ceiling`)."""
+
+
+def streamed_read_ceiling(m: int, read_rate: float, peak_flops: float) -> float:
+    """The share of the read rate at which a loop streaming an f32 matrix
+    past `m` rows reads it when its FMAs add to its reads
+    (STREAMED_FMAS_ADD): 4 bytes a column over the read rate, against
+    2 x `m` operations a column at the peak."""
+    reads = 4 / read_rate
+    return reads / (reads + 2 * m / peak_flops)
+
+
+def _fmas_add_to_reads(p: Problem, target: Target, fixed_tiles: bool) -> bool:
+    """Whether this estimate adds its arithmetic to its traffic
+    (STREAMED_FMAS_ADD): split-k's streaming tiles (`Target.streams_b`, a
+    row-major B past up to STREAMING_MAX_M rows) in IREE's compiled CPU
+    code, whose competitors (IREE's own tiles on the whole op, re-reading
+    B) are priced far above them. The transposed forms stream too, but
+    added to IREE's own whole op alone it flipped 9 to 16 rows against
+    B[n, k] to splits that ran slower (16x2048x20011: whole 9.6 ms, split
+    9.7-10.5), so they keep the longer of the two on every side."""
+    return (
+        STREAMED_FMAS_ADD
+        and target.cpu is not None
+        and target.split_tiles
+        and fixed_tiles
+        and streams_b(p, target)
     )
 
 
@@ -376,6 +425,15 @@ def _batch_of_rows_streams(p: Problem, target: Target) -> bool:
         and p.k_strides == (p.input_bytes, p.n * p.input_bytes)
         and p.n * p.input_bytes < PAGE_BYTES
     )
+
+
+def _reads_part(e: Estimate) -> float:
+    """An estimate less the arithmetic a streamed loop adds past the longer
+    of it and the reads (about the same for every chunk count): the near
+    ties among counts and the tail's worth were measured on the rest, and
+    relative to a whole that holds the FMAs they widen (4x4096x14336 would
+    take 28 chunks for the 16 measured best, 16x4096x16384 64 for 34)."""
+    return e.seconds - e.fmas
 
 
 def choose_generic(problem: Problem, target: Target) -> Choice:
@@ -421,8 +479,8 @@ def choose_generic(problem: Problem, target: Target) -> Choice:
             f"no split pays on {target.name}: two chunks' partials "
             f"({mib_text(2 * output)}) would outgrow the operands ({mib_text(operands)})",
         )
-    cheapest = min(e.seconds for e in candidates)
-    ties = [e for e in candidates if e.seconds <= cheapest * (1 + NEAR_TIE)]
+    cheapest = min(_reads_part(e) for e in candidates)
+    ties = [e for e in candidates if _reads_part(e) <= cheapest * (1 + NEAR_TIE)]
     if all(e.streamed for e in ties):
         # Streamed chunks tie in the model, and more of them ran as fast or
         # faster: 2x5120x13824 in 2 chunks 8.3 ms, in 4 to 32 7.5-7.6;
@@ -466,7 +524,7 @@ def _without_tail(problem: Problem, target: Target, best: Estimate) -> Estimate:
         for factor in range(2, min(problem.k, MAX_FACTOR) + 1)
         if problem.k % factor == 0 and (problem.k // factor) % align == 0
     ]
-    near = [e for e in dividing if e.seconds <= best.seconds * (1 + TAIL_WORTH)]
+    near = [e for e in dividing if _reads_part(e) <= _reads_part(best) * (1 + TAIL_WORTH)]
     if not near or any(e.factor == best.factor for e in near):
         return best
     return min(near, key=lambda e: (abs(e.factor - best.factor), e.factor))

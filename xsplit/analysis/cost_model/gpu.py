@@ -252,7 +252,8 @@ the most bytes in flight any count reaches are taken as reaching it."""
 
 
 def weighed_counts(
-    candidates: list[tuple[int, Estimate]], measured: tuple[int, ...], target: Target
+    candidates: list[tuple[int, Estimate]], measured: tuple[int, ...], target: Target,
+    wave_share: float = 1.0,
 ) -> list[tuple[int, Estimate]]:
     """The candidates the GPU model chooses among: those that fill the
     machine (a workgroup on every processor, and the bytes in flight that
@@ -265,10 +266,11 @@ def weighed_counts(
     workgroups on 304 CUs in 128 chunks) takes any count that fills the
     machine: only every processor reading, enough at a time, reaches the
     memory's bandwidth. Where no count launches a wave (a K too short for
-    one), the measured counts alone."""
+    one), the measured counts alone. A wave is `wave_share` of the
+    processors (the own kernel's whole-step chunks cannot always make all)."""
     fit = target.gpu_fit
     assert fit is not None
-    wave = [(f, e) for f, e in candidates if e.workgroups >= target.processors]
+    wave = [(f, e) for f, e in candidates if e.workgroups >= wave_share * target.processors]
     covered = [(f, e) for f, e in wave if e.in_flight >= fit.latency_bytes]
     if not covered and wave:
         most = max(e.in_flight for _, e in wave)

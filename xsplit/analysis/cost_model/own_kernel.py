@@ -19,7 +19,6 @@ from xsplit.analysis.cost_model.gpu import (
     workgroups_in_flight,
     weighed_counts,
     describe_in_flight,
-    gpu_counts,
     in_flight_share,
 )
 from xsplit.analysis.shapes import ceildiv
@@ -164,14 +163,48 @@ def own_kernel_takes(problem: Problem) -> str | None:
     return None
 
 
+WAVE_SHARE = 0.9
+"""The share of the processors a split's workgroups must reach to launch a
+wave for the own kernel (`weighed_counts`). Its chunks are whole K steps,
+so the counts jump: 123x456x51234 f16 on gfx942's 4 tiles of 128x128 is 73 chunks of 22
+steps (292 workgroups on 304 CUs, one wave at 96%) or 77 of 21 (308: a
+second wave of 4 workgroups), nothing between."""
+
+WAVE_RESIDENTS = (1, 2, 3, 4, 6, 8, 12, 16)
+"""Workgroups a processor for which `own_counts` asks for the chunks of one
+wave (`gpu_counts`' for IREE's chunks)."""
+
+
+def own_counts(target: Target, tiles: int, most: int) -> list[int]:
+    """The chunk counts the own kernel's model weighs for an output of
+    `tiles` tiles: IREE's chunks' measured counts and, on a starved output
+    (fewer tiles than processors), every power of two up to `most` and the
+    counts that make one wave of 1 to 16 workgroups a processor. Those are
+    rounded down, so that their whole-step chunks (`chunk_count`, never
+    more than asked) leave no second wave of a few workgroups; `gpu_counts`
+    rounds up, for IREE's chunks, which are not whole steps of this
+    kernel's tile (on the seed in f32 on gfx942, 152 asked make 153 chunks
+    of 21 steps: 2448 workgroups on 2432 slots)."""
+    own = target.own_kernel
+    assert own is not None
+    counts = list(own.counts)
+    if tiles < target.processors:
+        power = 2
+        while power <= most:
+            counts.append(power)
+            power *= 2
+        counts += [resident * target.processors // tiles for resident in WAVE_RESIDENTS]
+    return [c for c in dict.fromkeys(counts) if 1 <= c <= most or c in own.counts]
+
+
 def _own_candidates(
     problem: Problem, target: Target, merge: str, forced: bool
 ) -> tuple[list[Estimate], str]:
     """The own kernel's candidate splits, and why the others are not. The
-    model weighs the counts and the chunk floor of IREE's chunks, and the
-    same cap on what the chunks add up to (count x output, here in atomics
-    or partials) against the operands; `forced` (kernel=own) weighs one
-    chunk and every count."""
+    model weighs `own_counts`, the chunk floor of IREE's chunks, and the same cap on
+    what the chunks add up to (count x output, here in atomics or partials)
+    against the operands; `forced` (kernel=own) weighs one chunk and every
+    count."""
     own, fit = target.own_kernel, target.gpu_fit
     assert own is not None and fit is not None
     operands = sum(bytes_of_operands(problem))
@@ -182,9 +215,8 @@ def _own_candidates(
         target, own_kernel_class(problem), problem.m, problem.n, problem.k
     ).tile
     tiles = problem.batch * ceildiv(problem.m, tile_m) * ceildiv(problem.n, tile_n)
-    counts = ((1,) if forced else ()) + tuple(
-        gpu_counts(problem, target, tiles, step_k, min(ceildiv(problem.k, step_k), MAX_FACTOR))
-    )
+    most = min(ceildiv(problem.k, step_k), MAX_FACTOR)
+    counts = ((1,) if forced else ()) + tuple(own_counts(target, tiles, most))
     for factor in counts:
         e = own_kernel_estimate(problem, target, factor, merge)
         if any(c.factor == e.factor for _, c in found):
@@ -205,9 +237,17 @@ def _own_candidates(
         why.append(f"{counts} chunks of K = {problem.k} would be shorter than {fit.min_chunk}")
     if large:
         why.append(f"{' or '.join(large)} chunks would add up to more than the operands")
-    # IREE's chunks' counts where one launches a wave, else any that does.
-    # `kernel=own` weighs one chunk beside them.
-    found = weighed_counts(found, ((1,) if forced else ()) + own.counts, target)
+    # Of the counts that launch a wave (and cover the latency, or come near
+    # the most in flight), any: IREE's chunks prefer the counts they were
+    # measured at, but the own kernel was timed at none, so its counts are
+    # weighed on the model's times alone (on the seed, f16 on gfx942's
+    # 128x128 tiles, IREE's 124 chunks are 496 workgroups on 304 CUs: a
+    # second wave of 192). Where none launches a wave (a K too short for
+    # one), IREE's measured counts alone, as for IREE's chunks. `kernel=own`
+    # weighs one chunk beside them.
+    wave = any(e.workgroups >= WAVE_SHARE * target.processors for _, e in found)
+    preferred = tuple(f for f, _ in found) if wave else ((1,) if forced else ()) + own.counts
+    found = weighed_counts(found, preferred, target, WAVE_SHARE)
     return [e for _, e in found], "; ".join(why)
 
 

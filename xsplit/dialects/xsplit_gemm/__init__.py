@@ -53,6 +53,7 @@ from xsplit.dialects.xsplit_gemm.blockwise import (
     register_shape,
 )
 from xsplit.dialects.xsplit_gemm.common import (
+    BATCH_DIM,
     MERGES,
     WAVE,
     aligned_length,
@@ -114,6 +115,7 @@ XsplitGemm = Dialect(
 )
 
 __all__ = [
+    "BATCH_DIM",
     "MERGES",
     "WAVE",
     "BlockwiseAsyncCopyOp",

@@ -266,6 +266,12 @@ def need_one_of(op: IRDLOperation, attr: StringAttr, what: str, allowed: tuple[s
     need(attr.data in allowed, op, f"{what} must be one of {', '.join(allowed)}")
 
 
+BATCH_DIM = 2
+"""A fused reduction's `dim` along the batch: the op computes one batch's C,
+every element of which is its own output, merged across the batch's
+workgroups (grid z) into the output's element at its (m, n)."""
+
+
 def reduce_chunks(extent: int, tile: int, threads: int, stage: str) -> int:
     """Rows of a fused reduction's partials buffer: a workgroup per tile
     along the reduced axis, times its threads along it in the atomic stage
@@ -284,7 +290,16 @@ def verify_reduce_kind(op) -> None:
     need_one_of(op, op.stage, "stage", REDUCE_STAGES)
     need_one_of(op, op.merge, "merge", REDUCE_MERGES)
     need_one_of(op, op.exchange, "exchange", EXCHANGES)
-    need(op.dim.value.data in (0, 1), op, "dim must be 0 (along M) or 1 (along N)")
+    need(
+        op.dim.value.data in (0, 1, BATCH_DIM),
+        op,
+        "dim must be 0 (along M), 1 (along N) or 2 (along the batch)",
+    )
+    need(
+        op.dim.value.data != BATCH_DIM or op.stage.data == "atomic",
+        op,
+        "along the batch every element is its own output: the stage is atomic",
+    )
     need(op.subgroup.value.data > 0, op, "subgroup must be positive")
     need(op.init is None or op.c is None, op, "C's init is an operand or a constant, not both")
     need(op.store_c is None or op.c is not None, op, "store_c needs C")
@@ -292,6 +307,8 @@ def verify_reduce_kind(op) -> None:
 
 def verify_epilogue_layout(op, threads: tuple[int, int], tile: tuple[int, int]) -> None:
     d = op.dim.value.data
+    if d == BATCH_DIM:  # nothing is combined inside the tile
+        return
     stage = op.stage.data
     reduced, kept_tile = threads[d], tile[1 - d]
     if stage == "subgroup":

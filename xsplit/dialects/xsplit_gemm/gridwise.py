@@ -30,6 +30,7 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
 from xsplit.dialects.fragments import INTRINSICS, Intrinsic
 from xsplit.dialects.xsplit_gemm.common import (
+    BATCH_DIM,
     MERGES,
     REDUCE_METHODS,
     aligned_length,
@@ -476,6 +477,12 @@ class GridwiseGemmReduceOp(IRDLOperation):
     chunks x outputs buffer `out` that `merge_reduced` then combines. With
     `mma` and `warps` the K loop multiplies on tensor cores as
     `gridwise_gemm`'s does, and `threads` is the epilogue's layout only.
+    With `a_transposed` A is given K x M, with `b_transposed` B N x K (an
+    operand transposed in memory): the K loop's copies read it as it lies,
+    into the tiles it always fills. With `dim` 2 (`BATCH_DIM`) the op is
+    one batch of a GEMM reduced along its batch: every element of C is its
+    own output, merged into `out[m, n]` (stage `atomic`), or stored into
+    the batch's M x N partials `out[m, n]`.
     """
 
     name = "xsplit_gemm.gridwise_gemm_reduce"
@@ -504,6 +511,10 @@ class GridwiseGemmReduceOp(IRDLOperation):
     warps = opt_prop_def(DenseArrayBase)
     """With `mma`: warps along M and N; `threads` (the epilogue's layout)
     then counts warps[0] x warps[1] x lanes threads in all."""
+    a_transposed = opt_prop_def(UnitAttr)
+    """A is K x M in memory (A[k, m]): its rows run along M."""
+    b_transposed = opt_prop_def(UnitAttr)
+    """B is N x K in memory (B[n, k]): its rows run along K."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -533,6 +544,8 @@ class GridwiseGemmReduceOp(IRDLOperation):
         a_k_major: bool = False,
         mma: str | None = None,
         warps: tuple[int, int] | None = None,
+        a_transposed: bool = False,
+        b_transposed: bool = False,
     ):
         props: dict = {
             "tile": i64_array(tile),
@@ -556,16 +569,32 @@ class GridwiseGemmReduceOp(IRDLOperation):
             props["mma"] = StringAttr(mma)
         if warps is not None:
             props["warps"] = i64_array(warps)
+        if a_transposed:
+            props["a_transposed"] = UnitAttr()
+        if b_transposed:
+            props["b_transposed"] = UnitAttr()
         super().__init__(operands=[a, b, out, [c] if c is not None else []], properties=props)
 
     # What the K loop of `lower-gridwise-gemm` reads, as on `gridwise_gemm`.
     stage_count = GridwiseGemmOp.stage_count
     tile_sizes = GridwiseGemmOp.tile_sizes
     thread_counts = GridwiseGemmOp.thread_counts
-    mnk = GridwiseGemmOp.mnk
     block = GridwiseGemmOp.block
     intrinsic = GridwiseGemmOp.intrinsic
     warp_counts = GridwiseGemmOp.warp_counts
+
+    @property
+    def operand_shapes(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """A as M x K and B as K x N, whichever way they lie in memory."""
+        (a0, a1), (b0, b1) = shape_of(self.a), shape_of(self.b)
+        a = (a1, a0) if self.a_transposed is not None else (a0, a1)
+        b = (b1, b0) if self.b_transposed is not None else (b0, b1)
+        return a, b
+
+    @property
+    def mnk(self) -> tuple[int, int, int]:
+        (m, _), (k, n) = self.operand_shapes
+        return m, n, k
 
     @property
     def register_prefetch(self) -> None:
@@ -595,6 +624,8 @@ class GridwiseGemmReduceOp(IRDLOperation):
     @property
     def partial_chunks(self) -> int:
         d = self.dim.value.data
+        if d == BATCH_DIM:  # the batch's own row of the partials
+            return 1
         return reduce_chunks(
             self.mnk[d], self.tile_sizes[d], self.thread_counts[d], self.stage.data
         )
@@ -605,8 +636,16 @@ class GridwiseGemmReduceOp(IRDLOperation):
         verify_reduce_kind(self)
         need_static_memref(self, self.a, "A", 2, None, f16=True)
         need_static_memref(self, self.b, "B", 2, None, f16=True)
-        (m, k), (k2, n) = shape_of(self.a), shape_of(self.b)
+        (m, k), (k2, n) = self.operand_shapes
         need(k == k2, self, f"A's K ({k}) and B's K ({k2}) must agree")
+        transposed = self.a_transposed is not None or self.b_transposed is not None
+        # The transposed copies are the one-stage loop's FMA tiles; the
+        # tensor-core tiles and the async copies read rows as gemm-kernel's do.
+        need(
+            not transposed or (self.mma is None and self.stage_count == 1),
+            self,
+            "a transposed A or B takes FMAs (no mma) and one stage",
+        )
         if self.c is not None:
             need_static_memref(self, self.c, "C", 2, None)
             need(shape_of(self.c) == (m, n), self, f"C must be {m}x{n}")
@@ -620,9 +659,16 @@ class GridwiseGemmReduceOp(IRDLOperation):
             "each thread must copy a whole number of elements of each staged tile",
         )
         d = self.dim.value.data
-        kept = (n, m)[d]
         out = shape_of(self.out)
-        if self.merge.data == "partials":
+        if d == BATCH_DIM:
+            # The batch's partials (M x N); or the output itself, C's shape
+            # (a kept batch dimension of 1 in front).
+            want = [(m, n)] if self.merge.data == "partials" else [(m, n), (1, m, n)]
+            need_static_memref(self, self.out, "the output", len(out), None)
+            shapes = " or ".join("x".join(map(str, w)) for w in want)
+            need(out in want, self, f"the output must be {shapes}")
+        elif self.merge.data == "partials":
+            kept = (n, m)[d]
             need_static_memref(self, self.out, "the partials", 2, None)
             need(
                 out == (self.partial_chunks, kept),
@@ -630,6 +676,7 @@ class GridwiseGemmReduceOp(IRDLOperation):
                 f"the partials must be {self.partial_chunks}x{kept}",
             )
         else:
+            kept = (n, m)[d]
             need_static_memref(self, self.out, "the output", len(out), None)
             need(out in out_shapes(kept, d), self, f"the output must hold {kept} elements")
         verify_epilogue_layout(self, (thm, thn), (tm, tn))
@@ -657,7 +704,10 @@ class MergeReducedOp(IRDLOperation):
     `out[e] = method(out[e], partials[0, e], partials[1, e], ...)`, in that
     order for every output element e (row-major): the ordered second pass of
     the fused reduction's deterministic form. One thread per element,
-    `threads` per workgroup along grid x.
+    `threads` per workgroup along grid x; an output that is a matrix (a
+    reduction along the batch: M x N, or 1 x M x N) has its rows along grid
+    y, and its partials are chunks x M x N (`partials[c, m, n]`), so that
+    every index stays affine in the thread id.
     """
 
     name = "xsplit_gemm.merge_reduced"
@@ -690,7 +740,19 @@ class MergeReducedOp(IRDLOperation):
         return self.threads.value.data
 
     @property
+    def matrix(self) -> tuple[int, int] | None:
+        """Rows and columns of a matrix output (M x N, or 1 x M x N); None
+        for a vector."""
+        out = shape_of(self.out)
+        if sum(1 for s in out if s != 1) <= 1 and len(out) <= 2:
+            return None
+        return out[-2], out[-1]
+
+    @property
     def grid(self) -> tuple[int, int, int]:
+        if self.matrix is not None:
+            rows, cols = self.matrix
+            return (-(-cols // self.thread_count), rows, 1)
         return (-(-self.elements // self.thread_count), 1, 1)
 
     @property
@@ -699,15 +761,28 @@ class MergeReducedOp(IRDLOperation):
 
     def verify_(self) -> None:
         need_one_of(self, self.method, "method", REDUCE_METHODS)
-        need_static_memref(self, self.partials, "the partials", 2, None)
         out = shape_of(self.out)
         need_static_memref(self, self.out, "the output", len(out), None)
         # Indices stay affine in the thread id: one dimension of the output
-        # is not 1 at most (no div/rem of the element index).
+        # is not 1 at most (no div/rem of the element index), or a matrix
+        # whose rows run along grid y.
+        vector = len(out) in (1, 2) and sum(1 for s in out if s != 1) <= 1
+        matrix = len(out) == 2 or (len(out) == 3 and out[0] == 1)
         need(
-            len(out) in (1, 2) and sum(1 for s in out if s != 1) <= 1,
+            vector or matrix,
             self,
-            "the output must be a vector (rank 1, or rank 2 with a dimension of 1)",
+            "the output must be a vector (rank 1, or rank 2 with a dimension of 1) or a matrix "
+            "(rank 2, or rank 3 with a first dimension of 1)",
         )
+        if self.matrix is not None:
+            need_static_memref(self, self.partials, "the partials", 3, None)
+            need(
+                shape_of(self.partials)[1:] == self.matrix,
+                self,
+                "partials and output must agree (chunks x M x N for a matrix)",
+            )
+            need(self.thread_count > 0, self, "threads must be positive")
+            return
+        need_static_memref(self, self.partials, "the partials", 2, None)
         need(shape_of(self.partials)[1] == self.elements, self, "partials and output must agree")
         need(self.thread_count > 0, self, "threads must be positive")

@@ -33,6 +33,7 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
 from xsplit.dialects.fragments import INTRINSICS, Intrinsic
 from xsplit.dialects.xsplit_gemm.common import (
+    BATCH_DIM,
     MERGES,
     REDUCE_METHODS,
     i64_array,
@@ -507,7 +508,8 @@ class ThreadwiseWriteOp(IRDLOperation):
 class ThreadwiseReduceOp(IRDLOperation):
     """
     One thread's share of `blockwise_reduce`: `parts[u]` is `method` over
-    its registers of its u-th kept row (`dim` 1) or column (`dim` 0) of
+    its registers of its u-th kept row (`dim` 1) or column (`dim` 0) (with
+    `dim` 2, along the batch, `parts[i, j]` is the element itself) of
     C's elements `acc[i, j] + init`, at `(row + i * strides[0], col + j *
     strides[1])`; elements outside C (`bounds`) count as the identity, and
     with `store_c` each element inside C is also written into `c`.
@@ -550,10 +552,15 @@ class ThreadwiseReduceOp(IRDLOperation):
 
     def verify_(self) -> None:
         need_one_of(self, self.method, "method", REDUCE_METHODS)
-        need(self.dim.value.data in (0, 1), self, "dim must be 0 (along M) or 1 (along N)")
+        d = self.dim.value.data
+        need(d in (0, 1, BATCH_DIM), self, "dim must be 0 (along M), 1 (along N) or 2 (none)")
         need_static_memref(self, self.acc, "the accumulator", 2, "private")
-        need_static_memref(self, self.parts, "the partials", 1, "private")
-        kept = shape_of(self.acc)[1 - self.dim.value.data]
-        need(shape_of(self.parts)[0] == kept, self, f"the partials must hold {kept} kept registers")
+        if d == BATCH_DIM:  # every element its own: parts holds C's elements
+            need_static_memref(self, self.parts, "the partials", 2, "private")
+            need(shape_of(self.parts) == shape_of(self.acc), self, "the partials must be the accumulator's shape")
+        else:
+            need_static_memref(self, self.parts, "the partials", 1, "private")
+            kept = shape_of(self.acc)[1 - d]
+            need(shape_of(self.parts)[0] == kept, self, f"the partials must hold {kept} kept registers")
         need(self.init is None or self.c is None, self, "C's init is an operand or a constant, not both")
         need(self.store_c is None or self.c is not None, self, "store_c needs C")

@@ -13,10 +13,14 @@ deterministic form, a partial that `merge_reduced` combines in a second
 kernel. Built with xDSL builders, not text.
 
 It takes C[b, m, n] = init + A[b, m, k] B[b, k, n] with at most one batch
-loop, reduced along M or N; a batch runs on grid z (the merge's grid y),
-each kernel taking its batch's matrices as rank-reduced subviews. What it
-does not take (reductions along the batch, several batch loops, transposed
-operands, the CPU) is written by `tiled_gemm.py` as before.
+loop, reduced along M, N or the batch; a batch runs on grid z (the merge's
+grid y), each kernel taking its batch's matrices as rank-reduced subviews; reduced
+along the batch, each batch's kernel merges every element of its C into
+the output's (`dim` 2), or stores it into its batch's M x N of the partials.
+A or B transposed in memory (A[k, m], B[n, k]) is read as it lies by the K
+loop's copies (`a_transposed`, `b_transposed`; FMA tiles). What it does not
+take (several batch loops, a transposed C, the CPU) is written by
+`tiled_gemm.py` as before.
 """
 
 from __future__ import annotations
@@ -48,7 +52,12 @@ import xsplit.attr_names as attr_names
 from xsplit.diagnostics import XsplitError
 from xsplit.dialects import gpu
 from xsplit.dialects.fragments import Intrinsic, intrinsic_for
-from xsplit.dialects.xsplit_gemm import GridwiseGemmReduceOp, MergeReducedOp, reduce_chunks
+from xsplit.dialects.xsplit_gemm import (
+    BATCH_DIM,
+    GridwiseGemmReduceOp,
+    MergeReducedOp,
+    reduce_chunks,
+)
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Gemm, ReductionToLower, loops_of
 from xsplit.targets.gemm_tiles import FUSED_GPU
@@ -85,7 +94,9 @@ def layout(red: ReductionToLower, p: Plan) -> Layout:
     assert isinstance(src, Gemm)
     elements = {red.element(src.a), red.element(src.b)}
     intr = intrinsic_for(p.target.name, elements.pop()) if len(elements) == 1 else None
-    if intr is None or p.mma == "none":
+    # A transposed operand is read by the FMA tiles' copies (the tensor-core
+    # tiles read rows as gemm-kernel's do).
+    if intr is None or p.mma == "none" or any(transposed(red)):
         return Layout(TILE, THREADS)
     threads = MMA_WARPS[0] * MMA_WARPS[1] * intr.lanes
     return Layout(MMA_TILE, (threads // THREADS[1], THREADS[1]), intr, MMA_WARPS)
@@ -102,13 +113,24 @@ def applies(red: ReductionToLower, p: Plan) -> str | None:
     assert isinstance(src, Gemm)
     if len(loops.batch) > 1:
         return "the GEMM has more than one batch loop"
-    if loops.along == "batch":
-        return "the reduction is along the batch"
     lead = loops.batch
     m, n, k = loops.m, loops.n, loops.k
-    if src.a_dims != [*lead, m, k] or src.b_dims != [*lead, k, n] or src.out_dims != [*lead, m, n]:
-        return "an operand or C is transposed"
+    if src.a_dims not in ([*lead, m, k], [*lead, k, m]):
+        return "A's dimensions are permuted past its batch"
+    if src.b_dims not in ([*lead, k, n], [*lead, n, k]):
+        return "B's dimensions are permuted past its batch"
+    if src.out_dims != [*lead, m, n]:
+        return "C is transposed"
     return None
+
+
+def transposed(red: ReductionToLower) -> tuple[bool, bool]:
+    """Whether A lies K x M and B N x K in memory (past the batch)."""
+    loops = loops_of(red)
+    assert not isinstance(loops, str)
+    src = red.source
+    assert isinstance(src, Gemm)
+    return src.a_dims[-1] == loops.m, src.b_dims[-1] == loops.k
 
 
 def _index(bld: Builder, value: int) -> SSAValue:
@@ -120,11 +142,11 @@ def _memref(red: ReductionToLower, i: int) -> MemRefType:
 
 
 def _function(
-    name: str, types, hints, build, host: bool = False, batch: tuple[int, int] = (2, 1)
+    name: str, types, hints, build, host: bool = False, batch: tuple[int, int] | None = (2, 1)
 ) -> func.FuncOp:
     """A kernel (or, with `host`, the host) whose body `build` makes; its
     launch is its op's, with `batch` = (grid dimension, count) for the
-    batch loop the body takes from that block id."""
+    batch loop the body takes from that block id (None: the op's own)."""
     block = Block(arg_types=list(types))
     for arg, hint in zip(block.args, hints):
         arg.name_hint = hint
@@ -135,7 +157,8 @@ def _function(
         fn.attributes[attr_names.HOST] = UnitAttr()
     else:
         grid = list(op.grid)
-        grid[batch[0]] = batch[1]
+        if batch is not None:
+            grid[batch[0]] = batch[1]
         fn.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, list(op.block))
         fn.attributes["gpu.known_grid_size"] = DenseArrayBase.from_list(i32, grid)
     return fn
@@ -175,10 +198,15 @@ def gridwise(red: ReductionToLower, p: Plan, a, b, c, out, merge: str) -> Gridwi
     if src.init_arg is None and src.init_const is not None and float(src.init_const) != 0.0:
         init = float(src.init_const)
     lay = layout(red, p)
+    a_t, b_t = transposed(red)
+    # Along the batch every element is its own output: nothing to exchange.
+    dim, stage = {"n": (1, p.stage), "m": (0, p.stage), "batch": (BATCH_DIM, "atomic")}[loops.along]
+    # A lying K x M is staged K-major: its copy is then a plain row copy.
     return GridwiseGemmReduceOp(
-        a, b, out, c, lay.tile, lay.threads, red.method, 1 if loops.along == "n" else 0, p.stage,
+        a, b, out, c, lay.tile, lay.threads, red.method, dim, stage,
         merge, p.subgroup, "cluster" if p.target.name == "gfx942" else "shuffle", init, src.store,
-        mma=lay.mma.name if lay.mma else None, warps=lay.warps,
+        a_k_major=a_t, mma=lay.mma.name if lay.mma else None, warps=lay.warps, a_transposed=a_t,
+        b_transposed=b_t,
     )  # fmt: skip
 
 
@@ -200,6 +228,9 @@ def kernels(red: ReductionToLower, p: Plan, ctx: Context) -> list[Operation]:
     batches = loops.extent[loops.batch[0]] if loops.batch else 1
     axis = loops.m if loops.along == "m" else loops.n
     kept = loops.extent[loops.n if loops.along == "m" else loops.m]
+    # Reduced along the batch, each batch's kernel merges into the whole
+    # output (or its own M x N of the partials), which no slice narrows.
+    along_batch = loops.along == "batch"
 
     def batch_id(bld: Builder, dim: str):
         # A batch GEMM: grid z (y for the merge) is the batch, whose
@@ -217,17 +248,22 @@ def kernels(red: ReductionToLower, p: Plan, ctx: Context) -> list[Operation]:
 
         def body(bld: Builder, args):
             z = batch_id(bld, "z")
-            out = args[red.out] if z is None else _slice(bld, args[red.out], z)
+            out = args[red.out] if z is None or along_batch else _slice(bld, args[red.out], z)
             return bld.insert(gridwise(red, p, *values(bld, args, z), out, "atomic"))
 
         new = [_function(name, types, hints, body, batch=(2, batches))]
     else:
         d = 0 if loops.along == "m" else 1
         lay = layout(red, p)
-        chunks = reduce_chunks(loops.extent[axis], lay.tile[d], lay.threads[d], p.stage)
-        ptype = MemRefType(f32, [chunks, red.elements])
+        if along_batch:  # an M x N of partials per batch
+            ptype = MemRefType(f32, [batches, loops.extent[loops.m], loops.extent[loops.n]])
+        else:
+            chunks = reduce_chunks(loops.extent[axis], lay.tile[d], lay.threads[d], p.stage)
+            ptype = MemRefType(f32, [chunks, red.elements])
 
         def columns(bld: Builder, parts, z):
+            if along_batch:
+                return parts if z is None else _slice(bld, parts, z)
             if z is None:
                 return parts
             first = bld.insert(arith.MuliOp(z, _index(bld, kept))).results[0]
@@ -239,9 +275,12 @@ def kernels(red: ReductionToLower, p: Plan, ctx: Context) -> list[Operation]:
             return bld.insert(gridwise(red, p, *values(bld, args, z), out, "partials"))
 
         def merge(bld: Builder, args):
+            threads = THREADS[0] * THREADS[1]
+            if along_batch:  # the whole output at once, its rows on grid y
+                return bld.insert(MergeReducedOp(args[0], args[1], red.method, threads))
             y = batch_id(bld, "y")
             out = args[1] if y is None else _slice(bld, args[1], y)
-            merged = MergeReducedOp(columns(bld, args[0], y), out, red.method, THREADS[0] * THREADS[1])
+            merged = MergeReducedOp(columns(bld, args[0], y), out, red.method, threads)
             return bld.insert(merged)
 
         def host(bld: Builder, args):
@@ -259,7 +298,7 @@ def kernels(red: ReductionToLower, p: Plan, ctx: Context) -> list[Operation]:
             ),
             _function(
                 f"{name}_merge", [ptype, types[red.out]], ["partials", hints[red.out]], merge,
-                batch=(1, batches),
+                batch=None if along_batch else (1, batches),
             ),
         ]
     module = ModuleOp(new)
@@ -294,6 +333,13 @@ def describe(red: ReductionToLower, p: Plan) -> str:
         f"C tiles, one per workgroup of {thm * thn} threads holding {tm // thm}x{tn // thn} each "
         f"in registers; A and B staged through workgroup memory {tk} K elements at a time"
     )
+    a_t, b_t = transposed(red)
+    if a_t or b_t:
+        read = " and ".join(
+            w for w, t in (("A as it lies, K x M, into a K-major tile", a_t),
+                           ("B as it lies, N x K, transposed into its tile", b_t)) if t
+        )  # fmt: skip
+        how += f" (copied: {read})"
     if lay.mma is not None and lay.warps is not None:
         wm, wn = lay.warps
         how += (
@@ -301,7 +347,12 @@ def describe(red: ReductionToLower, p: Plan) -> str:
             f"{lay.mma.lanes} lanes), the C fragments put in a workgroup-memory C tile and read "
             f"back as the {tm // thm}x{tn // thn} register tiles"
         )
-    if p.stage == "atomic":
+    if loops.along == "batch":
+        epi = (
+            "the batch axis is reduced across workgroups (grid z): every element of a tile is "
+            f"its own output, and its thread {out} per element"
+        )
+    elif p.stage == "atomic":
         regs = (tn // thn) if along_n else (tm // thm)
         epi = f"each thread combines its {regs} values of each {row} and {out} per {row}"
     elif p.stage == "lds":
@@ -332,8 +383,13 @@ def describe(red: ReductionToLower, p: Plan) -> str:
     if p.deterministic:
         axis = loops.m if loops.along == "m" else loops.n
         d = 0 if loops.along == "m" else 1
-        chunks = reduce_chunks(loops.extent[axis], lay.tile[d], lay.threads[d], p.stage)
-        epi += f"; partials in a {chunks}x{red.elements} buffer, then a fixed-order merge kernel"
+        if loops.along == "batch":
+            b, m, n = (loops.extent[x] for x in (loops.batch[0], loops.m, loops.n))
+            shape = f"{b}x{m}x{n}"
+        else:
+            chunks = reduce_chunks(loops.extent[axis], lay.tile[d], lay.threads[d], p.stage)
+            shape = f"{chunks}x{red.elements}"
+        epi += f"; partials in a {shape} buffer, then a fixed-order merge kernel"
     chosen = f" (chosen for {p.target.name}: {p.why})" if p.why else ""
     gz = loops.extent[loops.batch[0]] if loops.batch else 1
     return f"lower-reduce: stage {p.stage}{chosen}: {how}; grid {gx}x{gy}x{gz}; {epi}"

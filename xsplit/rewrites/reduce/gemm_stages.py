@@ -9,6 +9,7 @@ the stages see the kernel and never the user's other ops."""
 from __future__ import annotations
 
 from xsplit.rewrites.pass_pipeline import PassPipeline
+from xsplit.rewrites.reduce.gemm_kernel import GEMM_KERNEL
 from xsplit.rewrites.reduce.lower_blockwise_gemm import LOWER_BLOCKWISE_GEMM
 from xsplit.rewrites.reduce.lower_gridwise_gemm import LOWER_GRIDWISE_GEMM
 from xsplit.rewrites.reduce.lower_threadwise_gemm import LOWER_THREADWISE_GEMM
@@ -21,4 +22,15 @@ GEMM_STAGES = PassPipeline(
     ]
 )
 
-__all__ = ["GEMM_STAGES"]
+
+
+def staged_kernel(target: str, chunks: int, merge: str) -> PassPipeline:
+    """`gemm-kernel{target chunks merge}` and the three stages: what split-k
+    runs on a function that holds one matmul, whether the model chose the
+    kernel (`kernel=own`) or `merge=` asked for it."""
+    return PassPipeline(
+        [GEMM_KERNEL.pass_class(target=target, chunks=chunks, merge=merge), GEMM_STAGES]
+    )
+
+
+__all__ = ["GEMM_STAGES", "staged_kernel"]

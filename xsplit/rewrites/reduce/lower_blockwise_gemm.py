@@ -69,6 +69,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.builder import Builder
 
 from xsplit.dialects.xsplit_gemm import (
+    BATCH_DIM,
     WAVE,
     BlockwiseAsyncCopyOp,
     BlockwiseCopyOp,
@@ -456,6 +457,8 @@ def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     (`dim` 0: `threads[0]` lanes `threads[1]` apart)."""
     op = m.root
     assert isinstance(op, BlockwiseReduceOp)
+    if op.dim.value.data == BATCH_DIM:
+        return _each_element_its_own(op, KernelBuilder(ir.b))
     kb = KernelBuilder(ir.b)
     rm, rn = op.acc.type.get_shape()  # type: ignore[attr-defined]
     thm, thn = op.thread_counts
@@ -558,6 +561,38 @@ def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
 
     kb.if_(leader, put)
     one_per_output(slots, wave)
+    return []
+
+
+def _each_element_its_own(op: BlockwiseReduceOp, kb: KernelBuilder) -> Sequence[SSAValue]:
+    """Along the batch: every element of the tile is its own output, which
+    this thread merges alone, an atomic into `out[m, n]` or a store into
+    the batch's partials at [m, n]; nothing is exchanged."""
+    rm, rn = op.acc.type.get_shape()  # type: ignore[attr-defined]
+    thm, thn = op.thread_counts
+    big_m, big_n = op.extents
+    method = op.method.data
+    t_m, t_n = kb.div(op.thread, thn), kb.rem(op.thread, thn)
+    row, col = kb.add(op.row, t_m), kb.add(op.col, t_n)
+    values = _entry(op).alloc([rm, rn], PRIVATE, "parts")
+    kb.insert(ThreadwiseReduceOp(op.acc, values, row, col, op.c, op))
+    out_rank = len(op.out.type.get_shape())  # type: ignore[attr-defined]
+    cols = [kb.add(col, j * thn) for j in range(rn)]
+    cols_in = [kb.below(n, big_n) if big_n % (rn * thn) else None for n in cols]
+    for i in range(rm):
+        m_at = kb.add(row, i * thm)
+        m_in = kb.below(m_at, big_m) if big_m % (rm * thm) else None
+        for j, (n_at, n_in) in enumerate(zip(cols, cols_in)):
+
+            def finish(body: KernelBuilder, i=i, j=j, m_at=m_at, n_at=n_at) -> None:
+                value = body.load(values, [i, j])
+                at = [*([0] * (out_rank - 2)), m_at, n_at]
+                if op.merge.data == "partials":
+                    body.store(value, op.out, at)
+                    return
+                body.atomic(method, value, op.out, at)
+
+            kb.if_(kb.both(m_in, n_in), finish)
     return []
 
 

@@ -48,9 +48,12 @@ loads its source element (zero past the source's rows) and stores it.
 loop, then `blockwise_reduce` in place of the write; with `mma` the C
 fragments first go through a workgroup-memory C tile into each thread's
 register tile (`threadwise_write_fragments` merge `tile`, a barrier,
-`threadwise_read_tile`). `merge_reduced`: one
-thread per output element, which combines the partials in chunk order with
-the output's value.
+`threadwise_read_tile`). Its A lying K x M (`a_transposed`) or B
+lying N x K (`b_transposed`) is copied as it lies into the same tiles
+(`_transposed_copies`); reduced along the batch (`dim` 2) its epilogue
+merges each element alone. `merge_reduced`: one thread per output element,
+which combines the partials in chunk order with the output's value (a
+matrix output's rows on grid y).
 """
 
 from __future__ import annotations
@@ -407,6 +410,8 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             b_copy = BlockwiseCopyOp(
                 op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, **lb, **ragged(op.b, lb["vector"])
             )  # type: ignore[arg-type]
+            if _transposed(op):
+                a_copy, b_copy = _transposed_copies(op, m0, n0, k0, a_tile, b_tile, tid)
             body.insert(a_copy)
             body.insert(b_copy)
             body.barrier()
@@ -419,6 +424,40 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         return []
     _write(kb, op, acc, tid, m0, n0, chunk)
     return []
+
+
+def _transposed(op) -> bool:
+    """Whether a fused GEMM reads A or B transposed in memory."""
+    return isinstance(op, GridwiseGemmReduceOp) and (
+        op.a_transposed is not None or op.b_transposed is not None
+    )
+
+
+def _transposed_copies(
+    op: GridwiseGemmReduceOp, m0, n0, k0, a_tile, b_tile, tid
+) -> tuple[BlockwiseCopyOp, BlockwiseCopyOp]:
+    """A step's copies of A and B as they lie in memory into the tiles the
+    multiply reads (A's K-major or M-major as `a_k_major` says, B's
+    K-major): a copy of the source's rows, transposed into the tile where
+    the two run across each other. Each loads along the source's rows,
+    which neighbouring threads read side by side, in 128-bit vectors where
+    those rows are whole vectors."""
+    tm, tn, tk = op.tile_sizes
+    threads = op.thread_counts[0] * op.thread_counts[1]
+    k_major = op.a_k_major is not None
+    if op.a_transposed is not None:  # A[k, m]: rows of M
+        wa = vector_width(op.a, tk, tm, threads)
+        a = BlockwiseCopyOp(op.a, k0, m0, a_tile, tid, (tk, tm), threads, not k_major, wa)
+    else:
+        wa = vector_width(op.a, tm, tk, threads)
+        a = BlockwiseCopyOp(op.a, m0, k0, a_tile, tid, (tm, tk), threads, k_major, wa)
+    if op.b_transposed is not None:  # B[n, k]: rows of K
+        wb = vector_width(op.b, tn, tk, threads)
+        b = BlockwiseCopyOp(op.b, n0, k0, b_tile, tid, (tn, tk), threads, True, wb)
+    else:
+        wb = vector_width(op.b, tk, tn, threads)
+        b = BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, wb)
+    return a, b
 
 
 def residue_first(kb: KernelBuilder, op: GridwiseGemmOp, chunk) -> tuple:
@@ -784,20 +823,31 @@ def lower_merge_reduced(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     assert isinstance(op, MergeReducedOp)
     kb = KernelBuilder(ir.b)
     chunks = op.partials.type.get_shape()[0]  # type: ignore[attr-defined]
-    e = kb.add(kb.mul(kb.block_id("x"), op.thread_count), kb.thread_id())
-    inside = kb.below(e, op.elements) if op.elements % op.thread_count else None
-    # The output is a vector (the verifier asks for it): its one long
-    # dimension is the element, the others 0.
     shape = op.out.type.get_shape()  # type: ignore[attr-defined]
-    long = max(range(len(shape)), key=lambda d: shape[d])
-    at = [e if d == long else 0 for d in range(len(shape))]
     method = op.method.data
+    if op.matrix is not None:
+        # Rows on grid y, columns on grid x and the threads, as
+        # merge_partials lays C out, and the partials alike.
+        rows, cols = op.matrix
+        col = kb.add(kb.mul(kb.block_id("x"), op.thread_count), kb.thread_id())
+        row = kb.block_id("y")
+        inside = kb.below(col, cols) if cols % op.thread_count else None
+        at = [*([0] * (len(shape) - 2)), row, col]
+        part_at = lambda s: [s, row, col]  # noqa: E731
+    else:
+        e = kb.add(kb.mul(kb.block_id("x"), op.thread_count), kb.thread_id())
+        inside = kb.below(e, op.elements) if op.elements % op.thread_count else None
+        # A vector (the verifier asks for it, or a matrix): its one long
+        # dimension is the element, the others 0.
+        long = max(range(len(shape)), key=lambda d: shape[d])
+        at = [e if d == long else 0 for d in range(len(shape))]
+        part_at = lambda s: [s, e]  # noqa: E731
 
     def merge(body: KernelBuilder) -> None:
         total = body.load(op.out, at)
         for s in range(chunks):
             # In chunk order, whatever the thread timing: the same result every run.
-            total = body.combine(method, total, body.load(op.partials, [s, e]))
+            total = body.combine(method, total, body.load(op.partials, part_at(s)))
         body.store(total, op.out, at)
 
     kb.if_(inside, merge)

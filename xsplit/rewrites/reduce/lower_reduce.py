@@ -43,9 +43,11 @@ and B are staged through workgroup memory along K, and the stage decides
 only the epilogue: how the threads sharing a row (or column) of the tile
 combine their values before its atomic or partial. On GPU targets that is
 xsplit's staged GEMM kernel (fused_gemm.py: `xsplit_gemm.gridwise_gemm_reduce`
-through the GEMM kernel's passes); reductions along a batch and transposed
-operands keep the tiled kernel (tiled_gemm.py, barriers from `insert-barriers`), and so
-does llvm-cpu, where one thread per workgroup loops over a 32x32 tile. The
+through the GEMM kernel's passes, A and B read as they lie, transposed or
+not, reduced along M, N or the batch); several batch loops and a
+transposed C keep the tiled kernel
+(tiled_gemm.py, barriers from `insert-barriers`), and so does llvm-cpu,
+where one thread per workgroup loops over a 32x32 tile. The
 tile sizes are the kernels' own, not the options above.
 """
 
@@ -65,6 +67,8 @@ from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.pass_pipeline import PassPipeline
 from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
+from xsplit.rewrites.reduce.gemm_kernel import matmul_form
+from xsplit.rewrites.reduce.gemm_stages import GEMM_STAGES, staged_kernel
 from xsplit.rewrites.reduce.kernel_writer import kernels
 from xsplit.rewrites.reduce.ordinary import (
     Subgraph,
@@ -245,10 +249,88 @@ def _in_loop(op: Operation, fn: Operation) -> bool:
 
 
 def lower_split(op: Operation, chunk: int, merge: str, target_name: str, ctx: Context) -> None:
-    """`split-k{merge=...}`: the linalg reduction `op` (a matmul, say) seen as a
-    reduction along K in chunks of `chunk`, each work item's partial merged
-    inside the split kernel: with atomics, or (`deterministic`) into a
-    partials buffer that a fixed-order kernel merges."""
+    """`split-k{merge=...}`: the linalg reduction `op` (a matmul, say) cut into
+    chunks of `chunk` along K, each chunk's partial merged inside the split
+    kernel: with atomics, or (`deterministic`) into a partials buffer that a
+    fixed-order kernel merges. A matmul that xsplit's staged GEMM kernel
+    takes is that kernel (`gemm-kernel` and its stages), whose merge is the
+    one split-K merge; what it does not take (another op, the CPU) is
+    lower-reduce's per-element kernel, the reduction along K of a plain
+    reduction. The remark says which ran, and why."""
+    tgt = find_target(target_name)
+    refused = staged_refusal(op, tgt.is_gpu, tgt.name)
+    if refused is None:
+        _split_in_staged_kernel(op, chunk, merge, tgt.name, ctx)
+        return
+    _split_per_element(op, chunk, merge, tgt.name, ctx, refused)
+
+
+def staged_refusal(op: Operation, gpu: bool, target_name: str) -> str | None:
+    """None when `gemm-kernel` takes `op` (a static matmul into f32 in
+    destination-passing form, on a GPU), else why not."""
+    if op.name != "linalg.matmul":
+        return f"it is a {op.name}, not a linalg.matmul"
+    if not gpu:
+        return f"{target_name} is not a GPU"
+    failure = matmul_form.check(Match(op))
+    return None if failure is None else failure.reason
+
+
+def _split_in_staged_kernel(
+    op: Operation, chunk: int, merge: str, target_name: str, ctx: Context
+) -> None:
+    """The matmul's function replaced by gemm-kernel's kernels (and host),
+    lowered through the GEMM stages: the passes held as objects and run on
+    a module that holds the function alone, in `ctx`; what they say is said
+    again at `op`."""
+    fn = op.parent_op()
+    assert isinstance(fn, func.FuncOp)
+    k = op.operands[0].type.get_shape()[1]  # type: ignore[attr-defined]
+    chunks = -(-k // chunk)
+    staged = staged_kernel(target_name, chunks, merge)
+    block, after = fn.parent_block(), fn.next_op
+    assert block is not None
+    fn.detach()
+    holder = ModuleOp([fn])
+    with collect_diagnostics() as said:
+        try:
+            staged.apply(ctx, holder)
+        except XsplitError as e:  # an option the kernel refused: said at the user's op
+            raise XsplitError(f"split-k: {e.message}", op) from None
+    kernels = list(holder.body.block.ops)
+    saved = _partial_bytes(op, chunks)
+    remark(
+        op,
+        f"split-k: merge={merge} on {target_name}: xsplit's staged GEMM kernel (gemm-kernel, "
+        f"then {', '.join(p.name for p in GEMM_STAGES.passes)}) merges the chunks inside the split kernel"
+        + (
+            f", then a fixed-order merge kernel (partials {saved} bytes)"
+            if merge == "deterministic"
+            else f"; no partial buffer ({saved} bytes saved) and no merge dispatch"
+        ),
+    )
+    said_again(op, said, "split-k: ")
+    for new in kernels:
+        new.detach()
+        if after is None:
+            block.add_op(new)
+        else:
+            block.insert_op_before(new, after)
+
+
+def _partial_bytes(op: Operation, chunks: int) -> int:
+    """The f32 partials buffer the unmerged split writes and reads back."""
+    elements = 1
+    for s in op.results[0].type.get_shape():  # type: ignore[attr-defined]
+        elements *= s
+    return elements * chunks * 4
+
+
+def _split_per_element(
+    op: Operation, chunk: int, merge: str, target_name: str, ctx: Context, refused: str
+) -> None:
+    """lower-reduce's per-element kernel: each thread one output over one
+    chunk, its partial merged by an atomic or a fixed-order kernel."""
     from xsplit.analysis.reduction import match_reduction
 
     fn = op.parent_op()
@@ -275,8 +357,9 @@ def lower_split(op: Operation, chunk: int, merge: str, target_name: str, ctx: Co
     saved = red.elements * p.chunks * 4
     remark(
         op,
-        f"split-k: merge={merge} on {tgt.name}: {p.chunks} chunks of {p.chunk} merged inside the "
-        f"split kernel ({p.grid} workgroups of {p.block} threads"
+        f"split-k: merge={merge} on {tgt.name}: lower-reduce's per-element kernel (the staged "
+        f"GEMM kernel does not take it: {refused}): {p.chunks} chunks of {p.chunk} merged inside "
+        f"the split kernel ({p.grid} workgroups of {p.block} threads"
         + (
             f", then a fixed-order merge kernel; partials {saved} bytes)"
             if p.deterministic

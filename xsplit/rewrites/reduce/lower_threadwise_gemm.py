@@ -45,6 +45,7 @@ from xsplit.dialects.fragments import NUMPY, Fragment, Intrinsic, fragment_matri
 from xsplit.dialects.nvgpu import LdMatrixOp, MmaSyncOp
 from xsplit.dialects.vector import FromElementsOp
 from xsplit.dialects.xsplit_gemm import (
+    BATCH_DIM,
     ThreadwiseFillOp,
     ThreadwiseFragmentOp,
     ThreadwiseGemmOp,
@@ -305,6 +306,11 @@ def lower_reduce(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
             kb.if_(valid, lambda b, x=x: b.store(x, op.c, at))  # type: ignore[arg-type]
         return x if valid is None else kb.select(valid, x, kb.identity(method))
 
+    if op.dim.value.data == BATCH_DIM:  # along the batch: each element is its own output
+        for i in range(rm):
+            for j in range(rn):
+                kb.store(element(i, j), op.parts, [i, j])
+        return []
     along_n = op.dim.value.data == 1
     for u in range(rm if along_n else rn):
         total = None

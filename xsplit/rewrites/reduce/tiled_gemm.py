@@ -1,8 +1,9 @@
 """`lower-reduce`'s tiled kernel for a fused GEMM: C in tiles, the reduction
 in the epilogue. On GPU targets lower-reduce writes plain GEMMs through
-xsplit's staged GEMM kernel instead (fused_gemm.py); this writer keeps what
-that kernel does not take yet (reductions along a batch, several batch
-loops, transposed operands or C) and the CPU form. It builds them op by op
+xsplit's staged GEMM kernel instead (fused_gemm.py, transposed A and B
+and reductions along the batch included); this writer keeps what that kernel does not take yet
+(several batch loops, a transposed C) and the CPU
+form. It builds them op by op
 with the kernel builder (named_kernel.py), its tile is the tile table's
 (`fused_tiles`), and its subgroup step the builder's one.
 

@@ -8,9 +8,10 @@ a fused GEMM (`reduce/ordinary.py`): its init a `linalg.fill` of a
 `tensor.empty` or any tensor, its operands any tensors, its result flowing
 on, in a `func.func` or an imported `util.func`. The matmul (and the fill
 only it uses) is outlined into a kernel function `@NAME_gemm` in
-destination-passing form, which `gemm_kernel.lower_matmul` turns into the
-gridwise kernel, lowered here through `lower-gridwise-gemm`,
-`lower-blockwise-gemm` and `lower-threadwise-gemm`; the function becomes a
+destination-passing form, which `gemm-kernel` turns into the gridwise
+kernel, lowered through `lower-gridwise-gemm`, `lower-blockwise-gemm` and
+`lower-threadwise-gemm` (`gemm_stages.staged_kernel`, the passes as
+objects); the function becomes a
 host (`xsplit.host`, signature kept): buffers of the operands, C allocated
 and filled (or copied from the init), the kernel called, a tensor of C.
 `materialize-late` (or `export-dispatch{target=...}`) turns the host back
@@ -87,7 +88,7 @@ def _capture_own_kernel(m: Match) -> bool | str:
     if kernel == "iree":
         return "kernel=iree"
     if o["merge"] and kernel != "own":
-        return "merge= without kernel=own is lower-reduce's per-thread lowering"
+        return "merge= without kernel=own is split-k-merged's (the staged kernel without the model)"
     name = o["target"]
     if name is None or name == DEVICE:
         if kernel == "own":
@@ -155,8 +156,7 @@ def _free_name(module: Operation, base: str) -> str:
 def lower_to_own_kernel(m: Match, ir: IRBuilder) -> None:
     """Outlines the matmul, lowers the kernel through the gemm stages and
     writes the host in its place."""
-    from xsplit.rewrites.reduce.gemm_kernel import lower_matmul
-    from xsplit.rewrites.reduce.gemm_stages import GEMM_STAGES
+    from xsplit.rewrites.reduce.gemm_stages import staged_kernel
 
     assert m.ctx is not None, "split-k runs in a context"
     sub, target_name, chunks, merge = m["own"]
@@ -164,14 +164,17 @@ def lower_to_own_kernel(m: Match, ir: IRBuilder) -> None:
     module = sub.fn.parent_op()
     assert module is not None
     name = _free_name(module, f"{sub.fn.properties['sym_name'].data}_gemm")  # type: ignore[union-attr]
-    kernel, matmul = kernel_function(sub, name)
+    kernel, _ = kernel_function(sub, name)
     holder = ModuleOp([kernel])
     with collect_diagnostics() as said:
         try:
-            lower_matmul(matmul, target_name, chunks, merge)
-            GEMM_STAGES.apply(m.ctx, holder)
+            staged_kernel(target_name, chunks, merge).apply(m.ctx, holder)
         except XsplitError as e:  # an option the kernel refused: said at the user's op
             raise XsplitError(f"split-k: {e.message}", m.root) from None
+    if any(op.name == "linalg.matmul" for op in holder.walk()):
+        # gemm-kernel left it, and said why: a form own_kernel_form let through.
+        why = next((d.message for d in said if "left as it is" in d.message), "")
+        raise XsplitError(f"split-k: kernel=own: {why}", m.root)
     # What the kernel's lowering said is about the user's matmul.
     said_again(m.root, said, "split-k: ")
     kernels = list(holder.body.block.ops)

@@ -447,9 +447,10 @@ OPTIONS = (
         "merge",
         str,
         "",
-        "GPU targets: merge the partials inside the split kernel with atomics (atomic) or a "
-        "fixed-order second kernel (deterministic): with kernel=own, xsplit's own GEMM "
-        "kernel's merge; else lower-reduce's one-element-a-thread lowering",
+        "merge the partials inside the split kernel with atomics (atomic) or a fixed-order "
+        "second kernel (deterministic): a static matmul into f32 on a GPU in xsplit's staged "
+        "GEMM kernel (gemm-kernel's merge); anything else lower-reduce's one-element-a-thread "
+        "kernel",
         choices=("", "atomic", "deterministic"),
     ),
     Option(
@@ -910,7 +911,8 @@ def _rewrite_merged(m: Match, ir: IRBuilder) -> None:
 
 SPLIT_K_MERGED = Pattern(
     name="split-k-merged",
-    doc="a kernel whose chunks merge their partials inside it (lower-reduce's lowering)",
+    doc="a kernel whose chunks merge their partials inside it (gemm-kernel's staged kernel for "
+    "a matmul it takes on a GPU, else lower-reduce's per-element kernel)",
     root=REDUCTION_ROOTS,
     where=described(
         option("merge").is_truthy() & (option("kernel") != "own"),

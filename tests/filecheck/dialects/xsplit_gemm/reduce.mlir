@@ -46,3 +46,21 @@ func.func @mma(%a: memref<70x37xf16>, %b: memref<37x75xf16>, %o: memref<70xf32>,
   xsplit_gemm.threadwise_read_tile %tile[%r, %r] to %regs {strides = array<i64: 8, 16>} : memref<64x68xf32, #gpu.address_space<workgroup>> to memref<8x4xf32, #gpu.address_space<private>>
   func.return
 }
+
+// A transposed A (K x M) staged K-major, and a transposed B (N x K).
+// CHECK:         xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "max", dim = 0 : i64, stage = "lds", merge = "atomic", subgroup = 64 : i64, exchange = "cluster", a_k_major, a_transposed, b_transposed} : memref<90x70xf32>, memref<200x90xf32> into memref<200xf32>
+func.func @transposed(%a: memref<90x70xf32>, %b: memref<200x90xf32>, %o: memref<200xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "max", dim = 0 : i64, stage = "lds", merge = "atomic", subgroup = 64 : i64, exchange = "cluster", a_k_major, a_transposed, b_transposed} : memref<90x70xf32>, memref<200x90xf32> into memref<200xf32>
+  func.return
+}
+
+// Reduced along the batch (dim 2): one batch's C, each element its own
+// output, here stored into the batch's M x N partials; their merge into a
+// matrix output (a kept batch dimension of 1 in front).
+// CHECK:         xsplit_gemm.gridwise_gemm_reduce %a, %b into %p {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "max", dim = 2 : i64, stage = "atomic", merge = "partials", subgroup = 32 : i64, exchange = "shuffle"} : memref<37x29xf32>, memref<29x50xf32> into memref<37x50xf32>
+// CHECK-NEXT:    xsplit_gemm.merge_reduced %parts into %o {method = "max", threads = 256 : i64} : memref<2x37x50xf32> into memref<1x37x50xf32>
+func.func @batch(%a: memref<37x29xf32>, %b: memref<29x50xf32>, %p: memref<37x50xf32>, %o: memref<1x37x50xf32>, %parts: memref<2x37x50xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %p {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "max", dim = 2 : i64, stage = "atomic", merge = "partials", subgroup = 32 : i64, exchange = "shuffle"} : memref<37x29xf32>, memref<29x50xf32> into memref<37x50xf32>
+  xsplit_gemm.merge_reduced %parts into %o {method = "max", threads = 256 : i64} : memref<2x37x50xf32> into memref<1x37x50xf32>
+  func.return
+}

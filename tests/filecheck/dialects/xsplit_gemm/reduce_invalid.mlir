@@ -42,11 +42,11 @@ func.func @subgroup(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %o: memref<70
 
 // -----
 
-func.func @merge(%p: memref<2x200xf32>, %o: memref<2x100xf32>) {
-  xsplit_gemm.merge_reduced %p into %o {method = "sum", threads = 256 : i64} : memref<2x200xf32> into memref<2x100xf32>
+func.func @merge(%p: memref<2x200xf32>, %o: memref<2x2x50xf32>) {
+  xsplit_gemm.merge_reduced %p into %o {method = "sum", threads = 256 : i64} : memref<2x200xf32> into memref<2x2x50xf32>
   func.return
 }
-// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.merge_reduced' op the output must be a vector (rank 1, or rank 2 with a dimension of 1)
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.merge_reduced' op the output must be a vector (rank 1, or rank 2 with a dimension of 1) or a matrix (rank 2, or rank 3 with a first dimension of 1)
 
 // -----
 
@@ -101,3 +101,48 @@ func.func @write_tile(%r: index) {
   func.return
 }
 // CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_write_fragments' op C must be in workgroup memory
+
+// -----
+
+// B lies N x K: its K (90) must be A's.
+func.func @transposed_k(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "sum", dim = 1 : i64, stage = "lds", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", b_transposed} : memref<70x90xf32>, memref<90x200xf32> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op A's K (90) and B's K (200) must agree
+
+// -----
+
+// Transposed copies are the one-stage FMA loop's.
+func.func @transposed_mma(%a: memref<37x70xf16>, %b: memref<37x75xf16>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 32>, threads = array<i64: 8, 16>, method = "sum", dim = 1 : i64, stage = "subgroup", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", mma = "m16n8k16", warps = array<i64: 2, 2>, a_transposed} : memref<37x70xf16>, memref<37x75xf16> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op a transposed A or B takes FMAs (no mma) and one stage
+
+// -----
+
+// Along the batch nothing is combined inside a tile: no lds or subgroup step.
+func.func @batch_stage(%a: memref<37x29xf32>, %b: memref<29x50xf32>, %o: memref<37x50xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "sum", dim = 2 : i64, stage = "lds", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle"} : memref<37x29xf32>, memref<29x50xf32> into memref<37x50xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op along the batch every element is its own output: the stage is atomic
+
+// -----
+
+// Along the batch the output is C's shape.
+func.func @batch_out(%a: memref<37x29xf32>, %b: memref<29x50xf32>, %o: memref<50xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "sum", dim = 2 : i64, stage = "atomic", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle"} : memref<37x29xf32>, memref<29x50xf32> into memref<50xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op the output must be 37x50 or 1x37x50
+
+// -----
+
+// A matrix output's partials are chunks x M x N.
+func.func @merge_matrix(%p: memref<2x1850xf32>, %o: memref<37x50xf32>) {
+  xsplit_gemm.merge_reduced %p into %o {method = "sum", threads = 256 : i64} : memref<2x1850xf32> into memref<37x50xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.merge_reduced' op the partials must have rank 3

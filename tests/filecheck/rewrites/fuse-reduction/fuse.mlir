@@ -40,16 +40,20 @@ func.func @dropped(%a: tensor<2x5x8xf32>, %b: tensor<2x8x9xf32>, %o: tensor<1x5x
   %r = rock.reduce max %mm into %o {axis = 0 : index} : tensor<2x5x9xf32> into tensor<1x5x9xf32> -> tensor<1x5x9xf32>
   return %r : tensor<1x5x9xf32>
 }
-// The batch on grid z; reduced over it, each element of a tile is its own output.
+// The batch on grid z, its A and B subviews of the batch's matrices (the
+// staged kernel); reduced over it, each element of a tile is its own output,
+// merged straight into the whole output.
 // KERNEL-LABEL: func.func @dropped(%a: memref<2x5x8xf32>, %b: memref<2x8x9xf32>, %o: memref<1x5x9xf32>)
 // KERNEL-SAME:    gpu.known_grid_size = array<i32: 1, 1, 2>
 // KERNEL-NOT:     linalg.
-// KERNEL:         %batch = gpu.block_id z
-// KERNEL:         memref.load %a[%batch, %{{.*}}, %{{.*}}] : memref<2x5x8xf32>
+// KERNEL:         %block_id_z = gpu.block_id z
+// KERNEL-NEXT:    memref.subview %a[%block_id_z, 0, 0] [1, 5, 8] [1, 1, 1] : memref<2x5x8xf32> to memref<5x8xf32, strided<[8, 1], offset: ?>>
 // KERNEL-NOT:     memref.store %{{.*}}, %c[
-// KERNEL:         memref.atomic_rmw maxnumf %{{.*}}, %o[%c0, %{{.*}}, %{{.*}}]
+// KERNEL:         memref.atomic_rmw maxnumf %{{.*}}, %o[%{{.*}}, %{{.*}}, %{{.*}}] : (f32, memref<1x5x9xf32>) -> f32
 
-// A contraction generic with a transposed A: the kernel indexes A[k, i] and B[j, k] by its maps.
+// A contraction generic with A and B transposed in memory: the staged kernel
+// copies A[k, i] along its rows into a K-major tile, and B[j, k] along K (128-bit
+// loads) transposed into its B tile.
 // REMARK: fuse.mlir:[[# @LINE + 11]]:3: remark: fuse-reduction: fused with linalg.generic
 #ta = affine_map<(d0, d1, d2) -> (d2, d0)>
 #tb = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -65,10 +69,12 @@ func.func @generic(%a: tensor<24x13xf32>, %b: tensor<70x24xf32>, %c: tensor<13x7
   return %r : tensor<1x70xf32>
 }
 // KERNEL-LABEL: func.func @generic
-// KERNEL:         %k0 = arith.muli %kt, %c16 : index
-// KERNEL-NEXT:    %[[K:.*]] = arith.addi %k0, %{{.*}} : index
+// KERNEL:         %a_tile = memref.alloc() : memref<16x66xf32, #gpu.address_space<workgroup>>
+// KERNEL:         %b_tile = memref.alloc() : memref<16x64xf32, #gpu.address_space<workgroup>>
+// KERNEL:         scf.for %k0 =
+// KERNEL:           %[[K:.*]] = arith.addi %k0, %{{.*}} : index
 // KERNEL:           memref.load %a[%[[K]], %{{.*}}] : memref<24x13xf32>
-// KERNEL:           memref.load %b[%{{.*}}, %{{.*}}] : memref<70x24xf32>
+// KERNEL:           vector.load %b[%{{.*}}, %{{.*}}] : memref<70x24xf32>, vector<4xf32>
 // KERNEL:         memref.load %c[
 // KERNEL-NOT:     memref.store %{{.*}}, %c[
 // KERNEL:         memref.atomic_rmw maxnumf

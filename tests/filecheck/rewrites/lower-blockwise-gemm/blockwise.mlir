@@ -131,3 +131,25 @@ func.func @nothing_to_lower(%t: memref<4x8xf32, #gpu.address_space<workgroup>>) 
 // CHECK-NEXT:    gpu.barrier
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
+
+// -----
+
+// A fused reduction along the batch (dim 2): nothing is exchanged; each
+// thread's C elements (init added, C stored) go out one atomic each, at
+// (m, n), masked where the tile reaches past C.
+func.func @batch_reduce(%acc: memref<2x2xf32, #gpu.address_space<private>>, %c: memref<6x7xf32>, %o: memref<6x7xf32>, %r: index, %t: index) {
+  xsplit_gemm.blockwise_reduce %acc init %c to %o[%r, %r] thread %t {threads = array<i64: 2, 2>, bounds = array<i64: 6, 7>, method = "max", dim = 2 : i64, stage = "atomic", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", store_c} : memref<2x2xf32, #gpu.address_space<private>>, memref<6x7xf32> to memref<6x7xf32>
+  func.return
+}
+// CHECK-LABEL: func.func @batch_reduce
+// CHECK:         %parts = memref.alloca() : memref<2x2xf32, #gpu.address_space<private>>
+// CHECK:         %[[ROW:.*]] = arith.addi %r, %{{.*}} : index
+// CHECK-NEXT:    %[[COL:.*]] = arith.addi %r, %{{.*}} : index
+// CHECK-NEXT:    xsplit_gemm.threadwise_reduce %acc init %c to %parts[%[[ROW]], %[[COL]]] {strides = array<i64: 2, 2>, bounds = array<i64: 6, 7>, method = "max", dim = 2 : i64, store_c}
+// CHECK-NOT:     gpu.barrier
+// CHECK-NOT:     gpu.shuffle
+// CHECK:         scf.if
+// CHECK:           memref.load %parts[%[[Z:.*]], %[[Z]]]
+// CHECK-NEXT:      memref.atomic_rmw maxnumf %{{.*}}, %o[%[[ROW]], %[[COL]]] : (f32, memref<6x7xf32>) -> f32
+// CHECK-COUNT-3:   memref.atomic_rmw maxnumf
+// CHECK-NOT:     memref.atomic_rmw

@@ -167,3 +167,49 @@ func.func @pad(%a: memref<20x13xf16>, %a_padded: memref<20x16xf16>) attributes {
 // CHECK-NEXT:      }
 // CHECK-NEXT:      memref.store %[[V]], %a_padded[%[[R]], %[[C]]] : memref<20x16xf16>
 // CHECK-NEXT:    }
+
+// -----
+
+// A fused GEMM whose A lies K x M and B N x K: A's K-major tile is a plain
+// copy of A's rows (along M, 128-bit), B's a copy of its rows (along K)
+// transposed into the tile; the multiply and the epilogue are as ever.
+func.func @transposed(%a: memref<40x20xf32>, %b: memref<24x40xf32>, %o: memref<20xf32>) attributes {gpu.known_block_size = array<i32: 16, 1, 1>, gpu.known_grid_size = array<i32: 2, 2, 1>} {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 16, 16, 8>, threads = array<i64: 4, 4>, method = "sum", dim = 1 : i64, stage = "atomic", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", a_k_major, a_transposed, b_transposed} : memref<40x20xf32>, memref<24x40xf32> into memref<20xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @transposed
+// CHECK:         %[[M0:.*]] = arith.muli %block_id_y, %{{.*}} : index
+// CHECK:         %[[N0:.*]] = arith.muli %block_id_x, %{{.*}} : index
+// CHECK:         %a_tile = memref.alloc() : memref<8x20xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    %b_tile = memref.alloc() : memref<8x16xf32, #gpu.address_space<workgroup>>
+// CHECK:         scf.for %k0 =
+// CHECK-NEXT:      xsplit_gemm.blockwise_copy %a[%k0, %[[M0]]] to %a_tile thread %thread_id_x {sizes = array<i64: 8, 16>, threads = 16 : i64, vector = 4 : i64} : memref<40x20xf32> to memref<8x20xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:      xsplit_gemm.blockwise_copy %b[%[[N0]], %k0] to %b_tile thread %thread_id_x {sizes = array<i64: 16, 8>, threads = 16 : i64, transpose, vector = 4 : i64} : memref<24x40xf32> to memref<8x16xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      xsplit_gemm.blockwise_gemm %a_tile * %b_tile into %acc
+// CHECK:         xsplit_gemm.blockwise_reduce %acc to %o[%[[M0]], %[[N0]]] thread %thread_id_x {threads = array<i64: 4, 4>, bounds = array<i64: 20, 24>
+
+// -----
+
+// The ordered merge of a reduction along the batch: a matrix output (1 x M x
+// N), its rows on grid y and its columns on grid x and the threads, each
+// thread combining partials[c, m, n] in the order c = 0, 1.
+func.func @merge_matrix(%parts: memref<2x37x50xf32>, %o: memref<1x37x50xf32>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, gpu.known_grid_size = array<i32: 1, 37, 1>} {
+  xsplit_gemm.merge_reduced %parts into %o {method = "max", threads = 256 : i64} : memref<2x37x50xf32> into memref<1x37x50xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @merge_matrix
+// CHECK:         %[[COL:.*]] = arith.addi %{{.*}}, %thread_id_x : index
+// CHECK-NEXT:    %block_id_y = gpu.block_id y
+// CHECK:         %[[IN:.*]] = arith.cmpi ult, %[[COL]], %{{.*}} : index
+// CHECK-NEXT:    scf.if %[[IN]] {
+// CHECK-NEXT:      %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[O:.*]] = memref.load %o[%[[Z]], %block_id_y, %[[COL]]] : memref<1x37x50xf32>
+// CHECK-NEXT:      %[[P0:.*]] = memref.load %parts[%[[Z]], %block_id_y, %[[COL]]] : memref<2x37x50xf32>
+// CHECK-NEXT:      %[[M0:.*]] = arith.maxnumf %[[O]], %[[P0]] : f32
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:      %[[P1:.*]] = memref.load %parts[%[[ONE]], %block_id_y, %[[COL]]] : memref<2x37x50xf32>
+// CHECK-NEXT:      %[[M1:.*]] = arith.maxnumf %[[M0]], %[[P1]] : f32
+// CHECK-NEXT:      memref.store %[[M1]], %o[%[[Z]], %block_id_y, %[[COL]]] : memref<1x37x50xf32>

@@ -201,3 +201,26 @@ func.func @nothing_to_lower(%acc: memref<2x2xf32, #gpu.address_space<private>>) 
 // CHECK-NEXT:    %x = memref.load %acc[%z, %z] : memref<2x2xf32, #gpu.address_space<private>>
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
+
+// -----
+
+// Along the batch (dim 2) nothing is combined: each element of C, its init
+// added and the identity outside C (columns past 3 here), is its own part.
+func.func @batch_elements(%acc: memref<2x2xf32, #gpu.address_space<private>>, %parts: memref<2x2xf32, #gpu.address_space<private>>, %r: index) {
+  xsplit_gemm.threadwise_reduce %acc to %parts[%r, %r] {strides = array<i64: 2, 2>, bounds = array<i64: 4, 3>, method = "sum", dim = 2 : i64, init = 1.5 : f32} : memref<2x2xf32, #gpu.address_space<private>> to memref<2x2xf32, #gpu.address_space<private>>
+  func.return
+}
+// CHECK-LABEL: func.func @batch_elements
+// CHECK:         %{{.*}} = arith.addi %r, %{{.*}} : index
+// CHECK-NEXT:    %[[COL1:.*]] = arith.addi %r, %{{.*}} : index
+// CHECK:         %[[IN0:.*]] = arith.cmpi ult, %r, %{{.*}} : index
+// CHECK-NEXT:    %[[IN1:.*]] = arith.cmpi ult, %[[COL1]], %{{.*}} : index
+// CHECK:         %[[X:.*]] = memref.load %acc[%[[Z:.*]], %[[Z]]]
+// CHECK-NEXT:    %[[INIT:.*]] = arith.constant 1.500000e+00 : f32
+// CHECK-NEXT:    %[[S:.*]] = arith.addf %[[X]], %[[INIT]] : f32
+// CHECK-NEXT:    %[[ID:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[V:.*]] = arith.select %[[IN0]], %[[S]], %[[ID]] : f32
+// CHECK-NEXT:    memref.store %[[V]], %parts[%[[Z]], %[[Z]]]
+// CHECK:         arith.select %[[IN1]]
+// CHECK-NOT:     arith.maxnumf
+// CHECK-COUNT-3: memref.store %{{.*}}, %parts[

@@ -172,12 +172,13 @@ func.func @half_accumulator(%a: tensor<20x300xf16>, %b: tensor<300x24xf16>, %c: 
 // device run, so IREE's static chunks stay; the remark gives both modeled
 // times (IREE's staged chunks at 163 GFLOP/s an SM beat the own kernel's
 // anchored 144 and its atomics anyway). The own kernel takes its table's
-// 128x128 tiles on this output (4 of them), in 128 chunks: in 32, its 128
+// 128x128 tiles on this output (4 of them), in 54 chunks: two workgroups
+// on each of the 108 SMs, one wave (`own_counts`); in 32, its 128
 // workgroups would hold 19 KiB in flight an SM, short of the 32 KiB that
-// cover the memory's latency.
+// cover the memory's latency; in IREE's 128, 3 waves at 79% fill.
 // CHOICE: remark: split-k: own kernel not measured on sm_80: its f32 rate is anchored on another kernel's runs
 // CHOICE-SAME: kept IREE's code in 128 static chunks
-// CHOICE-SAME: own kernel 128 chunks of 512: 512 workgroups
+// CHOICE-SAME: own kernel 54 chunks of 1216: 216 workgroups, 1 wave at 100% fill
 // CHOICE-SAME: IREE's code in 128 static chunks {{.*}} (kernel=own takes it)
 // CHOICE: remark: split-k: sm_80 chose factor 128
 // CHECK-LABEL: func.func @aligned(
