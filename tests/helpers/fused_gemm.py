@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from tests.helpers.kept import parsed, rewrite_kept
 from tests.reduce.cases import GemmCase
-from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
-from xsplit.dialects import make_context
 from xsplit.simulator.program import host_function, simulate_program
 from xsplit.simulator.run import pick_function, simulate
 
@@ -17,7 +16,7 @@ def lower_fused(case: GemmCase, pipeline: str) -> str:
     """The lowered program; verify-sync must prove every barrier and decide
     every dependence (no warning at all)."""
     with collect_remarks() as said:
-        out = rewrite(case.program(), f"fuse-reduction,{pipeline},verify-sync")
+        out = rewrite_kept(case.program(), f"fuse-reduction,{pipeline},verify-sync")
     undecided = [line for line in said if "warning" in line or "cannot decide" in line]
     assert not undecided, undecided
     return out
@@ -26,7 +25,7 @@ def lower_fused(case: GemmCase, pipeline: str) -> str:
 def simulate_fused(out: str, case: GemmCase, subgroup: int, seed: int = 1) -> None:
     """Runs the lowered program on the case's seeded inputs: race-free and
     equal to what the unfused program computes, under every thread order."""
-    module = parse_module(out, "out.mlir", make_context())
+    module = parsed(out, "out.mlir")
     inputs = case.inputs(seed)
     want = case.final_arguments(inputs)
     host = host_function(module, None)

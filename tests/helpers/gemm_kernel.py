@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from xsplit.api import parse_module, rewrite
+from tests.helpers.kept import parsed, rewrite_kept
 from xsplit.diagnostics import collect_remarks
-from xsplit.dialects import make_context
 from xsplit.simulator.machine import Launch, Machine, lockstep
 from xsplit.simulator.program import host_function, simulate_program
 from xsplit.simulator.run import launch_sizes, pick_function, simulate
@@ -28,9 +27,10 @@ func.func @mm(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
 
 
 def lowered(m: int, n: int, k: int, options: str, element: str = "f32"):
+    """The kernel as the passes left it (see tests/helpers/kept.py), and its text."""
     with collect_remarks():
-        text = rewrite(matmul(m, n, k, element), f"gemm-kernel{{{options}}},{LOWER}")
-    return parse_module(text, "kernel.mlir", make_context()), text
+        text = rewrite_kept(matmul(m, n, k, element), f"gemm-kernel{{{options}}},{LOWER}")
+    return parsed(text, "kernel.mlir"), text
 
 
 def to_bf16(x: np.ndarray) -> np.ndarray:

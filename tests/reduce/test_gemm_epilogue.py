@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 from tests.helpers.fused_gemm import SUBGROUP, lower_fused, simulate_fused
+from tests.helpers.kept import barriers_taken_out, parsed
 from tests.reduce.cases import GemmCase
-from xsplit.api import parse_module, rewrite
+from xsplit.api import rewrite
 from xsplit.diagnostics import collect_remarks
-from xsplit.dialects import make_context
 from xsplit.simulator.run import pick_function, simulate
 
 SHAPE = {"m": 70, "n": 75, "k": 37}
@@ -91,12 +91,10 @@ def test_epilogue_barrier_is_needed(stage: str, target: str) -> None:
     """Take out the barrier between the epilogue's stores into workgroup
     memory and the combining thread's loads: the simulator sees the race."""
     case = GemmCase("sum", "columns", **SHAPE, returned=True)
-    lines = lower_fused(case, f"lower-reduce{{stage={stage} target={target}}}").splitlines()
-    barriers = [i for i, line in enumerate(lines) if line.strip() == "gpu.barrier"]
-    assert len(barriers) == 3  # two in the K loop, one in the epilogue
-    last = barriers[-1]
-    broken = "\n".join(lines[:last] + lines[last + 1 :])
-    module = parse_module(broken, "broken.mlir", make_context())
+    out = lower_fused(case, f"lower-reduce{{stage={stage} target={target}}}")
+    # two in the K loop, one in the epilogue
+    assert sum(line.strip() == "gpu.barrier" for line in out.splitlines()) == 3
+    module = barriers_taken_out(parsed(out, "out.mlir"))[-1]
     inputs = case.inputs(2)
     report = simulate(
         pick_function(module, None), reference=case.final_arguments(inputs), inputs=inputs,

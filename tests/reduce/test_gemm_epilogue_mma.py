@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 
 from tests.helpers.fused_gemm import SUBGROUP, lower_fused, simulate_fused
+from tests.helpers.kept import barriers_taken_out, parsed
 from tests.reduce.cases import GemmCase
-from xsplit.api import parse_module, rewrite
+from xsplit.api import rewrite, rewrite_module
 from xsplit.diagnostics import collect_remarks
-from xsplit.dialects import make_context
 from xsplit.simulator.machine import Launch, Machine, lockstep
 from xsplit.simulator.run import launch_sizes, pick_function, simulate
 
@@ -114,15 +114,15 @@ def test_each_barrier_is_needed(target: str) -> None:
     from xsplit.diagnostics import XsplitError
 
     case = _case("sum", "rows", 1)
-    lines = lower_fused(case, f"lower-reduce{{stage=atomic target={target}}}").splitlines()
-    barriers = [i for i, line in enumerate(lines) if line.strip() == "gpu.barrier"]
-    assert len(barriers) == 3  # two in the K loop, one after the C tile's stores
-    for i in barriers:
+    out = lower_fused(case, f"lower-reduce{{stage=atomic target={target}}}")
+    # two in the K loop, one after the C tile's stores
+    assert sum(line.strip() == "gpu.barrier" for line in out.splitlines()) == 3
+    broken_kernels = barriers_taken_out(parsed(out, "out.mlir"))
+    assert len(broken_kernels) == 3
+    for module in broken_kernels:
         with pytest.raises(XsplitError, match="unsynchronized"):
-            rewrite("\n".join(lines[:i] + lines[i + 1 :]), "verify-sync")
-    last = barriers[-1]
-    broken = "\n".join(lines[:last] + lines[last + 1 :])
-    module = parse_module(broken, "broken.mlir", make_context())
+            rewrite_module(module, "verify-sync")
+    module = broken_kernels[-1]
     inputs = case.inputs(2)
     report = simulate(
         pick_function(module, None), reference=case.final_arguments(inputs), inputs=inputs,
@@ -199,7 +199,7 @@ def test_c_tile_bank_conflicts(target: str, stores: int) -> None:
 
     case = _case("sum", "rows", 1, m=64, n=64, k=32)
     out = lower_fused(case, f"lower-reduce{{stage=atomic target={target}}}")
-    fn = pick_function(parse_module(out, "out.mlir", make_context()), None)
+    fn = pick_function(parsed(out, "out.mlir"), None)
     grid, block = launch_sizes(fn, None, None)
     machine = _CTileConflicts(Launch(grid, block, SUBGROUP[target]))
     machine.run(fn, case.inputs(0))

@@ -20,6 +20,7 @@ from tests.helpers.gemm_kernel import (
     matmul,
     worst_conflict,
 )
+from tests.helpers.kept import parsed, rewrite_kept
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
@@ -166,9 +167,9 @@ def fused_text_kernel(m: int, n: int, k: int):
 def fused_staged_kernel(m: int, n: int, k: int):
     """The same as lower-reduce writes it now: the staged kernel's epilogue."""
     with collect_remarks():
-        out = rewrite(_fused_program(m, n, k), "fuse-reduction,lower-reduce{stage=atomic target=sm_80}")
+        out = rewrite_kept(_fused_program(m, n, k), "fuse-reduction,lower-reduce{stage=atomic target=sm_80}")
     assert "gpu.thread_id" in out and "vector.load" in out
-    return pick_function(parse_module(out, "new.mlir", make_context()), None)
+    return pick_function(parsed(out, "new.mlir"), None)
 
 
 def test_global_loads_per_fma_against_the_text_kernel() -> None:

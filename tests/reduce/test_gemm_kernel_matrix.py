@@ -25,9 +25,9 @@ import numpy as np
 import pytest
 
 from tests.helpers.gemm_kernel import LOWER, expected, inputs, matmul
-from xsplit.api import parse_module, rewrite
+from tests.helpers.kept import parsed, rewrite_kept
+from xsplit.api import rewrite
 from xsplit.diagnostics import XsplitError, collect_remarks
-from xsplit.dialects import make_context
 from xsplit.dialects.fragments import intrinsic_for
 from xsplit.simulator.program import host_function, simulate_program
 from xsplit.simulator.run import pick_function, simulate
@@ -105,7 +105,7 @@ def draw(rng: np.random.Generator) -> Case:
 
 def lower(case: Case) -> str:
     with collect_remarks():
-        return rewrite(
+        return rewrite_kept(
             matmul(case.m, case.n, case.k, case.element), f"gemm-kernel{{{case.options}}},{LOWER}"
         )
 
@@ -127,7 +127,7 @@ def assert_a_good_refusal(message: str, case: Case) -> None:
 
 
 def simulate_case(case: Case, text: str, seed: int) -> None:
-    module = parse_module(text, "kernel.mlir", make_context())
+    module = parsed(text, "kernel.mlir")
     args = inputs(case.m, case.n, case.k, seed, case.element)
     host = host_function(module, None)
     if host is not None:

@@ -23,6 +23,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from tests.helpers.cost_model import MEASURED, Measured, ids, matmul as problem
+from tests.helpers.kept import parsed, rewrite_kept
 from tests.onnx_import import imported_input
 from xsplit.analysis.cost_model import choose_kernel, choose_split, own_kernel_estimate
 from xsplit.api import parse_module, print_module, rewrite, run_passes
@@ -383,8 +384,8 @@ def test_f16_operands_accumulate_in_f32_in_the_simulator() -> None:
 }}
 """
     with collect_remarks():
-        out = rewrite(source, "split-k{target=sm_80 kernel=own factor=3}")
-    module = parse_module(out, "half.mlir", make_context())
+        out = rewrite_kept(source, "split-k{target=sm_80 kernel=own factor=3}")
+    module = parsed(out, "half.mlir")
     host = host_function(module, "half")
     assert host is not None
     rng = np.random.default_rng(16)
@@ -433,13 +434,13 @@ def test_split_k_kernel_own_runs_right_on_every_target(target: str, element: str
     program = Program(37, 45, 211, 3, "func", "fill", True)
     source = _typed(program, element)
     with collect_remarks() as said:
-        out = rewrite(source, f"split-k{{target={target} kernel=own factor=3}}")
+        out = rewrite_kept(source, f"split-k{{target={target} kernel=own factor=3}}")
     assert any(f"gemm-kernel: on {target}" in line for line in said), said
     tensor_cores = element == "f16"
     assert any("tensor cores" in line for line in said) == tensor_cores, said
     intrinsic = "amdgpu.mfma" if target == "gfx942" else "nvgpu.mma.sync"
     assert (intrinsic in out) == tensor_cores
-    module = parse_module(out, "prog.mlir", make_context())
+    module = parsed(out, "prog.mlir")
     host = host_function(module, "prog")
     assert host is not None
     rng = np.random.default_rng(7)

@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 
 from tests.helpers.fused_gemm import SUBGROUP, lower_fused, simulate_fused
+from tests.helpers.kept import barriers_taken_out, parsed
 from tests.reduce.cases import GemmCase
-from xsplit.api import parse_module, rewrite
+from xsplit.api import rewrite, rewrite_module
 from xsplit.diagnostics import collect_remarks
-from xsplit.dialects import make_context
 from xsplit.simulator.run import pick_function, simulate
 
 SHAPES = {
@@ -107,14 +107,13 @@ def test_each_barrier_is_needed() -> None:
     from xsplit.diagnostics import XsplitError
 
     case = GemmCase("sum", "rows", **SHAPES["33x45x61"], returned=True)
-    lines = lower_fused(case, "lower-reduce{stage=lds target=sm_80}").splitlines()
-    barriers = [i for i, line in enumerate(lines) if line.strip() == "gpu.barrier"]
-    assert len(barriers) == 3
-    for i in barriers:
-        broken = "\n".join(lines[:i] + lines[i + 1 :])
+    out = lower_fused(case, "lower-reduce{stage=lds target=sm_80}")
+    assert sum(line.strip() == "gpu.barrier" for line in out.splitlines()) == 3
+    broken_kernels = barriers_taken_out(parsed(out, "out.mlir"))
+    assert len(broken_kernels) == 3
+    for i, module in enumerate(broken_kernels):
         with pytest.raises(XsplitError, match="unsynchronized"):
-            rewrite(broken, "verify-sync")
-        module = parse_module(broken, "broken.mlir", make_context())
+            rewrite_module(module, "verify-sync")
         inputs = case.inputs(2)
         report = simulate(
             pick_function(module, None), reference=case.final_arguments(inputs), inputs=inputs

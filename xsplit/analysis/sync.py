@@ -108,6 +108,12 @@ class SyncAnalysis:
         self.access = AccessAnalysis(func, block_size)
         self.dependences: list[Dependence] = []
         self.proofs: list[Proof] = []
+        # Each block's op positions and barriers, read once: `satisfied` runs
+        # for every dependence, thousands on a tiled GEMM, and walking a
+        # block's ops each time was most of verify-sync. `plan` is the one
+        # writer while the analysis is in use and forgets them when it moves
+        # a barrier.
+        self._layouts: dict[int, tuple[Block, dict[int, int], list[tuple[int, Operation]]]] = {}
         an = self.access
         accs = [a for a in an.accesses if a.space_name != "private"]
         for i, a in enumerate(accs):
@@ -163,21 +169,67 @@ class SyncAnalysis:
 
     # -- barriers -----------------------------------------------------------------
 
+    def _layout(self, block: Block) -> tuple[dict[int, int], list[tuple[int, Operation]]]:
+        """Where each op of `block` is, and its barriers with their places."""
+        kept = self._layouts.get(id(block))
+        if kept is None or kept[0] is not block:
+            position: dict[int, int] = {}
+            barriers: list[tuple[int, Operation]] = []
+            for i, o in enumerate(block.ops):
+                position[id(o)] = i
+                if o.name == "gpu.barrier":
+                    barriers.append((i, o))
+            kept = (block, position, barriers)
+            self._layouts[id(block)] = kept
+        return kept[1], kept[2]
+
+    def _forget_layouts(self) -> None:
+        self._layouts.clear()
+
     def satisfied(self, dep: Dependence) -> bool:
         if dep.unfixable or dep.block is None:
             return False
-        ops = list(dep.block.ops)
-        ia, ib = ops.index(dep.first_anchor), ops.index(dep.second_anchor)  # type: ignore[arg-type]
+        position, barriers = self._layout(dep.block)
+        ia, ib = position[id(dep.first_anchor)], position[id(dep.second_anchor)]
         space = dep.first.space_name
-        bars = [q for q, o in enumerate(ops) if o.name == "gpu.barrier" and orders(o, space)]
+        bars = [q for q, o in barriers if orders(o, space)]
         if dep.wrap:
             if any(q > ia or q < ib for q in bars) or (ia < ib and bars):
                 return True
         elif any(ia < q < ib for q in bars):
             return True
-        return _barrier_after(dep.first.op, dep.first_anchor, space) or _barrier_before(
+        return self._barrier_after(dep.first.op, dep.first_anchor, space) or self._barrier_before(
             dep.second.op, dep.second_anchor, space
         )
+
+    def _barrier_after(self, op: Operation, anchor: Operation | None, space: str) -> bool:
+        """A barrier ordering `space` after `op` in its block, or after an
+        op around it, short of `anchor`."""
+        cur = op
+        while cur is not anchor and cur is not None:
+            block = cur.parent_block()
+            if block is None:
+                return False
+            position, barriers = self._layout(block)
+            at = position[id(cur)]
+            if any(q > at and orders(o, space) for q, o in barriers):
+                return True
+            cur = block.parent_op()  # type: ignore[assignment]
+        return False
+
+    def _barrier_before(self, op: Operation, anchor: Operation | None, space: str) -> bool:
+        """`_barrier_after`'s mirror: one before `op` or an op around it."""
+        cur = op
+        while cur is not anchor and cur is not None:
+            block = cur.parent_block()
+            if block is None:
+                return False
+            position, barriers = self._layout(block)
+            at = position[id(cur)]
+            if any(q < at and orders(o, space) for q, o in barriers):
+                return True
+            cur = block.parent_op()  # type: ignore[assignment]
+        return False
 
     def divergence_of(self, op: Operation) -> Operation | None:
         """`op` itself if its condition or bounds depend on the thread, else
@@ -231,6 +283,7 @@ class SyncAnalysis:
             d = pending[0]
             barrier = _new_barrier()
             d.block.insert_op_before(barrier, d.second_anchor)  # type: ignore[union-attr, arg-type]
+            self._forget_layouts()
             placed.append((d.block, d.second_anchor, d))  # type: ignore[arg-type]
             barriers.append(barrier)
             pending = [x for x in pending if not self.satisfied(x)]
@@ -240,11 +293,13 @@ class SyncAnalysis:
             barrier = barriers[i]
             block, before = barrier.parent_block(), barrier.next_op
             block.detach_op(barrier)  # type: ignore[union-attr]
+            self._forget_layouts()
             if all(self.satisfied(x) for x in needed):
                 barrier.erase()
                 del placed[i]
             else:
                 block.insert_op_before(barrier, before)  # type: ignore[union-attr, arg-type]
+                self._forget_layouts()
         return placed, unfixable
 
 
@@ -254,37 +309,6 @@ def _depth(block: Block | None) -> int:
         depth += 1
         block = block.parent_op().parent_block()  # type: ignore[union-attr]
     return depth
-
-
-def _barrier_after(op: Operation, anchor: Operation | None, space: str) -> bool:
-    cur = op
-    while cur is not anchor and cur is not None:
-        block = cur.parent_block()
-        if block is None:
-            return False
-        seen = False
-        for o in block.ops:
-            if o is cur:
-                seen = True
-            elif seen and o.name == "gpu.barrier" and orders(o, space):
-                return True
-        cur = block.parent_op()  # type: ignore[assignment]
-    return False
-
-
-def _barrier_before(op: Operation, anchor: Operation | None, space: str) -> bool:
-    cur = op
-    while cur is not anchor and cur is not None:
-        block = cur.parent_block()
-        if block is None:
-            return False
-        for o in block.ops:
-            if o is cur:
-                break
-            if o.name == "gpu.barrier" and orders(o, space):
-                return True
-        cur = block.parent_op()  # type: ignore[assignment]
-    return False
 
 
 _BARRIER_CLASS: list[type[Operation]] = []
