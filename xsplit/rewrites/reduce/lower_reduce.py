@@ -297,6 +297,10 @@ def _split_in_staged_kernel(
             staged.apply(ctx, holder)
         except XsplitError as e:  # an option the kernel refused: said at the user's op
             raise XsplitError(f"split-k: {e.message}", op) from None
+    if any(o.name == "linalg.matmul" for o in holder.walk()):
+        # gemm-kernel left it and said why: a form staged_refusal let through.
+        why = next((d.message for d in said if "left as it is" in d.message), "")
+        raise XsplitError(f"split-k: merge={merge}: {why}", op)
     kernels = list(holder.body.block.ops)
     saved = _partial_bytes(op, chunks)
     remark(
