@@ -350,8 +350,8 @@ class GridwiseGemmOp(IRDLOperation):
                 "the threads divide (cp.async copies 4 bytes at least)",
             )
         need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
-        if getattr(self, "stream_b", None) is not None:
-            GridwiseGemmOp._verify_stream_b(self)
+        if self.stream_b is not None:
+            self._verify_stream_b()
         if self.mma is not None:
             self._verify_mma()
 
@@ -716,29 +716,8 @@ class GridwiseGemmReduceOp(IRDLOperation):
         need(self.stage_count in (1, 2), self, "stages must be 1 or 2")
         need(self.stage_count == 1 or tk % 4 == 0, self, "stages 2 needs K steps of a multiple of 4")
         need((self.mma is None) == (self.warps is None), self, "mma and warps go together")
-        if getattr(self, "stream_b", None) is not None:
-            GridwiseGemmOp._verify_stream_b(self)
         if self.mma is not None:
             self._verify_mma()
-
-    def _verify_stream_b(self) -> None:
-        thm, thn = self.thread_counts
-        need(
-            self.mma is None and self.a_k_major is None and self.direct_to_lds is None,
-            self,
-            "stream_b takes FMAs and an M-major A",
-        )
-        need(self.stage_count == 2 and self.async_b is None, self, "stream_b stages A in 2 stages")
-        need(thm == 1, self, "stream_b takes one thread along M (each thread has every row)")
-        types = (v.type.element_type for v in (self.a, self.b))  # type: ignore[attr-defined]
-        f32 = all(isinstance(t, Float32Type) for t in types)
-        need(
-            f32,
-            self,
-            "stream_b takes f32 A and B (A's copies are 4 bytes an element)",
-        )
-        g, n = self.column_run, shape_of(self.b)[1]
-        need(n % g == 0, self, f"stream_b loads runs of {g}: B's rows must be whole runs")
 
     def _verify_mma(self) -> None:
         intr = intrinsic_of(self, self.mma)  # type: ignore[arg-type]
