@@ -205,20 +205,15 @@ class SyncAnalysis:
     def _barrier_after(self, op: Operation, anchor: Operation | None, space: str) -> bool:
         """A barrier ordering `space` after `op` in its block, or after an
         op around it, short of `anchor`."""
-        cur = op
-        while cur is not anchor and cur is not None:
-            block = cur.parent_block()
-            if block is None:
-                return False
-            position, barriers = self._layout(block)
-            at = position[id(cur)]
-            if any(q > at and orders(o, space) for q, o in barriers):
-                return True
-            cur = block.parent_op()  # type: ignore[assignment]
-        return False
+        return self._barrier_beside(op, anchor, space, after=True)
 
     def _barrier_before(self, op: Operation, anchor: Operation | None, space: str) -> bool:
         """`_barrier_after`'s mirror: one before `op` or an op around it."""
+        return self._barrier_beside(op, anchor, space, after=False)
+
+    def _barrier_beside(
+        self, op: Operation, anchor: Operation | None, space: str, after: bool
+    ) -> bool:
         cur = op
         while cur is not anchor and cur is not None:
             block = cur.parent_block()
@@ -226,7 +221,7 @@ class SyncAnalysis:
                 return False
             position, barriers = self._layout(block)
             at = position[id(cur)]
-            if any(q < at and orders(o, space) for q, o in barriers):
+            if any((q > at if after else q < at) and orders(o, space) for q, o in barriers):
                 return True
             cur = block.parent_op()  # type: ignore[assignment]
         return False
