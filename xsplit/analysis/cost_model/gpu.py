@@ -206,6 +206,22 @@ def gpu_estimate(problem: Problem, target: Target, factor: int) -> Estimate:
     )
 
 
+WAVE_RESIDENTS = (1, 2, 3, 4, 6, 8, 12, 16)
+"""Workgroups a processor for which a starved output's split is asked for
+the chunks of one wave (`gpu_counts` for IREE's chunks, `own_counts` for
+the own kernel's)."""
+
+
+def powers_of_two(most: int) -> list[int]:
+    """2, 4, 8, ... up to `most`: the counts a starved output's split tries
+    besides the measured ones and those of one wave."""
+    powers, power = [], 2
+    while power <= most:
+        powers.append(power)
+        power *= 2
+    return powers
+
+
 def _factor_for_count(k: int, count: int, align: int) -> int:
     """The factor whose aligned chunks (`gpu_chunks`) number at least `count`
     full ones where K allows: chunks of K / count rounded down to `align`."""
@@ -226,11 +242,8 @@ def gpu_counts(problem: Problem, target: Target, tiles: int, align: int, most: i
     assert fit is not None
     counts = list(fit.counts)
     if tiles < target.processors:
-        power = 2
-        while power <= most:
-            counts.append(power)
-            power *= 2
-        for resident in (1, 2, 3, 4, 6, 8, 12, 16):
+        counts += powers_of_two(most)
+        for resident in WAVE_RESIDENTS:
             want = ceildiv(resident * target.processors, tiles)
             if want <= most:
                 counts.append(_factor_for_count(problem.k, want, align))

@@ -16,6 +16,8 @@ from xsplit.analysis.cost_model.base import (
     time_text,
 )
 from xsplit.analysis.cost_model.gpu import (
+    WAVE_RESIDENTS,
+    powers_of_two,
     workgroups_in_flight,
     weighed_counts,
     describe_in_flight,
@@ -170,10 +172,6 @@ so the counts jump: 123x456x51234 f16 on gfx942's 4 tiles of 128x128 is 73 chunk
 steps (292 workgroups on 304 CUs, one wave at 96%) or 77 of 21 (308: a
 second wave of 4 workgroups), nothing between."""
 
-WAVE_RESIDENTS = (1, 2, 3, 4, 6, 8, 12, 16)
-"""Workgroups a processor for which `own_counts` asks for the chunks of one
-wave (`gpu_counts`' for IREE's chunks)."""
-
 
 def own_counts(target: Target, tiles: int, most: int) -> list[int]:
     """The chunk counts the own kernel's model weighs for an output of
@@ -189,10 +187,7 @@ def own_counts(target: Target, tiles: int, most: int) -> list[int]:
     assert own is not None
     counts = list(own.counts)
     if tiles < target.processors:
-        power = 2
-        while power <= most:
-            counts.append(power)
-            power *= 2
+        counts += powers_of_two(most)
         counts += [resident * target.processors // tiles for resident in WAVE_RESIDENTS]
     return [c for c in dict.fromkeys(counts) if 1 <= c <= most or c in own.counts]
 
