@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from tests.helpers.kept import parsed, rewrite_kept
+from tests.helpers.simulation import simulate_module
 from tests.reduce.cases import GemmCase
 from xsplit.diagnostics import collect_remarks
-from xsplit.simulator.program import host_function, simulate_program
-from xsplit.simulator.run import pick_function, simulate
 
 SUBGROUP = {"sm_80": 32, "gfx942": 64}
 """Lanes a subgroup has on each target (a warp, a wavefront)."""
@@ -28,11 +27,5 @@ def simulate_fused(out: str, case: GemmCase, subgroup: int, seed: int = 1) -> No
     module = parsed(out, "out.mlir")
     inputs = case.inputs(seed)
     want = case.final_arguments(inputs)
-    host = host_function(module, None)
-    if host is not None:
-        report = simulate_program(module, host, want, inputs, subgroup_size=subgroup)
-    else:
-        report = simulate(
-            pick_function(module, None), reference=want, inputs=inputs, subgroup_size=subgroup
-        )
+    report = simulate_module(module, want, inputs, subgroup_size=subgroup)
     assert report.clean, report.races + report.mismatches

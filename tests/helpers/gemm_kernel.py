@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from tests.helpers.kept import parsed, rewrite_kept
+from tests.helpers.simulation import simulate_module
 from xsplit.diagnostics import collect_remarks
 from xsplit.simulator.machine import Launch, Machine, lockstep
-from xsplit.simulator.program import host_function, simulate_program
-from xsplit.simulator.run import launch_sizes, pick_function, simulate
+from xsplit.simulator.run import launch_sizes, pick_function
 
 LOWER = "lower-gridwise-gemm,lower-blockwise-gemm,lower-threadwise-gemm"
 
@@ -60,11 +60,7 @@ def check(m: int, n: int, k: int, options: str, seed: int = 0, element: str = "f
     module, text = lowered(m, n, k, options, element)
     assert "xsplit_gemm." not in text
     args = inputs(m, n, k, seed, element)
-    host = host_function(module, None)
-    if host is not None:
-        report = simulate_program(module, host, expected(args), args)
-    else:
-        report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
+    report = simulate_module(module, expected(args), args)
     assert report.clean, report.races + report.mismatches
     return text
 

@@ -13,11 +13,10 @@ import numpy as np
 import pytest
 
 from tests.helpers.fused_gemm import SUBGROUP
+from tests.helpers.simulation import simulate_module
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
-from xsplit.simulator.program import host_function, simulate_program
-from xsplit.simulator.run import pick_function, simulate
 
 
 def _program(m, n, k, a_t, b_t, method, along, batch=0, c_t=False):
@@ -118,12 +117,7 @@ def test_transposed_operands_in_the_staged_kernel(
     module = parse_module(out, "out.mlir", make_context())
     args = [a, b, c, o]
     want = [a, b, c, want_o.astype(np.float32)]
-    host = host_function(module, None)
-    if host is not None:
-        report = simulate_program(module, host, want, args, subgroup_size=SUBGROUP[target])
-    else:
-        fn = pick_function(module, None)
-        report = simulate(fn, reference=want, inputs=args, subgroup_size=SUBGROUP[target])
+    report = simulate_module(module, want, args, subgroup_size=SUBGROUP[target])
     assert report.clean, report.races + report.mismatches
 
 
@@ -216,10 +210,5 @@ def test_batch_axis_with_transposed_operands(det: bool) -> None:
     x = c.astype(np.float64) + np.swapaxes(a, -1, -2).astype(np.float64) @ np.swapaxes(b, -1, -2)
     want = [a, b, c, (o + x.sum(axis=0)).astype(np.float32)]
     module = parse_module(out, "out.mlir", make_context())
-    host = host_function(module, None)
-    if host is not None:
-        report = simulate_program(module, host, want, [a, b, c, o], subgroup_size=32)
-    else:
-        fn = pick_function(module, None)
-        report = simulate(fn, reference=want, inputs=[a, b, c, o], subgroup_size=32)
+    report = simulate_module(module, want, [a, b, c, o])
     assert report.clean, report.races + report.mismatches

@@ -21,6 +21,7 @@ from tests.helpers.gemm_kernel import (
     worst_conflict,
 )
 from tests.helpers.kept import parsed, rewrite_kept
+from tests.helpers.simulation import simulate_module
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
@@ -488,11 +489,7 @@ def test_tensor_cores_with_the_lanes_own_loads(merge: str) -> None:
     assert "nvgpu.ldmatrix" not in text and "vector.load %a_tile" in text
     module = parse_module(text, "kernel.mlir", make_context())
     args = inputs(37, 24, 101, 4, "f16")
-    host = host_function(module, None)
-    if host is not None:
-        report = simulate_program(module, host, expected(args), args)
-    else:
-        report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
+    report = simulate_module(module, expected(args), args)
     assert report.clean, report.races + report.mismatches
 
 

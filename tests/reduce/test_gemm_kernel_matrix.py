@@ -26,11 +26,10 @@ import pytest
 
 from tests.helpers.gemm_kernel import LOWER, expected, inputs, matmul
 from tests.helpers.kept import parsed, rewrite_kept
+from tests.helpers.simulation import simulate_module
 from xsplit.api import rewrite
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.dialects.fragments import intrinsic_for
-from xsplit.simulator.program import host_function, simulate_program
-from xsplit.simulator.run import pick_function, simulate
 
 ROOT = Path(__file__).parents[2]
 DRAWS = int(os.environ.get("XSPLIT_GEMM_MATRIX_DRAWS", "16"))
@@ -129,11 +128,7 @@ def assert_a_good_refusal(message: str, case: Case) -> None:
 def simulate_case(case: Case, text: str, seed: int) -> None:
     module = parsed(text, "kernel.mlir")
     args = inputs(case.m, case.n, case.k, seed, case.element)
-    host = host_function(module, None)
-    if host is not None:
-        report = simulate_program(module, host, expected(args), args)
-    else:
-        report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
+    report = simulate_module(module, expected(args), args)
     assert report.clean, (str(case), report.races[:3], report.mismatches[:3])
 
 

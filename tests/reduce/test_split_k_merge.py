@@ -16,11 +16,10 @@ import pytest
 
 from tests.helpers.gemm_kernel import expected, inputs, matmul
 from tests.helpers.gpu_asm import ANY_ATOMIC, ATOMIC, assembly
+from tests.helpers.simulation import simulate_module
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.dialects import make_context
-from xsplit.simulator.program import host_function, simulate_program
-from xsplit.simulator.run import pick_function, simulate
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
 from xsplit.tools.simulate import main as simulate_main
@@ -65,11 +64,7 @@ def test_assembly(merge: str, t: str, tmp_path: Path) -> None:
 
 def _simulate_against_numpy(text: str, args: list[np.ndarray]) -> None:
     module = parse_module(text, "kernel.mlir", make_context())
-    host = host_function(module, None)
-    if host is not None:
-        report = simulate_program(module, host, expected(args), args)
-    else:
-        report = simulate(pick_function(module, None), reference=expected(args), inputs=args)
+    report = simulate_module(module, expected(args), args)
     assert report.clean, report.races + report.mismatches
 
 
