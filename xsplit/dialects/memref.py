@@ -1,4 +1,4 @@
-"""`memref.atomic_rmw` and `memref.copy` in iree-opt's custom syntax.
+"""`memref.atomic_rmw`, `memref.copy` and `memref.prefetch` in iree-opt's custom syntax.
 
 xDSL 0.74 parses the op only in generic form, where the kind is a bare
 integer. Distributed split-K kernels accumulate their partials with it:
@@ -14,13 +14,16 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I32,
     I64,
+    BoolAttr,
     AnyFloatConstr,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     SignlessIntegerConstraint,
+    i32,
     i64,
 )
 from xdsl.ir import SSAValue
@@ -190,4 +193,101 @@ class CopyOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' op requires the same element type for all operands")
 
 
-MEMREF_EXTENSION_OPS = (AtomicRMWOp, CopyOp)
+@irdl_op_definition
+class PrefetchOp(IRDLOperation):
+    """
+    A hint that one element's cache line will be read (or written) soon;
+    LLVM makes it `llvm.prefetch`, x86 `prefetcht0/t1/t2/nta` for locality
+    3/2/1/0. It has no effect on the program's values:
+
+        memref.prefetch %b[%k, %j], read, locality<2>, data : memref<64x64xf32>
+    """
+
+    name = "memref.prefetch"
+
+    memref = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    isWrite = prop_def(BoolAttr)
+    localityHint = prop_def(IntegerAttr[I32])
+    isDataCache = prop_def(BoolAttr)
+
+    def __init__(
+        self,
+        memref: SSAValue,
+        indices: Sequence[SSAValue],
+        locality: int,
+        write: bool = False,
+        data: bool = True,
+    ):
+        super().__init__(
+            operands=[memref, list(indices)],
+            properties={
+                "isWrite": BoolAttr.from_bool(write),
+                "localityHint": IntegerAttr(locality, i32),
+                "isDataCache": BoolAttr.from_bool(data),
+            },
+        )
+
+    @property
+    def locality(self) -> int:
+        return self.localityHint.value.data
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.memref)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_ssa_value)
+        printer.print_string("]")
+        printer.print_string(", write" if self.isWrite.value.data else ", read")
+        printer.print_string(f", locality<{self.locality}>")
+        printer.print_string(", data" if self.isDataCache.value.data else ", instr")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.memref.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PrefetchOp:
+        memref = parser.parse_unresolved_operand()
+        indices = parser.parse_comma_separated_list(
+            Parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+        )
+        parser.parse_punctuation(",")
+        pos = parser.pos
+        kind = parser.parse_identifier()
+        if kind not in ("read", "write"):
+            parser.raise_error("rw specifier has to be 'read' or 'write'", pos, parser.pos)
+        parser.parse_punctuation(",")
+        parser.parse_keyword("locality")
+        parser.parse_punctuation("<")
+        locality = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation(">")
+        parser.parse_punctuation(",")
+        pos = parser.pos
+        cache = parser.parse_identifier()
+        if cache not in ("data", "instr"):
+            parser.raise_error("cache type has to be 'data' or 'instr'", pos, parser.pos)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        memref_type = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(memref, memref_type),
+            [parser.resolve_operand(i, IndexType()) for i in indices],
+            locality,
+            write=kind == "write",
+            data=cache == "data",
+        )
+        op.attributes |= attrs
+        return op
+
+    def verify_(self) -> None:
+        if not 0 <= self.locality <= 3:
+            raise VerifyException(
+                f"'{self.name}' op attribute 'localityHint' failed to satisfy constraint: "
+                "32-bit signless integer attribute whose minimum value is 0 whose maximum value is 3"
+            )
+        assert isinstance(self.memref.type, MemRefType)
+        if len(self.indices) != self.memref.type.get_num_dims():
+            raise VerifyException(f"'{self.name}' op too few indices")
+
+
+MEMREF_EXTENSION_OPS = (AtomicRMWOp, CopyOp, PrefetchOp)

@@ -215,3 +215,11 @@ func.func @subview_source_rank(%m: memref<8x8xf32>) {
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'memref.subview' op expected 2 offset values, got 1
+
+// -----
+
+func.func @prefetch_locality(%m: memref<4x4xf32>, %c: index) {
+  memref.prefetch %m[%c, %c], read, locality<4>, data : memref<4x4xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'memref.prefetch' op attribute 'localityHint' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 3
