@@ -11,6 +11,7 @@ from xdsl.passes import ModulePass
 _PASS_MODULES = {
     "split-k": ("xsplit.rewrites.split.split_k", "SPLIT_K"),
     "split-lanes": ("xsplit.rewrites.split.split_lanes", "SPLIT_LANES"),
+    "stream-prefetch": ("xsplit.rewrites.split.stream_prefetch", "STREAM_PREFETCH"),
     "materialize-late": ("xsplit.rewrites.encoding.materialize_late", "MATERIALIZE_LATE"),
     "materialize-early": ("xsplit.rewrites.encoding.materialize_early", "MATERIALIZE_EARLY"),
     "distribute": ("xsplit.rewrites.distribute.distribute", "DISTRIBUTE"),

@@ -36,6 +36,8 @@ READ_OPS = frozenset(
         "affine.load",
         "vector.load",
         "vector.transfer_read",
+        # A hint, even `write`: the element is not changed.
+        "memref.prefetch",
     }
 )
 

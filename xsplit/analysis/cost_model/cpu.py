@@ -555,3 +555,27 @@ def lane_split_estimate(problem: Problem, target: Target, lanes: int) -> float:
     output = problem.m * problem.n * problem.acc_bytes
     merge = target.dispatch_overhead + (2 * sums + output) / target.memory_bandwidth
     return read + target.dispatch_overhead + merge
+
+
+PREFETCH_STREAM_TIME_RATIO = 1.05
+"""CPU time of `stream-prefetch`'s dispatch (B prefetched 32 rows ahead)
+over split-k's IREE tiles on the same chunks, measured: 4x4096x14336 in
+16 chunks on this 2-core Zen machine, medians of 50-60 alternating rounds
+in one process (the machine shared, load 4-7): 12.2-12.6 ms against
+11.4-11.8 (without prefetches 12.9-13.1; prefetching 8, 16, 64 rows ahead,
+into L1 or non-temporally, no better). Above 1, so the model never takes
+it; a machine where a quiet rerun measures it under 1 lowers this."""
+
+
+def prefetch_stream_pays(problem: Problem, target: Target) -> tuple[bool, str]:
+    """Whether `stream-prefetch{prefetch=auto}` takes a product: where its
+    measured time over split-k's tiles (PREFETCH_STREAM_TIME_RATIO) is
+    under 1. Says why either way."""
+    ratio = PREFETCH_STREAM_TIME_RATIO
+    measured = (
+        f"the prefetching dispatch took {ratio:.2f}x the CPU time of split-k's IREE tiles "
+        "(4x4096x14336, 16 chunks, measured)"
+    )
+    if target.is_gpu or not target.split_tiles:
+        return False, f"{target.name} is not an llvm-cpu target"
+    return ratio < 1.0, measured

@@ -1,0 +1,362 @@
+"""`stream-prefetch{prefetch=auto|on|none}`: a product of a few rows against
+a row-major B (`linalg.matmul`, A M x K, B K x N, M <= 4) as a CPU dispatch
+of xsplit's own that streams B with software prefetches.
+
+IREE 3.13's llvm-cpu has no flag that prefetches: LLVM's loop data
+prefetch pass is only in the AArch64, PowerPC, SystemZ and RISC-V
+pipelines, and `--prefetch-distance`, `--min-prefetch-stride` given to
+iree-compile leave an x86 `.s` without a single `prefetch` (checked on
+matvec_1x4096x14336). So the prefetching form is a dispatch of ours:
+
+```
+%partials = flow.dispatch @NAME_stream_dispatch::@NAME_stream(%a, %b, %empty)
+    -> tensor<C x M x N xf32>          (a grid of N / 128 x 1 x C workgroups)
+%merged = linalg.reduce ins(%partials) outs(%c) dimensions = [0]
+```
+
+Each workgroup takes one of C chunks of K (the model's split-k choice, or
+`chunks=`) and 128 columns of B, as two register tiles of M rows x 64
+columns, one after the other (16 accumulator vectors: split-k's streaming
+tiles, `targets/table.py`). Per step of K it loads 4 vectors of B, 4
+broadcasts of A and issues 16 `vector.fma`; with `prefetch=on` also one
+`memref.prefetch ... read, locality<2>` per 64-byte line of the tile's 256
+bytes of B `distance` rows ahead (the row clamped to K's last), which x86
+makes `prefetcht1` (into L2). The last chunk stops at K, so any K (odd,
+prime) splits without padding. `prefetch=none` emits the same dispatch
+without prefetches, the form to compare with.
+
+`prefetch=auto` (the default, and what `auto{target=cpu}` would run) takes
+the form only where the CPU model has measured it faster than split-k's
+IREE tiles (`cost_model.cpu.prefetch_stream_pays`); on the machine it was
+measured on it is not, and the op is left to split-k, with a remark.
+
+Only static f32 products at graph level on an llvm-cpu target, with N a
+multiple of 64, are taken; B[n, k] (transposed) products are split-lanes'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func, scf, vector
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FunctionType,
+    IndexType,
+    MemRefType,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    VectorType,
+    f32,
+    i32,
+)
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xsplit.analysis.cost_model import choose_split, problem_of
+from xsplit.analysis.cost_model.cpu import prefetch_stream_pays
+from xsplit.analysis.devices import DEVICE, modeled
+from xsplit.analysis.reduction import match_reduction
+from xsplit.diagnostics import remark
+from xsplit.dialects import gpu
+from xsplit.dialects.flow import DispatchOp
+from xsplit.dialects.memref import PrefetchOp
+from xsplit.rewrites.dispatch.export_dispatch import EXPORT_KERNEL, exportable
+from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level
+from xsplit.rewrites.dsl import (
+    Match,
+    Option,
+    Pass,
+    Pattern,
+    Template,
+    dim,
+    init,
+    input,
+    root_is,
+    where,
+)
+from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.numbers import described
+from xsplit.rewrites.reduce.kernel_ir import KernelBuilder
+from xsplit.rewrites.reduce.ordinary import unique_name
+from xsplit.rewrites.split.split_lanes import static_f32, unmarked
+from xsplit.targets.table import TARGETS
+
+STREAM_MAX_ROWS = 4
+"""Rows of A a register tile holds: 4 x 64 columns are 16 accumulator
+vectors, half of AVX-512's registers, as split-k's streaming tiles."""
+
+TILE_COLUMNS = 64
+"""Columns of B a register tile reads per row: 4 vectors of 16 lanes."""
+
+WORKGROUP_COLUMNS = 128
+"""Columns of B a workgroup takes, as two register tiles one after the
+other (IREE's distribution tile on the same product); 64 where N is not a
+multiple of 128."""
+
+LANES = 16
+"""f32 lanes of one vector (AVX-512)."""
+
+LINE_FLOATS = 16
+"""f32 elements in a 64-byte cache line: one prefetch each."""
+
+PREFETCH_DISTANCE = 32
+"""Rows of B ahead that a step prefetches: a C loop with the same tile ran
+12-19% faster with `prefetcht1` 16 to 32 rows ahead than without
+(bench/RESULTS-matvec.md), and 32 was the better of 8, 16, 32 and 64 in
+the dispatch."""
+
+PREFETCH_LOCALITY = 2
+"""`locality<2>`, x86's `prefetcht1`: into L2, which has room for the
+distance's lines; `prefetcht0` (3) and `prefetchnta` (0) ran slower."""
+
+PREFETCH_CHOICES = ("auto", "on", "none")
+
+PLAIN_MAPS = (
+    "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
+    "affine_map<(d0, d1, d2) -> (d0, d1)>]"
+)
+
+M = dim("M")
+N = dim("N")
+K = dim("K")
+
+
+def _row_major_b(m: Match) -> bool | str:
+    maps = m.root.properties.get("indexing_maps") or m.root.attributes.get("indexing_maps")
+    if maps is not None and str(maps) != PLAIN_MAPS:
+        return "its operands are transposed or broadcast (indexing_maps)"
+    return True
+
+
+a_streamed_matmul = (
+    root_is("linalg.matmul")
+    & unmarked
+    & static_f32
+    & where("B is row-major (K x N)", _row_major_b)
+    & input(0).has_shape("M", "K")
+    & input(1).has_shape("K", "N")
+    & init().has_shape("M", "N")
+    & described(M <= STREAM_MAX_ROWS, f"has at most {STREAM_MAX_ROWS} rows", "M is over 4")
+    & described(N % TILE_COLUMNS == 0, "N is whole register tiles", "N is not a multiple of 64")
+    & input(0).capture("a")
+    & input(1).capture("b")
+    & init().capture("c")
+)
+"""A `linalg.matmul` of up to 4 rows against a row-major B."""
+
+
+def _workgroup_columns(n: int) -> int:
+    return WORKGROUP_COLUMNS if n % WORKGROUP_COLUMNS == 0 else TILE_COLUMNS
+
+
+def _chunk_rows(k: int, chunks: int) -> int:
+    """Rows of K a chunk takes (the last takes the rest)."""
+    return -(-k // chunks)
+
+
+def _choose(m: Match) -> bool | str:
+    """The target, the chunks, and whether the form is taken: always with
+    `prefetch=on|none`, where the model says it pays with `auto`."""
+    placed = modeled(m.root, m.options["target"])
+    assert placed is not None
+    t = placed.target
+    if placed.device is not None and placed.device.backend != "llvm-cpu":
+        return f"its device is {placed.device.describe()}, not llvm-cpu"
+    if not t.split_tiles:
+        return f"{t.name} is not an llvm-cpu target"
+    red = match_reduction(m.root)
+    problem = problem_of(red) if not isinstance(red, str) else red
+    if isinstance(problem, str):
+        return problem
+    chunks = m.options["chunks"] or choose_split(problem, t).factor
+    chunks = max(1, min(chunks, K(m)))
+    # Chunks that leave the last one empty are fewer chunks.
+    chunks = -(-K(m) // _chunk_rows(K(m), chunks))
+    prefetch = m.options["prefetch"]
+    if prefetch == "auto":
+        pays, why = prefetch_stream_pays(problem, t)
+        if not pays:
+            remark(m.root, f"{placed.prefix()}stream-prefetch: left to split-k: {why}")
+            return why
+        prefetch = "on"
+    m.captures["chunks"] = chunks
+    m.captures["prefetch"] = prefetch == "on"
+    return True
+
+
+chosen = where("the form is asked for, or the model chooses it", _choose)
+
+
+def _stream_loop(
+    kb: KernelBuilder,
+    a: SSAValue,
+    b: SSAValue,
+    rows: int,
+    column: SSAValue,
+    k_range: tuple[SSAValue, SSAValue],
+    prefetch: tuple[int, int] | None,
+) -> list[SSAValue]:
+    """The register tile's loop over its chunk's rows of B: `rows` x 4
+    accumulator vectors, each step 4 loads of B, `rows` broadcasts of A
+    and their FMAs; with `prefetch` (distance, last row of K), the tile's
+    lines of B that many rows ahead. Returns the accumulators."""
+    vec = VectorType(f32, [LANES])
+    vectors = TILE_COLUMNS // LANES
+    zero = kb.insert(vector.BroadcastOp(kb.zero(), vec)).results[0]
+    block = Block(arg_types=[IndexType()] + [vec] * (rows * vectors))
+    k = block.args[0]
+    k.name_hint = "k"
+    step = KernelBuilder.at_end(block, kb.consts)
+    offsets = [step.add(column, v * LANES) for v in range(vectors)]
+    if prefetch is not None:
+        distance, last = prefetch
+        ahead = step.min(step.add(k, distance), last)
+        for line in range(TILE_COLUMNS // LINE_FLOATS):
+            at = offsets[line] if line < vectors else step.add(column, line * LINE_FLOATS)
+            step.insert(PrefetchOp(b, [step.c(ahead), step.c(at)], PREFETCH_LOCALITY))
+    loaded = [step.insert(vector.LoadOp(b, [k, o], vec)).results[0] for o in offsets]
+    sums: list[SSAValue] = []
+    for r in range(rows):
+        scalar = step.load(a, [r, k])
+        broadcast = step.insert(vector.BroadcastOp(scalar, vec)).results[0]
+        for v in range(vectors):
+            acc = block.args[1 + r * vectors + v]
+            sums.append(step.insert(vector.FMAOp(broadcast, loaded[v], acc)).results[0])
+    step.insert(scf.YieldOp(*sums))
+    lo, hi = k_range
+    loop = kb.insert(scf.ForOp(lo, hi, kb.c(1), [zero] * (rows * vectors), block))
+    return list(loop.results)
+
+
+def _kernel(name: str, rows: int, n: int, k: int, chunks: int, prefetch: bool) -> func.FuncOp:
+    """The dispatch's function on memrefs: A, B and the partial products."""
+    a_type = MemRefType(f32, [rows, k])
+    b_type = MemRefType(f32, [k, n])
+    p_type = MemRefType(f32, [chunks, rows, n])
+    block = Block(arg_types=[a_type, b_type, p_type])
+    a, b, partials = block.args
+    for arg, hint in zip(block.args, ("a", "b", "partials")):
+        arg.name_hint = hint
+    kb = KernelBuilder.at_end(block)
+    chunk = kb.block_id("z")
+    chunk.name_hint = "chunk"
+    rows_per_chunk = _chunk_rows(k, chunks)
+    start = kb.mul(chunk, rows_per_chunk)
+    end = kb.min(kb.add(start, rows_per_chunk), k)
+    columns = _workgroup_columns(n)
+    first = kb.mul(kb.block_id("x"), columns)
+    ahead = (PREFETCH_DISTANCE, k - 1) if prefetch else None
+
+    def tile(inner: KernelBuilder, offset: SSAValue) -> None:
+        column = inner.c(inner.add(first, offset))
+        sums = _stream_loop(inner, a, b, rows, column, (inner.c(start), inner.c(end)), ahead)
+        vectors = TILE_COLUMNS // LANES
+        for r in range(rows):
+            for v in range(vectors):
+                at = [inner.c(chunk), inner.c(r), inner.c(inner.add(column, v * LANES))]
+                inner.insert(vector.StoreOp(sums[r * vectors + v], partials, at))
+
+    kb.for_(0, columns, TILE_COLUMNS, tile, hint="tile")
+    kb.insert(func.ReturnOp())
+    kernel = func.FuncOp(name, FunctionType.from_lists([a_type, b_type, p_type], []), Region(block))
+    kernel.attributes[gpu.KNOWN_GRID_SIZE] = DenseArrayBase.from_list(i32, [n // columns, 1, chunks])
+    return kernel
+
+
+MERGE = Template(
+    """
+%merged = linalg.reduce ins($partials : $partials.type) outs($c : $c.type) dimensions = [0] {xsplit.split_part = "merge"}
+  (%partial: f32, %total: f32) {
+    %added = arith.addf %partial, %total : f32
+    linalg.yield %added : f32
+  }
+""",
+    results=["%merged"],
+)
+"""The chunks' partial products added into the init."""
+
+
+def _stream(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
+    """The kernel, exported before the function holding the product, its
+    dispatch in the product's place, and the merge."""
+    rows, n, k = M(m), N(m), K(m)
+    chunks: int = m["chunks"]
+    host = m.root.parent_op()
+    while host is not None and host.name not in ("func.func", "util.func"):
+        host = host.parent_op()
+    assert host is not None and host.parent_op() is not None
+    base = host.properties["sym_name"].data  # type: ignore[union-attr]
+    name = unique_name(host.parent_op(), f"{base}_stream")
+    kernel = _kernel(name, rows, n, k, chunks, m["prefetch"])
+    host.parent_block().insert_op_before(kernel, host)  # type: ignore[union-attr]
+    km = Match(kernel, {"target": "cpu", "grid": (), "block": (), "called": False})
+    exportable.check(km)
+    EXPORT_KERNEL.rewrite(km, IRBuilder(Builder(InsertPoint.before(kernel))))  # type: ignore[operator]
+    Rewriter.erase_op(kernel)
+    # The tensor function export-dispatch wrote beside the executable: the
+    # product dispatches directly, so that the module's own functions stay
+    # the only public ones.
+    wrapper = next(
+        op
+        for op in host.parent_block().ops  # type: ignore[union-attr]
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name
+    )
+    Rewriter.erase_op(wrapper)
+    partials_type = TensorType(f32, [chunks, rows, n])
+    empty = ir.empty([chunks, rows, n], f32)
+    empty.name_hint = "partials_init"
+    dispatch = ir.b.insert(
+        DispatchOp(
+            SymbolRefAttr(f"{name}_dispatch", [name]), [m["a"], m["b"], empty], [partials_type], [2]
+        )
+    )
+    dispatch.results[0].name_hint = "partials"
+    prefetches = f", B prefetched {PREFETCH_DISTANCE} rows ahead" if m["prefetch"] else ""
+    remark(
+        m.root,
+        f"stream-prefetch: {chunks} chunks of {_chunk_rows(k, chunks)} rows of B, "
+        f"{n // _workgroup_columns(n)} x {chunks} workgroups of {rows} x "
+        f"{_workgroup_columns(n)} columns{prefetches}",
+    )
+    m.captures["partials"] = dispatch.results[0]
+    return MERGE.rewrite(m, ir.b)
+
+
+STREAM_PREFETCH_MATMUL = Pattern(
+    name="stream-prefetch-matmul",
+    doc="a linalg.matmul of up to 4 rows against a row-major B: xsplit's own streaming "
+    "dispatch (prefetching B) of partial products, then a linalg.reduce merge",
+    root="linalg.matmul",
+    where=a_streamed_matmul & is_graph_level & chosen,
+    rewrite=_stream,
+    options=["target", "prefetch", "chunks"],
+)
+
+STREAM_PREFETCH = Pass(
+    "stream-prefetch",
+    "Streams a product of up to 4 rows against a row-major B through a CPU dispatch of "
+    "xsplit's own that prefetches B.",
+    [STREAM_PREFETCH_MATMUL],
+    [
+        Option(
+            "target",
+            str,
+            "cpu",
+            f"the CPU whose model chooses (or {DEVICE}: each op's own device); products on "
+            "a GPU or VMVX are left alone",
+            choices=tuple(TARGETS) + tuple(a for t in TARGETS.values() for a in t.aliases) + (DEVICE,),
+        ),
+        Option(
+            "prefetch",
+            str,
+            "auto",
+            "on (the dispatch, prefetching B), none (the dispatch without prefetches) or auto "
+            "(the dispatch where the CPU model has measured it faster than split-k's tiles)",
+            choices=PREFETCH_CHOICES,
+        ),
+        Option("chunks", int, 0, "chunks of K (0: split-k's model's choice)"),
+    ],
+)
