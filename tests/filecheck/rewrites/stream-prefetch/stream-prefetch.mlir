@@ -1,0 +1,77 @@
+// RUN: xsplit-opt %s --split-input-file -p 'stream-prefetch{prefetch=on chunks=4}' 2> %t.err | filecheck %s
+// RUN: filecheck %s --check-prefix=REMARK < %t.err
+// RUN: xsplit-opt %s --split-input-file -p 'stream-prefetch{prefetch=none chunks=4}' | filecheck %s --check-prefix=NONE
+// RUN: xsplit-opt %s --split-input-file -p 'stream-prefetch' 2>&1 | filecheck %s --check-prefix=AUTO
+// RUN: xsplit-opt %s --split-input-file -p 'stream-prefetch{prefetch=on target=sm_80}' | filecheck %s --check-prefix=GPU
+
+// GPU-NOT: hal.executable.source
+// GPU-NOT: memref.prefetch
+
+// Three rows against a row-major 1021 x 256 B (K prime): 4 chunks of 256
+// rows (the last 253, bounded by K), 2 x 4 workgroups of 128 columns, each
+// two register tiles of 3 rows x 64 columns. A step of K prefetches the
+// tile's four 64-byte lines of B 32 rows ahead (clamped to K's last row),
+// loads four vectors of B, broadcasts each row's element of A and adds 12
+// FMAs; the partials are merged into the init.
+// CHECK-LABEL: hal.executable.source private @matmul_stream_dispatch
+// CHECK:         hal.executable.export public @matmul_stream ordinal(0) layout(#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>)
+// CHECK-DAG:       %[[X:.*]] = arith.constant 2 : index
+// CHECK-DAG:       %[[Y:.*]] = arith.constant 1 : index
+// CHECK-DAG:       %[[Z:.*]] = arith.constant 4 : index
+// CHECK:           hal.return %[[X]], %[[Y]], %[[Z]] : index, index, index
+// CHECK:         func.func @matmul_stream() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_codegen.no_pipeline workgroup_size = [1, 1, 1]>}
+// CHECK:           %a = hal.interface.binding.subspan {{.*}} binding(0) {{.*}} flags(ReadOnly) : memref<3x1021xf32>
+// CHECK:           %b = hal.interface.binding.subspan {{.*}} binding(1) {{.*}} flags(ReadOnly) : memref<1021x256xf32>
+// CHECK:           %partials = hal.interface.binding.subspan {{.*}} binding(2) {{.*}} : memref<4x3x256xf32>
+// CHECK:           %workgroup_id_z = hal.interface.workgroup.id[2] : index
+// CHECK:           %[[CHUNK:.*]] = arith.constant 256 : index
+// CHECK:           %[[START:.*]] = arith.muli %workgroup_id_z, %[[CHUNK]] : index
+// CHECK:           %[[END0:.*]] = arith.addi %[[START]], %[[CHUNK]] : index
+// CHECK:           %[[K:.*]] = arith.constant 1021 : index
+// CHECK:           %[[END:.*]] = arith.minui %[[END0]], %[[K]] : index
+// CHECK:           scf.for %tile = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             scf.for %k = %[[START]] to %[[END]] step %{{.*}} iter_args(%{{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK:               %[[DIST:.*]] = arith.constant 32 : index
+// CHECK:               %[[AHEAD0:.*]] = arith.addi %k, %[[DIST]] : index
+// CHECK:               %[[LAST:.*]] = arith.constant 1020 : index
+// CHECK:               %[[AHEAD:.*]] = arith.minui %[[AHEAD0]], %[[LAST]] : index
+// CHECK-COUNT-4:       memref.prefetch %b[%[[AHEAD]], %{{.*}}], read, locality<2>, data : memref<1021x256xf32>
+// CHECK-COUNT-4:       vector.load %b[%k, %{{.*}}] : memref<1021x256xf32>, vector<16xf32>
+// CHECK:               memref.load %a[%{{.*}}, %k] : memref<3x1021xf32>
+// CHECK-NEXT:          vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK-COUNT-4:       vector.fma
+// CHECK:               memref.load %a
+// CHECK-COUNT-4:       vector.fma
+// CHECK:               memref.load %a
+// CHECK-COUNT-4:       vector.fma
+// CHECK-NEXT:          scf.yield
+// CHECK-COUNT-12:    vector.store %{{.*}}, %partials[%workgroup_id_z, %{{.*}}, %{{.*}}] : memref<4x3x256xf32>, vector<16xf32>
+// CHECK-LABEL: func.func @matmul(
+// CHECK:         %partials_init = tensor.empty() : tensor<4x3x256xf32>
+// CHECK-NEXT:    %partials = flow.dispatch @matmul_stream_dispatch::@matmul_stream(%a, %b, %partials_init) : (tensor<3x1021xf32>, tensor<1021x256xf32>, tensor<4x3x256xf32>) -> %partials_init
+// CHECK-NEXT:    %merged = linalg.reduce ins(%partials:tensor<4x3x256xf32>) outs(%c:tensor<3x256xf32>) dimensions = [0]  {xsplit.split_part = "merge"}
+// CHECK:         func.return %merged : tensor<3x256xf32>
+// REMARK: remark: stream-prefetch: 4 chunks of 256 rows of B, 2 x 4 workgroups of 3 x 128 columns, B prefetched 32 rows ahead
+// NONE-LABEL: hal.executable.source private @matmul_stream_dispatch
+// NONE-NOT:     memref.prefetch
+// NONE:         vector.fma
+// NONE-NOT:     memref.prefetch
+// NONE-LABEL: func.func @matmul(
+// AUTO: remark: stream-prefetch: left to split-k: the prefetching dispatch took 1.05x the CPU time of split-k's IREE tiles
+// AUTO-NOT: hal.executable.source
+// AUTO: linalg.matmul
+func.func @matmul(%a: tensor<3x1021xf32>, %b: tensor<1021x256xf32>, %c: tensor<3x256xf32>) -> tensor<3x256xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<3x1021xf32>, tensor<1021x256xf32>) outs(%c : tensor<3x256xf32>) -> tensor<3x256xf32>
+  return %r : tensor<3x256xf32>
+}
+
+// -----
+
+// Five rows: over the register tile's four; left as it is.
+// CHECK-LABEL: func.func @five_rows
+// CHECK-NOT:     flow.dispatch
+// CHECK:         linalg.matmul
+func.func @five_rows(%a: tensor<5x1000xf32>, %b: tensor<1000x128xf32>, %c: tensor<5x128xf32>) -> tensor<5x128xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<5x1000xf32>, tensor<1000x128xf32>) outs(%c : tensor<5x128xf32>) -> tensor<5x128xf32>
+  return %r : tensor<5x128xf32>
+}
