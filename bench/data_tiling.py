@@ -15,7 +15,9 @@ geomean over numpy (goal 1.0x, none under 0.8x) and over IREE's best (goal
 GFLOP/s against the CPU's peak, and each product of few rows (M <= 16) read
 against a read pass on every core over as many bytes, timed in the same
 rounds (goal for a matvec, M <= 4: 90%), beside the share a loop reaches
-whose FMAs at the peak add to its reads ("reads + FMAs"). GPU rows are the workgroups of
+whose FMAs at the peak add to its reads ("reads + FMAs") and the rate of
+xsplit's own dispatch that prefetches B (`stream-prefetch{prefetch=on}`,
+"prefetching"), where it takes the product. GPU rows are the workgroups of
 auto's split, compiled (not run) for each GPU.
 
 The peak is timed on this machine (cores x FMA lanes x clock,
@@ -167,7 +169,9 @@ def main() -> int:
         pass_rate = report.read_rate(bench.READ_PASS_CONFIG)
         if pass_rate is not None:
             cells = []
-            for name in (bench.AUTO_CONFIG, best_iree.name, bench.NUMPY_CONFIG):
+            for name in (
+                bench.AUTO_CONFIG, best_iree.name, bench.NUMPY_CONFIG, bench.PREFETCH_CONFIG
+            ):
                 got, of_pass = report.read_rate(name), report.read_share(name)
                 cells.append(
                     "-" if got is None or of_pass is None else f"{got / 1e9:.1f} ({of_pass:.0%})"
@@ -259,13 +263,16 @@ def main() -> int:
             "the same rounds): the median over the rounds of the pass's time over the "
             "program's in the same round, which leaves out the memory's drift from minute to "
             f"minute. Goal for a matvec (M <= {MATVEC_MAX_M}): {MATVEC_READ_GOAL:.0%}. "
+            "Prefetching: `stream-prefetch{prefetch=on}`, xsplit's own dispatch that "
+            "prefetches B (products of up to 4 rows against a row-major B; - where it does "
+            "not take the product), which auto does not choose. "
             "Reads + FMAs: the share of the read pass a loop reaches whose FMAs at the "
             "measured peak add to its reads instead of hiding under them, as the streamed "
             "loops' times did (`STREAMED_FMAS_ADD` in the CPU model).",
             "",
             "| shape | read pass GB/s | xsplit GB/s | IREE's best GB/s | numpy GB/s |"
-            " reads + FMAs | IREE's best |",
-            "|---|---|---|---|---|---|---|",
+            " prefetching GB/s | reads + FMAs | IREE's best |",
+            "|---|---|---|---|---|---|---|---|",
             *matvec_rows,
             "",
             f"- Matvecs at {MATVEC_READ_GOAL:.0%} of the read pass or more: {len(met)}/"

@@ -61,6 +61,9 @@ READ_PASS_CONFIG = "read-pass"
 timed among the configurations of a product with few rows (a matvec, a
 decode): the machine's read rate in the same minutes, which such a product,
 reading its matrix once, can at best reach."""
+PREFETCH_CONFIG = "xsplit-prefetch"
+"""`stream-prefetch{prefetch=on}`: xsplit's own dispatch prefetching B, on
+the products it takes (up to 4 rows against a row-major B)."""
 STREAMED_MAX_ROWS = 16
 """Products of up to this many rows of A get a read pass beside them."""
 
@@ -402,6 +405,10 @@ def run_bench(
             source, split_pipeline(sweep_options(factor), strategy), name
         ).text
         programs.append((ConfigResult(f"xsplit-x{factor}", factor, []), text))
+    if model_target == "cpu":
+        prefetching = rewrite_recorded(source, "stream-prefetch{prefetch=on}", name)
+        if "memref.prefetch" in prefetching.text:
+            programs.append((ConfigResult(PREFETCH_CONFIG, prefetching.factor, []), prefetching.text))
     auto_choice, auto_remarks = "", []
     if encodings:
         encoded_programs, auto_choice, auto_remarks = _encoded_programs(
