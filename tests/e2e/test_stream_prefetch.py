@@ -83,3 +83,20 @@ def test_what_the_form_does_not_take_passes_through(text: str) -> None:
 def test_auto_leaves_the_product_to_split_k_where_the_model_measured_it_slower() -> None:
     text = _program(4, 4096, 14336)
     assert rewrite(text, "stream-prefetch") == rewrite(text, "")
+
+
+@pytest.mark.parametrize("n,k,chunks", [(192, 1021, 5), (128, 2048, 16)], ids=["prime-k", "whole"])
+def test_vecmat_streams_the_same_way(n: int, k: int, chunks: int) -> None:
+    text = f"""
+func.func @main(%x: tensor<{k}xf32>, %w: tensor<{k}x{n}xf32>, %y: tensor<{n}xf32>) -> tensor<{n}xf32> {{
+  %0 = linalg.vecmat ins(%x, %w : tensor<{k}xf32>, tensor<{k}x{n}xf32>) outs(%y : tensor<{n}xf32>) -> tensor<{n}xf32>
+  return %0 : tensor<{n}xf32>
+}}"""
+    out = rewrite(text, f"stream-prefetch{{prefetch=on chunks={chunks}}}")
+    assert f"tensor<{chunks}x{n}xf32>) -> %partials_init" in out and "memref.prefetch" in out, out
+    rng = np.random.default_rng(n + k)
+    inputs = [rng.standard_normal(s).astype(np.float32) for s in ((k,), (k, n), (n,))]
+    (got,) = run_on_cpu(compile_mlir(out, "cpu"), "main", inputs)
+    x, w, y = (a.astype(np.float64) for a in inputs)
+    want = x @ w + y
+    assert np.abs(np.asarray(got) - want).max() <= 1e-4 * max(1.0, float(np.abs(want).max()))

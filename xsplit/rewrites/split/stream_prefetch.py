@@ -1,6 +1,6 @@
 """`stream-prefetch{prefetch=auto|on|none}`: a product of a few rows against
-a row-major B (`linalg.matmul`, A M x K, B K x N, M <= 4) as a CPU dispatch
-of xsplit's own that streams B with software prefetches.
+a row-major B (`linalg.matmul`, A M x K, B K x N, M <= 4, or `linalg.vecmat`)
+as a CPU dispatch of xsplit's own that streams B with software prefetches.
 
 IREE 3.13's llvm-cpu has no flag that prefetches: LLVM's loop data
 prefetch pass is only in the AArch64, PowerPC, SystemZ and RISC-V
@@ -147,6 +147,30 @@ a_streamed_matmul = (
 )
 """A `linalg.matmul` of up to 4 rows against a row-major B."""
 
+a_streamed_vecmat = (
+    root_is("linalg.vecmat")
+    & unmarked
+    & static_f32
+    & input(0).has_shape("K")
+    & input(1).has_shape("K", "N")
+    & init().has_shape("N")
+    & described(N % TILE_COLUMNS == 0, "N is whole register tiles", "N is not a multiple of 64")
+    & input(0).capture("a")
+    & input(1).capture("b")
+    & init().capture("c")
+)
+"""`linalg.vecmat ins(%x : K, %w : K x N)`: one row against a row-major B."""
+
+
+def _rows(m: Match) -> int:
+    """The rows of A: 1 for a vecmat's vector."""
+    shape = m["a"].type.get_shape()
+    return shape[0] if len(shape) == 2 else 1
+
+
+def _partials_shape(chunks: int, rows: int, n: int, vector_a: bool) -> list[int]:
+    return [chunks, n] if vector_a else [chunks, rows, n]
+
 
 def _workgroup_columns(n: int) -> int:
     return WORKGROUP_COLUMNS if n % WORKGROUP_COLUMNS == 0 else TILE_COLUMNS
@@ -198,6 +222,7 @@ def _stream_loop(
     column: SSAValue,
     k_range: tuple[SSAValue, SSAValue],
     prefetch: tuple[int, int] | None,
+    vector_a: bool,
 ) -> list[SSAValue]:
     """The register tile's loop over its chunk's rows of B: `rows` x 4
     accumulator vectors, each step 4 loads of B, `rows` broadcasts of A
@@ -220,7 +245,7 @@ def _stream_loop(
     loaded = [step.insert(vector.LoadOp(b, [k, o], vec)).results[0] for o in offsets]
     sums: list[SSAValue] = []
     for r in range(rows):
-        scalar = step.load(a, [r, k])
+        scalar = step.load(a, [k] if vector_a else [r, k])
         broadcast = step.insert(vector.BroadcastOp(scalar, vec)).results[0]
         for v in range(vectors):
             acc = block.args[1 + r * vectors + v]
@@ -231,11 +256,14 @@ def _stream_loop(
     return list(loop.results)
 
 
-def _kernel(name: str, rows: int, n: int, k: int, chunks: int, prefetch: bool) -> func.FuncOp:
-    """The dispatch's function on memrefs: A, B and the partial products."""
-    a_type = MemRefType(f32, [rows, k])
+def _kernel(
+    name: str, rows: int, n: int, k: int, chunks: int, prefetch: bool, vector_a: bool
+) -> func.FuncOp:
+    """The dispatch's function on memrefs: A (a vector of K for a vecmat),
+    B and the partial products (a chunk's row of N for a vecmat)."""
+    a_type = MemRefType(f32, [k] if vector_a else [rows, k])
     b_type = MemRefType(f32, [k, n])
-    p_type = MemRefType(f32, [chunks, rows, n])
+    p_type = MemRefType(f32, _partials_shape(chunks, rows, n, vector_a))
     block = Block(arg_types=[a_type, b_type, p_type])
     a, b, partials = block.args
     for arg, hint in zip(block.args, ("a", "b", "partials")):
@@ -252,11 +280,14 @@ def _kernel(name: str, rows: int, n: int, k: int, chunks: int, prefetch: bool) -
 
     def tile(inner: KernelBuilder, offset: SSAValue) -> None:
         column = inner.c(inner.add(first, offset))
-        sums = _stream_loop(inner, a, b, rows, column, (inner.c(start), inner.c(end)), ahead)
+        sums = _stream_loop(
+            inner, a, b, rows, column, (inner.c(start), inner.c(end)), ahead, vector_a
+        )
         vectors = TILE_COLUMNS // LANES
         for r in range(rows):
             for v in range(vectors):
-                at = [inner.c(chunk), inner.c(r), inner.c(inner.add(column, v * LANES))]
+                row = [] if vector_a else [inner.c(r)]
+                at = [inner.c(chunk), *row, inner.c(inner.add(column, v * LANES))]
                 inner.insert(vector.StoreOp(sums[r * vectors + v], partials, at))
 
     kb.for_(0, columns, TILE_COLUMNS, tile, hint="tile")
@@ -282,7 +313,8 @@ MERGE = Template(
 def _stream(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     """The kernel, exported before the function holding the product, its
     dispatch in the product's place, and the merge."""
-    rows, n, k = M(m), N(m), K(m)
+    rows, n, k = _rows(m), N(m), K(m)
+    vector_a = m.root.name == "linalg.vecmat"
     chunks: int = m["chunks"]
     host = m.root.parent_op()
     while host is not None and host.name not in ("func.func", "util.func"):
@@ -290,7 +322,7 @@ def _stream(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     assert host is not None and host.parent_op() is not None
     base = host.properties["sym_name"].data  # type: ignore[union-attr]
     name = unique_name(host.parent_op(), f"{base}_stream")
-    kernel = _kernel(name, rows, n, k, chunks, m["prefetch"])
+    kernel = _kernel(name, rows, n, k, chunks, m["prefetch"], vector_a)
     host.parent_block().insert_op_before(kernel, host)  # type: ignore[union-attr]
     km = Match(kernel, {"target": "cpu", "grid": (), "block": (), "called": False})
     exportable.check(km)
@@ -305,8 +337,9 @@ def _stream(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         if isinstance(op, func.FuncOp) and op.sym_name.data == name
     )
     Rewriter.erase_op(wrapper)
-    partials_type = TensorType(f32, [chunks, rows, n])
-    empty = ir.empty([chunks, rows, n], f32)
+    shape = _partials_shape(chunks, rows, n, vector_a)
+    partials_type = TensorType(f32, shape)
+    empty = ir.empty(shape, f32)
     empty.name_hint = "partials_init"
     dispatch = ir.b.insert(
         DispatchOp(
@@ -335,11 +368,20 @@ STREAM_PREFETCH_MATMUL = Pattern(
     options=["target", "prefetch", "chunks"],
 )
 
+STREAM_PREFETCH_VECMAT = Pattern(
+    name="stream-prefetch-vecmat",
+    doc="a linalg.vecmat: the same dispatch for its one row, then the merge",
+    root="linalg.vecmat",
+    where=a_streamed_vecmat & is_graph_level & chosen,
+    rewrite=_stream,
+    options=["target", "prefetch", "chunks"],
+)
+
 STREAM_PREFETCH = Pass(
     "stream-prefetch",
     "Streams a product of up to 4 rows against a row-major B through a CPU dispatch of "
     "xsplit's own that prefetches B.",
-    [STREAM_PREFETCH_MATMUL],
+    [STREAM_PREFETCH_MATMUL, STREAM_PREFETCH_VECMAT],
     [
         Option(
             "target",

@@ -75,3 +75,19 @@ func.func @five_rows(%a: tensor<5x1000xf32>, %b: tensor<1000x128xf32>, %c: tenso
   %r = linalg.matmul ins(%a, %b : tensor<5x1000xf32>, tensor<1000x128xf32>) outs(%c : tensor<5x128xf32>) -> tensor<5x128xf32>
   return %r : tensor<5x128xf32>
 }
+
+// -----
+
+// A vecmat: A is a vector of K, each chunk's partial a row of N.
+// CHECK-LABEL: hal.executable.source private @vecmat_stream_dispatch
+// CHECK:         %a = hal.interface.binding.subspan {{.*}} flags(ReadOnly) : memref<1021xf32>
+// CHECK:           memref.load %a[%k] : memref<1021xf32>
+// CHECK-COUNT-4:   vector.fma
+// CHECK-COUNT-4:   vector.store %{{.*}}, %partials[%workgroup_id_z, %{{.*}}] : memref<4x128xf32>, vector<16xf32>
+// CHECK-LABEL: func.func @vecmat(
+// CHECK:         %partials = flow.dispatch @vecmat_stream_dispatch::@vecmat_stream(%x, %w, %partials_init) : (tensor<1021xf32>, tensor<1021x128xf32>, tensor<4x128xf32>) -> %partials_init
+// CHECK-NEXT:    %merged = linalg.reduce ins(%partials:tensor<4x128xf32>) outs(%y:tensor<128xf32>) dimensions = [0]
+func.func @vecmat(%x: tensor<1021xf32>, %w: tensor<1021x128xf32>, %y: tensor<128xf32>) -> tensor<128xf32> {
+  %r = linalg.vecmat ins(%x, %w : tensor<1021xf32>, tensor<1021x128xf32>) outs(%y : tensor<128xf32>) -> tensor<128xf32>
+  return %r : tensor<128xf32>
+}
