@@ -99,6 +99,10 @@ multiple of 128."""
 LANES = 16
 """f32 lanes of one vector (AVX-512)."""
 
+K_STEP = 2
+"""Rows of B a step of the loop takes, as IREE's `vector_reduction` tile on
+split-k's streaming tiles: one loop counter and compare for two rows."""
+
 LINE_FLOATS = 16
 """f32 elements in a 64-byte cache line: one prefetch each."""
 
@@ -216,43 +220,48 @@ chosen = where("the form is asked for, or the model chooses it", _choose)
 
 def _stream_loop(
     kb: KernelBuilder,
-    a: SSAValue,
-    b: SSAValue,
-    rows: int,
+    operands: tuple[SSAValue, SSAValue, bool],
     column: SSAValue,
     k_range: tuple[SSAValue, SSAValue],
+    steps: int,
+    sums: list[SSAValue],
     prefetch: tuple[int, int] | None,
-    vector_a: bool,
 ) -> list[SSAValue]:
-    """The register tile's loop over its chunk's rows of B: `rows` x 4
-    accumulator vectors, each step 4 loads of B, `rows` broadcasts of A
-    and their FMAs; with `prefetch` (distance, last row of K), the tile's
-    lines of B that many rows ahead. Returns the accumulators."""
+    """The register tile's loop over rows of B from `k_range`, `steps` rows
+    at a time, into the accumulators `sums` (rows of A x 4 vectors): per
+    row 4 loads of B, a broadcast of each row of A's element and their
+    FMAs; with `prefetch` (distance, last row of K), the tile's lines of B
+    that many rows ahead. `operands`: A, B and whether A is a vector."""
+    a, b, vector_a = operands
     vec = VectorType(f32, [LANES])
     vectors = TILE_COLUMNS // LANES
-    zero = kb.insert(vector.BroadcastOp(kb.zero(), vec)).results[0]
-    block = Block(arg_types=[IndexType()] + [vec] * (rows * vectors))
+    rows = len(sums) // vectors
+    block = Block(arg_types=[IndexType()] + [vec] * len(sums))
     k = block.args[0]
     k.name_hint = "k"
     step = KernelBuilder.at_end(block, kb.consts)
     offsets = [step.add(column, v * LANES) for v in range(vectors)]
-    if prefetch is not None:
-        distance, last = prefetch
-        ahead = step.min(step.add(k, distance), last)
-        for line in range(TILE_COLUMNS // LINE_FLOATS):
-            at = offsets[line] if line < vectors else step.add(column, line * LINE_FLOATS)
-            step.insert(PrefetchOp(b, [step.c(ahead), step.c(at)], PREFETCH_LOCALITY))
-    loaded = [step.insert(vector.LoadOp(b, [k, o], vec)).results[0] for o in offsets]
-    sums: list[SSAValue] = []
-    for r in range(rows):
-        scalar = step.load(a, [k] if vector_a else [r, k])
-        broadcast = step.insert(vector.BroadcastOp(scalar, vec)).results[0]
-        for v in range(vectors):
-            acc = block.args[1 + r * vectors + v]
-            sums.append(step.insert(vector.FMAOp(broadcast, loaded[v], acc)).results[0])
-    step.insert(scf.YieldOp(*sums))
+    accumulators: list[SSAValue] = list(block.args[1:])
+    for s in range(steps):
+        row = step.c(step.add(k, s))
+        if prefetch is not None:
+            distance, last = prefetch
+            ahead = step.c(step.min(step.add(row, distance), last))
+            for line in range(TILE_COLUMNS // LINE_FLOATS):
+                at = step.c(step.add(column, line * LINE_FLOATS))
+                step.insert(PrefetchOp(b, [ahead, at], PREFETCH_LOCALITY))
+        loaded = [step.insert(vector.LoadOp(b, [row, step.c(o)], vec)).results[0] for o in offsets]
+        added: list[SSAValue] = []
+        for r in range(rows):
+            scalar = step.load(a, [row] if vector_a else [r, row])
+            broadcast = step.insert(vector.BroadcastOp(scalar, vec)).results[0]
+            for v in range(vectors):
+                acc = accumulators[r * vectors + v]
+                added.append(step.insert(vector.FMAOp(broadcast, loaded[v], acc)).results[0])
+        accumulators = added
+    step.insert(scf.YieldOp(*accumulators))
     lo, hi = k_range
-    loop = kb.insert(scf.ForOp(lo, hi, kb.c(1), [zero] * (rows * vectors), block))
+    loop = kb.insert(scf.ForOp(lo, hi, kb.c(steps), sums, block))
     return list(loop.results)
 
 
@@ -278,12 +287,17 @@ def _kernel(
     first = kb.mul(kb.block_id("x"), columns)
     ahead = (PREFETCH_DISTANCE, k - 1) if prefetch else None
 
+    # The chunk's rows in whole steps, then the one left where it is odd.
+    whole = kb.c(kb.add(start, kb.mul(kb.div(kb.sub(end, start), K_STEP), K_STEP)))
+    operands = (a, b, vector_a)
+    vectors = TILE_COLUMNS // LANES
+
     def tile(inner: KernelBuilder, offset: SSAValue) -> None:
         column = inner.c(inner.add(first, offset))
-        sums = _stream_loop(
-            inner, a, b, rows, column, (inner.c(start), inner.c(end)), ahead, vector_a
-        )
-        vectors = TILE_COLUMNS // LANES
+        zero = inner.insert(vector.BroadcastOp(inner.zero(), VectorType(f32, [LANES])))
+        sums = [zero.results[0]] * (rows * vectors)
+        sums = _stream_loop(inner, operands, column, (inner.c(start), whole), K_STEP, sums, ahead)
+        sums = _stream_loop(inner, operands, column, (whole, inner.c(end)), 1, sums, ahead)
         for r in range(rows):
             for v in range(vectors):
                 row = [] if vector_a else [inner.c(r)]

@@ -9,10 +9,11 @@
 
 // Three rows against a row-major 1021 x 256 B (K prime): 4 chunks of 256
 // rows (the last 253, bounded by K), 2 x 4 workgroups of 128 columns, each
-// two register tiles of 3 rows x 64 columns. A step of K prefetches the
-// tile's four 64-byte lines of B 32 rows ahead (clamped to K's last row),
-// loads four vectors of B, broadcasts each row's element of A and adds 12
-// FMAs; the partials are merged into the init.
+// two register tiles of 3 rows x 64 columns. Each row of B a step takes
+// (two, then the odd one left) prefetches the tile's four 64-byte lines of
+// B 32 rows ahead (clamped to K's last row), loads four vectors of B,
+// broadcasts each row's element of A and adds 12 FMAs; the partials are
+// merged into the init.
 // CHECK-LABEL: hal.executable.source private @matmul_stream_dispatch
 // CHECK:         hal.executable.export public @matmul_stream ordinal(0) layout(#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>)
 // CHECK-DAG:       %[[X:.*]] = arith.constant 2 : index
@@ -29,8 +30,13 @@
 // CHECK:           %[[END0:.*]] = arith.addi %[[START]], %[[CHUNK]] : index
 // CHECK:           %[[K:.*]] = arith.constant 1021 : index
 // CHECK:           %[[END:.*]] = arith.minui %[[END0]], %[[K]] : index
+// CHECK:           %[[LENGTH:.*]] = arith.subi %[[END]], %[[START]] : index
+// CHECK:           %[[TWO:.*]] = arith.constant 2 : index
+// CHECK:           %[[PAIRS:.*]] = arith.divui %[[LENGTH]], %[[TWO]] : index
+// CHECK:           %[[EVEN:.*]] = arith.muli %[[PAIRS]], %[[TWO]] : index
+// CHECK:           %[[WHOLE:.*]] = arith.addi %[[START]], %[[EVEN]] : index
 // CHECK:           scf.for %tile = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:             scf.for %k = %[[START]] to %[[END]] step %{{.*}} iter_args(%{{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK:             %[[S0:[0-9]+]], %{{.*}} = scf.for %k = %[[START]] to %[[WHOLE]] step %{{.*}} iter_args(%{{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK:               %[[DIST:.*]] = arith.constant 32 : index
 // CHECK:               %[[AHEAD0:.*]] = arith.addi %k, %[[DIST]] : index
 // CHECK:               %[[LAST:.*]] = arith.constant 1020 : index
@@ -44,6 +50,16 @@
 // CHECK-COUNT-4:       vector.fma
 // CHECK:               memref.load %a
 // CHECK-COUNT-4:       vector.fma
+// CHECK:               %[[NEXT:.*]] = arith.addi %k, %{{.*}} : index
+// CHECK:               %[[AHEAD1:.*]] = arith.minui %{{.*}}, %[[LAST]] : index
+// CHECK-COUNT-4:       memref.prefetch %b[%[[AHEAD1]], %{{.*}}], read, locality<2>, data : memref<1021x256xf32>
+// CHECK-COUNT-4:       vector.load %b[%[[NEXT]], %{{.*}}] : memref<1021x256xf32>, vector<16xf32>
+// CHECK-COUNT-12:      vector.fma
+// CHECK-NEXT:          scf.yield
+// CHECK:             scf.for %k_1 = %[[WHOLE]] to %[[END]] step %{{.*}} iter_args(%{{[0-9]+}} = %[[S0]],
+// CHECK-COUNT-4:       memref.prefetch
+// CHECK-COUNT-4:       vector.load %b[%k_1, %{{.*}}]
+// CHECK-COUNT-12:      vector.fma
 // CHECK-NEXT:          scf.yield
 // CHECK-COUNT-12:    vector.store %{{.*}}, %partials[%workgroup_id_z, %{{.*}}, %{{.*}}] : memref<4x3x256xf32>, vector<16xf32>
 // CHECK-LABEL: func.func @matmul(
