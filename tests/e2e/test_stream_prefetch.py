@@ -100,3 +100,11 @@ func.func @main(%x: tensor<{k}xf32>, %w: tensor<{k}x{n}xf32>, %y: tensor<{n}xf32
     x, w, y = (a.astype(np.float64) for a in inputs)
     want = x @ w + y
     assert np.abs(np.asarray(got) - want).max() <= 1e-4 * max(1.0, float(np.abs(want).max()))
+
+
+def test_an_encoded_product_is_left_alone() -> None:
+    # set-encoding's layout is the encoding's: B is no longer row-major.
+    text = _program(4, 128, 1024)
+    encoded = rewrite(text, "set-encoding")
+    assert "iree_encoding.encoding" in encoded
+    assert rewrite(text, "set-encoding,stream-prefetch{prefetch=on}") == encoded

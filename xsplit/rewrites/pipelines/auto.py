@@ -42,6 +42,7 @@ from xsplit.rewrites.encoding.set_encoding import SET_ENCODING
 from xsplit.rewrites.pass_pipeline import PassPipeline
 from xsplit.rewrites.split.split_k import SPLIT_K
 from xsplit.rewrites.split.split_lanes import SPLIT_LANES
+from xsplit.rewrites.split.stream_prefetch import STREAM_PREFETCH
 from xsplit.targets.table import TARGETS, target
 
 
@@ -55,10 +56,13 @@ def auto_pipeline(target_name: str, kernel: str = "auto") -> PassPipeline:
     call (xsplit's own GEMM kernel), and nothing else."""
     on_device = target_name == DEVICE
     late = MATERIALIZE_LATE.pass_class
-    passes = [
-        SET_ENCODING.pass_class(target=target_name),
-        SPLIT_K.pass_class(target=target_name, kernel=kernel),
-    ]
+    passes = [SET_ENCODING.pass_class(target=target_name)]
+    if on_device or not target(target_name).is_gpu:
+        # Before split-k: a product of up to 4 rows against a row-major B
+        # becomes xsplit's prefetching dispatch where the CPU model measured
+        # it faster than split-k's tiles (nowhere yet), else split-k's.
+        passes.append(STREAM_PREFETCH.pass_class(target=target_name))
+    passes.append(SPLIT_K.pass_class(target=target_name, kernel=kernel))
     if on_device or not target(target_name).is_gpu:
         # After split-k: the matrix-vector products it left whole (on each
         # op's device, those on an llvm-cpu one).

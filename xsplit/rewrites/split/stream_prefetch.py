@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     MemRefType,
+    NoneAttr,
     StringAttr,
     SymbolRefAttr,
     TensorType,
@@ -129,6 +130,12 @@ K = dim("K")
 
 
 def _row_major_b(m: Match) -> bool | str:
+    if any(
+        isinstance(v.type, TensorType) and not isinstance(v.type.encoding, NoneAttr)
+        for v in m.root.operands
+    ):
+        # set-encoding's choice: the layout is the encoding's, not row-major.
+        return "its operands are encoded"
     maps = m.root.properties.get("indexing_maps") or m.root.attributes.get("indexing_maps")
     if maps is not None and str(maps) != PLAIN_MAPS:
         return "its operands are transposed or broadcast (indexing_maps)"
@@ -139,7 +146,7 @@ a_streamed_matmul = (
     root_is("linalg.matmul")
     & unmarked
     & static_f32
-    & where("B is row-major (K x N)", _row_major_b)
+    & where("B is row-major (K x N), not encoded", _row_major_b)
     & input(0).has_shape("M", "K")
     & input(1).has_shape("K", "N")
     & init().has_shape("M", "N")
@@ -155,6 +162,7 @@ a_streamed_vecmat = (
     root_is("linalg.vecmat")
     & unmarked
     & static_f32
+    & where("B is row-major (K x N), not encoded", _row_major_b)
     & input(0).has_shape("K")
     & input(1).has_shape("K", "N")
     & init().has_shape("N")
