@@ -62,7 +62,12 @@ def test_options_are_checked_when_a_pass_is_built() -> None:
 @pytest.mark.parametrize(
     ("target", "kernel", "text"),
     [
-        ("cpu", "auto", "set-encoding{target=cpu},split-k{target=cpu},split-lanes{target=cpu},materialize-late{target=cpu}"),
+        (
+            "cpu",
+            "auto",
+            "set-encoding{target=cpu},stream-prefetch{target=cpu},split-k{target=cpu},"
+            "split-lanes{target=cpu},materialize-late{target=cpu}",
+        ),
         (
             "cuda",
             "own",
@@ -78,8 +83,8 @@ def test_options_are_checked_when_a_pass_is_built() -> None:
         (
             "device",
             "auto",
-            "set-encoding{target=device},split-k{target=device},split-lanes{target=device},"
-            "materialize-late",
+            "set-encoding{target=device},stream-prefetch{target=device},split-k{target=device},"
+            "split-lanes{target=device},materialize-late",
         ),
     ],
 )

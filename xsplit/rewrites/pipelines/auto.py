@@ -1,8 +1,10 @@
 """`auto{target=NAME}`: the target model's choice for every reduction, applied.
 
-It runs `set-encoding`, `split-k`, on a CPU `split-lanes` (a matrix-vector
-product split-k left whole, its K contiguous in the matrix, streamed lane by
-lane) and `materialize-late`, each with the same `target=`, held as pass instances (`auto_pipeline`, a `PassPipeline` applied
+It runs `set-encoding`, on a CPU `stream-prefetch` (xsplit's own dispatch
+prefetching B, where the CPU model measured it faster than split-k's
+tiles), `split-k`, on a CPU `split-lanes` (a matrix-vector product split-k
+left whole, its K contiguous in the matrix, streamed lane by lane) and
+`materialize-late`, each with the same `target=`, held as pass instances (`auto_pipeline`, a `PassPipeline` applied
 in auto's own context): the model (`cost_model.choose_tiling`) decides per op between
 leaving it whole, splitting it, encoding it (data tiling), and splitting the
 encoded op (partial products as batch_mmt4d), and each pass applies its part

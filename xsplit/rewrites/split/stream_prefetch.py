@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     MemRefType,
+    ModuleOp,
     NoneAttr,
     StringAttr,
     SymbolRefAttr,
@@ -58,7 +59,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xsplit.analysis.cost_model import choose_split, problem_of
 from xsplit.analysis.cost_model.cpu import prefetch_stream_pays
-from xsplit.analysis.devices import DEVICE, modeled
+from xsplit.analysis.devices import DEVICE, modeled, module_devices
 from xsplit.analysis.reduction import match_reduction
 from xsplit.diagnostics import remark
 from xsplit.dialects import gpu
@@ -199,8 +200,14 @@ def _choose(m: Match) -> bool | str:
     placed = modeled(m.root, m.options["target"])
     assert placed is not None
     t = placed.target
-    if placed.device is not None and placed.device.backend != "llvm-cpu":
-        return f"its device is {placed.device.describe()}, not llvm-cpu"
+    if placed.device is not None:
+        module = m.root.get_toplevel_object()
+        if isinstance(module, ModuleOp) and len(module_devices(module).devices) > 1:
+            # The executable source names no device: IREE would build it
+            # for every device's target, VMVX's too.
+            return "the module declares several devices"
+        if placed.device.backend != "llvm-cpu":
+            return f"its device is {placed.device.describe()}, not llvm-cpu"
     if not t.split_tiles:
         return f"{t.name} is not an llvm-cpu target"
     red = match_reduction(m.root)
