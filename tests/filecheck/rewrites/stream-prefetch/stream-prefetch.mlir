@@ -67,7 +67,7 @@
 // CHECK-NEXT:    %partials = flow.dispatch @matmul_stream_dispatch::@matmul_stream(%a, %b, %partials_init) : (tensor<3x1021xf32>, tensor<1021x256xf32>, tensor<4x3x256xf32>) -> %partials_init
 // CHECK-NEXT:    %merged = linalg.reduce ins(%partials:tensor<4x3x256xf32>) outs(%c:tensor<3x256xf32>) dimensions = [0]  {xsplit.split_part = "merge"}
 // CHECK:         func.return %merged : tensor<3x256xf32>
-// REMARK: remark: stream-prefetch: 4 chunks of 256 rows of B, 2 x 4 workgroups of 3 x 128 columns, B prefetched 32 rows ahead
+// REMARK: remark: stream-prefetch: 4 chunks of 256 rows of B, 2 x 4 workgroups of 3 x 128 columns, register tiles of 3 x 64, B prefetched 32 rows ahead
 // NONE-LABEL: hal.executable.source private @matmul_stream_dispatch
 // NONE-NOT:     memref.prefetch
 // NONE:         vector.fma
@@ -94,12 +94,18 @@ func.func @five_rows(%a: tensor<5x1000xf32>, %b: tensor<1000x128xf32>, %c: tenso
 
 // -----
 
-// A vecmat: A is a vector of K, each chunk's partial a row of N.
+// A vecmat: A is a vector of K, each chunk's partial a row of N. With one
+// row the register tile is 1 x 128 (8 accumulators), its 8 lines of B
+// prefetched.
 // CHECK-LABEL: hal.executable.source private @vecmat_stream_dispatch
 // CHECK:         %a = hal.interface.binding.subspan {{.*}} flags(ReadOnly) : memref<1021xf32>
+// CHECK-COUNT-8:   memref.prefetch %b
+// CHECK-NOT:       memref.prefetch
+// CHECK-COUNT-8:   vector.load %b[%k, %{{.*}}] : memref<1021x128xf32>, vector<16xf32>
 // CHECK:           memref.load %a[%k] : memref<1021xf32>
-// CHECK-COUNT-4:   vector.fma
-// CHECK-COUNT-4:   vector.store %{{.*}}, %partials[%workgroup_id_z, %{{.*}}] : memref<4x128xf32>, vector<16xf32>
+// CHECK-COUNT-8:   vector.fma
+// CHECK-COUNT-8:   vector.store %{{.*}}, %partials[%workgroup_id_z, %{{.*}}] : memref<4x128xf32>, vector<16xf32>
+// CHECK-NOT:       vector.store
 // CHECK-LABEL: func.func @vecmat(
 // CHECK:         %partials = flow.dispatch @vecmat_stream_dispatch::@vecmat_stream(%x, %w, %partials_init) : (tensor<1021xf32>, tensor<1021x128xf32>, tensor<4x128xf32>) -> %partials_init
 // CHECK-NEXT:    %merged = linalg.reduce ins(%partials:tensor<4x128xf32>) outs(%y:tensor<128xf32>) dimensions = [0]
