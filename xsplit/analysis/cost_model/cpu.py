@@ -557,14 +557,15 @@ def lane_split_estimate(problem: Problem, target: Target, lanes: int) -> float:
     return read + target.dispatch_overhead + merge
 
 
-PREFETCH_STREAM_TIME_RATIO = 1.00
+PREFETCH_STREAM_TIME_RATIO = {1: 1.15, 2: 0.96, 4: 1.00}
 """CPU time of `stream-prefetch`'s dispatch (B prefetched 32 rows ahead,
-rows of B two at a time) over split-k's IREE tiles on the same chunks,
-measured on this 2-core Zen machine while shared (load 4 to 11), the
-process's CPU time, medians of 60 alternating rounds in one process:
-4x4096x14336 in 16 chunks 11.8 and 11.4 ms against 12.2 and 11.3 (without
-prefetches 12.5), 4x4096x11008 9.8 against 9.3; by one row a step 12.4 to
-12.9 against 12.2 to 12.7. Parity within the noise."""
+rows of B two at a time, 16 accumulators) over split-k's IREE tiles on the
+same chunks, by rows of A (3 as 4), measured on this 2-core Zen machine
+while shared (load 4 to 14), the process's CPU time, medians of 60
+alternating rounds in one process: 1x4096x14336 8.5 ms against 7.4;
+2x11008x4096 6.8 against 7.1; 4x4096x14336 11.8 and 11.4 against 12.2 and
+11.3 (without prefetches 12.5), 4x4096x11008 9.8 against 9.3. Parity
+within the noise at 2 to 4 rows, slower at 1."""
 
 PREFETCH_STREAM_MARGIN = 0.95
 """The ratio under which `prefetch=auto` takes the dispatch: a gain past
@@ -574,13 +575,18 @@ no quiet run has timed yet."""
 
 def prefetch_stream_pays(problem: Problem, target: Target) -> tuple[bool, str]:
     """Whether `stream-prefetch{prefetch=auto}` takes a product: where its
-    measured time over split-k's tiles (PREFETCH_STREAM_TIME_RATIO) is
-    under PREFETCH_STREAM_MARGIN. Says why either way."""
+    measured time over split-k's tiles (PREFETCH_STREAM_TIME_RATIO, for
+    the nearest rows measured at or above the product's) is under
+    PREFETCH_STREAM_MARGIN. Says why either way."""
     if target.is_gpu or not target.split_tiles:
         return False, f"{target.name} is not an llvm-cpu target"
-    ratio = PREFETCH_STREAM_TIME_RATIO
+    rows = min((r for r in PREFETCH_STREAM_TIME_RATIO if r >= problem.m), default=None)
+    if rows is None:
+        return False, f"no time measured for {problem.m} rows"
+    ratio = PREFETCH_STREAM_TIME_RATIO[rows]
     measured = (
         f"the prefetching dispatch took {ratio:.2f}x the CPU time of split-k's IREE tiles "
-        f"(4 rows, measured), not under {PREFETCH_STREAM_MARGIN:.2f}x"
+        f"({rows} {'row' if rows == 1 else 'rows'}, measured), not under "
+        f"{PREFETCH_STREAM_MARGIN:.2f}x"
     )
     return ratio < PREFETCH_STREAM_MARGIN, measured
