@@ -10,25 +10,28 @@ matvec_1x4096x14336). So the prefetching form is a dispatch of ours:
 
 ```
 %partials = flow.dispatch @NAME_stream_dispatch::@NAME_stream(%a, %b, %empty)
-    -> tensor<C x M x N xf32>          (a grid of N / 128 x 1 x C workgroups)
+    -> tensor<C x M x N xf32>          (a grid of N / 128 (256 for 1 row) x 1 x C)
 %merged = linalg.reduce ins(%partials) outs(%c) dimensions = [0]
 ```
 
 Each workgroup takes one of C chunks of K (the model's split-k choice, or
-`chunks=`) and 128 columns of B, as two register tiles of M rows x 64
-columns, one after the other (16 accumulator vectors: split-k's streaming
-tiles, `targets/table.py`). Per step of K it loads 4 vectors of B, 4
-broadcasts of A and issues 16 `vector.fma`; with `prefetch=on` also one
-`memref.prefetch ... read, locality<2>` per 64-byte line of the tile's 256
-bytes of B `distance` rows ahead (the row clamped to K's last), which x86
-makes `prefetcht1` (into L2). The last chunk stops at K, so any K (odd,
-prime) splits without padding. `prefetch=none` emits the same dispatch
-without prefetches, the form to compare with.
+`chunks=`) and 128 columns of B, as register tiles of 16 accumulator
+vectors: two of M rows x 64 columns for 3 or 4 rows (split-k's streaming
+tiles, `targets/table.py`), one of 2 x 128 or 1 x 256 for fewer. It takes
+B's rows two at a time (then the odd one left); per row it loads the
+tile's vectors of B, broadcasts each row of A's element and issues the
+`vector.fma`s; with `prefetch=on` also one `memref.prefetch ... read,
+locality<2>` per 64-byte line of the tile's row of B PREFETCH_DISTANCE rows ahead
+(the row clamped to K's last), which x86 makes `prefetcht1` (into L2). The
+last chunk stops at K, so any K (odd, prime) splits without padding.
+`prefetch=none` emits the same dispatch without prefetches, the form to
+compare with.
 
-`prefetch=auto` (the default, and what `auto{target=cpu}` would run) takes
-the form only where the CPU model has measured it faster than split-k's
-IREE tiles (`cost_model.cpu.prefetch_stream_pays`); on the machine it was
-measured on it is not, and the op is left to split-k, with a remark.
+`prefetch=auto` (the default, and what `auto{target=cpu}` runs before
+split-k) takes the form only where the CPU model has measured it faster
+than split-k's IREE tiles (`cost_model.cpu.prefetch_stream_pays`); on the
+machine it was measured on it is not (parity at 2 to 4 rows, slower at
+1), and the op is left to split-k, with a remark.
 
 Only static f32 products at graph level on an llvm-cpu target, with N a
 multiple of 64, are taken; B[n, k] (transposed) products are split-lanes'.
@@ -39,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, func, scf, vector
+from xdsl.dialects import func, scf, vector
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FunctionType,
@@ -47,7 +50,6 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
-    StringAttr,
     SymbolRefAttr,
     TensorType,
     VectorType,
