@@ -265,7 +265,8 @@ def main() -> int:
             f"minute. Goal for a matvec (M <= {MATVEC_MAX_M}): {MATVEC_READ_GOAL:.0%}. "
             "Prefetching: `stream-prefetch{prefetch=on}`, xsplit's own dispatch that "
             "prefetches B (products of up to 4 rows against a row-major B; - where it does "
-            "not take the product), which auto does not choose. "
+            "not take the product), which auto takes only where the CPU model measured it "
+            "faster than split-k's tiles. "
             "Reads + FMAs: the share of the read pass a loop reaches whose FMAs at the "
             "measured peak add to its reads instead of hiding under them, as the streamed "
             "loops' times did (`STREAMED_FMAS_ADD` in the CPU model).",
