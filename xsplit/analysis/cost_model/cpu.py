@@ -557,15 +557,16 @@ def lane_split_estimate(problem: Problem, target: Target, lanes: int) -> float:
     return read + target.dispatch_overhead + merge
 
 
-PREFETCH_STREAM_TIME_RATIO = {1: 1.15, 2: 0.96, 4: 1.00}
+PREFETCH_STREAM_TIME_RATIO = {1: 1.15, 2: 0.99, 4: 1.01}
 """CPU time of `stream-prefetch`'s dispatch (B prefetched 32 rows ahead,
 rows of B two at a time, 16 accumulators) over split-k's IREE tiles on the
 same chunks, by rows of A (3 as 4), measured on this 2-core Zen machine
 while shared (load 4 to 14), the process's CPU time, medians of 60
 alternating rounds in one process: 1x4096x14336 8.5 ms against 7.4;
-2x11008x4096 6.8 against 7.1; 4x4096x14336 11.8 and 11.4 against 12.2 and
-11.3 (without prefetches 12.5), 4x4096x11008 9.8 against 9.3. Parity
-within the noise at 2 to 4 rows, slower at 1."""
+2x11008x4096 6.8 and 8.7 against 7.1 and 8.6; 4x4096x14336 11.8, 11.4 and
+11.7 against 12.2, 11.3 and 11.4 (without prefetches 12.5 and 11.9),
+4x4096x11008 9.8 against 9.3 (the ratios' means by rows). Parity within
+the noise at 2 to 4 rows, slower at 1."""
 
 PREFETCH_STREAM_MARGIN = 0.95
 """The ratio under which `prefetch=auto` takes the dispatch: a gain past
