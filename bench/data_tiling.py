@@ -2,7 +2,7 @@
 in bench/shapes, written as bench/RESULTS.md (and each shape's JSON and plot
 under bench/results/).
 
-    python bench/data_tiling.py [--runs 7] [--sweep 1,2,4,...] [--calibrate] [--out FILE]
+    python bench/data_tiling.py [--runs 7] [--sweep 1,2,4,...] [--calibrate] [--pages huge|small] [--out FILE]
 
 For each shape, in a process of its own (so that no shape runs in the
 memory an earlier one left behind), alternating, medians: IREE's three
@@ -36,6 +36,7 @@ import argparse
 import datetime
 import json
 import math
+import os
 import platform
 import subprocess
 import sys
@@ -94,6 +95,12 @@ def main() -> int:
         "--calibrate", action="store_true", help="run `xsplit bench --calibrate` first"
     )
     parser.add_argument("--no-gpu", action="store_true")
+    parser.add_argument(
+        "--pages",
+        choices=("huge", "small"),
+        default="huge",
+        help="the pages of IREE's buffers (glibc's malloc); numpy's large arrays are huge already",
+    )
     parser.add_argument("--one-shape", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("shapes", nargs="*", type=Path)
     args = parser.parse_args()
@@ -122,7 +129,9 @@ def main() -> int:
         print(f"benchmarking {path.name} ...", file=sys.stderr)
         worker = [sys.executable, __file__, "--one-shape", "--runs", str(args.runs),
                   "--sweep", args.sweep, "--results", str(args.results), str(path)]
-        if subprocess.run(worker + (["--no-gpu"] if args.no_gpu else [])).returncode:
+        if subprocess.run(
+            worker + (["--no-gpu"] if args.no_gpu else []), env=_worker_environment(args.pages)
+        ).returncode:
             cpu_rows.append(f"| {path.stem} | failed: see the log |")
             continue
         report = bench.BenchReport.from_json(
@@ -224,7 +233,14 @@ def main() -> int:
         f"{bench.SETTLE_SECONDS * 1e3:.0f} ms, from a thread at niceness "
         f"{bench.CALLER_NICENESS} (so that it never holds a core IREE's pinned workers need), "
         "on inputs uploaded once "
-        "(`iree.runtime.asdevicearray`, outside the timing); medians. Sweeps: "
+        "(`iree.runtime.asdevicearray`, outside the timing); medians. "
+        + (
+            "IREE's buffers on 2 MiB pages (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`), as numpy's "
+            "large arrays are. "
+            if args.pages == "huge"
+            else "IREE's buffers on glibc's 4 KiB pages, numpy's on 2 MiB ones. "
+        )
+        + "Sweeps: "
         f"`split-k{{{bench.sweep_options('N')}}}` and "
         "`set-encoding,split-k{factor=N},materialize-late` for N in "
         f"{args.sweep}. The split-K set is M <= {SET_MAX_M} and {SET_MIN_K} <= K <= {SET_MAX_K}; "
@@ -308,6 +324,20 @@ def main() -> int:
     write_output(str(args.out), "\n".join([*lines, MARKER, earlier.lstrip("\n")]))
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
+
+
+def _worker_environment(pages: str) -> dict[str, str]:
+    """The shape worker's environment. numpy madvises its large arrays into
+    transparent huge pages, so the read pass and numpy's product read 2 MiB
+    pages; IREE's runtime allocates through glibc's malloc, 4 KiB pages unless
+    glibc is told otherwise. With `huge`, every program in the round reads
+    the same kind of page (RESULTS-matvec.md has the measurements)."""
+    environment = dict(os.environ)
+    if pages == "huge":
+        tunables = [t for t in environment.get("GLIBC_TUNABLES", "").split(":") if t]
+        tunables = [t for t in tunables if not t.startswith("glibc.malloc.hugetlb=")]
+        environment["GLIBC_TUNABLES"] = ":".join([*tunables, "glibc.malloc.hugetlb=1"])
+    return environment
 
 
 def _bench_one(args: argparse.Namespace) -> int:
