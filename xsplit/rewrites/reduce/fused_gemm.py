@@ -60,13 +60,16 @@ from xsplit.dialects.xsplit_gemm import (
 )
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Gemm, Loops, ReductionToLower, loops_of
-from xsplit.targets.gemm_tiles import FUSED_GPU
+from xsplit.targets.gemm_tiles import FUSED_CPU, FUSED_GPU
 
 TILE = FUSED_GPU.tile
 """The C tile and K step; with THREADS, 4x4 registers per thread: the tile
 table's entry for the fused GEMM, which the tiled kernel (tiled_gemm.py)
 takes too (so that the two compare load for load)."""
 THREADS = FUSED_GPU.threads
+
+MERGED_PER_THREAD = 64
+"""On the CPU: the outputs the merge kernel's one thread a workgroup combines."""
 
 MMA_TILE = (64, 64, 32)
 """With tensor cores: K steps of 32, so that each thread copies whole
@@ -137,7 +140,9 @@ class Layout:
 def layout(red: ReductionToLower, p: Plan) -> Layout:
     """Tensor cores where the target has an intrinsic for A and B's element
     type (f16 on sm_80, sm_90 and gfx942) and `mma` is not `none`, else FMA
-    register tiles."""
+    register tiles; on the CPU one thread's loops over a tile."""
+    if not p.target.is_gpu:
+        return Layout(FUSED_CPU.tile, FUSED_CPU.threads)
     src = red.source
     assert isinstance(src, Gemm)
     elements = {red.element(src.a), red.element(src.b)}
@@ -158,8 +163,6 @@ def applies(red: ReductionToLower, p: Plan) -> str | None:
     """None when the staged kernel takes `red` on `p`'s target, else why not:
     every operand's batch dimensions (any number, in any order) come first,
     and its last two are its matrix, either way round."""
-    if not p.target.is_gpu:
-        return f"{p.target.name} runs workgroup-level code only"
     loops = loops_of(red)
     if isinstance(loops, str):
         return loops
@@ -279,14 +282,17 @@ def gridwise(red: ReductionToLower, p: Plan, a, b, c, out, merge: str) -> Gridwi
     if src.init_arg is None and src.init_const is not None and float(src.init_const) != 0.0:
         init = float(src.init_const)
     lay = layout(red, p)
-    # Along the batch every element is its own output: nothing to exchange.
-    dim, stage = {"n": (1, p.stage), "m": (0, p.stage), "batch": (BATCH_DIM, "atomic")}[v.along]
+    gpu_kernel = p.target.is_gpu
+    # Along the batch every element is its own output, and llvm-cpu's one
+    # thread a workgroup has no one to exchange with: nothing to exchange.
+    stage = p.stage if gpu_kernel else "atomic"
+    dim, stage = {"n": (1, stage), "m": (0, stage), "batch": (BATCH_DIM, "atomic")}[v.along]
     # A lying K x M is staged K-major: its copy is then a plain row copy.
     return GridwiseGemmReduceOp(
         a, b, out, c, lay.tile, lay.threads, red.method, dim, stage,
         merge, p.subgroup, "cluster" if p.target.name == "gfx942" else "shuffle", init, src.store,
-        a_k_major=v.a_t, mma=lay.mma.name if lay.mma else None, warps=lay.warps,
-        a_transposed=v.a_t, b_transposed=v.b_t,
+        a_k_major=v.a_t and gpu_kernel, mma=lay.mma.name if lay.mma else None, warps=lay.warps,
+        a_transposed=v.a_t, b_transposed=v.b_t, workgroup_level=not gpu_kernel,
     )  # fmt: skip
 
 
@@ -374,20 +380,23 @@ def kernels(red: ReductionToLower, p: Plan, ctx: Context) -> list[Operation]:
                 out = parts
             return bld.insert(gridwise(red, p, *values(bld, args, vals), out, "partials"))
 
+        gpu_kernel = p.target.is_gpu
+        threads = THREADS[0] * THREADS[1] if gpu_kernel else MERGED_PER_THREAD
+
+        def merged(parts, out) -> MergeReducedOp:
+            return MergeReducedOp(parts, out, red.method, threads, not gpu_kernel)
+
         def merge(bld: Builder, args):
-            threads = THREADS[0] * THREADS[1]
             if along_batch:  # an output matrix at a time, its rows on grid y
                 vals, _ = batch_ids(bld, "z", others)
                 parts = at(bld, args[0], [None, *others, None, None], vals)
-                out = output(bld, args[1], vals)
-                return bld.insert(MergeReducedOp(parts, out, red.method, threads))
+                return bld.insert(merged(parts, output(bld, args[1], vals)))
             vals, y = batch_ids(bld, "y", batch)
             parts = args[0]
             if y is not None:
                 first = bld.insert(arith.MuliOp(y, _index(bld, kept))).results[0]
                 parts = _columns(bld, parts, first, kept)
-            out = output(bld, args[1], vals)
-            return bld.insert(MergeReducedOp(parts, out, red.method, threads))
+            return bld.insert(merged(parts, output(bld, args[1], vals)))
 
         def host(bld: Builder, args):
             buf = bld.insert(memref.AllocOp.get(f32, shape=ptype.get_shape())).results[0]
@@ -443,8 +452,11 @@ def describe(red: ReductionToLower, p: Plan) -> str:
         f"in registers; A and B staged through workgroup memory {tk} K elements at a time"
     )
     a_t, b_t = v.a_t, v.b_t
+    transposed_c = " (C lies N x M: computed as Cᵀ = Bᵀ Aᵀ, B as the kernel's A and A as its B)"
+    if not p.target.is_gpu:
+        return _describe_workgroup_level(red, p, v, (gx, gy), out, transposed_c * v.c_t)
     if v.c_t:
-        how += " (C lies N x M: computed as Cᵀ = Bᵀ Aᵀ, B as the kernel's A and A as its B)"
+        how += transposed_c
     if a_t or b_t:
         read = " and ".join(
             w for w, t in (("A as it lies, K x M, into a K-major tile", a_t),
@@ -507,3 +519,22 @@ def describe(red: ReductionToLower, p: Plan) -> str:
     chosen = f" (chosen for {p.target.name}: {p.why})" if p.why else ""
     gz = v.batches
     return f"lower-reduce: stage {p.stage}{chosen}: {how}; grid {gx}x{gy}x{gz}; {epi}"
+
+
+def _describe_workgroup_level(red, p: Plan, v: View, grid, out: str, extra: str) -> str:
+    tm, tn, _ = FUSED_CPU.tile
+    how = (
+        "the fused GEMM in xsplit's staged kernel (xsplit_gemm.gridwise_gemm_reduce "
+        f"workgroup_level): {tm}x{tn} C tiles, one per workgroup of one thread that loops over "
+        f"its tile, A and B read as they lie (llvm-cpu: no workgroup memory, no staging){extra}"
+    )
+    row = {"n": "row", "m": "column", "batch": "element"}[v.along]
+    if v.along == "batch":
+        epi = f"the batch axis is reduced across workgroups: each element {out.replace('one', 'its own')}"
+    else:
+        epi = f"each {row} combined serially, then the workgroup {out} per {row}"
+    if p.deterministic:
+        epi += "; partials, then a fixed-order merge kernel"
+    chosen = f" (chosen for {p.target.name}: {p.why})" if p.why else ""
+    gx, gy = grid
+    return f"lower-reduce: stage {p.stage}{chosen}: {how}; grid {gx}x{gy}x{v.batches}; {epi}"

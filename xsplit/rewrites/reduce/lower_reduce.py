@@ -66,7 +66,7 @@ from xsplit.diagnostics import XsplitError, collect_diagnostics, remark, said_ag
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.pass_pipeline import PassPipeline
-from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
+from xsplit.rewrites.reduce import fused_gemm
 from xsplit.rewrites.reduce.gemm_kernel import matmul_form
 from xsplit.rewrites.reduce.gemm_stages import GEMM_STAGES, staged_kernel
 from xsplit.rewrites.reduce.kernel_writer import kernels
@@ -93,25 +93,18 @@ __all__ = ["FUSED", "LOWER_REDUCE", "REDUCTIONS", "STAGES", "lower_split"]
 
 
 def _gemm_kernel(red: ReductionToLower, p: Plan) -> tuple[str | None, str | None]:
-    """Which kernel writes a fused GEMM: `staged` (fused_gemm.py, GPUs),
-    `loops` (tiled_gemm.py, llvm-cpu) or None (the per-element kernel), and
-    on a GPU why not the staged one."""
+    """Which kernel writes a fused GEMM: `staged` (fused_gemm.py) or None
+    (the per-element kernel), and why not the staged one."""
     if isinstance(loops_of(red), str):
         return None, None
     why = fused_gemm.applies(red, p)
-    if why is None:
-        return "staged", None
-    if tiled_gemm.applies(red, p) is None:
-        return "loops", None
-    return None, why
+    return ("staged", None) if why is None else (None, why)
 
 
 def describe(p: Plan, red: ReductionToLower) -> str:
     kernel, why = _gemm_kernel(red, p)
     if kernel == "staged":
         return fused_gemm.describe(red, p)
-    if kernel == "loops":
-        return tiled_gemm.describe(red, p)
     # Said so that a user knows why a fused GEMM is one dot product per element.
     refused = (
         f" (one dot product per element: xsplit's staged GEMM kernel does not take it: {why})"
@@ -214,16 +207,15 @@ def lowered_kernels(
     kernel, _ = _gemm_kernel(red, p)
     if kernel == "staged":
         return fused_gemm.kernels(red, p, ctx)
-    module = ModuleOp(tiled_gemm.kernels(red, p) if kernel == "loops" else kernels(red, p))
+    module = ModuleOp(kernels(red, p))
     try:
         module.verify()
     except VerifyException as e:  # a bug in the kernel builders, never the user's input
         raise XsplitError(f"lower-reduce: internal error: {e}", at) from None
-    if kernel is None:
-        with collect_diagnostics() as said:
-            PassPipeline([DISTRIBUTE.pass_class()]).apply(ctx, module)
-        # distribute's choice, said at the reduction rather than in generated text
-        said_again(at, said, "lower-reduce: ")
+    with collect_diagnostics() as said:
+        PassPipeline([DISTRIBUTE.pass_class()]).apply(ctx, module)
+    # distribute's choice, said at the reduction rather than in generated text
+    said_again(at, said, "lower-reduce: ")
     new_ops = list(module.body.block.ops)
     for op in new_ops:
         op.detach()
