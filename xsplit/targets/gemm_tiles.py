@@ -156,9 +156,8 @@ _LARGE_MMA = (
     "to the loop's mix)"
 )
 
-# The GEMM lower-reduce fuses with a reduction: the staged kernel's FMA
-# tiles on GPUs (fused_gemm.py), one loop nest per workgroup on the CPU
-# (tiled_gemm.py).
+# The GEMM lower-reduce fuses with a reduction (fused_gemm.py): the staged
+# kernel's FMA tiles on GPUs, one thread's loops over a tile on the CPU.
 FUSED_GPU = GemmTiles(
     (64, 64, 16), (16, 16), 1, NOT_MEASURED,
     "the GEMM + reduction lower-reduce fuses (FMA registers): 4x4 registers, loads per FMA "

@@ -1,5 +1,5 @@
-"""`lower-reduce`'s fused GEMM + reduction on the GPU: xsplit's staged GEMM
-kernel (`xsplit_gemm`) with a reduction epilogue instead of C's write.
+"""`lower-reduce`'s fused GEMM + reduction: xsplit's staged GEMM kernel
+(`xsplit_gemm`) with a reduction epilogue instead of C's write.
 
 The kernel starts as one `xsplit_gemm.gridwise_gemm_reduce` and goes through
 the GEMM kernel's passes (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
@@ -12,15 +12,20 @@ then `blockwise_reduce`, which reduces the tile in registers by the stage
 deterministic form, a partial that `merge_reduced` combines in a second
 kernel. Built with xDSL builders, not text.
 
-It takes C[b, m, n] = init + A[b, m, k] B[b, k, n] with at most one batch
-loop, reduced along M, N or the batch; a batch runs on grid z (the merge's
-grid y), each kernel taking its batch's matrices as rank-reduced subviews; reduced
-along the batch, each batch's kernel merges every element of its C into
-the output's (`dim` 2), or stores it into its batch's M x N of the partials.
-A or B transposed in memory (A[k, m], B[n, k]) is read as it lies by the K
-loop's copies (`a_transposed`, `b_transposed`; FMA tiles). What it does not
-take (several batch loops, a transposed C, the CPU) is written by
-`tiled_gemm.py` as before.
+It takes C[batch..., m, n] = init + A[batch..., m, k] B[batch..., k, n]
+with any number of batch loops, leading every operand in any order, reduced
+along M, N or one batch loop. The batch loops run on grid z, linearized
+(the merge's grid y, or z along a batch loop), each kernel taking its
+batch's matrices, outputs and partials as rank-reduced subviews; reduced
+along a batch loop, each batch's kernel merges every element of its C
+into the output's (`dim` 2), or stores it into its batch's M x N of the
+partials. A or B transposed in memory (A[k, m], B[n, k]) is read as it lies
+by the K loop's copies (`a_transposed`, `b_transposed`; FMA tiles); a C
+that lies N x M is Cᵀ = Bᵀ Aᵀ (`View`). On llvm-cpu, which runs
+workgroup-level code only, the same ops carry `workgroup_level` and
+lower-gridwise-gemm makes them one thread's loops over a 32x32 tile
+(workgroup_loops.py). Batch dimensions after the matrix are refused (the
+per-element kernel takes them).
 """
 
 from __future__ import annotations
@@ -64,8 +69,7 @@ from xsplit.targets.gemm_tiles import FUSED_CPU, FUSED_GPU
 
 TILE = FUSED_GPU.tile
 """The C tile and K step; with THREADS, 4x4 registers per thread: the tile
-table's entry for the fused GEMM, which the tiled kernel (tiled_gemm.py)
-takes too (so that the two compare load for load)."""
+table's entry for the fused GEMM on GPUs."""
 THREADS = FUSED_GPU.threads
 
 MERGED_PER_THREAD = 64

@@ -2,8 +2,8 @@
 stage's block-level `scf.forall` that `distribute` then turns into SPMD
 code), and the host function of the deterministic stage. Built with the
 kernel builder (named_kernel.py), whose calls read in the order of the IR.
-A fused GEMM is the staged kernel's (fused_gemm.py) on GPUs and a loop nest
-per workgroup (tiled_gemm.py) on the CPU; what they do not take comes here.
+A fused GEMM is the staged kernel's (fused_gemm.py); what it does not take
+comes here.
 These compute one element per thread, which suits a reduced argument or a
 product of arguments."""
 

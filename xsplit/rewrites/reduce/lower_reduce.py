@@ -41,14 +41,12 @@ A reduction fused with its GEMM is written differently: a workgroup owns a
 C tile (64x64 on the GPUs, 256 threads with a 4x4 register tile each), A
 and B are staged through workgroup memory along K, and the stage decides
 only the epilogue: how the threads sharing a row (or column) of the tile
-combine their values before its atomic or partial. On GPU targets that is
-xsplit's staged GEMM kernel (fused_gemm.py: `xsplit_gemm.gridwise_gemm_reduce`
-through the GEMM kernel's passes, A and B read as they lie, transposed or
-not, reduced along M, N or the batch); several batch loops and a
-transposed C keep the tiled kernel
-(tiled_gemm.py, barriers from `insert-barriers`), and so does llvm-cpu,
-where one thread per workgroup loops over a 32x32 tile. The
-tile sizes are the kernels' own, not the options above.
+combine their values before its atomic or partial. That is xsplit's staged
+GEMM kernel (fused_gemm.py: `xsplit_gemm.gridwise_gemm_reduce` through the
+GEMM kernel's passes; A, B and C read and written as they lie, any number
+of batch loops, reduced along M, N or a batch loop); on llvm-cpu the same
+ops with `workgroup_level`, one thread per workgroup looping over a 32x32
+tile. The tile sizes are the kernels' own, not the options above.
 """
 
 from __future__ import annotations
