@@ -1,7 +1,6 @@
-"""The tiled fused GEMM: on GPU targets xsplit's staged GEMM kernel with a
-reduction epilogue (xsplit/rewrites/reduce/fused_gemm.py, reductions along
-the batch included), for the CPU the tiled kernel
-(tiled_gemm.py). For every
+"""The tiled fused GEMM: xsplit's staged GEMM kernel with a reduction
+epilogue (xsplit/rewrites/reduce/fused_gemm.py, reductions along the batch
+included), on llvm-cpu the same op with `workgroup_level`. For every
 stage, sum and max, reduced along rows and columns, on shapes that are not multiples of the 64x64
 tile or the K step of 16 (70x200x90, 33x45x61 and a batch of 2x37x50x29, as
 MxNxK), the kernel is race-free in the simulator and gives numpy's results;
