@@ -1,15 +1,16 @@
 """Global loads per FMA of the fused GEMM + reduction kernel, counted by
 xsplit's SPMD simulator: the per-thread kernel lower-reduce wrote first
 (one dot product per C element, A and B read from global memory for every
-product), the tiled kernel that replaced it (tiled_gemm.py, once MLIR text
-and labelled "tiled text" below: 64x64 C tiles, A and B staged through
-workgroup memory along K; it still builds the batch forms) and xsplit's staged GEMM kernel with the reduction as its
-epilogue, which lower-reduce writes now for GPU targets (fused_gemm.py: the
-same tiles, 128-bit loads where rows are whole vectors).
+product; what a GEMM the staged kernel does not take still gets) and
+xsplit's staged GEMM kernel with the reduction as its epilogue, which
+lower-reduce writes for GPU targets (fused_gemm.py: 64x64 C tiles, A and B
+staged through workgroup memory along K, 128-bit loads where rows are
+whole vectors). The tiled kernel between them (1/32 A+B loads and load
+instructions per FMA on 512x512x512) is gone; bench/RESULTS.md keeps its
+numbers.
 
     python bench/fused_gemm_loads.py                        # 512x512x512, row sum, lds, sm_80
     python bench/fused_gemm_loads.py --shape 256x256x256 --stages atomic lds subgroup
-    python bench/fused_gemm_loads.py --step-k 8 16 32       # the tiled kernel's K step
     python bench/fused_gemm_loads.py --element f16 --stages atomic lds subgroup  # tensor cores
 
 With `--element f16` A and B are f16 and only the staged kernel runs, with
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import replace
 
 import numpy as np
 
@@ -41,8 +41,8 @@ from xsplit.api import parse_module
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.pipeline import build_pipeline, run_passes
-from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
-from xsplit.rewrites.reduce.kernel_writer import per_thread_kernels
+from xsplit.rewrites.reduce import fused_gemm
+from xsplit.rewrites.reduce.kernel_writer import kernels as per_thread_kernels
 from xsplit.rewrites.reduce.plan import plan
 from xsplit.rewrites.reduce.reduced import analyze
 from xsplit.simulator.machine import Launch, Machine, lockstep
@@ -129,9 +129,9 @@ def _kind(op) -> str | None:
     return None
 
 
-def kernels(m: int, n: int, k: int, stage: str, target: str, step_k: int | None):
-    """(per-thread, tiled text, staged) modules, each after the passes
-    lower-reduce runs on it, and the text kernel's K step."""
+def kernels(m: int, n: int, k: int, stage: str, target: str):
+    """(per-thread, staged) modules, each after the passes lower-reduce runs
+    on it."""
     ctx = make_context()
     module = parse_module(program(m, n, k), "bench.mlir", ctx)
     run_passes(module, build_pipeline("fuse-reduction"), ctx)
@@ -139,19 +139,9 @@ def kernels(m: int, n: int, k: int, stage: str, target: str, step_k: int | None)
     red = analyze(reduce)
     assert not isinstance(red, str), red
     p = plan(red, None, {"target": find_target(target).name, "stage": stage})
-    tiles = tiled_gemm.gemm_tiles(p.target)
-    if step_k is not None:
-        tiles = replace(tiles, tile=(tiles.tile_m, tiles.tile_n, step_k))
-    out: list = []
-    for functions, pipeline in (
-        (per_thread_kernels(red, p), "distribute"),
-        (tiled_gemm.kernels(red, p, tiles), "insert-barriers"),
-    ):
-        kernel = ModuleOp(functions)
-        run_passes(kernel, build_pipeline(pipeline), ctx)
-        out.append(kernel)
-    staged = ModuleOp(fused_gemm.kernels(red, p, ctx))
-    return out[0], out[1], staged, tiles.step_k
+    old = ModuleOp(per_thread_kernels(red, p))
+    run_passes(old, build_pipeline("distribute"), ctx)
+    return old, ModuleOp(fused_gemm.kernels(red, p, ctx))
 
 
 def staged(m: int, n: int, k: int, stage: str, target: str, element: str, mma: str) -> ModuleOp:
@@ -224,9 +214,6 @@ def main() -> None:
         "--stages", nargs="+", default=["lds"], choices=["atomic", "lds", "subgroup"]
     )
     parser.add_argument("--target", default="sm_80", choices=["sm_80", "gfx942"])
-    parser.add_argument(
-        "--step-k", nargs="+", type=int, default=[None], help="the tiled kernel's K step"
-    )
     parser.add_argument("--element", default="f32", choices=["f32", "f16"], help="A and B")
     args = parser.parse_args()
     m, n, k = (int(x) for x in args.shape.split("x"))
@@ -240,26 +227,21 @@ def main() -> None:
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for stage in args.stages:
-        for step_k in args.step_k:
-            with collect_remarks():  # the passes' remarks are not what this measures
-                old, text, staged, step = kernels(m, n, k, stage, args.target, step_k)
-            rows = []
-            for name, module in (
-                ("per-thread (first)", old), (f"tiled text, K step {step}", text),
-                ("staged (xsplit_gemm), K step 16", staged),
-            ):  # fmt: skip
-                c = count(module, m, n, k)
-                rows.append(c)
-                print(
-                    f"| {stage} | {name} | {int(c['grid'])} x {int(c['threads'])} | {int(c['loads'])} | "
-                    f"{c['ab'] / useful:.4f} | {c['ab_loads'] / useful:.4f} | {int(c['fma'])} | "
-                    f"{int(c['shared'])} | {c['seconds']:.1f} s |"
-                )
+        with collect_remarks():  # the passes' remarks are not what this measures
+            old, staged_module = kernels(m, n, k, stage, args.target)
+        rows = []
+        for name, module in (("per-thread (first)", old), ("staged (xsplit_gemm), K step 16", staged_module)):
+            c = count(module, m, n, k)
+            rows.append(c)
             print(
-                f"ratio (per-thread / tiled text / staged, A+B loads per useful FMA): "
-                f"{rows[0]['ab'] / rows[1]['ab']:.1f}x, {rows[0]['ab'] / rows[2]['ab']:.1f}x; "
-                f"load instructions: {rows[0]['ab_loads'] / rows[2]['ab_loads']:.1f}x fewer staged"
+                f"| {stage} | {name} | {int(c['grid'])} x {int(c['threads'])} | {int(c['loads'])} | "
+                f"{c['ab'] / useful:.4f} | {c['ab_loads'] / useful:.4f} | {int(c['fma'])} | "
+                f"{int(c['shared'])} | {c['seconds']:.1f} s |"
             )
+        print(
+            f"ratio (per-thread / staged): A+B loads per useful FMA {rows[0]['ab'] / rows[1]['ab']:.1f}x, "
+            f"load instructions {rows[0]['ab_loads'] / rows[1]['ab_loads']:.1f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,6 @@
-"""The tiled fused GEMM: on GPU targets xsplit's staged GEMM kernel with a
-reduction epilogue (xsplit/rewrites/reduce/fused_gemm.py, reductions along
-the batch included), for a transposed C and the CPU the tiled kernel
-(tiled_gemm.py). For every
+"""The tiled fused GEMM: xsplit's staged GEMM kernel with a reduction
+epilogue (xsplit/rewrites/reduce/fused_gemm.py, reductions along the batch
+included), on llvm-cpu the same op with `workgroup_level`. For every
 stage, sum and max, reduced along rows and columns, on shapes that are not multiples of the 64x64
 tile or the K step of 16 (70x200x90, 33x45x61 and a batch of 2x37x50x29, as
 MxNxK), the kernel is race-free in the simulator and gives numpy's results;
@@ -221,12 +220,12 @@ def test_remarks_say_what_the_kernel_does() -> None:
         "tile is its own output, and its thread adds one maxnumf atomic per element"
         in "\n".join(said)
     )
-    # What the staged kernel does not take yet goes to the tiled kernel, and says so.
+    # A transposed C is the staged kernel's too: Cᵀ = Bᵀ Aᵀ, both read as they lie.
     with collect_remarks() as said:
         rewrite(TRANSPOSED_C, "fuse-reduction,lower-reduce{stage=lds target=sm_80}")
     text = "\n".join(said)
-    assert "staged GEMM kernel does not take it yet: C is transposed" in text
-    assert "insert-barriers placed 3 gpu.barrier in @ct: 2 in the staged K loop, 1 after it" in text
+    assert "(C lies N x M: computed as Cᵀ = Bᵀ Aᵀ, B as the kernel's A and A as its B)" in text
+    assert "grid 1x2x1; the 16 threads of a row meet in workgroup memory" in text
 
 
 TRANSPOSED_C = """\

@@ -239,12 +239,12 @@ GEMM_STAGES = ("lower-gridwise-gemm", "lower-blockwise-gemm", "lower-threadwise-
         ),
         (
             TRANSPOSED_C,
-            "fuse-reduction,lower-reduce{target=gfx942}",
-            ("insert-barriers",),
-            "lower-reduce: insert-barriers placed",
+            "fuse-reduction,lower-reduce{target=cpu}",
+            GEMM_STAGES,
+            "xsplit_gemm.gridwise_gemm_reduce workgroup_level",
         ),
     ],
-    ids=["own-kernel", "merge", "distribute", "fused-gemm", "text-gemm"],
+    ids=["own-kernel", "merge", "distribute", "fused-gemm", "cpu-transposed-c"],
 )
 def test_passes_that_run_passes_run_them_in_their_own_context(
     source: str, pipeline: str, inner: tuple[str, ...], relayed: str, monkeypatch

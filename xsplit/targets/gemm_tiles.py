@@ -156,6 +156,8 @@ _LARGE_MMA = (
     "to the loop's mix)"
 )
 
+# The GEMM lower-reduce fuses with a reduction (fused_gemm.py): the staged
+# kernel's FMA tiles on GPUs, one thread's loops over a tile on the CPU.
 FUSED_GPU = GemmTiles(
     (64, 64, 16), (16, 16), 1, NOT_MEASURED,
     "the GEMM + reduction lower-reduce fuses (FMA registers): 4x4 registers, loads per FMA "
@@ -335,13 +337,6 @@ def gemm_tiles(
     if cuda and sixteen and (k % 2 or n % 2) and entry.stages == 2:
         return RAGGED_F16 if n % 2 else RAGGED_K_F16
     return entry
-
-
-def fused_tiles(target: Target) -> GemmTiles:
-    """The tile of the GEMM lower-reduce fuses with a reduction: the staged
-    kernel's and the tiled kernel's on GPUs, one loop nest per workgroup on
-    the CPU."""
-    return FUSED_GPU if target.is_gpu else FUSED_CPU
 
 
 def can_take(tiles: GemmTiles, target: Target, element: str) -> str | None:

@@ -548,6 +548,12 @@ class GridwiseGemmReduceOp(IRDLOperation):
     """A is K x M in memory (A[k, m]): its rows run along M."""
     b_transposed = opt_prop_def(UnitAttr)
     """B is N x K in memory (B[n, k]): its rows run along K."""
+    workgroup_level = opt_prop_def(UnitAttr)
+    """For llvm-cpu, which runs workgroup-level code only: the workgroup is
+    one thread (`threads` 1x1) that loops over its C tile, each element's
+    dot product read from A and B as they lie (K step 0: nothing staged, no
+    workgroup memory, no barriers), each kept row or column combined in
+    order before its one atomic or partial."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -579,6 +585,7 @@ class GridwiseGemmReduceOp(IRDLOperation):
         warps: tuple[int, int] | None = None,
         a_transposed: bool = False,
         b_transposed: bool = False,
+        workgroup_level: bool = False,
     ):
         props: dict = {
             "tile": i64_array(tile),
@@ -606,6 +613,8 @@ class GridwiseGemmReduceOp(IRDLOperation):
             props["a_transposed"] = UnitAttr()
         if b_transposed:
             props["b_transposed"] = UnitAttr()
+        if workgroup_level:
+            props["workgroup_level"] = UnitAttr()
         super().__init__(operands=[a, b, out, [c] if c is not None else []], properties=props)
 
     # What the K loop of `lower-gridwise-gemm` reads, as on `gridwise_gemm`.
@@ -684,7 +693,11 @@ class GridwiseGemmReduceOp(IRDLOperation):
             need(shape_of(self.c) == (m, n), self, f"C must be {m}x{n}")
         tm, tn, tk = self.tile_sizes
         thm, thn = self.thread_counts
-        need(min(tm, tn, tk, thm, thn) > 0, self, "tile and threads must be positive")
+        if self.workgroup_level is not None:
+            self._verify_workgroup_level()
+        else:
+            need(tk > 0, self, "tile and threads must be positive")
+        need(min(tm, tn, thm, thn) > 0, self, "tile and threads must be positive")
         need(tm % thm == 0 and tn % thn == 0, self, "threads must divide the tile")
         need(
             (tm * tk) % (thm * thn) == 0 and (tn * tk) % (thm * thn) == 0,
@@ -719,6 +732,12 @@ class GridwiseGemmReduceOp(IRDLOperation):
         if self.mma is not None:
             self._verify_mma()
 
+    def _verify_workgroup_level(self) -> None:
+        need(self.thread_counts == (1, 1), self, "workgroup_level runs one thread: threads 1x1")
+        need(self.tile_sizes[2] == 0, self, "workgroup_level stages nothing: a K step of 0")
+        need(self.stage.data == "atomic", self, "workgroup_level exchanges nothing: stage atomic")
+        need(self.mma is None and self.stage_count == 1, self, "workgroup_level takes FMAs, one stage")
+
     def _verify_mma(self) -> None:
         intr = intrinsic_of(self, self.mma)  # type: ignore[arg-type]
         wm, wn = verify_mma_operands_and_warps(self, intr)
@@ -749,17 +768,23 @@ class MergeReducedOp(IRDLOperation):
     out = operand_def(MemRefType)
     method = prop_def(StringAttr)
     threads = prop_def(IntegerAttr)
+    workgroup_level = opt_prop_def(UnitAttr)
+    """For llvm-cpu: the workgroup's one thread loops over the `threads`
+    elements a GPU workgroup's threads would take."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     assembly_format = "$partials `into` $out attr-dict `:` type($partials) `into` type($out)"
 
-    def __init__(self, partials: SSAValue, out: SSAValue, method: str, threads: int):
-        super().__init__(
-            operands=[partials, out],
-            properties={"method": StringAttr(method), "threads": IntegerAttr(threads, i64)},
-        )
+    def __init__(
+        self, partials: SSAValue, out: SSAValue, method: str, threads: int,
+        workgroup_level: bool = False,
+    ):
+        props: dict = {"method": StringAttr(method), "threads": IntegerAttr(threads, i64)}
+        if workgroup_level:
+            props["workgroup_level"] = UnitAttr()
+        super().__init__(operands=[partials, out], properties=props)
 
     @property
     def elements(self) -> int:
@@ -790,7 +815,7 @@ class MergeReducedOp(IRDLOperation):
 
     @property
     def block(self) -> tuple[int, int, int]:
-        return (self.thread_count, 1, 1)
+        return (1 if self.workgroup_level is not None else self.thread_count, 1, 1)
 
     def verify_(self) -> None:
         need_one_of(self, self.method, "method", REDUCE_METHODS)

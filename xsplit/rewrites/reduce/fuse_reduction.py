@@ -2,10 +2,10 @@
 output axes is fused with it into one kernel (rocMLIR's RFC, seed 004).
 
 The pass decides the fusion and records it on the reduction as
-`xsplit.fused_producer`; `lower-reduce` then writes the one kernel (on
-GPUs xsplit's staged GEMM kernel with a reduction epilogue, fused_gemm.py,
-reductions along the batch and transposed A and B included; several batch
-loops, a transposed C and the CPU: tiled_gemm.py): each
+`xsplit.fused_producer`; `lower-reduce` then writes the one kernel
+(xsplit's staged GEMM kernel with a reduction epilogue, fused_gemm.py, on
+every target: any number of batch loops, reductions along one of them,
+transposed A, B or C; on the CPU one thread's loops over a tile): each
 workgroup computes a tile of the GEMM's output in registers, from A and B
 staged through workgroup memory along K and the GEMM's init, and reduces
 it straight into the reduced result with the stage's atomics,

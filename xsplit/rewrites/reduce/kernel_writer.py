@@ -1,11 +1,11 @@
 """`lower-reduce`'s per-element kernels: the kernels of a plan as IR (each
 stage's block-level `scf.forall` that `distribute` then turns into SPMD
 code), and the host function of the deterministic stage. Built with the
-kernel builder (named_kernel.py), whose calls read in the order of the IR;
-a fused GEMM goes to the tiled kernel (tiled_gemm.py) where the staged
-kernel (fused_gemm.py) does not take it. What stays here computes one
-element per thread, which suits a reduced argument or a product of
-arguments."""
+kernel builder (named_kernel.py), whose calls read in the order of the IR.
+A fused GEMM is the staged kernel's (fused_gemm.py); what it does not take
+comes here.
+These compute one element per thread, which suits a reduced argument or a
+product of arguments."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from collections.abc import Callable
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from xsplit.rewrites.reduce import tiled_gemm
 from xsplit.rewrites.reduce.named_kernel import (
     IDENTITY,
     host_function,
@@ -240,19 +239,11 @@ class KernelWriter:
 
 
 def kernels(red: ReductionToLower, p: Plan) -> list[Operation]:
-    """The lowered reduction's functions (before distribution and barrier
-    insertion). A fused GEMM gets the tiled kernel (tiled_gemm.py); a
-    reduced argument or a product, one element per thread."""
-    if tiled_gemm.applies(red) is None:
-        return tiled_gemm.kernels(red, p)
-    return per_thread_kernels(red, p)
-
-
-def per_thread_kernels(red: ReductionToLower, p: Plan) -> list[Operation]:
-    """The kernels that compute each reduced element where it is consumed: a
-    load, or for a fused GEMM one dot product per element from global memory
-    (what a GEMM the tiled kernel cannot take still gets, and the baseline
-    bench/fused_gemm_loads.py measures the tiled kernel against)."""
+    """The lowered reduction's functions (before distribution), which
+    compute each reduced element where it is consumed: a load, a product,
+    or for a fused GEMM one dot product per element from global memory
+    (what a GEMM the staged kernel and the CPU's loop nest do not take
+    still gets, and the baseline bench/fused_gemm_loads.py counts)."""
     name = red.fn.sym_name.data
     launch = (p.block if p.target.is_gpu else 1, 1, 1)
     w = KernelWriter(red, p)

@@ -91,6 +91,10 @@ from xsplit.dialects.xsplit_gemm import (
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder, element_bytes
 from xsplit.rewrites.reduce.stream_loop import streamed_b_loop
+from xsplit.rewrites.reduce.workgroup_loops import (
+    LOWER_GRIDWISE_REDUCE_WORKGROUP,
+    LOWER_MERGE_REDUCED_WORKGROUP,
+)
 
 BANKS = 32
 """Workgroup-memory banks of 4 bytes (NVIDIA; gfx942's LDS has 32 too)."""
@@ -905,7 +909,9 @@ LOWER_PAD = Pattern(
 LOWER_GRIDWISE_GEMM = Pass(
     "lower-gridwise-gemm",
     "Lowers xsplit_gemm's gridwise ops to blockwise and threadwise ops on GPU ids.",
-    [LOWER_GRIDWISE, LOWER_MERGE, LOWER_GRIDWISE_REDUCE, LOWER_MERGE_REDUCED, LOWER_PAD],
+    [LOWER_GRIDWISE, LOWER_MERGE, LOWER_GRIDWISE_REDUCE, LOWER_MERGE_REDUCED, LOWER_PAD,
+     # llvm-cpu's loops (workgroup_loops.py), tried first where they apply
+     LOWER_GRIDWISE_REDUCE_WORKGROUP, LOWER_MERGE_REDUCED_WORKGROUP],
 )
 
 __all__ = ["LOWER_GRIDWISE_GEMM"]

@@ -41,14 +41,12 @@ A reduction fused with its GEMM is written differently: a workgroup owns a
 C tile (64x64 on the GPUs, 256 threads with a 4x4 register tile each), A
 and B are staged through workgroup memory along K, and the stage decides
 only the epilogue: how the threads sharing a row (or column) of the tile
-combine their values before its atomic or partial. On GPU targets that is
-xsplit's staged GEMM kernel (fused_gemm.py: `xsplit_gemm.gridwise_gemm_reduce`
-through the GEMM kernel's passes, A and B read as they lie, transposed or
-not, reduced along M, N or the batch); several batch loops and a
-transposed C keep the tiled kernel
-(tiled_gemm.py, barriers from `insert-barriers`), and so does llvm-cpu,
-where one thread per workgroup loops over a 32x32 tile. The
-tile sizes are the kernels' own, not the options above.
+combine their values before its atomic or partial. That is xsplit's staged
+GEMM kernel (fused_gemm.py: `xsplit_gemm.gridwise_gemm_reduce` through the
+GEMM kernel's passes; A, B and C read and written as they lie, any number
+of batch loops, reduced along M, N or a batch loop); on llvm-cpu the same
+ops with `workgroup_level`, one thread per workgroup looping over a 32x32
+tile. The tile sizes are the kernels' own, not the options above.
 """
 
 from __future__ import annotations
@@ -62,11 +60,11 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 import xsplit.attr_names as attr_names
-from xsplit.diagnostics import XsplitError, collect_diagnostics, remark, said_again, warning
+from xsplit.diagnostics import XsplitError, collect_diagnostics, remark, said_again
 from xsplit.rewrites.dsl import Match, Option, Pass, Pattern, Remark, where
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.pass_pipeline import PassPipeline
-from xsplit.rewrites.reduce import fused_gemm, tiled_gemm
+from xsplit.rewrites.reduce import fused_gemm
 from xsplit.rewrites.reduce.gemm_kernel import matmul_form
 from xsplit.rewrites.reduce.gemm_stages import GEMM_STAGES, staged_kernel
 from xsplit.rewrites.reduce.kernel_writer import kernels
@@ -85,22 +83,31 @@ from xsplit.rewrites.reduce.reduced import (
     analyze,
     generic_reduction,
     is_static_f32,
+    loops_of,
 )
 from xsplit.targets.table import target as find_target
 
 __all__ = ["FUSED", "LOWER_REDUCE", "REDUCTIONS", "STAGES", "lower_split"]
 
 
+def _gemm_kernel(red: ReductionToLower, p: Plan) -> tuple[str | None, str | None]:
+    """Which kernel writes a fused GEMM: `staged` (fused_gemm.py) or None
+    (the per-element kernel), and why not the staged one."""
+    if isinstance(loops_of(red), str):
+        return None, None
+    why = fused_gemm.applies(red, p)
+    return ("staged", None) if why is None else (None, why)
+
+
 def describe(p: Plan, red: ReductionToLower) -> str:
-    if tiled_gemm.applies(red) is None:
-        why = fused_gemm.applies(red, p)
-        if why is None:
-            return fused_gemm.describe(red, p)
-        text = tiled_gemm.describe(red, p)
-        if p.target.is_gpu:
-            # Said so that a user knows which kernel ran, and why not the staged one.
-            text += f" (the tiled kernel: xsplit's staged GEMM kernel does not take it yet: {why})"
-        return text
+    kernel, why = _gemm_kernel(red, p)
+    if kernel == "staged":
+        return fused_gemm.describe(red, p)
+    # Said so that a user knows why a fused GEMM is one dot product per element.
+    refused = (
+        f" (one dot product per element: xsplit's staged GEMM kernel does not take it: {why})"
+        if why else ""
+    )
     how = {
         "atomic": f"{p.items} blocks of {p.block} threads; each thread reduces {p.chunk} "
         "elements of the axis serially",
@@ -115,7 +122,7 @@ def describe(p: Plan, red: ReductionToLower) -> str:
         else f"{'maxnumf' if red.method == 'max' else 'addf'} atomics into the output"
     )
     chosen = f" (chosen for {p.target.name}: {p.why})" if p.why else ""
-    return f"lower-reduce: stage {p.stage}{chosen}: {how}; grid {p.grid}; {tail}"
+    return f"lower-reduce: stage {p.stage}{chosen}: {how}; grid {p.grid}; {tail}{refused}"
 
 
 def _as_written(op: Operation) -> tuple[ReductionToLower, Subgraph | None] | str:
@@ -195,57 +202,22 @@ def lowered_kernels(
     and distributed in `ctx`, detached; remarks are said at `at`."""
     from xsplit.rewrites.distribute.distribute import DISTRIBUTE
 
-    if tiled_gemm.applies(red) is None and fused_gemm.applies(red, p) is None:
+    kernel, _ = _gemm_kernel(red, p)
+    if kernel == "staged":
         return fused_gemm.kernels(red, p, ctx)
     module = ModuleOp(kernels(red, p))
     try:
         module.verify()
     except VerifyException as e:  # a bug in the kernel builders, never the user's input
         raise XsplitError(f"lower-reduce: internal error: {e}", at) from None
-    if tiled_gemm.applies(red) is None:
-        _insert_barriers(module, ctx, at)
-    else:
-        with collect_diagnostics() as said:
-            PassPipeline([DISTRIBUTE.pass_class()]).apply(ctx, module)
-        # distribute's choice, said at the reduction rather than in generated text
-        said_again(at, said, "lower-reduce: ")
+    with collect_diagnostics() as said:
+        PassPipeline([DISTRIBUTE.pass_class()]).apply(ctx, module)
+    # distribute's choice, said at the reduction rather than in generated text
+    said_again(at, said, "lower-reduce: ")
     new_ops = list(module.body.block.ops)
     for op in new_ops:
         op.detach()
     return new_ops
-
-
-def _insert_barriers(module: ModuleOp, ctx: Context, at: Operation) -> None:
-    """The tiled GEMM's barriers, from the access analysis rather than by
-    hand; said at the reduction, with any dependence it could not decide."""
-    from xsplit.rewrites.distribute.insert_barriers import INSERT_BARRIERS
-
-    with collect_diagnostics() as said:
-        PassPipeline([INSERT_BARRIERS.pass_class()]).apply(ctx, module)
-    undecided = [d.message for d in said if d.severity == "warning"]
-    if undecided:
-        # One warning per pair of ops would bury the point: say how many, and one.
-        more = f" (and {len(undecided) - 1} more like it)" if len(undecided) > 1 else ""
-        warning(at, f"lower-reduce: insert-barriers: {undecided[0]}{more}")
-    for fn in module.body.block.ops:
-        barriers = [op for op in fn.walk() if op.name == "gpu.barrier"]
-        if barriers:
-            in_loop = sum(1 for b in barriers if _in_loop(b, fn))
-            remark(
-                at,
-                f"lower-reduce: insert-barriers placed {len(barriers)} gpu.barrier in "
-                f"@{fn.sym_name.data}: {in_loop} in the staged K loop, "  # type: ignore[attr-defined]
-                f"{len(barriers) - in_loop} after it",
-            )
-
-
-def _in_loop(op: Operation, fn: Operation) -> bool:
-    cur = op.parent_op()
-    while cur is not None and cur is not fn:
-        if cur.name == "scf.for":
-            return True
-        cur = cur.parent_op()
-    return False
 
 
 def lower_split(op: Operation, chunk: int, merge: str, target_name: str, ctx: Context) -> None:

@@ -1,5 +1,5 @@
 """The kernel builder (kernel_ir.py) for kernels whose loops open and close
-in the order they are read: `lower-reduce`'s per-element and tiled kernels,
+in the order they are read: `lower-reduce`'s per-element kernels,
 whose structure varies with the plan's numbers (stage, registers, subgroup
 width), so no template fits them.
 

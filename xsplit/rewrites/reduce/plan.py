@@ -47,7 +47,7 @@ def choose_stage(red: ReductionToLower, tgt: Target) -> tuple[str, str]:
     how = "DPP (gpu.subgroup_reduce)" if tgt.name == "gfx942" else "a shuffle butterfly"
     loops = loops_of(red)
     if not isinstance(loops, str):
-        # The tiled GEMM's layout, not the axis length, decides.
+        # The staged GEMM's layout, not the axis length, decides.
         if loops.along == "batch":
             return "atomic", (
                 "the reduced axis is a batch loop: every element of a workgroup's C tile is "

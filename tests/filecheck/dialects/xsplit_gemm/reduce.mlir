@@ -64,3 +64,13 @@ func.func @batch(%a: memref<37x29xf32>, %b: memref<29x50xf32>, %p: memref<37x50x
   xsplit_gemm.merge_reduced %parts into %o {method = "max", threads = 256 : i64} : memref<2x37x50xf32> into memref<1x37x50xf32>
   func.return
 }
+
+// llvm-cpu's form: one thread a workgroup, nothing staged (K step 0).
+// CHECK-LABEL: func.func @workgroup_level
+// CHECK-NEXT:    xsplit_gemm.gridwise_gemm_reduce %a, %b init %c into %p {tile = array<i64: 32, 32, 0>, threads = array<i64: 1, 1>, method = "sum", dim = 0 : i64, stage = "atomic", merge = "partials", subgroup = 32 : i64, exchange = "shuffle", store_c, a_transposed, workgroup_level} : memref<90x70xf32>, memref<90x200xf32>, memref<70x200xf32> into memref<3x200xf32>
+// CHECK-NEXT:    xsplit_gemm.merge_reduced %p into %o {method = "sum", threads = 64 : i64, workgroup_level} : memref<3x200xf32> into memref<200xf32>
+func.func @workgroup_level(%a: memref<90x70xf32>, %b: memref<90x200xf32>, %c: memref<70x200xf32>, %p: memref<3x200xf32>, %o: memref<200xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b init %c into %p {tile = array<i64: 32, 32, 0>, threads = array<i64: 1, 1>, method = "sum", dim = 0 : i64, stage = "atomic", merge = "partials", subgroup = 32 : i64, exchange = "shuffle", store_c, a_transposed, workgroup_level} : memref<90x70xf32>, memref<90x200xf32>, memref<70x200xf32> into memref<3x200xf32>
+  xsplit_gemm.merge_reduced %p into %o {method = "sum", threads = 64 : i64, workgroup_level} : memref<3x200xf32> into memref<200xf32>
+  func.return
+}

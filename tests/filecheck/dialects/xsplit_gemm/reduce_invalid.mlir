@@ -146,3 +146,28 @@ func.func @merge_matrix(%p: memref<2x1850xf32>, %o: memref<37x50xf32>) {
   func.return
 }
 // CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.merge_reduced' op the partials must have rank 3
+
+// -----
+
+// A K step of 0 stages nothing: only llvm-cpu's workgroup-level form has it.
+func.func @no_step(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 32, 32, 0>, threads = array<i64: 1, 1>, method = "sum", dim = 1 : i64, stage = "atomic", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle"} : memref<70x90xf32>, memref<90x200xf32> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op tile and threads must be positive
+
+// -----
+
+func.func @workgroup_threads(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 32, 32, 0>, threads = array<i64: 16, 16>, method = "sum", dim = 1 : i64, stage = "atomic", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", workgroup_level} : memref<70x90xf32>, memref<90x200xf32> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op workgroup_level runs one thread: threads 1x1
+
+// -----
+
+func.func @workgroup_stage(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %o: memref<70xf32>) {
+  xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 32, 32, 0>, threads = array<i64: 1, 1>, method = "sum", dim = 1 : i64, stage = "lds", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", workgroup_level} : memref<70x90xf32>, memref<90x200xf32> into memref<70xf32>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm_reduce' op workgroup_level exchanges nothing: stage atomic

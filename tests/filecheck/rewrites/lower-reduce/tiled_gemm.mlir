@@ -1,6 +1,6 @@
 // lower-reduce on a GEMM fuse-reduction fused. On GPU targets: xsplit's staged GEMM kernel
 // (xsplit_gemm.gridwise_gemm_reduce through lower-{gridwise,blockwise,threadwise}-gemm) with the
-// reduction as its epilogue; on the CPU the tiled kernel (tiled_gemm.py). 70x200x90 is no multiple
+// reduction as its epilogue; on the CPU the same op with workgroup_level. 70x200x90 is no multiple
 // of the 64x64 C tile or of the K step of 16: loads outside A and B read zero, elements outside C
 // add the identity, and rows outside C get no atomic.
 // RUN: xsplit-opt %s -p 'fuse-reduction,lower-reduce{stage=lds target=sm_80},verify-sync' > %t.0.out 2> %t.0.err && filecheck %s --check-prefix=LDS < %t.0.out
@@ -130,12 +130,17 @@ func.func @cols(%a: tensor<70x90xf32>, %b: tensor<90x200xf32>, %o: tensor<200xf3
 // COLS-COUNT-4: memref.load %wave_tile[%thread_id_x,
 // COLS:         memref.atomic_rmw maxnumf %{{.*}}, %o[%{{.*}}] : (f32, memref<200xf32>) -> f32
 
-// llvm-cpu: one thread per workgroup loops over its 32x32 tile; one atomic per row and workgroup.
+// llvm-cpu: the same gridwise op with workgroup_level: one thread per workgroup loops over its
+// 32x32 tile (the last tile's ends cut at C's); one atomic per row and workgroup.
 // CPU-LABEL: func.func @rows
 // CPU-SAME:      gpu.known_block_size = array<i32: 1, 1, 1>, gpu.known_grid_size = array<i32: 7, 3, 1>
 // CPU-NOT:     gpu.thread_id
 // CPU-NOT:     #gpu.address_space
-// CPU:         scf.for %kept = %m0 to %{{.*}} step %c1 {
-// CPU-NEXT:      scf.for %along = %n0 to %{{.*}} step %c1 iter_args
-// CPU-NEXT:        scf.for %kidx = %c0 to %c90 step %c1
+// CPU:         %[[M1:.*]] = arith.minui
+// CPU:         scf.for %kept = %m0 to %[[M1]] step %{{.*}} {
+// CPU:           scf.for %along = %n0 to %{{.*}} step %{{.*}} iter_args
+// CPU:             %[[K:.*]] = arith.constant 90 : index
+// CPU:             scf.for %k = %{{.*}} to %[[K]] step
+// CPU-NEXT:          memref.load %a[%kept, %k]
+// CPU-NEXT:          memref.load %b[%k, %along]
 // CPU:           memref.atomic_rmw addf %{{.*}}, %o[%kept]
