@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from xsplit.api import rewrite
+from xsplit.diagnostics import XsplitError
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
 
@@ -108,3 +109,16 @@ def test_an_encoded_product_is_left_alone() -> None:
     encoded = rewrite(text, "set-encoding")
     assert "iree_encoding.encoding" in encoded
     assert rewrite(text, "set-encoding,stream-prefetch{prefetch=on}") == encoded
+
+
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ("chunks=-3", "stream-prefetch: chunks must be an integer >= 0, got '-3'"),
+        ("prefetch=sometimes", "stream-prefetch: prefetch must be one of auto, on, none, got 'sometimes'"),
+    ],
+)
+def test_a_bad_option_is_refused_in_one_line(options: str, message: str) -> None:
+    with pytest.raises(XsplitError) as refused:
+        rewrite(_program(2, 128, 1001), f"stream-prefetch{{{options}}}")
+    assert str(refused.value.diagnostic) == f"error: {message}"

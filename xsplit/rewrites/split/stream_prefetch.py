@@ -70,6 +70,7 @@ from xsplit.dialects.memref import PrefetchOp
 from xsplit.rewrites.dispatch.export_dispatch import EXPORT_KERNEL, exportable
 from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level
 from xsplit.rewrites.dsl import (
+    Check,
     Match,
     Option,
     Pass,
@@ -452,6 +453,12 @@ STREAM_PREFETCH = Pass(
             "(the dispatch where the CPU model has measured it faster than split-k's tiles)",
             choices=PREFETCH_CHOICES,
         ),
-        Option("chunks", int, 0, "chunks of K (0: split-k's model's choice)"),
+        Option(
+            "chunks",
+            int,
+            0,
+            "chunks of K (0: split-k's model's choice)",
+            check=Check(lambda value: value >= 0, ">= 0"),
+        ),
     ],
 )
