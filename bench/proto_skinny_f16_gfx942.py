@@ -2,7 +2,8 @@
 iree-compile only to read their ISA (issue 37): which form of the skinny
 K loop can make MFMA >= 20% of it. Not run, not checked for numerics; the
 loop covers the chunk's whole K tiles only (a ragged last tile would be
-peeled after it, as `stream_loop` does), N must be a multiple of 256.
+peeled after it, as `stream_loop` does); N a multiple of 8 (a lane's run
+past N reads B's last run, as `lower_stream_gemm` does, and is not written).
 
     python bench/proto_skinny_f16_gfx942.py --matmul 8x4096x14339 --form f32-grouped
 
@@ -56,8 +57,15 @@ def kernel(m: int, n: int, k: int, form: str, chunks: int = 2, kt: int = 64) -> 
     def op(o, x, y):
         r = v(); e(f"{r} = arith.{o} {x}, {y} : index"); return r
     lane = op("remui", "%tid", c(64)); w = op("divui", "%tid", c(64))
-    g = op("divui", lane, c(16)); cc = op("remui", lane, c(16))
-    ncol = op("addi", op("addi", op("muli", "%wx", c(256)), op("muli", w, c(128))), op("muli", cc, c(8)))
+    # 16x16 forms: lane group g (K), column lane cc; 4x4x1 (16 blocks): block g
+    # (K), column lane cc of 4.
+    blocks = form == "f32-4x4x1"
+    width = 64 if blocks else 256
+    lanes_n = 4 if blocks else 16
+    g = op("divui", lane, c(lanes_n)); cc = op("remui", lane, c(lanes_n))
+    ncol = op("addi", op("addi", op("muli", "%wx", c(width)), op("muli", w, c(width // 2))), op("muli", cc, c(8)))
+    # Runs past N read B's last run: no mask in the loop.
+    bcol = op("minui", ncol, c(n - 8)) if n % width else ncol
     kbeg = op("muli", "%wz", c(per)); kend = op("minui", op("addi", kbeg, c(per)), c(kw))
     e(f"%lds = memref.alloc() : {LDS}")
     ar = op("divui", "%tid", c(8)); acol = op("muli", op("remui", "%tid", c(8)), c(8))
@@ -82,17 +90,37 @@ def kernel(m: int, n: int, k: int, form: str, chunks: int = 2, kt: int = 64) -> 
     e(f"scf.if {more} {{")
     copy_a(nxt, op("subi", c(1), buf))
     e("}")
-    g16 = op("muli", g, c(16))
-    alo = v(); e(f"{alo} = vector.load %lds[{buf}, {cc}, {g16}] : {LDS}, vector<8xf16>")
-    ahi = v(); e(f"{ahi} = vector.load %lds[{buf}, {cc}, {op('addi', g16, c(8))}] : {LDS}, vector<8xf16>")
-    a16 = v(); e(f"{a16} = vector.shuffle {alo}, {ahi} [" + ", ".join(map(str, range(16))) + "] : vector<8xf16>, vector<8xf16>")
-    kg = op("addi", "%k0", g16)
-    cur = list(accs)
-    if form.startswith("f32"):
+    if blocks:
+        # Block g takes K 4g + s of the tile at step s; lane cc is A's row cc.
+        g4 = op("muli", g, c(4))
+        a4 = v(); e(f"{a4} = vector.load %lds[{buf}, {cc}, {g4}] : {LDS}, vector<4xf16>")
+        a32 = v(); e(f"{a32} = arith.extf {a4} : vector<4xf16> to vector<4xf32>")
+        kg = op("addi", "%k0", g4)
+        cur = list(accs)
+        for s_ in range(4):
+            row = op("addi", kg, c(s_))
+            bv = v(); e(f"{bv} = vector.load %b[{row}, {bcol}] : {B}, vector<8xf16>")
+            bf = v(); e(f"{bf} = arith.extf {bv} : vector<8xf16> to vector<8xf32>")
+            af = v(); e(f"{af} = vector.extract {a32}[{s_}] : f32 from vector<4xf32>")
+            e("amdgpu.sched_barrier allow = none")
+            for j in range(8):
+                bj = v(); e(f"{bj} = vector.extract {bf}[{j}] : f32 from vector<8xf32>")
+                r = v(); e(f"{r} = amdgpu.mfma blocks(16) 4x4x1 {af} * {bj} + {cur[j]} : f32, f32, vector<4xf32>")
+                cur[j] = r
+    else:
+        g16 = op("muli", g, c(16))
+        alo = v(); e(f"{alo} = vector.load %lds[{buf}, {cc}, {g16}] : {LDS}, vector<8xf16>")
+        ahi = v(); e(f"{ahi} = vector.load %lds[{buf}, {cc}, {op('addi', g16, c(8))}] : {LDS}, vector<8xf16>")
+        a16 = v(); e(f"{a16} = vector.shuffle {alo}, {ahi} [" + ", ".join(map(str, range(16))) + "] : vector<8xf16>, vector<8xf16>")
+        kg = op("addi", "%k0", g16)
+        cur = list(accs)
+    if blocks:
+        pass
+    elif form.startswith("f32"):
         a32 = v(); e(f"{a32} = arith.extf {a16} : vector<16xf16> to vector<16xf32>")
         for s in range(16):
             row = op("addi", kg, c(s))
-            bv = v(); e(f"{bv} = vector.load %b[{row}, {ncol}] : {B}, vector<8xf16>")
+            bv = v(); e(f"{bv} = vector.load %b[{row}, {bcol}] : {B}, vector<8xf16>")
             bf = v(); e(f"{bf} = arith.extf {bv} : vector<8xf16> to vector<8xf32>")
             af = v(); e(f"{af} = vector.extract {a32}[{s}] : f32 from vector<16xf32>")
             if form == "f32-grouped":
@@ -106,7 +134,7 @@ def kernel(m: int, n: int, k: int, form: str, chunks: int = 2, kt: int = 64) -> 
             rows = []
             for i in range(4):
                 row = op("addi", kg, c(4 * s + i))
-                bv = v(); e(f"{bv} = vector.load %b[{row}, {ncol}] : {B}, vector<8xf16>"); rows.append(bv)
+                bv = v(); e(f"{bv} = vector.load %b[{row}, {bcol}] : {B}, vector<8xf16>"); rows.append(bv)
             af = v(); e(f"{af} = vector.shuffle {a16}, {a16} [{4*s}, {4*s+1}, {4*s+2}, {4*s+3}] : vector<16xf16>, vector<16xf16>")
             for j in range(8):
                 els = []
@@ -119,8 +147,13 @@ def kernel(m: int, n: int, k: int, form: str, chunks: int = 2, kt: int = 64) -> 
     ptr = v(); e(f'{ptr} = "memref.extract_aligned_pointer_as_index"(%c) : ({C}) -> index')
     for j in range(8):
         for i in range(4):
-            row = op("addi", op("muli", g, c(4)), c(i))
+            # 4x4x1: every block holds rows 0..3 of its own K; the atomics sum them.
+            row = c(i) if blocks else op("addi", op("muli", g, c(4)), c(i))
             ok = v(); e(f"{ok} = arith.cmpi ult, {row}, {c(m)} : index")
+            col = op("addi", ncol, c(j))
+            inn = v(); e(f"{inn} = arith.cmpi ult, {col}, {c(n)} : index")
+            both = v(); e(f"{both} = arith.andi {ok}, {inn} : i1")
+            ok = both
             e(f"scf.if {ok} {{")
             x = v(); e(f"{x} = vector.extract {res[j]}[{i}] : f32 from vector<4xf32>")
             off = op("addi", op("muli", row, c(n)), op("addi", ncol, c(j)))
@@ -133,7 +166,7 @@ def kernel(m: int, n: int, k: int, form: str, chunks: int = 2, kt: int = 64) -> 
     return f"""builtin.module {{
   hal.executable.source private @mm_dispatch {{
     hal.executable.export public @mm ordinal(0) layout({lay}) count(%0: !hal.device) -> (index, index, index) {{
-      %1 = arith.constant {n // 256} : index
+      %1 = arith.constant {-(-n // (64 if form == "f32-4x4x1" else 256))} : index
       %2 = arith.constant 1 : index
       %3 = arith.constant {chunks} : index
       hal.return %1, %2, %3 : index, index, index
@@ -154,14 +187,16 @@ def kernel(m: int, n: int, k: int, form: str, chunks: int = 2, kt: int = 64) -> 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--matmul", required=True, help="MxNxK, M < 16, N a multiple of 256")
-    p.add_argument("--form", choices=["f16", "f32", "f32-grouped"], default="f32-grouped")
+    p.add_argument("--matmul", required=True, help="MxNxK, M < 16, N a multiple of 8")
+    p.add_argument("--form", choices=["f16", "f32", "f32-grouped", "f32-4x4x1"], default="f32-grouped")
     p.add_argument("--chunks", type=int, default=2)
     p.add_argument("--keep", help="write the kernel's MLIR here")
     args = p.parse_args(argv)
     m, n, k = (int(x) for x in args.matmul.split("x"))
-    if m >= 16 or n % 256:
-        p.error("M must be under 16 and N a multiple of 256")
+    if args.form == "f32-4x4x1" and m > 4:
+        p.error("f32-4x4x1 takes M up to 4")
+    if m >= 16 or n % 8:
+        p.error("M must be under 16 and N a multiple of 8")
     source = kernel(m, n, k, args.form, args.chunks)
     if args.keep:
         Path(args.keep).write_text(source)
