@@ -72,7 +72,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr
 from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.builder import Builder
@@ -97,7 +98,8 @@ from xsplit.dialects.xsplit_gemm import (
     swizzled,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
-from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder
+from xsplit.dialects.nvgpu import DeviceAsyncCopyOp
+from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder, element_bytes
 
 VECTOR_BYTES = 16
 """Bytes per store of a K-packed slice: 128 bits."""
@@ -353,11 +355,60 @@ def lower_gather(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def _row_run_copies(kb: KernelBuilder, op: BlockwiseAsyncCopyOp) -> list[SSAValue]:
+    """`row_threads = s`: thread t copies vectors t % s, t % s + s, ... of
+    rows t / s, t / s + T / s, ... Where no row is masked (the K loop's
+    whole steps) the copies read a view that starts at the thread's first
+    vector, at constant places in it: LLVM folds each into the copy's
+    immediate offset, one address a row (sm_90 SASS on 8x4096x14339 f16:
+    2 address instructions a LDGSTS before, 2 for all 8 of a row after).
+    A column past the source's (the last tile of N) reads nothing
+    (`srcElements` 0) at its place; a masked row clamps as
+    `_copy_items` does."""
+    rows, cols = op.copy_sizes
+    w, threads, share = op.width, op.thread_count, op.row_thread_count
+    assert share is not None
+    src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
+    runs, per_pass = cols // w, threads // share
+    mask_rows = src_rows % rows != 0 and 0 not in op.inside_dims
+    mask_cols = src_cols % cols != 0 and 1 not in op.inside_dims
+    tr, tv = kb.div(op.thread, share), kb.mul(kb.rem(op.thread, share), w)
+    r0, c0 = kb.add(op.row, tr), kb.add(op.col, tv)
+    view = None
+    if not mask_rows:
+        span = [(rows // per_pass - 1) * per_pass + 1, cols - share * w + w]
+        layout = StridedLayoutAttr([src_cols, 1], None)
+        t = MemRefType(op.src.type.element_type, span, layout)  # type: ignore[attr-defined]
+        at = [kb.c(r0), kb.c(c0)]
+        view = kb.insert(memref.SubviewOp.get(op.src, at, span, [1, 1], t)).results[0]
+    tokens = []
+    for pass_ in range(rows // per_pass):
+        for run in range(runs // share):
+            di, dj = pass_ * per_pass, run * share * w
+            to = _place(kb, op, [kb.add(tr, di), kb.add(tv, dj)])
+            c = kb.add(c0, dj)
+            c_in = kb.below(c, src_cols) if mask_cols else None
+            if view is not None:
+                count = kb.select(c_in, w, 0) if c_in is not None else None
+                copy = DeviceAsyncCopyOp(
+                    view, [kb.c(di), kb.c(dj)], op.tile, [kb.c(x) for x in to], w,
+                    count and kb.c(count), bypass_l1=w * element_bytes(op.src) == 16,
+                )  # fmt: skip
+                tokens.append(kb.insert(copy).results[0])
+                continue
+            r = kb.add(r0, di)
+            inside = kb.both(kb.below(r, src_rows) if mask_rows else None, c_in)
+            tokens.append(kb.async_copy(op.src, [r, c], op.tile, to, w, inside))
+    return tokens
+
+
 def lower_async_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     op = m.root
     assert isinstance(op, BlockwiseAsyncCopyOp)
     kb = KernelBuilder(ir.b)
     w = op.width
+    if op.row_thread_count is not None:
+        return [kb.async_group(_row_run_copies(kb, op))]
     tokens = []
     for i, j, r, c, inside in _copy_items(kb, op):
         if op.transpose:
