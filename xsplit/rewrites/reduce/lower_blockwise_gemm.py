@@ -381,13 +381,14 @@ def _row_run_copies(kb: KernelBuilder, op: BlockwiseAsyncCopyOp) -> list[SSAValu
         t = MemRefType(op.src.type.element_type, span, layout)  # type: ignore[attr-defined]
         at = [kb.c(r0), kb.c(c0)]
         view = kb.insert(memref.SubviewOp.get(op.src, at, span, [1, 1], t)).results[0]
+    # A run's column and its mask are the same in every pass of rows.
+    places = [kb.add(c0, run * share * w) for run in range(runs // share)]
+    masks = [kb.below(c, src_cols) if mask_cols else None for c in places]
     tokens = []
     for pass_ in range(rows // per_pass):
-        for run in range(runs // share):
+        for run, (c, c_in) in enumerate(zip(places, masks)):
             di, dj = pass_ * per_pass, run * share * w
             to = _place(kb, op, [kb.add(tr, di), kb.add(tv, dj)])
-            c = kb.add(c0, dj)
-            c_in = kb.below(c, src_cols) if mask_cols else None
             if view is not None:
                 count = kb.select(c_in, w, 0) if c_in is not None else None
                 copy = DeviceAsyncCopyOp(
