@@ -201,12 +201,14 @@ _GFX942_MFMA = (
 )
 
 _SKINNY_MMA = (
-    "M under 16 on tensor cores: one 16-row block of warps, both warps along N (16x64 "
-    "each), so that every HMMA has rows of C and K steps of 64 make 32 HMMA per barrier "
-    "(sm_90 SASS on 8x4096x14339: 27% HMMA, 96 registers, no spills; the 64x64x64 tile of "
-    "2x2 warps: 26%, 16 a barrier, its M-warps' HMMAs past M dropped). Short of 35%: B is "
-    "read once per HMMA (0.5 16-byte cp.async and 0.5 ldmatrix.x4.trans a HMMA at best), "
-    "and each cp.async takes its own 2 address instructions"
+    "M under 16 on tensor cores: one warp of 16x128, so that every HMMA has rows of C and "
+    "K steps of 64 make 64 HMMA per barrier; B's cp.async in pairs of threads a row "
+    "(`row_threads`), one address a row (sm_90 SASS on 8x4096x14339: 39% HMMA, 158 "
+    "registers, no spills; 2 warps of 16x64: 35%, 32 a barrier, 27% with an address a "
+    "copy). B is read once per HMMA: 0.5 16-byte cp.async and 0.5 ldmatrix.x4.trans a "
+    "HMMA at best, so the loop's fixed cost (barrier, waits, counters) decides; one warp "
+    "pays it once per 64 HMMA. 36 KiB of tiles a warp: 6 warps and 96 KiB of B in flight "
+    "on an H100's SM"
 )
 _GFX942_SKINNY_MMA = (
     "M under 16 on MFMA: one 16-row block of wavefronts, 2 along N, K steps of 64: 16 MFMA "
@@ -242,10 +244,10 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ("sm_90", "f16", SMALL): GemmTiles((64, 64, 64), (16, 16), 2, NOT_MEASURED, _SMALL_MMA),
     ("sm_90", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _LARGE_MMA),
     ("sm_80", "f16", SKINNY): GemmTiles(
-        (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 2)
+        (16, 128, 64), (1, 32), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 1)
     ),
     ("sm_90", "f16", SKINNY): GemmTiles(
-        (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 2)
+        (16, 128, 64), (1, 32), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 1)
     ),
     ("sm_80", "f32", SKINNY): GemmTiles(
         (8, 256, 32), (1, 32), 2, NOT_MEASURED, _SKINNY_F32, columns=4, stream_b=True
