@@ -210,6 +210,15 @@ _SKINNY_MMA = (
     "pays it once per 64 HMMA. 36 KiB of tiles a warp: 6 warps and 96 KiB of B in flight "
     "on an H100's SM"
 )
+SKINNY_MMA_NARROW_B = GemmTiles(
+    (16, 128, 64), (1, 64), 2, NOT_MEASURED,
+    "M under 16 on tensor cores where B's rows are not whole 16-byte vectors (N not a "
+    "multiple of 8 after padding): B by cp.async of 4 or 8 bytes, 4 or 2 times the copies, "
+    "shared by two warps of 16x64 (sm_90 SASS on 11x302x3001: 17% HMMA, 159 registers; one "
+    "warp of 16x128: 18%, 96 bytes of spills)",
+    warps=(1, 2),
+)  # fmt: skip
+
 _GFX942_SKINNY_MMA = (
     "M under 16 on MFMA: one 16-row block of wavefronts, 2 along N, K steps of 64: 16 MFMA "
     "a barrier, each with rows of C (gfx942 ISA on 8x4096x14339: 12% MFMA, 134 VGPRs, no "
@@ -306,7 +315,9 @@ def gemm_tiles(
     bytes a load (RAGGED_F16). Registers staging the
     next tile leave less room for the accumulators: on sm_90 128x128x32
     spills 1.4 KB either way. A skinny f32 M takes the entry that streams B
-    into registers unless `stream_b` is False."""
+    into registers unless `stream_b` is False; a skinny f16 M on CUDA whose
+    B rows are not whole 16-byte vectors shares B's narrower copies between
+    two warps (SKINNY_MMA_NARROW_B)."""
     cls = shape_class(m, n)
     # bf16 is f16's size and takes the same intrinsics' shapes: f32's
     # K steps of 8 are no whole MMA block, and its stages=2 no cp.async of 8.
@@ -336,6 +347,8 @@ def gemm_tiles(
     cuda = target.backend == "cuda"
     if cuda and sixteen and (k % 2 or n % 2) and entry.stages == 2:
         return RAGGED_F16 if n % 2 else RAGGED_K_F16
+    if cuda and sixteen and skinny and n % 8 and entry.warps == (1, 1):
+        return SKINNY_MMA_NARROW_B
     return entry
 
 
