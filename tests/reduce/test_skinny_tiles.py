@@ -81,3 +81,23 @@ def test_copies_of_rows_wider_than_the_threads_have_no_div(options: str) -> None
     # One tile of columns, the last 8 masked; a ragged K in two chunks.
     text = check(3, 120, 70, options, seed=7)
     assert text.count("arith.divui") <= 10 and text.count("arith.remui") <= 10
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "k", "element"),
+    [(5, 256, 640, "f16"), (15, 384, 448, "bf16"), (2, 136, 320, "f16")],
+)
+def test_skinny_one_warp_rows_of_b_in_pairs(m: int, n: int, k: int, element: str) -> None:
+    """sm_80/sm_90's skinny entry: one warp of 16x128, B's cp.async in pairs
+    of threads a row (`row_threads = 2`), the K loop's whole steps read
+    through a view at the thread's first vector; right against numpy,
+    race-free, in two chunks: whole tiles of N, A's rows past M masked
+    (5x256x640); bf16 (15x384x448); N past one tile by one vector, the second
+    tile's other 15 vectors masked in every copy (2x136x320)."""
+    text = check(m, n, k, "target=sm_90 chunks=2", seed=m + n, element=element)
+    assert "memref.subview %b" in text, "the K loop's copies of B read no view"
+    pipeline = "gemm-kernel{target=sm_90 chunks=2},lower-gridwise-gemm"
+    with collect_remarks():
+        lowered = rewrite(matmul(m, n, k, element), pipeline)
+    assert lowered.count("row_threads = 2") >= 2  # the first step's copy and the loop's
+    assert "known_block_size = array<i32: 32, 1, 1>" in lowered  # one warp

@@ -25,7 +25,10 @@ per element of A, whose runs land in separate rows), a masked one reading
 nothing (`srcElements` 0, its index clamped to 0) and writing zeros; one
 `nvgpu.device_async_create_group` of them all, whose token replaces the op.
 Along a dimension in `inside` nothing is masked (the K loop's whole steps:
-each mask is a compare and selects a copy in the hot loop).
+each mask is a compare and selects a copy in the hot loop). With
+`row_threads = s` thread t copies every s-th vector of rows t / s,
+t / s + T / s, ...; with its rows inside, from a `memref.subview` at its
+first vector, at constant places (`_row_run_copies`).
 
 `xsplit_gemm.blockwise_reduce` (the fused reduction's epilogue): each
 thread's partial per kept row or column (`threadwise_reduce`), then the
