@@ -178,8 +178,9 @@ def row_threads(rows: int, cols: int, width: int, threads: int) -> int | None:
     two threads' 16-byte copies make one whole 32-byte sector of a row, and
     each thread's copies of a row lie 32 bytes apart, inside sm_90's +-2 KiB
     immediate offset, so that a row costs one address, not one a copy
-    (sm_90 SASS on 8x4096x14339 f16: 27% HMMA to 35%; pairs of threads
-    read better than 1, 4 or 8 a row: 34%, 33%, 31%)."""
+    (sm_90 SASS on 8x4096x14339 f16, two warps of 16x64: 27% HMMA to 35%,
+    pairs of threads reading better than 1, 4 or 8 a row: 34%, 33%, 31%;
+    the SKINNY entry's one warp of 16x128: 29% to 39%)."""
     runs = cols // width
     if rows * runs // threads < ROW_RUN_COPIES or runs % 2 or threads % 2:
         return None
