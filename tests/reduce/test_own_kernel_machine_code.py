@@ -95,12 +95,21 @@ def _held_out_shapes(seed: int = 37) -> list[tuple[int, int, int, str]]:
 
 def _short_of_goal(m: int, n: int, k: int, element: str) -> str | None:
     """Why a shape's loop is known to miss the done-when (issue 37), or None."""
-    # An odd N is padded to whole vectors first (pad_rows); an even one is not.
-    if element == "f16" and m < 16 and n % 8 and n % 2 == 0:
+    # An odd N is padded to whole 16-byte vectors first (pad_rows); an even one is not.
+    padded_n = -(-n // 8) * 8 if n % 2 else n
+    if element == "f16" and m < 16 and (n % 8 and n % 2 == 0 or n < 128):
         return (
-            "the skinny tile where B's rows are not whole 16-byte vectors (SKINNY_MMA_NARROW_B: "
-            "16x128x64, warps 1x2): B by cp.async of 4 or 8 bytes, 2 or 4 a HMMA: 17% HMMA on "
-            "11x302x3001, 29% on 3x100x2048"
+            "the skinny tile where B's rows are not whole 16-byte vectors or N is under one "
+            "tile (SKINNY_MMA_NARROW_B: 16x128x64, warps 1x2): B by cp.async of 4 or 8 bytes, "
+            "or half the HMMAs dropped: 17% HMMA on 11x302x3001, 29% on 3x100x2048, 23% on "
+            "2x64x999"
+        )
+    if element == "f16" and m < 16 and padded_n % 128:
+        return (
+            "the skinny tile (one warp of 16x128x64) where B's last tile of columns is "
+            "partial: B's copies masked per column, each with its own address (a view of the "
+            "thread's row run would reach past B's columns): 25-26% HMMA on 4x1000x2039, "
+            "15x1000x3001, 9x136x4096"
         )
     return None
 

@@ -213,9 +213,10 @@ _SKINNY_MMA = (
 SKINNY_MMA_NARROW_B = GemmTiles(
     (16, 128, 64), (1, 64), 2, NOT_MEASURED,
     "M under 16 on tensor cores where B's rows are not whole 16-byte vectors (N not a "
-    "multiple of 8 after padding): B by cp.async of 4 or 8 bytes, 4 or 2 times the copies, "
-    "shared by two warps of 16x64 (sm_90 SASS on 11x302x3001: 17% HMMA, 159 registers; one "
-    "warp of 16x128: 18%, 96 bytes of spills)",
+    "multiple of 8 after padding) or N is under one tile: B by cp.async of 4 or 8 bytes, 4 "
+    "or 2 times the copies, or half the tile's columns, shared by two warps of 16x64 (sm_90 "
+    "SASS on 11x302x3001: 17% HMMA, 159 registers; one warp of 16x128: 18%, 96 bytes of "
+    "spills; 2x64x999: 23%, one warp 16%)",
     warps=(1, 2),
 )  # fmt: skip
 
@@ -316,8 +317,8 @@ def gemm_tiles(
     next tile leave less room for the accumulators: on sm_90 128x128x32
     spills 1.4 KB either way. A skinny f32 M takes the entry that streams B
     into registers unless `stream_b` is False; a skinny f16 M on CUDA whose
-    B rows are not whole 16-byte vectors shares B's narrower copies between
-    two warps (SKINNY_MMA_NARROW_B)."""
+    B rows are not whole 16-byte vectors, or whose N is under one tile,
+    keeps two warps (SKINNY_MMA_NARROW_B)."""
     cls = shape_class(m, n)
     # bf16 is f16's size and takes the same intrinsics' shapes: f32's
     # K steps of 8 are no whole MMA block, and its stages=2 no cp.async of 8.
@@ -347,7 +348,7 @@ def gemm_tiles(
     cuda = target.backend == "cuda"
     if cuda and sixteen and (k % 2 or n % 2) and entry.stages == 2:
         return RAGGED_F16 if n % 2 else RAGGED_K_F16
-    if cuda and sixteen and skinny and n % 8 and entry.warps == (1, 1):
+    if cuda and sixteen and skinny and (n % 8 or n < entry.tile_n) and entry.warps == (1, 1):
         return SKINNY_MMA_NARROW_B
     return entry
 

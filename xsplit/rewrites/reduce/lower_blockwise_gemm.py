@@ -365,9 +365,9 @@ def _row_run_copies(kb: KernelBuilder, op: BlockwiseAsyncCopyOp) -> list[SSAValu
     vector, at constant places in it: LLVM folds each into the copy's
     immediate offset, one address a row (sm_90 SASS on 8x4096x14339 f16:
     2 address instructions a LDGSTS before, 2 for all 8 of a row after).
-    A column past the source's (the last tile of N) reads nothing
-    (`srcElements` 0) at its place; a masked row clamps as
-    `_copy_items` does."""
+    With rows or columns masked the copies address the source itself,
+    clamped as `_copy_items`'s are: a view reaching past the source's
+    rows or columns would be out of bounds, which MLIR forbids."""
     rows, cols = op.copy_sizes
     w, threads, share = op.width, op.thread_count, op.row_thread_count
     assert share is not None
@@ -378,31 +378,31 @@ def _row_run_copies(kb: KernelBuilder, op: BlockwiseAsyncCopyOp) -> list[SSAValu
     tr, tv = kb.div(op.thread, share), kb.mul(kb.rem(op.thread, share), w)
     r0, c0 = kb.add(op.row, tr), kb.add(op.col, tv)
     view = None
-    if not mask_rows:
+    if not mask_rows and not mask_cols:
         span = [(rows // per_pass - 1) * per_pass + 1, cols - share * w + w]
         layout = StridedLayoutAttr([src_cols, 1], None)
         t = MemRefType(op.src.type.element_type, span, layout)  # type: ignore[attr-defined]
         at = [kb.c(r0), kb.c(c0)]
         view = kb.insert(memref.SubviewOp.get(op.src, at, span, [1, 1], t)).results[0]
-    # A run's column and its mask are the same in every pass of rows.
-    places = [kb.add(c0, run * share * w) for run in range(runs // share)]
-    masks = [kb.below(c, src_cols) if mask_cols else None for c in places]
+    else:
+        # A run's column and its mask are the same in every pass of rows.
+        places = [kb.add(c0, run * share * w) for run in range(runs // share)]
+        masks = [kb.below(c, src_cols) if mask_cols else None for c in places]
     tokens = []
     for pass_ in range(rows // per_pass):
-        for run, (c, c_in) in enumerate(zip(places, masks)):
+        for run in range(runs // share):
             di, dj = pass_ * per_pass, run * share * w
             to = _place(kb, op, [kb.add(tr, di), kb.add(tv, dj)])
             if view is not None:
-                count = kb.select(c_in, w, 0) if c_in is not None else None
                 copy = DeviceAsyncCopyOp(
                     view, [kb.c(di), kb.c(dj)], op.tile, [kb.c(x) for x in to], w,
-                    count and kb.c(count), bypass_l1=w * element_bytes(op.src) == 16,
+                    bypass_l1=w * element_bytes(op.src) == 16,
                 )  # fmt: skip
                 tokens.append(kb.insert(copy).results[0])
                 continue
             r = kb.add(r0, di)
-            inside = kb.both(kb.below(r, src_rows) if mask_rows else None, c_in)
-            tokens.append(kb.async_copy(op.src, [r, c], op.tile, to, w, inside))
+            inside = kb.both(kb.below(r, src_rows) if mask_rows else None, masks[run])
+            tokens.append(kb.async_copy(op.src, [r, places[run]], op.tile, to, w, inside))
     return tokens
 
 

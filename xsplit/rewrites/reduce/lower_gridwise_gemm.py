@@ -174,7 +174,10 @@ anyway."""
 
 def row_threads(rows: int, cols: int, width: int, threads: int) -> int | None:
     """2 where each thread has ROW_RUN_COPIES or more copies of a row-major
-    tile (else None: the default, a thread's copies a pass of rows apart):
+    tile (else None: the default, a thread's copies a pass of rows apart;
+    also where B's last tile of columns is partial: a thread then copies
+    one column, one mask, 25-26% HMMA on 4x1000x2039, 7x1000x4096,
+    9x136x4096, 12x1032x2048, where pairs a row read 20-30%):
     two threads' 16-byte copies make one whole 32-byte sector of a row, and
     each thread's copies of a row lie 32 bytes apart, inside sm_90's +-2 KiB
     immediate offset, so that a row costs one address, not one a copy
@@ -567,7 +570,10 @@ def _double_buffered(
         repeat_whole = last is not None
         last = k_begin if last is None else last
     sa, sb = swizzles(op, "a"), swizzles(op, "b")
-    b_share = row_threads(tk, tn, wb, threads)
+    # Only where B's columns are whole tiles: a masked column needs its own
+    # address (its view would reach past B's rows, which MLIR forbids).
+    whole_n = op.b.type.get_shape()[1] % tn == 0  # type: ignore[attr-defined]
+    b_share = row_threads(tk, tn, wb, threads) if whole_n else None
 
     def copy(body: KernelBuilder, k0, buf: int, whole: bool = True) -> SSAValue:
         # A step after the first is inside K: A's columns, B's rows unmasked.
