@@ -95,11 +95,21 @@ def _held_out_shapes(seed: int = 37) -> list[tuple[int, int, int, str]]:
 
 def _short_of_goal(m: int, n: int, k: int, element: str) -> str | None:
     """Why a shape's loop is known to miss the done-when (issue 37), or None."""
-    if element == "f16" and m < 16:
+    # An odd N is padded to whole 16-byte vectors first (pad_rows); an even one is not.
+    padded_n = -(-n // 8) * 8 if n % 2 else n
+    if element == "f16" and m < 16 and (n % 8 and n % 2 == 0 or n < 128):
         return (
-            "the skinny tile (16x128x64, warps 1x2): 32 HMMA a barrier, each on rows of C, "
-            "but 27% HMMA: B is read once per HMMA (at best 0.5 cp.async and 0.5 "
-            "ldmatrix.x4.trans a HMMA) and each cp.async takes 2 address instructions"
+            "the skinny tile where B's rows are not whole 16-byte vectors or N is under one "
+            "tile (SKINNY_MMA_NARROW_B: 16x128x64, warps 1x2): B by cp.async of 4 or 8 bytes, "
+            "or half the HMMAs dropped: 17% HMMA on 11x302x3001, 29% on 3x100x2048, 23% on "
+            "2x64x999"
+        )
+    if element == "f16" and m < 16 and padded_n % 128:
+        return (
+            "the skinny tile (one warp of 16x128x64) where B's last tile of columns is "
+            "partial: B's copies masked per column, each with its own address (a view of the "
+            "thread's row run would reach past B's columns): 25-26% HMMA on 4x1000x2039, "
+            "15x1000x3001, 9x136x4096"
         )
     return None
 
@@ -115,6 +125,12 @@ MACHINE_CODE_SHAPES = [_case(*s) for s in _held_out_shapes()] + [
     _case(64, 96, 4096, "f16"),  # small, aligned
     _case(8, 4096, 14339, "f16"),  # skinny, odd K
     _case(1, 2048, 4097, "f32"),  # one row, odd K
+    # Skinny f16 (one warp of 16x128, B's copies in pairs of threads a row):
+    _case(1, 2048, 4097, "f16"),  # one row, odd K
+    _case(4, 1000, 2039, "f16"),  # prime K, N not whole tiles
+    _case(15, 512, 4096, "f16"),  # aligned K, A's last row masked
+    _case(13, 2047, 2053, "f16"),  # K and N odd: both padded
+    _case(11, 302, 3001, "f16"),  # B's rows not 16-byte vectors
 ]
 
 

@@ -13,7 +13,14 @@ from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.dialects.xsplit_gemm import GridwiseGemmOp
-from xsplit.targets.gemm_tiles import GEMM_TILES, SKINNY, SKINNY_M_MMA, SMALL, gemm_tiles
+from xsplit.targets.gemm_tiles import (
+    GEMM_TILES,
+    SKINNY,
+    SKINNY_M_MMA,
+    SKINNY_MMA_NARROW_B,
+    SMALL,
+    gemm_tiles,
+)
 from xsplit.targets.table import target
 
 
@@ -30,7 +37,15 @@ def test_skinny_m_takes_the_skinny_entry(name: str, element: str) -> None:
     tgt = target(name)
     skinny = GEMM_TILES[(name, "f16", SKINNY)]
     assert gemm_tiles(tgt, element, SKINNY_M_MMA - 1, 4096, 4096) == skinny
-    assert gemm_tiles(tgt, element, 1, 96, 1024) == skinny
+    # On CUDA an N under one tile, or B's rows not whole 16-byte vectors,
+    # keep two warps on the same tile (one warp: half its HMMAs dropped,
+    # or spills); gfx942's entry is two wavefronts anyway.
+    for n in (96, 300):
+        narrow = gemm_tiles(tgt, element, 1, n, 1024)
+        want = skinny if name == "gfx942" else SKINNY_MMA_NARROW_B
+        assert narrow == want and narrow.tile == skinny.tile
+    if name != "gfx942":
+        assert skinny.warps == (1, 1) and SKINNY_MMA_NARROW_B.warps == (1, 2)
     # From one whole block of rows on, the output's own class.
     assert gemm_tiles(tgt, element, SKINNY_M_MMA, 96, 1024) == GEMM_TILES[(name, "f16", SMALL)]
     # f32 (FMAs) has its own skinny entry on CUDA, which streams B into
@@ -81,3 +96,28 @@ def test_copies_of_rows_wider_than_the_threads_have_no_div(options: str) -> None
     # One tile of columns, the last 8 masked; a ragged K in two chunks.
     text = check(3, 120, 70, options, seed=7)
     assert text.count("arith.divui") <= 10 and text.count("arith.remui") <= 10
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "k", "element", "pairs"),
+    [(5, 256, 640, "f16", True), (15, 384, 448, "bf16", True), (2, 136, 320, "f16", False)],
+)
+def test_skinny_one_warp_rows_of_b_in_pairs(
+    m: int, n: int, k: int, element: str, pairs: bool
+) -> None:
+    """sm_80/sm_90's skinny entry: one warp of 16x128. Where B's columns are
+    whole tiles, B's cp.async in pairs of threads a row (`row_threads = 2`),
+    the K loop's whole steps read through a view at the thread's first
+    vector; where its last tile is partial, the default copies (one column
+    a thread, one mask). Right against numpy, race-free, in two chunks:
+    A's rows past M masked (5x256x640); bf16 (15x384x448); N past one tile
+    by one vector (2x136x320)."""
+    text = check(m, n, k, "target=sm_90 chunks=2", seed=m + n, element=element)
+    assert ("memref.subview %b" in text) == pairs
+    pipeline = "gemm-kernel{target=sm_90 chunks=2},lower-gridwise-gemm"
+    with collect_remarks():
+        lowered = rewrite(matmul(m, n, k, element), pipeline)
+    # The first step's copy and the loop's (unrolled by the stages).
+    copies = lowered.count("row_threads = 2")
+    assert copies >= 2 if pairs else copies == 0
+    assert "known_block_size = array<i32: 32, 1, 1>" in lowered  # one warp

@@ -203,13 +203,25 @@ _GFX942_MFMA = (
 )
 
 _SKINNY_MMA = (
-    "M under 16 on tensor cores: one 16-row block of warps, both warps along N (16x64 "
-    "each), so that every HMMA has rows of C and K steps of 64 make 32 HMMA per barrier "
-    "(sm_90 SASS on 8x4096x14339: 27% HMMA, 96 registers, no spills; the 64x64x64 tile of "
-    "2x2 warps: 26%, 16 a barrier, its M-warps' HMMAs past M dropped). Short of 35%: B is "
-    "read once per HMMA (0.5 16-byte cp.async and 0.5 ldmatrix.x4.trans a HMMA at best), "
-    "and each cp.async takes its own 2 address instructions"
+    "M under 16 on tensor cores: one warp of 16x128, so that every HMMA has rows of C and "
+    "K steps of 64 make 64 HMMA per barrier; B's cp.async in pairs of threads a row "
+    "(`row_threads`), one address a row (sm_90 SASS on 8x4096x14339: 39% HMMA, 158 "
+    "registers, no spills; 2 warps of 16x64: 35%, 32 a barrier, 27% with an address a "
+    "copy). B is read once per HMMA: 0.5 16-byte cp.async and 0.5 ldmatrix.x4.trans a "
+    "HMMA at best, so the loop's fixed cost (barrier, waits, counters) decides; one warp "
+    "pays it once per 64 HMMA. 36 KiB of tiles a warp: 6 warps and 96 KiB of B in flight "
+    "on an H100's SM"
 )
+SKINNY_MMA_NARROW_B = GemmTiles(
+    (16, 128, 64), (1, 64), 2, NOT_MEASURED,
+    "M under 16 on tensor cores where B's rows are not whole 16-byte vectors (N not a "
+    "multiple of 8 after padding) or N is under one tile: B by cp.async of 4 or 8 bytes, 4 "
+    "or 2 times the copies, or half the tile's columns, shared by two warps of 16x64 (sm_90 "
+    "SASS on 11x302x3001: 17% HMMA, 159 registers; one warp of 16x128: 18%, 96 bytes of "
+    "spills; 2x64x999: 23%, one warp 16%)",
+    warps=(1, 2),
+)  # fmt: skip
+
 _GFX942_SKINNY_MMA = (
     "M under 16 on MFMA: one 16-row block of wavefronts, 2 along N, K steps of 64: 16 MFMA "
     "a barrier, each with rows of C (gfx942 ISA on 8x4096x14339: 12% MFMA, 134 VGPRs, no "
@@ -244,10 +256,10 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ("sm_90", "f16", SMALL): GemmTiles((64, 64, 64), (16, 16), 2, NOT_MEASURED, _SMALL_MMA),
     ("sm_90", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _LARGE_MMA),
     ("sm_80", "f16", SKINNY): GemmTiles(
-        (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 2)
+        (16, 128, 64), (1, 32), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 1)
     ),
     ("sm_90", "f16", SKINNY): GemmTiles(
-        (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 2)
+        (16, 128, 64), (1, 32), 2, NOT_MEASURED, _SKINNY_MMA, warps=(1, 1)
     ),
     ("sm_80", "f32", SKINNY): GemmTiles(
         (8, 256, 32), (1, 32), 2, NOT_MEASURED, _SKINNY_F32, columns=4, stream_b=True
@@ -306,7 +318,9 @@ def gemm_tiles(
     bytes a load (RAGGED_F16). Registers staging the
     next tile leave less room for the accumulators: on sm_90 128x128x32
     spills 1.4 KB either way. A skinny f32 M takes the entry that streams B
-    into registers unless `stream_b` is False."""
+    into registers unless `stream_b` is False; a skinny f16 M on CUDA whose
+    B rows are not whole 16-byte vectors, or whose N is under one tile,
+    keeps two warps (SKINNY_MMA_NARROW_B)."""
     cls = shape_class(m, n)
     # bf16 is f16's size and takes the same intrinsics' shapes: f32's
     # K steps of 8 are no whole MMA block, and its stages=2 no cp.async of 8.
@@ -336,6 +350,8 @@ def gemm_tiles(
     cuda = target.backend == "cuda"
     if cuda and sixteen and (k % 2 or n % 2) and entry.stages == 2:
         return RAGGED_F16 if n % 2 else RAGGED_K_F16
+    if cuda and sixteen and skinny and (n % 8 or n < entry.tile_n) and entry.warps == (1, 1):
+        return SKINNY_MMA_NARROW_B
     return entry
 
 

@@ -217,6 +217,12 @@ class BlockwiseAsyncCopyOp(IRDLOperation):
     """The dimensions (0: rows, 1: columns) along which the copy is known
     to lie inside the source: no mask along them (a K loop whose steps
     are all whole, `lower-gridwise-gemm`'s residue first)."""
+    row_threads = opt_prop_def(IntegerAttr)
+    """Threads that share a row of the copy (default: as many as its
+    vectors, or all): each copies every `row_threads`-th vector of its
+    rows, so that its vectors of a row are constant offsets from one
+    address (sm_90's LDGSTS takes an immediate offset of +-2 KiB, less
+    than a row of B)."""
     token = result_def(DeviceAsyncTokenType)
 
     irdl_options = (ParsePropInAttrDict(),)
@@ -229,7 +235,7 @@ class BlockwiseAsyncCopyOp(IRDLOperation):
 
     def __init__(
         self, src, row, col, tile, thread, sizes, threads, transpose=False, vector=1, swizzle=False,
-        inside=(),
+        inside=(), row_threads=None,
     ):  # fmt: skip
         props: dict = {"sizes": i64_array(sizes), "threads": IntegerAttr(threads, i64)}
         if transpose:
@@ -239,6 +245,8 @@ class BlockwiseAsyncCopyOp(IRDLOperation):
         layout_props(props, swizzle, 1)
         if inside:
             props["inside"] = i64_array(sorted(inside))
+        if row_threads is not None:
+            props["row_threads"] = IntegerAttr(row_threads, i64)
         super().__init__(
             operands=[src, row, col, tile, thread],
             properties=props,
@@ -253,6 +261,10 @@ class BlockwiseAsyncCopyOp(IRDLOperation):
     def inside_dims(self) -> tuple[int, ...]:
         return () if self.inside is None else tuple(int(d) for d in self.inside.get_values())
 
+    @property
+    def row_thread_count(self) -> int | None:
+        return None if self.row_threads is None else self.row_threads.value.data
+
     def verify_(self) -> None:
         _verify_copy(self)
         dims = self.inside_dims
@@ -261,6 +273,18 @@ class BlockwiseAsyncCopyOp(IRDLOperation):
             self,
             "inside names dimensions 0 (rows) and 1 (columns), once each",
         )
+        share = self.row_thread_count
+        if share is not None:
+            rows, cols = self.copy_sizes
+            runs, threads = cols // self.width, self.thread_count
+            need(not self.transpose, self, "row_threads copies rows, not transposed runs")
+            need(
+                share > 0 and runs % share == 0 and threads % share == 0
+                and rows % (threads // share) == 0,
+                self,
+                "row_threads must divide the vectors of a row and the threads, and the "
+                "rows they cover at once the copy's rows",
+            )  # fmt: skip
 
 
 @irdl_op_definition

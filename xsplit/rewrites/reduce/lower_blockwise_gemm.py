@@ -25,7 +25,10 @@ per element of A, whose runs land in separate rows), a masked one reading
 nothing (`srcElements` 0, its index clamped to 0) and writing zeros; one
 `nvgpu.device_async_create_group` of them all, whose token replaces the op.
 Along a dimension in `inside` nothing is masked (the K loop's whole steps:
-each mask is a compare and selects a copy in the hot loop).
+each mask is a compare and selects a copy in the hot loop). With
+`row_threads = s` thread t copies every s-th vector of rows t / s,
+t / s + T / s, ...; with its rows inside, from a `memref.subview` at its
+first vector, at constant places (`_row_run_copies`).
 
 `xsplit_gemm.blockwise_reduce` (the fused reduction's epilogue): each
 thread's partial per kept row or column (`threadwise_reduce`), then the
@@ -72,7 +75,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr
 from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.builder import Builder
@@ -97,7 +101,8 @@ from xsplit.dialects.xsplit_gemm import (
     swizzled,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
-from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder
+from xsplit.dialects.nvgpu import DeviceAsyncCopyOp
+from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder, element_bytes
 
 VECTOR_BYTES = 16
 """Bytes per store of a K-packed slice: 128 bits."""
@@ -353,11 +358,61 @@ def lower_gather(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
+def _row_run_copies(kb: KernelBuilder, op: BlockwiseAsyncCopyOp) -> list[SSAValue]:
+    """`row_threads = s`: thread t copies vectors t % s, t % s + s, ... of
+    rows t / s, t / s + T / s, ... Where no row is masked (the K loop's
+    whole steps) the copies read a view that starts at the thread's first
+    vector, at constant places in it: LLVM folds each into the copy's
+    immediate offset, one address a row (sm_90 SASS on 8x4096x14339 f16:
+    2 address instructions a LDGSTS before, 2 for all 8 of a row after).
+    With rows or columns masked the copies address the source itself,
+    clamped as `_copy_items`'s are: a view reaching past the source's
+    rows or columns would be out of bounds, which MLIR forbids."""
+    rows, cols = op.copy_sizes
+    w, threads, share = op.width, op.thread_count, op.row_thread_count
+    assert share is not None
+    src_rows, src_cols = op.src.type.get_shape()  # type: ignore[attr-defined]
+    runs, per_pass = cols // w, threads // share
+    mask_rows = src_rows % rows != 0 and 0 not in op.inside_dims
+    mask_cols = src_cols % cols != 0 and 1 not in op.inside_dims
+    tr, tv = kb.div(op.thread, share), kb.mul(kb.rem(op.thread, share), w)
+    r0, c0 = kb.add(op.row, tr), kb.add(op.col, tv)
+    view = None
+    if not mask_rows and not mask_cols:
+        span = [(rows // per_pass - 1) * per_pass + 1, cols - share * w + w]
+        layout = StridedLayoutAttr([src_cols, 1], None)
+        t = MemRefType(op.src.type.element_type, span, layout)  # type: ignore[attr-defined]
+        at = [kb.c(r0), kb.c(c0)]
+        view = kb.insert(memref.SubviewOp.get(op.src, at, span, [1, 1], t)).results[0]
+    else:
+        # A run's column and its mask are the same in every pass of rows.
+        places = [kb.add(c0, run * share * w) for run in range(runs // share)]
+        masks = [kb.below(c, src_cols) if mask_cols else None for c in places]
+    tokens = []
+    for pass_ in range(rows // per_pass):
+        for run in range(runs // share):
+            di, dj = pass_ * per_pass, run * share * w
+            to = _place(kb, op, [kb.add(tr, di), kb.add(tv, dj)])
+            if view is not None:
+                copy = DeviceAsyncCopyOp(
+                    view, [kb.c(di), kb.c(dj)], op.tile, [kb.c(x) for x in to], w,
+                    bypass_l1=w * element_bytes(op.src) == 16,
+                )  # fmt: skip
+                tokens.append(kb.insert(copy).results[0])
+                continue
+            r = kb.add(r0, di)
+            inside = kb.both(kb.below(r, src_rows) if mask_rows else None, masks[run])
+            tokens.append(kb.async_copy(op.src, [r, places[run]], op.tile, to, w, inside))
+    return tokens
+
+
 def lower_async_copy(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     op = m.root
     assert isinstance(op, BlockwiseAsyncCopyOp)
     kb = KernelBuilder(ir.b)
     w = op.width
+    if op.row_thread_count is not None:
+        return [kb.async_group(_row_run_copies(kb, op))]
     tokens = []
     for i, j, r, c, inside in _copy_items(kb, op):
         if op.transpose:

@@ -169,6 +169,31 @@ def async_copy_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
     return async_width(bits, src.type.get_shape()[1], (rows, cols), threads) or 1  # type: ignore[attr-defined]
 
 
+ROW_RUN_COPIES = 8
+"""Copies per thread from which a copy's threads share rows in pairs
+(`row_threads`): the skinny tensor-core tile's B (64 threads, 1024 16-byte
+vectors a K step: 16 each). With fewer, each copy's address is paid once
+anyway."""
+
+
+def row_threads(rows: int, cols: int, width: int, threads: int) -> int | None:
+    """2 where each thread has ROW_RUN_COPIES or more copies of a row-major
+    tile (else None: the default, a thread's copies a pass of rows apart;
+    also where B's last tile of columns is partial: a thread then copies
+    one column, one mask, 25-26% HMMA on 4x1000x2039, 7x1000x4096,
+    9x136x4096, 12x1032x2048, where pairs a row read 20-30%):
+    two threads' 16-byte copies make one whole 32-byte sector of a row, and
+    each thread's copies of a row lie 32 bytes apart, inside sm_90's +-2 KiB
+    immediate offset, so that a row costs one address, not one a copy
+    (sm_90 SASS on 8x4096x14339 f16, two warps of 16x64: 27% HMMA to 35%,
+    pairs of threads reading better than 1, 4 or 8 a row: 34%, 33%, 31%;
+    the SKINNY entry's one warp of 16x128: 29% to 39%)."""
+    runs = cols // width
+    if rows * runs // threads < ROW_RUN_COPIES or runs % 2 or threads % 2:
+        return None
+    return 2 if rows % (threads // 2) == 0 else None
+
+
 def fragment_conflict(frag: Fragment, lanes: int, row_length: int, element_size: int) -> int:
     """The worst bank conflict of a warp reading `frag` from a tile whose
     rows are `row_length` elements: the most distinct 4-byte words one bank
@@ -549,6 +574,10 @@ def _double_buffered(
         repeat_whole = last is not None
         last = k_begin if last is None else last
     sa, sb = swizzles(op, "a"), swizzles(op, "b")
+    # Only where B's columns are whole tiles: a masked column needs its own
+    # address (its view would reach past B's rows, which MLIR forbids).
+    whole_n = op.b.type.get_shape()[1] % tn == 0  # type: ignore[attr-defined]
+    b_share = row_threads(tk, tn, wb, threads) if whole_n else None
 
     def copy(body: KernelBuilder, k0, buf: int, whole: bool = True) -> SSAValue:
         # A step after the first is inside K: A's columns, B's rows unmasked.
@@ -559,7 +588,9 @@ def _double_buffered(
         )  # fmt: skip
         k0 = body.c(k0)
         body.insert(a_copy)
-        b_copy = BlockwiseAsyncCopyOp(op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb, sb, ib)
+        b_copy = BlockwiseAsyncCopyOp(
+            op.b, k0, n0, b[buf], tid, (tk, tn), threads, False, wb, sb, ib, b_share
+        )  # fmt: skip
         return body.insert(b_copy).results[0]
 
     first = copy(kb, k_begin, 0, whole=False)

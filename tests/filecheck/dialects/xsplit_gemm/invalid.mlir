@@ -135,3 +135,11 @@ func.func @gather_k_major(%a: memref<64x128xf32>, %b: memref<128x64xf32>, %c: me
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.gridwise_gemm' op direct_to_lds stages A as it is (M-major)
+
+// -----
+
+func.func @row_threads_divide(%b: memref<999x72xf32>, %t: memref<16x64xf32, #gpu.address_space<workgroup>>, %i: index) {
+  %g = xsplit_gemm.blockwise_async_copy %b[%i, %i] to %t thread %i {sizes = array<i64: 16, 64>, threads = 32 : i64, vector = 4 : i64, row_threads = 3 : i64} : memref<999x72xf32> to memref<16x64xf32, #gpu.address_space<workgroup>>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.blockwise_async_copy' op row_threads must divide the vectors of a row and the threads, and the rows they cover at once the copy's rows

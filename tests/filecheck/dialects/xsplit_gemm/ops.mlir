@@ -57,6 +57,15 @@ func.func @async_copy(%a: memref<100x999xf32>, %b: memref<999x72xf32>, %c: memre
   func.return
 }
 
+// B's copy in pairs of threads a row (`row_threads`), inside the source along its rows.
+// CHECK-LABEL: func.func @async_copy_row_threads
+// CHECK:         %{{.*}} = xsplit_gemm.blockwise_async_copy %b[%k, %r] to %bt thread %t {sizes = array<i64: 64, 128>, threads = 64 : i64, vector = 8 : i64, swizzle, inside = array<i64: 0>, row_threads = 2 : i64} : memref<999x256xf16> to memref<64x128xf16, #gpu.address_space<workgroup>>
+func.func @async_copy_row_threads(%b: memref<999x256xf16>, %r: index, %k: index, %t: index) {
+  %bt = memref.alloc() : memref<64x128xf16, #gpu.address_space<workgroup>>
+  %g = xsplit_gemm.blockwise_async_copy %b[%k, %r] to %bt thread %t {sizes = array<i64: 64, 128>, threads = 64 : i64, vector = 8 : i64, swizzle, inside = array<i64: 0>, row_threads = 2 : i64} : memref<999x256xf16> to memref<64x128xf16, #gpu.address_space<workgroup>>
+  func.return
+}
+
 // A staged copy split in two through registers (register-prefetch double buffering).
 // CHECK-LABEL: func.func @register_prefetch
 // CHECK:         xsplit_gemm.blockwise_load %b[%k, %r] to %br thread %t {sizes = array<i64: 16, 64>, threads = 256 : i64, vector = 4 : i64} : memref<999x72xf32> to memref<1x4xf32, #gpu.address_space<private>>
