@@ -44,7 +44,7 @@ from xsplit.rewrites.dsl.constraints import (
 )
 from xsplit.rewrites.dsl.pattern import Pattern, Remark
 from xsplit.rewrites.dsl.structure import testing_a_set
-from xsplit.xdsl_compat import copy_op_shell, same_name_hint
+from xsplit.xdsl_compat import append_new_op, copy_block_shell, copy_op_shell
 
 
 class PatternGroup(Protocol):
@@ -572,19 +572,20 @@ def _clone_in_order(op: Operation, mapping: dict[SSAValue, SSAValue]) -> Operati
     before their uses (`_defined_before_use`): each clone gets its operands
     when it is made, where xDSL's clone makes every op without them and walks
     the clone again to set them."""
-    new = copy_op_shell(op, [mapping.get(v, v) for v in op.operands])
+    get = mapping.get
+    new = copy_op_shell(op, [get(v, v) for v in op._operands])  # pyright: ignore[reportPrivateUsage]
     for old, result in zip(op.results, new.results):
         mapping[old] = result
     for region, new_region in zip(op.regions, new.regions):
         for block in region.blocks:
-            new_block = Block()
+            new_block = copy_block_shell(block)
             new_region.add_block(new_block)
-            for index, arg in enumerate(block.args):
-                new_arg = new_block.insert_arg(arg.type, index, arg.location)
+            for arg, new_arg in zip(block.args, new_block.args):
                 mapping[arg] = new_arg
-                new_arg._name = same_name_hint(arg.name_hint)  # pyright: ignore[reportPrivateUsage]
-            for inner in block.ops:
-                new_block.add_op(_clone_in_order(inner, mapping))
+            inner = block.first_op
+            while inner is not None:
+                append_new_op(new_block, _clone_in_order(inner, mapping))
+                inner = inner.next_op
     return new
 
 
