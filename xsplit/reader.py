@@ -766,10 +766,19 @@ class XsplitPrinter(Printer):
     def print_ssa_value(self, value: SSAValue) -> str:
         if self._recording is not None:
             return self._recording.note(value)
-        # xDSL's, with one lookup for a value named before (every use).
+        # xDSL's, with one lookup for a value named before (every use), and
+        # its naming of a new one written out (every definition).
         name = self._ssa_values.get(value)
         if name is None:
-            return super().print_ssa_value(value)
+            hint = value.name_hint
+            if hint:
+                names = self._ssa_names[-1]
+                index = names.get(hint, 0)
+                name = f"{hint}_{index}" if index else hint
+                names[hint] = index + 1
+            else:
+                name = self._get_new_valid_name_id()
+            self._ssa_values[value] = name
         self._current_column += len(name) + 1
         self.stream.write("%" + name)  # pyright: ignore[reportOptionalMemberAccess]
         return name

@@ -131,7 +131,9 @@ class Engine:
             for name in p.root:
                 self.families.setdefault(name, set()).update(owners)
         self._wanted: dict[str, frozenset[str]] = {}
-        self._structural: dict[int, bool] = {}
+        self._shared: dict[int, tuple[Constraint, tuple[str, int] | None]] = {}
+        """Per conjunct tested (by id): the test it is or negates, and its
+        key in an op's analyses where `_check_shared` keeps its outcome."""
         self._early = {id(p): _early_tests(p.where) for p in self.dsl_pass.patterns}
         self._reads_captures: set[int] = set()
 
@@ -236,16 +238,17 @@ class Engine:
         value of a set under test (`testing_a_set`), and made no captures: its
         outcome then depends on the op alone, which does not change while
         patterns are tried on it. The pass options are the same for all."""
-        inner = c.child if isinstance(c, Not) else c
-        structural = self._structural.get(id(inner))
-        if structural is None:
-            structural = self._structural[id(inner)] = is_structural(inner)
-        if not structural or m.captures or testing_a_set():
+        shared = self._shared.get(id(c))
+        if shared is None:
+            # Once per test of the pass (they live as long as its patterns).
+            inner = c.child if isinstance(c, Not) else c
+            key = ("shared test", id(inner)) if is_structural(inner) else None
+            shared = self._shared[id(c)] = (inner, key)
+        inner, key = shared
+        if key is None or m.captures or testing_a_set():
             return c.check(m)
-        key = ("shared test", id(inner))
-        if key in m.analyses:
-            failure = m.analyses[key]
-        else:
+        failure = m.analyses.get(key, _UNDECIDED)
+        if failure is _UNDECIDED:
             failure = inner.check(m)
             if m.captures:
                 # It captured: its outcome goes with them, not the op alone.
@@ -348,6 +351,10 @@ class Engine:
             wanted = frozenset(n for n, fams in self.families.items() if fams - {family})
             self._wanted[family] = wanted
         return wanted
+
+
+_UNDECIDED: Any = object()
+"""An op's analyses hold no outcome of the test yet (None: it held)."""
 
 
 def _may_hold(where: Constraint, options: Mapping[str, Any]) -> bool:
