@@ -681,7 +681,10 @@ class XsplitPrinter(Printer):
         # What xDSL's print_op writes for an op that is not isolated from
         # above and has a custom format: its results, its name, its text.
         results = op.results
-        if results:
+        if len(results) == 1:
+            self.print_ssa_value(results[0])
+            self.print_string(" = ")
+        elif results:
             self.print_list(results, self.print_ssa_value)
             self.print_string(" = ")
         self.print_string(op.name)
@@ -692,9 +695,10 @@ class XsplitPrinter(Printer):
         properties, attributes = op.properties, op.attributes
         key = (
             type(op),
-            *[id(v.type) for v in operands],
+            # `_type`: what the `type` property reads, without the call.
+            *[id(v._type) for v in operands],  # pyright: ignore[reportPrivateUsage]
             None,
-            *[id(r.type) for r in op.results],
+            *[id(r._type) for r in op.results],  # pyright: ignore[reportPrivateUsage]
             None,
             *properties,
             *map(id, properties.values()),
