@@ -743,7 +743,7 @@ _LEXER_DIGITS = frozenset(string.digits)
 class FastMLIRLexer(MLIRLexer):
     """xDSL 0.74's `MLIRLexer`, with the tokens a module is mostly made of
     (bare and `%` identifiers, punctuation, `->`, decimal integers: 98% of
-    a split module's) lexed in one branch on their first character, where
+    the tokens of `bench/tool_speed.py`'s module) lexed in one branch on their first character, where
     xDSL's goes through a chain of tests, slices and a dict built anew for
     each token. The same tokens, spans and positions; everything else
     (strings, floats, hexadecimal numbers, `@`, `#`, `!`, `^` identifiers,
