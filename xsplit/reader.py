@@ -761,6 +761,21 @@ class XsplitPrinter(Printer):
         self._current_column += len(text)
         self.stream.write(text)  # pyright: ignore[reportOptionalMemberAccess]
 
+    def _print_new_line(self, indent: int | None = None, print_message: bool = True) -> None:
+        # xDSL's, writing to the stream where it calls `print` twice (a
+        # line per op of the module).
+        indent = self._indent if indent is None else indent
+        write = self.stream.write  # pyright: ignore[reportOptionalMemberAccess]
+        write("\n")
+        self._current_line += 1
+        if print_message:
+            for callback in self._next_line_callback:
+                callback()
+            self._next_line_callback = []
+        spaces = indent * self.indent_num_spaces
+        write(" " * spaces)
+        self._current_column = spaces
+
     def print_region(self, region: Region, *args: Any, **kwargs: Any) -> None:
         if self._recording is not None:
             self._recording.note_region(region, args, kwargs)
