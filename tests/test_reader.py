@@ -618,3 +618,59 @@ def test_a_carried_op_is_not_taken_as_isolated() -> None:
     module = parse_module(text, "generate.mlir")
     assert was_carried(module)
     verify_module(module)
+
+
+def _tokens(lexer_class: type, text: str) -> list[tuple[str, int, int]] | tuple[str, str]:
+    """Every token of `text` as (kind, start, end), or the error that stopped it."""
+    from xdsl.utils.exceptions import ParseError
+    from xdsl.utils.lexer import Input
+    from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+    lexer = lexer_class(Input(text, "<lexed>"))
+    tokens: list[tuple[str, int, int]] = []
+    try:
+        while True:
+            token = lexer.lex()
+            tokens.append((token.kind.name, token.span.start, token.span.end))
+            if token.kind == MLIRTokenKind.EOF:
+                return tokens
+    except ParseError as e:
+        return (str(e), f"after {tokens[-3:]}")
+
+
+_LEXED_PIECES = [
+    "%a", "%12", "%x.y$z-1", "%", "@f", '@"q r"', "@", "#map", "#-}", "{-#", "!t", "^bb0",
+    "tensor", "_x", "x1.y$", "é", "0", "00x1", "0x1F", "0xg", "12", "1.5", "1.", "2.5e-3",
+    "7e3", "3x4", "->", "-", "- >", "...", "..", ".", "{", "}", "(", ")", "[", "]", "<", ">",
+    ":", ",", "=", "+", "*", "?", "|", "/", "//c\n", "// c", '"s"', '"a\\"b"', '"\\n"',
+    '"unterminated', " ", "\t", "\n", "\r\n", "$", "`", "~",
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fast_lexer_lexes_as_xdsl_does(seed: int) -> None:
+    """xsplit's lexer gives xDSL's tokens, spans and errors (the pieces
+    joined at random, often without space between them)."""
+    from xdsl.utils.mlir_lexer import MLIRLexer
+
+    from xsplit.xdsl_compat import FastMLIRLexer
+
+    rng = random.Random(seed)
+    text = "".join(
+        rng.choice(_LEXED_PIECES) + rng.choice(["", "", " ", "\n"]) for _ in range(rng.randint(20, 120))
+    )
+    assert _tokens(FastMLIRLexer, text) == _tokens(MLIRLexer, text), text
+
+
+def test_fast_lexer_lexes_the_filecheck_inputs_as_xdsl_does() -> None:
+    from pathlib import Path
+
+    from xdsl.utils.mlir_lexer import MLIRLexer
+
+    from xsplit.xdsl_compat import FastMLIRLexer
+
+    folder = Path(__file__).parent / "filecheck"
+    texts = [p.read_text() for p in sorted(folder.rglob("*.mlir"))]
+    assert len(texts) > 50
+    for text in texts:
+        assert _tokens(FastMLIRLexer, text) == _tokens(MLIRLexer, text)

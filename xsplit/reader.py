@@ -68,6 +68,7 @@ from xsplit.dialects.opaque import OpaqueAttr, OpaqueType
 from xsplit.dialects.util import FuncOp as UtilFuncOp
 from xsplit.verifier import one_line, verify_module
 from xsplit.xdsl_compat import (
+    FastMLIRLexer,
     compare_attributes_by_parameters,
     overridden,
     prints_by_signature,
@@ -76,10 +77,17 @@ from xsplit.xdsl_compat import (
 
 class XsplitParser(Parser):
     """xDSL's parser with large splats read in constant time per element type,
-    hexadecimal floats read as MLIR reads them, resource handles kept, and
-    each static tensor type and affine map read once per spelling."""
+    hexadecimal floats read as MLIR reads them, resource handles kept,
+    each static tensor type and affine map read once per spelling, and
+    tokens read by xsplit's lexer (`FastMLIRLexer`)."""
 
-    _spelled: dict[str, Attribute] | None = None
+    def __init__(self, ctx: Context, input: str | bytes, name: str = "<unknown>") -> None:
+        super().__init__(ctx, input, name)
+        # xDSL's lexer has read the first token; the rest are xsplit's.
+        state = self._parser_state
+        lexer = FastMLIRLexer(state.lexer.input)
+        lexer.pos = state.lexer.pos
+        state.lexer = lexer
 
     def _parse_optional_builtin_parametrized_type(self) -> Any:
         # `tensor<16x1000xf32>` costs xDSL some twenty tokens; a module spells
@@ -111,16 +119,19 @@ class XsplitParser(Parser):
 
     def _once_per_spelling(self, spelled: str, end: int, parse: Any) -> Any:
         """The attribute spelled `spelled`, which ends at `end`: parsed by
-        `parse` the first time, the same (immutable) attribute after."""
-        if self._spelled is None:
-            self._spelled = {}
-        known = self._spelled.get(spelled)
+        `parse` the first time in the process, the same (immutable, and
+        builtin: no context reads it differently) attribute after. The
+        templates of a pass's rewrites spell the input's types again, once
+        per shape they are filled for."""
+        known = _SPELLED.get(spelled)
         if known is None:
             known = parse()
             after = self.pos
             text = self.lexer.input.content
             if known is not None and after >= end and not text[end:after].strip():
-                self._spelled[spelled] = known
+                if len(_SPELLED) >= _SPELLED_KEPT:
+                    _SPELLED.clear()
+                _SPELLED[spelled] = known
             return known
         self._resume_from(end)
         return known
@@ -205,6 +216,11 @@ class XsplitParser(Parser):
         one = type.__class__(element_type, [1])
         return DenseIntOrFPElementsAttr.from_list(one, [value.to_type(self, element_type)]).data.data
 
+
+_SPELLED: dict[str, Attribute] = {}
+"""The attributes `XsplitParser._once_per_spelling` has read, by spelling."""
+_SPELLED_KEPT = 4096
+"""At most this many: a long-lived process (the tests) reads many modules."""
 
 _STATIC_TENSOR_TYPE = re.compile(r"tensor<(?:[0-9]+x)*(?:[fi][0-9]+|bf16|index)>")
 """A ranked tensor type of static shape and a scalar element type, without an
@@ -665,7 +681,10 @@ class XsplitPrinter(Printer):
         # What xDSL's print_op writes for an op that is not isolated from
         # above and has a custom format: its results, its name, its text.
         results = op.results
-        if results:
+        if len(results) == 1:
+            self.print_ssa_value(results[0])
+            self.print_string(" = ")
+        elif results:
             self.print_list(results, self.print_ssa_value)
             self.print_string(" = ")
         self.print_string(op.name)
@@ -676,9 +695,10 @@ class XsplitPrinter(Printer):
         properties, attributes = op.properties, op.attributes
         key = (
             type(op),
-            *[id(v.type) for v in operands],
+            # `_type`: what the `type` property reads, without the call.
+            *[id(v._type) for v in operands],  # pyright: ignore[reportPrivateUsage]
             None,
-            *[id(r.type) for r in op.results],
+            *[id(r._type) for r in op.results],  # pyright: ignore[reportPrivateUsage]
             None,
             *properties,
             *map(id, properties.values()),
@@ -741,6 +761,21 @@ class XsplitPrinter(Printer):
         self._current_column += len(text)
         self.stream.write(text)  # pyright: ignore[reportOptionalMemberAccess]
 
+    def _print_new_line(self, indent: int | None = None, print_message: bool = True) -> None:
+        # xDSL's, writing to the stream where it calls `print` twice (a
+        # line per op of the module).
+        indent = self._indent if indent is None else indent
+        write = self.stream.write  # pyright: ignore[reportOptionalMemberAccess]
+        write("\n")
+        self._current_line += 1
+        if print_message:
+            for callback in self._next_line_callback:
+                callback()
+            self._next_line_callback = []
+        spaces = indent * self.indent_num_spaces
+        write(" " * spaces)
+        self._current_column = spaces
+
     def print_region(self, region: Region, *args: Any, **kwargs: Any) -> None:
         if self._recording is not None:
             self._recording.note_region(region, args, kwargs)
@@ -750,10 +785,19 @@ class XsplitPrinter(Printer):
     def print_ssa_value(self, value: SSAValue) -> str:
         if self._recording is not None:
             return self._recording.note(value)
-        # xDSL's, with one lookup for a value named before (every use).
+        # xDSL's, with one lookup for a value named before (every use), and
+        # its naming of a new one written out (every definition).
         name = self._ssa_values.get(value)
         if name is None:
-            return super().print_ssa_value(value)
+            hint = value.name_hint
+            if hint:
+                names = self._ssa_names[-1]
+                index = names.get(hint, 0)
+                name = f"{hint}_{index}" if index else hint
+                names[hint] = index + 1
+            else:
+                name = self._get_new_valid_name_id()
+            self._ssa_values[value] = name
         self._current_column += len(name) + 1
         self.stream.write("%" + name)  # pyright: ignore[reportOptionalMemberAccess]
         return name

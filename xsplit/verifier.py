@@ -168,9 +168,10 @@ def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
             regions = op.regions
             objects = (
                 id(op_def),
-                *[id(v.type) for v in op._operands],  # pyright: ignore[reportPrivateUsage]
+                # `_type`: what the `type` property reads, without the call.
+                *[id(v._type) for v in op._operands],  # pyright: ignore[reportPrivateUsage]
                 None,
-                *[id(v.type) for v in op.results],
+                *[id(v._type) for v in op.results],  # pyright: ignore[reportPrivateUsage]
                 None,
                 *[_region_objects(r) for r in regions],
                 None,
@@ -219,8 +220,15 @@ def _definitions_checked_once() -> Iterator[Callable[[Operation], bool]]:
 
     definitions, whole_verifiers = Seen(), Seen()
 
+    # Each class's traits as a tuple (held with them, so no id is reused):
+    # xDSL's `OpTraits` makes an iterator of its set through two calls, per op.
+    trait_tuples: dict[int, tuple[Any, tuple[Any, ...]]] = {}
+
     def verify_traits(traits: Any, op: Operation) -> None:
-        for trait in traits:
+        found = trait_tuples.get(id(traits))
+        if found is None:
+            found = trait_tuples[id(traits)] = (traits, tuple(traits))
+        for trait in found[1]:
             trait.verify(op)
 
     # xDSL's verifier checks the traits after the signature: where it ran,
@@ -327,8 +335,15 @@ def _uses_visibly_dominated(top: Operation) -> bool:
     names the op at fault. Values are kept by `id`, as SSA values hash in
     Python."""
 
+    isolated_classes: dict[type[Operation], bool] = {}
+
     def visit(op: Operation, visible: set[int]) -> bool:
-        isolated = op.has_trait(IsolatedFromAbove, value_if_unregistered=False)
+        isolated = isolated_classes.get(type(op))
+        if isolated is None:
+            # A class's traits (`has_trait` is a class method) do not change
+            # while a module is verified.
+            isolated = op.has_trait(IsolatedFromAbove, value_if_unregistered=False)
+            isolated_classes[type(op)] = isolated
         graph = isinstance(op, ModuleOp)
         for region in op.regions:
             block = region.first_block

@@ -36,6 +36,7 @@ there; a patch whose gap xDSL has closed is deleted here and nowhere else.
 from __future__ import annotations
 
 import dataclasses
+import string
 import typing
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -48,7 +49,7 @@ from xdsl.dialects.utils.dynamic_index_list import (
     DYNAMIC_INDEX,
     DynamicIndexList,
 )
-from xdsl.ir import Operation, ParametrizedAttribute, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, ParametrizedAttribute, Region, SSAValue
 from xdsl.ir.core import OpResult, SSAValues, Use, _IRNode  # pyright: ignore[reportPrivateUsage]
 from xdsl.irdl.operations import (
     BaseAccessor,
@@ -60,6 +61,8 @@ from xdsl.irdl.operations import (
 )
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.lexer import Span, Token
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 _PATCHES: list[Callable[[], None]] = []
 
@@ -491,6 +494,50 @@ def copy_op_shell(op: Operation, operands: Sequence[SSAValue]) -> Operation:
     return new
 
 
+_BLOCK_FIELDS = ("_first_op", "_last_op", "_next_block", "_prev_block", "parent")
+_KNOWN_BLOCK_LAYOUT = _BLOCK_FIELDS == tuple(
+    f.name for f in dataclasses.fields(Block) if f.name in _BLOCK_FIELDS
+) and {f.name for f in dataclasses.fields(BlockArgument)} >= {"block", "index", "location"}
+
+
+def copy_block_shell(block: Block) -> Block:
+    """A new block with arguments of `block`'s types, locations and names
+    and no ops, as xDSL's clone makes it with `insert_arg` per argument
+    (which rebuilds the argument tuple each time)."""
+    new = Block()
+    args = block._args  # pyright: ignore[reportPrivateUsage]
+    if not args:
+        return new
+    if not _KNOWN_BLOCK_LAYOUT:
+        for index, arg in enumerate(args):
+            new.insert_arg(arg.type, index, arg.location).name_hint = arg.name_hint
+        return new
+    made: list[BlockArgument] = []
+    for index, arg in enumerate(args):
+        new_arg = BlockArgument(arg.type, new, index, arg.location)
+        new_arg._name = same_name_hint(arg._name)  # pyright: ignore[reportPrivateUsage]
+        made.append(new_arg)
+    new._args = tuple(made)  # pyright: ignore[reportPrivateUsage]
+    return new
+
+
+def append_new_op(block: Block, op: Operation) -> None:
+    """`block.add_op(op)` for an op just made (no parent, no neighbours)
+    and a block it does not hold: what `add_op` checks holds by making, so
+    the op is linked at the end directly."""
+    if not (_KNOWN_LAYOUT and _KNOWN_BLOCK_LAYOUT) or op.parent is not None or op.regions:
+        block.add_op(op)
+        return
+    last = block._last_op  # pyright: ignore[reportPrivateUsage]
+    op.parent = block
+    op._prev_op = last  # pyright: ignore[reportPrivateUsage]
+    if last is None:
+        block._first_op = op  # pyright: ignore[reportPrivateUsage]
+    else:
+        last._next_op = op  # pyright: ignore[reportPrivateUsage]
+    block._last_op = op  # pyright: ignore[reportPrivateUsage]
+
+
 _SLICE_PROPERTIES = frozenset(
     {"static_offsets", "static_sizes", "static_strides", "operandSegmentSizes"}
 )
@@ -664,3 +711,82 @@ def _extract_slice_printed_directly() -> None:
     writes it, for the properties the format knows; anything else goes
     through the format."""
     tensor.ExtractSliceOp.print = _print_extract_slice  # type: ignore[method-assign]
+
+
+# --- the lexer -----------------------------------------------------------------
+
+_LEXER_SINGLE = {
+    ":": MLIRTokenKind.COLON,
+    ",": MLIRTokenKind.COMMA,
+    "(": MLIRTokenKind.L_PAREN,
+    ")": MLIRTokenKind.R_PAREN,
+    "}": MLIRTokenKind.R_BRACE,
+    "[": MLIRTokenKind.L_SQUARE,
+    "]": MLIRTokenKind.R_SQUARE,
+    "<": MLIRTokenKind.LESS,
+    ">": MLIRTokenKind.GREATER,
+    "=": MLIRTokenKind.EQUAL,
+    "+": MLIRTokenKind.PLUS,
+    "/": MLIRTokenKind.SLASH,
+    "*": MLIRTokenKind.STAR,
+    "?": MLIRTokenKind.QUESTION,
+    "|": MLIRTokenKind.VERTICAL_BAR,
+}
+"""xDSL 0.74's single-character tokens (`MLIRLexer.lex` builds this dict
+for every token it lexes)."""
+_LEXER_SPACE = frozenset(" \t\n\r\f\v/")
+"""What may start whitespace or a comment; a lone `/` stays a token."""
+_LEXER_LETTERS = frozenset(string.ascii_letters + "_")
+_LEXER_DIGITS = frozenset(string.digits)
+
+
+class FastMLIRLexer(MLIRLexer):
+    """xDSL 0.74's `MLIRLexer`, with the tokens a module is mostly made of
+    (bare and `%` identifiers, punctuation, `->`, decimal integers: 98% of
+    the tokens of `bench/tool_speed.py`'s module) lexed in one branch on their first character, where
+    xDSL's goes through a chain of tests, slices and a dict built anew for
+    each token. The same tokens, spans and positions; everything else
+    (strings, floats, hexadecimal numbers, `@`, `#`, `!`, `^` identifiers,
+    file metadata, non-ASCII letters, the end of the input and every error)
+    is xDSL's own `lex`, from the same position. The parsers of
+    `xsplit.reader` lex with it."""
+
+    def lex(self) -> Token[MLIRTokenKind, str]:
+        content = self.input.content
+        pos = self.pos
+        if pos >= len(content):
+            return super().lex()
+        c = content[pos]
+        if c in _LEXER_SPACE:
+            pos = self._whitespace_regex.match(content, pos).end()  # type: ignore[union-attr]
+            if pos >= len(content):
+                return super().lex()
+            c = content[pos]
+        kind = _LEXER_SINGLE.get(c)
+        if kind is not None:
+            end = pos + 1
+        elif c in _LEXER_LETTERS:
+            end = self.bare_identifier_suffix_regex.match(content, pos + 1).end()  # type: ignore[union-attr]
+            kind = MLIRTokenKind.BARE_IDENT
+        elif c == "%":
+            suffix = self._suffix_id.match(content, pos + 1)
+            if suffix is None:
+                return super().lex()  # its error
+            end = suffix.end()
+            kind = MLIRTokenKind.PERCENT_IDENT
+        elif c == "-":
+            if content.startswith(">", pos + 1):
+                end, kind = pos + 2, MLIRTokenKind.ARROW
+            else:
+                end, kind = pos + 1, MLIRTokenKind.MINUS
+        elif c == "{" and not content.startswith("-#", pos + 1):
+            end, kind = pos + 1, MLIRTokenKind.L_BRACE
+        elif c in _LEXER_DIGITS:
+            end = self._digits_star_regex.match(content, pos + 1).end()  # type: ignore[union-attr]
+            if content.startswith(".", end) or (c == "0" and content.startswith("x", pos + 1)):
+                return super().lex()  # a float, or perhaps hexadecimal
+            kind = MLIRTokenKind.INTEGER_LIT
+        else:
+            return super().lex()
+        self.pos = end
+        return Token(kind, Span(pos, end, self.input))

@@ -14,6 +14,7 @@ reads "the init comes from a linalg.fill of the constant 0".
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -81,7 +82,11 @@ class Failure:
 
 
 class Constraint(ABC):
-    """A condition on a match. `check` returns None when it holds."""
+    """A condition on a match. `check` returns None when it holds.
+
+    A constraint is immutable, and so is its description: the composite
+    ones keep theirs once made (a failed test names it, on every op a
+    pattern is tried on)."""
 
     description: str
 
@@ -114,7 +119,7 @@ class AllOf(Constraint):
 
     children: tuple[Constraint, ...]
 
-    @property
+    @functools.cached_property
     def description(self) -> str:  # type: ignore[override]
         return " and ".join(f"({c})" if isinstance(c, AnyOf) else str(c) for c in self.children)
 
@@ -131,7 +136,7 @@ class AnyOf(Constraint):
 
     children: tuple[Constraint, ...]
 
-    @property
+    @functools.cached_property
     def description(self) -> str:  # type: ignore[override]
         return " or ".join(f"({c})" if isinstance(c, AllOf) else str(c) for c in self.children)
 
@@ -154,7 +159,7 @@ class Not(Constraint):
 
     child: Constraint
 
-    @property
+    @functools.cached_property
     def description(self) -> str:  # type: ignore[override]
         return f"not {self.child}"
 

@@ -44,7 +44,7 @@ from xsplit.rewrites.dsl.constraints import (
 )
 from xsplit.rewrites.dsl.pattern import Pattern, Remark
 from xsplit.rewrites.dsl.structure import testing_a_set
-from xsplit.xdsl_compat import copy_op_shell, same_name_hint
+from xsplit.xdsl_compat import append_new_op, copy_block_shell, copy_op_shell
 
 
 class PatternGroup(Protocol):
@@ -131,7 +131,9 @@ class Engine:
             for name in p.root:
                 self.families.setdefault(name, set()).update(owners)
         self._wanted: dict[str, frozenset[str]] = {}
-        self._structural: dict[int, bool] = {}
+        self._shared: dict[int, tuple[Constraint, tuple[str, int] | None]] = {}
+        """Per conjunct tested (by id): the test it is or negates, and its
+        key in an op's analyses where `_check_shared` keeps its outcome."""
         self._early = {id(p): _early_tests(p.where) for p in self.dsl_pass.patterns}
         self._reads_captures: set[int] = set()
 
@@ -236,16 +238,17 @@ class Engine:
         value of a set under test (`testing_a_set`), and made no captures: its
         outcome then depends on the op alone, which does not change while
         patterns are tried on it. The pass options are the same for all."""
-        inner = c.child if isinstance(c, Not) else c
-        structural = self._structural.get(id(inner))
-        if structural is None:
-            structural = self._structural[id(inner)] = is_structural(inner)
-        if not structural or m.captures or testing_a_set():
+        shared = self._shared.get(id(c))
+        if shared is None:
+            # Once per test of the pass (they live as long as its patterns).
+            inner = c.child if isinstance(c, Not) else c
+            key = ("shared test", id(inner)) if is_structural(inner) else None
+            shared = self._shared[id(c)] = (inner, key)
+        inner, key = shared
+        if key is None or m.captures or testing_a_set():
             return c.check(m)
-        key = ("shared test", id(inner))
-        if key in m.analyses:
-            failure = m.analyses[key]
-        else:
+        failure = m.analyses.get(key, _UNDECIDED)
+        if failure is _UNDECIDED:
             failure = inner.check(m)
             if m.captures:
                 # It captured: its outcome goes with them, not the op alone.
@@ -348,6 +351,10 @@ class Engine:
             wanted = frozenset(n for n, fams in self.families.items() if fams - {family})
             self._wanted[family] = wanted
         return wanted
+
+
+_UNDECIDED: Any = object()
+"""An op's analyses hold no outcome of the test yet (None: it held)."""
 
 
 def _may_hold(where: Constraint, options: Mapping[str, Any]) -> bool:
@@ -572,19 +579,20 @@ def _clone_in_order(op: Operation, mapping: dict[SSAValue, SSAValue]) -> Operati
     before their uses (`_defined_before_use`): each clone gets its operands
     when it is made, where xDSL's clone makes every op without them and walks
     the clone again to set them."""
-    new = copy_op_shell(op, [mapping.get(v, v) for v in op.operands])
+    get = mapping.get
+    new = copy_op_shell(op, [get(v, v) for v in op._operands])  # pyright: ignore[reportPrivateUsage]
     for old, result in zip(op.results, new.results):
         mapping[old] = result
     for region, new_region in zip(op.regions, new.regions):
         for block in region.blocks:
-            new_block = Block()
+            new_block = copy_block_shell(block)
             new_region.add_block(new_block)
-            for index, arg in enumerate(block.args):
-                new_arg = new_block.insert_arg(arg.type, index, arg.location)
+            for arg, new_arg in zip(block.args, new_block.args):
                 mapping[arg] = new_arg
-                new_arg._name = same_name_hint(arg.name_hint)  # pyright: ignore[reportPrivateUsage]
-            for inner in block.ops:
-                new_block.add_op(_clone_in_order(inner, mapping))
+            inner = block.first_op
+            while inner is not None:
+                append_new_op(new_block, _clone_in_order(inner, mapping))
+                inner = inner.next_op
     return new
 
 

@@ -19,6 +19,7 @@ rewrite (DRR's `NativeCodeCall`), never a test of the match.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -211,7 +212,7 @@ class _Arith(Number):
     def evaluate(self, m: Match) -> int:
         return self.apply(self.lhs.evaluate(m), self.rhs.evaluate(m))
 
-    @property
+    @functools.cached_property
     def description(self) -> str:
         return f"({self.lhs} {self.op} {self.rhs})"
 
@@ -231,7 +232,7 @@ class _Call(Number):
     def evaluate(self, m: Match) -> int:
         return self.apply(*(a.evaluate(m) for a in self.args))
 
-    @property
+    @functools.cached_property
     def description(self) -> str:
         return f"{self.name}({', '.join(str(a) for a in self.args)})"
 
@@ -252,7 +253,7 @@ class _Cases(Number):
                 return value.evaluate(m)
         raise Unknown("no case holds")
 
-    @property
+    @functools.cached_property
     def description(self) -> str:
         return "(" + "; ".join(f"{v} if {c}" for c, v in self.cases) + ")"
 
