@@ -64,6 +64,36 @@ def test_small_f32_entry_two_runs_of_four_columns() -> None:
     assert re.search(r"vector\.load %\S+\[.*vector<4xf32>", text)
 
 
+def test_narrow_f32_entry_rows_past_m_clamped() -> None:
+    # N under 64 beside M from 64: the NARROW f32 entry, 128x32x16 on 16x8
+    # threads (one run of 4 columns each). M = 130 makes a second row of
+    # tiles that overhangs M by 126 rows, N = 17 half a tile: their loads
+    # read A's last row and B's last vector (`clamp`), no mask; K = 37 in
+    # two chunks is ragged.
+    entry = gemm_tiles(TARGETS["gfx942"], "f32", 130, 17, 37)
+    assert (entry.tile, entry.threads, entry.columns) == ((128, 32, 16), (16, 8), 4)
+    text = check(130, 17, 37, "target=gfx942 chunks=2", seed=8)
+    assert re.search(r"arith\.constant 129 : index", text)  # A's last row
+
+
+def test_narrow_f16_entry() -> None:
+    # The NARROW f16 entry: MFMA on 256x32x32, 2 wavefronts along M; M = 70
+    # leaves most of the tile's rows past M (read from A's last row), N = 19
+    # and K = 45 are ragged.
+    entry = gemm_tiles(TARGETS["gfx942"], "f16", 70, 19, 45)
+    assert (entry.tile, entry.warps) == ((256, 32, 32), (2, 1))
+    text = check(70, 19, 45, "target=gfx942 chunks=2", seed=9, element="f16")
+    assert "amdgpu.mfma" in text and re.search(r"arith\.constant 69 : index", text)
+
+
+def test_wide_output_keeps_small_entry() -> None:
+    # N from 64, or M under 64 beside N under it: not NARROW.
+    gfx942 = TARGETS["gfx942"]
+    assert gemm_tiles(gfx942, "f32", 200, 64, 1001).tile == (64, 64, 16)
+    assert gemm_tiles(gfx942, "f16", 48, 40, 2039).tile == (128, 128, 32)
+    assert gemm_tiles(TARGETS["sm_90"], "f32", 200, 17, 1001).tile == (64, 64, 16)
+
+
 LISTING = """mm:
 	s_load_dwordx4 s[0:3], s[0:1], 0x0
 	s_branch .LBB0_2

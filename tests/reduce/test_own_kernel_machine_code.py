@@ -152,12 +152,6 @@ def test_main_loop_is_pipelined_and_dense(
 
 def _short_of_goal_gfx942(m: int, n: int, k: int, element: str) -> str | None:
     """Why a shape's gfx942 loop is known to miss the done-when (issue 37), or None."""
-    if element == "f16" and m >= 16 and min(m, n) < 64:
-        return (
-            "the small-output MFMA tile (128x128x32, 4 wavefronts of 64x64) on an edge under "
-            "64: LLVM drops the MFMAs past M or N (the grid is known), leaving the copies: "
-            "15% MFMA, 16 a barrier on 200x17x1001, 18% on 17x1000x997"
-        )
     if element == "f16" and m < 16:
         return (
             "the skinny MFMA tile (16x128x64, 1x2 wavefronts): 16 MFMA a barrier, each on "
@@ -167,15 +161,20 @@ def _short_of_goal_gfx942(m: int, n: int, k: int, element: str) -> str | None:
     if element == "f32" and m < 8:
         return (
             "a 64-row tile on M < 8: LLVM drops the FMAs of rows past M, leaving the copies: "
-            "41% FMA, 64 v_pk_fma a barrier on 1x2048x4097 (B streamed into registers, "
+            "43% FMA, 64 v_pk_fma a barrier on 1x2048x4097 (B streamed into registers, "
             "stream_b=on: 31% on M = 1, 50-73% on M = 2-7, but one wavefront, whose barrier "
             "LLVM drops, and each row of B its own 64-bit address: 2 VALU a global_load_dwordx4)"
         )
+    if element == "f32" and n < 64 <= m:
+        return (
+            "the NARROW f32 tile (128x32x16, 16x8 threads of 8x4): 256 v_pk_fma a barrier, none "
+            "dropped, but 59% on 200x17x1001: LLVM splits the A tile's 16-byte reads into "
+            "ds_read2_b32 and ds_read_b96, each with its own address add"
+        )
     if element == "f32" and min(m, n) < 64:
         return (
-            "the small-output f32 tile (64x64x16, 4x8 registers) on an edge under 64: LLVM "
-            "drops the FMAs past M or N (the grid is known): 53% v_pk_fma on 200x17x1001, 54% "
-            "on 17x1000x997"
+            "the small-output f32 tile (64x64x16, 4x8 registers) on M under 64: LLVM drops the "
+            "FMAs of rows past M (the grid is known): 57% v_pk_fma, 128 a barrier on 17x1000x997"
         )
     return None
 

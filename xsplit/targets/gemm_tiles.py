@@ -33,7 +33,7 @@ NOT_MEASURED = "not measured yet: model"
 SIXTEEN_BIT = ("f16", "bf16")
 """Element types of 2 bytes: bf16 reads f16's entries."""
 
-SMALL, LARGE, SKINNY = "small", "large", "skinny"
+SMALL, LARGE, SKINNY, NARROW = "small", "large", "skinny", "narrow"
 SKINNY_M_MMA = 16
 """M under which a tensor-core GEMM is SKINNY: less than one m16n8k16 (or
 MFMA 16x16) block of rows, so that a taller tile's warps along M issue
@@ -43,6 +43,12 @@ SKINNY_M_FMA = 8
 8 FMAs, so that staging B through workgroup memory (a copy and a read back
 per element, for M FMAs) costs as much as the math; the SKINNY entry streams
 B into registers instead (`stream_b`)."""
+EDGE = 64
+"""N under which (with M from it) an output is NARROW where the target has
+such an entry: the SMALL tile's columns past N are a whole run or warp
+column of every thread, whose math LLVM drops (the grid is known), leaving
+their copies (gfx942 ISA on 200x17x1001: 53% FMA, 16% MFMA). The NARROW
+tile is 32 columns wide, every thread's columns starting under 32."""
 LARGE_OUTPUT = 256
 """M and N from which an output is LARGE: at least 2x2 of the 128x128
 tiles, whose halved loads per FMA only pay where they still leave
@@ -230,6 +236,18 @@ _GFX942_MFMA_SMALL = (
     "the seed 73 chunks, 292 workgroups on 304 CUs"
 )
 
+_GFX942_NARROW_F32 = (
+    "N under 64: 32 columns, 16x8 threads of 8x4 registers (one run of 4 columns a thread, "
+    "starting under 32: no thread's math past N is dropped), K steps of 16: 256 v_pk_fma a "
+    "barrier (gfx942 ISA on 200x17x1001: 59%, 282 VGPRs, no scratch; the 64x64x16 tile: "
+    "56%, 128 a barrier, its second runs dropped; 128x32x16 32x4: 32%)"
+)
+_GFX942_NARROW_MFMA = (
+    "N under 64 on MFMA: 2 wavefronts along M of 128x32 (8x2 blocks), K steps of 32: 32 MFMA "
+    "a barrier, none past N dropped (gfx942 ISA on 200x17x1001: 23%, 142 VGPRs, no scratch; "
+    "the 128x128x32 tile: 16%, 16 a barrier; 256x32x32 on 4x1: 18%; 128x32x64 on 2x1: 18%)"
+)
+
 # bench/pick_gemm_tiles.py rewrites the entries between the two marker lines.
 # gemm-tiles table: begin
 GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
@@ -265,6 +283,12 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ("gfx942", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA),
     ("gfx942", "f16", SKINNY): GemmTiles(
         (16, 128, 64), (1, 128), 2, NOT_MEASURED, _GFX942_SKINNY_MMA, warps=(1, 2)
+    ),
+    ("gfx942", "f32", NARROW): GemmTiles(
+        (128, 32, 16), (16, 8), 2, NOT_MEASURED, _GFX942_NARROW_F32, columns=4
+    ),
+    ("gfx942", "f16", NARROW): GemmTiles(
+        (256, 32, 32), (16, 16), 2, NOT_MEASURED, _GFX942_NARROW_MFMA, warps=(2, 1)
     ),
 }
 # gemm-tiles table: end
@@ -313,7 +337,9 @@ def gemm_tiles(
     # A skinny M takes its own entry where the target has one: tensor
     # cores under one block of rows, FMAs under 8 rows.
     skinny = m < SKINNY_M_MMA if sixteen else stream_b and element == "f32" and m < SKINNY_M_FMA
-    classes = (SKINNY, cls) if skinny else (cls,)
+    # An N under EDGE beside an M from it takes a narrow tile where the
+    # target has one.
+    classes = (SKINNY, cls) if skinny else (NARROW, cls) if n < EDGE <= m else (cls,)
     entry = next(
         (
             GEMM_TILES[key]
