@@ -84,6 +84,9 @@ class GemmTiles:
     """Without tensor cores: B read from global memory straight into the
     threads' registers, only A staged (`gridwise_gemm`'s `stream_b`); the
     tile's M is then the output's M rounded up to 1, 2, 4 or 8."""
+    mma: str | None = None
+    """An intrinsic `mma=auto` does not take by itself that this entry
+    multiplies with (gfx942's f32 MFMA, `fragments.INTRINSICS`' name)."""
 
     @property
     def options(self) -> str:
@@ -91,9 +94,10 @@ class GemmTiles:
         `warps`, `stream_b=on` where the entry has them)."""
         warps = f" warps={','.join(map(str, self.warps))}" if self.warps else ""
         stream = " stream_b=on" if self.stream_b else ""
+        mma = f" mma={self.mma}" if self.mma else ""
         return (
             f"tile={','.join(map(str, self.tile))} threads={','.join(map(str, self.threads))} "
-            f"stages={self.stages}{warps}{stream}"
+            f"stages={self.stages}{warps}{stream}{mma}"
         )
 
     @property
@@ -248,6 +252,15 @@ _GFX942_NARROW_MFMA = (
     "the 128x128x32 tile: 16%, 16 a barrier; 256x32x32 on 4x1: 18%; 128x32x64 on 2x1: 18%)"
 )
 
+_GFX942_SKINNY_F32 = (
+    "M under 8 in f32 on MFMA (v_mfma_f32_16x16x4_f32, `mma`): one 16-row block of "
+    "wavefronts, 2 along N, K steps of 32: 32 MFMA a barrier; a lane's B is one element, "
+    "read from B's tile as staged (no packing). gfx942 ISA: 22-24% MFMA on M = 1-7 "
+    "(1x2048x4097, 5x4096x14339, 7x512x2048), 18% on odd N (3x1001x2039), about 150 VGPRs, "
+    "no scratch. FMAs cannot make 60% on M = 1: a 16-byte load of B feeds 2 v_pk_fma "
+    "(the 64x64x16 tile: 43%, 64 a barrier; B streamed, stream_b=on: 29-31%)"
+)
+
 # bench/pick_gemm_tiles.py rewrites the entries between the two marker lines.
 # gemm-tiles table: begin
 GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
@@ -283,6 +296,10 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ("gfx942", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA),
     ("gfx942", "f16", SKINNY): GemmTiles(
         (16, 128, 64), (1, 128), 2, NOT_MEASURED, _GFX942_SKINNY_MMA, warps=(1, 2)
+    ),
+    ("gfx942", "f32", SKINNY): GemmTiles(
+        (16, 128, 32), (1, 128), 2, NOT_MEASURED, _GFX942_SKINNY_F32, warps=(1, 2),
+        mma="mfma_f32_16x16x4_f32",
     ),
     ("gfx942", "f32", NARROW): GemmTiles(
         (128, 32, 16), (16, 8), 2, NOT_MEASURED, _GFX942_NARROW_F32, columns=4

@@ -256,6 +256,8 @@ def b_kpack(op: GridwiseGemmOp) -> int:
     intr = op.intrinsic
     if intr is None or op.direct_to_lds is not None or intr.b.matrix_load is not None:
         return 1
+    if intr.b.shape != (KPACK,):  # one element a lane (f32 MFMA): nothing to pack
+        return 1
     rows, cols = fragment_matrix(intr.b, intr.lanes)
     runs = all(
         np.array_equal(rows[:, i], rows[:, 0] + i) and np.array_equal(cols[:, i], cols[:, 0])
