@@ -99,6 +99,16 @@ def test_skinny_f32_entry_mfma(m: int, n: int, k: int) -> None:
     assert re.search(r"amdgpu\.mfma 16x16x4 %\S+ \* %\S+ \+ %\S+ : f32, f32, vector<4xf32>", text)
 
 
+@pytest.mark.parametrize(("m", "n", "k", "rows"), [(20, 70, 45, 32), (12, 150, 37, 16)])
+def test_short_f32_entry_mfma(m: int, n: int, k: int, rows: int) -> None:
+    # M under 64 beside N from 64: the SHORT f32 entry, the f32 MFMA on 32
+    # rows (16 where M fits in them), 1x2 wavefronts; N overhangs the tile.
+    entry = gemm_tiles(TARGETS["gfx942"], "f32", m, n, k)
+    assert (entry.tile, entry.warps, entry.mma) == ((rows, 128, 32), (1, 2), "mfma_f32_16x16x4_f32")
+    text = check(m, n, k, "target=gfx942 chunks=2", seed=20 + m)
+    assert "amdgpu.mfma 16x16x4" in text
+
+
 def test_f32_mfma_only_where_asked() -> None:
     # mma=auto keeps FMAs for f32 from 8 rows (and with mma=none); the f32
     # MFMA by name takes any f32 tile, and no f16.

@@ -33,7 +33,7 @@ NOT_MEASURED = "not measured yet: model"
 SIXTEEN_BIT = ("f16", "bf16")
 """Element types of 2 bytes: bf16 reads f16's entries."""
 
-SMALL, LARGE, SKINNY, NARROW = "small", "large", "skinny", "narrow"
+SMALL, LARGE, SKINNY, NARROW, SHORT = "small", "large", "skinny", "narrow", "short"
 SKINNY_M_MMA = 16
 """M under which a tensor-core GEMM is SKINNY: less than one m16n8k16 (or
 MFMA 16x16) block of rows, so that a taller tile's warps along M issue
@@ -48,7 +48,9 @@ EDGE = 64
 such an entry: the SMALL tile's columns past N are a whole run or warp
 column of every thread, whose math LLVM drops (the grid is known), leaving
 their copies (gfx942 ISA on 200x17x1001: 53% FMA, 16% MFMA). The NARROW
-tile is 32 columns wide, every thread's columns starting under 32."""
+tile is 32 columns wide, every thread's columns starting under 32. Likewise
+an M under EDGE beside an N from it is SHORT (gfx942's f32: the f32 MFMA on
+32 rows, or 16 where M fits in them)."""
 LARGE_OUTPUT = 256
 """M and N from which an output is LARGE: at least 2x2 of the 128x128
 tiles, whose halved loads per FMA only pay where they still leave
@@ -261,6 +263,14 @@ _GFX942_SKINNY_F32 = (
     "(the 64x64x16 tile: 43%, 64 a barrier; B streamed, stream_b=on: 29-31%)"
 )
 
+_GFX942_SHORT_F32 = (
+    "M under 64 in f32 on MFMA (v_mfma_f32_16x16x4_f32): 32 rows (16 where M fits in them), "
+    "2 wavefronts along N, K steps of 32: 64 MFMA a barrier, each element of B feeding two; "
+    "gfx942 ISA: 35-36% MFMA on 17x1000x997 and 48x1000x997, 139-168 VGPRs, no scratch (the "
+    "64x64x16 FMA tile: 57%, 128 v_pk_fma a barrier, its rows past M dropped; 12x1000x997: "
+    "42%, 64)"
+)
+
 # bench/pick_gemm_tiles.py rewrites the entries between the two marker lines.
 # gemm-tiles table: begin
 GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
@@ -301,6 +311,10 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
         (16, 128, 32), (1, 128), 2, NOT_MEASURED, _GFX942_SKINNY_F32, warps=(1, 2),
         mma="mfma_f32_16x16x4_f32",
     ),
+    ("gfx942", "f32", SHORT): GemmTiles(
+        (32, 128, 32), (1, 128), 2, NOT_MEASURED, _GFX942_SHORT_F32, warps=(1, 2),
+        mma="mfma_f32_16x16x4_f32",
+    ),
     ("gfx942", "f32", NARROW): GemmTiles(
         (128, 32, 16), (16, 8), 2, NOT_MEASURED, _GFX942_NARROW_F32, columns=4
     ),
@@ -334,8 +348,9 @@ def element_name(element: object) -> str:
 
 
 def gemm_tiles(
-    target: Target, element: str, m: int, n: int, k: int, stream_b: bool = True
-) -> GemmTiles:
+    target: Target, element: str, m: int, n: int, k: int, stream_b: bool = True,
+    intrinsics: bool = True,
+) -> GemmTiles:  # fmt: skip
     """The table's entry for an M x N x K GEMM with A and B of `element` on
     `target` (or on the target it compiles as). Where rows of f16 are of
     an odd length (their 2-byte copies cannot be asynchronous) gemm-kernel
@@ -345,7 +360,9 @@ def gemm_tiles(
     bytes a load (RAGGED_F16). Registers staging the
     next tile leave less room for the accumulators: on sm_90 128x128x32
     spills 1.4 KB either way. A skinny f32 M takes the entry that streams B
-    into registers unless `stream_b` is False."""
+    into registers unless `stream_b` is False. Without `intrinsics` an
+    entry that names an intrinsic (`mma`) is passed over for the next class
+    (FMAs asked for, or a tile or threads given)."""
     cls = shape_class(m, n)
     # bf16 is f16's size and takes the same intrinsics' shapes: f32's
     # K steps of 8 are no whole MMA block, and its stages=2 no cp.async of 8.
@@ -354,20 +371,25 @@ def gemm_tiles(
     # A skinny M takes its own entry where the target has one: tensor
     # cores under one block of rows, FMAs under 8 rows.
     skinny = m < SKINNY_M_MMA if sixteen else stream_b and element == "f32" and m < SKINNY_M_FMA
-    # An N under EDGE beside an M from it takes a narrow tile where the
-    # target has one.
-    classes = (SKINNY, cls) if skinny else (NARROW, cls) if n < EDGE <= m else (cls,)
+    # An edge under EDGE beside the other from it takes a narrow or short
+    # tile where the target has one.
+    edge = (NARROW,) if n < EDGE <= m else (SHORT,) if m < EDGE <= n else ()
+    classes = (SKINNY, cls) if skinny else (*edge, cls)
     entry = next(
         (
             GEMM_TILES[key]
             for c in classes
             for name in (target.name, target.compiles_as)
             if (key := (name or "", key_element, c)) in GEMM_TILES
+            and (intrinsics or GEMM_TILES[key].mma is None)
         ),
         # An element the table does not hold: f32's layout, which the
         # kernel's verifier judges (it refuses what it cannot take).
         GEMM_TILES.get((target.name, "f32", cls)) or GEMM_TILES[("sm_80", "f32", cls)],
     )
+    if entry.mma and m <= 16 < entry.tile_m:
+        # One block of MFMA rows holds M: a second would be all past it.
+        entry = replace(entry, tile=(16, *entry.tile[1:]))
     if entry.stream_b:
         # The thread has every row: no more of them than M needs; and the
         # K step holds an element of A's tile for every thread to copy.

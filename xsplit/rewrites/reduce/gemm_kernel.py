@@ -403,12 +403,13 @@ def lower_matmul(
     # What is not given comes from the target's table (measured, or the
     # model's until measured) for the rows the kernel copies; its stages are
     # for A as it is in memory.
-    table = gemm_tiles(
-        tgt, element_name(a.type.element_type), m_, n_rows, k_rows, stream_b == "auto"
-    )
-    # The entry's own intrinsic only with its own tile (given threads
-    # speak of FMAs).
+    # An entry's own intrinsic only with its own tile (given threads speak
+    # of FMAs): else the entry of FMAs for the shape.
     whole_entry = tile is None and threads is None
+    table = gemm_tiles(
+        tgt, element_name(a.type.element_type), m_, n_rows, k_rows, stream_b == "auto",
+        intrinsics=whole_entry and mma != "none",
+    )  # fmt: skip
     tile = tuple(table.tile if tile is None else tile)
     threads = tuple(table.threads if threads is None else threads)
     if warps is None:
