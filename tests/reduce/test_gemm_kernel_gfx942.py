@@ -66,15 +66,19 @@ def test_small_f32_entry_two_runs_of_four_columns() -> None:
 
 
 def test_narrow_f32_entry_rows_past_m_clamped() -> None:
-    # N under 64 beside M from 64: the NARROW f32 entry, 128x32x16 on 16x8
-    # threads (one run of 4 columns each). M = 130 makes a second row of
-    # tiles that overhangs M by 126 rows, N = 17 half a tile: their loads
-    # read A's last row and B's last vector (`clamp`), no mask; K = 37 in
-    # two chunks is ragged.
+    # N under 64 beside M from 64: the NARROW f32 entry, the f32 MFMA on
+    # 128x32x32, 2x1 wavefronts. M = 130 makes a second row of tiles that
+    # overhangs M by 126 rows, N = 17 half a tile: their loads read A's last
+    # row and B's last vector (`clamp`), no mask; K = 37 in two chunks is
+    # ragged.
     entry = gemm_tiles(TARGETS["gfx942"], "f32", 130, 17, 37)
-    assert (entry.tile, entry.threads, entry.columns) == ((128, 32, 16), (16, 8), 4)
+    assert (entry.tile, entry.warps, entry.mma) == ((128, 32, 32), (2, 1), "mfma_f32_16x16x4_f32")
     text = check(130, 17, 37, "target=gfx942 chunks=2", seed=8)
     assert re.search(r"arith\.constant 129 : index", text)  # A's last row
+    assert "amdgpu.mfma 16x16x4" in text
+    # With FMAs asked for: 128x32x16 on 16x8 threads, one run of 4 columns each.
+    fma = check(130, 17, 37, "target=gfx942 chunks=2 mma=none", seed=8)
+    assert "amdgpu.mfma" not in fma and re.search(r"vector\.load %b\[.*vector<4xf32>", fma)
 
 
 def test_narrow_f16_entry() -> None:

@@ -158,12 +158,6 @@ def _short_of_goal_gfx942(m: int, n: int, k: int, element: str) -> str | None:
             "rows of C, but 12% MFMA: 2 v_perm_b32 a MFMA pack B's K, and every 16-byte load "
             "and LDS write has its own address"
         )
-    if element == "f32" and n < 64 <= m:
-        return (
-            "the NARROW f32 tile (128x32x16, 16x8 threads of 8x4): 256 v_pk_fma a barrier, none "
-            "dropped, but 59% on 200x17x1001: LLVM splits the A tile's 16-byte reads into "
-            "ds_read2_b32 and ds_read_b96, each with its own address add"
-        )
     return None
 
 
@@ -191,7 +185,7 @@ def test_main_loop_is_pipelined_and_dense_gfx942(
     m: int, n: int, k: int, element: str, tmp_path: Path
 ) -> None:
     """The gfx942 ISA of the own kernel on the same held-out shapes: no
-    scratch; MFMA >= 20% (f16, and f32 on M under 64) or FMA (v_fma/v_pk_fma)
+    scratch; MFMA >= 20% (f16, and f32 with an edge under 64) or FMA (v_fma/v_pk_fma)
     >= 60% of the K loop; the
     K tile unrolled to >= 16 MFMA or >= 256 FMA instructions per
     `s_barrier`; 16-byte global loads (or LDS DMA) in the loop; no
@@ -204,8 +198,8 @@ def test_main_loop_is_pipelined_and_dense_gfx942(
     assert kernel.cmpswap == 0, kernel.summary()
     assert mix["GLOBAL_LOAD_X4"] > 0 or kernel.async_copies, kernel.summary()
     per_barrier = kernel.math_per_barrier
-    # f32 on M under 64 (N from 64) multiplies on MFMA
-    # (v_mfma_f32_16x16x4_f32): the done-when's MFMA clause, as for f16.
+    # f32 with an edge under 64 multiplies on MFMA (v_mfma_f32_16x16x4_f32):
+    # the done-when's MFMA clause, as for f16.
     if element == "f32" and not mix["MFMA"]:
         assert mix["FMA"] >= 0.60 * total, kernel.summary()
         assert per_barrier is not None and per_barrier >= 256, kernel.summary()

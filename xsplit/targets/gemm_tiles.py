@@ -243,10 +243,11 @@ _GFX942_MFMA_SMALL = (
 )
 
 _GFX942_NARROW_F32 = (
-    "N under 64: 32 columns, 16x8 threads of 8x4 registers (one run of 4 columns a thread, "
-    "starting under 32: no thread's math past N is dropped), K steps of 16: 256 v_pk_fma a "
-    "barrier (gfx942 ISA on 200x17x1001: 59%, 282 VGPRs, no scratch; the 64x64x16 tile: "
-    "56%, 128 a barrier, its second runs dropped; 128x32x16 32x4: 32%)"
+    "N under 64 in f32 on MFMA (v_mfma_f32_16x16x4_f32): 2 wavefronts along M of 64x32, K "
+    "steps of 32: 64 MFMA a barrier (gfx942 ISA on 200x17x1001: 36%, 133 VGPRs, no scratch; "
+    "4x1 wavefronts: 30%, 32 a barrier). FMAs on 128x32x16, 16x8 threads of 8x4: 59%, 256 "
+    "a barrier, 282 VGPRs (LLVM splits its 16-byte A reads into ds_read2_b32 and "
+    "ds_read_b96); the 64x64x16 tile: 53-56%, 128 a barrier, its second runs dropped"
 )
 _GFX942_NARROW_MFMA = (
     "N under 64 on MFMA: 2 wavefronts along M of 128x32 (8x2 blocks), K steps of 32: 32 MFMA "
@@ -316,7 +317,8 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
         mma="mfma_f32_16x16x4_f32",
     ),
     ("gfx942", "f32", NARROW): GemmTiles(
-        (128, 32, 16), (16, 8), 2, NOT_MEASURED, _GFX942_NARROW_F32, columns=4
+        (128, 32, 32), (4, 32), 2, NOT_MEASURED, _GFX942_NARROW_F32, columns=4, warps=(2, 1),
+        mma="mfma_f32_16x16x4_f32",
     ),
     ("gfx942", "f16", NARROW): GemmTiles(
         (256, 32, 32), (16, 16), 2, NOT_MEASURED, _GFX942_NARROW_MFMA, warps=(2, 1)
