@@ -76,7 +76,7 @@ def test_narrow_f32_entry_rows_past_m_clamped() -> None:
     text = check(130, 17, 37, "target=gfx942 chunks=2", seed=8)
     assert re.search(r"arith\.constant 129 : index", text)  # A's last row
     assert "amdgpu.mfma 16x16x4" in text
-    # With FMAs asked for: 128x32x16 on 16x8 threads, one run of 4 columns each.
+    # With FMAs asked for: the small-output entry's FMAs, in runs of 4 columns.
     fma = check(130, 17, 37, "target=gfx942 chunks=2 mma=none", seed=8)
     assert "amdgpu.mfma" not in fma and re.search(r"vector\.load %b\[.*vector<4xf32>", fma)
 
