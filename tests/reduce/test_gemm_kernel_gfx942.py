@@ -12,12 +12,13 @@ import re
 
 import pytest
 
-from tests.helpers.gemm_kernel import check
+from tests.helpers.gemm_kernel import check, lowered
 from xsplit.bench.machine_code import (
     _innermost_natural_loop,
     _math_per_barrier_natural,
     _natural_loops,
 )
+from xsplit.diagnostics import XsplitError
 from xsplit.targets.gemm_tiles import gemm_tiles
 from xsplit.targets.table import TARGETS
 
@@ -62,6 +63,76 @@ def test_small_f32_entry_two_runs_of_four_columns() -> None:
     assert (entry.tile, entry.threads, entry.columns) == ((64, 64, 16), (16, 8), 4)
     text = check(37, 45, 37, "target=gfx942 chunks=2", seed=7)
     assert re.search(r"vector\.load %\S+\[.*vector<4xf32>", text)
+
+
+def test_narrow_f32_entry_rows_past_m_clamped() -> None:
+    # N under 64 beside M from 64: the NARROW f32 entry, the f32 MFMA on
+    # 128x32x32, 2x1 wavefronts. M = 130 makes a second row of tiles that
+    # overhangs M by 126 rows, N = 17 half a tile: their loads read A's last
+    # row and B's last vector (`clamp`), no mask; K = 37 in two chunks is
+    # ragged.
+    entry = gemm_tiles(TARGETS["gfx942"], "f32", 130, 17, 37)
+    assert (entry.tile, entry.warps, entry.mma) == ((128, 32, 32), (2, 1), "mfma_f32_16x16x4_f32")
+    text = check(130, 17, 37, "target=gfx942 chunks=2", seed=8)
+    assert re.search(r"arith\.constant 129 : index", text)  # A's last row
+    assert "amdgpu.mfma 16x16x4" in text
+    # With FMAs asked for: the small-output entry's FMAs, in runs of 4 columns.
+    fma = check(130, 17, 37, "target=gfx942 chunks=2 mma=none", seed=8)
+    assert "amdgpu.mfma" not in fma and re.search(r"vector\.load %b\[.*vector<4xf32>", fma)
+
+
+def test_narrow_f16_entry() -> None:
+    # The NARROW f16 entry: MFMA on 256x32x32, 2 wavefronts along M; M = 70
+    # leaves most of the tile's rows past M (read from A's last row), N = 19
+    # and K = 45 are ragged.
+    entry = gemm_tiles(TARGETS["gfx942"], "f16", 70, 19, 45)
+    assert (entry.tile, entry.warps) == ((256, 32, 32), (2, 1))
+    text = check(70, 19, 45, "target=gfx942 chunks=2", seed=9, element="f16")
+    assert "amdgpu.mfma" in text and re.search(r"arith\.constant 69 : index", text)
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(3, 37, 45), (1, 130, 70)])
+def test_skinny_f32_entry_mfma(m: int, n: int, k: int) -> None:
+    # f32 with M under 8: the SKINNY entry multiplies on the f32 MFMA
+    # (16x16x4, one element of A and B a lane) on 16x128x32, 1x2 wavefronts.
+    # N = 37 is ragged inside one tile, N = 130 overhangs a second tile;
+    # K = 45 and 70 leave a ragged step; rows past M read A's last row.
+    entry = gemm_tiles(TARGETS["gfx942"], "f32", m, n, k)
+    assert (entry.tile, entry.warps, entry.mma) == ((16, 128, 32), (1, 2), "mfma_f32_16x16x4_f32")
+    text = check(m, n, k, "target=gfx942 chunks=2", seed=10 + m)
+    assert re.search(r"amdgpu\.mfma 16x16x4 %\S+ \* %\S+ \+ %\S+ : f32, f32, vector<4xf32>", text)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "rows"), [(20, 70, 45, 32), (12, 150, 37, 16)])
+def test_short_f32_entry_mfma(m: int, n: int, k: int, rows: int) -> None:
+    # M under 64 beside N from 64: the SHORT f32 entry, the f32 MFMA on 32
+    # rows (16 where M fits in them), 1x2 wavefronts; N overhangs the tile.
+    entry = gemm_tiles(TARGETS["gfx942"], "f32", m, n, k)
+    assert (entry.tile, entry.warps, entry.mma) == ((rows, 128, 32), (1, 2), "mfma_f32_16x16x4_f32")
+    text = check(m, n, k, "target=gfx942 chunks=2", seed=20 + m)
+    assert "amdgpu.mfma 16x16x4" in text
+
+
+def test_f32_mfma_only_where_asked() -> None:
+    # mma=auto keeps FMAs for f32 from 8 rows (and with mma=none); the f32
+    # MFMA by name takes any f32 tile, and no f16.
+    assert "amdgpu.mfma" not in lowered_text(8, 40, 24, "target=gfx942 tile=16,16,8 threads=4,4")
+    text = lowered_text(9, 20, 12, "target=gfx942 mma=mfma_f32_16x16x4_f32 tile=16,64,8 warps=1,1")
+    assert "amdgpu.mfma 16x16x4" in text
+    with pytest.raises(XsplitError, match="mma=mfma_f32_16x16x4_f32 takes A and B of f32"):
+        lowered_text(9, 20, 12, "target=gfx942 mma=mfma_f32_16x16x4_f32", element="f16")
+
+
+def lowered_text(m: int, n: int, k: int, options: str, element: str = "f32") -> str:
+    return lowered(m, n, k, options, element)[1]
+
+
+def test_wide_output_keeps_small_entry() -> None:
+    # N from 64, or M under 64 beside N under it: not NARROW.
+    gfx942 = TARGETS["gfx942"]
+    assert gemm_tiles(gfx942, "f32", 200, 64, 1001).tile == (64, 64, 16)
+    assert gemm_tiles(gfx942, "f16", 48, 40, 2039).tile == (128, 128, 32)
+    assert gemm_tiles(TARGETS["sm_90"], "f32", 200, 17, 1001).tile == (64, 64, 16)
 
 
 LISTING = """mm:

@@ -84,11 +84,14 @@ def test_skinny_f32_streams_b(name: str, m: int, rows: int) -> None:
 
 
 def test_gfx942_streams_b_only_when_asked() -> None:
-    """gfx942 has no SKINNY f32 entry (its one-wavefront form spills where
-    LLVM unrolls a short chunk whole; bench/RESULTS-machine-code.md):
-    stream_b=on takes the form with the options' tile."""
-    assert ("gfx942", "f32", SKINNY) not in GEMM_TILES
-    assert gridwise(3, 2048, 4097, "target=gfx942", "f32").stream_b is None
+    """gfx942's SKINNY f32 entry does not stream B (its one-wavefront form
+    spills where LLVM unrolls a short chunk whole, and a 16-byte load of B
+    feeds only 2 v_pk_fma on M = 1; bench/RESULTS-machine-code.md): it
+    multiplies on the f32 MFMA. stream_b=on takes the form with the
+    options' tile."""
+    assert not GEMM_TILES[("gfx942", "f32", SKINNY)].stream_b
+    op = gridwise(3, 2048, 4097, "target=gfx942", "f32")
+    assert op.stream_b is None and op.intrinsic is not None
     op = gridwise(3, 2048, 4097, "target=gfx942 tile=4,512,32 threads=1,64 stream_b=on", "f32")
     assert op.stream_b is not None and op.register_prefetch is not None
 

@@ -38,26 +38,36 @@ from xsplit.targets.table import target
 ROOT = Path(__file__).parents[2]
 DISTINCT = sorted(  # by repr: warps may be None
     {
-        (target(t).compiles_as or t, e, tiles.tile, tiles.threads, tiles.stages, tiles.warps)
+        (
+            target(t).compiles_as or t, e, tiles.tile, tiles.threads, tiles.stages, tiles.warps,
+            tiles.mma,
+        )  # fmt: skip
         for (t, e, _), tiles in GEMM_TILES.items()
     },
     key=repr,
 )
 """Each entry's kernel once per target and element type (sm_90's compile as sm_80's)."""
-FORMS = sorted({(e, tile, threads, stages) for _, e, tile, threads, stages, _ in DISTINCT})
-"""Each entry's tile, threads and stages once, whatever the target."""
+ENTRY = ("name", "element", "tile", "threads", "stages", "warps", "mma")
+FORMS = sorted(
+    {(e, tile, threads, stages) for _, e, tile, threads, stages, _, mma in DISTINCT if not mma}
+)
+"""Each entry's tile, threads and stages once, whatever the target (but
+those of an intrinsic the entry names: gfx942's f32 MFMA)."""
 
 
 STREAMED = {(t.tile, t.threads, t.stages) for t in GEMM_TILES.values() if t.stream_b}
 """The forms of the entries that stream B into registers (`stream_b`)."""
 
 
-def _options(name: str, tile: tuple, threads: tuple, stages: int, warps=None) -> str:
+def _options(
+    name: str, tile: tuple, threads: tuple, stages: int, warps=None, mma: str | None = None
+) -> str:
     return (
         f"target={name} chunks=2 tile={','.join(map(str, tile))} "
         f"threads={','.join(map(str, threads))} stages={stages}"
         + (f" warps={','.join(map(str, warps))}" if warps else "")
         + (" stream_b=on" if (tile, threads, stages) in STREAMED else "")
+        + (f" mma={mma}" if mma else "")
     )
 
 
@@ -174,30 +184,30 @@ def test_default_chunks_make_about_a_wave() -> None:
 
 
 @pytest.mark.gpu_compile
-@pytest.mark.parametrize(("name", "element", "tile", "threads", "stages", "warps"), DISTINCT)
+@pytest.mark.parametrize(ENTRY, DISTINCT)
 def test_every_entry_compiles_without_spills(
-    name: str, element: str, tile: tuple, threads: tuple, stages: int, warps, tmp_path: Path
+    name: str, element: str, tile: tuple, threads: tuple, stages: int, warps, mma, tmp_path: Path
 ) -> None:
     """iree-compile's assembly of each entry has no spill: no `.local` on
     sm_80, no private segment on gfx942."""
     with collect_remarks():
         out = rewrite(
             matmul(_rows(tile), tile[1] - 8, 4 * tile[2], element),
-            f"gemm-kernel{{{_options(name, tile, threads, stages, warps)}}},{LOWER},"
+            f"gemm-kernel{{{_options(name, tile, threads, stages, warps, mma)}}},{LOWER},"
             f"export-dispatch{{target={name}}}",
         )
     asm = "\n".join(dumped_assembly(out, name, tmp_path))
     assert asm and not re.search(SPILL[name], asm)
 
 
-@pytest.mark.parametrize(("name", "element", "tile", "threads", "stages", "warps"), DISTINCT)
+@pytest.mark.parametrize(ENTRY, DISTINCT)
 def test_every_entry_runs_right(
-    name: str, element: str, tile: tuple, threads: tuple, stages: int, warps
+    name: str, element: str, tile: tuple, threads: tuple, stages: int, warps, mma
 ) -> None:
     """In the simulator, race-free and right against numpy, on one tile's
     output less some rows and columns (masks) in two chunks of two steps,
     on its own target (gfx942's ragged loads and column runs are its own)."""
-    options = _options(name, tile, threads, stages, warps)
+    options = _options(name, tile, threads, stages, warps, mma)
     check(_rows(tile), tile[1] - 8, 4 * tile[2], options, element=element)
 
 

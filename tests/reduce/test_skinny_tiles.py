@@ -48,11 +48,12 @@ def test_skinny_m_takes_the_skinny_entry(name: str, element: str) -> None:
         assert skinny.warps == (1, 1) and SKINNY_MMA_NARROW_B.warps == (1, 2)
     # From one whole block of rows on, the output's own class.
     assert gemm_tiles(tgt, element, SKINNY_M_MMA, 96, 1024) == GEMM_TILES[(name, "f16", SMALL)]
-    # f32 (FMAs) has its own skinny entry on CUDA, which streams B into
-    # registers (tests/reduce/test_gemm_kernel_stream.py); gfx942 has none.
+    # f32 has its own skinny entry: on CUDA FMAs that stream B into
+    # registers (tests/reduce/test_gemm_kernel_stream.py), on gfx942 the
+    # f32 MFMA (tests/reduce/test_gemm_kernel_gfx942.py).
     f32 = gemm_tiles(tgt, "f32", 1, 96, 1024)
     if name == "gfx942":
-        assert f32 == GEMM_TILES[(name, "f32", SMALL)]
+        assert f32 == GEMM_TILES[(name, "f32", SKINNY)] and f32.mma and not f32.stream_b
     else:
         assert f32.stream_b and f32.warps is None and f32 != skinny
 

@@ -8,8 +8,10 @@ direct-to-LDS load `amdgpu.gather_to_lds` it stages with under
 One MFMA is a collective of a 64-lane wavefront: each lane gives a
 fragment of A and of B and a fragment of the accumulator, and gets its
 fragment of the result (the layouts are `fragments.INTRINSICS`' entries
-whose op is `amdgpu.mfma`: 16x16x16 and 32x32x8 of f16 or bf16). iree-compile 3.13
-lowers it in a custom dispatch to `v_mfma_f32_16x16x16_f16` (or `_bf16`).
+whose op is `amdgpu.mfma`: 16x16x16 and 32x32x8 of f16 or bf16, and 16x16x4 of
+f32, whose one element of A and of B a lane is a scalar f32). iree-compile 3.13
+lowers it in a custom dispatch to `v_mfma_f32_16x16x16_f16` (or `_bf16`,
+`v_mfma_f32_16x16x4_f32`).
 The printed form is iree-opt 3.13's: the broadcast and permutation controls
 are keywords with parenthesised values (`abid(1) blgp(bcast_first_32)
 cbsz(1)`), left out at their defaults; `blgp = none` and `{cbsz = 1 : i32}`
@@ -20,6 +22,7 @@ generic form only, so this module holds it too (`ROCDL`).
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
+    Float32Type,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -105,8 +108,9 @@ class MFMAOp(IRDLOperation):
 
     name = "amdgpu.mfma"
 
-    source_a = operand_def(VectorType)
-    source_b = operand_def(VectorType)
+    source_a = operand_def(VectorType | Float32Type)
+    """A vector of the fragment's elements, or one f32 (16x16x4 of f32)."""
+    source_b = operand_def(VectorType | Float32Type)
     dest_c = operand_def(VectorType)
     dest_d = result_def(VectorType)
     m = prop_def(IntegerAttr)
@@ -168,7 +172,10 @@ class MFMAOp(IRDLOperation):
             raise VerifyException(
                 f"'{self.name}' op {m}x{n}x{k} of {element} is not a known MFMA ({known})"
             )
-        want_a = VectorType(self.source_a.type.element_type, intr.a.shape)  # type: ignore[attr-defined]
+        want_a = (
+            f32 if intr.a.shape == (1,)
+            else VectorType(self.source_a.type.element_type, intr.a.shape)  # type: ignore[attr-defined]
+        )  # fmt: skip
         if self.source_a.type != want_a:
             raise VerifyException(
                 f"'{self.name}' op a lane's fragment of A and B for {m}x{n}x{k} is {want_a}"

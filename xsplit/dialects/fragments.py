@@ -115,6 +115,9 @@ class Intrinsic:
     c: Fragment
     op: str
     """The op a lowering emits for it."""
+    default: bool = True
+    """Whether `mma=auto` takes it for its element type; one that is not
+    default serves where a tile entry (or `mma=NAME`) asks for it."""
 
 
 # PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"
@@ -217,8 +220,36 @@ def _mfma(m: int, k: int) -> Intrinsic:
 MFMA_16X16X16 = _mfma(16, 16)
 MFMA_32X32X8 = _mfma(32, 8)
 
+
+# CDNA3 ISA, v_mfma_f32_16x16x4_f32: one f32 of A and of B a lane, lane l
+# holding A's element (l % 16, l / 16) and B's (l / 16, l % 16); C as the
+# 16x16x16's. A lane's B is one element, so B staged K x N (N contiguous)
+# is read with no packing.
+def _mfma_f32_a(x, lane, idx):
+    return x.rem(lane, 16), x.div(lane, 16)
+
+
+def _mfma_f32_b(x, lane, idx):
+    return x.div(lane, 16), x.rem(lane, 16)
+
+
+MFMA_16X16X4_F32 = Intrinsic(
+    name="mfma_f32_16x16x4_f32",
+    m=16,
+    n=16,
+    k=4,
+    lanes=64,
+    operands=("f32",),
+    targets=("gfx942",),
+    a=Fragment((1,), 16, 4, _mfma_f32_a),
+    b=Fragment((1,), 4, 16, _mfma_f32_b),
+    c=Fragment((4,), 16, 16, _mfma_c(16)),
+    op="amdgpu.mfma",
+    default=False,
+)
+
 INTRINSICS: dict[str, Intrinsic] = {
-    i.name: i for i in (M16N8K16, MFMA_16X16X16, MFMA_32X32X8)
+    i.name: i for i in (M16N8K16, MFMA_16X16X16, MFMA_32X32X8, MFMA_16X16X4_F32)
 }
 """Every intrinsic the GEMM kernel can use, by name."""
 
@@ -227,7 +258,7 @@ def intrinsic_for(target: str, element: str) -> Intrinsic | None:
     """The intrinsic for A and B of `element` (\"f16\", \"bf16\") on `target`, if any
     (the first in `INTRINSICS`: gfx942's 16x16x16 before its 32x32x8)."""
     for intr in INTRINSICS.values():
-        if target in intr.targets and element in intr.operands:
+        if target in intr.targets and element in intr.operands and intr.default:
             return intr
     return None
 

@@ -33,7 +33,7 @@ NOT_MEASURED = "not measured yet: model"
 SIXTEEN_BIT = ("f16", "bf16")
 """Element types of 2 bytes: bf16 reads f16's entries."""
 
-SMALL, LARGE, SKINNY = "small", "large", "skinny"
+SMALL, LARGE, SKINNY, NARROW, SHORT = "small", "large", "skinny", "narrow", "short"
 SKINNY_M_MMA = 16
 """M under which a tensor-core GEMM is SKINNY: less than one m16n8k16 (or
 MFMA 16x16) block of rows, so that a taller tile's warps along M issue
@@ -43,6 +43,14 @@ SKINNY_M_FMA = 8
 8 FMAs, so that staging B through workgroup memory (a copy and a read back
 per element, for M FMAs) costs as much as the math; the SKINNY entry streams
 B into registers instead (`stream_b`)."""
+EDGE = 64
+"""N under which (with M from it) an output is NARROW where the target has
+such an entry: the SMALL tile's columns past N are a whole run or warp
+column of every thread, whose math LLVM drops (the grid is known), leaving
+their copies (gfx942 ISA on 200x17x1001: 53% FMA, 16% MFMA). The NARROW
+tile is 32 columns wide, every thread's columns starting under 32. Likewise
+an M under EDGE beside an N from it is SHORT (gfx942's f32: the f32 MFMA on
+32 rows, or 16 where M fits in them)."""
 LARGE_OUTPUT = 256
 """M and N from which an output is LARGE: at least 2x2 of the 128x128
 tiles, whose halved loads per FMA only pay where they still leave
@@ -78,6 +86,9 @@ class GemmTiles:
     """Without tensor cores: B read from global memory straight into the
     threads' registers, only A staged (`gridwise_gemm`'s `stream_b`); the
     tile's M is then the output's M rounded up to 1, 2, 4 or 8."""
+    mma: str | None = None
+    """An intrinsic `mma=auto` does not take by itself that this entry
+    multiplies with (gfx942's f32 MFMA, `fragments.INTRINSICS`' name)."""
 
     @property
     def options(self) -> str:
@@ -85,9 +96,10 @@ class GemmTiles:
         `warps`, `stream_b=on` where the entry has them)."""
         warps = f" warps={','.join(map(str, self.warps))}" if self.warps else ""
         stream = " stream_b=on" if self.stream_b else ""
+        mma = f" mma={self.mma}" if self.mma else ""
         return (
             f"tile={','.join(map(str, self.tile))} threads={','.join(map(str, self.threads))} "
-            f"stages={self.stages}{warps}{stream}"
+            f"stages={self.stages}{warps}{stream}{mma}"
         )
 
     @property
@@ -244,6 +256,36 @@ _GFX942_MFMA_SMALL = (
     "the seed 73 chunks, 292 workgroups on 304 CUs"
 )
 
+_GFX942_NARROW_F32 = (
+    "N under 64 in f32 on MFMA (v_mfma_f32_16x16x4_f32): 2 wavefronts along M of 64x32, K "
+    "steps of 32: 64 MFMA a barrier (gfx942 ISA on 200x17x1001: 36%, 133 VGPRs, no scratch; "
+    "4x1 wavefronts: 30%, 32 a barrier). FMAs on 128x32x16, 16x8 threads of 8x4: 59%, 256 "
+    "a barrier, 282 VGPRs (LLVM splits its 16-byte A reads into ds_read2_b32 and "
+    "ds_read_b96); the 64x64x16 tile: 53-56%, 128 a barrier, its second runs dropped"
+)
+_GFX942_NARROW_MFMA = (
+    "N under 64 on MFMA: 2 wavefronts along M of 128x32 (8x2 blocks), K steps of 32: 32 MFMA "
+    "a barrier, none past N dropped (gfx942 ISA on 200x17x1001: 23%, 142 VGPRs, no scratch; "
+    "the 128x128x32 tile: 16%, 16 a barrier; 256x32x32 on 4x1: 18%; 128x32x64 on 2x1: 18%)"
+)
+
+_GFX942_SKINNY_F32 = (
+    "M under 8 in f32 on MFMA (v_mfma_f32_16x16x4_f32, `mma`): one 16-row block of "
+    "wavefronts, 2 along N, K steps of 32: 32 MFMA a barrier; a lane's B is one element, "
+    "read from B's tile as staged (no packing). gfx942 ISA: 22-24% MFMA on M = 1-7 "
+    "(1x2048x4097, 5x4096x14339, 7x512x2048), 18% on odd N (3x1001x2039), about 150 VGPRs, "
+    "no scratch. FMAs cannot make 60% on M = 1: a 16-byte load of B feeds 2 v_pk_fma "
+    "(the 64x64x16 tile: 43%, 64 a barrier; B streamed, stream_b=on: 29-31%)"
+)
+
+_GFX942_SHORT_F32 = (
+    "M under 64 in f32 on MFMA (v_mfma_f32_16x16x4_f32): 32 rows (16 where M fits in them), "
+    "2 wavefronts along N, K steps of 32: 64 MFMA a barrier, each element of B feeding two; "
+    "gfx942 ISA: 35-36% MFMA on 17x1000x997 and 48x1000x997, 139-168 VGPRs, no scratch (the "
+    "64x64x16 FMA tile: 57%, 128 v_pk_fma a barrier, its rows past M dropped; 12x1000x997: "
+    "42%, 64)"
+)
+
 # bench/pick_gemm_tiles.py rewrites the entries between the two marker lines.
 # gemm-tiles table: begin
 GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
@@ -280,6 +322,21 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ("gfx942", "f16", SKINNY): GemmTiles(
         (16, 128, 64), (1, 128), 2, NOT_MEASURED, _GFX942_SKINNY_MMA, warps=(1, 2)
     ),
+    ("gfx942", "f32", SKINNY): GemmTiles(
+        (16, 128, 32), (1, 128), 2, NOT_MEASURED, _GFX942_SKINNY_F32, warps=(1, 2),
+        mma="mfma_f32_16x16x4_f32",
+    ),
+    ("gfx942", "f32", SHORT): GemmTiles(
+        (32, 128, 32), (1, 128), 2, NOT_MEASURED, _GFX942_SHORT_F32, warps=(1, 2),
+        mma="mfma_f32_16x16x4_f32",
+    ),
+    ("gfx942", "f32", NARROW): GemmTiles(
+        (128, 32, 32), (4, 32), 2, NOT_MEASURED, _GFX942_NARROW_F32, columns=4, warps=(2, 1),
+        mma="mfma_f32_16x16x4_f32",
+    ),
+    ("gfx942", "f16", NARROW): GemmTiles(
+        (256, 32, 32), (16, 16), 2, NOT_MEASURED, _GFX942_NARROW_MFMA, warps=(2, 1)
+    ),
 }
 # gemm-tiles table: end
 
@@ -307,8 +364,9 @@ def element_name(element: object) -> str:
 
 
 def gemm_tiles(
-    target: Target, element: str, m: int, n: int, k: int, stream_b: bool = True
-) -> GemmTiles:
+    target: Target, element: str, m: int, n: int, k: int, stream_b: bool = True,
+    intrinsics: bool = True,
+) -> GemmTiles:  # fmt: skip
     """The table's entry for an M x N x K GEMM with A and B of `element` on
     `target` (or on the target it compiles as). Where rows of f16 are of
     an odd length (their 2-byte copies cannot be asynchronous) gemm-kernel
@@ -320,7 +378,9 @@ def gemm_tiles(
     spills 1.4 KB either way. A skinny f32 M takes the entry that streams B
     into registers unless `stream_b` is False; a skinny f16 M on CUDA whose
     B rows are not whole 16-byte vectors, or whose N is under one tile,
-    keeps two warps (SKINNY_MMA_NARROW_B)."""
+    keeps two warps (SKINNY_MMA_NARROW_B). Without `intrinsics` an
+    entry that names an intrinsic (`mma`) is passed over for the next class
+    (FMAs asked for, or a tile or threads given)."""
     cls = shape_class(m, n)
     # bf16 is f16's size and takes the same intrinsics' shapes: f32's
     # K steps of 8 are no whole MMA block, and its stages=2 no cp.async of 8.
@@ -329,18 +389,25 @@ def gemm_tiles(
     # A skinny M takes its own entry where the target has one: tensor
     # cores under one block of rows, FMAs under 8 rows.
     skinny = m < SKINNY_M_MMA if sixteen else stream_b and element == "f32" and m < SKINNY_M_FMA
-    classes = (SKINNY, cls) if skinny else (cls,)
+    # An edge under EDGE beside the other from it takes a narrow or short
+    # tile where the target has one.
+    edge = (NARROW,) if n < EDGE <= m else (SHORT,) if m < EDGE <= n else ()
+    classes = (SKINNY, cls) if skinny else (*edge, cls)
     entry = next(
         (
             GEMM_TILES[key]
             for c in classes
             for name in (target.name, target.compiles_as)
             if (key := (name or "", key_element, c)) in GEMM_TILES
+            and (intrinsics or GEMM_TILES[key].mma is None)
         ),
         # An element the table does not hold: f32's layout, which the
         # kernel's verifier judges (it refuses what it cannot take).
         GEMM_TILES.get((target.name, "f32", cls)) or GEMM_TILES[("sm_80", "f32", cls)],
     )
+    if entry.mma and m <= 16 < entry.tile_m:
+        # One block of MFMA rows holds M: a second would be all past it.
+        entry = replace(entry, tile=(16, *entry.tile[1:]))
     if entry.stream_b:
         # The thread has every row: no more of them than M needs; and the
         # K step holds an element of A's tile for every thread to copy.

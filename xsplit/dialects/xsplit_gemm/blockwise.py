@@ -91,6 +91,12 @@ class BlockwiseCopyOp(IRDLOperation):
     """Dimensions of the copy (0: its rows, 1: its columns) that lie inside
     the source wherever the op runs (the caller's loop bounds say so): no
     mask along them."""
+    clamp = opt_prop_def(DenseArrayBase)
+    """Dimensions of the copy along which an element outside the source is
+    read from the source's last row (0) or last vector of a row (1) instead
+    of masked to zero: the caller never uses it (a GEMM's rows of A past M
+    and columns of B past N make only the C elements it does not write), and
+    the load needs no branch or zeroed registers."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -115,13 +121,14 @@ class BlockwiseCopyOp(IRDLOperation):
         kpack: int = 1,
         ragged: bool = False,
         inside: tuple[int, ...] = (),
+        clamp: tuple[int, ...] = (),
     ):
         props = {"sizes": i64_array(sizes), "threads": IntegerAttr(threads, i64)}
         if transpose:
             props["transpose"] = UnitAttr()
         if vector != 1:
             props["vector"] = IntegerAttr(vector, i64)
-        _source_props(props, ragged, inside)
+        _source_props(props, ragged, inside, clamp)
         layout_props(props, swizzle, kpack)
         super().__init__(operands=[src, row, col, tile, thread], properties=props)
 
@@ -145,6 +152,10 @@ class BlockwiseCopyOp(IRDLOperation):
     @property
     def inside_dims(self) -> tuple[int, ...]:
         return () if self.inside is None else tuple(int(d) for d in self.inside.get_values())
+
+    @property
+    def clamp_dims(self) -> tuple[int, ...]:
+        return () if self.clamp is None else tuple(int(d) for d in self.clamp.get_values())
 
     def verify_(self) -> None:
         _verify_copy(self)
@@ -173,17 +184,22 @@ def _verify_copy(self) -> None:
     verify_layout(self, self.tile, r, c)
 
 
-def _source_props(props: dict, ragged: bool, inside: tuple[int, ...]) -> None:
+def _source_props(
+    props: dict, ragged: bool, inside: tuple[int, ...], clamp: tuple[int, ...] = ()
+) -> None:
     if ragged:
         props["ragged"] = UnitAttr()
     if inside:
         props["inside"] = i64_array(tuple(sorted(set(inside))))
+    if clamp:
+        props["clamp"] = i64_array(tuple(sorted(set(clamp))))
 
 
 def _need_whole_rows(self) -> None:
     """The source's rows are whole vectors unless the copy is `ragged`;
     `inside` names the copy's dimensions."""
     need(set(getattr(self, "inside_dims", ())) <= {0, 1}, self, "inside names dimensions 0 and 1")
+    need(set(getattr(self, "clamp_dims", ())) <= {0, 1}, self, "clamp names dimensions 0 and 1")
     w = self.width
     if getattr(self, "ragged", None) is None:
         need(shape_of(self.src)[1] % w == 0, self, f"a vector of {w} must divide the source's rows")
@@ -315,6 +331,8 @@ class BlockwiseLoadOp(IRDLOperation):
     """As `blockwise_copy`'s: the source's rows need not be whole vectors."""
     inside = opt_prop_def(DenseArrayBase)
     """As `blockwise_copy`'s: dimensions with no mask."""
+    clamp = opt_prop_def(DenseArrayBase)
+    """As `blockwise_copy`'s: dimensions read clamped to the source, not masked."""
 
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -326,12 +344,12 @@ class BlockwiseLoadOp(IRDLOperation):
 
     def __init__(
         self, src, row, col, regs, thread, sizes, threads, vector=1, kpack=1, ragged=False,
-        inside=(),
+        inside=(), clamp=(),
     ):  # fmt: skip
         props: dict = {"sizes": i64_array(sizes), "threads": IntegerAttr(threads, i64)}
         if vector != 1:
             props["vector"] = IntegerAttr(vector, i64)
-        _source_props(props, ragged, inside)
+        _source_props(props, ragged, inside, clamp)
         layout_props(props, False, kpack)
         super().__init__(operands=[src, row, col, regs, thread], properties=props)
 
@@ -340,6 +358,7 @@ class BlockwiseLoadOp(IRDLOperation):
     width = BlockwiseCopyOp.width
     kpack_size = BlockwiseCopyOp.kpack_size
     inside_dims = BlockwiseCopyOp.inside_dims
+    clamp_dims = BlockwiseCopyOp.clamp_dims
 
     def verify_(self) -> None:
         need_static_memref(self, self.src, "the source", 2, None, f16=True)

@@ -41,7 +41,9 @@ element type (f16 and bf16 on sm_80 and sm_90: `nvgpu.mma.sync` m16n8k16;
 on gfx942: `amdgpu.mfma` 16x16x16, 64-lane wavefronts), with `warps` warps
 per workgroup each owning a warp tile (`threads` then does not apply);
 `mma=none` (or no intrinsic, or `a_layout=k`) keeps one register tile of
-FMAs per thread. The later stages are
+FMAs per thread. gfx942's f32 MFMA (`mma=mfma_f32_16x16x4_f32`, one
+element of A and B a lane) is taken by name, or by `auto` where the
+table's entry names it with its own tile (f32 with M under 8). The later stages are
 passes of their own (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
 `lower-threadwise-gemm`); after the last, `export-dispatch{target=...}` makes
 it a custom dispatch for iree-compile, and `xsplit simulate` runs any stage
@@ -74,7 +76,7 @@ from xdsl.utils.exceptions import VerifyException
 
 import xsplit.attr_names as attr_names
 from xsplit.diagnostics import XsplitError, remark
-from xsplit.dialects.fragments import intrinsic_for
+from xsplit.dialects.fragments import INTRINSICS, intrinsic_for
 from xsplit.dialects.xsplit_gemm import (
     GridwiseGemmOp,
     MergePartialsOp,
@@ -117,7 +119,9 @@ MERGE_CHOICES = ("auto", "store", "atomic", "deterministic")
 # With tensor cores: four warps (128 threads), each a 32x32 warp tile of
 # 2x4 m16n8 blocks.
 DEFAULT_WARPS = (2, 2)
-MMA_CHOICES = ("auto", "none")
+MMA_CHOICES = ("auto", "none", *(i.name for i in INTRINSICS.values() if not i.default))
+"""auto, none, or an intrinsic `auto` does not take by itself (gfx942's
+f32 MFMA), by name."""
 
 PREFETCH_CHOICES = ("auto", "registers", "lds")
 PAD_CHOICES = ("auto", "none")
@@ -399,9 +403,13 @@ def lower_matmul(
     # What is not given comes from the target's table (measured, or the
     # model's until measured) for the rows the kernel copies; its stages are
     # for A as it is in memory.
+    # An entry's own intrinsic only with its own tile (given threads speak
+    # of FMAs): else the entry of FMAs for the shape.
+    whole_entry = tile is None and threads is None
     table = gemm_tiles(
-        tgt, element_name(a.type.element_type), m_, n_rows, k_rows, stream_b == "auto"
-    )
+        tgt, element_name(a.type.element_type), m_, n_rows, k_rows, stream_b == "auto",
+        intrinsics=whole_entry and mma != "none",
+    )  # fmt: skip
     tile = tuple(table.tile if tile is None else tile)
     threads = tuple(table.threads if threads is None else threads)
     if warps is None:
@@ -463,9 +471,22 @@ def lower_matmul(
         and _b_async_fits(a, b, n_rows, tile, threads, warps, mma, tgt)
     )  # fmt: skip
     intr = None
-    if mma == "auto" and not k_major:
-        elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
-        intr = intrinsic_for(tgt.name, elements.pop()) if len(elements) == 1 else None
+    elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
+    if mma == "auto" and not k_major and len(elements) == 1:
+        # The target's intrinsic for the element type, or the one the
+        # table's entry names (gfx942's f32 MFMA on skinny M).
+        (kind,) = elements
+        intr = intrinsic_for(tgt.name, kind) or (
+            _named_intrinsic(table.mma, tgt.name, kind) if whole_entry else None
+        )
+    elif mma not in ("auto", "none"):
+        intr = _named_intrinsic(mma, tgt.name, "/".join(sorted(elements)))
+        if intr is None or k_major:
+            raise XsplitError(
+                f"gemm-kernel: mma={mma} takes A and B of {'/'.join(INTRINSICS[mma].operands)} "
+                f"on {', '.join(INTRINSICS[mma].targets)}, with a_layout=m",
+                op,
+            )
     warp_counts = None
     if intr is not None:
         warp_counts = tuple(warps)
@@ -565,6 +586,12 @@ def lower_matmul(
         parent.insert_op_before(f, fn)
     fn.detach()
     fn.erase()
+
+
+def _named_intrinsic(name: str | None, target: str, element: str):
+    """The intrinsic `name` where it takes `element` on `target`, else None."""
+    intr = INTRINSICS.get(name or "")
+    return intr if intr and target in intr.targets and element in intr.operands else None
 
 
 def _padding(padded: dict, types, ia: int) -> str:
@@ -707,7 +734,8 @@ GEMM_KERNEL = Pass(
         Option(
             "mma", str, "auto",
             "tensor cores: auto (where the target has them for A and B's type: f16 and bf16 on "
-            "sm_80, sm_90, gfx942) or none (FMAs)",
+            "sm_80, sm_90, gfx942; f32 on gfx942 where the table's entry says so), none (FMAs) "
+            "or mfma_f32_16x16x4_f32 (gfx942's f32 MFMA)",
             MMA_CHOICES,
         ),
         Option(

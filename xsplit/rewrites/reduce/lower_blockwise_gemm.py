@@ -121,8 +121,12 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
     # ragged copy masks along its rows per element (`_load_run`), not here.
     inside_dims = getattr(op, "inside_dims", ())
     ragged = getattr(op, "ragged", None) is not None
+    # Along `clamp` a place past the source reads its last row or vector.
+    clamp = getattr(op, "clamp_dims", ())
     mask_rows = source and src_rows % rows != 0 and 0 not in inside_dims
     mask_cols = source and src_cols % cols != 0 and 1 not in inside_dims and not ragged
+    clamp_rows, clamp_cols = mask_rows and 0 in clamp, mask_cols and 1 in clamp
+    mask_rows, mask_cols = mask_rows and not clamp_rows, mask_cols and not clamp_cols
     # When the threads cover whole rows, each thread keeps its column and
     # moves down threads / runs rows per vector: one div and rem in all.
     whole_rows = threads % runs == 0
@@ -160,6 +164,10 @@ def _copy_items(kb: KernelBuilder, op, source: bool = True):
             yield i, j, None, None, None
             continue
         r = kb.add(op.row, i)
+        if clamp_rows:
+            r = kb.min(r, src_rows - 1)
+        if clamp_cols:
+            c = kb.min(c, src_cols - w)
         inside = kb.both(kb.below(r, src_rows) if mask_rows else None, c_in)
         # A generator: each item's index arithmetic sits next to its load.
         yield i, j, r, c, inside
@@ -223,6 +231,7 @@ def _slices(kb: KernelBuilder, op, source: bool = True):
         # A ragged copy masks along its rows per element (`_load_run`).
         if 1 in inside or getattr(op, "ragged", None) is not None:
             src_cols = cols
+        clamp_cols = src_cols % cols != 0 and 1 in getattr(op, "clamp_dims", ())
     for item in range(rows // kp * runs // threads):
         flat = kb.add(op.thread, item * threads)
         g, j = kb.div(flat, runs), kb.mul(kb.rem(flat, runs), w)
@@ -230,7 +239,9 @@ def _slices(kb: KernelBuilder, op, source: bool = True):
             yield g, j, None
             continue
         c = kb.add(op.col, j)
-        c_in = kb.below(c, src_cols) if src_cols % cols else None
+        c_in = kb.below(c, src_cols) if src_cols % cols and not clamp_cols else None
+        if clamp_cols:
+            c = kb.min(c, src_cols - w)
         at = []
         for e in range(kp):
             r = kb.add(op.row, kb.add(kb.mul(g, kp), e))

@@ -159,6 +159,20 @@ def ragged(src: SSAValue, width: int) -> dict:
     return {"ragged": width > 1 and src.type.get_shape()[1] % width != 0}  # type: ignore[attr-defined]
 
 
+def clamped(op, dim: int) -> dict:
+    """The keyword that reads A's rows past M (`dim` 0) or B's columns past
+    N (1) from the operand's edge instead of masking them to zero, on
+    gfx942's GEMM (`misaligned_vectors`): they only make C elements that
+    are never written, and a masked load is a branch and zeroed registers
+    in the K loop (gfx942 ISA, 17x1000x997 f16 on 32x256x32: 80 `v_mov` of
+    zeros in 353 instructions). The fused reduction keeps its zeros: its
+    epilogue may sum across the tile."""
+    gemm = isinstance(op, GridwiseGemmOp) and getattr(op, "misaligned_vectors", None) is not None
+    # Only where the tiles overhang that edge: elsewhere there is no mask.
+    size, tile = op.mnk[dim], op.tile_sizes[dim]
+    return {"clamp": (dim,)} if gemm and size % tile else {}
+
+
 def async_copy_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
     """Elements per cp.async (sm_80, sm_90): 16, 8 or 4 bytes, the widest
     that every row's copies start aligned for (`async_width`); 4-byte f32
@@ -270,6 +284,8 @@ def b_kpack(op: GridwiseGemmOp) -> int:
     not divide the slices. 1: not packed."""
     intr = op.intrinsic
     if intr is None or op.direct_to_lds is not None or intr.b.matrix_load is not None:
+        return 1
+    if intr.b.shape != (KPACK,):  # one element a lane (f32 MFMA): nothing to pack
         return 1
     rows, cols = fragment_matrix(intr.b, intr.lanes)
     runs = all(
@@ -655,7 +671,7 @@ def _register_prefetched(
         b_shape = register_shape((tk, tn), threads, wb, kp)
         b_next = kb.alloc(b_shape, PRIVATE, "b_next", element(op.b))
     k_first = kb.c(k_begin)
-    ra, rb = ragged(op.a, wa), ragged(op.b, wb)
+    ra, rb = ragged(op.a, wa) | clamped(op, 0), ragged(op.b, wb) | clamped(op, 1)
     # With misaligned vectors (gfx942) a K that is not whole steps is
     # peeled: the loop runs the chunk's whole steps, whose loads need no
     # mask along K (A's vectors are whole 16-byte loads, B's rows all

@@ -203,6 +203,8 @@ def _emit_mma_sync(kb: KernelBuilder, intr: Intrinsic, a, b, c) -> SSAValue:
 
 
 def _emit_mfma(kb: KernelBuilder, intr: Intrinsic, a, b, c) -> SSAValue:
+    if intr.a.shape == (1,):  # MLIR's f32 MFMA takes its one element as a scalar
+        a, b = (kb.insert(vector.ExtractOp(v, [0], v.type.element_type)).results[0] for v in (a, b))
     return kb.insert(MFMAOp(a, b, c, (intr.m, intr.n, intr.k))).results[0]
 
 

@@ -29,3 +29,11 @@ func.func @mixed(%a: vector<4xf16>, %b: vector<4xbf16>, %c: vector<4xf32>) -> ve
   func.return %d : vector<4xf32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'amdgpu.mfma' op sourceA and sourceB must have one type
+
+// -----
+
+func.func @f32_vector(%a: vector<4xf32>, %c: vector<4xf32>) -> vector<4xf32> {
+  %d = amdgpu.mfma 16x16x4 %a * %a + %c : vector<4xf32>, vector<4xf32>, vector<4xf32>
+  func.return %d : vector<4xf32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'amdgpu.mfma' op a lane's fragment of A and B for 16x16x4 is f32

@@ -22,3 +22,13 @@ func.func @fragments(%a: vector<4xf16>, %b: vector<4xf16>, %c: vector<4xf32>, %h
   %d4 = amdgpu.mfma 16x16x16 %a * %b + %c reducePrecision cbsz(2) blgp(bcast_first_32) abid(1) {tag = 1 : i64} : vector<4xf16>, vector<4xf16>, vector<4xf32>
   func.return %d1, %d3, %d4 : vector<4xf32>, vector<16xf32>, vector<4xf32>
 }
+
+// The f32 MFMA (16x16x4) takes one element of A and of B a lane, as scalars.
+// CHECK-LABEL: func.func @f32
+// CHECK:       %d = amdgpu.mfma 16x16x4 %a * %b + %c : f32, f32, vector<4xf32>
+// IREE-LABEL:  func.func @f32
+// IREE:        amdgpu.mfma 16x16x4 %{{.*}} * %{{.*}} + %{{.*}} : f32, f32, vector<4xf32>
+func.func @f32(%a: f32, %b: f32, %c: vector<4xf32>) -> vector<4xf32> {
+  %d = amdgpu.mfma 16x16x4 %a * %b + %c : f32, f32, vector<4xf32>
+  func.return %d : vector<4xf32>
+}

@@ -192,14 +192,14 @@
 // PREFETCH-NEXT: %b_next = memref.alloca() : memref<2x4xf32, #gpu.address_space<private>>
 // PREFETCH-NEXT: %[[WHOLE:.*]] = arith.constant 992 : index
 // PREFETCH-NEXT: %[[KL:.*]] = arith.minui %[[KE:.*]], %[[WHOLE]] : index
-// PREFETCH-NEXT: xsplit_gemm.blockwise_copy %a[%{{.*}}, %[[KB:.*]]] to %a_tile0 {{.*}}transpose, vector = 4 : i64, ragged}
+// PREFETCH-NEXT: xsplit_gemm.blockwise_copy %a[%{{.*}}, %[[KB:.*]]] to %a_tile0 {{.*}}transpose, vector = 4 : i64, ragged, clamp = array<i64: 0>}
 // PREFETCH-NEXT: xsplit_gemm.blockwise_copy %b[%[[KB]], %{{.*}}] to %b_tile0
 // PREFETCH-NEXT: gpu.barrier
 // PREFETCH:      scf.for %k0 = %[[KB]] to %[[KL]] step %{{.*}} {
 // PREFETCH:        %[[N1:.*]] = arith.addi %k0, %{{.*}} : index
 // PREFETCH-NEXT:   %[[IN1:.*]] = arith.cmpi ult, %[[N1]], %[[KL]] : index
 // PREFETCH-NEXT:   scf.if %[[IN1]] {
-// PREFETCH-NEXT:     xsplit_gemm.blockwise_load %a[%{{.*}}, %[[N1]]] to %a_next {{.*}}vector = 4 : i64, ragged, inside = array<i64: 1>}
+// PREFETCH-NEXT:     xsplit_gemm.blockwise_load %a[%{{.*}}, %[[N1]]] to %a_next {{.*}}vector = 4 : i64, ragged, inside = array<i64: 1>, clamp = array<i64: 0>}
 // PREFETCH-NEXT:     xsplit_gemm.blockwise_load %b[%[[N1]], %{{.*}}] to %b_next {{.*}}inside = array<i64: 0>}
 // PREFETCH-NEXT:   }
 // PREFETCH-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0 {{.*}}columns = 4 : i64}
@@ -225,7 +225,7 @@
 // PREFETCH-NEXT: }
 // PREFETCH-NEXT: %[[RAGGED:.*]] = arith.cmpi ult, %[[KL]], %[[KE]] : index
 // PREFETCH-NEXT: scf.if %[[RAGGED]] {
-// PREFETCH-NEXT:   xsplit_gemm.blockwise_copy %a[%{{.*}}, %[[KL]]] to %a_tile0 {{.*}}ragged}
+// PREFETCH-NEXT:   xsplit_gemm.blockwise_copy %a[%{{.*}}, %[[KL]]] to %a_tile0 {{.*}}ragged, clamp = array<i64: 0>}
 // PREFETCH-NEXT:   xsplit_gemm.blockwise_copy %b[%[[KL]], %{{.*}}] to %b_tile0
 // PREFETCH-NEXT:   gpu.barrier
 // PREFETCH-NEXT:   xsplit_gemm.blockwise_gemm %a_tile0 * %b_tile0
@@ -233,16 +233,16 @@
 // PREFETCH-NOT:  gpu.barrier
 // PREFETCH:      xsplit_gemm.threadwise_write %acc to %c[%{{.*}}, %{{.*}}] {strides = array<i64: 8, 64>, merge = "atomic", group = 4 : i64}
 
-// In the loop the loads go into the registers masked only along M (zero
-// outside A), A's four K in one vector; the stores take them out in the same
-// order, A's transposed.
+// In the loop the loads go into the registers unmasked, A's four K in one
+// vector: A's rows past M = 20 read its last row (`clamp`: they make only
+// rows of C that are never written), with no branch and no zeros; the
+// stores take them out in the same order, A's transposed.
 // PREFETCH-BLOCK:      scf.for %k0
-// PREFETCH-BLOCK:      %[[V:.*]], %{{.*}}, %{{.*}}, %{{.*}} = scf.if %{{.*}} -> (f32, f32, f32, f32) {
-// PREFETCH-BLOCK-NEXT:   %{{.*}} = vector.load %a[%{{.*}}, %{{.*}}] : memref<20x997xf32>, vector<4xf32>
-// PREFETCH-BLOCK:      } else {
-// PREFETCH-BLOCK-NEXT:   %[[Z:.*]] = arith.constant 0.000000e+00 : f32
-// PREFETCH-BLOCK-NEXT:   scf.yield %[[Z]], %[[Z]], %[[Z]], %[[Z]] : f32, f32, f32, f32
-// PREFETCH-BLOCK-NEXT: }
+// PREFETCH-BLOCK:      %[[LAST:.*]] = arith.constant 19 : index
+// PREFETCH-BLOCK-NEXT: %[[RM:.*]] = arith.minui %{{.*}}, %[[LAST]] : index
+// PREFETCH-BLOCK-NEXT: %[[VA:.*]] = vector.load %a[%[[RM]], %{{.*}}] : memref<20x997xf32>, vector<4xf32>
+// PREFETCH-BLOCK-NEXT: %[[V:.*]] = vector.extract %[[VA]][0] : f32 from vector<4xf32>
+// PREFETCH-BLOCK-NOT:  arith.constant 0.000000e+00 : f32
 // PREFETCH-BLOCK:      memref.store %[[V]], %a_next[%{{.*}}, %{{.*}}] : memref<1x4xf32, #gpu.address_space<private>>
 // PREFETCH-BLOCK:      %[[W:.*]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<997x64xf32>, vector<4xf32>
 // PREFETCH-BLOCK:      memref.store %{{.*}}, %b_next[%{{.*}}, %{{.*}}] : memref<2x4xf32, #gpu.address_space<private>>
@@ -252,8 +252,9 @@
 // After the loop, the ragged step's A vectors load at min(k, 997 - 4): the
 // one straddling K's end ends at it and its element moves down by 3 (997 =
 // 249 x 4 + 1); one past the end is zeros.
-// PREFETCH-BLOCK:      %[[AT:.*]] = arith.minui %{{.*}}, %{{.*}} : index
-// PREFETCH-BLOCK:      vector.load %a[%{{.*}}, %[[AT]]] : memref<20x997xf32>, vector<4xf32>
+// PREFETCH-BLOCK:      %[[K4:.*]] = arith.constant 993 : index
+// PREFETCH-BLOCK-NEXT: %[[AT:.*]] = arith.minui %{{.*}}, %[[K4]] : index
+// PREFETCH-BLOCK-NEXT: vector.load %a[%{{.*}}, %[[AT]]] : memref<20x997xf32>, vector<4xf32>
 // PREFETCH-BLOCK:      %[[E:.*]] = arith.select %{{.*}}, %[[L3:.*]], %{{.*}} : f32
 // PREFETCH-BLOCK-NEXT: %{{.*}} = arith.select %{{.*}}, %{{.*}}, %[[E]] : f32
 
