@@ -121,20 +121,6 @@ def test_transposed_operands_in_the_staged_kernel(
     assert report.clean, report.races + report.mismatches
 
 
-@pytest.mark.parametrize("batch", [0, 3], ids=["plain", "batch-axis"])
-def test_the_transposed_kernels_read_back(batch: int) -> None:
-    """The tests above simulate the modules the passes left (kept.py): the
-    printed text of each transposed form reads back as the same IR."""
-    if batch:
-        source = _batch_program(batch, 37, 45, 61, True, True)
-    else:
-        source = _program(37, 45, 61, True, True, "max", "rows")
-    with collect_remarks():
-        out = rewrite(source, "fuse-reduction,lower-reduce{stage=subgroup target=sm_80 deterministic=true}")
-    assert "%a_tile = memref.alloc() : memref<16x66xf32" in out  # A staged K-major
-    reads_back(out)
-
-
 def test_a_transposed_c_stays_on_the_tiled_kernel() -> None:
     source = _program(13, 70, 24, False, False, "max", "rows", c_t=True)
     with collect_remarks() as said:
@@ -226,3 +212,17 @@ def test_batch_axis_with_transposed_operands(det: bool) -> None:
     module = parsed(out, "out.mlir")
     report = simulate_module(module, want, [a, b, c, o])
     assert report.clean, report.races + report.mismatches
+
+
+@pytest.mark.parametrize("batch", [0, 3], ids=["plain", "batch-axis"])
+def test_the_transposed_kernels_read_back(batch: int) -> None:
+    """The tests above simulate the modules the passes left (kept.py): the
+    printed text of each transposed form reads back as the same IR."""
+    if batch:
+        source = _batch_program(batch, 37, 45, 61, True, True)
+    else:
+        source = _program(37, 45, 61, True, True, "max", "rows")
+    with collect_remarks():
+        out = rewrite(source, "fuse-reduction,lower-reduce{stage=subgroup target=sm_80 deterministic=true}")
+    assert "%a_tile = memref.alloc() : memref<16x66xf32" in out  # A staged K-major
+    reads_back(out)
