@@ -96,6 +96,25 @@ def _runs_kept_beside_the_compiles() -> None:
 _runs_kept_beside_the_compiles()
 
 
+def _machine_code_kept_beside_the_compiles() -> None:
+    """`read_machine_code` compiles for a GPU, assembles and disassembles:
+    what it read of one program for one target is kept in the compile
+    cache's folder (tests/helpers/kept_dumps.py), as `dumped_assembly`'s
+    listings are, for the tests that read the same kernel again."""
+    import xsplit.bench.machine_code as machine_code
+    from tests.helpers.kept_dumps import kept
+
+    read = machine_code.read_machine_code
+
+    def kept_read(source: str, target_name: str, work: Path) -> Any:
+        return kept("machine-code", source, target_name, lambda: read(source, target_name, work))
+
+    machine_code.read_machine_code = kept_read
+
+
+_machine_code_kept_beside_the_compiles()
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     from tests.corpus.summary import summary
 

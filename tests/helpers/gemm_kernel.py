@@ -9,6 +9,7 @@ import numpy as np
 
 from tests.helpers.kept import parsed, rewrite_kept
 from tests.helpers.simulation import simulate_module
+from xsplit.api import parse_module, rewrite_module
 from xsplit.diagnostics import collect_remarks
 from xsplit.simulator.machine import Launch, Machine, lockstep
 from xsplit.simulator.run import launch_sizes, pick_function
@@ -26,10 +27,16 @@ func.func @mm(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
 """
 
 
-def lowered(m: int, n: int, k: int, options: str, element: str = "f32"):
-    """The kernel as the passes left it (see tests/helpers/kept.py), and its text."""
+def lowered(m: int, n: int, k: int, options: str, element: str = "f32", printed: bool = True):
+    """The kernel as the passes left it (see tests/helpers/kept.py), and its
+    text; None for the text where not `printed` (printing a lowered kernel
+    costs about what lowering it does, and a test that reads only the IR
+    need not pay it)."""
+    pipeline = f"gemm-kernel{{{options}}},{LOWER}"
     with collect_remarks():
-        text = rewrite_kept(matmul(m, n, k, element), f"gemm-kernel{{{options}}},{LOWER}")
+        if not printed:
+            return rewrite_module(parse_module(matmul(m, n, k, element)), pipeline), None
+        text = rewrite_kept(matmul(m, n, k, element), pipeline)
     return parsed(text, "kernel.mlir"), text
 
 
@@ -118,7 +125,7 @@ def worst_conflict(options: str, k: int, kind: str, group: int = 32) -> int:
     """The worst conflict of the A tile's `kind` accesses among `group`
     lanes at a time: a warp for 32-bit accesses; 8 lanes, a quarter of one,
     for a row copy's 128-bit `vector.store`s."""
-    module, _ = lowered(128, 128, k, options)
+    module, _ = lowered(128, 128, k, options, printed=False)
     fn = pick_function(module, None)
     grid, block = launch_sizes(fn, None, None)
     machine = BankMachine(Launch(grid, block, 32), kind, group)

@@ -7,7 +7,8 @@ second), in several hundred tests. `rewrite_kept` keeps the module it
 printed, and `parsed` hands it out instead of parsing the same text again:
 what is simulated is exactly what was printed. Whether the printed text
 reads back as the same IR is checked on its own, once per kernel form
-(tests/reduce/test_kernel_round_trip.py). A text the test edited (a barrier
+(`reads_back`, in tests/reduce/test_kernel_round_trip.py and beside the
+tests of a form). A text the test edited (a barrier
 taken out) is not kept, and is parsed."""
 
 from __future__ import annotations
@@ -36,6 +37,16 @@ def parsed(text: str, filename: str = "<string>") -> ModuleOp:
     caller may change it), or `text` parsed."""
     kept = _KEPT.pop(text, None)
     return kept if kept is not None else parse_module(text, filename, make_context())
+
+
+def reads_back(text: str) -> None:
+    """`text` parses, verifies and prints as the same text, line for line."""
+    again = print_module(parse_module(text, "kernel.mlir", make_context()))
+    assert again == text, next(
+        (f"line {i + 1}: {a!r} reads back as {b!r}"
+         for i, (a, b) in enumerate(zip(text.splitlines(), again.splitlines())) if a != b),
+        "the line counts differ",
+    )  # fmt: skip
 
 
 def barriers_taken_out(module: ModuleOp) -> list[ModuleOp]:

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from tests.helpers.fused_gemm import SUBGROUP
+from tests.helpers.kept import parsed, reads_back, rewrite_kept
 from tests.helpers.simulation import simulate_module
-from xsplit.api import parse_module, rewrite
+from xsplit.api import rewrite
 from xsplit.diagnostics import collect_remarks
-from xsplit.dialects import make_context
 
 
 def _program(m, n, k, a_t, b_t, method, along, batch=0, c_t=False):
@@ -99,7 +99,7 @@ def test_transposed_operands_in_the_staged_kernel(
         f"deterministic={str(det).lower()}}},verify-sync"
     )
     with collect_remarks() as said:
-        out = rewrite(source, pipeline)
+        out = rewrite_kept(source, pipeline)
     assert not [line for line in said if "warning" in line], said
     text = "\n".join(said)
     assert "xsplit_gemm.gridwise_gemm_reduce" in text and "copied:" in text, text
@@ -114,7 +114,7 @@ def test_transposed_operands_in_the_staged_kernel(
     o = o.astype(np.float32)
     red = _expected(a, b, c, a_t, b_t, method, along, batch)
     want_o = o + red if method == "sum" else np.maximum(o, red)
-    module = parse_module(out, "out.mlir", make_context())
+    module = parsed(out, "out.mlir")
     args = [a, b, c, o]
     want = [a, b, c, want_o.astype(np.float32)]
     report = simulate_module(module, want, args, subgroup_size=SUBGROUP[target])
@@ -201,7 +201,7 @@ def test_batch_axis_with_transposed_operands(det: bool) -> None:
     batch, m, n, k = 3, 37, 45, 61
     source = _batch_program(batch, m, n, k, True, True)
     with collect_remarks() as said:
-        out = rewrite(
+        out = rewrite_kept(
             source,
             f"fuse-reduction,lower-reduce{{target=sm_80 deterministic={str(det).lower()}}},verify-sync",
         )
@@ -211,6 +211,20 @@ def test_batch_axis_with_transposed_operands(det: bool) -> None:
     o = np.random.default_rng(6).uniform(-1, 1, (m, n)).astype(np.float32)
     x = c.astype(np.float64) + np.swapaxes(a, -1, -2).astype(np.float64) @ np.swapaxes(b, -1, -2)
     want = [a, b, c, (o + x.sum(axis=0)).astype(np.float32)]
-    module = parse_module(out, "out.mlir", make_context())
+    module = parsed(out, "out.mlir")
     report = simulate_module(module, want, [a, b, c, o])
     assert report.clean, report.races + report.mismatches
+
+
+@pytest.mark.parametrize("batch", [0, 3], ids=["plain", "batch-axis"])
+def test_the_transposed_kernels_read_back(batch: int) -> None:
+    """The tests above simulate the modules the passes left (kept.py): the
+    printed text of each transposed form reads back as the same IR."""
+    if batch:
+        source = _batch_program(batch, 37, 45, 61, True, True)
+    else:
+        source = _program(37, 45, 61, True, True, "max", "rows")
+    with collect_remarks():
+        out = rewrite(source, "fuse-reduction,lower-reduce{stage=subgroup target=sm_80 deterministic=true}")
+    assert "%a_tile = memref.alloc() : memref<16x66xf32" in out  # A staged K-major
+    reads_back(out)

@@ -165,7 +165,7 @@ def test_global_loads_per_fma() -> None:
     rows = {}
     # One stage: its copies are loads the simulator counts (cp.async's are not).
     for name, options in (("64x64", "target=sm_80 stages=1"), ("128x128", "target=sm_80 tile=128,128,8 threads=16,16 stages=1")):
-        module, _ = lowered(m, n, k, options)
+        module, _ = lowered(m, n, k, options, printed=False)
         counts, results = count(pick_function(module, None), args)
         assert np.allclose(results[2], want, rtol=1e-4, atol=1e-4)
         assert counts["fma"] == useful  # no padding on aligned shapes
@@ -193,7 +193,7 @@ def test_global_loads_per_multiply_add_with_tensor_cores() -> None:
     useful = m * n * k
     args = inputs(m, n, k, 5, "f16")
     # One stage: its copies are loads the simulator counts (cp.async's are not).
-    module, _ = lowered(m, n, k, "target=sm_80 stages=1", "f16")
+    module, _ = lowered(m, n, k, "target=sm_80 stages=1", "f16", printed=False)
     counts, results = count(pick_function(module, None), args)
     assert np.allclose(results[2], expected(args)[2], rtol=1e-3, atol=1e-3)
     assert counts["fma"] == useful

@@ -140,7 +140,7 @@ def test_b_is_read_once_in_wide_loads() -> None:
     """Every element of B is loaded once, four to a 16-byte load, and A by
     no plain load (cp.async stages it); the products are M's rows'."""
     m, n, k = 4, 64, 64
-    module, _ = lowered(m, n, k, "target=sm_80 chunks=2 tile=4,64,8 threads=1,8")
+    module, _ = lowered(m, n, k, "target=sm_80 chunks=2 tile=4,64,8 threads=1,8", printed=False)
     fn = pick_function(module, None)
     args = inputs(m, n, k, 9)
     grid, block = launch_sizes(fn, None, None)
@@ -158,7 +158,7 @@ def test_each_barrier_is_needed(name: str, which: int) -> None:
     """One barrier a step, at its top: it publishes the step's A tile and
     holds the copy into the other tile until everyone has read it. Without
     either step's barrier the simulator reports a race."""
-    module, _ = lowered(3, 64, 96, f"target={name} chunks=1 {TILE} stream_b=on")
+    module, _ = lowered(3, 64, 96, f"target={name} chunks=1 {TILE} stream_b=on", printed=False)
     fn = pick_function(module, None)
     loop = next(op for op in fn.walk() if op.name == "scf.for" and op.parent_op() is fn)
     barriers = [op for op in loop.walk() if op.name == "gpu.barrier"]

@@ -102,7 +102,7 @@ class LdsBanks(Machine):
 def conflicts(options: str, k: int = 64, m: int = 64, n: int = 64, cycles: bool = False) -> dict:
     """The worst conflicts of an f16 kernel's tile accesses, one workgroup
     (with `cycles`, the phases they took instead)."""
-    module, _ = lowered(m, n, k, options, "f16")
+    module, _ = lowered(m, n, k, options, "f16", printed=False)
     fn = pick_function(module, None)
     grid, block = launch_sizes(fn, None, None)
     wave = 64 if "gfx942" in options else 32

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.helpers.kept import parsed, rewrite_kept
 from tests.reduce.cases import Case, fused, standalone
-from xsplit.api import parse_module, rewrite
-from xsplit.dialects import make_context
+from xsplit.api import rewrite
 from xsplit.simulator.program import host_function, run_program
 from xsplit.tools.simulate import main as simulate_main
 
@@ -22,7 +22,9 @@ STAGES = ("atomic", "lds", "subgroup")
 
 
 def _simulate(case: Case, pipeline: str, tmp_path: Path, capsys) -> str:
-    out = rewrite(case.program(), pipeline)
+    # The command line reads the written text; a test that runs the output
+    # again takes the module the passes left (`parsed`).
+    out = rewrite_kept(case.program(), pipeline)
     (tmp_path / "out.mlir").write_text(out)
     (tmp_path / "ref.mlir").write_text(case.reference())
     rc = simulate_main([str(tmp_path / "out.mlir"), "--reference", str(tmp_path / "ref.mlir")])
@@ -66,7 +68,7 @@ def test_deterministic(stage: str, method: str, kind: str, tmp_path: Path, capsy
     out = _simulate(case, pipeline, tmp_path, capsys)
     assert "atomic_rmw" not in out
     # Bitwise equal across thread orders, and across seeds of the shuffled order.
-    module = parse_module(out, "out.mlir", make_context())
+    module = parsed(out, "out.mlir")
     host = host_function(module, None)
     assert host is not None
     inputs = case.inputs(3)
@@ -146,13 +148,13 @@ func.func @k(%in: memref<3x77x10xf32>, %out: memref<3x1x10xf32>) {{
   func.return
 }}
 """
-    out = rewrite(source, f"lower-reduce{{stage={stage} target=gfx942}},verify-sync")
+    out = rewrite_kept(source, f"lower-reduce{{stage={stage} target=gfx942}},verify-sync")
     assert "gpu.known_block_size = array<i32: 64, 1, 1>" in out
     # gridSize caps the grid: 30 work items of lds/subgroup run cyclically on 4 blocks
     # (a barrier ahead of each item's stores into workgroup memory).
     grid = "3" if stage == "atomic" else "4"
     assert f"gpu.known_grid_size = array<i32: {grid}, 1, 1>" in out
-    module = parse_module(out, "out.mlir", make_context())
+    module = parsed(out, "out.mlir")
     fn = next(op for op in module.walk() if op.name == "func.func")
     rng = np.random.default_rng(4)
     x = rng.uniform(-1, 1, (3, 77, 10)).astype(np.float32)

@@ -21,12 +21,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
+from xdsl.dialects.builtin import ModuleOp
 
 from tests.helpers.cost_model import MEASURED, Measured, ids, matmul as problem
 from tests.helpers.kept import parsed, rewrite_kept
 from tests.onnx_import import imported_input
 from xsplit.analysis.cost_model import choose_kernel, choose_split, own_kernel_estimate
-from xsplit.api import parse_module, print_module, rewrite, run_passes
+from xsplit.api import parse_module, rewrite, rewrite_module, run_passes
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.rewrites.pipelines.auto import auto_pipeline
@@ -38,8 +39,11 @@ from xsplit.targets.table import TARGETS, Target
 H200 = TARGETS["sm_90"]
 
 
-def _signature(text: str, name: str) -> str:
-    module = parse_module(text, "sig.mlir", make_context())
+def _signature(text: str | ModuleOp, name: str) -> str:
+    """The type of function `name` in `text`, or in a module already parsed
+    (a rewritten kernel is thousands of ops: parsing it again for this cost
+    more than the rest of a test)."""
+    module = text if isinstance(text, ModuleOp) else parse_module(text, "sig.mlir", make_context())
     (fn,) = [op for op in module.walk() if op.name in ("func.func", "util.func") and op.sym_name.data == name]  # type: ignore[attr-defined]
     return str(fn.properties["function_type"])
 
@@ -76,25 +80,25 @@ def _onnx_gemm(m: int, k: int, n: int):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
 
-def _before_export(text: str, target: str, kernel: str) -> str:
+def _before_export(text: str, target: str, kernel: str) -> ModuleOp:
     """`text` after auto's passes up to its split-k: the host the simulator
     runs (materialize-late, which follows, puts the own kernel's host in its
-    dispatch form, as auto's closing export-dispatch would)."""
+    dispatch form, as auto's closing export-dispatch would). The module the
+    passes left, as the simulator tests take it (tests/helpers/kept.py)."""
     names = [p.name for p in auto_pipeline(target, kernel).passes]
     assert names[-2:] == ["materialize-late", "export-dispatch"], names
     module = parse_module(text)
     run_passes(module, auto_pipeline(target, kernel).passes[:-2])
-    return print_module(module)
+    return module
 
 
 def test_onnx_matmul_with_the_own_kernel_runs_right_in_the_simulator(tmp_path) -> None:
     m, k, n = 19, 331, 70  # M, N not tile multiples; K prime
     text = imported_input(_onnx_matmul(m, k, n), tmp_path)
     with collect_remarks() as said:
-        host_text = _before_export(text, "sm_80", "own")
+        module = _before_export(text, "sm_80", "own")
     assert any("kernel=own: own kernel" in line for line in said), said
-    assert _signature(host_text, "mm$async") == _signature(text, "mm$async")
-    module = parse_module(host_text, "host.mlir", make_context())
+    assert _signature(module, "mm$async") == _signature(text, "mm$async")
     host = host_function(module, "mm$async")
     assert host is not None
     rng = np.random.default_rng(4)
@@ -190,13 +194,16 @@ def test_the_generated_programs_cover_the_forms() -> None:
 @pytest.mark.parametrize("program", generated(4, seed=32), ids=lambda p: p.name)
 def test_generated_programs_run_right_in_every_merge(program: Program, merge: str) -> None:
     source = program.text()
+    # The module the passes left, unprinted (a skinny M's kernel is some
+    # 30,000 ops): test_kernel_round_trip.py prints and reads back each form.
     with collect_remarks():
-        out = rewrite(
-            source, f"split-k{{target=sm_80 kernel=own factor={program.chunks} merge={merge}}}"
+        module = rewrite_module(
+            parse_module(source),
+            f"split-k{{target=sm_80 kernel=own factor={program.chunks} merge={merge}}}",
         )
-    assert "linalg.matmul" not in out and "xsplit_gemm." not in out
-    assert _signature(out, "prog") == _signature(source, "prog")
-    module = parse_module(out, "prog.mlir", make_context())
+    names = {op.name for op in module.walk()}
+    assert "linalg.matmul" not in names and not any(n.startswith("xsplit_gemm.") for n in names)
+    assert _signature(module, "prog") == _signature(source, "prog")
     host = host_function(module, "prog")
     assert host is not None
     rng = np.random.default_rng(program.k)

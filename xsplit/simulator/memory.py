@@ -16,23 +16,35 @@ READ, WRITE, ATOMIC = 1, 2, 4
 """Access kinds, as the log records them."""
 
 
+_STORAGE = {
+    "f16": np.float16,
+    "f32": np.float32,
+    "f64": np.float64,
+    "bf16": np.float32,
+    "i1": np.bool_,
+    "index": np.int64,
+}
+_storage_of: dict[Attribute, np.dtype] = {}
+"""What `storage_dtype` answered per type: the simulator asks once for every
+op it compiles (tens of thousands in a tiled kernel), and printing the type
+to name it cost more than the rest of compiling most ops."""
+
+
 def storage_dtype(t: Attribute) -> np.dtype:
     """How the simulator holds values of type `t`: every integer in int64, so
     that index arithmetic on any integer width cannot overflow."""
+    known = _storage_of.get(t)
+    if known is not None:
+        return known
     text = str(t)
-    table = {
-        "f16": np.float16,
-        "f32": np.float32,
-        "f64": np.float64,
-        "bf16": np.float32,
-        "i1": np.bool_,
-        "index": np.int64,
-    }
-    if text in table:
-        return np.dtype(table[text])
-    if isinstance(t, IntegerType):
-        return np.dtype(np.int64)
-    raise SimulationError(f"element type {text} is not supported by the simulator")
+    if text in _STORAGE:
+        dtype = np.dtype(_STORAGE[text])
+    elif isinstance(t, IntegerType):
+        dtype = np.dtype(np.int64)
+    else:
+        raise SimulationError(f"element type {text} is not supported by the simulator")
+    _storage_of[t] = dtype
+    return dtype
 
 
 @dataclass(eq=False)

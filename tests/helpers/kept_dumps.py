@@ -1,0 +1,46 @@
+"""What a GPU compile dumped, kept for the test run beside its compiles.
+
+`compile_mlir` keeps each vmfb in the session's compile cache
+(conftest.compile_cache), but the tests that read a kernel's assembly run
+iree-compile themselves, with a dump flag, and several compile the same
+program for the same target (a machine-code test and an assembly test of
+one kernel). `kept` answers the second from what the first read: the same
+program text, target flags and iree-compile are the same compile. A compile
+that fails raises each time, and nothing of it is kept."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from collections.abc import Callable
+from typing import TypeVar
+
+from xsplit.iree.iree_compile import COMPILE_CACHE_VARIABLE, iree_compile_path
+from xsplit.targets.table import target
+
+T = TypeVar("T")
+
+
+def kept(what: str, source: str, target_name: str, read: Callable[[], T]) -> T:
+    """`read()`, or what it returned before for `what` on the same source
+    and target in this test run."""
+    folder = os.environ.get(COMPILE_CACHE_VARIABLE)
+    if not folder:
+        return read()
+    digest = hashlib.sha256(f"{what}\0{iree_compile_path()}\0".encode())
+    digest.update("\0".join(target(target_name).flags).encode() + b"\0")
+    digest.update(source.encode())
+    path = os.path.join(folder, f"{what}-{digest.hexdigest()}.pickle")
+    try:
+        with open(path, "rb") as f:
+            return pickle.load(f)
+    except OSError:
+        pass
+    value = read()
+    fd, partial = tempfile.mkstemp(dir=folder, prefix=f".partial-{what}-")
+    with os.fdopen(fd, "wb") as f:
+        pickle.dump(value, f)
+    os.replace(partial, path)
+    return value
