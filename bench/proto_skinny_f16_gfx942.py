@@ -37,6 +37,8 @@ import tempfile
 from pathlib import Path
 
 from xsplit.bench.machine_code import dump_executables, read_rocmasm
+from xsplit.diagnostics import XsplitError
+from xsplit.files import write_output
 
 FORMS = ("f16", "f32", "f32-grouped", "f32-4x4x1")
 K_TILE = 64
@@ -266,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("M must be under 16 (4 at most for f32-4x4x1) and N a multiple of 8")
     source = kernel(m, n, k, args.form, args.chunks)
     if args.keep:
-        Path(args.keep).write_text(source)
+        write_output(args.keep, source)
     with tempfile.TemporaryDirectory() as work:
         dump = dump_executables(source, "gfx942", Path(work))
         for f in sorted(dump.glob("*.rocmasm")):
@@ -276,4 +278,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except XsplitError as e:
+        print(e.diagnostic, file=sys.stderr)
+        sys.exit(1)
