@@ -23,7 +23,7 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, SSAValue
 from xsplit.dialects.xsplit_gemm import BATCH_DIM, GridwiseGemmReduceOp, MergeReducedOp
-from xsplit.rewrites.dsl import IRBuilder, Match, Pattern, where
+from xsplit.rewrites.dsl import IRBuilder, Match, Pattern, attr
 from xsplit.rewrites.reduce.kernel_ir import KernelBuilder
 
 
@@ -155,15 +155,11 @@ def lower_merge_workgroup_level(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     return []
 
 
-def _workgroup_level(m: Match) -> bool | str:
-    return m.root.workgroup_level is not None or "it is not workgroup-level"
-
-
 LOWER_GRIDWISE_REDUCE_WORKGROUP = Pattern(
     name="lower-gridwise-gemm-reduce-workgroup-level",
     doc="a fused GEMM + reduction for llvm-cpu becomes one thread's loops over its C tile",
     root=GridwiseGemmReduceOp,
-    where=where("workgroup_level", _workgroup_level),
+    where=attr("workgroup_level").is_present(),
     rewrite=lower_gridwise_workgroup_level,
     benefit=2,
 )
@@ -173,7 +169,7 @@ LOWER_MERGE_REDUCED_WORKGROUP = Pattern(
     doc="the ordered merge of a fused reduction's partials for llvm-cpu becomes one thread's "
     "loop over its outputs",
     root=MergeReducedOp,
-    where=where("workgroup_level", _workgroup_level),
+    where=attr("workgroup_level").is_present(),
     rewrite=lower_merge_workgroup_level,
     benefit=2,
 )
