@@ -303,6 +303,20 @@ class Placement:
         """`on @dev_b (vmvx): ` for remarks, or nothing without a device."""
         return f"on {self.device.describe()}: " if self.device is not None else ""
 
+    def why_not_one_llvm_cpu_device(self, op: Operation) -> str | None:
+        """Why code of xsplit's own for llvm-cpu (IREE CPU tiles, a CPU
+        dispatch) cannot go where `op` is placed, or None. IREE 3.13 may
+        build such code for every device's executable target in a module of
+        several devices, VMVX's too, which fails on it."""
+        if self.device is None:
+            return None
+        module = _module(op)
+        if module is not None and len(module_devices(module).devices) > 1:
+            return "the module declares several devices"
+        if self.device.backend != "llvm-cpu":
+            return f"its device is {self.device.describe()}, not llvm-cpu"
+        return None
+
 
 def device_of(op: Operation) -> Device | str | None:
     """The device `op` runs on; None in a module that declares none; a

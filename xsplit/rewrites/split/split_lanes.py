@@ -35,7 +35,7 @@ on the products split-k left whole.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, TensorType, f32
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, TensorType, f32
 from xdsl.ir.affine import AffineMap
 
 from xsplit.analysis.cost_model import problem_of
@@ -44,7 +44,7 @@ from xsplit.analysis.cost_model.cpu import (
     lane_split_estimate,
     transposed_matvec_estimate,
 )
-from xsplit.analysis.devices import DEVICE, modeled, module_devices
+from xsplit.analysis.devices import DEVICE, modeled
 from xsplit.analysis.reduction import match_reduction
 from xsplit.dialects.iree_codegen import CompilationInfoAttr, TranslationInfoAttr
 from xsplit.dialects.iree_cpu import LoweringConfigAttr, PipelineAttr
@@ -341,14 +341,8 @@ def _capture_lanes(m: Match) -> bool | str:
     placed = modeled(m.root, m.options["target"])
     assert placed is not None
     t = placed.target
-    if placed.device is not None:
-        module = m.root.get_toplevel_object()
-        if isinstance(module, ModuleOp) and len(module_devices(module).devices) > 1:
-            # As split-k's CPU tiles: IREE 3.13 may build a dispatch for each
-            # device's executable target, and VMVX fails on llvm-cpu tiles.
-            return "the module declares several devices"
-        if placed.device.backend != "llvm-cpu":
-            return f"its device is {placed.device.describe()}, not llvm-cpu"
+    if (why := placed.why_not_one_llvm_cpu_device(m.root)) is not None:
+        return why
     if not t.split_tiles:
         # IREE's CPU tiles are an llvm-cpu configuration: a GPU's code and
         # VMVX's interpreter take none.

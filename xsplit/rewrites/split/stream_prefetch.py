@@ -48,7 +48,6 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     MemRefType,
-    ModuleOp,
     NoneAttr,
     SymbolRefAttr,
     TensorType,
@@ -61,7 +60,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xsplit.analysis.cost_model import choose_split, problem_of
 from xsplit.analysis.cost_model.cpu import prefetch_stream_pays
-from xsplit.analysis.devices import DEVICE, modeled, module_devices
+from xsplit.analysis.devices import DEVICE, modeled
 from xsplit.analysis.reduction import match_reduction
 from xsplit.diagnostics import remark
 from xsplit.dialects import gpu
@@ -221,14 +220,10 @@ def _choose(m: Match) -> bool | str:
     placed = modeled(m.root, m.options["target"])
     assert placed is not None
     t = placed.target
-    if placed.device is not None:
-        module = m.root.get_toplevel_object()
-        if isinstance(module, ModuleOp) and len(module_devices(module).devices) > 1:
-            # The executable source names no device: IREE would build it
-            # for every device's target, VMVX's too.
-            return "the module declares several devices"
-        if placed.device.backend != "llvm-cpu":
-            return f"its device is {placed.device.describe()}, not llvm-cpu"
+    # The executable source names no device: IREE would build it for every
+    # device's target.
+    if (why := placed.why_not_one_llvm_cpu_device(m.root)) is not None:
+        return why
     if not t.split_tiles:
         return f"{t.name} is not an llvm-cpu target"
     red = match_reduction(m.root)
