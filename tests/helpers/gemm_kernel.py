@@ -82,6 +82,43 @@ class QuietMachine(Machine):
         self._wrapped: dict[int, object] = {}
 
 
+class LoadCounter(QuietMachine):
+    """Counts the lanes that run each plain global load of A and of B
+    (elements and loads: `a`, `b`, `a_loads`, `b_loads`) and each product
+    (`fma`: an `arith.mulf` is one, a lane's share of an `nvgpu.mma.sync`
+    16 x 8 x 16 / 32); cp.async is not a load. Reads of buffers nothing
+    writes are not in the simulator's access log, so the counting hooks the
+    per-op closures."""
+
+    def __init__(self, launch: Launch) -> None:
+        super().__init__(launch)
+        self.counts = {"a": 0, "b": 0, "a_loads": 0, "b_loads": 0, "fma": 0}
+
+    def fn(self, op):
+        f = super().fn(op)
+        hint = op.operands[0].name_hint if op.operands else None
+        if op.name == "arith.mulf":
+            what, width = "fma", 1
+        elif op.name == "nvgpu.mma.sync":
+            what, width = "fma", 16 * 8 * 16 // 32
+        elif op.name in ("memref.load", "vector.load") and hint in ("a", "b"):
+            what = hint
+            width = op.results[0].type.get_shape()[0] if op.name == "vector.load" else 1
+        else:
+            return f
+        if id(op) not in self._wrapped:
+            counts = self.counts
+
+            def wrapped(fr, chunked, f=f, what=what, width=width) -> None:
+                counts[what] += fr.n * width
+                if what != "fma":
+                    counts[f"{what}_loads"] += fr.n
+                f(fr, chunked)
+
+            self._wrapped[id(op)] = wrapped
+        return self._wrapped[id(op)]
+
+
 class BankMachine(QuietMachine):
     """Records, for every store into (or load from) an A tile, the worst
     bank conflict of any warp: the most distinct words one of the 32

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tests.helpers.gemm_kernel import (
+    LoadCounter,
     QuietMachine,
     check,
     expected,
@@ -25,7 +26,7 @@ from tests.helpers.simulation import simulate_module
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
-from xsplit.simulator.machine import Launch, Machine, lockstep
+from xsplit.simulator.machine import Launch
 from xsplit.simulator.program import host_function, simulate_program
 from xsplit.simulator.run import launch_sizes, pick_function, simulate
 
@@ -86,49 +87,12 @@ def test_deterministic_is_bitwise_stable() -> None:
         assert report.clean, report.mismatches
 
 
-class CountingMachine(Machine):
-    """Counts the lanes that run each global load of A or B and each
-    `arith.mulf` (the GEMM's products in both kernels), and a lane's share
-    of each `nvgpu.mma.sync` (16 x 8 x 16 / 32 multiply-adds). Reads of
-    buffers nothing writes are not in the simulator's access log, so the
-    counting hooks the per-op closures."""
-
-    def __init__(self, launch: Launch) -> None:
-        super().__init__(launch, lockstep, log=False)
-        self.counts = {"ab": 0, "ab_loads": 0, "fma": 0}
-        self._wrapped: dict[int, object] = {}
-
-    def fn(self, op):
-        f = super().fn(op)
-        width = 1
-        if op.name == "arith.mulf":
-            what = "fma"
-        elif op.name == "nvgpu.mma.sync":
-            what, width = "fma", 16 * 8 * 16 // 32
-        elif op.name in ("memref.load", "vector.load") and op.operands[0].name_hint in ("a", "b"):
-            what = "ab"
-            if op.name == "vector.load":
-                width = op.results[0].type.get_shape()[0]
-        else:
-            return f
-        if id(op) not in self._wrapped:
-            counts = self.counts
-
-            def wrapped(fr, chunked, f=f, what=what, width=width) -> None:
-                counts[what] += fr.n * width
-                if what == "ab":
-                    counts["ab_loads"] += fr.n
-                f(fr, chunked)
-
-            self._wrapped[id(op)] = wrapped
-        return self._wrapped[id(op)]
-
-
 def count(fn, args: list[np.ndarray]) -> tuple[dict[str, int], list[np.ndarray]]:
     grid, block = launch_sizes(fn, None, None)
-    machine = CountingMachine(Launch(grid, block, 32))
+    machine = LoadCounter(Launch(grid, block, 32))
     results = machine.run(fn, [a.copy() for a in args])
-    return machine.counts, results
+    c = machine.counts
+    return {"ab": c["a"] + c["b"], "ab_loads": c["a_loads"] + c["b_loads"], "fma": c["fma"]}, results
 
 
 def _fused_program(m: int, n: int, k: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.helpers.gemm_kernel import QuietMachine, check, expected, inputs, lowered, matmul
+from tests.helpers.gemm_kernel import LoadCounter, check, expected, inputs, lowered, matmul
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.dialects import make_context
@@ -26,37 +26,6 @@ def gridwise(m: int, n: int, k: int, options: str, element: str) -> GridwiseGemm
         text = rewrite(matmul(m, n, k, element), f"gemm-kernel{{{options}}}")
     module = parse_module(text, "k.mlir", make_context())
     return next(op for op in module.walk() if isinstance(op, GridwiseGemmOp))
-
-
-class LoadCounter(QuietMachine):
-    """Counts the lanes that run each plain global load of A or B (elements
-    and loads) and each product (`arith.mulf`); cp.async is not a load."""
-
-    def __init__(self, launch: Launch) -> None:
-        super().__init__(launch)
-        self.counts = {"a": 0, "b": 0, "b_loads": 0, "fma": 0}
-
-    def fn(self, op):
-        f = super().fn(op)
-        hint = op.operands[0].name_hint if op.operands else None
-        if op.name == "arith.mulf":
-            what, width = "fma", 1
-        elif op.name in ("memref.load", "vector.load") and hint in ("a", "b"):
-            what = hint
-            width = op.results[0].type.get_shape()[0] if op.name == "vector.load" else 1
-        else:
-            return f
-        if id(op) not in self._wrapped:
-            counts = self.counts
-
-            def wrapped(fr, chunked, f=f, what=what, width=width) -> None:
-                counts[what] += fr.n * width
-                if what == "b":
-                    counts["b_loads"] += fr.n
-                f(fr, chunked)
-
-            self._wrapped[id(op)] = wrapped
-        return self._wrapped[id(op)]
 
 
 # Small tiles keep the simulator quick: 2 rows of 4 columns a thread (runs of
