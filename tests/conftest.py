@@ -60,35 +60,20 @@ def _runs_kept_beside_the_compiles() -> None:
     and is reported, every time. Only these runs: tests that run one program
     twice to compare the runs call the runtime themselves."""
     import hashlib
-    import pickle
 
     import xsplit.interop.check as check
-    from xsplit.iree.iree_compile import COMPILE_CACHE_VARIABLE
+    from tests.helpers.kept_dumps import kept_by_digest
 
     run = check.run_on_cpu
 
     def kept(vmfb: bytes, function: str, inputs: Any, phase: str = "running the program") -> Any:
-        folder = os.environ.get(COMPILE_CACHE_VARIABLE)
-        if not folder:
-            return run(vmfb, function, inputs, phase)
         digest = hashlib.sha256(vmfb)
         digest.update(function.encode() + b"\0")
         for x in inputs:
             array = np.ascontiguousarray(x)
             digest.update(f"{array.dtype.str}{array.shape}".encode())
             digest.update(array.tobytes())
-        path = os.path.join(folder, f"run-{digest.hexdigest()}.pickle")
-        try:
-            with open(path, "rb") as f:
-                return pickle.load(f)
-        except OSError:
-            pass
-        results = run(vmfb, function, inputs, phase)
-        fd, temporary = tempfile.mkstemp(dir=folder, prefix=".partial-run-")
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump(results, f)
-        os.replace(temporary, path)
-        return results
+        return kept_by_digest("run", digest, lambda: run(vmfb, function, inputs, phase))
 
     check.run_on_cpu = kept
 

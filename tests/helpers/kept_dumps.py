@@ -26,19 +26,26 @@ T = TypeVar("T")
 def kept(what: str, source: str, target_name: str, read: Callable[[], T]) -> T:
     """`read()`, or what it returned before for `what` on the same source
     and target in this test run."""
-    folder = os.environ.get(COMPILE_CACHE_VARIABLE)
-    if not folder:
-        return read()
     digest = hashlib.sha256(f"{what}\0{iree_compile_path()}\0".encode())
     digest.update("\0".join(target(target_name).flags).encode() + b"\0")
     digest.update(source.encode())
+    return kept_by_digest(what, digest, read)
+
+
+def kept_by_digest(what: str, digest: hashlib._Hash, compute: Callable[[], T]) -> T:
+    """`compute()`, or what it returned before for the same `what` and
+    digest in this test run (in the compile cache's folder; without one,
+    always `compute()`). A value is written whole or not at all."""
+    folder = os.environ.get(COMPILE_CACHE_VARIABLE)
+    if not folder:
+        return compute()
     path = os.path.join(folder, f"{what}-{digest.hexdigest()}.pickle")
     try:
         with open(path, "rb") as f:
             return pickle.load(f)
     except OSError:
         pass
-    value = read()
+    value = compute()
     fd, partial = tempfile.mkstemp(dir=folder, prefix=f".partial-{what}-")
     with os.fdopen(fd, "wb") as f:
         pickle.dump(value, f)
