@@ -214,6 +214,24 @@ class KernelBuilder(FoldingIndexArithmetic):
         inner.insert(scf.YieldOp())
         self.insert(scf.ForOp(self.c(lo), self.c(hi), self.c(step), [], block))
 
+    def fold(
+        self,
+        lo: Index,
+        hi: Index,
+        step: Index,
+        inits: Sequence[SSAValue],
+        body: Callable[[KernelBuilder, SSAValue, list[SSAValue]], Sequence[SSAValue]],
+        hint: str = "k",
+    ) -> list[SSAValue]:
+        """An `scf.for` carrying `inits`, which `body(kb, iv, carried)`
+        updates; its results."""
+        block = Block(arg_types=[IndexType()] + [v.type for v in inits])
+        block.args[0].name_hint = hint
+        inner = KernelBuilder.at_end(block, self.consts)
+        inner.insert(scf.YieldOp(*body(inner, block.args[0], list(block.args[1:]))))
+        op = self.insert(scf.ForOp(self.c(lo), self.c(hi), self.c(step), list(inits), block))
+        return list(op.results)
+
     def if_(self, cond: SSAValue | None, body: Callable[[KernelBuilder], None]) -> None:
         """`body` under `cond`; unconditionally when `cond` is None."""
         if cond is None:

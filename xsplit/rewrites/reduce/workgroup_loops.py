@@ -17,32 +17,12 @@ workgroup's threads would merge.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from xdsl.dialects import scf
-from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import SSAValue
 from xsplit.dialects.xsplit_gemm import BATCH_DIM, GridwiseGemmReduceOp, MergeReducedOp
 from xsplit.rewrites.dsl import IRBuilder, Match, Pattern, attr
 from xsplit.rewrites.reduce.kernel_ir import KernelBuilder
-
-
-def _fold(
-    kb: KernelBuilder,
-    lo,
-    hi,
-    init: SSAValue,
-    body: Callable[[KernelBuilder, SSAValue, SSAValue], SSAValue],
-    hint: str,
-) -> SSAValue:
-    """An `scf.for` from `lo` to `hi` carrying one value from `init`, which
-    `body(kb, iv, carried)` updates; its result."""
-    block = Block(arg_types=[IndexType(), init.type])
-    block.args[0].name_hint = hint
-    inner = KernelBuilder.at_end(block, kb.consts)
-    inner.insert(scf.YieldOp(body(inner, block.args[0], block.args[1])))
-    op = kb.insert(scf.ForOp(kb.c(lo), kb.c(hi), kb.c(1), [init], block))
-    return op.results[0]
 
 
 def _element(op: GridwiseGemmReduceOp, kb: KernelBuilder, i: SSAValue, j: SSAValue) -> SSAValue:
@@ -50,12 +30,12 @@ def _element(op: GridwiseGemmReduceOp, kb: KernelBuilder, i: SSAValue, j: SSAVal
     with `store_c`."""
     _, _, k = op.mnk
 
-    def step(b: KernelBuilder, kk: SSAValue, acc: SSAValue) -> SSAValue:
+    def step(b: KernelBuilder, kk: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
         a_at = [kk, i] if op.a_transposed is not None else [i, kk]
         b_at = [j, kk] if op.b_transposed is not None else [kk, j]
-        return b.fma(b.extf(b.load(op.a, a_at)), b.extf(b.load(op.b, b_at)), acc)
+        return [b.fma(b.extf(b.load(op.a, a_at)), b.extf(b.load(op.b, b_at)), acc[0])]
 
-    value = _fold(kb, 0, k, kb.zero(), step, "k")
+    (value,) = kb.fold(0, k, 1, [kb.zero()], step, "k")
     if op.c is not None:
         value = kb.addf(value, kb.load(op.c, [i, j]))
     elif op.init is not None:
@@ -109,11 +89,11 @@ def lower_gridwise_workgroup_level(m: Match, ir: IRBuilder) -> Sequence[SSAValue
     chunk = bx if d == 1 else by
 
     def kept(b: KernelBuilder, e: SSAValue) -> None:
-        def along(inner: KernelBuilder, x: SSAValue, acc: SSAValue) -> SSAValue:
+        def along(inner: KernelBuilder, x: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
             i, j = (e, x) if d == 1 else (x, e)
-            return inner.combine(method, acc, _element(op, inner, i, j))
+            return [inner.combine(method, acc[0], _element(op, inner, i, j))]
 
-        total = _fold(b, r_lo, r_hi, b.identity(method), along, "along")
+        (total,) = b.fold(r_lo, r_hi, 1, [b.identity(method)], along, "along")
         if partials:
             b.store(total, op.out, [chunk, e])
         else:

@@ -42,11 +42,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import func, scf, vector
+from xdsl.dialects import func, vector
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FunctionType,
-    IndexType,
     MemRefType,
     NoneAttr,
     SymbolRefAttr,
@@ -267,33 +266,30 @@ def _stream_loop(
     a, b, vector_a = operands
     vec = VectorType(f32, [LANES])
     rows, vectors = shape
-    block = Block(arg_types=[IndexType()] + [vec] * len(sums))
-    k = block.args[0]
-    k.name_hint = "k"
-    step = KernelBuilder.at_end(block, kb.consts)
-    offsets = [step.add(column, v * LANES) for v in range(vectors)]
-    accumulators: list[SSAValue] = list(block.args[1:])
-    for s in range(steps):
-        row = step.c(step.add(k, s))
-        if prefetch is not None:
-            distance, last = prefetch
-            ahead = step.c(step.min(step.add(row, distance), last))
-            for line in range(vectors * LANES // LINE_FLOATS):
-                at = step.c(step.add(column, line * LINE_FLOATS))
-                step.insert(PrefetchOp(b, [ahead, at], PREFETCH_LOCALITY))
-        loaded = [step.insert(vector.LoadOp(b, [row, step.c(o)], vec)).results[0] for o in offsets]
-        added: list[SSAValue] = []
-        for r in range(rows):
-            scalar = step.load(a, [row] if vector_a else [r, row])
-            broadcast = step.insert(vector.BroadcastOp(scalar, vec)).results[0]
-            for v in range(vectors):
-                acc = accumulators[r * vectors + v]
-                added.append(step.insert(vector.FMAOp(broadcast, loaded[v], acc)).results[0])
-        accumulators = added
-    step.insert(scf.YieldOp(*accumulators))
+
+    def rows_of_b(step: KernelBuilder, k: SSAValue, accumulators: list[SSAValue]) -> list[SSAValue]:
+        offsets = [step.add(column, v * LANES) for v in range(vectors)]
+        for s in range(steps):
+            row = step.c(step.add(k, s))
+            if prefetch is not None:
+                distance, last = prefetch
+                ahead = step.c(step.min(step.add(row, distance), last))
+                for line in range(vectors * LANES // LINE_FLOATS):
+                    at = step.c(step.add(column, line * LINE_FLOATS))
+                    step.insert(PrefetchOp(b, [ahead, at], PREFETCH_LOCALITY))
+            loaded = [step.insert(vector.LoadOp(b, [row, step.c(o)], vec)).results[0] for o in offsets]
+            added: list[SSAValue] = []
+            for r in range(rows):
+                scalar = step.load(a, [row] if vector_a else [r, row])
+                broadcast = step.insert(vector.BroadcastOp(scalar, vec)).results[0]
+                for v in range(vectors):
+                    acc = accumulators[r * vectors + v]
+                    added.append(step.insert(vector.FMAOp(broadcast, loaded[v], acc)).results[0])
+            accumulators = added
+        return accumulators
+
     lo, hi = k_range
-    loop = kb.insert(scf.ForOp(lo, hi, kb.c(steps), sums, block))
-    return list(loop.results)
+    return kb.fold(lo, hi, steps, sums, rows_of_b, "k")
 
 
 def _kernel(
