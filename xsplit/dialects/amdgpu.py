@@ -1,7 +1,8 @@
 """The part of MLIR's `amdgpu` dialect xsplit's GEMM kernel multiplies with
 on gfx942: the CDNA matrix-core instruction `amdgpu.mfma` and the
 direct-to-LDS load `amdgpu.gather_to_lds` it stages with under
-`prefetch=lds`.
+`prefetch=lds`, and the scheduling barrier `amdgpu.sched_barrier` that keeps
+LLVM from issuing each f32 MFMA right after the conversion of its operand.
 
     %d = amdgpu.mfma 16x16x16 %a * %b + %c : vector<4xf16>, vector<4xf16>, vector<4xf32>
 
@@ -32,7 +33,7 @@ from xdsl.dialects.builtin import (
     i32,
 )
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Dialect, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Data, Dialect, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -88,7 +89,8 @@ def _element(t: Attribute) -> str:
 
 
 def _mfmas() -> list[Intrinsic]:
-    return [i for i in INTRINSICS.values() if i.op == "amdgpu.mfma"]
+    # One op each: a composite (`issues`) lowers to several of these.
+    return [i for i in INTRINSICS.values() if i.op == "amdgpu.mfma" and i.issues == 1]
 
 
 def _i32(value: int) -> IntegerAttr:
@@ -300,7 +302,80 @@ class GatherToLDSOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' op the destination must be in workgroup memory")
 
 
-AMDGPU = Dialect("amdgpu", [MFMAOp, GatherToLDSOp], [])
+SCHED_GROUPS = (
+    "none", "non_mem_non_sideeffect", "valu", "salu", "mfma_wmma", "all_vmem", "vmem_read",
+    "vmem_write", "all_ds", "ds_read", "ds_write", "transcendental", "ldsdma", "all",
+)  # fmt: skip
+"""The instruction groups `amdgpu.sched_barrier` may let across it (MLIR's
+`AMDGPU_SchedBarrierOpOpt`)."""
 
-ROCDL = Dialect("rocdl", [], [MFMAPermBAttr])
-"""Only the attribute `amdgpu.mfma`'s generic form names."""
+
+@irdl_attr_definition
+class SchedGroupMaskAttr(Data[tuple[str, ...]]):
+    """`#rocdl.sched_group_mask<valu|all_ds>`: the groups a scheduling
+    barrier lets across (`none`: nothing)."""
+
+    name = "rocdl.sched_group_mask"
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string("|".join(self.data))
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple[str, ...]:
+        with parser.in_angle_brackets():
+            return _parse_groups(parser)
+
+    def verify(self) -> None:
+        unknown = [g for g in self.data if g not in SCHED_GROUPS]
+        if unknown or not self.data:
+            raise VerifyException(
+                f"sched_barrier's groups are {', '.join(SCHED_GROUPS)}, got {'|'.join(self.data)}"
+            )
+
+
+def _parse_groups(parser: AttrParser) -> tuple[str, ...]:
+    groups = [parser.parse_identifier()]
+    while parser.parse_optional_punctuation("|"):
+        groups.append(parser.parse_identifier())
+    return tuple(groups)
+
+
+@irdl_op_definition
+class SchedBarrierOp(IRDLOperation):
+    """
+    Keeps LLVM's instruction scheduler from moving instructions across it,
+    except those of the groups `allow` names (`s_sched_barrier`; no
+    instruction of its own). xsplit puts one between the conversions that
+    widen f16 fragments and the f32 MFMAs that read them, so that each
+    MFMA is not issued right after its operand's conversion (2 wait states,
+    an `s_nop`, each).
+
+        amdgpu.sched_barrier allow = none
+    """
+
+    name = "amdgpu.sched_barrier"
+
+    opts = prop_def(SchedGroupMaskAttr)
+
+    def __init__(self, allow: tuple[str, ...] = ("none",)):
+        super().__init__(properties={"opts": SchedGroupMaskAttr(tuple(allow))})
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" allow = {'|'.join(self.opts.data)}")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SchedBarrierOp:
+        parser.parse_characters("allow")
+        parser.parse_punctuation("=")
+        op = cls(_parse_groups(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+
+AMDGPU = Dialect("amdgpu", [MFMAOp, GatherToLDSOp, SchedBarrierOp], [])
+
+ROCDL = Dialect("rocdl", [], [MFMAPermBAttr, SchedGroupMaskAttr])
+"""Only the attributes the generic forms of `amdgpu.mfma` and
+`amdgpu.sched_barrier` name."""

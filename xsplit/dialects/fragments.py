@@ -118,6 +118,19 @@ class Intrinsic:
     default: bool = True
     """Whether `mma=auto` takes it for its element type; one that is not
     default serves where a tile entry (or `mma=NAME`) asks for it."""
+    widens: tuple[str, ...] = ()
+    """Element types of A and B it also takes by widening them (exactly) to
+    its own on the fragment, `arith.extf`: gfx942's f32 MFMA on f16 rows
+    with M under 16, where B's one element a lane needs no K-packing."""
+
+    issues: int = 1
+    """How many of `op` one multiply issues side by side along N: block i
+    (of n / issues columns) takes the lane's B element i and C elements
+    c * i .. c * (i + 1) - 1 (c: C's elements an op). 1: one op."""
+
+    def takes(self, element: str) -> bool:
+        """Whether A and B of `element` multiply on it, as they are or widened."""
+        return element in self.operands or element in self.widens
 
 
 # PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"
@@ -246,10 +259,46 @@ MFMA_16X16X4_F32 = Intrinsic(
     c=Fragment((4,), 16, 16, _mfma_c(16)),
     op="amdgpu.mfma",
     default=False,
+    widens=("f16", "bf16"),
+)
+
+
+# Eight f32 MFMAs over 128 columns, interleaved (issue 37, f16 with M under
+# 16): lane l's column of MFMA i is 8 (l % 16) + i rather than 16 i + l % 16,
+# so that its B elements of all eight are one run of 8 consecutive columns
+# (one 16-byte read of f16, converted once each) where eight separate
+# 16x16x4 blocks read 8 elements 16 columns apart. Any bijection of the
+# columns serves, since C's writes take the same one.
+def _interleaved_b(x, lane, idx):
+    (i,) = idx
+    return x.div(lane, 16), x.add(x.mul(x.rem(lane, 16), 8), i)
+
+
+def _interleaved_c(x, lane, idx):
+    (i,) = idx
+    return x.add(x.mul(x.div(lane, 16), 4), i % 4), x.add(x.mul(x.rem(lane, 16), 8), i // 4)
+
+
+MFMA_16X16X4_F32_X8 = Intrinsic(
+    name="mfma_f32_16x16x4_f32_x8",
+    m=16,
+    n=128,
+    k=4,
+    lanes=64,
+    operands=("f32",),
+    targets=("gfx942",),
+    a=Fragment((1,), 16, 4, _mfma_f32_a),
+    b=Fragment((8,), 4, 128, _interleaved_b),
+    c=Fragment((32,), 16, 128, _interleaved_c),
+    op="amdgpu.mfma",
+    default=False,
+    widens=("f16", "bf16"),
+    issues=8,
 )
 
 INTRINSICS: dict[str, Intrinsic] = {
-    i.name: i for i in (M16N8K16, MFMA_16X16X16, MFMA_32X32X8, MFMA_16X16X4_F32)
+    i.name: i
+    for i in (M16N8K16, MFMA_16X16X16, MFMA_32X32X8, MFMA_16X16X4_F32, MFMA_16X16X4_F32_X8)
 }
 """Every intrinsic the GEMM kernel can use, by name."""
 

@@ -320,7 +320,8 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ),
     ("gfx942", "f16", LARGE): GemmTiles((128, 128, 32), (16, 16), 2, NOT_MEASURED, _GFX942_MFMA),
     ("gfx942", "f16", SKINNY): GemmTiles(
-        (16, 128, 64), (1, 128), 2, NOT_MEASURED, _GFX942_SKINNY_MMA, warps=(1, 2)
+        (16, 256, 32), (1, 128), 2, NOT_MEASURED, _GFX942_SKINNY_MMA, warps=(1, 2),
+        mma="mfma_f32_16x16x4_f32_x8",
     ),
     ("gfx942", "f32", SKINNY): GemmTiles(
         (16, 128, 32), (1, 128), 2, NOT_MEASURED, _GFX942_SKINNY_F32, warps=(1, 2),

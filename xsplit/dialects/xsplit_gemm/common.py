@@ -328,8 +328,8 @@ def verify_mma_operands_and_warps(op, intr: Intrinsic) -> tuple[int, int]:
     (M-major), warps as positive [M, N] counts, which it returns."""
     for v, name in ((op.a, "A"), (op.b, "B")):
         element = str(v.type.element_type)
-        takes = f"{intr.name} takes {name} of {', '.join(intr.operands)}"
-        need(element in intr.operands, op, takes)
+        takes = f"{intr.name} takes {name} of {', '.join(intr.operands + intr.widens)}"
+        need(intr.takes(element), op, takes)
     need(op.a_k_major is None, op, "mma reads A as it is in memory (M-major)")
     need(len(op.warps.get_values()) == 2, op, "warps must be [M, N] counts")
     wm, wn = op.warp_counts

@@ -473,17 +473,19 @@ def lower_matmul(
     intr = None
     elements = {str(v.type.element_type) for v in (a, b)}  # type: ignore[attr-defined]
     if mma == "auto" and not k_major and len(elements) == 1:
-        # The target's intrinsic for the element type, or the one the
-        # table's entry names (gfx942's f32 MFMA on skinny M).
+        # The intrinsic the table's entry names (gfx942's f32 MFMA on
+        # skinny and short f32, and on skinny f16 widened), else the
+        # target's for the element type.
         (kind,) = elements
-        intr = intrinsic_for(tgt.name, kind) or (
+        intr = (
             _named_intrinsic(table.mma, tgt.name, kind) if whole_entry else None
-        )
+        ) or intrinsic_for(tgt.name, kind)
     elif mma not in ("auto", "none"):
         intr = _named_intrinsic(mma, tgt.name, "/".join(sorted(elements)))
         if intr is None or k_major:
             raise XsplitError(
-                f"gemm-kernel: mma={mma} takes A and B of {'/'.join(INTRINSICS[mma].operands)} "
+                f"gemm-kernel: mma={mma} takes A and B of "
+                f"{'/'.join(INTRINSICS[mma].operands + INTRINSICS[mma].widens)} "
                 f"on {', '.join(INTRINSICS[mma].targets)}, with a_layout=m",
                 op,
             )
@@ -591,7 +593,7 @@ def lower_matmul(
 def _named_intrinsic(name: str | None, target: str, element: str):
     """The intrinsic `name` where it takes `element` on `target`, else None."""
     intr = INTRINSICS.get(name or "")
-    return intr if intr and target in intr.targets and element in intr.operands else None
+    return intr if intr and target in intr.targets and intr.takes(element) else None
 
 
 def _padding(padded: dict, types, ia: int) -> str:

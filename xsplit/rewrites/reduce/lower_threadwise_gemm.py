@@ -40,7 +40,7 @@ from xdsl.dialects import vector
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import SSAValue
 
-from xsplit.dialects.amdgpu import MFMAOp
+from xsplit.dialects.amdgpu import MFMAOp, SchedBarrierOp
 from xsplit.dialects.fragments import NUMPY, Fragment, Intrinsic, fragment_matrix
 from xsplit.dialects.nvgpu import LdMatrixOp, MmaSyncOp
 from xsplit.dialects.vector import FromElementsOp
@@ -203,9 +203,37 @@ def _emit_mma_sync(kb: KernelBuilder, intr: Intrinsic, a, b, c) -> SSAValue:
 
 
 def _emit_mfma(kb: KernelBuilder, intr: Intrinsic, a, b, c) -> SSAValue:
-    if intr.a.shape == (1,):  # MLIR's f32 MFMA takes its one element as a scalar
-        a, b = (kb.insert(vector.ExtractOp(v, [0], v.type.element_type)).results[0] for v in (a, b))
-    return kb.insert(MFMAOp(a, b, c, (intr.m, intr.n, intr.k))).results[0]
+    if intr.a.shape != (1,):
+        return kb.insert(MFMAOp(a, b, c, (intr.m, intr.n, intr.k))).results[0]
+    # MLIR's f32 MFMA takes its one element of A and B as scalars; f16 rows
+    # on it (`Intrinsic.widens`) are widened, exactly, one v_cvt_f32_f16 an
+    # element where the f16 MFMA's B costs a v_perm_b32 per two.
+    def element(v, i: int) -> SSAValue:
+        return kb.extf(kb.insert(vector.ExtractOp(v, [i], v.type.element_type)).results[0])
+
+    x = element(a, 0)
+    if intr.issues == 1:
+        return kb.insert(MFMAOp(x, element(b, 0), c, (intr.m, intr.n, intr.k))).results[0]
+    # Side by side (`Intrinsic.issues`): op i takes B's element i and its
+    # run of C's elements. Every conversion first, then a scheduling
+    # barrier: LLVM would otherwise issue each MFMA right after its
+    # operand's conversion and wait 2 states (`s_nop 1`) between them.
+    shape = (intr.m, intr.n // intr.issues, intr.k)
+    bs = [element(b, i) for i in range(intr.issues)]
+    kb.insert(SchedBarrierOp())
+    per = intr.c.size // intr.issues
+    ctype = VectorType(c.type.element_type, [per])
+    out: list[SSAValue] = []
+    for i in range(intr.issues):
+        ci = kb.insert(FromElementsOp([_at(kb, c, per * i + e) for e in range(per)], ctype))
+        d = kb.insert(MFMAOp(x, bs[i], ci.results[0], shape)).results[0]
+        out += [_at(kb, d, e) for e in range(per)]
+    return kb.insert(FromElementsOp(out, c.type)).results[0]
+
+
+def _at(kb: KernelBuilder, v: SSAValue, i: int) -> SSAValue:
+    """Element i of the 1-D vector v."""
+    return kb.insert(vector.ExtractOp(v, [i], v.type.element_type)).results[0]  # type: ignore[attr-defined]
 
 
 EMIT: dict[str, Callable[[KernelBuilder, Intrinsic, SSAValue, SSAValue, SSAValue], SSAValue]] = {

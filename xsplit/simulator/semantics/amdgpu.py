@@ -1,4 +1,4 @@
-"""`amdgpu`: gfx942's MFMA and direct-to-LDS loads."""
+"""`amdgpu`: gfx942's MFMA, direct-to-LDS loads and scheduling barriers."""
 
 from __future__ import annotations
 
@@ -75,5 +75,15 @@ def _c_gather_to_lds(m: Machine, op: Operation):
             if dst.buffer.logged:
                 m.access(dst, to, fr, k, WRITE)
             data[to] = expand(src.buffer.data[flat], fr.n)
+
+    return run
+
+
+@register("amdgpu.sched_barrier")
+def _c_sched_barrier(m: Machine, op: Operation):
+    """`amdgpu.sched_barrier`: a hint to LLVM's scheduler; nothing runs."""
+
+    def run(fr: Frame, chunked: bool) -> None:
+        return None
 
     return run
