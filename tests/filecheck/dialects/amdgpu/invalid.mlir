@@ -37,3 +37,11 @@ func.func @f32_vector(%a: vector<4xf32>, %c: vector<4xf32>) -> vector<4xf32> {
   func.return %d : vector<4xf32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'amdgpu.mfma' op a lane's fragment of A and B for 16x16x4 is f32
+
+// -----
+
+func.func @sched_group() {
+  "amdgpu.sched_barrier"() <{opts = #rocdl.sched_group_mask<vmem>}> : () -> ()
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:61: error: expected one of [none, non_mem_non_sideeffect, valu, salu, mfma_wmma, all_vmem, vmem_read, vmem_write, all_ds, ds_read, ds_write, transcendental, ldsdma, all] for instruction type mask for scheduling barriers, got: vmem

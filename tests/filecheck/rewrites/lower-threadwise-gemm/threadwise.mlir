@@ -190,6 +190,48 @@ func.func @mma(%a_tile: memref<32x16xf16, #gpu.address_space<workgroup>>, %b_til
 
 // -----
 
+// f16 rows on gfx942's f32 MFMA, eight side by side (mfma_f32_16x16x4_f32_x8): lane l's
+// columns are 8 (l % 16) .. 8 (l % 16) + 7, one 16-byte read of B for all eight MFMAs. A's
+// element and B's eight are widened (arith.extf) before a scheduling barrier, then MFMA i
+// takes B's element i and C's elements 4i .. 4i + 3.
+func.func @mma_widened(%a_tile: memref<16x32xf16, #gpu.address_space<workgroup>>, %b_tile: memref<32x256xf16, #gpu.address_space<workgroup>>, %row: index, %col: index, %kk: index, %lane: index) {
+  %acc = memref.alloca() : memref<1x1x32xf32, #gpu.address_space<private>>
+  %a_frag = xsplit_gemm.threadwise_fragment %a_tile[%row, %kk] lane %lane {mma = "mfma_f32_16x16x4_f32_x8", operand = "a"} : memref<16x32xf16, #gpu.address_space<workgroup>> -> vector<1xf16>
+  %b_frag = xsplit_gemm.threadwise_fragment %b_tile[%kk, %col] lane %lane {mma = "mfma_f32_16x16x4_f32_x8", operand = "b"} : memref<32x256xf16, #gpu.address_space<workgroup>> -> vector<8xf16>
+  xsplit_gemm.threadwise_mma %a_frag * %b_frag into %acc {mma = "mfma_f32_16x16x4_f32_x8", at = array<i64: 0, 0>} : vector<1xf16>, vector<8xf16> into memref<1x1x32xf32, #gpu.address_space<private>>
+  func.return
+}
+
+// CHECK-LABEL: func.func @mma_widened
+// CHECK:         %[[A:.*]] = memref.load %a_tile[%{{.*}}, %{{.*}}] : memref<16x32xf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[SIXTEEN:.*]] = arith.constant 16 : index
+// CHECK-NEXT:    %[[G:.*]] = arith.divui %lane, %[[SIXTEEN]] : index
+// CHECK-NEXT:    %[[L:.*]] = arith.remui %lane, %[[SIXTEEN]] : index
+// CHECK-NEXT:    %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK-NEXT:    %[[COLS:.*]] = arith.muli %[[L]], %[[EIGHT]] : index
+// CHECK-NEXT:    %[[BR:.*]] = arith.addi %kk, %[[G]] : index
+// CHECK-NEXT:    %[[BC:.*]] = arith.addi %col, %[[COLS]] : index
+// CHECK-NEXT:    %{{.*}} = vector.load %b_tile[%[[BR]], %[[BC]]] : memref<32x256xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK:         %[[C:.*]] = vector.from_elements {{.*}} : vector<32xf32>
+// CHECK-NEXT:    %{{.*}} = vector.extract %a_frag[0] : f16 from vector<1xf16>
+// CHECK-NEXT:    %[[WA:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT:    %{{.*}} = vector.extract %b_frag[0] : f16 from vector<8xf16>
+// CHECK-NEXT:    %[[WB0:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK-COUNT-7: arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT:    amdgpu.sched_barrier allow = none
+// CHECK-NEXT:    %[[C0:.*]] = vector.extract %[[C]][0] : f32 from vector<32xf32>
+// CHECK-COUNT-3: vector.extract %[[C]]
+// CHECK-NEXT:    %[[CIN:.*]] = vector.from_elements %[[C0]], %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK-NEXT:    %{{.*}} = amdgpu.mfma 16x16x4 %[[WA]] * %[[WB0]] + %[[CIN]] : f32, f32, vector<4xf32>
+// CHECK-COUNT-7: amdgpu.mfma 16x16x4 %[[WA]] * %{{.*}} : f32, f32, vector<4xf32>
+// CHECK:         %[[D:.*]] = vector.from_elements {{.*}} : vector<32xf32>
+// CHECK-NEXT:    %{{.*}} = vector.extract %[[D]][0] : f32 from vector<32xf32>
+// CHECK-NEXT:    memref.store %{{.*}}, %acc[%{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK-COUNT-31: memref.store
+// CHECK-NEXT:    func.return
+
+// -----
+
 func.func @nothing_to_lower(%acc: memref<2x2xf32, #gpu.address_space<private>>) {
   %z = arith.constant 0 : index
   %x = memref.load %acc[%z, %z] : memref<2x2xf32, #gpu.address_space<private>>
