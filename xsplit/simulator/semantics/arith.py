@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, VectorType
 from xdsl.ir import Operation
 
 from xsplit.semantics import BINARY, CASTS, CMPF, CMPI, UNARY, op_property
@@ -153,12 +153,20 @@ def _c_cmpf(m: Machine, op: Operation):
 def _c_select(m: Machine, op: Operation):
     sc, sa, sb = (slot_of(m, v) for v in op.operands)
     r = slot_of(m, op.results[0])
+    # An i1 choosing between whole vectors: each lane's one condition
+    # stands beside its vector's dimensions.
+    rank = 0
+    result, cond = op.results[0].type, op.operands[0].type
+    if isinstance(result, VectorType) and not isinstance(cond, VectorType):
+        rank = len(result.get_shape())
 
     def run(fr: Frame, chunked: bool) -> None:
         c, a, b = m.get(fr, sc), m.get(fr, sa), m.get(fr, sb)
         if a.__class__ is View:
             fr.env[r] = a  # only same-buffer selects reach here in practice
             return
+        if rank and np.ndim(c):
+            c = np.reshape(c, (*np.shape(c), *(1,) * rank))
         fr.env[r] = lane_value(np.where(c, a, b))
 
     return run
