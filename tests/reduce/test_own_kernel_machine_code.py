@@ -168,12 +168,12 @@ def test_main_loop_is_pipelined_and_dense(
 
 def _short_of_goal_gfx942(m: int, n: int, k: int, element: str) -> str | None:
     """Why a shape's gfx942 loop is known to miss the done-when (issue 37), or None."""
-    if element == "f16" and m < 16 and n % 8:
+    if element == "f16" and m < 16 and n < 8:
         return (
-            "the skinny tile (f16 widened for the f32 MFMA, 16x256x32) where B's rows are not "
-            "whole 16-byte vectors: the run that straddles a row's end is loaded ending at it "
-            "and shifted, 2 selects (and a v_perm_b32 or shift) per f16 element of every run: "
-            "15-18% MFMA on 11x302x3001, 3x100x2048, 13x2047x2053, 5x37x1009"
+            "the skinny tile (f16 widened for the f32 MFMA, 16x256x32) where a row of B is "
+            "under one 16-byte vector: B is copied an element a load, and LLVM drops the "
+            "MFMAs of the columns past N: 10% MFMA on 1x7x4096, 5% on 2x1x999, no "
+            "global_load_dwordx4 of B"
         )
     return None
 
@@ -200,6 +200,8 @@ MACHINE_CODE_SHAPES_GFX942 = [_case_gfx942(*s) for s in _held_out_shapes()] + [
     _case_gfx942(12, 48, 4099, "f16"),  # N under 64, prime K
     _case_gfx942(11, 302, 3001, "f16"),  # B's rows not 16-byte vectors
     _case_gfx942(3, 100, 2048, "f16"),  # likewise, N under one tile
+    _case_gfx942(5, 37, 1009, "f16"),  # odd N under 64, prime K
+    _case_gfx942(1, 7, 4096, "f16"),  # a row of B under one 16-byte vector
 ]
 
 

@@ -235,9 +235,12 @@ SKINNY_MMA_NARROW_B = GemmTiles(
 )  # fmt: skip
 
 _GFX942_SKINNY_MMA = (
-    "M under 16 on MFMA: one 16-row block of wavefronts, 2 along N, K steps of 64: 16 MFMA "
-    "a barrier, each with rows of C (gfx942 ISA on 8x4096x14339: 12% MFMA, 134 VGPRs, no "
-    "scratch; the 64x64x64 tile: 11%, 8 a barrier); B's K-packing costs 2 v_perm_b32 a MFMA"
+    "M under 16 in f16 on MFMA: A and B widened to f32 (exact) for eight v_mfma_f32_16x16x4_f32 "
+    "over 128 interleaved columns (`mma`), so that a lane's B for all eight is one 16-byte LDS "
+    "read and no MFMA needs B's K packed; 16x256x32 on 1x2 wavefronts: 64 MFMA a barrier "
+    "(gfx942 ISA: 24-28% MFMA on 8x4096x14339, 1x2048x4097, 4x1000x2039, 11x302x3001, "
+    "15x512x4096, 3x100x2048, 116-198 VGPRs, no scratch). The f16 MFMA's 16x128x64 read 12%: "
+    "2 v_perm_b32 a MFMA pack B's K, which nothing amortises with one block of rows"
 )
 
 _SKINNY_F32 = (

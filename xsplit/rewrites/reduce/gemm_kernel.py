@@ -42,8 +42,10 @@ on gfx942: `amdgpu.mfma` 16x16x16, 64-lane wavefronts), with `warps` warps
 per workgroup each owning a warp tile (`threads` then does not apply);
 `mma=none` (or no intrinsic, or `a_layout=k`) keeps one register tile of
 FMAs per thread. gfx942's f32 MFMA (`mma=mfma_f32_16x16x4_f32`, one
-element of A and B a lane) is taken by name, or by `auto` where the
-table's entry names it with its own tile (f32 with M under 8). The later stages are
+element of A and B a lane, f16 and bf16 widened to f32; or eight side by
+side over 128 interleaved columns, `mma=mfma_f32_16x16x4_f32_x8`) is
+taken by name, or by `auto` where the table's entry names it with its own
+tile (f32 with M under 64, f16 with M under 16). The later stages are
 passes of their own (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
 `lower-threadwise-gemm`); after the last, `export-dispatch{target=...}` makes
 it a custom dispatch for iree-compile, and `xsplit simulate` runs any stage
@@ -736,8 +738,9 @@ GEMM_KERNEL = Pass(
         Option(
             "mma", str, "auto",
             "tensor cores: auto (where the target has them for A and B's type: f16 and bf16 on "
-            "sm_80, sm_90, gfx942; f32 on gfx942 where the table's entry says so), none (FMAs) "
-            "or mfma_f32_16x16x4_f32 (gfx942's f32 MFMA)",
+            "sm_80, sm_90, gfx942; f32 on gfx942 and f16 with M under 16 where the table's entry "
+            "says so), none (FMAs), mfma_f32_16x16x4_f32 (gfx942's f32 MFMA, f16 widened) or "
+            "mfma_f32_16x16x4_f32_x8 (eight of it over 128 interleaved columns)",
             MMA_CHOICES,
         ),
         Option(
