@@ -119,23 +119,31 @@ def test_f32_mfma_only_where_asked() -> None:
     assert "amdgpu.mfma" not in lowered_text(8, 40, 24, "target=gfx942 tile=16,16,8 threads=4,4")
     text = lowered_text(9, 20, 12, "target=gfx942 mma=mfma_f32_16x16x4_f32 tile=16,64,8 warps=1,1")
     assert "amdgpu.mfma 16x16x4" in text
-    with pytest.raises(XsplitError, match="mma=mfma_f32_16x16x4_f32 takes A and B of f32/f16/bf16 on gfx942"):
+    takes = "mma=mfma_f32_16x16x4_f32 takes A and B of f32/f16/bf16 on gfx942"
+    with pytest.raises(XsplitError, match=takes):
         lowered_text(9, 20, 12, "target=sm_80 mma=mfma_f32_16x16x4_f32", element="f16")
 
 
-@pytest.mark.parametrize(("m", "n", "k"), [(3, 37, 45), (15, 300, 70), (1, 256, 97)])
-def test_skinny_f16_entry_widened_f32_mfma(m: int, n: int, k: int) -> None:
+@pytest.mark.parametrize(
+    ("m", "n", "k", "element"),
+    [(3, 37, 45, "f16"), (15, 300, 70, "f16"), (1, 256, 97, "f16"), (6, 90, 53, "bf16")],
+)
+def test_skinny_f16_entry_widened_f32_mfma(m: int, n: int, k: int, element: str) -> None:
     # f16 with M under 16: the SKINNY entry widens A and B to f32 for eight
     # f32 MFMAs over 128 interleaved columns (`mfma_f32_16x16x4_f32_x8`):
     # a lane's B of all eight is one 16-byte read, converted once each, the
     # conversions before a scheduling barrier and the MFMAs after it.
     # N = 37 ragged (odd) inside one tile, 300 overhangs a second, 256 fills
-    # one; every K leaves a ragged step; random f16 against numpy.
-    entry = gemm_tiles(TARGETS["gfx942"], "f16", m, n, k)
-    assert (entry.tile, entry.warps, entry.mma) == ((16, 256, 32), (1, 2), "mfma_f32_16x16x4_f32_x8")
-    text = check(m, n, k, "target=gfx942 chunks=2", seed=30 + m, element="f16")
-    assert re.search(r"vector\.load %\S+\[.*\] : memref<\S+xf16, #gpu\.address_space<workgroup>>, vector<8xf16>", text)
-    assert re.search(r"arith\.extf %\S+ : f16 to f32", text)
+    # one; every K leaves a ragged step; random f16 (bf16 reads f16's entry)
+    # against numpy.
+    entry = gemm_tiles(TARGETS["gfx942"], element, m, n, k)
+    want = ((16, 256, 32), (1, 2), "mfma_f32_16x16x4_f32_x8")
+    assert (entry.tile, entry.warps, entry.mma) == want
+    text = check(m, n, k, "target=gfx942 chunks=2", seed=30 + m, element=element)
+    t = element
+    lds = rf"memref<\S+x{t}, #gpu\.address_space<workgroup>>"
+    assert re.search(rf"vector\.load %\S+\[.*\] : {lds}, vector<8x{t}>", text)
+    assert re.search(rf"arith\.extf %\S+ : {t} to f32", text)
     assert "amdgpu.sched_barrier allow = none" in text
     mfma = re.findall(r"amdgpu\.mfma 16x16x4 %\S+ \* %\S+ \+ %\S+ : f32, f32, vector<4xf32>", text)
     assert mfma and len(mfma) % 8 == 0

@@ -211,7 +211,8 @@ def _load_run(kb: KernelBuilder, op, r, c, inside) -> list[SSAValue]:
         moved = [loaded[e + w - tail] if e < tail else loaded[e] for e in range(w)]
         as_is, shifted = (kb.insert(FromElementsOp(v, t)).results[0] for v in (loaded, moved))
         picked = kb.insert(arith.SelectOp(whole, as_is, shifted)).results[0]
-        return [kb.insert(vector.ExtractOp(picked, [e], t.element_type)).results[0] for e in range(w)]
+        element = t.element_type
+        return [kb.insert(vector.ExtractOp(picked, [e], element)).results[0] for e in range(w)]
     straddles = kb.below(c, src_cols)
     zero = kb.zero(loaded[0].type)
     out = []

@@ -233,7 +233,8 @@ def _emit_mfma(kb: KernelBuilder, intr: Intrinsic, a, b, c) -> SSAValue:
 
 def _at(kb: KernelBuilder, v: SSAValue, i: int) -> SSAValue:
     """Element i of the 1-D vector v."""
-    return kb.insert(vector.ExtractOp(v, [i], v.type.element_type)).results[0]  # type: ignore[attr-defined]
+    element = v.type.element_type  # type: ignore[attr-defined]
+    return kb.insert(vector.ExtractOp(v, [i], element)).results[0]
 
 
 EMIT: dict[str, Callable[[KernelBuilder, Intrinsic, SSAValue, SSAValue, SSAValue], SSAValue]] = {
