@@ -32,7 +32,9 @@ from xsplit.files import write_output
 
 TABLE = Path(__file__).parent.parent / "xsplit" / "targets" / "gemm_tiles.py"
 BEGIN, END = "# gemm-tiles table: begin", "# gemm-tiles table: end"
-KEY = re.compile(r'^    \("(?P<target>\w+)", "(?P<element>\w+)", (?P<cls>SMALL|LARGE)\): GemmTiles\(')
+KEY = re.compile(r'^    \("(?P<target>\w+)", "(?P<element>\w+)", (?P<cls>[A-Z_]+)\): GemmTiles\(')
+"""Every entry's first line: its key, the class by its constant's name.
+Only SMALL and LARGE are swept; the others are kept as they are."""
 
 
 def measured_entries(reports: list[dict], also_as: list[str]) -> dict[tuple[str, str, str], str]:
@@ -88,14 +90,27 @@ def local_figures() -> int:
     from xsplit.dialects import make_context
     from xsplit.dialects.xsplit_gemm import GridwiseGemmOp
     from xsplit.rewrites.reduce.lower_gridwise_gemm import a_tile_shape
-    from xsplit.targets.gemm_tiles import CANDIDATES, GEMM_TILES, WORKGROUP_MEMORY, can_take
+    from xsplit.targets.gemm_tiles import (
+        CANDIDATES,
+        FUSED,
+        FUSED_MMA,
+        GEMM_TILES,
+        WORKGROUP_MEMORY,
+        can_take,
+    )
     from xsplit.targets.table import target
 
     sys.path.insert(0, str(Path(__file__).parent))
     from gpu import dps_matmul  # type: ignore[import-not-found]
 
-    # sm_90 compiles as sm_80: its entries are sm_80's kernels.
-    rows = {(t, e, tiles.label): tiles for (t, e, _), tiles in GEMM_TILES.items() if t != "sm_90"}
+    # sm_90 compiles as sm_80: its entries are sm_80's kernels; `cuda` and
+    # `rocm` name sm_80 and gfx942. The fused kernel's entries are not
+    # gemm-kernel's.
+    rows = {
+        (target(t).name, e, tiles.label): tiles
+        for (t, e, form), tiles in GEMM_TILES.items()
+        if t != "sm_90" and form not in (FUSED, FUSED_MMA)
+    }
     for t in ("sm_80", "gfx942"):
         for e in ("f32", "f16"):
             rows.update({(t, e, c.label): c for c in CANDIDATES if (t, e, c.label) not in rows})
