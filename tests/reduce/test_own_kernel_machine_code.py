@@ -100,7 +100,7 @@ def _short_of_goal(m: int, n: int, k: int, element: str) -> str | None:
     if element == "f16" and m < 16 and (n % 8 and n % 2 == 0 or n < 128):
         return (
             "the skinny tile where B's rows are not whole 16-byte vectors or N is under one "
-            "tile (SKINNY_MMA_NARROW_B: 16x128x64, warps 1x2): B by cp.async of 4 or 8 bytes, "
+            "tile (SKINNY_NARROW_B: 16x128x64, warps 1x2): B by cp.async of 4 or 8 bytes, "
             "or half the HMMAs dropped: 17% HMMA on 11x302x3001, 29% on 3x100x2048, 23% on "
             "2x64x999"
         )

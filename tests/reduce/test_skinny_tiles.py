@@ -17,7 +17,7 @@ from xsplit.targets.gemm_tiles import (
     GEMM_TILES,
     SKINNY,
     SKINNY_M_MMA,
-    SKINNY_MMA_NARROW_B,
+    SKINNY_NARROW_B,
     SMALL,
     gemm_tiles,
 )
@@ -40,12 +40,13 @@ def test_skinny_m_takes_the_skinny_entry(name: str, element: str) -> None:
     # On CUDA an N under one tile, or B's rows not whole 16-byte vectors,
     # keep two warps on the same tile (one warp: half its HMMAs dropped,
     # or spills); gfx942's entry is two wavefronts anyway.
+    narrow_b = GEMM_TILES[("cuda", "f16", SKINNY_NARROW_B)]
     for n in (96, 300):
         narrow = gemm_tiles(tgt, element, 1, n, 1024)
-        want = skinny if name == "gfx942" else SKINNY_MMA_NARROW_B
+        want = skinny if name == "gfx942" else narrow_b
         assert narrow == want and narrow.tile == skinny.tile
     if name != "gfx942":
-        assert skinny.warps == (1, 1) and SKINNY_MMA_NARROW_B.warps == (1, 2)
+        assert skinny.warps == (1, 1) and narrow_b.warps == (1, 2)
     # From one whole block of rows on, the output's own class.
     assert gemm_tiles(tgt, element, SKINNY_M_MMA, 96, 1024) == GEMM_TILES[(name, "f16", SMALL)]
     # f32 has its own skinny entry: on CUDA FMAs that stream B into
