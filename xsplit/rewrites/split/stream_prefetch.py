@@ -40,6 +40,7 @@ multiple of 64, are taken; B[n, k] (transposed) products are split-lanes'.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from xdsl.builder import Builder
 from xdsl.dialects import func, vector
@@ -90,6 +91,21 @@ from xsplit.targets.table import TARGETS
 STREAM_MAX_ROWS = 4
 """Rows of A a register tile holds: 4 x 64 columns are 16 accumulator
 vectors, half of AVX-512's registers, as split-k's streaming tiles."""
+
+STREAMED_MAX_ROWS = 16
+"""Rows of A the form takes: split-k's streaming tiles' limit
+(`targets.table.STREAMING_MAX_M`)."""
+
+GROUP_ROWS = 4
+"""Rows of A a register tile holds past STREAM_MAX_ROWS rows (the
+`tile_rows` option's default): tiles of 4 x 64 over blocks of B's rows, as
+split-k's streaming tiles for 5 to 16 rows."""
+
+GROUP_K_BLOCK = 32
+"""Rows of B the register tiles along M take in turn (the `k_block`
+option's default): a block of 32 rows x 128 columns (16 KiB) stays in L1
+for the tiles after the first, as split-k's `cache_reduction` level
+(`targets.table.STREAMING_K_BLOCK`)."""
 
 TILE_COLUMNS = 64
 """Columns of B a register tile of 3 or 4 rows reads per row: 4 vectors of
@@ -159,13 +175,15 @@ a_streamed_matmul = (
     & input(0).has_shape("M", "K")
     & input(1).has_shape("K", "N")
     & init().has_shape("M", "N")
-    & described(M <= STREAM_MAX_ROWS, f"has at most {STREAM_MAX_ROWS} rows", "M is over 4")
+    & described(
+        M <= STREAMED_MAX_ROWS, f"has at most {STREAMED_MAX_ROWS} rows", f"M is over {STREAMED_MAX_ROWS}"
+    )
     & described(N % TILE_COLUMNS == 0, "N is whole register tiles", "N is not a multiple of 64")
     & input(0).capture("a")
     & input(1).capture("b")
     & init().capture("c")
 )
-"""A `linalg.matmul` of up to 4 rows against a row-major B."""
+"""A `linalg.matmul` of up to 16 rows against a row-major B."""
 
 a_streamed_vecmat = (
     root_is("linalg.vecmat")
@@ -193,19 +211,36 @@ def _partials_shape(chunks: int, rows: int, n: int, vector_a: bool) -> list[int]
     return [chunks, n] if vector_a else [chunks, rows, n]
 
 
-def _tile_columns(rows: int, n: int) -> int:
-    """Columns of B a register tile of `rows` rows reads: ACCUMULATORS over
-    the rows, in whole vectors, halved until they divide N."""
-    vectors = 1 << (ACCUMULATORS // rows).bit_length() - 1
-    columns = max(TILE_COLUMNS, vectors * LANES)
+class Form(NamedTuple):
+    """A workgroup's register tiles: `rows` of A by `columns` of B each, and
+    for more rows than one tile holds, the rows of B (`k_block`, 0: the
+    chunk's) that every tile along M takes before the next block."""
+
+    rows: int
+    columns: int
+    k_block: int
+
+
+def _form(rows: int, n: int, tile_rows: int = 0, k_block: int = 0) -> Form:
+    """The register tiles for `rows` rows of A: every row in one tile of
+    ACCUMULATORS vectors up to STREAM_MAX_ROWS rows (or `tile_rows`), tiles
+    of STREAM_MAX_ROWS rows over blocks of GROUP_K_BLOCK rows of B (or
+    `k_block`) past that."""
+    if not tile_rows:
+        tile_rows = rows if rows <= STREAM_MAX_ROWS else GROUP_ROWS
+    tile_rows = min(tile_rows, rows)
+    vectors = max(1, 1 << (ACCUMULATORS // tile_rows).bit_length() - 1)
+    columns = vectors * LANES
+    if tile_rows <= STREAM_MAX_ROWS:
+        columns = max(TILE_COLUMNS, columns)
     while n % columns:
         columns //= 2
-    return columns
+    blocked = tile_rows < rows
+    return Form(tile_rows, columns, (k_block or GROUP_K_BLOCK) if blocked else 0)
 
 
-def _workgroup_columns(rows: int, n: int) -> int:
-    tile = _tile_columns(rows, n)
-    return max(tile, WORKGROUP_COLUMNS if n % WORKGROUP_COLUMNS == 0 else TILE_COLUMNS)
+def _workgroup_columns(n: int, form: Form) -> int:
+    return max(form.columns, WORKGROUP_COLUMNS if n % WORKGROUP_COLUMNS == 0 else TILE_COLUMNS)
 
 
 def _chunk_rows(k: int, chunks: int) -> int:
@@ -234,14 +269,17 @@ def _choose(m: Match) -> bool | str:
     # Chunks that leave the last one empty are fewer chunks.
     chunks = -(-K(m) // _chunk_rows(K(m), chunks))
     prefetch = m.options["prefetch"]
+    m.captures["why"] = ""
     if prefetch == "auto":
         pays, why = prefetch_stream_pays(problem, t)
         if not pays:
             remark(m.root, f"{placed.prefix()}stream-prefetch: left to split-k: {why}")
             return why
         prefetch = "on"
+        m.captures["why"] = f": {why}"
     m.captures["chunks"] = chunks
     m.captures["prefetch"] = prefetch == "on"
+    m.captures["form"] = _form(_rows(m), N(m), m.options["tile_rows"], m.options["k_block"])
     return True
 
 
@@ -251,7 +289,7 @@ chosen = where("the form is asked for, or the model chooses it", _choose)
 def _stream_loop(
     kb: KernelBuilder,
     operands: tuple[SSAValue, SSAValue, bool],
-    column: SSAValue,
+    place: tuple[SSAValue, int],
     shape: tuple[int, int],
     k_range: tuple[SSAValue, SSAValue],
     steps: int,
@@ -260,10 +298,13 @@ def _stream_loop(
 ) -> list[SSAValue]:
     """The register tile's loop over rows of B from `k_range`, `steps` rows
     at a time, into the accumulators `sums` (`shape`: rows of A x vectors
-    of B a row): per row a load of each vector of B, a broadcast of each
-    row of A's element and their FMAs; with `prefetch` (distance, last row of K), the tile's lines of B
-    that many rows ahead. `operands`: A, B and whether A is a vector."""
+    of B a row; `place`: the tile's first column and first row of A): per
+    row a load of each vector of B, a broadcast of each row of A's element
+    and their FMAs; with `prefetch` (distance, last row of K), the tile's
+    lines of B that many rows ahead. `operands`: A, B and whether A is a
+    vector."""
     a, b, vector_a = operands
+    column, first_row = place
     vec = VectorType(f32, [LANES])
     rows, vectors = shape
 
@@ -280,7 +321,7 @@ def _stream_loop(
             loaded = [step.insert(vector.LoadOp(b, [row, step.c(o)], vec)).results[0] for o in offsets]
             added: list[SSAValue] = []
             for r in range(rows):
-                scalar = step.load(a, [row] if vector_a else [r, row])
+                scalar = step.load(a, [row] if vector_a else [first_row + r, row])
                 broadcast = step.insert(vector.BroadcastOp(scalar, vec)).results[0]
                 for v in range(vectors):
                     acc = accumulators[r * vectors + v]
@@ -292,11 +333,11 @@ def _stream_loop(
     return kb.fold(lo, hi, steps, sums, rows_of_b, "k")
 
 
-def _kernel(
-    name: str, rows: int, n: int, k: int, chunks: int, prefetch: bool, vector_a: bool
-) -> func.FuncOp:
+def _kernel(name: str, shape: tuple[int, int, int], chunks: int, prefetch: bool, vector_a: bool, form: Form) -> func.FuncOp:
     """The dispatch's function on memrefs: A (a vector of K for a vecmat),
-    B and the partial products (a chunk's row of N for a vecmat)."""
+    B and the partial products (a chunk's row of N for a vecmat).
+    `shape`: M, N and K."""
+    rows, n, k = shape
     a_type = MemRefType(f32, [k] if vector_a else [rows, k])
     b_type = MemRefType(f32, [k, n])
     p_type = MemRefType(f32, _partials_shape(chunks, rows, n, vector_a))
@@ -310,31 +351,68 @@ def _kernel(
     rows_per_chunk = _chunk_rows(k, chunks)
     start = kb.mul(chunk, rows_per_chunk)
     end = kb.min(kb.add(start, rows_per_chunk), k)
-    columns = _workgroup_columns(rows, n)
-    tile_columns = _tile_columns(rows, n)
+    columns = _workgroup_columns(n, form)
     first = kb.mul(kb.block_id("x"), columns)
     ahead = (PREFETCH_DISTANCE, k - 1) if prefetch else None
-
-    # The chunk's rows in whole steps, then the one left where it is odd.
-    whole = kb.c(kb.add(start, kb.mul(kb.div(kb.sub(end, start), K_STEP), K_STEP)))
     operands = (a, b, vector_a)
-    vectors = tile_columns // LANES
+    vectors = form.columns // LANES
+    groups = [(r0, min(form.rows, rows - r0)) for r0 in range(0, rows, form.rows)]
 
-    def tile(inner: KernelBuilder, offset: SSAValue) -> None:
-        column = inner.c(inner.add(first, offset))
-        zero = inner.insert(vector.BroadcastOp(inner.zero(), VectorType(f32, [LANES])))
-        sums = [zero.results[0]] * (rows * vectors)
-        shape = (rows, vectors)
-        first_rows = (inner.c(start), whole)
-        sums = _stream_loop(inner, operands, column, shape, first_rows, K_STEP, sums, ahead)
-        sums = _stream_loop(inner, operands, column, shape, (whole, inner.c(end)), 1, sums, ahead)
-        for r in range(rows):
-            for v in range(vectors):
-                row = [] if vector_a else [inner.c(r)]
-                at = [inner.c(chunk), *row, inner.c(inner.add(column, v * LANES))]
-                inner.insert(vector.StoreOp(sums[r * vectors + v], partials, at))
+    def in_steps(
+        inner: KernelBuilder, place: tuple[SSAValue, int], count: int,
+        bounds: tuple[SSAValue, SSAValue, SSAValue], sums: list[SSAValue], distance: tuple[int, int] | None,
+    ) -> list[SSAValue]:
+        # The rows in whole steps, then the one left where their count is odd.
+        lo, whole, hi = bounds
+        sums = _stream_loop(inner, operands, place, (count, vectors), (lo, whole), K_STEP, sums, distance)
+        return _stream_loop(inner, operands, place, (count, vectors), (whole, hi), 1, sums, distance)
 
-    kb.for_(0, columns, tile_columns, tile, hint="tile")
+    def evens(inner: KernelBuilder, lo: SSAValue, hi: SSAValue) -> SSAValue:
+        return inner.c(inner.add(lo, inner.mul(inner.div(inner.sub(hi, lo), K_STEP), K_STEP)))
+
+    def at(inner: KernelBuilder, row: int, column: SSAValue, v: int) -> list[SSAValue]:
+        rest = [] if vector_a else [inner.c(row)]
+        return [inner.c(chunk), *rest, inner.c(inner.add(column, v * LANES))]
+
+    vec = VectorType(f32, [LANES])
+    if len(groups) == 1:
+        whole = evens(kb, kb.c(start), kb.c(end))
+
+        def tile(inner: KernelBuilder, offset: SSAValue) -> None:
+            column = inner.c(inner.add(first, offset))
+            zero = inner.insert(vector.BroadcastOp(inner.zero(), vec))
+            sums = [zero.results[0]] * (rows * vectors)
+            sums = in_steps(inner, (column, 0), rows, (inner.c(start), whole, inner.c(end)), sums, ahead)
+            for r in range(rows):
+                for v in range(vectors):
+                    inner.insert(vector.StoreOp(sums[r * vectors + v], partials, at(inner, r, column, v)))
+
+    else:
+        k_block = form.k_block or rows_per_chunk
+
+        def tile(inner: KernelBuilder, offset: SSAValue) -> None:
+            # Several register tiles along M take each block of B's rows in
+            # turn, the first prefetching it, the rest reading it from L1;
+            # their sums wait in the partials between blocks.
+            column = inner.c(inner.add(first, offset))
+            zero = inner.insert(vector.BroadcastOp(inner.zero(), vec)).results[0]
+            for r in range(rows):
+                for v in range(vectors):
+                    inner.insert(vector.StoreOp(zero, partials, at(inner, r, column, v)))
+
+            def rows_block(bk: KernelBuilder, lo: SSAValue) -> None:
+                hi = bk.c(bk.min(bk.add(lo, k_block), end))
+                whole = evens(bk, lo, hi)
+                for g, (r0, count) in enumerate(groups):
+                    places = [at(bk, r0 + r, column, v) for r in range(count) for v in range(vectors)]
+                    sums = [bk.insert(vector.LoadOp(partials, i, vec)).results[0] for i in places]
+                    sums = in_steps(bk, (column, r0), count, (lo, whole, hi), sums, ahead if g == 0 else None)
+                    for value, i in zip(sums, places):
+                        bk.insert(vector.StoreOp(value, partials, i))
+
+            inner.for_(start, end, k_block, rows_block, hint="block")
+
+    kb.for_(0, columns, form.columns, tile, hint="tile")
     kb.insert(func.ReturnOp())
     kernel = func.FuncOp(name, FunctionType.from_lists([a_type, b_type, p_type], []), Region(block))
     kernel.attributes[gpu.KNOWN_GRID_SIZE] = DenseArrayBase.from_list(i32, [n // columns, 1, chunks])
@@ -366,7 +444,8 @@ def _stream(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     assert host is not None and host.parent_op() is not None
     base = host.properties["sym_name"].data  # type: ignore[union-attr]
     name = unique_name(host.parent_op(), f"{base}_stream")
-    kernel = _kernel(name, rows, n, k, chunks, m["prefetch"], vector_a)
+    form: Form = m["form"]
+    kernel = _kernel(name, (rows, n, k), chunks, m["prefetch"], vector_a, form)
     host.parent_block().insert_op_before(kernel, host)  # type: ignore[union-attr]
     km = Match(kernel, {"target": "cpu", "grid": (), "block": (), "called": False})
     exportable.check(km)
@@ -392,12 +471,13 @@ def _stream(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     )
     dispatch.results[0].name_hint = "partials"
     prefetches = f", B prefetched {PREFETCH_DISTANCE} rows ahead" if m["prefetch"] else ""
+    blocks = f" over blocks of {form.k_block} rows of B" if form.k_block else ""
+    columns = _workgroup_columns(n, form)
     remark(
         m.root,
         f"stream-prefetch: {chunks} chunks of {_chunk_rows(k, chunks)} rows of B, "
-        f"{n // _workgroup_columns(rows, n)} x {chunks} workgroups of {rows} x "
-        f"{_workgroup_columns(rows, n)} columns, register tiles of {rows} x "
-        f"{_tile_columns(rows, n)}{prefetches}",
+        f"{n // columns} x {chunks} workgroups of {rows} x {columns} columns, register "
+        f"tiles of {form.rows} x {form.columns}{blocks}{prefetches}{m['why']}",
     )
     m.captures["partials"] = dispatch.results[0]
     return MERGE.rewrite(m, ir.b)
@@ -410,7 +490,7 @@ STREAM_PREFETCH_MATMUL = Pattern(
     root="linalg.matmul",
     where=a_streamed_matmul & is_graph_level & chosen,
     rewrite=_stream,
-    options=["target", "prefetch", "chunks"],
+    options=["target", "prefetch", "chunks", "tile_rows", "k_block"],
 )
 
 STREAM_PREFETCH_VECMAT = Pattern(
@@ -419,7 +499,7 @@ STREAM_PREFETCH_VECMAT = Pattern(
     root="linalg.vecmat",
     where=a_streamed_vecmat & is_graph_level & chosen,
     rewrite=_stream,
-    options=["target", "prefetch", "chunks"],
+    options=["target", "prefetch", "chunks", "tile_rows", "k_block"],
 )
 
 STREAM_PREFETCH = Pass(
@@ -450,6 +530,20 @@ STREAM_PREFETCH = Pass(
             0,
             "chunks of K (0: split-k's model's choice)",
             check=Check(lambda value: value >= 0, ">= 0"),
+        ),
+        Option(
+            "tile_rows",
+            int,
+            0,
+            "rows of A a register tile holds (0: every row up to 4, tiles of 4 past that)",
+            check=Check(lambda value: 0 <= value <= STREAMED_MAX_ROWS, f"from 0 to {STREAMED_MAX_ROWS}"),
+        ),
+        Option(
+            "k_block",
+            int,
+            0,
+            "rows of B the register tiles along M take in turn (0: 32)",
+            check=Check(lambda value: value >= 0 and value % 2 == 0, "an even number >= 0"),
         ),
     ],
 )

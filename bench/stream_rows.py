@@ -1,0 +1,125 @@
+"""`stream-prefetch`'s forms against xsplit's pick on products of few rows,
+in one process, alternating, medians (issue 39).
+
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1 python bench/stream_rows.py [--rounds 30] M N K [M N K ...]
+
+For each shape: `auto{target=cpu}` (xsplit's pick), IREE default, and
+`stream-prefetch` with the register tiles of every row (`tile_rows=M`),
+with tiles of 4 rows over blocks of B's rows (`tile_rows=4`, `k_block`),
+with and without prefetches, prefetching into L2 (`prefetcht1`, the form's
+default) or L1 (`prefetcht0`), beside a read-only pass on every core over
+as many bytes as B. Every program is checked against numpy first. Each
+round calls all of them in a fresh order, 150 ms apart, from a thread at
+niceness 19 (`xsplit.bench.driver.time_rounds`); the table gives each
+one's median wall time, its median ratio to the pick's time in the same
+round, and its read rate over B against the read pass of the same round.
+On a shared machine compare the ratios, never absolute times across runs:
+the whole table moves with the load, the ratios within a round much less.
+The environment variable puts IREE's buffers on 2 MiB pages, as
+bench/data_tiling.py does by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import sys
+
+import numpy as np
+
+from xsplit.api import rewrite
+from xsplit.bench.driver import ConfigResult, time_rounds
+from xsplit.bench.machine import ReadPass
+from xsplit.diagnostics import collect_remarks
+from xsplit.iree.cpu_runner import to_numpy
+from xsplit.iree.iree_compile import compile_mlir
+import xsplit.rewrites.split.stream_prefetch as sp
+
+
+def program(m: int, n: int, k: int) -> str:
+    return f"""
+func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>, %c: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %0 = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %0 : tensor<{m}x{n}xf32>
+}}"""
+
+
+def variants(m: int) -> list[tuple[str, str, int]]:
+    """(name, pipeline, prefetch locality) for M rows."""
+    out = [("pick", "auto{target=cpu}", 2), ("iree", "", 2)]
+    out += [
+        ("all-t1", f"stream-prefetch{{prefetch=on tile_rows={m}}}", 2),
+        ("all-none", f"stream-prefetch{{prefetch=none tile_rows={m}}}", 2),
+    ]
+    if m > 4:
+        out += [
+            ("all-t0", f"stream-prefetch{{prefetch=on tile_rows={m}}}", 3),
+            ("g4b32-t1", "stream-prefetch{prefetch=on tile_rows=4 k_block=32}", 2),
+            ("g4b32-t0", "stream-prefetch{prefetch=on tile_rows=4 k_block=32}", 3),
+            ("g4b32-none", "stream-prefetch{prefetch=none tile_rows=4 k_block=32}", 2),
+            ("g4b128-t1", "stream-prefetch{prefetch=on tile_rows=4 k_block=128}", 2),
+        ]
+    else:
+        out += [("all-t0", f"stream-prefetch{{prefetch=on tile_rows={m}}}", 3)]
+    return out
+
+
+def bench_shape(m: int, n: int, k: int, rounds: int) -> None:
+    import iree.runtime as rt
+
+    rng = np.random.default_rng(m * 7 + n + k)
+    inputs = [rng.uniform(-1, 1, s).astype(np.float32) for s in ((m, k), (k, n), (m, n))]
+    want = inputs[0].astype(np.float64) @ inputs[1].astype(np.float64) + inputs[2]
+    config = rt.Config("local-task")
+    device_inputs = [rt.asdevicearray(config.device, a) for a in inputs]
+    timed = []
+    source = program(m, n, k)
+    for name, pipeline, locality in variants(m):
+        sp.PREFETCH_LOCALITY = locality
+        with collect_remarks() as remarks:
+            text = rewrite(source, pipeline) if pipeline else source
+        sp.PREFETCH_LOCALITY = 2
+        said = [r for r in remarks if "stream-prefetch:" in str(r) or "split-k" in str(r)]
+        print(f"# {name}: {str(said[-1]) if said else '(no remark)'}", flush=True)
+        vmfb = compile_mlir(text, "cpu", [])
+        context = rt.SystemContext(config=config)
+        context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
+        call = context.modules.module["main"]
+        (got,) = to_numpy(call(*[rt.asdevicearray(config.device, a) for a in inputs]))
+        error = float(np.abs(got - want).max())
+        assert error <= 1e-3 * max(1.0, float(np.abs(want).max())), (name, error)
+        timed.append((ConfigResult(name, None, []), functools.partial(lambda c: to_numpy(c(*device_inputs)), call)))
+    read = ReadPass.build(inputs[1].nbytes)
+    assert read is not None, "no C compiler for the read pass"
+    read_result = ConfigResult("read-pass", None, [])
+    timed.append((read_result, read))
+    time_rounds(timed, rounds, seed=m + n + k, progress=lambda step: None)
+    pick = next(r for r, _ in timed if r.name == "pick")
+    gb = inputs[1].nbytes / 1e9
+    print(f"\n{m}x{n}x{k}: {rounds} rounds, B {gb * 1e3:.0f} MB, read pass median {read_result.median_ms:.2f} ms")
+    print("| form | median ms | over the pick (same round) | of the read pass (same round) |")
+    print("|---|---|---|---|")
+    for result, _ in timed:
+        if result is read_result:
+            continue
+        over = statistics.median(t / p for t, p in zip(result.times_ms, pick.times_ms))
+        share = statistics.median(r / t for t, r in zip(result.times_ms, read_result.times_ms))
+        print(f"| {result.name} | {result.median_ms:.2f} | {over:.3f} | {share:.0%} |")
+    sys.stdout.flush()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("dims", type=int, nargs="+", help="M N K, repeated")
+    args = parser.parse_args()
+    if len(args.dims) % 3:
+        parser.error("give M N K for each shape")
+    for i in range(0, len(args.dims), 3):
+        bench_shape(*args.dims[i : i + 3], rounds=args.rounds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
