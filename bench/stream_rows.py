@@ -25,6 +25,8 @@ import argparse
 import functools
 import statistics
 import sys
+import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -45,9 +47,9 @@ func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>, %c: tensor<{m}
 }}"""
 
 
-def variants(m: int) -> list[tuple[str, str, int]]:
+def variants(m: int, iree: bool) -> list[tuple[str, str, int]]:
     """(name, pipeline, prefetch locality) for M rows."""
-    out = [("pick", "auto{target=cpu}", 2), ("iree", "", 2)]
+    out = [("pick", "auto{target=cpu}", 2)] + ([("iree", "", 2)] if iree else [])
     out += [
         ("all-t1", f"stream-prefetch{{prefetch=on tile_rows={m}}}", 2),
         ("all-none", f"stream-prefetch{{prefetch=none tile_rows={m}}}", 2),
@@ -56,7 +58,6 @@ def variants(m: int) -> list[tuple[str, str, int]]:
         out += [
             ("all-t0", f"stream-prefetch{{prefetch=on tile_rows={m}}}", 3),
             ("g4b32-t1", "stream-prefetch{prefetch=on tile_rows=4 k_block=32}", 2),
-            ("g4b32-t0", "stream-prefetch{prefetch=on tile_rows=4 k_block=32}", 3),
             ("g4b32-none", "stream-prefetch{prefetch=none tile_rows=4 k_block=32}", 2),
             ("g4b128-t1", "stream-prefetch{prefetch=on tile_rows=4 k_block=128}", 2),
         ]
@@ -65,7 +66,7 @@ def variants(m: int) -> list[tuple[str, str, int]]:
     return out
 
 
-def bench_shape(m: int, n: int, k: int, rounds: int) -> None:
+def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str) -> None:
     import iree.runtime as rt
 
     rng = np.random.default_rng(m * 7 + n + k)
@@ -75,7 +76,9 @@ def bench_shape(m: int, n: int, k: int, rounds: int) -> None:
     device_inputs = [rt.asdevicearray(config.device, a) for a in inputs]
     timed = []
     source = program(m, n, k)
-    for name, pipeline, locality in variants(m):
+    for name, pipeline, locality in variants(m, iree):
+        if only and name != "pick" and name not in only.split(","):
+            continue
         sp.PREFETCH_LOCALITY = locality
         with collect_remarks() as remarks:
             text = rewrite(source, pipeline) if pipeline else source
@@ -94,30 +97,46 @@ def bench_shape(m: int, n: int, k: int, rounds: int) -> None:
     assert read is not None, "no C compiler for the read pass"
     read_result = ConfigResult("read-pass", None, [])
     timed.append((read_result, read))
-    time_rounds(timed, rounds, seed=m + n + k, progress=lambda step: None)
+    cpu: dict[str, list[float]] = {r.name: [] for r, _ in timed}
+
+    def with_cpu_time(name: str, call: Callable[[], object]) -> Callable[[], None]:
+        def timed_call() -> None:
+            start = time.process_time()
+            call()
+            cpu[name].append((time.process_time() - start) * 1e3)
+
+        return timed_call
+
+    time_rounds(
+        [(r, with_cpu_time(r.name, c)) for r, c in timed], rounds, seed=m + n + k, progress=lambda step: None
+    )
     pick = next(r for r, _ in timed if r.name == "pick")
     gb = inputs[1].nbytes / 1e9
     print(f"\n{m}x{n}x{k}: {rounds} rounds, B {gb * 1e3:.0f} MB, read pass median {read_result.median_ms:.2f} ms")
-    print("| form | median ms | over the pick (same round) | of the read pass (same round) |")
-    print("|---|---|---|---|")
+    print("| form | median ms | over the pick (same round) | of the read pass (same round) | CPU ms | CPU over the pick |")
+    print("|---|---|---|---|---|---|")
     for result, _ in timed:
         if result is read_result:
             continue
         over = statistics.median(t / p for t, p in zip(result.times_ms, pick.times_ms))
         share = statistics.median(r / t for t, r in zip(result.times_ms, read_result.times_ms))
-        print(f"| {result.name} | {result.median_ms:.2f} | {over:.3f} | {share:.0%} |")
+        cpu_over = statistics.median(t / p for t, p in zip(cpu[result.name], cpu["pick"]))
+        cpu_ms = statistics.median(cpu[result.name])
+        print(f"| {result.name} | {result.median_ms:.2f} | {over:.3f} | {share:.0%} | {cpu_ms:.2f} | {cpu_over:.3f} |")
     sys.stdout.flush()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--iree", action="store_true", help="IREE default too")
+    parser.add_argument("--only", default="", help="the forms to time, comma-separated (default: all)")
     parser.add_argument("dims", type=int, nargs="+", help="M N K, repeated")
     args = parser.parse_args()
     if len(args.dims) % 3:
         parser.error("give M N K for each shape")
     for i in range(0, len(args.dims), 3):
-        bench_shape(*args.dims[i : i + 3], rounds=args.rounds)
+        bench_shape(*args.dims[i : i + 3], rounds=args.rounds, iree=args.iree, only=args.only)
     return 0
 
 
