@@ -31,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 
 from xsplit.api import rewrite
-from xsplit.bench.driver import ConfigResult, time_rounds
+from xsplit.bench.driver import ConfigResult, sweep_options, time_rounds
 from xsplit.bench.machine import ReadPass
 from xsplit.diagnostics import collect_remarks
 from xsplit.iree.cpu_runner import to_numpy
@@ -47,9 +47,21 @@ func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>, %c: tensor<{m}
 }}"""
 
 
-def variants(m: int, iree: bool) -> list[tuple[str, str, int]]:
-    """(name, pipeline, prefetch locality) for M rows."""
+def variants(m: int, iree: bool, chunks: list[int]) -> list[tuple[str, str, int]]:
+    """(name, pipeline, prefetch locality) for M rows; a name's `-dN` says
+    the prefetch distance (rows of B ahead)."""
     out = [("pick", "auto{target=cpu}", 2)] + ([("iree", "", 2)] if iree else [])
+    for c in chunks:
+        out += [
+            (f"split-c{c}", f"split-k{{{sweep_options(c)}}},materialize-late", 2),
+            (f"all-t1-c{c}", f"stream-prefetch{{prefetch=on tile_rows={m} chunks={c}}}", 2),
+        ]
+    out += [
+        (f"all-t1-d{d}", f"stream-prefetch{{prefetch=on tile_rows={m}}}", 2) for d in (16, 64)
+    ]
+    out += [
+        (f"all-t1-a{a}", f"stream-prefetch{{prefetch=on tile_rows={m}}}", 2) for a in (16, 24, 28, 32)
+    ]
     out += [
         ("all-t1", f"stream-prefetch{{prefetch=on tile_rows={m}}}", 2),
         ("all-none", f"stream-prefetch{{prefetch=none tile_rows={m}}}", 2),
@@ -66,7 +78,13 @@ def variants(m: int, iree: bool) -> list[tuple[str, str, int]]:
     return out
 
 
-def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str) -> None:
+def _tenth(times: list[float]) -> float:
+    """The tenth percentile: what a call takes when the machine is nearly
+    quiet, less exposed than the best to one lucky call."""
+    return statistics.quantiles(times, n=10)[0]
+
+
+def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str, chunks: list[int]) -> None:
     import iree.runtime as rt
 
     rng = np.random.default_rng(m * 7 + n + k)
@@ -76,13 +94,21 @@ def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str) -> N
     device_inputs = [rt.asdevicearray(config.device, a) for a in inputs]
     timed = []
     source = program(m, n, k)
-    for name, pipeline, locality in variants(m, iree):
+    defaults = sp.PREFETCH_LOCALITY, sp.LINE_PREFETCH_LOCALITY, sp.PREFETCH_DISTANCE, sp.MANY_ROWS_ACCUMULATORS
+    for name, pipeline, locality in variants(m, iree, chunks):
         if only and name != "pick" and name not in only.split(","):
             continue
-        sp.PREFETCH_LOCALITY = locality
+        # Both constants: the form's own choice between them is what the
+        # variants compare.
+        sp.PREFETCH_LOCALITY = sp.LINE_PREFETCH_LOCALITY = locality
+        if "-d" in name:
+            sp.PREFETCH_DISTANCE = int(name.rsplit("-d", 1)[1])
+        if "-a" in name:
+            sp.MANY_ROWS_ACCUMULATORS = int(name.rsplit("-a", 1)[1])
         with collect_remarks() as remarks:
             text = rewrite(source, pipeline) if pipeline else source
-        sp.PREFETCH_LOCALITY = 2
+        (sp.PREFETCH_LOCALITY, sp.LINE_PREFETCH_LOCALITY, sp.PREFETCH_DISTANCE,
+         sp.MANY_ROWS_ACCUMULATORS) = defaults
         said = [r for r in remarks if "stream-prefetch:" in str(r) or "split-k" in str(r)]
         print(f"# {name}: {str(said[-1]) if said else '(no remark)'}", flush=True)
         vmfb = compile_mlir(text, "cpu", [])
@@ -113,8 +139,11 @@ def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str) -> N
     pick = next(r for r, _ in timed if r.name == "pick")
     gb = inputs[1].nbytes / 1e9
     print(f"\n{m}x{n}x{k}: {rounds} rounds, B {gb * 1e3:.0f} MB, read pass median {read_result.median_ms:.2f} ms")
-    print("| form | median ms | over the pick (same round) | of the read pass (same round) | CPU ms | CPU over the pick |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| form | median ms | over the pick (same round) | of the read pass (same round) "
+        "| CPU ms | CPU over the pick | best ms (over the pick's best) | tenth percentile ms (over the pick's) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for result, _ in timed:
         if result is read_result:
             continue
@@ -122,7 +151,13 @@ def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str) -> N
         share = statistics.median(r / t for t, r in zip(result.times_ms, read_result.times_ms))
         cpu_over = statistics.median(t / p for t, p in zip(cpu[result.name], cpu["pick"]))
         cpu_ms = statistics.median(cpu[result.name])
-        print(f"| {result.name} | {result.median_ms:.2f} | {over:.3f} | {share:.0%} | {cpu_ms:.2f} | {cpu_over:.3f} |")
+        best = min(result.times_ms)
+        tenth = _tenth(result.times_ms)
+        print(
+            f"| {result.name} | {result.median_ms:.2f} | {over:.3f} | {share:.0%} | {cpu_ms:.2f} "
+            f"| {cpu_over:.3f} | {best:.2f} ({best / min(pick.times_ms):.3f}) "
+            f"| {tenth:.2f} ({tenth / _tenth(pick.times_ms):.3f}) |"
+        )
     sys.stdout.flush()
 
 
@@ -131,12 +166,16 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--iree", action="store_true", help="IREE default too")
     parser.add_argument("--only", default="", help="the forms to time, comma-separated (default: all)")
+    parser.add_argument(
+        "--chunks", default="", help="chunk counts, comma-separated: split-k's tiles and the form in each"
+    )
     parser.add_argument("dims", type=int, nargs="+", help="M N K, repeated")
     args = parser.parse_args()
     if len(args.dims) % 3:
         parser.error("give M N K for each shape")
     for i in range(0, len(args.dims), 3):
-        bench_shape(*args.dims[i : i + 3], rounds=args.rounds, iree=args.iree, only=args.only)
+        bench_shape(*args.dims[i : i + 3], rounds=args.rounds, iree=args.iree, only=args.only,
+                    chunks=[int(c) for c in args.chunks.split(",") if c])
     return 0
 
 

@@ -1,5 +1,5 @@
 """`stream-prefetch{prefetch=auto|on|none}`: a product of a few rows against
-a row-major B (`linalg.matmul`, A M x K, B K x N, M <= 4, or `linalg.vecmat`)
+a row-major B (`linalg.matmul`, A M x K, B K x N, M <= 16, or `linalg.vecmat`)
 as a CPU dispatch of xsplit's own that streams B with software prefetches.
 
 IREE 3.13's llvm-cpu has no flag that prefetches: LLVM's loop data
@@ -17,21 +17,28 @@ matvec_1x4096x14336). So the prefetching form is a dispatch of ours:
 Each workgroup takes one of C chunks of K (the model's split-k choice, or
 `chunks=`) and 128 columns of B, as register tiles of 16 accumulator
 vectors: two of M rows x 64 columns for 3 or 4 rows (split-k's streaming
-tiles, `targets/table.py`), one of 2 x 128 or 1 x 256 for fewer. It takes
+tiles, `targets/table.py`), one of 2 x 128 or 1 x 256 for fewer. From 5
+rows one register tile holds every row (MANY_ROWS_ACCUMULATORS: 8 x 32,
+16 x 16), so each row of B's strip is read once, where split-k's tiles of
+4 rows walk it once per 4 rows; `tile_rows=` asks for fewer rows a tile,
+the tiles along M then taking B's rows in blocks (`k_block=`, 32) that
+stay in L1 for all but the first, which prefetches them. It takes
 B's rows two at a time (then the odd one left); per row it loads the
 tile's vectors of B, broadcasts each row of A's element and issues the
 `vector.fma`s; with `prefetch=on` also one `memref.prefetch ... read,
 locality<2>` per 64-byte line of the tile's row of B PREFETCH_DISTANCE rows ahead
-(the row clamped to K's last), which x86 makes `prefetcht1` (into L2). The
+(the row clamped to K's last), which x86 makes `prefetcht1` (into L2;
+`locality<3>`, `prefetcht0`, for a tile one line wide). The
 last chunk stops at K, so any K (odd, prime) splits without padding.
 `prefetch=none` emits the same dispatch without prefetches, the form to
 compare with.
 
 `prefetch=auto` (the default, and what `auto{target=cpu}` runs before
 split-k) takes the form only where the CPU model has measured it faster
-than split-k's IREE tiles (`cost_model.cpu.prefetch_stream_pays`); on the
-machine it was measured on it is not (parity at 2 to 4 rows, slower at
-1), and the op is left to split-k, with a remark.
+than split-k's IREE tiles (`cost_model.cpu.prefetch_stream_pays`), and
+says what was compared in its remark either way: on the machine it was
+measured on, 5 to 8 rows (0.88-0.92 of split-k's time); at 1 to 4 rows
+(parity, slower at 1) and 9 to 16 (0.95-1.01) the op is left to split-k.
 
 Only static f32 products at graph level on an llvm-cpu target, with N a
 multiple of 64, are taken; B[n, k] (transposed) products are split-lanes'.
@@ -96,11 +103,6 @@ STREAMED_MAX_ROWS = 16
 """Rows of A the form takes: split-k's streaming tiles' limit
 (`targets.table.STREAMING_MAX_M`)."""
 
-GROUP_ROWS = 4
-"""Rows of A a register tile holds past STREAM_MAX_ROWS rows (the
-`tile_rows` option's default): tiles of 4 x 64 over blocks of B's rows, as
-split-k's streaming tiles for 5 to 16 rows."""
-
 GROUP_K_BLOCK = 32
 """Rows of B the register tiles along M take in turn (the `k_block`
 option's default): a block of 32 rows x 128 columns (16 KiB) stays in L1
@@ -116,6 +118,17 @@ ACCUMULATORS = 16
 tile is wider (16 or 8 vectors of B a row), so that as many FMA chains run
 side by side: 1 x 64 (4 chains) took 11.2 ms of CPU time on 1x4096x14336
 against IREE's tiles' 7.3."""
+
+MANY_ROWS_ACCUMULATORS = 24
+"""Accumulator vectors a register tile of more than STREAM_MAX_ROWS rows
+may keep (a power of two of vectors a row): 5 or 6 x 64, 7 to 12 x 32, 13
+to 16 x 16. With every row of A in the tile, each row of B's strip is read
+once, and the more of a row a tile reads, the faster (bench/stream_rows.py,
+medians over 50 rounds, against split-k's tiles in the same rounds):
+5x4096x14336 0.83 of their CPU time with 5 x 64 tiles, 1.01 with 5 x 32;
+12x4096x8192 0.73 with 12 x 32, 0.99 with 12 x 16. The tile, B's vectors
+and a broadcast then fill 27 to 29 of AVX-512's 32 registers, no spill in
+the `.s`."""
 
 WORKGROUP_COLUMNS = 128
 """Columns of B a workgroup takes, as two register tiles one after the
@@ -140,7 +153,14 @@ the dispatch."""
 
 PREFETCH_LOCALITY = 2
 """`locality<2>`, x86's `prefetcht1`: into L2, which has room for the
-distance's lines; `prefetcht0` (3) and `prefetchnta` (0) ran slower."""
+distance's lines; `prefetcht0` (3) and `prefetchnta` (0) ran slower at 1
+to 4 rows, and `prefetcht0` at 8 (tiles of 8 x 32: 0.95 of split-k's
+tiles' time against 0.92, bench/stream_rows.py)."""
+
+LINE_PREFETCH_LOCALITY = 3
+"""`locality<3>`, `prefetcht0` (into L1), for a tile one line wide (9 to 16
+rows, 16 columns): 16x8192x3001 took 1.01x split-k's tiles' time with it,
+1.21x with `prefetcht1` (bench/stream_rows.py)."""
 
 PREFETCH_CHOICES = ("auto", "on", "none")
 
@@ -176,7 +196,9 @@ a_streamed_matmul = (
     & input(1).has_shape("K", "N")
     & init().has_shape("M", "N")
     & described(
-        M <= STREAMED_MAX_ROWS, f"has at most {STREAMED_MAX_ROWS} rows", f"M is over {STREAMED_MAX_ROWS}"
+        M <= STREAMED_MAX_ROWS,
+        f"has at most {STREAMED_MAX_ROWS} rows",
+        f"M is over {STREAMED_MAX_ROWS}",
     )
     & described(N % TILE_COLUMNS == 0, "N is whole register tiles", "N is not a multiple of 64")
     & input(0).capture("a")
@@ -212,31 +234,33 @@ def _partials_shape(chunks: int, rows: int, n: int, vector_a: bool) -> list[int]
 
 
 class Form(NamedTuple):
-    """A workgroup's register tiles: `rows` of A by `columns` of B each, and
-    for more rows than one tile holds, the rows of B (`k_block`, 0: the
-    chunk's) that every tile along M takes before the next block."""
+    """A workgroup's register tiles: `rows` of A by `columns` of B each; for
+    more rows than one tile holds, the rows of B (`k_block`) that every
+    tile along M takes before the next block; and the prefetches'
+    `locality` (2: `prefetcht1`, 3: `prefetcht0`)."""
 
     rows: int
     columns: int
     k_block: int
+    locality: int
 
 
 def _form(rows: int, n: int, tile_rows: int = 0, k_block: int = 0) -> Form:
-    """The register tiles for `rows` rows of A: every row in one tile of
-    ACCUMULATORS vectors up to STREAM_MAX_ROWS rows (or `tile_rows`), tiles
-    of STREAM_MAX_ROWS rows over blocks of GROUP_K_BLOCK rows of B (or
-    `k_block`) past that."""
-    if not tile_rows:
-        tile_rows = rows if rows <= STREAM_MAX_ROWS else GROUP_ROWS
-    tile_rows = min(tile_rows, rows)
-    vectors = max(1, 1 << (ACCUMULATORS // tile_rows).bit_length() - 1)
+    """The register tiles for `rows` rows of A: by default every row in one
+    tile of ACCUMULATORS vectors, so that each row of B's strip is read
+    once (or `tile_rows` rows a tile, over blocks of `k_block` rows of B,
+    GROUP_K_BLOCK by default)."""
+    tile_rows = min(tile_rows or rows, rows)
+    budget = ACCUMULATORS if tile_rows <= STREAM_MAX_ROWS else MANY_ROWS_ACCUMULATORS
+    vectors = max(1, 1 << (budget // tile_rows).bit_length() - 1)
     columns = vectors * LANES
     if tile_rows <= STREAM_MAX_ROWS:
         columns = max(TILE_COLUMNS, columns)
     while n % columns:
         columns //= 2
     blocked = tile_rows < rows
-    return Form(tile_rows, columns, (k_block or GROUP_K_BLOCK) if blocked else 0)
+    locality = PREFETCH_LOCALITY if columns > LINE_FLOATS else LINE_PREFETCH_LOCALITY
+    return Form(tile_rows, columns, (k_block or GROUP_K_BLOCK) if blocked else 0, locality)
 
 
 def _workgroup_columns(n: int, form: Form) -> int:
@@ -294,13 +318,13 @@ def _stream_loop(
     k_range: tuple[SSAValue, SSAValue],
     steps: int,
     sums: list[SSAValue],
-    prefetch: tuple[int, int] | None,
+    prefetch: tuple[int, int, int] | None,
 ) -> list[SSAValue]:
     """The register tile's loop over rows of B from `k_range`, `steps` rows
     at a time, into the accumulators `sums` (`shape`: rows of A x vectors
     of B a row; `place`: the tile's first column and first row of A): per
     row a load of each vector of B, a broadcast of each row of A's element
-    and their FMAs; with `prefetch` (distance, last row of K), the tile's
+    and their FMAs; with `prefetch` (distance, last row of K, locality), the tile's
     lines of B that many rows ahead. `operands`: A, B and whether A is a
     vector."""
     a, b, vector_a = operands
@@ -313,11 +337,11 @@ def _stream_loop(
         for s in range(steps):
             row = step.c(step.add(k, s))
             if prefetch is not None:
-                distance, last = prefetch
+                distance, last, locality = prefetch
                 ahead = step.c(step.min(step.add(row, distance), last))
                 for line in range(vectors * LANES // LINE_FLOATS):
                     at = step.c(step.add(column, line * LINE_FLOATS))
-                    step.insert(PrefetchOp(b, [ahead, at], PREFETCH_LOCALITY))
+                    step.insert(PrefetchOp(b, [ahead, at], locality))
             loaded = [step.insert(vector.LoadOp(b, [row, step.c(o)], vec)).results[0] for o in offsets]
             added: list[SSAValue] = []
             for r in range(rows):
@@ -333,7 +357,9 @@ def _stream_loop(
     return kb.fold(lo, hi, steps, sums, rows_of_b, "k")
 
 
-def _kernel(name: str, shape: tuple[int, int, int], chunks: int, prefetch: bool, vector_a: bool, form: Form) -> func.FuncOp:
+def _kernel(
+    name: str, shape: tuple[int, int, int], chunks: int, prefetch: bool, vector_a: bool, form: Form
+) -> func.FuncOp:
     """The dispatch's function on memrefs: A (a vector of K for a vecmat),
     B and the partial products (a chunk's row of N for a vecmat).
     `shape`: M, N and K."""
@@ -353,19 +379,24 @@ def _kernel(name: str, shape: tuple[int, int, int], chunks: int, prefetch: bool,
     end = kb.min(kb.add(start, rows_per_chunk), k)
     columns = _workgroup_columns(n, form)
     first = kb.mul(kb.block_id("x"), columns)
-    ahead = (PREFETCH_DISTANCE, k - 1) if prefetch else None
+    ahead = (PREFETCH_DISTANCE, k - 1, form.locality) if prefetch else None
     operands = (a, b, vector_a)
     vectors = form.columns // LANES
     groups = [(r0, min(form.rows, rows - r0)) for r0 in range(0, rows, form.rows)]
 
     def in_steps(
-        inner: KernelBuilder, place: tuple[SSAValue, int], count: int,
-        bounds: tuple[SSAValue, SSAValue, SSAValue], sums: list[SSAValue], distance: tuple[int, int] | None,
+        inner: KernelBuilder,
+        place: tuple[SSAValue, int],
+        count: int,
+        bounds: tuple[SSAValue, SSAValue, SSAValue],
+        sums: list[SSAValue],
+        distance: tuple[int, int, int] | None,
     ) -> list[SSAValue]:
         # The rows in whole steps, then the one left where their count is odd.
         lo, whole, hi = bounds
-        sums = _stream_loop(inner, operands, place, (count, vectors), (lo, whole), K_STEP, sums, distance)
-        return _stream_loop(inner, operands, place, (count, vectors), (whole, hi), 1, sums, distance)
+        tile_shape = (count, vectors)
+        sums = _stream_loop(inner, operands, place, tile_shape, (lo, whole), K_STEP, sums, distance)
+        return _stream_loop(inner, operands, place, tile_shape, (whole, hi), 1, sums, distance)
 
     def evens(inner: KernelBuilder, lo: SSAValue, hi: SSAValue) -> SSAValue:
         return inner.c(inner.add(lo, inner.mul(inner.div(inner.sub(hi, lo), K_STEP), K_STEP)))
@@ -382,10 +413,12 @@ def _kernel(name: str, shape: tuple[int, int, int], chunks: int, prefetch: bool,
             column = inner.c(inner.add(first, offset))
             zero = inner.insert(vector.BroadcastOp(inner.zero(), vec))
             sums = [zero.results[0]] * (rows * vectors)
-            sums = in_steps(inner, (column, 0), rows, (inner.c(start), whole, inner.c(end)), sums, ahead)
+            bounds = (inner.c(start), whole, inner.c(end))
+            sums = in_steps(inner, (column, 0), rows, bounds, sums, ahead)
             for r in range(rows):
                 for v in range(vectors):
-                    inner.insert(vector.StoreOp(sums[r * vectors + v], partials, at(inner, r, column, v)))
+                    where = at(inner, r, column, v)
+                    inner.insert(vector.StoreOp(sums[r * vectors + v], partials, where))
 
     else:
         k_block = form.k_block or rows_per_chunk
@@ -404,9 +437,12 @@ def _kernel(name: str, shape: tuple[int, int, int], chunks: int, prefetch: bool,
                 hi = bk.c(bk.min(bk.add(lo, k_block), end))
                 whole = evens(bk, lo, hi)
                 for g, (r0, count) in enumerate(groups):
-                    places = [at(bk, r0 + r, column, v) for r in range(count) for v in range(vectors)]
+                    places = [
+                        at(bk, r0 + r, column, v) for r in range(count) for v in range(vectors)
+                    ]
                     sums = [bk.insert(vector.LoadOp(partials, i, vec)).results[0] for i in places]
-                    sums = in_steps(bk, (column, r0), count, (lo, whole, hi), sums, ahead if g == 0 else None)
+                    distance = ahead if g == 0 else None
+                    sums = in_steps(bk, (column, r0), count, (lo, whole, hi), sums, distance)
                     for value, i in zip(sums, places):
                         bk.insert(vector.StoreOp(value, partials, i))
 
