@@ -36,6 +36,7 @@ from xsplit.bench.machine import ReadPass
 from xsplit.diagnostics import collect_remarks
 from xsplit.iree.cpu_runner import to_numpy
 from xsplit.iree.iree_compile import compile_mlir
+import xsplit.analysis.cost_model.cpu as cpu_model
 import xsplit.rewrites.split.stream_prefetch as sp
 
 
@@ -105,8 +106,14 @@ def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str, chun
             sp.PREFETCH_DISTANCE = int(name.rsplit("-d", 1)[1])
         if "-a" in name:
             sp.MANY_ROWS_ACCUMULATORS = int(name.rsplit("-a", 1)[1])
+        # The pick is auto's as it was before the form: the model's table
+        # emptied, stream-prefetch leaves every product to split-k.
+        measured = cpu_model.PREFETCH_STREAM_TIME_RATIO
+        if name == "pick":
+            cpu_model.PREFETCH_STREAM_TIME_RATIO = {}
         with collect_remarks() as remarks:
             text = rewrite(source, pipeline) if pipeline else source
+        cpu_model.PREFETCH_STREAM_TIME_RATIO = measured
         (sp.PREFETCH_LOCALITY, sp.LINE_PREFETCH_LOCALITY, sp.PREFETCH_DISTANCE,
          sp.MANY_ROWS_ACCUMULATORS) = defaults
         said = [r for r in remarks if "stream-prefetch:" in str(r) or "split-k" in str(r)]

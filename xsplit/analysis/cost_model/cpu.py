@@ -575,8 +575,10 @@ split-k's best; 8x4096x14336 (8 x 32) 0.90, 0.94, 1.00, 0.97,
 1.01; 10x4096x8192 (10 x 32) 0.71; 12x4096x8192 (12 x 32) 0.73, 0.74,
 with the best call at 0.76 and the tenth percentile at 0.70 (split-k pads
 9 to 16 rows to 16 and walks each block of B once per 4 rows; the form
-computes the rows there are and reads B once); 16x8192x3001 (16 x 16,
-`prefetcht0`) 1.01. So only 9 to 12 rows are taken."""
+computes the rows there are and reads B once), and on bench/shapes'
+12x3072x24001, not among those it was chosen on, 0.66 (best call 0.59);
+16x8192x3001 (16 x 16, `prefetcht0`) 1.01. So only 9 to 12 rows are
+taken."""
 
 PREFETCH_STREAM_MARGIN = 0.95
 """The ratio under which `prefetch=auto` takes the dispatch: a gain past
