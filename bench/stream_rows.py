@@ -1,22 +1,34 @@
-"""`stream-prefetch`'s forms against xsplit's pick on products of few rows,
-in one process, alternating, medians (issue 39).
+"""`stream-prefetch`'s forms against split-k's tiles on products of few
+rows, in one process, alternating (issue 39).
 
-    GLIBC_TUNABLES=glibc.malloc.hugetlb=1 python bench/stream_rows.py [--rounds 30] M N K [M N K ...]
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1 python bench/stream_rows.py \
+        [--rounds 30] [--only FORM,...] [--chunks 8,32] [--iree] M N K [M N K ...]
 
-For each shape: `auto{target=cpu}` (xsplit's pick), IREE default, and
-`stream-prefetch` with the register tiles of every row (`tile_rows=M`),
-with tiles of 4 rows over blocks of B's rows (`tile_rows=4`, `k_block`),
-with and without prefetches, prefetching into L2 (`prefetcht1`, the form's
-default) or L1 (`prefetcht0`), beside a read-only pass on every core over
-as many bytes as B. Every program is checked against numpy first. Each
-round calls all of them in a fresh order, 150 ms apart, from a thread at
-niceness 19 (`xsplit.bench.driver.time_rounds`); the table gives each
-one's median wall time, its median ratio to the pick's time in the same
-round, and its read rate over B against the read pass of the same round.
-On a shared machine compare the ratios, never absolute times across runs:
-the whole table moves with the load, the ratios within a round much less.
-The environment variable puts IREE's buffers on 2 MiB pages, as
-bench/data_tiling.py does by default.
+For each shape: `pick`, `auto{target=cpu}` as it chose before the form
+(the prefetch model's table emptied, so split-k's IREE tiles), and the
+forms of `stream-prefetch{prefetch=on}`, named by what they vary:
+
+- `all-t1`, `all-t0`, `all-none`: one register tile of every row
+  (`tile_rows=M`), prefetching into L2 (`prefetcht1`), into L1
+  (`prefetcht0`), or not at all;
+- `all-t1-aN`: tiles of up to N accumulators (16, 24: the default, 28, 32);
+- `all-t1-dN`: prefetching N rows of B ahead (16, 64; the default 32);
+- `g4b32-t1`, `g4b32-none`, `g4b128-t1`: tiles of 4 rows over blocks of
+  32 or 128 rows of B (`tile_rows=4 k_block=`), past 4 rows;
+- with `--chunks`: `split-cN` (split-k's tiles in N chunks, the sweep's
+  form) and `all-t1-cN`;
+- with `--iree`: `iree`, IREE default.
+
+Every program is checked against numpy first, then each round calls all of
+them and a read-only pass over as many bytes as B on every core, in a
+fresh order, 150 ms apart, from a thread at niceness 19
+(`xsplit.bench.driver.time_rounds`). The table gives each form's median
+wall time, its median ratio to the pick's in the same round, its read rate
+over B against the read pass of the same round, its process CPU time (the
+workers' included) and that ratio, and its best and tenth-percentile
+calls against the pick's. On a shared machine compare the ratios of one
+run, never absolute times across runs. The environment variable puts
+IREE's buffers on 2 MiB pages, as bench/data_tiling.py does by default.
 """
 
 from __future__ import annotations
@@ -41,10 +53,11 @@ import xsplit.rewrites.split.stream_prefetch as sp
 
 
 def program(m: int, n: int, k: int) -> str:
+    a, b, c = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>"
     return f"""
-func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>, %c: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-  %0 = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  return %0 : tensor<{m}x{n}xf32>
+func.func @main(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
+  %0 = linalg.matmul ins(%a, %b : {a}, {b}) outs(%c : {c}) -> {c}
+  return %0 : {c}
 }}"""
 
 
@@ -57,12 +70,9 @@ def variants(m: int, iree: bool, chunks: list[int]) -> list[tuple[str, str, int]
             (f"split-c{c}", f"split-k{{{sweep_options(c)}}},materialize-late", 2),
             (f"all-t1-c{c}", f"stream-prefetch{{prefetch=on tile_rows={m} chunks={c}}}", 2),
         ]
-    out += [
-        (f"all-t1-d{d}", f"stream-prefetch{{prefetch=on tile_rows={m}}}", 2) for d in (16, 64)
-    ]
-    out += [
-        (f"all-t1-a{a}", f"stream-prefetch{{prefetch=on tile_rows={m}}}", 2) for a in (16, 24, 28, 32)
-    ]
+    every_row = f"stream-prefetch{{prefetch=on tile_rows={m}}}"
+    out += [(f"all-t1-d{d}", every_row, 2) for d in (16, 64)]
+    out += [(f"all-t1-a{a}", every_row, 2) for a in (16, 24, 28, 32)]
     out += [
         ("all-t1", f"stream-prefetch{{prefetch=on tile_rows={m}}}", 2),
         ("all-none", f"stream-prefetch{{prefetch=none tile_rows={m}}}", 2),
@@ -82,10 +92,12 @@ def variants(m: int, iree: bool, chunks: list[int]) -> list[tuple[str, str, int]
 def _tenth(times: list[float]) -> float:
     """The tenth percentile: what a call takes when the machine is nearly
     quiet, less exposed than the best to one lucky call."""
-    return statistics.quantiles(times, n=10)[0]
+    return statistics.quantiles(times, n=10, method="inclusive")[0]
 
 
-def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str, chunks: list[int]) -> None:
+def bench_shape(
+    m: int, n: int, k: int, rounds: int, iree: bool, only: str, chunks: list[int]
+) -> None:
     import iree.runtime as rt
 
     rng = np.random.default_rng(m * 7 + n + k)
@@ -95,7 +107,12 @@ def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str, chun
     device_inputs = [rt.asdevicearray(config.device, a) for a in inputs]
     timed = []
     source = program(m, n, k)
-    defaults = sp.PREFETCH_LOCALITY, sp.LINE_PREFETCH_LOCALITY, sp.PREFETCH_DISTANCE, sp.MANY_ROWS_ACCUMULATORS
+    defaults = (
+        sp.PREFETCH_LOCALITY,
+        sp.LINE_PREFETCH_LOCALITY,
+        sp.PREFETCH_DISTANCE,
+        sp.MANY_ROWS_ACCUMULATORS,
+    )
     for name, pipeline, locality in variants(m, iree, chunks):
         if only and name != "pick" and name not in only.split(","):
             continue
@@ -114,8 +131,12 @@ def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str, chun
         with collect_remarks() as remarks:
             text = rewrite(source, pipeline) if pipeline else source
         cpu_model.PREFETCH_STREAM_TIME_RATIO = measured
-        (sp.PREFETCH_LOCALITY, sp.LINE_PREFETCH_LOCALITY, sp.PREFETCH_DISTANCE,
-         sp.MANY_ROWS_ACCUMULATORS) = defaults
+        (
+            sp.PREFETCH_LOCALITY,
+            sp.LINE_PREFETCH_LOCALITY,
+            sp.PREFETCH_DISTANCE,
+            sp.MANY_ROWS_ACCUMULATORS,
+        ) = defaults
         said = [r for r in remarks if "stream-prefetch:" in str(r) or "split-k" in str(r)]
         print(f"# {name}: {str(said[-1]) if said else '(no remark)'}", flush=True)
         vmfb = compile_mlir(text, "cpu", [])
@@ -125,7 +146,8 @@ def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str, chun
         (got,) = to_numpy(call(*[rt.asdevicearray(config.device, a) for a in inputs]))
         error = float(np.abs(got - want).max())
         assert error <= 1e-3 * max(1.0, float(np.abs(want).max())), (name, error)
-        timed.append((ConfigResult(name, None, []), functools.partial(lambda c: to_numpy(c(*device_inputs)), call)))
+        run = functools.partial(lambda c: to_numpy(c(*device_inputs)), call)
+        timed.append((ConfigResult(name, None, []), run))
     read = ReadPass.build(inputs[1].nbytes)
     assert read is not None, "no C compiler for the read pass"
     read_result = ConfigResult("read-pass", None, [])
@@ -140,15 +162,18 @@ def bench_shape(m: int, n: int, k: int, rounds: int, iree: bool, only: str, chun
 
         return timed_call
 
-    time_rounds(
-        [(r, with_cpu_time(r.name, c)) for r, c in timed], rounds, seed=m + n + k, progress=lambda step: None
-    )
+    calls = [(r, with_cpu_time(r.name, c)) for r, c in timed]
+    time_rounds(calls, rounds, seed=m + n + k, progress=lambda step: None)
     pick = next(r for r, _ in timed if r.name == "pick")
     gb = inputs[1].nbytes / 1e9
-    print(f"\n{m}x{n}x{k}: {rounds} rounds, B {gb * 1e3:.0f} MB, read pass median {read_result.median_ms:.2f} ms")
+    print(
+        f"\n{m}x{n}x{k}: {rounds} rounds, B {gb * 1e3:.0f} MB, "
+        f"read pass median {read_result.median_ms:.2f} ms"
+    )
     print(
         "| form | median ms | over the pick (same round) | of the read pass (same round) "
-        "| CPU ms | CPU over the pick | best ms (over the pick's best) | tenth percentile ms (over the pick's) |"
+        "| CPU ms | CPU over the pick | best ms (over the pick's best) "
+        "| tenth percentile ms (over the pick's) |"
     )
     print("|---|---|---|---|---|---|---|---|")
     for result, _ in timed:
@@ -172,17 +197,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--iree", action="store_true", help="IREE default too")
-    parser.add_argument("--only", default="", help="the forms to time, comma-separated (default: all)")
+    parser.add_argument("--only", default="", help="the forms to time, comma-separated")
     parser.add_argument(
-        "--chunks", default="", help="chunk counts, comma-separated: split-k's tiles and the form in each"
+        "--chunks", default="", help="chunk counts, comma-separated: split-k's and the form's"
     )
     parser.add_argument("dims", type=int, nargs="+", help="M N K, repeated")
     args = parser.parse_args()
     if len(args.dims) % 3:
         parser.error("give M N K for each shape")
     for i in range(0, len(args.dims), 3):
-        bench_shape(*args.dims[i : i + 3], rounds=args.rounds, iree=args.iree, only=args.only,
-                    chunks=[int(c) for c in args.chunks.split(",") if c])
+        chunks = [int(c) for c in args.chunks.split(",") if c]
+        bench_shape(*args.dims[i : i + 3], args.rounds, args.iree, args.only, chunks)
     return 0
 
 
