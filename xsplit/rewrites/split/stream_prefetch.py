@@ -37,8 +37,9 @@ compare with.
 split-k) takes the form only where the CPU model has measured it faster
 than split-k's IREE tiles (`cost_model.cpu.prefetch_stream_pays`), and
 says what was compared in its remark either way: on the machine it was
-measured on, 5 to 8 rows (0.88-0.92 of split-k's time); at 1 to 4 rows
-(parity, slower at 1) and 9 to 16 (0.95-1.01) the op is left to split-k.
+measured on, 9 to 12 rows (0.73 of split-k's CPU time, where split-k pads
+M to 16); at 1 to 8 rows (parity, slower at 1) and 13 to 16 (parity) the
+op is left to split-k.
 
 Only static f32 products at graph level on an llvm-cpu target, with N a
 multiple of 64, are taken; B[n, k] (transposed) products are split-lanes'.
@@ -521,7 +522,7 @@ def _stream(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
 
 STREAM_PREFETCH_MATMUL = Pattern(
     name="stream-prefetch-matmul",
-    doc="a linalg.matmul of up to 4 rows against a row-major B: xsplit's own streaming "
+    doc="a linalg.matmul of up to 16 rows against a row-major B: xsplit's own streaming "
     "dispatch (prefetching B) of partial products, then a linalg.reduce merge",
     root="linalg.matmul",
     where=a_streamed_matmul & is_graph_level & chosen,
@@ -540,7 +541,7 @@ STREAM_PREFETCH_VECMAT = Pattern(
 
 STREAM_PREFETCH = Pass(
     "stream-prefetch",
-    "Streams a product of up to 4 rows against a row-major B through a CPU dispatch of "
+    "Streams a product of up to 16 rows against a row-major B through a CPU dispatch of "
     "xsplit's own that prefetches B.",
     [STREAM_PREFETCH_MATMUL, STREAM_PREFETCH_VECMAT],
     [
@@ -571,8 +572,10 @@ STREAM_PREFETCH = Pass(
             "tile_rows",
             int,
             0,
-            "rows of A a register tile holds (0: every row up to 4, tiles of 4 past that)",
-            check=Check(lambda value: 0 <= value <= STREAMED_MAX_ROWS, f"from 0 to {STREAMED_MAX_ROWS}"),
+            "rows of A a register tile holds (0: every row)",
+            check=Check(
+                lambda value: 0 <= value <= STREAMED_MAX_ROWS, f"from 0 to {STREAMED_MAX_ROWS}"
+            ),
         ),
         Option(
             "k_block",
