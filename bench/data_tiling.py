@@ -280,7 +280,7 @@ def main() -> int:
             "program's in the same round, which leaves out the memory's drift from minute to "
             f"minute. Goal for a matvec (M <= {MATVEC_MAX_M}): {MATVEC_READ_GOAL:.0%}. "
             "Prefetching: `stream-prefetch{prefetch=on}`, xsplit's own dispatch that "
-            "prefetches B (products of up to 4 rows against a row-major B; - where it does "
+            "prefetches B (products of up to 16 rows against a row-major B; - where it does "
             "not take the product), which auto takes only where the CPU model measured it "
             "faster than split-k's tiles. "
             "Reads + FMAs: the share of the read pass a loop reaches whose FMAs at the "

@@ -18,6 +18,22 @@ def test_parity_or_worse_keeps_split_k(rows: int) -> None:
     assert f"{cpu.PREFETCH_STREAM_TIME_RATIO[measured]:.2f}x" in why
 
 
+@pytest.mark.parametrize("rows,taken", [(5, False), (8, False), (9, True), (12, True), (13, False), (16, False)])
+def test_five_to_sixteen_rows_by_what_was_measured(rows: int, taken: bool) -> None:
+    # 9 to 12 rows ran in 0.71-0.74 of split-k's CPU time; 5 to 8 and 13 to
+    # 16 at parity (bench/RESULTS-matvec.md).
+    pays, why = cpu.prefetch_stream_pays(matmul_problem(rows, 4096, 8192), target("cpu"))
+    assert pays == taken
+    measured = min(r for r in cpu.PREFETCH_STREAM_TIME_RATIO if r >= rows)
+    assert f"{cpu.PREFETCH_STREAM_TIME_RATIO[measured]:.2f}x" in why and f"({measured} rows" in why
+    assert ("not under" in why) != taken
+
+
+def test_over_sixteen_rows_nothing_was_measured() -> None:
+    pays, why = cpu.prefetch_stream_pays(matmul_problem(17, 4096, 8192), target("cpu"))
+    assert not pays and why == "no time measured for 17 rows"
+
+
 def test_a_measured_gain_past_the_margin_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cpu, "PREFETCH_STREAM_TIME_RATIO", {1: 1.2, 4: 0.9})
     cpu_target = target("cpu")

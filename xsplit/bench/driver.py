@@ -63,7 +63,7 @@ decode): the machine's read rate in the same minutes, which such a product,
 reading its matrix once, can at best reach."""
 PREFETCH_CONFIG = "xsplit-prefetch"
 """`stream-prefetch{prefetch=on}`: xsplit's own dispatch prefetching B, on
-the products it takes (up to 4 rows against a row-major B)."""
+the products it takes (up to 16 rows against a row-major B)."""
 STREAMED_MAX_ROWS = 16
 """Products of up to this many rows of A get a read pass beside them."""
 

@@ -557,16 +557,28 @@ def lane_split_estimate(problem: Problem, target: Target, lanes: int) -> float:
     return read + target.dispatch_overhead + merge
 
 
-PREFETCH_STREAM_TIME_RATIO = {1: 1.15, 2: 0.99, 4: 1.01}
+PREFETCH_STREAM_TIME_RATIO = {1: 1.15, 2: 0.99, 4: 1.01, 6: 0.99, 8: 0.96, 12: 0.73, 16: 1.01}
 """CPU time of `stream-prefetch`'s dispatch (B prefetched 32 rows ahead,
-rows of B two at a time, 16 accumulators) over split-k's IREE tiles on the
-same chunks, by rows of A (3 as 4), measured on this 2-core Zen machine
-while shared (load 4 to 14), the process's CPU time, medians of 60
-alternating rounds in one process: 1x4096x14336 8.5 ms against 7.4;
-2x11008x4096 6.8 and 8.7 against 7.1 and 8.6; 4x4096x14336 11.8, 11.4 and
-11.7 against 12.2, 11.3 and 11.4 (without prefetches 12.5 and 11.9),
-4x4096x11008 9.8 against 9.3 (the ratios' means by rows). Parity within
-the noise at 2 to 4 rows, slower at 1."""
+rows of B two at a time) over split-k's IREE tiles on the same chunks, by
+rows of A (the nearest measured at or above), measured on this 2-core Zen
+machine while shared (load 4 to 14), the process's CPU time, medians in
+one process, alternating. Up to 4 rows (60 rounds): 1x4096x14336 8.5 ms
+against 7.4; 2x11008x4096 6.8 and 8.7 against 7.1 and 8.6; 4x4096x14336
+11.8, 11.4 and 11.7 against 12.2, 11.3 and 11.4 (without prefetches 12.5
+and 11.9), 4x4096x11008 9.8 against 9.3 (the ratios' means by rows):
+parity within the noise at 2 to 4 rows, slower at 1.
+
+From 5 rows (bench/stream_rows.py, 40 to 100 rounds a run, load 7 to 12;
+bench/RESULTS-matvec.md), one tile of every row, the means of the runs:
+6x4096x11008 (6 x 64) 0.99, 1.01, 0.99, its best calls 1.03-1.44 of
+split-k's best; 8x4096x14336 (8 x 32) 0.90, 0.94, 1.00, 0.97,
+1.01; 10x4096x8192 (10 x 32) 0.71; 12x4096x8192 (12 x 32) 0.73, 0.74,
+with the best call at 0.76 and the tenth percentile at 0.70 (split-k pads
+9 to 16 rows to 16 and walks each block of B once per 4 rows; the form
+computes the rows there are and reads B once), and on bench/shapes'
+12x3072x24001, not among those it was chosen on, 0.66 (best call 0.59);
+16x8192x3001 (16 x 16, `prefetcht0`) 1.01. So only 9 to 12 rows are
+taken."""
 
 PREFETCH_STREAM_MARGIN = 0.95
 """The ratio under which `prefetch=auto` takes the dispatch: a gain past
@@ -585,9 +597,10 @@ def prefetch_stream_pays(problem: Problem, target: Target) -> tuple[bool, str]:
     if rows is None:
         return False, f"no time measured for {problem.m} rows"
     ratio = PREFETCH_STREAM_TIME_RATIO[rows]
+    pays = ratio < PREFETCH_STREAM_MARGIN
     measured = (
         f"the prefetching dispatch took {ratio:.2f}x the CPU time of split-k's IREE tiles "
-        f"({rows} {'row' if rows == 1 else 'rows'}, measured), not under "
+        f"({rows} {'row' if rows == 1 else 'rows'}, measured), {'' if pays else 'not '}under "
         f"{PREFETCH_STREAM_MARGIN:.2f}x"
     )
-    return ratio < PREFETCH_STREAM_MARGIN, measured
+    return pays, measured

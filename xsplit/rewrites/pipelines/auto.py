@@ -60,9 +60,9 @@ def auto_pipeline(target_name: str, kernel: str = "auto") -> PassPipeline:
     late = MATERIALIZE_LATE.pass_class
     passes = [SET_ENCODING.pass_class(target=target_name)]
     if on_device or not target(target_name).is_gpu:
-        # Before split-k: a product of up to 4 rows against a row-major B
+        # Before split-k: a product of up to 16 rows against a row-major B
         # becomes xsplit's prefetching dispatch where the CPU model measured
-        # it faster than split-k's tiles (nowhere yet), else split-k's.
+        # it faster than split-k's tiles (9 to 12 rows), else split-k's.
         passes.append(STREAM_PREFETCH.pass_class(target=target_name))
     passes.append(SPLIT_K.pass_class(target=target_name, kernel=kernel))
     if on_device or not target(target_name).is_gpu:

@@ -3,10 +3,11 @@
 // RUN: env XSPLIT_CPU=znver4 xsplit-opt %s --split-input-file -p 'auto{target=cpu}' 2>&1 >/dev/null | filecheck %s --check-prefix=AUTO
 
 // xsplit-opt's remarks come before the output. The two CPU cases at the end:
-// CPU: through-transpose.mlir:[[# @LINE + 78]]:3: remark: not split: no split pays on cpu: unsplit 1 chunk of 11008
-// CPU: through-transpose.mlir:[[# @LINE + 96]]:3: remark: split-k: cpu chose {{[0-9]+}} chunks
+// CPU: through-transpose.mlir:[[# @LINE + 79]]:3: remark: not split: no split pays on cpu: unsplit 1 chunk of 11008
+// CPU: through-transpose.mlir:[[# @LINE + 97]]:3: remark: split-k: cpu chose {{[0-9]+}} chunks
 // auto's encoding choice prices the same op as split-k does:
-// AUTO: through-transpose.mlir:[[# @LINE + 75]]:3: remark: not encoded: none chosen: 8x4096 output, K = 11008 on cpu: left whole [[T:[0-9.]+ [mu]?s]],
+// AUTO: through-transpose.mlir:[[# @LINE + 76]]:3: remark: not encoded: none chosen: 8x4096 output, K = 11008 on cpu: left whole [[T:[0-9.]+ [mu]?s]],
+// AUTO-NEXT: through-transpose.mlir:[[# @LINE + 75]]:3: remark: stream-prefetch: left to split-k: the prefetching dispatch took 0.96x the CPU time of split-k's IREE tiles (8 rows, measured), not under 0.95x
 // AUTO-NEXT: through-transpose.mlir:[[# @LINE + 74]]:3: remark: not split: no split pays on cpu: unsplit 1 chunk of 11008: {{.*}}, [[T]];
 // AUTO: through-transpose.mlir:[[# @LINE + 92]]:3: remark: not encoded: split chosen: 48x800 output, K = 30011 on cpu: split in [[N:[0-9]+]] [[S:[0-9.]+ [mu]?s]],
 // AUTO-NEXT: through-transpose.mlir:[[# @LINE + 91]]:3: remark: split-k: cpu chose [[N]] chunks of {{[0-9]+}}: {{.*}}, [[S]];

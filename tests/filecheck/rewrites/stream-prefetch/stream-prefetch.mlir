@@ -3,6 +3,7 @@
 // RUN: xsplit-opt %s --split-input-file -p 'stream-prefetch{prefetch=none chunks=4}' | filecheck %s --check-prefix=NONE
 // RUN: xsplit-opt %s --split-input-file -p 'stream-prefetch' 2>&1 | filecheck %s --check-prefix=AUTO
 // RUN: xsplit-opt %s --split-input-file -p 'stream-prefetch{prefetch=on target=sm_80}' | filecheck %s --check-prefix=GPU
+// RUN: xsplit-opt %s --split-input-file -p 'stream-prefetch{prefetch=on chunks=4 tile_rows=4}' 2>&1 | filecheck %s --check-prefix=BLOCK
 
 // GPU-NOT: hal.executable.source
 // GPU-NOT: memref.prefetch
@@ -73,9 +74,15 @@
 // NONE:         vector.fma
 // NONE-NOT:     memref.prefetch
 // NONE-LABEL: func.func @matmul(
+// The model's remarks come first (stderr), then the modules: the 3-, 6-
+// and 13-row products are left to split-k, the 10-row one taken.
 // AUTO: remark: stream-prefetch: left to split-k: the prefetching dispatch took 1.01x the CPU time of split-k's IREE tiles (4 rows, measured), not under 0.95x
+// AUTO: remark: stream-prefetch: left to split-k: the prefetching dispatch took 0.99x the CPU time of split-k's IREE tiles (6 rows, measured), not under 0.95x
+// AUTO: remark: stream-prefetch: {{.*}} chunks of {{.*}} rows of B, 1 x {{.*}} workgroups of 10 x 64 columns, register tiles of 10 x 32, B prefetched 32 rows ahead: the prefetching dispatch took 0.73x the CPU time of split-k's IREE tiles (12 rows, measured), under 0.95x
+// AUTO: remark: stream-prefetch: left to split-k: the prefetching dispatch took 1.01x the CPU time of split-k's IREE tiles (16 rows, measured), not under 0.95x
 // AUTO-NOT: hal.executable.source
 // AUTO: linalg.matmul
+// AUTO: hal.executable.source private @ten_rows_stream_dispatch
 func.func @matmul(%a: tensor<3x1021xf32>, %b: tensor<1021x256xf32>, %c: tensor<3x256xf32>) -> tensor<3x256xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<3x1021xf32>, tensor<1021x256xf32>) outs(%c : tensor<3x256xf32>) -> tensor<3x256xf32>
   return %r : tensor<3x256xf32>
@@ -83,13 +90,102 @@ func.func @matmul(%a: tensor<3x1021xf32>, %b: tensor<1021x256xf32>, %c: tensor<3
 
 // -----
 
-// Five rows: over the register tile's four; left as it is.
-// CHECK-LABEL: func.func @five_rows
+// Six rows: one register tile holds every row (6 x 64, 24 accumulators), so
+// each row of B's strip is read once: per row of B four prefetches into L2
+// (`locality<2>`), four loads, six broadcasts and 24 FMAs.
+// CHECK-LABEL: func.func @six_rows_stream()
+// CHECK:         scf.for %tile = %{{.*}} to %{{.*}} step %[[TILE:.*]] {
+// CHECK:         scf.for %k = {{.*}} iter_args({{.*}}) -> ([[V:vector<16xf32>]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]]) {
+// CHECK-COUNT-4:   memref.prefetch %b[%{{.*}}, %{{.*}}], read, locality<2>, data : memref<1021x128xf32>
+// CHECK-COUNT-4:   vector.load %b[%k, %{{.*}}] : memref<1021x128xf32>, vector<16xf32>
+// CHECK:           memref.load %a[%{{.*}}, %k] : memref<6x1021xf32>
+// CHECK-COUNT-4:   vector.fma
+// CHECK:           memref.load %a[%{{.*}}, %k] : memref<6x1021xf32>
+// CHECK-COUNT-4:   vector.fma
+// CHECK:           memref.load %a[%{{.*}}, %k] : memref<6x1021xf32>
+// CHECK-COUNT-4:   vector.fma
+// CHECK:           memref.load %a[%{{.*}}, %k] : memref<6x1021xf32>
+// CHECK-COUNT-4:   vector.fma
+// CHECK:           memref.load %a[%{{.*}}, %k] : memref<6x1021xf32>
+// CHECK-COUNT-4:   vector.fma
+// CHECK:           memref.load %a[%{{.*}}, %k] : memref<6x1021xf32>
+// CHECK-COUNT-4:   vector.fma
+// CHECK:           memref.prefetch
+// CHECK:         scf.for %k_1 =
+// CHECK-COUNT-24: vector.store %{{.*}}, %partials[%workgroup_id_z, %{{.*}}, %{{.*}}] : memref<4x6x128xf32>, vector<16xf32>
+// CHECK-LABEL: func.func @six_rows(
+// CHECK:         flow.dispatch @six_rows_stream_dispatch::@six_rows_stream
+// REMARK: remark: stream-prefetch: 4 chunks of 256 rows of B, 1 x 4 workgroups of 6 x 128 columns, register tiles of 6 x 64, B prefetched 32 rows ahead
+// With tiles of 4 rows (`tile_rows=4`): the partials start at zero, then
+// each block of 32 rows of B passes a tile of rows 0-3 that prefetches it
+// and a tile of rows 4-5 that reads it from L1, each tile's sums loaded
+// from the partials before the block and stored after it.
+// BLOCK: remark: stream-prefetch: 4 chunks of 256 rows of B, 1 x 4 workgroups of 6 x 128 columns, register tiles of 4 x 64 over blocks of 32 rows of B, B prefetched 32 rows ahead
+// BLOCK-LABEL: func.func @six_rows_stream()
+// BLOCK:         scf.for %tile =
+// BLOCK-COUNT-24:  vector.store %{{.*}}, %partials
+// BLOCK:           scf.for %block = %[[START:.*]] to %[[END:.*]] step %{{.*}} {
+// BLOCK:             %[[BLOCK_END0:.*]] = arith.addi %block, %{{.*}} : index
+// BLOCK:             %[[BLOCK_END:.*]] = arith.minui %[[BLOCK_END0]], %[[END]] : index
+// BLOCK-COUNT-16:    vector.load %partials
+// BLOCK:             scf.for %k = %block to %{{.*}} step %{{.*}} iter_args
+// BLOCK-COUNT-4:       memref.prefetch %b{{.*}} locality<2>
+// BLOCK:             scf.for %k_{{[0-9]+}} = %{{.*}} to %[[BLOCK_END]] step
+// BLOCK-COUNT-16:    vector.store %{{.*}}, %partials
+// BLOCK-COUNT-8:     vector.load %partials
+// BLOCK-NOT:         memref.prefetch
+// BLOCK:             scf.for %k_{{[0-9]+}} = %block to
+// BLOCK-NOT:         memref.prefetch
+// BLOCK:             scf.for %k_{{[0-9]+}} = %{{.*}} to %[[BLOCK_END]] step
+// BLOCK-NOT:         memref.prefetch
+// BLOCK-COUNT-8:     vector.store %{{.*}}, %partials
+// BLOCK-NOT:         memref.prefetch
+// BLOCK-LABEL: func.func @six_rows(
+func.func @six_rows(%a: tensor<6x1021xf32>, %b: tensor<1021x128xf32>, %c: tensor<6x128xf32>) -> tensor<6x128xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<6x1021xf32>, tensor<1021x128xf32>) outs(%c : tensor<6x128xf32>) -> tensor<6x128xf32>
+  return %r : tensor<6x128xf32>
+}
+
+// -----
+
+// Ten rows: 10 x 32 tiles (20 accumulators), two lines of B a row.
+// CHECK-LABEL: func.func @ten_rows_stream()
+// CHECK:         scf.for %k = {{.*}} -> ([[V:vector<16xf32>]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]]) {
+// CHECK-COUNT-2:   memref.prefetch %b[%{{.*}}, %{{.*}}], read, locality<2>, data : memref<1021x64xf32>
+// CHECK-COUNT-2:   vector.load %b[%k, %{{.*}}] : memref<1021x64xf32>, vector<16xf32>
+// CHECK-COUNT-20:  vector.fma
+// REMARK: remark: stream-prefetch: 4 chunks of 256 rows of B, 1 x 4 workgroups of 10 x 64 columns, register tiles of 10 x 32, B prefetched 32 rows ahead
+func.func @ten_rows(%a: tensor<10x1021xf32>, %b: tensor<1021x64xf32>, %c: tensor<10x64xf32>) -> tensor<10x64xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<10x1021xf32>, tensor<1021x64xf32>) outs(%c : tensor<10x64xf32>) -> tensor<10x64xf32>
+  return %r : tensor<10x64xf32>
+}
+
+// -----
+
+// Thirteen rows: 13 x 16 tiles, one line of B a row, prefetched into L1
+// (`locality<3>`).
+// CHECK-LABEL: func.func @thirteen_rows_stream()
+// CHECK:         scf.for %k = {{.*}} -> ([[V:vector<16xf32>]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]], [[V]]) {
+// CHECK:           memref.prefetch %b[%{{.*}}, %{{.*}}], read, locality<3>, data : memref<1021x64xf32>
+// CHECK-NOT:       memref.prefetch
+// CHECK:           vector.load %b[%k, %{{.*}}] : memref<1021x64xf32>, vector<16xf32>
+// CHECK-COUNT-13:  vector.fma
+// CHECK:           memref.prefetch %b[%{{.*}}, %{{.*}}], read, locality<3>, data
+// REMARK: remark: stream-prefetch: 4 chunks of 256 rows of B, 1 x 4 workgroups of 13 x 64 columns, register tiles of 13 x 16, B prefetched 32 rows ahead
+func.func @thirteen_rows(%a: tensor<13x1021xf32>, %b: tensor<1021x64xf32>, %c: tensor<13x64xf32>) -> tensor<13x64xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<13x1021xf32>, tensor<1021x64xf32>) outs(%c : tensor<13x64xf32>) -> tensor<13x64xf32>
+  return %r : tensor<13x64xf32>
+}
+
+// -----
+
+// Seventeen rows: over split-k's streaming tiles' 16; left as it is.
+// CHECK-LABEL: func.func @seventeen_rows
 // CHECK-NOT:     flow.dispatch
 // CHECK:         linalg.matmul
-func.func @five_rows(%a: tensor<5x1000xf32>, %b: tensor<1000x128xf32>, %c: tensor<5x128xf32>) -> tensor<5x128xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<5x1000xf32>, tensor<1000x128xf32>) outs(%c : tensor<5x128xf32>) -> tensor<5x128xf32>
-  return %r : tensor<5x128xf32>
+func.func @seventeen_rows(%a: tensor<17x1000xf32>, %b: tensor<1000x128xf32>, %c: tensor<17x128xf32>) -> tensor<17x128xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<17x1000xf32>, tensor<1000x128xf32>) outs(%c : tensor<17x128xf32>) -> tensor<17x128xf32>
+  return %r : tensor<17x128xf32>
 }
 
 // -----
