@@ -1,7 +1,8 @@
 """xsplit's own GEMM kernel (`gemm-kernel` and its three lowering passes),
 run in the SPMD simulator: race-free and right against numpy in every merge,
-with M, N and K that are not multiples of the tile (prime K included), under
-every thread order; the deterministic merge bitwise equal across orders; and
+with M, N and K that are not multiples of the tile (prime K included), in a
+shuffled thread order (tests/helpers/gemm_kernel.py's ORDERS says why one is
+enough); the deterministic merge bitwise equal across every order; and
 global loads per FMA counted against the fused GEMM's text kernel."""
 
 from __future__ import annotations
