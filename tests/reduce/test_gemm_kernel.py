@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from tests.helpers.gemm_kernel import (
+    ORDERS,
     LoadCounter,
     QuietMachine,
     check,
@@ -426,7 +427,7 @@ def test_tensor_cores_with_the_lanes_own_loads(merge: str) -> None:
     assert "nvgpu.ldmatrix" not in text and "vector.load %a_tile" in text
     module = parse_module(text, "kernel.mlir", make_context())
     args = inputs(37, 24, 101, 4, "f16")
-    report = simulate_module(module, expected(args), args)
+    report = simulate_module(module, expected(args), args, orders=ORDERS)
     assert report.clean, report.races + report.mismatches
 
 
