@@ -55,27 +55,16 @@ def _runs_kept_beside_the_compiles() -> None:
     seed's unsplit 123x456x51234 matmul, one serial dispatch, takes seconds
     each time, in a dozen tests. What one program (the vmfb's bytes) returns
     for one function and the same inputs is kept in the compile cache's folder
-    and read back, as its compile is. The rewritten programs are run as
-    before (each is its own vmfb), and a run that fails is not kept: it fails,
-    and is reported, every time. Only these runs: tests that run one program
-    twice to compare the runs call the runtime themselves."""
-    import hashlib
-
+    and read back, as its compile is (tests/helpers/kept_dumps.py's
+    `kept_run`). The rewritten program's run is kept too: the e2e tests
+    that compare it with numpy or with another split ask `kept_run` for
+    the same run. A run that fails is not kept: it fails, and is reported,
+    every time. Tests that run one program twice to compare the runs call
+    the runtime themselves."""
     import xsplit.interop.check as check
-    from tests.helpers.kept_dumps import kept_by_digest
+    from tests.helpers.kept_dumps import kept_run
 
-    run = check.run_on_cpu
-
-    def kept(vmfb: bytes, function: str, inputs: Any, phase: str = "running the program") -> Any:
-        digest = hashlib.sha256(vmfb)
-        digest.update(function.encode() + b"\0")
-        for x in inputs:
-            array = np.ascontiguousarray(x)
-            digest.update(f"{array.dtype.str}{array.shape}".encode())
-            digest.update(array.tobytes())
-        return kept_by_digest("run", digest, lambda: run(vmfb, function, inputs, phase))
-
-    check.run_on_cpu = kept
+    check.run_on_cpu = kept_run
 
 
 _runs_kept_beside_the_compiles()

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from tests.e2e.cases import CASES, Case
+from tests.helpers.kept_dumps import kept_run
 from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.interop.check import check_rewrite, entry_function, random_inputs
-from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.iree_compile import compile_mlir
 from xsplit.targets.table import COMPILED_GPU_TARGETS
 
@@ -43,7 +43,8 @@ def _check(case: Case, pipeline: str) -> str:
         (c.max_abs_error, c.tolerance) for c in checks
     ]
     inputs = random_inputs(entry_function(parse_module(case.mlir)), case.dims)
-    (got,) = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
+    # The run check_rewrite compared with the unsplit program's, kept.
+    (got,) = kept_run(compile_mlir(text, "cpu"), "main", inputs)
     want = case.reference(*inputs)
     if got.dtype.kind == "i":
         np.testing.assert_array_equal(got, want)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tests.e2e.cases import CASES, Case
+from tests.helpers.kept_dumps import kept_run
 from xsplit.api import build_pipeline, parse_module, print_module, rewrite, run_passes
 from xsplit.interop.check import entry_function, random_inputs, tolerance
 from xsplit.interop.e2e import run_e2e
@@ -34,8 +35,10 @@ GROUPED_CASES = [
 
 
 def run_cpu(text: str, case: Case) -> np.ndarray:
+    """`text` run on `case`'s inputs: the run run_e2e made of the same program
+    (test_split_k_e2e's forall split, this module's grouped one) is kept."""
     inputs = random_inputs(entry_function(parse_module(case.mlir)), case.dims)
-    (result,) = run_on_cpu(compile_mlir(text, "cpu"), "main", inputs)
+    (result,) = kept_run(compile_mlir(text, "cpu"), "main", inputs)
     return result
 
 

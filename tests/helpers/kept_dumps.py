@@ -15,7 +15,9 @@ import os
 import pickle
 import tempfile
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
+
+import numpy as np
 
 from xsplit.iree.iree_compile import COMPILE_CACHE_VARIABLE, iree_compile_path
 from xsplit.targets.table import target
@@ -51,3 +53,21 @@ def kept_by_digest(what: str, digest: hashlib._Hash, compute: Callable[[], T]) -
         pickle.dump(value, f)
     os.replace(partial, path)
     return value
+
+
+def kept_run(vmfb: bytes, function: str, inputs: Any, phase: str = "running the program") -> Any:
+    """`xsplit.iree.cpu_runner.run_on_cpu`, or what the same program (the
+    vmfb's bytes) returned for the same function and inputs before in this
+    test run: `check_rewrite` runs the program it rewrote, and a test that
+    then compares that program with numpy, or with another split, asks for
+    the same run again. A run that fails is not kept. Not for tests that run
+    one program twice to compare the runs."""
+    from xsplit.iree.cpu_runner import run_on_cpu
+
+    digest = hashlib.sha256(vmfb)
+    digest.update(function.encode() + b"\0")
+    for x in inputs:
+        array = np.ascontiguousarray(x)
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+    return kept_by_digest("run", digest, lambda: run_on_cpu(vmfb, function, inputs, phase))

@@ -10,11 +10,24 @@ from xsplit.simulator.program import host_function, simulate_program
 from xsplit.simulator.run import pick_function, simulate
 
 
-def simulate_module(module, want: list[np.ndarray], inputs: list[np.ndarray], subgroup_size: int = 32):
-    """The simulator's report of `module` run on `inputs`, compared with `want`."""
+def simulate_module(
+    module,
+    want: list[np.ndarray],
+    inputs: list[np.ndarray],
+    subgroup_size: int = 32,
+    orders: list[str] | None = None,
+):
+    """The simulator's report of `module` run on `inputs`, compared with
+    `want`, under `orders` (default: every thread order)."""
     host = host_function(module, None)
     if host is not None:
-        return simulate_program(module, host, want, inputs, subgroup_size=subgroup_size)
+        return simulate_program(
+            module, host, want, inputs, orders=orders, subgroup_size=subgroup_size
+        )
     return simulate(
-        pick_function(module, None), reference=want, inputs=inputs, subgroup_size=subgroup_size
+        pick_function(module, None),
+        reference=want,
+        inputs=inputs,
+        orders=orders,
+        subgroup_size=subgroup_size,
     )

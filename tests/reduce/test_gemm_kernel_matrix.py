@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.helpers.gemm_kernel import LOWER, expected, inputs, matmul
+from tests.helpers.gemm_kernel import LOWER, ORDERS, expected, inputs, matmul
 from tests.helpers.kept import parsed, rewrite_kept
 from tests.helpers.simulation import simulate_module
 from xsplit.api import rewrite
@@ -128,7 +128,7 @@ def assert_a_good_refusal(message: str, case: Case) -> None:
 def simulate_case(case: Case, text: str, seed: int) -> None:
     module = parsed(text, "kernel.mlir")
     args = inputs(case.m, case.n, case.k, seed, case.element)
-    report = simulate_module(module, expected(args), args)
+    report = simulate_module(module, expected(args), args, orders=ORDERS)
     assert report.clean, (str(case), report.races[:3], report.mismatches[:3])
 
 

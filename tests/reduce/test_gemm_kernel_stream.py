@@ -1,7 +1,7 @@
 """The own kernel's skinny f32 form (issue 37): with M under 8, B goes from
 global memory straight into each thread's registers (`stream_b`) and only
 A is staged. Picked by M from the tile table; right against numpy on random
-inputs in the simulator (race-free under every thread order) with odd N
+inputs in the simulator (race-free, in a shuffled thread order) with odd N
 and K, every merge, cp.async (sm_80) and plain copies (gfx942); B read
 once, in 16-byte loads; each barrier needed."""
 

@@ -109,18 +109,27 @@ def test_a_device_that_cannot_run_the_kernel_is_one_line(
 def test_bench_on_the_cpu_with_a_gpu_model_compiles_iree_s_chunks_with_cpu_tiles(
     tmp_path: Path,
 ) -> None:
-    """`--target sm_80` on local-task: auto keeps IREE's static chunks for the
-    seed's shape while the own kernel's terms are unmeasured; their GPU tiles
-    name a pipeline the CPU cannot build, so the CPU compiles the same
-    program with IREE's own tiles, as xsplit check runs it (iree-compile
-    failed to build the pass pipeline before). The own kernel on the CPU is
-    refused in one line (test_a_device_that_cannot_run_the_kernel_is_one_line)."""
-    path = tmp_path / "seed.mlir"
-    path.write_text((ROOT / "examples" / "matmul_123x456x51234.mlir").read_text())
-    # One timed round: what is checked is the choice and the compiles, not the times.
-    proc = xsplit("bench", str(path), "--device", "local-task", "--target", "sm_80", "--sweep", "8",
-                  "--runs", "1", "--save", str(tmp_path / "saved"))  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    assert "own kernel not measured on sm_80" in proc.stderr, proc.stderr
+    """`bench --device local-task --target sm_80`'s compile and save step:
+    auto keeps IREE's static chunks for the seed's shape while the own
+    kernel's terms are unmeasured; their GPU tiles name a pipeline the CPU
+    cannot build, so the CPU compiles the same program with IREE's own
+    tiles, as xsplit check runs it (iree-compile failed to build the pass
+    pipeline before). What is checked is the choice and the compiles: the
+    replay that follows on local-task (the seed unsplit, one serial
+    dispatch, some 15 s a run under load, and IREE's own split, for each
+    configuration) is the command line's path that
+    tests/interop/test_device.py runs and checks on a small program. The own
+    kernel on the CPU is refused in one line
+    (test_a_device_that_cannot_run_the_kernel_is_one_line)."""
+    from xsplit.bench.device_save import save_bench
+
+    source = (ROOT / "examples" / "matmul_123x456x51234.mlir").read_text()
+    # What `_run_device_bench` saves for `--sweep 8 --runs 1 --target sm_80`.
+    saved = save_bench(
+        [(source, "seed.mlir")], "local-task", str(tmp_path / "saved"),
+        sweep=[8], runs=1, model_target="sm_80",
+    )  # fmt: skip
+    remarks = "\n".join(saved.programs[0].extra.get("auto_remarks", []))
+    assert "own kernel not measured on sm_80" in remarks, remarks
     manifest = json.loads((tmp_path / "saved" / "manifest.json").read_text())
     assert manifest["programs"][0]["modules"], manifest
