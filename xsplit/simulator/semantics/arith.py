@@ -17,11 +17,11 @@ from xsplit.simulator.semantics.operands import slot_of
 from xsplit.simulator.semantics.registry import register
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
 @register("arith.constant")
-def _c_constant(m: Machine, op: Operation):
+def _c_constant(m: Compiled, op: Operation):
     value = op_property(op, "value")
     dtype = storage_dtype(op.results[0].type)
     if isinstance(value, IntegerAttr):
@@ -40,7 +40,7 @@ def _c_constant(m: Machine, op: Operation):
 
 
 @register(*BINARY)
-def _c_binary(m: Machine, op: Operation):
+def _c_binary(m: Compiled, op: Operation):
     fn = BINARY[op.name]
     sa, sb = slot_of(m, op.operands[0]), slot_of(m, op.operands[1])
     r = slot_of(m, op.results[0])
@@ -72,7 +72,7 @@ def _c_binary(m: Machine, op: Operation):
 
 
 @register(*UNARY)
-def _c_unary(m: Machine, op: Operation):
+def _c_unary(m: Compiled, op: Operation):
     fn = UNARY[op.name]
     sa, r = slot_of(m, op.operands[0]), slot_of(m, op.results[0])
 
@@ -86,7 +86,7 @@ def _c_unary(m: Machine, op: Operation):
 
 
 @register(*CASTS)
-def _c_cast(m: Machine, op: Operation):
+def _c_cast(m: Compiled, op: Operation):
     sa, r = slot_of(m, op.operands[0]), slot_of(m, op.results[0])
     dtype = storage_dtype(op.results[0].type)
     memo: list = [None, None]
@@ -104,7 +104,7 @@ def _c_cast(m: Machine, op: Operation):
 
 
 @register("arith.cmpi")
-def _c_cmpi(m: Machine, op: Operation):
+def _c_cmpi(m: Compiled, op: Operation):
     pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
     cmp = CMPI[pred]
     sa, sb, r = slot_of(m, op.operands[0]), slot_of(m, op.operands[1]), slot_of(m, op.results[0])
@@ -126,7 +126,7 @@ def _c_cmpi(m: Machine, op: Operation):
 
 
 @register("arith.cmpf")
-def _c_cmpf(m: Machine, op: Operation):
+def _c_cmpf(m: Compiled, op: Operation):
     pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
     sa, sb, r = slot_of(m, op.operands[0]), slot_of(m, op.operands[1]), slot_of(m, op.results[0])
 
@@ -150,7 +150,7 @@ def _c_cmpf(m: Machine, op: Operation):
 
 
 @register("arith.select")
-def _c_select(m: Machine, op: Operation):
+def _c_select(m: Compiled, op: Operation):
     sc, sa, sb = (slot_of(m, v) for v in op.operands)
     r = slot_of(m, op.results[0])
 

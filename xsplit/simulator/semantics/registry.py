@@ -1,9 +1,13 @@
 """Which op runs how: op names to their compilers, as xDSL's interpreter
 registers one implementation per op (`@impl(arith.AddiOp)`).
 
-A compiler takes the machine and an op and returns the op's closure
-`run(frame, chunked)`. What the op needs at every execution (its operands'
-slots, dtypes, attributes) it decodes once, when it compiles. Each
+A compiler takes the function being compiled (`compiled.Compiled`: value
+slots, op indices, the launch, the value helpers) and an op, and returns
+the op's closure `run(frame, chunked)`. What the op needs at every
+execution (its operands' slots, dtypes, attributes) it decodes once, when
+it compiles. The closure keeps no machine: the code is shared by the
+machines that run each thread order, and what a run changes (buffers, the
+access log, the epoch, allocations) it reaches through `frame.m`. Each
 dialect's module in this package registers its ops with `@register`;
 importing the package (which importing this module does first) imports
 them all.
@@ -23,7 +27,7 @@ Run = Callable[[Frame, bool], None]
 """An op's compiled closure: runs it for the lanes of a frame."""
 
 Compiler = Callable[[Any, Operation], Run]
-"""`(machine, op) -> run`."""
+"""`(compiled, op) -> run`."""
 
 C = TypeVar("C", bound=Compiler)
 
@@ -50,8 +54,8 @@ def registered() -> frozenset[str]:
     return frozenset(_COMPILERS)
 
 
-def compile_op(machine: Any, op: Operation) -> Run:
+def compile_op(code: Any, op: Operation) -> Run:
     maker = _COMPILERS.get(op.name)
     if maker is None:
         raise SimulationError(f"the simulator does not run '{op.name}'", op)
-    return maker(machine, op)
+    return maker(code, op)
