@@ -23,7 +23,7 @@ from xsplit.analysis.writes import kernel_buffers, written_arguments
 from xsplit.simulator.errors import SimulationError
 from xsplit.simulator.lanes import Frame, Launch, gather
 from xsplit.simulator.memory import View
-from xsplit.simulator.semantics.registry import compile_op
+from xsplit.simulator.semantics.registry import compile_op, is_lane_local
 
 SYNC_OPS = frozenset(
     {
@@ -43,6 +43,9 @@ class Segment:
     fns: list
     escaping: list[int]
     """Slots it defines that code after it reads."""
+    lane_local: bool = False
+    """Every op in it, nested ones too, is `lane_local` (see the registry):
+    it may run for all its lanes at once (`speculation`)."""
 
 
 @dataclass
@@ -179,7 +182,12 @@ class Compiled:
                     if user is None or id(user) not in inside:
                         escaping.append(self.slots[r])
                         break
-        return Segment([self.fn(op) for op in ops], escaping)
+        local = all(
+            inner.name in _TERMINATORS or is_lane_local(inner.name)
+            for op in ops
+            for inner in op.walk()
+        )
+        return Segment([self.fn(op) for op in ops], escaping, local)
 
     # -- values --------------------------------------------------------------
 

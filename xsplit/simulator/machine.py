@@ -47,6 +47,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from xsplit.diagnostics import location_of
 from xsplit.semantics import memory_space, op_property
+from xsplit.simulator.compiled import SYNC_OPS, Compiled, Plan, Segment
 from xsplit.simulator.errors import SimulationError
 from xsplit.simulator.lanes import (
     Frame,
@@ -67,7 +68,7 @@ from xsplit.simulator.memory import (
     memref_strides,
     storage_dtype,
 )
-from xsplit.simulator.compiled import SYNC_OPS, Compiled, Plan, Segment
+from xsplit.simulator.speculation import speculate
 
 __all__ = [
     "ATOMIC",
@@ -295,6 +296,8 @@ class Machine:
             for f in seg.fns:
                 f(fr, True)
             return
+        if seg.lane_local and self.log is not None and speculate(self, seg, fr, chunks):
+            return
         parts: dict[int, list] = {s: [] for s in seg.escaping}
         for sel in chunks:
             c = fr.child(sel)
@@ -354,6 +357,9 @@ class Machine:
         return self._code().flat_index(view, indices, op, memo)
 
     def access(self, view: View, flat, fr: Frame, k: int, kind: int) -> None:
+        """Logs an access of the frame's lanes to the elements `flat`. An op
+        calls it before it writes them (`speculation` keeps their old
+        contents then)."""
         buf = view.buffer
         if buf.logged:
             if flat.__class__ is not np.ndarray:
@@ -387,14 +393,17 @@ class Machine:
         self.log.record(view.buffer, flat.reshape(-1), lanes, k, kind, self.epoch)  # type: ignore[union-attr]
 
     def note_view(self, view: View, fr: Frame) -> None:
-        """Marks a workgroup buffer whose view reaches outside a lane's own copy."""
+        """Marks a workgroup or private buffer whose view reaches outside a
+        lane's own copy (its workgroup's, or its own)."""
         buf = view.buffer
-        if buf.space != "workgroup" or buf.escaped or any(s <= 0 for s in view.shape):
+        space = buf.space
+        if space == "global" or buf.escaped or any(s <= 0 for s in view.shape):
             return
         lo = sum(min(0, (s - 1) * st) for s, st in zip(view.shape, view.strides))
         hi = sum(max(0, (s - 1) * st) for s, st in zip(view.shape, view.strides))
         numel = buf.numel
-        base = self.launch.block_of_lane[fr.lanes] * numel
+        copy = self.launch.block_of_lane[fr.lanes] if space == "workgroup" else fr.lanes
+        base = copy * numel
         if np.any(view.offset + lo < base) or np.any(view.offset + hi >= base + numel):
             buf.escaped = True
 
@@ -432,7 +441,7 @@ class Machine:
                     if keep.all():
                         kept.append(e)
                     elif keep.any():
-                        kept.append((e[0][keep], e[1][keep], e[2], e[3], e[4]))
+                        kept.append((e[0][keep], e[1][keep], e[2], e[3], e[4], e[5]))
             if len(kept) != len(new) or any(a is not b for a, b in zip(kept, new)):
                 buf.dropped = True
             entries[start:] = kept

@@ -68,7 +68,7 @@ def compile_map(m: AffineMap) -> Callable[[Sequence], list]:
     return run
 
 
-@register("affine.apply")
+@register("affine.apply", lane_local=True)
 def _c_affine_apply(m: Compiled, op: Operation):
     f = compile_map(op_property(op, "map").data)  # type: ignore[union-attr]
     slots = [slot_of(m, v) for v in op.operands]
@@ -103,7 +103,7 @@ def _c_affine_minmax(fn):
     return make
 
 
-@register("affine.for")
+@register("affine.for", lane_local=True)
 def _c_affine_for(m: Compiled, op: Operation):
     lbm, ubm = op_property(op, "lowerBoundMap").data, op_property(op, "upperBoundMap").data  # type: ignore[union-attr]
     n_lb = lbm.num_dims + lbm.num_symbols
@@ -127,17 +127,17 @@ def _c_affine_for(m: Compiled, op: Operation):
     return run
 
 
-@register("affine.load")
+@register("affine.load", lane_local=True)
 def _c_load(m: Compiled, op: Operation):
     """`memref.load` at the indices the op's map gives."""
     return compile_load(m, op, compile_map(op_property(op, "map").data))  # type: ignore[union-attr]
 
 
-@register("affine.store")
+@register("affine.store", lane_local=True)
 def _c_store(m: Compiled, op: Operation):
     """`memref.store` at the indices the op's map gives."""
     return compile_store(m, op, compile_map(op_property(op, "map").data))  # type: ignore[union-attr]
 
 
-register("affine.min")(_c_affine_minmax(np.min))
-register("affine.max")(_c_affine_minmax(np.max))
+register("affine.min", lane_local=True)(_c_affine_minmax(np.min))
+register("affine.max", lane_local=True)(_c_affine_minmax(np.max))

@@ -31,7 +31,7 @@ def _c_mfma(m: Compiled, op: Operation):
     return warp_matrix_multiply(m, op, intr, *op.operands)
 
 
-@register("amdgpu.gather_to_lds")
+@register("amdgpu.gather_to_lds", lane_local=True)
 def _c_gather_to_lds(m: Compiled, op: Operation):
     """`amdgpu.gather_to_lds`: each lane reads `transferType` (one element or
     a short vector along the last index) at its own source place and writes

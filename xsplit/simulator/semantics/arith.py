@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from xsplit.simulator.compiled import Compiled
 
 
-@register("arith.constant")
+@register("arith.constant", lane_local=True)
 def _c_constant(m: Compiled, op: Operation):
     value = op_property(op, "value")
     dtype = storage_dtype(op.results[0].type)
@@ -39,7 +39,7 @@ def _c_constant(m: Compiled, op: Operation):
     return run
 
 
-@register(*BINARY)
+@register(*BINARY, lane_local=True)
 def _c_binary(m: Compiled, op: Operation):
     fn = BINARY[op.name]
     sa, sb = slot_of(m, op.operands[0]), slot_of(m, op.operands[1])
@@ -71,7 +71,14 @@ def _c_binary(m: Compiled, op: Operation):
     return run
 
 
-@register(*UNARY)
+_ROUNDED_BY_LOOP = frozenset({"math.exp", "math.tanh", "math.log"})
+"""Functions numpy's vectorised loops may round otherwise than its scalar
+ones (they are not correctly rounded), so a lane's result may depend on the
+array it is computed in."""
+
+
+@register(*(name for name in UNARY if name not in _ROUNDED_BY_LOOP), lane_local=True)
+@register(*(name for name in UNARY if name in _ROUNDED_BY_LOOP))
 def _c_unary(m: Compiled, op: Operation):
     fn = UNARY[op.name]
     sa, r = slot_of(m, op.operands[0]), slot_of(m, op.results[0])
@@ -85,7 +92,7 @@ def _c_unary(m: Compiled, op: Operation):
     return run
 
 
-@register(*CASTS)
+@register(*CASTS, lane_local=True)
 def _c_cast(m: Compiled, op: Operation):
     sa, r = slot_of(m, op.operands[0]), slot_of(m, op.results[0])
     dtype = storage_dtype(op.results[0].type)
@@ -103,7 +110,7 @@ def _c_cast(m: Compiled, op: Operation):
     return run
 
 
-@register("arith.cmpi")
+@register("arith.cmpi", lane_local=True)
 def _c_cmpi(m: Compiled, op: Operation):
     pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
     cmp = CMPI[pred]
@@ -125,7 +132,7 @@ def _c_cmpi(m: Compiled, op: Operation):
     return run
 
 
-@register("arith.cmpf")
+@register("arith.cmpf", lane_local=True)
 def _c_cmpf(m: Compiled, op: Operation):
     pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
     sa, sb, r = slot_of(m, op.operands[0]), slot_of(m, op.operands[1]), slot_of(m, op.results[0])
@@ -149,7 +156,7 @@ def _c_cmpf(m: Compiled, op: Operation):
     return run
 
 
-@register("arith.select")
+@register("arith.select", lane_local=True)
 def _c_select(m: Compiled, op: Operation):
     sc, sa, sb = (slot_of(m, v) for v in op.operands)
     r = slot_of(m, op.results[0])

@@ -56,7 +56,7 @@ def _c_lanes(values: Callable[[Launch], np.ndarray]):
     return make
 
 
-@register("gpu.subgroup_size")
+@register("gpu.subgroup_size", lane_local=True)
 def _c_subgroup_size(m: Compiled, op: Operation):
     size = np.int64(m.launch.subgroup_size)
     r = slot_of(m, op.results[0])
@@ -147,9 +147,9 @@ def _c_subgroup_reduce(m: Compiled, op: Operation):
     return run
 
 
-register("gpu.thread_id")(_c_id_op("thread"))
-register("gpu.block_id")(_c_id_op("block"))
-register("gpu.block_dim")(_c_id_op("block_dim"))
-register("gpu.grid_dim")(_c_id_op("grid_dim"))
-register("gpu.lane_id")(_c_lanes(lambda launch: launch.thread_of_lane % launch.subgroup_size))
-register("gpu.subgroup_id")(_c_lanes(lambda launch: launch.thread_of_lane // launch.subgroup_size))
+register("gpu.thread_id", lane_local=True)(_c_id_op("thread"))
+register("gpu.block_id", lane_local=True)(_c_id_op("block"))
+register("gpu.block_dim", lane_local=True)(_c_id_op("block_dim"))
+register("gpu.grid_dim", lane_local=True)(_c_id_op("grid_dim"))
+register("gpu.lane_id", lane_local=True)(_c_lanes(lambda launch: launch.thread_of_lane % launch.subgroup_size))
+register("gpu.subgroup_id", lane_local=True)(_c_lanes(lambda launch: launch.thread_of_lane // launch.subgroup_size))

@@ -36,7 +36,7 @@ def _c_hal_id(kind: str):
     return make
 
 
-@register("hal.interface.binding.subspan")
+@register("hal.interface.binding.subspan", lane_local=True)
 def _c_subspan(m: Compiled, op: Operation):
     key = id(op)
     r = slot_of(m, op.results[0])
@@ -47,5 +47,5 @@ def _c_subspan(m: Compiled, op: Operation):
     return run
 
 
-register("hal.interface.workgroup.id")(_c_hal_id("id"))
-register("hal.interface.workgroup.count")(_c_hal_id("count"))
+register("hal.interface.workgroup.id", lane_local=True)(_c_hal_id("id"))
+register("hal.interface.workgroup.count", lane_local=True)(_c_hal_id("count"))

@@ -31,7 +31,7 @@ def _linalg_views(m: Compiled, op: Operation, fr: Frame, ins, outs) -> tuple[lis
     return i, o
 
 
-@register("linalg.copy")
+@register("linalg.copy", lane_local=True)
 def _c_linalg_copy(m: Compiled, op: Operation):
     ins, outs = _linalg_slots(m, op)
     k = m.index_of(op)
@@ -43,7 +43,7 @@ def _c_linalg_copy(m: Compiled, op: Operation):
     return run
 
 
-@register("linalg.fill")
+@register("linalg.fill", lane_local=True)
 def _c_fill(m: Compiled, op: Operation):
     ins, outs = _linalg_slots(m, op)
     k = m.index_of(op)

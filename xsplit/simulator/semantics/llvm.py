@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from xsplit.simulator.compiled import Compiled
 
 
-@register("llvm.inttoptr")
+@register("llvm.inttoptr", lane_local=True)
 def _c_inttoptr(m: Compiled, op: Operation):
     sa, r = slot_of(m, op.operands[0]), slot_of(m, op.results[0])
 
@@ -34,7 +34,7 @@ _LLVM_ATOMIC_UFUNCS = {11: np.add, 13: np.fmax, 14: np.fmin}
 """`llvm.atomicrmw` float ops by `LLVM::AtomicBinOp` (fadd, fmax, fmin)."""
 
 
-@register("llvm.atomicrmw")
+@register("llvm.atomicrmw", lane_local=True)
 def _c_llvm_atomicrmw(m: Compiled, op: Operation):
     """Like `memref.atomic_rmw` on the element the pointer addresses."""
     ref = pointer_memref(op)

@@ -26,7 +26,7 @@ IndexMap = Callable[[Sequence], list]
 """Per-lane indices from an op's index operands (an affine map's results)."""
 
 
-@register("memref.load")
+@register("memref.load", lane_local=True)
 def compile_load(m: Compiled, op: Operation, index_map: IndexMap | None = None):
     """`memref.load`, or a load at the indices `index_map` gives (affine's)."""
     sv = slot_of(m, op.operands[0])
@@ -51,7 +51,7 @@ def compile_load(m: Compiled, op: Operation, index_map: IndexMap | None = None):
     return run
 
 
-@register("memref.store")
+@register("memref.store", lane_local=True)
 def compile_store(m: Compiled, op: Operation, index_map: IndexMap | None = None):
     """`memref.store`, or a store at the indices `index_map` gives (affine's)."""
     sval, sv = slot_of(m, op.operands[0]), slot_of(m, op.operands[1])
@@ -104,7 +104,7 @@ _ATOMIC_UFUNCS = {
 }  # fmt: skip
 
 
-@register("memref.atomic_rmw")
+@register("memref.atomic_rmw", lane_local=True)
 def _c_atomic_rmw(m: Compiled, op: Operation):
     sval, sv = slot_of(m, op.operands[0]), slot_of(m, op.operands[1])
     sidx = [slot_of(m, v) for v in op.operands[2:]]
@@ -133,7 +133,7 @@ def _c_atomic_rmw(m: Compiled, op: Operation):
     return run
 
 
-@register("memref.extract_aligned_pointer_as_index")
+@register("memref.extract_aligned_pointer_as_index", lane_local=True)
 def _c_aligned_pointer(m: Compiled, op: Operation):
     # The base is address 0 of the buffer: an address built on it is then
     # the byte offset of an element, which `llvm.atomicrmw` maps back.
@@ -145,7 +145,7 @@ def _c_aligned_pointer(m: Compiled, op: Operation):
     return run
 
 
-@register("memref.alloc", "memref.alloca")
+@register("memref.alloc", "memref.alloca", lane_local=True)
 def _c_alloc(m: Compiled, op: Operation):
     key = id(op)
     r = slot_of(m, op.results[0])
@@ -166,7 +166,7 @@ def _c_alloc(m: Compiled, op: Operation):
     return run
 
 
-@register("memref.subview")
+@register("memref.subview", lane_local=True)
 def _c_subview(m: Compiled, op: Operation):
     ss = slot_of(m, op.operands[0])
     dyn_slots = [slot_of(m, v) for v in op.operands[1:]]
@@ -225,7 +225,7 @@ def _c_subview(m: Compiled, op: Operation):
     return run
 
 
-@register("memref.cast", "memref.assume_alignment")
+@register("memref.cast", "memref.assume_alignment", lane_local=True)
 def _c_passthrough(m: Compiled, op: Operation):
     ss = slot_of(m, op.operands[0])
     r = slot_of(m, op.results[0]) if op.results else None
@@ -246,7 +246,7 @@ def _c_passthrough(m: Compiled, op: Operation):
     return run
 
 
-@register("memref.dealloc")
+@register("memref.dealloc", lane_local=True)
 def _c_nothing(m: Compiled, op: Operation):
     def run(fr: Frame, chunked: bool) -> None:
         return
@@ -266,7 +266,7 @@ def _c_dim(m: Compiled, op: Operation):
     return run
 
 
-@register("memref.copy")
+@register("memref.copy", lane_local=True)
 def _c_copy(m: Compiled, op: Operation):
     ssrc, sdst = slot_of(m, op.operands[0]), slot_of(m, op.operands[1])
     k = m.index_of(op)

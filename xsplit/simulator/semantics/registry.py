@@ -32,21 +32,36 @@ Compiler = Callable[[Any, Operation], Run]
 C = TypeVar("C", bound=Compiler)
 
 _COMPILERS: dict[str, Compiler] = {}
+_LANE_LOCAL: set[str] = set()
 
 
-def register(*names: str) -> Callable[[C], C]:
+def register(*names: str, lane_local: bool = False) -> Callable[[C], C]:
     """Makes the decorated compiler the semantics of the ops `names`. A name
     registered twice is an error: which one runs must not depend on the order
-    the modules happen to load in."""
+    the modules happen to load in.
+
+    `lane_local`: the op's closure gives each lane what it would give that
+    lane run with any other set of lanes (no lane's result reads another's
+    value, numpy rounds it alike in arrays of any length and layout), and
+    touches memory only through `Machine.access`, called before it writes.
+    The machine then runs a chunked stretch of such ops for all its lanes at
+    once when no element passes between chunks (`speculation`)."""
 
     def add(compiler: C) -> C:
         for name in names:
             if name in _COMPILERS:
                 raise ValueError(f"the simulator has two semantics for '{name}'")
             _COMPILERS[name] = compiler
+            if lane_local:
+                _LANE_LOCAL.add(name)
         return compiler
 
     return add
+
+
+def is_lane_local(name: str) -> bool:
+    """Whether the op `name` was registered `lane_local`."""
+    return name in _LANE_LOCAL
 
 
 def registered() -> frozenset[str]:

@@ -87,7 +87,7 @@ def _scatter(old, new, sel: np.ndarray, n: int):
     return out
 
 
-@register("scf.for")
+@register("scf.for", lane_local=True)
 def _c_scf_for(m: Compiled, op: Operation):
     sl, su, ss = (slot_of(m, v) for v in op.operands[:3])
     carried_slots = [slot_of(m, v) for v in op.operands[3:]]
@@ -104,7 +104,7 @@ def _c_scf_for(m: Compiled, op: Operation):
     return run
 
 
-@register("scf.if")
+@register("scf.if", lane_local=True)
 def _c_scf_if(m: Compiled, op: Operation):
     sc = slot_of(m, op.operands[0])
     then_block = op.regions[0].blocks[0]
@@ -149,7 +149,7 @@ def _split_if(m: Compiled, fr: Frame, chunked: bool, c, then_block, else_block, 
             fr.env[r] = assemble([(t_sel, t), (e_sel, e)], fr.n, np.result_type(t, e))
 
 
-@register("scf.forall")
+@register("scf.forall", lane_local=True)
 def _c_forall(m: Compiled, op: Operation):
     """Sequential semantics: the iterations one after the other, in order."""
     n = len(op_property(op, "staticLowerBound").get_values())  # type: ignore[union-attr]

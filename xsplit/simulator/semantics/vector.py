@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from xsplit.simulator.compiled import Compiled
 
 
-@register("vector.load")
+@register("vector.load", lane_local=True)
 def _c_vector_load(m: Compiled, op: Operation):
     """`vector.load` of a 1-D vector: w consecutive elements along the last
     index, each logged as its own read. A vector value is held as an
@@ -50,7 +50,7 @@ def _c_vector_load(m: Compiled, op: Operation):
     return run
 
 
-@register("vector.store")
+@register("vector.store", lane_local=True)
 def _c_vector_store(m: Compiled, op: Operation):
     """`vector.store` of a 1-D vector: w consecutive elements along the last
     index, each logged as its own write."""
@@ -77,7 +77,7 @@ def _c_vector_store(m: Compiled, op: Operation):
     return run
 
 
-@register("vector.extract")
+@register("vector.extract", lane_local=True)
 def _c_vector_extract(m: Compiled, op: Operation):
     """`vector.extract` of one element at a static position of a vector."""
     position = op_property(op, "static_position").get_values()  # type: ignore[union-attr]
@@ -93,7 +93,7 @@ def _c_vector_extract(m: Compiled, op: Operation):
     return run
 
 
-@register("vector.from_elements")
+@register("vector.from_elements", lane_local=True)
 def _c_vector_from_elements(m: Compiled, op: Operation):
     """`vector.from_elements`: a (lanes, *shape) array of its scalars."""
     shape = tuple(op.results[0].type.get_shape())  # type: ignore[attr-defined]
@@ -107,7 +107,7 @@ def _c_vector_from_elements(m: Compiled, op: Operation):
     return run
 
 
-@register("vector.broadcast")
+@register("vector.broadcast", lane_local=True)
 def _c_vector_broadcast(m: Compiled, op: Operation):
     """`vector.broadcast` of a scalar to a 1-D vector: each lane's value in
     every element."""
