@@ -100,9 +100,11 @@ def _log_columns(m: Machine) -> dict:
     return out
 
 
-def _runs(text: str, monkeypatch, chunked: bool, counts: dict | None = None) -> dict:
+def _runs(
+    text: str, monkeypatch, chunked: bool, counts: dict | None = None, inputs=None
+) -> dict:
     func = pick_function(parse_module(text, "k.mlir"), None)
-    inputs = random_inputs(func, 1)
+    inputs = inputs if inputs is not None else random_inputs(func, 1)
     launch = Launch(*launch_sizes(func, None, None))
     if chunked:
         monkeypatch.setattr(machine, "speculate", lambda *args: False)
@@ -125,11 +127,7 @@ def _runs(text: str, monkeypatch, chunked: bool, counts: dict | None = None) -> 
     return out
 
 
-@pytest.mark.parametrize("text", [KERNEL, RACY, ACROSS], ids=["synchronized", "racy", "across"])
-def test_speculation_is_the_chunked_run(text: str, monkeypatch) -> None:
-    counts: dict = {}
-    fast = _runs(text, monkeypatch, chunked=False, counts=counts)
-    slow = _runs(text, monkeypatch, chunked=True)
+def _same_runs(fast: dict, slow: dict) -> None:
     for order in slow:
         (got, races, log), (want, want_races, want_log) = fast[order], slow[order]
         for g, w in zip(got, want):
@@ -139,6 +137,14 @@ def test_speculation_is_the_chunked_run(text: str, monkeypatch) -> None:
         for name in want_log:
             for g, w in zip(log[name], want_log[name]):
                 assert np.array_equal(g, w), (order, name)
+
+
+@pytest.mark.parametrize("text", [KERNEL, RACY, ACROSS], ids=["synchronized", "racy", "across"])
+def test_speculation_is_the_chunked_run(text: str, monkeypatch) -> None:
+    counts: dict = {}
+    fast = _runs(text, monkeypatch, chunked=False, counts=counts)
+    slow = _runs(text, monkeypatch, chunked=True)
+    _same_runs(fast, slow)
     # Chunk by chunk around the atomic (and the stretch that races); at
     # once where nothing passes between chunks.
     assert counts.get(False, 0) > 0
@@ -175,3 +181,70 @@ def test_each_op_is_compiled_once_for_every_order(monkeypatch) -> None:
     report = simulate(func)
     assert report.clean
     assert seen and len(seen) == len(set(seen))
+
+
+@pytest.mark.parametrize("drop", [None, 0], ids=["synchronized", "first-barrier-dropped"])
+def test_async_copies_run_at_once_as_in_chunks(drop, monkeypatch) -> None:
+    """sm_80's kernel issues `nvgpu.device_async_copy`s, groups and waits for
+    them in stretches run at once: the copies in flight are left as the
+    chunks would have left them, so later waits land and log them alike;
+    with a barrier dropped, the races and wrong results are the chunks'."""
+    from tests.helpers.gemm_kernel import inputs, lowered
+
+    _, text = lowered(32, 32, 64, "target=sm_80 chunks=2 tile=32,16,16 warps=2,1", "f16")
+    assert "nvgpu.device_async_copy" in text
+    if drop is not None:
+        lines = text.splitlines()
+        at = [i for i, line in enumerate(lines) if line.strip() == "gpu.barrier"][drop]
+        text = "\n".join(lines[:at] + lines[at + 1 :]) + "\n"
+    counts: dict = {}
+    args = inputs(32, 32, 64, 1, "f16")
+    fast = _runs(text, monkeypatch, chunked=False, counts=counts, inputs=args)
+    slow = _runs(text, monkeypatch, chunked=True, inputs=args)
+    _same_runs(fast, slow)
+    assert counts.get(True, 0) > 0
+    assert bool(slow["shuffled"][1]) == (drop is not None)
+
+
+# Each thread copies its element into a workgroup buffer asynchronously
+# and passes a barrier with the copy in flight; then it copies it into a
+# second one, waits for the first copy only and reads its neighbour's
+# element of the first buffer, with no barrier between: the element passes
+# between chunks in that stretch, which then runs chunk by chunk, the
+# copies in flight and each thread's group count put back as they were.
+ASYNC_NEIGHBOUR = f"""\
+func.func @k(%a: memref<2x64xf32>, %b: memref<2x64xf32>) attributes {{gpu.known_block_size = array<i32: 64, 1, 1>, gpu.known_grid_size = array<i32: 2, 1, 1>}} {{
+  %t = gpu.thread_id x
+  %blk = gpu.block_id x
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %s = memref.alloc() : {WG}
+  %s2 = memref.alloc() : {WG}
+  %copy = nvgpu.device_async_copy %a[%blk, %t], %s[%t], 1 : memref<2x64xf32> to {WG}
+  %group = nvgpu.device_async_create_group %copy
+  gpu.barrier
+  %copy2 = nvgpu.device_async_copy %a[%blk, %t], %s2[%t], 1 : memref<2x64xf32> to {WG}
+  %group2 = nvgpu.device_async_create_group %copy2
+  nvgpu.device_async_wait %group2 numGroups = 1
+  %t1 = arith.addi %t, %c1 : index
+  %n = arith.remui %t1, %c64 : index
+  %w = memref.load %s[%n] : {WG}
+  gpu.barrier
+  nvgpu.device_async_wait %group2 numGroups = 0
+  gpu.barrier
+  %w2 = memref.load %s2[%n] : {WG}
+  %sum = arith.addf %w, %w2 : f32
+  memref.store %sum, %b[%blk, %t] : memref<2x64xf32>
+  return
+}}
+"""
+
+
+def test_async_copies_put_back_when_the_chunks_run(monkeypatch) -> None:
+    counts: dict = {}
+    fast = _runs(ASYNC_NEIGHBOUR, monkeypatch, chunked=False, counts=counts)
+    slow = _runs(ASYNC_NEIGHBOUR, monkeypatch, chunked=True)
+    _same_runs(fast, slow)
+    assert counts.get(False) == 3  # the second stretch, in the three chunked orders
+    assert slow["shuffled"][1]  # the race is found
+    assert len({results[1].tobytes() for results, _, _ in slow.values()}) > 1

@@ -79,6 +79,7 @@ class Compiled:
         self._fns: dict[int, Callable] = {}
         self._plans: dict[int, Plan] = {}
         self._sync_cache: dict[int, bool] = {}
+        self._local_cache: dict[int, bool] = {}
         for op in func.walk():  # op indices in program order
             self.index_of(op)
         self._number_values(func)
@@ -109,11 +110,24 @@ class Compiled:
 
     def contains_sync(self, op: Operation) -> bool:
         key = id(op)
-        if key not in self._sync_cache:
-            self._sync_cache[key] = op.name in SYNC_OPS or any(
-                inner.name in SYNC_OPS for r in op.regions for inner in r.walk()
+        known = self._sync_cache.get(key)
+        if known is None:
+            known = op.name in SYNC_OPS or any(
+                self.contains_sync(inner) for r in op.regions for b in r.blocks for inner in b.ops
             )
-        return self._sync_cache[key]
+            self._sync_cache[key] = known
+        return known
+
+    def lane_local(self, op: Operation) -> bool:
+        """Whether the op and every op nested in it is `lane_local`."""
+        key = id(op)
+        known = self._local_cache.get(key)
+        if known is None:
+            known = (op.name in _TERMINATORS or is_lane_local(op.name)) and all(
+                self.lane_local(inner) for r in op.regions for b in r.blocks for inner in b.ops
+            )
+            self._local_cache[key] = known
+        return known
 
     def index_of(self, op: Operation) -> int:
         key = id(op)
@@ -182,11 +196,7 @@ class Compiled:
                     if user is None or id(user) not in inside:
                         escaping.append(self.slots[r])
                         break
-        local = all(
-            inner.name in _TERMINATORS or is_lane_local(inner.name)
-            for op in ops
-            for inner in op.walk()
-        )
+        local = all(self.lane_local(op) for op in ops)
         return Segment([self.fn(op) for op in ops], escaping, local)
 
     # -- values --------------------------------------------------------------

@@ -16,7 +16,10 @@ same as one of all the lanes at once, op by op, lane by lane:
   `Machine.access` before its write: kept here on a tape, in order, with the
   old contents of what it writes;
 - a private buffer (not logged) is a lane's own unless a view of it reaches
-  out of the lane's copy (`Machine.note_view` marks that).
+  out of the lane's copy (`Machine.note_view` marks that);
+- what a dialect keeps in `Machine.dialect_state` can be saved
+  (`snapshot`), put back (`restore`) and made what the chunks would have
+  left (`settle`, given each lane's chunk).
 
 `speculate` runs the stretch so, then checks the tape: if elements passed
 between chunks, or the run raised, it puts back memory, allocations and the
@@ -74,6 +77,8 @@ def speculate(m: Machine, seg: Segment, fr: Frame, chunks: list[np.ndarray]) -> 
     allocs = set(m.allocs)
     escaped = [b.escaped for b in buffers]
     private = [(b, b.data.copy()) for b in buffers if b.space == "private"]
+    states = dict(m.dialect_state)
+    saved = {k: s.snapshot() for k, s in states.items()}
     env = fr.env[:]
     m.log = tape  # type: ignore[assignment]
     try:
@@ -88,7 +93,13 @@ def speculate(m: Machine, seg: Segment, fr: Frame, chunks: list[np.ndarray]) -> 
         m.log = log
     if same:
         _log(tape.records, chunk, log)  # type: ignore[arg-type]
+        for key, state in m.dialect_state.items():
+            state.settle(chunk, saved.get(key))
         return True
+    for key in [k for k in m.dialect_state if k not in states]:
+        del m.dialect_state[key]
+    for key, state in states.items():
+        state.restore(saved[key])
     for data, flat, old in reversed(tape.undo):
         data[flat] = old
     for b, saved in private:

@@ -82,6 +82,42 @@ class _AsyncCopies:
     """Groups each lane has committed."""
     pending: list[dict] = field(default_factory=list)
 
+    # A stretch the machine runs for all its lanes at once (`speculation`)
+    # must leave the copies as its chunks would have: `snapshot` and
+    # `restore` undo it, `settle` splits what it issued by chunk.
+
+    def snapshot(self) -> tuple:
+        return self.count.copy(), list(self.pending), [c["group"].copy() for c in self.pending]
+
+    def restore(self, saved: tuple) -> None:
+        count, pending, groups = saved
+        self.count[...] = count
+        for copy, group in zip(pending, groups):
+            copy["group"] = group
+        self.pending[:] = pending
+
+    def settle(self, chunk: np.ndarray, saved: tuple | None) -> None:
+        """The copies issued since `saved`, one per chunk and issue, in
+        chunk order: the chunks, run one after the other, issued them so
+        (each chunk's landed ones gone)."""
+        old = {id(c) for c in saved[1]} if saved is not None else set()
+        first = next((i for i, c in enumerate(self.pending) if id(c) not in old), None)
+        if first is None:
+            return
+        new = self.pending[first:]
+        owners = [chunk[c["lanes"]] for c in new]
+        split = []
+        for c in range(int(chunk.max()) + 1):
+            for copy, owner in zip(new, owners):
+                mine = owner == c
+                if mine.any() and (copy["group"][mine] != -2).any():
+                    split.append({
+                        "lanes": copy["lanes"][mine], "buffer": copy["buffer"],
+                        "flat": copy["flat"][mine], "value": copy["value"][mine],
+                        "op": copy["op"], "group": copy["group"][mine],
+                    })  # fmt: skip
+        self.pending[first:] = split
+
 
 def _async_state(m: Machine) -> _AsyncCopies:
     state = m.dialect_state.get("nvgpu")
@@ -91,7 +127,7 @@ def _async_state(m: Machine) -> _AsyncCopies:
     return state  # type: ignore[return-value]
 
 
-@register("nvgpu.device_async_copy")
+@register("nvgpu.device_async_copy", lane_local=True)
 def _c_async_copy(m: Compiled, op: Operation):
     """`nvgpu.device_async_copy`: `dstElements` elements along the last
     index, the first `srcElements` read (all without it) and the rest zero.
@@ -151,7 +187,7 @@ def _lane_set(m: Compiled, fr: Frame) -> np.ndarray:
     return inframe
 
 
-@register("nvgpu.device_async_create_group")
+@register("nvgpu.device_async_create_group", lane_local=True)
 def _c_async_group(m: Compiled, op: Operation):
     """`device_async_create_group`: the frame's lanes' ungrouped copies form
     their next group."""
@@ -169,7 +205,7 @@ def _c_async_group(m: Compiled, op: Operation):
     return run
 
 
-@register("nvgpu.device_async_wait")
+@register("nvgpu.device_async_wait", lane_local=True)
 def _c_async_wait(m: Compiled, op: Operation):
     """`device_async_wait {numGroups = N}`: each lane's copies in all but
     its N newest groups land now (all of its groups without N)."""
@@ -186,9 +222,9 @@ def _c_async_wait(m: Compiled, op: Operation):
             done = inframe[lanes] & (group >= 0) & (group < state.count[lanes] - keep)
             if done.any():
                 buf, flat = copy["buffer"], copy["flat"][done]
-                buf.data[flat] = copy["value"][done]
                 if buf.logged and machine.log is not None:
                     machine.log.record(buf, flat, lanes[done], copy["op"], WRITE, machine.epoch)
+                buf.data[flat] = copy["value"][done]
                 copy["group"][done] = -2  # landed
             if (copy["group"] != -2).any():
                 left.append(copy)

@@ -42,8 +42,9 @@ def register(*names: str, lane_local: bool = False) -> Callable[[C], C]:
 
     `lane_local`: the op's closure gives each lane what it would give that
     lane run with any other set of lanes (no lane's result reads another's
-    value, numpy rounds it alike in arrays of any length and layout), and
-    touches memory only through `Machine.access`, called before it writes.
+    value, numpy rounds it alike in arrays of any length and layout),
+    touches memory only through `Machine.access`, called before it writes,
+    and keeps state only where `speculation` can save and settle it.
     The machine then runs a chunked stretch of such ops for all its lanes at
     once when no element passes between chunks (`speculation`)."""
 
