@@ -25,6 +25,9 @@ How it is fast enough for a 512x512x512 GEMM of 16,384 threads:
 - Each op is compiled once per function and launch into a closure with its
   operands' slots, types and attributes decoded (`compiled.Compiled`), and
   every thread order and every launch of the same kernel runs that code.
+- A chunked stretch of `lane_local` ops runs for all its lanes at once
+  when no element passes between its chunks (`speculation`), else chunk by
+  chunk: the thread orders cost what lockstep does where they cannot differ.
 - A memory op remembers the address part its per-lane indices gave (by
   identity of those arrays, which nothing mutates), so a load in a loop
   whose per-lane index is loop-invariant adds one scalar per iteration.
