@@ -71,6 +71,8 @@ def speculate(m: Machine, seg: Segment, fr: Frame, chunks: list[np.ndarray]) -> 
     buffers = m.buffers
     if any(b.escaped and b.space == "private" for b in buffers):
         return False
+    if not all(hasattr(s, "settle") for s in m.dialect_state.values()):
+        return False  # a dialect's state that cannot be put back
     log = m.log
     tape = Tape()
     count = len(buffers)
@@ -86,6 +88,7 @@ def speculate(m: Machine, seg: Segment, fr: Frame, chunks: list[np.ndarray]) -> 
             f(fr, True)
         chunk = _chunk_of(m, fr, chunks)
         same = not any(b.escaped and b.space == "private" for b in buffers)
+        same = same and all(hasattr(s, "settle") for s in m.dialect_state.values())
         same = same and not _passes_between_chunks(tape.records, chunk)
     except Exception:  # noqa: BLE001 - the chunked run raises it, or not, itself
         same = False
