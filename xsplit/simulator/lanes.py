@@ -140,11 +140,14 @@ class Frame:
     `lanes` are global lane ids, ascending: the order the old mask-based
     machine visited lanes in, which stores with colliding addresses, atomics
     and the log depend on. A child frame's values of enclosing code are
-    gathered from its parent on first use."""
+    gathered from its parent on first use. `m` is the machine that runs
+    the frame: compiled code, which several machines share, reaches what a
+    run changes (buffers, the access log, the epoch) through it."""
 
-    __slots__ = ("chunks", "env", "lanes", "n", "parent", "position", "sel")
+    __slots__ = ("chunks", "env", "lanes", "m", "n", "parent", "position", "sel")
 
     def __init__(self, lanes: np.ndarray, size: int, parent: Frame | None = None, sel=None):
+        self.m = parent.m if parent is not None else None
         self.lanes = lanes
         self.n = len(lanes)
         self.env: list = [None] * size

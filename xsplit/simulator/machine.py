@@ -22,8 +22,12 @@ How it is fast enough for a 512x512x512 GEMM of 16,384 threads:
 - A value that is the same in every lane of a frame (a constant, a uniform
   loop's induction variable, index arithmetic on them) is held as one numpy
   scalar, so loop control and addresses of uniform loops are scalar work.
-- Each op is compiled once per machine into a closure with its operands'
-  slots, types and attributes decoded.
+- Each op is compiled once per function and launch into a closure with its
+  operands' slots, types and attributes decoded (`compiled.Compiled`), and
+  every thread order and every launch of the same kernel runs that code.
+- A chunked stretch of `lane_local` ops runs for all its lanes at once
+  when no element passes between its chunks (`speculation`), else chunk by
+  chunk: the thread orders cost what lockstep does where they cannot differ.
 - A memory op remembers the address part its per-lane indices gave (by
   identity of those arrays, which nothing mutates), so a load in a loop
   whose per-lane index is loop-invariant adds one scalar per iteration.
@@ -31,7 +35,7 @@ How it is fast enough for a 512x512x512 GEMM of 16,384 threads:
   reads of workgroup memory that nothing writes in the same barrier epoch
   are dropped from the log at the epoch's end (see `Machine._close_epoch`).
 
-The machine here is the core: lanes, frames, scheduling, barriers, memory
+The machine here is the core of a run: frames, scheduling, barriers, memory
 and its log. What each op does is its dialect's module under `semantics/`,
 found through `semantics.registry` by op name.
 """
@@ -39,15 +43,14 @@ found through `semantics.registry` by op name.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
-from xsplit.analysis.writes import kernel_buffers, written_arguments
 from xsplit.diagnostics import location_of
 from xsplit.semantics import memory_space, op_property
+from xsplit.simulator.compiled import SYNC_OPS, Compiled, Plan, Segment
 from xsplit.simulator.errors import SimulationError
 from xsplit.simulator.lanes import (
     Frame,
@@ -56,7 +59,6 @@ from xsplit.simulator.lanes import (
     assemble,
     chunked,
     expand,
-    gather,
     lockstep,
 )
 from xsplit.simulator.memory import (
@@ -69,13 +71,15 @@ from xsplit.simulator.memory import (
     memref_strides,
     storage_dtype,
 )
-from xsplit.simulator.semantics.registry import compile_op
+from xsplit.simulator.speculation import speculate
 
 __all__ = [
     "ATOMIC",
     "READ",
     "WRITE",
     "Launch",
+    "SYNC_OPS",
+    "Compiled",
     "Machine",
     "Schedule",
     "SimulationError",
@@ -85,59 +89,35 @@ __all__ = [
     "storage_dtype",
 ]
 
-SYNC_OPS = frozenset(
-    {
-        "gpu.barrier", "gpu.shuffle", "gpu.subgroup_reduce", "nvgpu.mma.sync", "nvgpu.ldmatrix",
-        "amdgpu.mfma",
-    }
-)
-"""Ops where lanes meet: no chunk may run past one before the others reach it."""
-
-
-_TERMINATORS = frozenset(
-    {"scf.yield", "func.return", "affine.yield", "scf.forall.in_parallel", "scf.reduce"}
-)
-
-
 _NO_CHUNKS = object()
 """A frame's chunks when one chunk is the whole frame."""
 
 
-@dataclass
-class _Segment:
-    fns: list
-    escaping: list[int]
-    """Slots it defines that code after it reads."""
-
-
-@dataclass
-class _Plan:
-    """A block, compiled: its ops' closures, the segments and synchronization
-    points it is cut into when run unchunked, and its yielded slots."""
-
-    fns: list
-    parts: list
-    yields: list[int]
-
-
 class Machine:
-    """Runs one function on a launch, with a schedule; logs every access."""
+    """Runs one function on a launch, with a schedule; logs every access.
 
-    def __init__(self, launch: Launch, schedule: Schedule = lockstep, log: bool = True):
+    `code` is the function compiled for the launch, shared by the machines
+    that run it in other orders; without it the machine compiles the
+    function it runs itself, asking its own `fn` for each op's closure (a
+    subclass may wrap them to measure what they do)."""
+
+    def __init__(
+        self,
+        launch: Launch,
+        schedule: Schedule = lockstep,
+        log: bool = True,
+        code: Compiled | None = None,
+    ):
+        if code is not None and code.launch is not launch:
+            raise ValueError("a machine runs code compiled for its own launch")
         self.launch = launch
         self.schedule = schedule
+        self.code = code
         self.log = AccessLog() if log else None
         self.epoch = 0
         self.buffers: list[Buffer] = []
         self.allocs: dict[int, View] = {}
-        self.ops: list[Operation] = []
-        self.op_index: dict[int, int] = {}
-        self._sync_cache: dict[int, bool] = {}
         self.bindings: dict[int, View] = {}
-        self.slots: dict[SSAValue, int] = {}
-        self.values: list[SSAValue] = []
-        self._fns: dict[int, Callable] = {}
-        self._plans: dict[int, _Plan] = {}
         self._filter = log
         self._marks: dict[int, int] = {}
         self.returned: list[np.ndarray] = []
@@ -145,6 +125,47 @@ class Machine:
         """What a dialect's semantics keep from one op to the next (nvgpu's
         copies in flight), by dialect. `run`'s second run keeps it: nvgpu's
         group numbers only count relative to their lane's count."""
+
+    # -- the compiled function's, under the names the machine always had ----
+
+    @property
+    def ops(self) -> list[Operation]:
+        return self._code().ops
+
+    @property
+    def slots(self) -> dict[SSAValue, int]:
+        return self._code().slots
+
+    @property
+    def values(self) -> list[SSAValue]:
+        return self._code().values
+
+    def _code(self) -> Compiled:
+        if self.code is None:
+            raise SimulationError("the machine has run nothing yet")
+        return self.code
+
+    def fn(self, op: Operation) -> Callable:
+        """The op's compiled closure `(frame, chunked) -> None`."""
+        return self._code().compiled(op)
+
+    def index_of(self, op: Operation) -> int:
+        return self._code().index_of(op)
+
+    def plan(self, block: Block) -> Plan:
+        return self._code().plan(block)
+
+    def get(self, fr: Frame, s: int):
+        return self._code().get(fr, s)
+
+    def arr(self, fr: Frame, s: int):
+        return self._code().arr(fr, s)
+
+    def pull(self, fr: Frame, s: int):
+        return self._code().pull(fr, s)
+
+    def lookup(self, fr: Frame, v: SSAValue):
+        return self._code().lookup(fr, v)
 
     # -- set-up --------------------------------------------------------------
 
@@ -175,14 +196,18 @@ class Machine:
 
     def run(self, func: Operation, args: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Runs `func` on copies of `args`; returns the arguments' final contents."""
-        results = self._run(func, args)
+        if self.code is None:
+            self.code = Compiled(func, self.launch, self.fn)
+        elif self.code.func is not func:
+            raise ValueError("a machine runs the function its code was compiled from")
+        results = self._run(self.code, args)
         if any(b.escaped and b.dropped for b in self.buffers):
             # A view left its workgroup's copy after reads of that copy were
             # dropped from the log: they may race across workgroups. Run again
             # (deterministically: same results) keeping every read.
             self._reset()
             self._filter = False
-            results = self._run(func, args)
+            results = self._run(self.code, args)
         return results
 
     def _reset(self) -> None:
@@ -191,20 +216,17 @@ class Machine:
         self.buffers = []
         self.allocs = {}
         self.bindings = {}
-        self._fns = {}
-        self._plans = {}
         self._marks = {}
         self.returned = []
 
-    def _run(self, func: Operation, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+    def _run(self, code: Compiled, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+        func = code.func
         body = func.regions[0].blocks[0]
-        for op in func.walk():  # op indices in program order
-            self.index_of(op)
-        self._number_values(func)
-        written = set(written_arguments(func)) if self.log is not None else set()
-        root = Frame(np.arange(self.launch.lanes, dtype=np.int64), len(self.values))
+        written = code.written if self.log is not None else frozenset()
+        root = Frame(np.arange(self.launch.lanes, dtype=np.int64), len(code.values))
+        root.m = self
         views = []
-        for i, ((name, t, holder), value) in enumerate(zip(kernel_buffers(func), args)):
+        for i, ((name, t, holder), value) in enumerate(zip(code.buffers, args)):
             if not isinstance(t, MemRefType):
                 raise SimulationError(
                     f"argument {i} has type {t}; the simulator runs kernels on memrefs", func
@@ -214,7 +236,7 @@ class Machine:
             if isinstance(holder, Operation):
                 self.bindings[id(holder)] = view
             else:
-                root.env[self.slots[holder]] = view  # type: ignore[index]
+                root.env[code.slots[holder]] = view  # type: ignore[index]
             views.append(view)
         with np.errstate(all="ignore"):
             returned = self.exec_block(body, root, chunked=False)
@@ -229,108 +251,18 @@ class Machine:
         ]
         return [v.buffer.data.reshape(v.buffer.shape).copy() for v in views]
 
-    def _number_values(self, func: Operation) -> None:
-        def add(v: SSAValue) -> None:
-            if v not in self.slots:
-                self.slots[v] = len(self.values)
-                self.values.append(v)
-
-        def visit(op: Operation) -> None:
-            for r in op.results:
-                add(r)
-            for region in op.regions:
-                for block in region.blocks:
-                    for a in block.args:
-                        add(a)
-                    for inner in block.ops:
-                        visit(inner)
-
-        visit(func)
-
-    # -- structure -----------------------------------------------------------
-
-    def contains_sync(self, op: Operation) -> bool:
-        key = id(op)
-        if key not in self._sync_cache:
-            self._sync_cache[key] = op.name in SYNC_OPS or any(
-                inner.name in SYNC_OPS for r in op.regions for inner in r.walk()
-            )
-        return self._sync_cache[key]
-
-    def index_of(self, op: Operation) -> int:
-        key = id(op)
-        if key not in self.op_index:
-            self.op_index[key] = len(self.ops)
-            self.ops.append(op)
-        return self.op_index[key]
-
-    def fn(self, op: Operation) -> Callable:
-        """The op's compiled closure `(frame, chunked) -> None`. What cannot be
-        compiled raises when the op runs, as it did before compilation existed."""
-        key = id(op)
-        f = self._fns.get(key)
-        if f is None:
-            try:
-                f = compile_op(self, op)
-            except Exception as e:  # noqa: BLE001 - raised where the op runs
-                error = e
-
-                def f(fr: Frame, chunked: bool) -> None:
-                    raise error
-
-            self._fns[key] = f
-        return f
-
-    def plan(self, block: Block) -> _Plan:
-        key = id(block)
-        p = self._plans.get(key)
-        if p is not None:
-            return p
-        ops = list(block.ops)
-        terminator = ops[-1] if ops and ops[-1].name in _TERMINATORS else None
-        if terminator is not None:
-            ops = ops[:-1]
-        fns = [self.fn(op) for op in ops]
-        parts: list = []
-        segment: list[Operation] = []
-        for op in ops:
-            if self.contains_sync(op):
-                if segment:
-                    parts.append(self._segment(block, segment))
-                segment = []
-                parts.append((op, self.fn(op)))
-            else:
-                segment.append(op)
-        if segment:
-            parts.append(self._segment(block, segment))
-        yields = [self.slots[v] for v in terminator.operands] if terminator is not None else []
-        p = _Plan(fns, parts, yields)
-        self._plans[key] = p
-        return p
-
-    def _segment(self, block: Block, ops: list[Operation]) -> _Segment:
-        inside = {id(op) for op in ops}
-        escaping = []
-        for op in ops:
-            for r in op.results:
-                for use in r.uses:
-                    user: Operation | None = use.operation
-                    while user is not None and user.parent_block() is not block:
-                        user = user.parent_op()
-                    if user is None or id(user) not in inside:
-                        escaping.append(self.slots[r])
-                        break
-        return _Segment([self.fn(op) for op in ops], escaping)
+    # -- running blocks ------------------------------------------------------
 
     def exec_block(self, block: Block, fr: Frame, chunked: bool) -> list[object]:
         """Runs a block's ops; returns what its terminator yields."""
-        p = self.plan(block)
+        code = self.code
+        p = code.plan(block)  # type: ignore[union-attr]
         if chunked:
             for f in p.fns:
                 f(fr, True)
         else:
             for part in p.parts:
-                if part.__class__ is _Segment:
+                if part.__class__ is Segment:
                     self._run_segment(part, fr)
                 else:
                     self.exec_sync(part[0], part[1], fr)
@@ -338,7 +270,7 @@ class Machine:
         out = []
         for s in p.yields:
             v = env[s]
-            out.append(v if v is not None else self.pull(fr, s))
+            out.append(v if v is not None else code.pull(fr, s))  # type: ignore[union-attr]
         return out
 
     def _chunks(self, fr: Frame):
@@ -361,11 +293,13 @@ class Machine:
             fr.position = pos
         return fr.position
 
-    def _run_segment(self, seg: _Segment, fr: Frame) -> None:
+    def _run_segment(self, seg: Segment, fr: Frame) -> None:
         chunks = self._chunks(fr)
         if chunks is _NO_CHUNKS:
             for f in seg.fns:
                 f(fr, True)
+            return
+        if seg.lane_local and self.log is not None and speculate(self, seg, fr, chunks):
             return
         parts: dict[int, list] = {s: [] for s in seg.escaping}
         for sel in chunks:
@@ -407,7 +341,7 @@ class Machine:
             n = lbm.num_dims + lbm.num_symbols + ubm.num_dims + ubm.num_symbols
             controls = op.operands[:n]
         for v in controls:
-            value = self.lookup(fr, v)
+            value = self._code().lookup(fr, v)
             if not isinstance(value, np.ndarray) or value.ndim != 1:
                 continue
             if value.size:
@@ -420,100 +354,15 @@ class Machine:
                         op,
                     )
 
-    # -- values --------------------------------------------------------------
-
-    def pull(self, fr: Frame, s: int):
-        """A value of enclosing code, gathered into `fr` from its parents."""
-        parent = fr.parent
-        if parent is None:
-            v = self.values[s]
-            raise SimulationError("value used before the simulator defined it", v.owner)  # type: ignore[arg-type]
-        v = parent.env[s]
-        if v is None:
-            v = self.pull(parent, s)
-        g = gather(v, fr.sel)
-        fr.env[s] = g
-        return g
-
-    def lookup(self, fr: Frame, v: SSAValue):
-        """The value, or None where it is not defined."""
-        s = self.slots.get(v)
-        if s is None:
-            return None
-        try:
-            return fr.env[s] if fr.env[s] is not None else self.pull(fr, s)
-        except SimulationError:
-            return None
-
-    def get(self, fr: Frame, s: int):
-        v = fr.env[s]
-        return v if v is not None else self.pull(fr, s)
-
-    def arr(self, fr: Frame, s: int):
-        v = fr.env[s]
-        if v is None:
-            v = self.pull(fr, s)
-        if v.__class__ is View:
-            raise SimulationError("expected a scalar value, got a memref")
-        return v
-
     # memory -----------------------------------------------------------------
 
     def flat_index(self, view: View, indices: Sequence, op: Operation, memo: list):
-        """Flat element per lane (a scalar when every lane agrees). `memo`
-        remembers the part the per-lane index arrays give, for the next time
-        the same view and the same arrays come."""
-        shape, strides = view.shape, view.strides
-        add = 0
-        if memo[0] is view:
-            # The same view: the same per-lane index arrays give the same
-            # part; the scalar indices are checked and added here.
-            pattern = memo[1]
-            hit = len(pattern) == len(indices)
-            if hit:
-                for d, i in enumerate(indices):
-                    p = pattern[d]
-                    if i.__class__ is np.ndarray:
-                        if p is not i:
-                            hit = False
-                            break
-                    elif p is not None:
-                        hit = False
-                        break
-                    else:
-                        x = int(i)
-                        if x < 0 or x >= shape[d]:
-                            hit = False  # the slow path says which index, in order
-                            break
-                        add += x * strides[d]
-            if hit:
-                base = memo[2]
-                return base + add if add else base
-            add = 0
-        base = view.offset
-        pat = []
-        for d, (i, size, stride) in enumerate(zip(indices, shape, strides)):
-            if i.__class__ is np.ndarray:
-                if i.min() < 0 or i.max() >= size:
-                    self._out_of_bounds(int(i[(i < 0) | (i >= size)][0]), d, size, view, op)
-                base = base + i * stride
-                pat.append(i)
-            else:
-                x = int(i)
-                if x < 0 or x >= size:
-                    self._out_of_bounds(x, d, size, view, op)
-                add += x * stride
-                pat.append(None)
-        memo[0], memo[1], memo[2] = view, tuple(pat), base
-        return base + add if add else base
-
-    @staticmethod
-    def _out_of_bounds(bad: int, d: int, size: int, view: View, op: Operation):
-        raise SimulationError(
-            f"index {bad} out of bounds [0, {size}) in dimension {d} of {view.buffer.name}", op
-        )
+        return self._code().flat_index(view, indices, op, memo)
 
     def access(self, view: View, flat, fr: Frame, k: int, kind: int) -> None:
+        """Logs an access of the frame's lanes to the elements `flat`. An op
+        calls it before it writes them (`speculation` keeps their old
+        contents then)."""
         buf = view.buffer
         if buf.logged:
             if flat.__class__ is not np.ndarray:
@@ -547,14 +396,17 @@ class Machine:
         self.log.record(view.buffer, flat.reshape(-1), lanes, k, kind, self.epoch)  # type: ignore[union-attr]
 
     def note_view(self, view: View, fr: Frame) -> None:
-        """Marks a workgroup buffer whose view reaches outside a lane's own copy."""
+        """Marks a workgroup or private buffer whose view reaches outside a
+        lane's own copy (its workgroup's, or its own)."""
         buf = view.buffer
-        if buf.space != "workgroup" or buf.escaped or any(s <= 0 for s in view.shape):
+        space = buf.space
+        if space == "global" or buf.escaped or any(s <= 0 for s in view.shape):
             return
         lo = sum(min(0, (s - 1) * st) for s, st in zip(view.shape, view.strides))
         hi = sum(max(0, (s - 1) * st) for s, st in zip(view.shape, view.strides))
         numel = buf.numel
-        base = self.launch.block_of_lane[fr.lanes] * numel
+        copy = self.launch.block_of_lane[fr.lanes] if space == "workgroup" else fr.lanes
+        base = copy * numel
         if np.any(view.offset + lo < base) or np.any(view.offset + hi >= base + numel):
             buf.escaped = True
 
@@ -592,7 +444,7 @@ class Machine:
                     if keep.all():
                         kept.append(e)
                     elif keep.any():
-                        kept.append((e[0][keep], e[1][keep], e[2], e[3], e[4]))
+                        kept.append((e[0][keep], e[1][keep], e[2], e[3], e[4], e[5]))
             if len(kept) != len(new) or any(a is not b for a, b in zip(kept, new)):
                 buf.dropped = True
             entries[start:] = kept

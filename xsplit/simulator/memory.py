@@ -61,8 +61,8 @@ class Buffer:
     """Whether its accesses go to the log: not in private memory, and not a
     buffer the kernel never writes (reads alone cannot race)."""
     escaped: bool = False
-    """Some view of this workgroup buffer reaches outside a lane's own
-    workgroup's copy (an out-of-bounds subview)."""
+    """Some view of this workgroup (private) buffer reaches outside a lane's
+    own workgroup's (own) copy: an out-of-bounds subview."""
     dropped: bool = False
     """Some read of it was left out of the log (see `Machine._close_epoch`)."""
 
@@ -87,19 +87,58 @@ class View:
     strides: tuple[int, ...]
 
 
+Entry = tuple[np.ndarray, np.ndarray, int, int, int, int]
+"""One op's accesses: flat elements, their lanes, op index, kind, epoch, and
+the chunk region (-1: none; see `AccessLog.regions`)."""
+
+
 @dataclass
 class AccessLog:
-    """Every access, per buffer: flat element, lane, op index, kind, epoch."""
+    """Every access, per buffer, in the order the schedule made them.
 
-    entries: dict[int, list[tuple[np.ndarray, np.ndarray, int, int, int]]] = field(
-        default_factory=dict
-    )
+    Except that a stretch the machine ran for all its lanes at once
+    (`speculation`) logs its accesses in program order, each entry tagged
+    with its region: `regions[r]` gives each lane's chunk there, and the
+    schedule's order is a stable sort of the region's accesses by chunk
+    (`in_schedule_order`), made only where races are looked for."""
+
+    entries: dict[int, list[Entry]] = field(default_factory=dict)
+    regions: list[np.ndarray] = field(default_factory=list)
 
     def record(
-        self, buf: Buffer, flat: np.ndarray, lanes: np.ndarray, op: int, kind: int, epoch: int
+        self,
+        buf: Buffer,
+        flat: np.ndarray,
+        lanes: np.ndarray,
+        op: int,
+        kind: int,
+        epoch: int,
+        region: int = -1,
     ) -> None:
         if len(flat):
-            self.entries.setdefault(buf.ident, []).append((flat, lanes, op, kind, epoch))
+            self.entries.setdefault(buf.ident, []).append((flat, lanes, op, kind, epoch, region))
+
+    def in_schedule_order(self, entries: list[Entry]) -> np.ndarray | None:
+        """The permutation that puts the concatenated accesses of `entries`
+        (one buffer's) in the schedule's order; None where they are."""
+        if all(e[5] < 0 for e in entries):
+            return None
+        sizes = np.fromiter((len(e[0]) for e in entries), np.int64, len(entries))
+        ends = np.cumsum(sizes)
+        order = np.arange(int(ends[-1]) if len(ends) else 0)
+        i = 0
+        while i < len(entries):
+            region = entries[i][5]
+            j = i + 1
+            while j < len(entries) and entries[j][5] == region:
+                j += 1
+            if region >= 0:
+                lo = int(ends[i] - sizes[i])
+                lanes = np.concatenate([e[1] for e in entries[i:j]])
+                chunk = self.regions[region][lanes]
+                order[lo : int(ends[j - 1])] = lo + np.argsort(chunk, kind="stable")
+            i = j
+        return order
 
 
 def memref_strides(t: MemRefType) -> tuple[int, ...]:

@@ -33,6 +33,7 @@ from xdsl.ir import Operation
 import xsplit.attr_names as attr_names
 from xsplit.analysis.writes import kernel_buffers, read_arguments, written_arguments
 from xsplit.semantics import BINARY
+from xsplit.simulator.compiled import Compiled
 from xsplit.simulator.errors import SimulationError
 from xsplit.simulator.lanes import Launch
 from xsplit.simulator.machine import Machine
@@ -67,7 +68,12 @@ def run_program(
     seed: int,
     subgroup_size: int,
     report: Report | None = None,
+    compiled: dict[int, Compiled] | None = None,
 ) -> list[np.ndarray]:
+    """Runs the host's ops in order, each kernel call one launch under the
+    schedule `order`; returns the host's arguments' final contents and what
+    it returns. `compiled` keeps each kernel's code (by callee) for the
+    next launch of it, in this run or another order's."""
     from xsplit.diagnostics import location_of
 
     values: dict[object, np.ndarray] = {
@@ -106,9 +112,14 @@ def run_program(
             values[op.results[0]] = np.full(tuple(t.get_shape()), np.nan, dtype=dtype)
         elif op.name == "func.call":
             callee = _callee(module, op.properties["callee"].string_value(), op)  # type: ignore[union-attr]
-            g, b = launch_sizes(callee, None, None)
-            launch = Launch(g, b, subgroup_size)
-            machine = Machine(launch, schedules(launch.lanes, seed)[order])
+            code = compiled.get(id(callee)) if compiled is not None else None
+            if code is None:
+                g, b = launch_sizes(callee, None, None)
+                code = Compiled(callee, Launch(g, b, subgroup_size))
+                if compiled is not None:
+                    compiled[id(callee)] = code
+            launch = code.launch
+            machine = Machine(launch, schedules(launch.lanes, seed)[order], code=code)
             args = [values[v] for v in op.operands]
             results = machine.run(callee, [a.copy() for a in args])
             for v, r in zip(op.operands, results):
@@ -145,8 +156,9 @@ def simulate_program(
     names = [name for name, _, _ in kernel_buffers(host)]
     names += [f"result {i}" for i in range(len(_results(host)))]
     first: list[np.ndarray] | None = None
+    compiled: dict[int, Compiled] = {}
     for order in orders or ["lockstep", "forward", "reverse", "shuffled"]:
-        results = run_program(module, host, inputs, order, seed, subgroup_size, report)
+        results = run_program(module, host, inputs, order, seed, subgroup_size, report, compiled)
         if reference is not None:
             for i, (got, want) in enumerate(zip(results, reference)):
                 mismatch = compare(got, np.asarray(want), i, names[i])

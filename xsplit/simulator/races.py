@@ -57,6 +57,9 @@ def find_races(machine: Machine) -> list[Race]:
         op = _column(entries, 2, np.int64)
         kind = _column(entries, 3, np.int8)
         epoch = _column(entries, 4, np.int64)
+        order = machine.log.in_schedule_order(entries)
+        if order is not None:
+            elem, lane, op, kind, epoch = (x[order] for x in (elem, lane, op, kind, epoch))
         shared = _shared_elements(elem, lane)
         if not shared.all():
             # An element only one lane touches races in no group (its groups

@@ -12,6 +12,7 @@ from xdsl.ir import Operation
 
 from xsplit.analysis.writes import kernel_buffers
 from xsplit.simulator.errors import SimulationError
+from xsplit.simulator.compiled import Compiled
 from xsplit.simulator.lanes import Launch, Schedule, chunked, lockstep
 from xsplit.simulator.machine import Machine
 from xsplit.simulator.memory import storage_dtype
@@ -213,8 +214,9 @@ def simulate(
     report = Report()
     names = [name for name, _, _ in kernel_buffers(func)]
     all_orders = schedules(launch.lanes, seed)
+    code = Compiled(func, launch)
     for order_name in orders or list(all_orders):
-        machine = Machine(launch, all_orders[order_name])
+        machine = Machine(launch, all_orders[order_name], code=code)
         results = machine.run(func, [a.copy() for a in args])
         for race in find_races(machine):
             a, bop = machine.ops[race.first_op], machine.ops[race.second_op]

@@ -2,8 +2,11 @@
 interpreter functions are (`xdsl/interpreters/`). Each module registers its
 ops' compilers in `registry`; the machine finds them there by op name.
 
-A dialect's new op goes in that dialect's module with `@register("name")`;
-a new dialect gets a module of its own, imported here.
+A dialect's new op goes in that dialect's module with `@register("name")`
+(`lane_local=True` where it meets the registry's terms, so that the machine
+may run chunks of it at once); a new dialect gets a module of its own,
+imported here. A compiler gets the compiled function (`compiled.Compiled`);
+its closure reaches the running machine through the frame (`fr.m`).
 """
 
 # Importing a dialect's module registers its ops (each names its own

@@ -26,7 +26,7 @@ from xsplit.simulator.semantics.registry import register
 from xsplit.simulator.semantics.scf import run_loop
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
 def _compile_affine(expr: AffineExpr, num_dims: int) -> Callable[[Sequence], object]:
@@ -68,8 +68,8 @@ def compile_map(m: AffineMap) -> Callable[[Sequence], list]:
     return run
 
 
-@register("affine.apply")
-def _c_affine_apply(m: Machine, op: Operation):
+@register("affine.apply", lane_local=True)
+def _c_affine_apply(m: Compiled, op: Operation):
     f = compile_map(op_property(op, "map").data)  # type: ignore[union-attr]
     slots = [slot_of(m, v) for v in op.operands]
     r = slot_of(m, op.results[0])
@@ -89,7 +89,7 @@ def _c_affine_apply(m: Machine, op: Operation):
 
 
 def _c_affine_minmax(fn):
-    def make(m: Machine, op: Operation):
+    def make(m: Compiled, op: Operation):
         f = compile_map(op_property(op, "map").data)  # type: ignore[union-attr]
         slots = [slot_of(m, v) for v in op.operands]
         r = slot_of(m, op.results[0])
@@ -103,8 +103,8 @@ def _c_affine_minmax(fn):
     return make
 
 
-@register("affine.for")
-def _c_affine_for(m: Machine, op: Operation):
+@register("affine.for", lane_local=True)
+def _c_affine_for(m: Compiled, op: Operation):
     lbm, ubm = op_property(op, "lowerBoundMap").data, op_property(op, "upperBoundMap").data  # type: ignore[union-attr]
     n_lb = lbm.num_dims + lbm.num_symbols
     n_ub = ubm.num_dims + ubm.num_symbols
@@ -127,17 +127,17 @@ def _c_affine_for(m: Machine, op: Operation):
     return run
 
 
-@register("affine.load")
-def _c_load(m: Machine, op: Operation):
+@register("affine.load", lane_local=True)
+def _c_load(m: Compiled, op: Operation):
     """`memref.load` at the indices the op's map gives."""
     return compile_load(m, op, compile_map(op_property(op, "map").data))  # type: ignore[union-attr]
 
 
-@register("affine.store")
-def _c_store(m: Machine, op: Operation):
+@register("affine.store", lane_local=True)
+def _c_store(m: Compiled, op: Operation):
     """`memref.store` at the indices the op's map gives."""
     return compile_store(m, op, compile_map(op_property(op, "map").data))  # type: ignore[union-attr]
 
 
-register("affine.min")(_c_affine_minmax(np.min))
-register("affine.max")(_c_affine_minmax(np.max))
+register("affine.min", lane_local=True)(_c_affine_minmax(np.min))
+register("affine.max", lane_local=True)(_c_affine_minmax(np.max))

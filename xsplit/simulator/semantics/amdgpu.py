@@ -17,11 +17,11 @@ from xsplit.simulator.semantics.registry import register
 from xsplit.simulator.semantics.warp import warp_matrix_multiply
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
 @register("amdgpu.mfma")
-def _c_mfma(m: Machine, op: Operation):
+def _c_mfma(m: Compiled, op: Operation):
     """`amdgpu.mfma`: the intrinsic of its shape and A's element type (a
     64-lane wavefront, CDNA3's layouts)."""
     assert isinstance(op, MFMAOp)
@@ -31,8 +31,8 @@ def _c_mfma(m: Machine, op: Operation):
     return warp_matrix_multiply(m, op, intr, *op.operands)
 
 
-@register("amdgpu.gather_to_lds")
-def _c_gather_to_lds(m: Machine, op: Operation):
+@register("amdgpu.gather_to_lds", lane_local=True)
+def _c_gather_to_lds(m: Compiled, op: Operation):
     """`amdgpu.gather_to_lds`: each lane reads `transferType` (one element or
     a short vector along the last index) at its own source place and writes
     it to workgroup memory at the destination place, which every lane of a
@@ -68,12 +68,12 @@ def _c_gather_to_lds(m: Machine, op: Operation):
         for x in range(count):
             flat = m.flat_index(src, [*si[:-1], si[-1] + x], op, [None, (), None])
             if src.buffer.logged:
-                m.access(src, flat, fr, k, READ)
+                fr.m.access(src, flat, fr, k, READ)
             to = base + (thread % lanes) * count + x
             if np.any(to >= end):
                 raise SimulationError("amdgpu.gather_to_lds writes past its destination", op)
             if dst.buffer.logged:
-                m.access(dst, to, fr, k, WRITE)
+                fr.m.access(dst, to, fr, k, WRITE)
             data[to] = expand(src.buffer.data[flat], fr.n)
 
     return run

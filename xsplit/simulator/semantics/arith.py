@@ -17,11 +17,11 @@ from xsplit.simulator.semantics.operands import slot_of
 from xsplit.simulator.semantics.registry import register
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
-@register("arith.constant")
-def _c_constant(m: Machine, op: Operation):
+@register("arith.constant", lane_local=True)
+def _c_constant(m: Compiled, op: Operation):
     value = op_property(op, "value")
     dtype = storage_dtype(op.results[0].type)
     if isinstance(value, IntegerAttr):
@@ -39,8 +39,8 @@ def _c_constant(m: Machine, op: Operation):
     return run
 
 
-@register(*BINARY)
-def _c_binary(m: Machine, op: Operation):
+@register(*BINARY, lane_local=True)
+def _c_binary(m: Compiled, op: Operation):
     fn = BINARY[op.name]
     sa, sb = slot_of(m, op.operands[0]), slot_of(m, op.operands[1])
     r = slot_of(m, op.results[0])
@@ -71,8 +71,15 @@ def _c_binary(m: Machine, op: Operation):
     return run
 
 
-@register(*UNARY)
-def _c_unary(m: Machine, op: Operation):
+_ROUNDED_BY_LOOP = frozenset({"math.exp", "math.tanh", "math.log"})
+"""Functions numpy's vectorised loops may round otherwise than its scalar
+ones (they are not correctly rounded), so a lane's result may depend on the
+array it is computed in."""
+
+
+@register(*(name for name in UNARY if name not in _ROUNDED_BY_LOOP), lane_local=True)
+@register(*(name for name in UNARY if name in _ROUNDED_BY_LOOP))
+def _c_unary(m: Compiled, op: Operation):
     fn = UNARY[op.name]
     sa, r = slot_of(m, op.operands[0]), slot_of(m, op.results[0])
 
@@ -85,8 +92,8 @@ def _c_unary(m: Machine, op: Operation):
     return run
 
 
-@register(*CASTS)
-def _c_cast(m: Machine, op: Operation):
+@register(*CASTS, lane_local=True)
+def _c_cast(m: Compiled, op: Operation):
     sa, r = slot_of(m, op.operands[0]), slot_of(m, op.results[0])
     dtype = storage_dtype(op.results[0].type)
     memo: list = [None, None]
@@ -103,8 +110,8 @@ def _c_cast(m: Machine, op: Operation):
     return run
 
 
-@register("arith.cmpi")
-def _c_cmpi(m: Machine, op: Operation):
+@register("arith.cmpi", lane_local=True)
+def _c_cmpi(m: Compiled, op: Operation):
     pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
     cmp = CMPI[pred]
     sa, sb, r = slot_of(m, op.operands[0]), slot_of(m, op.operands[1]), slot_of(m, op.results[0])
@@ -125,8 +132,8 @@ def _c_cmpi(m: Machine, op: Operation):
     return run
 
 
-@register("arith.cmpf")
-def _c_cmpf(m: Machine, op: Operation):
+@register("arith.cmpf", lane_local=True)
+def _c_cmpf(m: Compiled, op: Operation):
     pred = int(op_property(op, "predicate").value.data)  # type: ignore[union-attr]
     sa, sb, r = slot_of(m, op.operands[0]), slot_of(m, op.operands[1]), slot_of(m, op.results[0])
 
@@ -149,8 +156,8 @@ def _c_cmpf(m: Machine, op: Operation):
     return run
 
 
-@register("arith.select")
-def _c_select(m: Machine, op: Operation):
+@register("arith.select", lane_local=True)
+def _c_select(m: Compiled, op: Operation):
     sc, sa, sb = (slot_of(m, v) for v in op.operands)
     r = slot_of(m, op.results[0])
     # An i1 choosing between whole vectors: each lane's one condition

@@ -12,11 +12,11 @@ from xsplit.simulator.lanes import Frame
 from xsplit.simulator.semantics.registry import register
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
 @register("func.call")
-def _c_unsupported_call(m: Machine, op: Operation):
+def _c_unsupported_call(m: Compiled, op: Operation):
     def run(fr: Frame, chunked: bool) -> None:
         raise SimulationError("the simulator does not run function calls", op)
 

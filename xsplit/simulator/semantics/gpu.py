@@ -18,11 +18,11 @@ from xsplit.simulator.semantics.operands import dim_index, slot_of
 from xsplit.simulator.semantics.registry import register
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
 def _c_id_op(kind: str):
-    def make(m: Machine, op: Operation):
+    def make(m: Compiled, op: Operation):
         d = dim_index(op)
         launch = m.launch
         r = slot_of(m, op.results[0])
@@ -44,7 +44,7 @@ def _c_id_op(kind: str):
 
 
 def _c_lanes(values: Callable[[Launch], np.ndarray]):
-    def make(m: Machine, op: Operation):
+    def make(m: Compiled, op: Operation):
         source = values(m.launch)
         r = slot_of(m, op.results[0])
 
@@ -56,8 +56,8 @@ def _c_lanes(values: Callable[[Launch], np.ndarray]):
     return make
 
 
-@register("gpu.subgroup_size")
-def _c_subgroup_size(m: Machine, op: Operation):
+@register("gpu.subgroup_size", lane_local=True)
+def _c_subgroup_size(m: Compiled, op: Operation):
     size = np.int64(m.launch.subgroup_size)
     r = slot_of(m, op.results[0])
 
@@ -68,7 +68,7 @@ def _c_subgroup_size(m: Machine, op: Operation):
 
 
 @register("gpu.shuffle")
-def _c_shuffle(m: Machine, op: Operation):
+def _c_shuffle(m: Compiled, op: Operation):
     sv, so, sw = (slot_of(m, v) for v in op.operands[:3])
     mode = str(op_property(op, "mode"))
     results = [slot_of(m, r) for r in op.results]
@@ -95,7 +95,7 @@ def _c_shuffle(m: Machine, op: Operation):
         # (`_check_uniform`), so this frame holds whole workgroups and the
         # source lane, in the same workgroup, is in it.
         full = expand(value, fr.n)
-        result = full[m.position(fr)[src_lane]]
+        result = full[fr.m.position(fr)[src_lane]]
         fr.env[results[0]] = np.where(valid, result, full)
         if len(results) > 1:
             fr.env[results[1]] = valid
@@ -104,7 +104,7 @@ def _c_shuffle(m: Machine, op: Operation):
 
 
 @register("gpu.subgroup_reduce")
-def _c_subgroup_reduce(m: Machine, op: Operation):
+def _c_subgroup_reduce(m: Compiled, op: Operation):
     sv, r = slot_of(m, op.operands[0]), slot_of(m, op.results[0])
     text = str(op_property(op, "op"))
     kinds = (
@@ -147,9 +147,9 @@ def _c_subgroup_reduce(m: Machine, op: Operation):
     return run
 
 
-register("gpu.thread_id")(_c_id_op("thread"))
-register("gpu.block_id")(_c_id_op("block"))
-register("gpu.block_dim")(_c_id_op("block_dim"))
-register("gpu.grid_dim")(_c_id_op("grid_dim"))
-register("gpu.lane_id")(_c_lanes(lambda launch: launch.thread_of_lane % launch.subgroup_size))
-register("gpu.subgroup_id")(_c_lanes(lambda launch: launch.thread_of_lane // launch.subgroup_size))
+register("gpu.thread_id", lane_local=True)(_c_id_op("thread"))
+register("gpu.block_id", lane_local=True)(_c_id_op("block"))
+register("gpu.block_dim", lane_local=True)(_c_id_op("block_dim"))
+register("gpu.grid_dim", lane_local=True)(_c_id_op("grid_dim"))
+register("gpu.lane_id", lane_local=True)(_c_lanes(lambda launch: launch.thread_of_lane % launch.subgroup_size))
+register("gpu.subgroup_id", lane_local=True)(_c_lanes(lambda launch: launch.thread_of_lane // launch.subgroup_size))

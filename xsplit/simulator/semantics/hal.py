@@ -12,11 +12,11 @@ from xsplit.simulator.semantics.operands import dim_index, slot_of
 from xsplit.simulator.semantics.registry import register
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
 def _c_hal_id(kind: str):
-    def make(m: Machine, op: Operation):
+    def make(m: Compiled, op: Operation):
         d = dim_index(op)
         r = slot_of(m, op.results[0])
         if kind == "id":
@@ -36,16 +36,16 @@ def _c_hal_id(kind: str):
     return make
 
 
-@register("hal.interface.binding.subspan")
-def _c_subspan(m: Machine, op: Operation):
+@register("hal.interface.binding.subspan", lane_local=True)
+def _c_subspan(m: Compiled, op: Operation):
     key = id(op)
     r = slot_of(m, op.results[0])
 
     def run(fr: Frame, chunked: bool) -> None:
-        fr.env[r] = gather(m.bindings[key], fr.lanes)
+        fr.env[r] = gather(fr.m.bindings[key], fr.lanes)
 
     return run
 
 
-register("hal.interface.workgroup.id")(_c_hal_id("id"))
-register("hal.interface.workgroup.count")(_c_hal_id("count"))
+register("hal.interface.workgroup.id", lane_local=True)(_c_hal_id("id"))
+register("hal.interface.workgroup.count", lane_local=True)(_c_hal_id("count"))

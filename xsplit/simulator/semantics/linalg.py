@@ -14,16 +14,16 @@ from xsplit.simulator.semantics.operands import slot_of
 from xsplit.simulator.semantics.registry import register
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
-def _linalg_slots(m: Machine, op: Operation) -> tuple[list[int], list[int]]:
+def _linalg_slots(m: Compiled, op: Operation) -> tuple[list[int], list[int]]:
     ins = [slot_of(m, v) for v in op.inputs]  # type: ignore[attr-defined]
     outs = [slot_of(m, v) for v in op.outputs]  # type: ignore[attr-defined]
     return ins, outs
 
 
-def _linalg_views(m: Machine, op: Operation, fr: Frame, ins, outs) -> tuple[list, list[View]]:
+def _linalg_views(m: Compiled, op: Operation, fr: Frame, ins, outs) -> tuple[list, list[View]]:
     i = [m.get(fr, s) for s in ins]
     o = [m.get(fr, s) for s in outs]
     if not all(v.__class__ is View for v in o):
@@ -31,20 +31,20 @@ def _linalg_views(m: Machine, op: Operation, fr: Frame, ins, outs) -> tuple[list
     return i, o
 
 
-@register("linalg.copy")
-def _c_linalg_copy(m: Machine, op: Operation):
+@register("linalg.copy", lane_local=True)
+def _c_linalg_copy(m: Compiled, op: Operation):
     ins, outs = _linalg_slots(m, op)
     k = m.index_of(op)
 
     def run(fr: Frame, chunked: bool) -> None:
         i, o = _linalg_views(m, op, fr, ins, outs)
-        m.write_box(o[0], m.read_box(i[0], fr, k), fr, k)
+        fr.m.write_box(o[0], fr.m.read_box(i[0], fr, k), fr, k)
 
     return run
 
 
-@register("linalg.fill")
-def _c_fill(m: Machine, op: Operation):
+@register("linalg.fill", lane_local=True)
+def _c_fill(m: Compiled, op: Operation):
     ins, outs = _linalg_slots(m, op)
     k = m.index_of(op)
 
@@ -54,23 +54,23 @@ def _c_fill(m: Machine, op: Operation):
         value = expand(i[0], fr.n)
         shape = (fr.n, *out.shape)
         per_lane = value.reshape((-1,) + (1,) * len(out.shape))
-        m.write_box(out, np.broadcast_to(per_lane, shape), fr, k)
+        fr.m.write_box(out, np.broadcast_to(per_lane, shape), fr, k)
 
     return run
 
 
 @register("linalg.matmul")
-def _c_matmul(m: Machine, op: Operation):
+def _c_matmul(m: Compiled, op: Operation):
     ins, outs = _linalg_slots(m, op)
     k = m.index_of(op)
 
     def run(fr: Frame, chunked: bool) -> None:
         i, o = _linalg_views(m, op, fr, ins, outs)
-        a = m.read_box(i[0], fr, k)
-        b = m.read_box(i[1], fr, k)
-        c = m.read_box(o[0], fr, k)
+        a = fr.m.read_box(i[0], fr, k)
+        b = fr.m.read_box(i[1], fr, k)
+        c = fr.m.read_box(o[0], fr, k)
         # In f64, so that the order of the sum does not matter at f32 precision.
         product = np.einsum("lmk,lkn->lmn", a.astype(np.float64), b.astype(np.float64))
-        m.write_box(o[0], c.astype(np.float64) + product, fr, k)
+        fr.m.write_box(o[0], c.astype(np.float64) + product, fr, k)
 
     return run

@@ -17,11 +17,11 @@ from xsplit.simulator.semantics.operands import slot_of
 from xsplit.simulator.semantics.registry import register
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
-@register("llvm.inttoptr")
-def _c_inttoptr(m: Machine, op: Operation):
+@register("llvm.inttoptr", lane_local=True)
+def _c_inttoptr(m: Compiled, op: Operation):
     sa, r = slot_of(m, op.operands[0]), slot_of(m, op.results[0])
 
     def run(fr: Frame, chunked: bool) -> None:
@@ -34,8 +34,8 @@ _LLVM_ATOMIC_UFUNCS = {11: np.add, 13: np.fmax, 14: np.fmin}
 """`llvm.atomicrmw` float ops by `LLVM::AtomicBinOp` (fadd, fmax, fmin)."""
 
 
-@register("llvm.atomicrmw")
-def _c_llvm_atomicrmw(m: Machine, op: Operation):
+@register("llvm.atomicrmw", lane_local=True)
+def _c_llvm_atomicrmw(m: Compiled, op: Operation):
     """Like `memref.atomic_rmw` on the element the pointer addresses."""
     ref = pointer_memref(op)
     if ref is None:
@@ -55,7 +55,7 @@ def _c_llvm_atomicrmw(m: Machine, op: Operation):
         data = view.buffer.data
         if flat.min() < 0 or flat.max() >= data.size:
             raise SimulationError(f"address out of bounds of {view.buffer.name}", op)
-        m.access(view, flat, fr, k, ATOMIC)
+        fr.m.access(view, flat, fr, k, ATOMIC)
         vals = expand(m.arr(fr, sval), fr.n).astype(data.dtype, copy=False)
         old = data[flat]
         ufunc.at(data, flat, vals)

@@ -20,14 +20,14 @@ from xsplit.simulator.semantics.operands import slot_of, static_values
 from xsplit.simulator.semantics.registry import register
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 IndexMap = Callable[[Sequence], list]
 """Per-lane indices from an op's index operands (an affine map's results)."""
 
 
-@register("memref.load")
-def compile_load(m: Machine, op: Operation, index_map: IndexMap | None = None):
+@register("memref.load", lane_local=True)
+def compile_load(m: Compiled, op: Operation, index_map: IndexMap | None = None):
     """`memref.load`, or a load at the indices `index_map` gives (affine's)."""
     sv = slot_of(m, op.operands[0])
     sidx = [slot_of(m, v) for v in op.operands[1:]]
@@ -45,14 +45,14 @@ def compile_load(m: Machine, op: Operation, index_map: IndexMap | None = None):
             idx = index_map(idx)
         flat = m.flat_index(view, idx, op, memo)
         if view.buffer.logged:
-            m.access(view, flat, fr, k, READ)
+            fr.m.access(view, flat, fr, k, READ)
         env[r] = view.buffer.data[flat]
 
     return run
 
 
-@register("memref.store")
-def compile_store(m: Machine, op: Operation, index_map: IndexMap | None = None):
+@register("memref.store", lane_local=True)
+def compile_store(m: Compiled, op: Operation, index_map: IndexMap | None = None):
     """`memref.store`, or a store at the indices `index_map` gives (affine's)."""
     sval, sv = slot_of(m, op.operands[0]), slot_of(m, op.operands[1])
     sidx = [slot_of(m, v) for v in op.operands[2:]]
@@ -69,7 +69,7 @@ def compile_store(m: Machine, op: Operation, index_map: IndexMap | None = None):
         if flat.__class__ is not np.ndarray:
             flat = np.full(fr.n, flat, dtype=np.int64)
         if view.buffer.logged:
-            m.access(view, flat, fr, k, WRITE)
+            fr.m.access(view, flat, fr, k, WRITE)
         data = view.buffer.data
         if value.__class__ is np.ndarray:
             data[flat] = value.astype(data.dtype, copy=False)
@@ -104,8 +104,8 @@ _ATOMIC_UFUNCS = {
 }  # fmt: skip
 
 
-@register("memref.atomic_rmw")
-def _c_atomic_rmw(m: Machine, op: Operation):
+@register("memref.atomic_rmw", lane_local=True)
+def _c_atomic_rmw(m: Compiled, op: Operation):
     sval, sv = slot_of(m, op.operands[0]), slot_of(m, op.operands[1])
     sidx = [slot_of(m, v) for v in op.operands[2:]]
     r = slot_of(m, op.results[0])
@@ -120,7 +120,7 @@ def _c_atomic_rmw(m: Machine, op: Operation):
         flat = m.flat_index(view, idx, op, memo)
         if flat.__class__ is not np.ndarray:
             flat = np.full(fr.n, flat, dtype=np.int64)
-        m.access(view, flat, fr, k, ATOMIC)
+        fr.m.access(view, flat, fr, k, ATOMIC)
         data = view.buffer.data
         vals = expand(value, fr.n).astype(data.dtype, copy=False)
         old = data[flat]
@@ -133,8 +133,8 @@ def _c_atomic_rmw(m: Machine, op: Operation):
     return run
 
 
-@register("memref.extract_aligned_pointer_as_index")
-def _c_aligned_pointer(m: Machine, op: Operation):
+@register("memref.extract_aligned_pointer_as_index", lane_local=True)
+def _c_aligned_pointer(m: Compiled, op: Operation):
     # The base is address 0 of the buffer: an address built on it is then
     # the byte offset of an element, which `llvm.atomicrmw` maps back.
     r = slot_of(m, op.results[0])
@@ -145,27 +145,29 @@ def _c_aligned_pointer(m: Machine, op: Operation):
     return run
 
 
-@register("memref.alloc", "memref.alloca")
-def _c_alloc(m: Machine, op: Operation):
+@register("memref.alloc", "memref.alloca", lane_local=True)
+def _c_alloc(m: Compiled, op: Operation):
     key = id(op)
     r = slot_of(m, op.results[0])
+    written = may_write(op.results[0])
 
     def run(fr: Frame, chunked: bool) -> None:
-        if key not in m.allocs:
+        allocs = fr.m.allocs
+        if key not in allocs:
             if op.operands:
                 raise SimulationError("dynamically sized allocations are not supported", op)
             name = op.results[0].name_hint
-            label = f"%{name}" if name else f"%alloc{len(m.allocs)}"
-            view = m.new_buffer(label, op.results[0].type)  # type: ignore[arg-type]
-            view.buffer.logged = view.buffer.logged and may_write(op.results[0])
-            m.allocs[key] = view
-        fr.env[r] = gather(m.allocs[key], fr.lanes)
+            label = f"%{name}" if name else f"%alloc{len(allocs)}"
+            view = fr.m.new_buffer(label, op.results[0].type)  # type: ignore[arg-type]
+            view.buffer.logged = view.buffer.logged and written
+            allocs[key] = view
+        fr.env[r] = gather(allocs[key], fr.lanes)
 
     return run
 
 
-@register("memref.subview")
-def _c_subview(m: Machine, op: Operation):
+@register("memref.subview", lane_local=True)
+def _c_subview(m: Compiled, op: Operation):
     ss = slot_of(m, op.operands[0])
     dyn_slots = [slot_of(m, v) for v in op.operands[1:]]
     n_off = len(op.offsets)  # type: ignore[attr-defined]
@@ -217,14 +219,14 @@ def _c_subview(m: Machine, op: Operation):
                 s = int(sel[0])
             shape.append(s)
         view = View(src.buffer, offset, tuple(shape), tuple(new_strides))
-        m.note_view(view, fr)
+        fr.m.note_view(view, fr)
         fr.env[r] = view
 
     return run
 
 
-@register("memref.cast", "memref.assume_alignment")
-def _c_passthrough(m: Machine, op: Operation):
+@register("memref.cast", "memref.assume_alignment", lane_local=True)
+def _c_passthrough(m: Compiled, op: Operation):
     ss = slot_of(m, op.operands[0])
     r = slot_of(m, op.results[0]) if op.results else None
     t = op.results[0].type if op.results else None
@@ -238,14 +240,14 @@ def _c_passthrough(m: Machine, op: Operation):
             return
         if src.__class__ is View and shape is not None:
             src = View(src.buffer, src.offset, shape, src.strides)
-            m.note_view(src, fr)
+            fr.m.note_view(src, fr)
         fr.env[r] = src
 
     return run
 
 
-@register("memref.dealloc")
-def _c_nothing(m: Machine, op: Operation):
+@register("memref.dealloc", lane_local=True)
+def _c_nothing(m: Compiled, op: Operation):
     def run(fr: Frame, chunked: bool) -> None:
         return
 
@@ -253,7 +255,7 @@ def _c_nothing(m: Machine, op: Operation):
 
 
 @register("memref.dim")
-def _c_dim(m: Machine, op: Operation):
+def _c_dim(m: Compiled, op: Operation):
     sv, sd, r = slot_of(m, op.operands[0]), slot_of(m, op.operands[1]), slot_of(m, op.results[0])
 
     def run(fr: Frame, chunked: bool) -> None:
@@ -264,14 +266,14 @@ def _c_dim(m: Machine, op: Operation):
     return run
 
 
-@register("memref.copy")
-def _c_copy(m: Machine, op: Operation):
+@register("memref.copy", lane_local=True)
+def _c_copy(m: Compiled, op: Operation):
     ssrc, sdst = slot_of(m, op.operands[0]), slot_of(m, op.operands[1])
     k = m.index_of(op)
 
     def run(fr: Frame, chunked: bool) -> None:
         src: View = m.get(fr, ssrc)
         dst: View = m.get(fr, sdst)
-        m.write_box(dst, m.read_box(src, fr, k), fr, k)
+        fr.m.write_box(dst, fr.m.read_box(src, fr, k), fr, k)
 
     return run

@@ -18,11 +18,12 @@ from xsplit.simulator.semantics.registry import register
 from xsplit.simulator.semantics.warp import warp_lanes, warp_matrix_multiply
 
 if TYPE_CHECKING:
+    from xsplit.simulator.compiled import Compiled
     from xsplit.simulator.machine import Machine
 
 
 @register("nvgpu.ldmatrix")
-def _c_ldmatrix(m: Machine, op: Operation):
+def _c_ldmatrix(m: Compiled, op: Operation):
     """`nvgpu.ldmatrix`: lanes 8i..8i+7 give the rows of matrix i; lane l
     gets the pair at row l / 4, columns 2 (l % 4) + e, or transposed at rows
     2 (l % 4) + e of column l / 4 (PTX ISA, ldmatrix)."""
@@ -48,7 +49,7 @@ def _c_ldmatrix(m: Machine, op: Operation):
                 at = [x[source] for x in idx]
                 flat = m.flat_index(view, [*at[:-1], at[-1] + col], op, [None, (), None])
                 if view.buffer.logged:
-                    m.access(view, flat, fr, k, READ)
+                    fr.m.access(view, flat, fr, k, READ)
                 value = view.buffer.data[flat]
                 if out is None:
                     out = np.zeros((fr.n, tiles, 2), dtype=view.buffer.data.dtype)
@@ -59,7 +60,7 @@ def _c_ldmatrix(m: Machine, op: Operation):
 
 
 @register("nvgpu.mma.sync")
-def _c_mma_sync(m: Machine, op: Operation):
+def _c_mma_sync(m: Compiled, op: Operation):
     """`nvgpu.mma.sync`: the intrinsic of its `mmaShape` (m16n8k16)."""
     shape = tuple(a.value.data for a in op_property(op, "mmaShape").data)  # type: ignore[union-attr]
     intr = next(
@@ -81,6 +82,42 @@ class _AsyncCopies:
     """Groups each lane has committed."""
     pending: list[dict] = field(default_factory=list)
 
+    # A stretch the machine runs for all its lanes at once (`speculation`)
+    # must leave the copies as its chunks would have: `snapshot` and
+    # `restore` undo it, `settle` splits what it issued by chunk.
+
+    def snapshot(self) -> tuple:
+        return self.count.copy(), list(self.pending), [c["group"].copy() for c in self.pending]
+
+    def restore(self, saved: tuple) -> None:
+        count, pending, groups = saved
+        self.count[...] = count
+        for copy, group in zip(pending, groups):
+            copy["group"] = group
+        self.pending[:] = pending
+
+    def settle(self, chunk: np.ndarray, saved: tuple | None) -> None:
+        """The copies issued since `saved`, one per chunk and issue, in
+        chunk order: the chunks, run one after the other, issued them so
+        (each chunk's landed ones gone)."""
+        old = {id(c) for c in saved[1]} if saved is not None else set()
+        first = next((i for i, c in enumerate(self.pending) if id(c) not in old), None)
+        if first is None:
+            return
+        new = self.pending[first:]
+        owners = [chunk[c["lanes"]] for c in new]
+        split = []
+        for c in range(int(chunk.max()) + 1):
+            for copy, owner in zip(new, owners):
+                mine = owner == c
+                if mine.any() and (copy["group"][mine] != -2).any():
+                    split.append({
+                        "lanes": copy["lanes"][mine], "buffer": copy["buffer"],
+                        "flat": copy["flat"][mine], "value": copy["value"][mine],
+                        "op": copy["op"], "group": copy["group"][mine],
+                    })  # fmt: skip
+        self.pending[first:] = split
+
 
 def _async_state(m: Machine) -> _AsyncCopies:
     state = m.dialect_state.get("nvgpu")
@@ -90,8 +127,8 @@ def _async_state(m: Machine) -> _AsyncCopies:
     return state  # type: ignore[return-value]
 
 
-@register("nvgpu.device_async_copy")
-def _c_async_copy(m: Machine, op: Operation):
+@register("nvgpu.device_async_copy", lane_local=True)
+def _c_async_copy(m: Compiled, op: Operation):
     """`nvgpu.device_async_copy`: `dstElements` elements along the last
     index, the first `srcElements` read (all without it) and the rest zero.
     The source is read when the copy is issued; the destination is written
@@ -112,9 +149,9 @@ def _c_async_copy(m: Machine, op: Operation):
     r = slot_of(m, op.results[0])
     k = m.index_of(op)
     memos = [[None, (), None] for _ in range(width)]
-    state = _async_state(m)
 
     def run(fr: Frame, chunked: bool) -> None:
+        state = _async_state(fr.m)
         dst, src = m.get(fr, sdst), m.get(fr, ssrc)
         di = [m.arr(fr, s) for s in sdi]
         si = [m.arr(fr, s) for s in ssi]
@@ -127,13 +164,13 @@ def _c_async_copy(m: Machine, op: Operation):
                 idx = [gather(x, sel) if x.__class__ is np.ndarray else x for x in si]
                 flat = m.flat_index(gather(src, sel), [*idx[:-1], idx[-1] + e], op, [None, (), None])
                 if src.buffer.logged:
-                    m.access(src, flat, fr.child(sel), k, READ)
+                    fr.m.access(src, flat, fr.child(sel), k, READ)
                 value[sel] = src.buffer.data[flat]
             flat = expand(m.flat_index(dst, [*di[:-1], di[-1] + e], op, memos[e]), fr.n)
             if dst.buffer.logged:
                 # The copy may write any time until its wait: logged at the
                 # issue too, so that one into a tile others still read races.
-                m.access(dst, flat, fr, k, WRITE)
+                fr.m.access(dst, flat, fr, k, WRITE)
             state.pending.append({
                 "lanes": fr.lanes.copy(), "buffer": dst.buffer, "flat": np.array(flat),
                 "value": value, "op": k, "group": np.full(fr.n, -1, dtype=np.int64),
@@ -143,21 +180,21 @@ def _c_async_copy(m: Machine, op: Operation):
     return run
 
 
-def _lane_set(m: Machine, fr: Frame) -> np.ndarray:
+def _lane_set(m: Compiled, fr: Frame) -> np.ndarray:
     """Whether each lane of the launch is in `fr`."""
     inframe = np.zeros(m.launch.lanes, dtype=bool)
     inframe[fr.lanes] = True
     return inframe
 
 
-@register("nvgpu.device_async_create_group")
-def _c_async_group(m: Machine, op: Operation):
+@register("nvgpu.device_async_create_group", lane_local=True)
+def _c_async_group(m: Compiled, op: Operation):
     """`device_async_create_group`: the frame's lanes' ungrouped copies form
     their next group."""
     r = slot_of(m, op.results[0])
-    state = _async_state(m)
 
     def run(fr: Frame, chunked: bool) -> None:
+        state = _async_state(fr.m)
         inframe = _lane_set(m, fr)
         for copy in state.pending:
             mine = inframe[copy["lanes"]] & (copy["group"] == -1)
@@ -168,15 +205,16 @@ def _c_async_group(m: Machine, op: Operation):
     return run
 
 
-@register("nvgpu.device_async_wait")
-def _c_async_wait(m: Machine, op: Operation):
+@register("nvgpu.device_async_wait", lane_local=True)
+def _c_async_wait(m: Compiled, op: Operation):
     """`device_async_wait {numGroups = N}`: each lane's copies in all but
     its N newest groups land now (all of its groups without N)."""
     groups = op.num_groups  # type: ignore[attr-defined]
     keep = 0 if groups is None else groups.value.data
-    state = _async_state(m)
 
     def run(fr: Frame, chunked: bool) -> None:
+        machine = fr.m
+        state = _async_state(machine)
         inframe = _lane_set(m, fr)
         left = []
         for copy in state.pending:
@@ -184,9 +222,9 @@ def _c_async_wait(m: Machine, op: Operation):
             done = inframe[lanes] & (group >= 0) & (group < state.count[lanes] - keep)
             if done.any():
                 buf, flat = copy["buffer"], copy["flat"][done]
+                if buf.logged and machine.log is not None:
+                    machine.log.record(buf, flat, lanes[done], copy["op"], WRITE, machine.epoch)
                 buf.data[flat] = copy["value"][done]
-                if buf.logged and m.log is not None:
-                    m.log.record(buf, flat, lanes[done], copy["op"], WRITE, m.epoch)
                 copy["group"][done] = -2  # landed
             if (copy["group"] != -2).any():
                 left.append(copy)

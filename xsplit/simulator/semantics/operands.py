@@ -13,10 +13,10 @@ from xsplit.semantics import id_dimension
 from xsplit.simulator.errors import SimulationError
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
-def slot_of(m: Machine, v: SSAValue) -> int:
+def slot_of(m: Compiled, v: SSAValue) -> int:
     """Where a value lives in every frame's environment."""
     return m.slots[v]
 

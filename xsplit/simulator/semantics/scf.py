@@ -17,10 +17,10 @@ from xsplit.simulator.semantics.operands import slot_of, static_values
 from xsplit.simulator.semantics.registry import register
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
-def run_loop(m: Machine, fr: Frame, chunked: bool, body: Block, lb, ub, step, carried: list) -> list:
+def run_loop(m: Compiled, fr: Frame, chunked: bool, body: Block, lb, ub, step, carried: list) -> list:
     """Runs a loop's body from `lb` while below `ub`; returns the carried values.
 
     Uniform bounds: the iterations run in `fr`, the induction variable a
@@ -43,7 +43,7 @@ def run_loop(m: Machine, fr: Frame, chunked: bool, body: Block, lb, ub, step, ca
                     f(fr, True)
                 carried = [env[s] if env[s] is not None else m.pull(fr, s) for s in yields]
             else:
-                carried = m.exec_block(body, fr, False)
+                carried = fr.m.exec_block(body, fr, False)
             i += by
         return carried
     n = fr.n
@@ -58,7 +58,7 @@ def run_loop(m: Machine, fr: Frame, chunked: bool, body: Block, lb, ub, step, ca
             fr.env[iv_slot] = iv
             for s, c in zip(carried_slots, carried):
                 fr.env[s] = c
-            carried = m.exec_block(body, fr, chunked)
+            carried = fr.m.exec_block(body, fr, chunked)
         else:
             if sub is None or live != count:
                 sel = np.nonzero(active)[0]
@@ -67,7 +67,7 @@ def run_loop(m: Machine, fr: Frame, chunked: bool, body: Block, lb, ub, step, ca
             sub.env[iv_slot] = iv[sel]
             for s, c in zip(carried_slots, carried):
                 sub.env[s] = gather(c, sel)
-            yielded = m.exec_block(body, sub, chunked)
+            yielded = fr.m.exec_block(body, sub, chunked)
             carried = [_scatter(c, y, sel, n) for c, y in zip(carried, yielded)]
         iv = np.where(active, iv + step, iv)
         active = active & (iv < ub)
@@ -87,8 +87,8 @@ def _scatter(old, new, sel: np.ndarray, n: int):
     return out
 
 
-@register("scf.for")
-def _c_scf_for(m: Machine, op: Operation):
+@register("scf.for", lane_local=True)
+def _c_scf_for(m: Compiled, op: Operation):
     sl, su, ss = (slot_of(m, v) for v in op.operands[:3])
     carried_slots = [slot_of(m, v) for v in op.operands[3:]]
     results = [slot_of(m, r) for r in op.results]
@@ -104,8 +104,8 @@ def _c_scf_for(m: Machine, op: Operation):
     return run
 
 
-@register("scf.if")
-def _c_scf_if(m: Machine, op: Operation):
+@register("scf.if", lane_local=True)
+def _c_scf_if(m: Compiled, op: Operation):
     sc = slot_of(m, op.operands[0])
     then_block = op.regions[0].blocks[0]
     else_block = op.regions[1].blocks[0] if len(op.regions) > 1 and op.regions[1].blocks else None
@@ -124,9 +124,9 @@ def _c_scf_if(m: Machine, op: Operation):
                 _split_if(m, fr, chunked, c, then_block, else_block, results)
                 return
         if cond:
-            vals = m.exec_block(then_block, fr, chunked)
+            vals = fr.m.exec_block(then_block, fr, chunked)
         elif else_block is not None:
-            vals = m.exec_block(else_block, fr, chunked)
+            vals = fr.m.exec_block(else_block, fr, chunked)
         else:
             return
         for r, v in zip(results, vals):
@@ -135,13 +135,13 @@ def _c_scf_if(m: Machine, op: Operation):
     return run
 
 
-def _split_if(m: Machine, fr: Frame, chunked: bool, c, then_block, else_block, results) -> None:
+def _split_if(m: Compiled, fr: Frame, chunked: bool, c, then_block, else_block, results) -> None:
     t_sel = np.nonzero(c)[0]
     e_sel = np.nonzero(~c)[0]
-    then_vals = m.exec_block(then_block, fr.child(t_sel), chunked)
+    then_vals = fr.m.exec_block(then_block, fr.child(t_sel), chunked)
     if else_block is None:
         return
-    else_vals = m.exec_block(else_block, fr.child(e_sel), chunked)
+    else_vals = fr.m.exec_block(else_block, fr.child(e_sel), chunked)
     for r, t, e in zip(results, then_vals, else_vals):
         if t.__class__ is View or e.__class__ is View:
             fr.env[r] = assemble([(e_sel, e), (t_sel, t)], fr.n)
@@ -149,8 +149,8 @@ def _split_if(m: Machine, fr: Frame, chunked: bool, c, then_block, else_block, r
             fr.env[r] = assemble([(t_sel, t), (e_sel, e)], fr.n, np.result_type(t, e))
 
 
-@register("scf.forall")
-def _c_forall(m: Machine, op: Operation):
+@register("scf.forall", lane_local=True)
+def _c_forall(m: Compiled, op: Operation):
     """Sequential semantics: the iterations one after the other, in order."""
     n = len(op_property(op, "staticLowerBound").get_values())  # type: ignore[union-attr]
     dyn_slots = [slot_of(m, v) for v in op.operands]
@@ -182,6 +182,6 @@ def _c_forall(m: Machine, op: Operation):
         for point in itertools.product(*ranges):
             for s, value in zip(args, point):
                 fr.env[s] = np.int64(value)
-            m.exec_block(body, fr, chunked)
+            fr.m.exec_block(body, fr, chunked)
 
     return run

@@ -17,11 +17,11 @@ from xsplit.simulator.semantics.operands import slot_of
 from xsplit.simulator.semantics.registry import register
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
-@register("vector.load")
-def _c_vector_load(m: Machine, op: Operation):
+@register("vector.load", lane_local=True)
+def _c_vector_load(m: Compiled, op: Operation):
     """`vector.load` of a 1-D vector: w consecutive elements along the last
     index, each logged as its own read. A vector value is held as an
     (n, w) array, lanes first, so that frames gather it like a scalar;
@@ -43,15 +43,15 @@ def _c_vector_load(m: Machine, op: Operation):
         for e in range(width):
             flat = m.flat_index(view, [*idx[:-1], idx[-1] + e], op, memos[e])
             if view.buffer.logged:
-                m.access(view, flat, fr, k, READ)
+                fr.m.access(view, flat, fr, k, READ)
             parts.append(expand(view.buffer.data[flat], fr.n))
         fr.env[r] = np.stack(parts, axis=1)
 
     return run
 
 
-@register("vector.store")
-def _c_vector_store(m: Machine, op: Operation):
+@register("vector.store", lane_local=True)
+def _c_vector_store(m: Compiled, op: Operation):
     """`vector.store` of a 1-D vector: w consecutive elements along the last
     index, each logged as its own write."""
     sval, sv = slot_of(m, op.operands[0]), slot_of(m, op.operands[1])
@@ -71,14 +71,14 @@ def _c_vector_store(m: Machine, op: Operation):
         for e in range(width):
             flat = expand(m.flat_index(view, [*idx[:-1], idx[-1] + e], op, memos[e]), fr.n)
             if view.buffer.logged:
-                m.access(view, flat, fr, k, WRITE)
+                fr.m.access(view, flat, fr, k, WRITE)
             data[flat] = value[:, e].astype(data.dtype, copy=False)
 
     return run
 
 
-@register("vector.extract")
-def _c_vector_extract(m: Machine, op: Operation):
+@register("vector.extract", lane_local=True)
+def _c_vector_extract(m: Compiled, op: Operation):
     """`vector.extract` of one element at a static position of a vector."""
     position = op_property(op, "static_position").get_values()  # type: ignore[union-attr]
     rank = len(op.operands[0].type.get_shape())  # type: ignore[attr-defined]
@@ -93,8 +93,8 @@ def _c_vector_extract(m: Machine, op: Operation):
     return run
 
 
-@register("vector.from_elements")
-def _c_vector_from_elements(m: Machine, op: Operation):
+@register("vector.from_elements", lane_local=True)
+def _c_vector_from_elements(m: Compiled, op: Operation):
     """`vector.from_elements`: a (lanes, *shape) array of its scalars."""
     shape = tuple(op.results[0].type.get_shape())  # type: ignore[attr-defined]
     slots = [slot_of(m, v) for v in op.operands]
@@ -107,8 +107,8 @@ def _c_vector_from_elements(m: Machine, op: Operation):
     return run
 
 
-@register("vector.broadcast")
-def _c_vector_broadcast(m: Machine, op: Operation):
+@register("vector.broadcast", lane_local=True)
+def _c_vector_broadcast(m: Compiled, op: Operation):
     """`vector.broadcast` of a scalar to a 1-D vector: each lane's value in
     every element."""
     shape = op.results[0].type.get_shape()  # type: ignore[attr-defined]

@@ -15,10 +15,10 @@ from xsplit.simulator.lanes import Frame
 from xsplit.simulator.semantics.operands import slot_of
 
 if TYPE_CHECKING:
-    from xsplit.simulator.machine import Machine
+    from xsplit.simulator.compiled import Compiled
 
 
-def warp_lanes(m: Machine, op: Operation, fr: Frame, lanes: int):
+def warp_lanes(m: Compiled, op: Operation, fr: Frame, lanes: int):
     """Each frame lane's warp (0, 1, ... in the frame) and lane within it,
     and the frame index of every (warp, lane); all lanes of a warp must be
     there."""
@@ -35,7 +35,7 @@ def warp_lanes(m: Machine, op: Operation, fr: Frame, lanes: int):
     return slot, lane, where
 
 
-def warp_matrix_multiply(m: Machine, op: Operation, intr: Intrinsic, a, b, c):
+def warp_matrix_multiply(m: Compiled, op: Operation, intr: Intrinsic, a, b, c):
     """The closure of a warp-collective `D = A · B + C` by the intrinsic
     `intr` (fragments.py), its A, B and C fragments the values `a`, `b`,
     `c`: the lanes of each warp (`intr.lanes` consecutive threads of a
