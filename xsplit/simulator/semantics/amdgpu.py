@@ -79,8 +79,8 @@ def _c_gather_to_lds(m: Compiled, op: Operation):
     return run
 
 
-@register("amdgpu.sched_barrier")
-def _c_sched_barrier(m: Machine, op: Operation):
+@register("amdgpu.sched_barrier", lane_local=True)
+def _c_sched_barrier(m: Compiled, op: Operation):
     """`amdgpu.sched_barrier`: a hint to LLVM's scheduler; nothing runs."""
 
     def run(fr: Frame, chunked: bool) -> None:
