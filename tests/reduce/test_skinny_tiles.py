@@ -100,25 +100,47 @@ def test_copies_of_rows_wider_than_the_threads_have_no_div(options: str) -> None
 
 
 @pytest.mark.parametrize(
-    ("m", "n", "k", "element", "pairs"),
-    [(5, 256, 640, "f16", True), (15, 384, 448, "bf16", True), (2, 136, 320, "f16", False)],
+    ("m", "n", "k", "element", "shifted"),
+    [
+        (5, 256, 640, "f16", False),
+        (15, 384, 448, "bf16", False),
+        (2, 136, 320, "f16", True),
+        (9, 1000, 300, "f16", True),
+    ],
 )
 def test_skinny_one_warp_rows_of_b_in_pairs(
-    m: int, n: int, k: int, element: str, pairs: bool
+    m: int, n: int, k: int, element: str, shifted: bool
 ) -> None:
-    """sm_80/sm_90's skinny entry: one warp of 16x128. Where B's columns are
-    whole tiles, B's cp.async in pairs of threads a row (`row_threads = 2`),
-    the K loop's whole steps read through a view at the thread's first
-    vector; where its last tile is partial, the default copies (one column
-    a thread, one mask). Right against numpy, race-free, in two chunks:
-    A's rows past M masked (5x256x640); bf16 (15x384x448); N past one tile
-    by one vector (2x136x320)."""
+    """sm_80/sm_90's skinny entry: one warp of 16x128, B's cp.async in pairs
+    of threads a row (`row_threads = 2`), the K loop's whole steps read
+    through a view at the thread's first vector. Where B's last tile of
+    columns is partial it is shifted back to end at B's last column (every
+    copy inside B) and writes only the columns past its neighbour's
+    (`from`): each C element merged once. Right against numpy, race-free,
+    in two chunks: A's rows past M masked (5x256x640); bf16 (15x384x448);
+    N past one tile by one vector (2x136x320: the two tiles overlap in 120
+    columns); 7 whole tiles and a shifted one (9x1000x300)."""
     text = check(m, n, k, "target=sm_90 chunks=2", seed=m + n, element=element)
-    assert ("memref.subview %b" in text) == pairs
+    assert "memref.subview %b" in text
     pipeline = "gemm-kernel{target=sm_90 chunks=2},lower-gridwise-gemm"
     with collect_remarks():
         lowered = rewrite(matmul(m, n, k, element), pipeline)
     # The first step's copy and the loop's (unrolled by the stages).
-    copies = lowered.count("row_threads = 2")
-    assert copies >= 2 if pairs else copies == 0
+    assert lowered.count("row_threads = 2") >= 2
+    # Shifted: the loop's copies are inside B along both dimensions.
+    assert ("inside = array<i64: 0, 1>" in lowered) == shifted
+    assert (" from %" in lowered) == shifted
     assert "known_block_size = array<i32: 32, 1, 1>" in lowered  # one warp
+
+
+@pytest.mark.parametrize(
+    "options", ["chunks=3 merge=deterministic", "chunks=1 merge=store", "chunks=2 merge=atomic"]
+)
+def test_shifted_last_tile_merges_each_column_once(options: str) -> None:
+    """The shifted last tile of 3x200x300 f16 (columns 72..199, its
+    neighbour's 0..127) computes columns 72..127 twice and merges them once,
+    by every merge: the partials of the deterministic merge (each slot
+    written by one workgroup: the simulator reports two writers as a race),
+    a plain store, the atomic add (twice would be twice the value)."""
+    text = check(3, 200, 300, f"target=sm_90 {options}", seed=11, element="f16")
+    assert "memref.subview %b" in text
