@@ -18,6 +18,7 @@ from xsplit.targets.gemm_tiles import (
     SKINNY,
     SKINNY_M_MMA,
     SKINNY_MMA_NARROW_B,
+    SKINNY_MMA_NARROW_N,
     SMALL,
     gemm_tiles,
 )
@@ -37,15 +38,19 @@ def test_skinny_m_takes_the_skinny_entry(name: str, element: str) -> None:
     tgt = target(name)
     skinny = GEMM_TILES[(name, "f16", SKINNY)]
     assert gemm_tiles(tgt, element, SKINNY_M_MMA - 1, 4096, 4096) == skinny
-    # On CUDA an N under one tile, or B's rows not whole 16-byte vectors,
-    # keep two warps on the same tile (one warp: half its HMMAs dropped,
-    # or spills); gfx942's entry is two wavefronts anyway.
-    for n in (96, 300):
+    # On CUDA B's rows not whole 16-byte vectors keep two warps on the same
+    # tile (one warp: 255 registers on 11x302x3001), and an N under one
+    # tile takes one warp of 16x64 (on 16x128, LLVM drops the HMMAs past
+    # N); gfx942's entry is two wavefronts anyway.
+    narrow = gemm_tiles(tgt, element, 1, 300, 1024)
+    want = skinny if name == "gfx942" else SKINNY_MMA_NARROW_B
+    assert narrow == want and narrow.tile == skinny.tile
+    for n in (64, 96, 100):
         narrow = gemm_tiles(tgt, element, 1, n, 1024)
-        want = skinny if name == "gfx942" else SKINNY_MMA_NARROW_B
-        assert narrow == want and narrow.tile == skinny.tile
+        assert narrow == (skinny if name == "gfx942" else SKINNY_MMA_NARROW_N)
     if name != "gfx942":
         assert skinny.warps == (1, 1) and SKINNY_MMA_NARROW_B.warps == (1, 2)
+        assert SKINNY_MMA_NARROW_N.warps == (1, 1) and SKINNY_MMA_NARROW_N.tile_n == 64
     # From one whole block of rows on, the output's own class.
     assert gemm_tiles(tgt, element, SKINNY_M_MMA, 96, 1024) == GEMM_TILES[(name, "f16", SMALL)]
     # f32 has its own skinny entry: on CUDA FMAs that stream B into
@@ -72,11 +77,20 @@ def test_gemm_kernel_takes_the_entrys_warps(name: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "m", "n", "k"),
-    [("sm_80", 8, 250, 300), ("sm_80", 3, 136, 201), ("gfx942", 5, 130, 197), ("gfx942", 1, 64, 256)],
+    [
+        ("sm_80", 8, 250, 300),
+        ("sm_80", 3, 136, 201),
+        ("sm_80", 7, 96, 301),
+        ("sm_80", 2, 100, 260),
+        ("gfx942", 5, 130, 197),
+        ("gfx942", 1, 64, 256),
+    ],
 )
 def test_skinny_defaults_run_right(name: str, m: int, n: int, k: int) -> None:
     """The table's skinny tile, picked by M, in two chunks: right against
-    numpy, race-free (odd K on sm_80: A padded first)."""
+    numpy, race-free (odd K on sm_80: A padded first). sm_80's N under one
+    tile: 16x64x128 on one warp, its last tile of columns shifted (7x96x301
+    overlaps 32 columns; 2x100x260, 8-byte copies, 28)."""
     check(m, n, k, f"target={name} chunks=2", seed=m + k, element="f16")
 
 

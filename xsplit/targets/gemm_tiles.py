@@ -233,6 +233,16 @@ SKINNY_MMA_NARROW_B = GemmTiles(
     "spills; 2x64x999: 23%, one warp 16%)",
     warps=(1, 2),
 )  # fmt: skip
+SKINNY_MMA_NARROW_N = GemmTiles(
+    (16, 64, 128), (1, 32), 2, NOT_MEASURED,
+    "M under 16 on tensor cores where N is under one 128-column tile: one warp of 16x64, K "
+    "steps of 128 (64 HMMA a barrier), the last tile of columns shifted back to end at B's "
+    "last column (every copy inside B, one address a row); sm_90 SASS: 37% HMMA on "
+    "2x64x999 and 2x96x2048, 34-35% with A's rows 2-6 masked (7x96x2047, 7x64x2048), 30% "
+    "on 3x100x2048 (8-byte copies), 96-126 registers (16x128x64 on two warps: 16-23%, 32 a "
+    "barrier; 16x64x64 one warp: 31-33%, 32)",
+    warps=(1, 1),
+)  # fmt: skip
 
 _GFX942_SKINNY_MMA = (
     "M under 16 on MFMA: one 16-row block of wavefronts, 2 along N, K steps of 64: 16 MFMA "
@@ -377,8 +387,9 @@ def gemm_tiles(
     next tile leave less room for the accumulators: on sm_90 128x128x32
     spills 1.4 KB either way. A skinny f32 M takes the entry that streams B
     into registers unless `stream_b` is False; a skinny f16 M on CUDA whose
-    B rows are not whole 16-byte vectors, or whose N is under one tile,
-    keeps two warps (SKINNY_MMA_NARROW_B). Without `intrinsics` an
+    N is under one tile takes one warp of 16x64 (SKINNY_MMA_NARROW_N), one
+    whose B rows are not whole 16-byte vectors keeps two warps of the
+    skinny tile (SKINNY_MMA_NARROW_B). Without `intrinsics` an
     entry that names an intrinsic (`mma`) is passed over for the next class
     (FMAs asked for, or a tile or threads given)."""
     cls = shape_class(m, n)
@@ -417,8 +428,11 @@ def gemm_tiles(
     cuda = target.backend == "cuda"
     if cuda and sixteen and (k % 2 or n % 2) and entry.stages == 2:
         return RAGGED_F16 if n % 2 else RAGGED_K_F16
-    if cuda and sixteen and skinny and (n % 8 or n < entry.tile_n) and entry.warps == (1, 1):
-        return SKINNY_MMA_NARROW_B
+    if cuda and sixteen and skinny and entry.warps == (1, 1):
+        if n < entry.tile_n:
+            return SKINNY_MMA_NARROW_N
+        if n % 8:
+            return SKINNY_MMA_NARROW_B
     return entry
 
 
