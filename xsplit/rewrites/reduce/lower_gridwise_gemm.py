@@ -591,6 +591,8 @@ def _double_buffered(
         last = k_begin if last is None else last
     sa, sb = swizzles(op, "a"), swizzles(op, "b")
     b_share, shifted = b_rows(op, wb)
+    # A's K is inside in the loop's steps; a skinny M masks a thread's one row.
+    a_share = row_threads(tm, tk, wa, threads) if op.intrinsic is not None and not k_major else None
     # A shifted last tile keeps every column of B's copies inside B.
     b_cols = (1,) if shifted else ()
 
@@ -599,7 +601,7 @@ def _double_buffered(
         ia, ib = ((1,), (0, *b_cols)) if whole else ((), b_cols)
         a_copy = BlockwiseAsyncCopyOp(
             op.a, m0, body.c(body.add(k0, a_front)), a[buf], tid, (tm, tk), threads, k_major, wa,
-            sa, ia,
+            sa, ia, a_share if whole else None,
         )  # fmt: skip
         k0 = body.c(k0)
         body.insert(a_copy)
