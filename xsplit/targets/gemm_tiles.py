@@ -226,21 +226,21 @@ _SKINNY_MMA = (
 )
 SKINNY_MMA_NARROW_B = GemmTiles(
     (16, 128, 64), (1, 64), 2, NOT_MEASURED,
-    "M under 16 on tensor cores where B's rows are not whole 16-byte vectors (N not a "
-    "multiple of 8 after padding) or N is under one tile: B by cp.async of 4 or 8 bytes, 4 "
-    "or 2 times the copies, or half the tile's columns, shared by two warps of 16x64 (sm_90 "
-    "SASS on 11x302x3001: 17% HMMA, 159 registers; one warp of 16x128: 18%, 96 bytes of "
-    "spills; 2x64x999: 23%, one warp 16%)",
+    "M under 16 on tensor cores where B's rows are not whole 16-byte vectors (N even, not a "
+    "multiple of 8): B by cp.async of 4 or 8 bytes, 4 or 2 times the copies, shared by two "
+    "warps of 16x64, the last tile of columns shifted (sm_90 SASS: 23% HMMA on 11x302x3001, "
+    "127 registers; 30% on 5x1004x2039, 94; one warp of 16x128: 24% at 255 registers, 31% "
+    "at 166; 16x64x128 on one warp: 22%, 29%)",
     warps=(1, 2),
 )  # fmt: skip
 SKINNY_MMA_NARROW_N = GemmTiles(
     (16, 64, 128), (1, 32), 2, NOT_MEASURED,
     "M under 16 on tensor cores where N is under one 128-column tile: one warp of 16x64, K "
     "steps of 128 (64 HMMA a barrier), the last tile of columns shifted back to end at B's "
-    "last column (every copy inside B, one address a row); sm_90 SASS: 37% HMMA on "
-    "2x64x999 and 2x96x2048, 34-35% with A's rows 2-6 masked (7x96x2047, 7x64x2048), 30% "
-    "on 3x100x2048 (8-byte copies), 96-126 registers (16x128x64 on two warps: 16-23%, 32 a "
-    "barrier; 16x64x64 one warp: 31-33%, 32)",
+    "last column, A's and B's copies in pairs of threads a row (one address a row); sm_90 "
+    "SASS: 36-38% HMMA on 2x64x999, 7x96x2047, 11x88x3001, 13x120x2039, 96-128 registers; "
+    "30% on 3x100x2048 (8-byte copies), 20% on N under 64 (HMMAs past N dropped). The "
+    "skinny 16x128x64 on two warps: 16-23%, 32 a barrier; 16x64x64 on one warp: 31-33%, 32",
     warps=(1, 1),
 )  # fmt: skip
 
