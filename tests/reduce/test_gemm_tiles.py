@@ -1,7 +1,9 @@
-"""The own GEMM kernel's tile table (xsplit/targets/gemm_tiles.py): gemm-kernel
-reads it where tile, threads and stages are not given; every entry fits its
-target's workgroup memory, compiles for it without spills and runs right in
-the simulator; and bench/pick_gemm_tiles.py writes a device's sweep into it."""
+"""The own GEMM kernels' tile table (xsplit/targets/gemm_tiles.py): gemm-kernel
+reads it where tile, threads and stages are not given; every entry of its
+fits its target's workgroup memory, and every entry of an output size
+compiles for it without spills and runs right in the simulator; the fused
+kernel's entries match its epilogue; and bench/pick_gemm_tiles.py writes a
+device's sweep into it."""
 
 from __future__ import annotations
 
@@ -21,11 +23,17 @@ from xsplit.diagnostics import collect_remarks
 from xsplit.dialects import make_context
 from xsplit.dialects.xsplit_gemm import GridwiseGemmOp
 from xsplit.dialects.xsplit_gemm.common import shape_of
+from xsplit.dialects.fragments import intrinsic_for
 from xsplit.targets.gemm_tiles import (
     CANDIDATES,
+    FUSED,
+    FUSED_MMA,
     GEMM_TILES,
     LARGE,
+    NARROW,
     NOT_MEASURED,
+    SHORT,
+    SKINNY,
     SMALL,
     WORKGROUP_MEMORY,
     GemmTiles,
@@ -33,20 +41,25 @@ from xsplit.targets.gemm_tiles import (
     default_chunks,
     gemm_tiles,
 )
-from xsplit.targets.table import target
+from xsplit.targets.table import TARGETS, target
 
 ROOT = Path(__file__).parents[2]
+KERNEL_ENTRIES = {key: t for key, t in GEMM_TILES.items() if key[2] not in (FUSED, FUSED_MMA)}
+"""gemm-kernel's entries (the fused kernel's are not its options)."""
 DISTINCT = sorted(  # by repr: warps may be None
     {
         (
             target(t).compiles_as or t, e, tiles.tile, tiles.threads, tiles.stages, tiles.warps,
             tiles.mma,
         )  # fmt: skip
-        for (t, e, _), tiles in GEMM_TILES.items()
+        for (t, e, cls), tiles in GEMM_TILES.items()
+        if cls in (SMALL, LARGE, SKINNY, NARROW, SHORT)
     },
     key=repr,
 )
-"""Each entry's kernel once per target and element type (sm_90's compile as sm_80's)."""
+"""Each output size's kernel once per target and element type (sm_90's
+compile as sm_80's). The classes of rows are compiled and run on the
+shapes they serve (test_skinny_tiles, test_own_kernel_machine_code)."""
 ENTRY = ("name", "element", "tile", "threads", "stages", "warps", "mma")
 FORMS = sorted(
     {(e, tile, threads, stages) for _, e, tile, threads, stages, _, mma in DISTINCT if not mma}
@@ -142,14 +155,14 @@ def test_odd_f16_rows_are_padded_to_whole_vectors() -> None:
     assert aligned.stage_count == 2 and aligned.register_prefetch is None
 
 
-@pytest.mark.parametrize(("key", "tiles"), sorted(GEMM_TILES.items()))
+@pytest.mark.parametrize(("key", "tiles"), sorted(KERNEL_ENTRIES.items()))
 def test_every_entry_fits_its_target(key: tuple[str, str, str], tiles: GemmTiles) -> None:
     """The kernel can take it (stages=3 and 4 only on CUDA, whole cp.async copies),
     and its staged tiles fit the target's workgroup memory."""
     from xsplit.rewrites.reduce.lower_gridwise_gemm import a_tile_shape
 
-    name, element, _ = key
-    tgt = target(name)
+    tgt = target(key[0])
+    name, element = tgt.name, key[1]
     assert can_take(tiles, tgt, element) is None
     assert tiles.measured == NOT_MEASURED or tiles.measured.startswith("measured on")
     op = gridwise(512, 512, 4096, f"target={name} {tiles.options}", element)
@@ -160,6 +173,29 @@ def test_every_entry_fits_its_target(key: tuple[str, str, str], tiles: GemmTiles
     assert (op.stream_b is not None) == tiles.stream_b
     bytes_ = (rows * cols + b_tile) * size * tiles.stages
     assert bytes_ <= WORKGROUP_MEMORY[tgt.backend]
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+@pytest.mark.parametrize("element", ["f32", "f16", "bf16"])
+def test_the_fused_kernel_has_an_entry_for_every_target(name: str, element: str) -> None:
+    """The fused GEMM + reduction's FMA (or CPU) entry on every target, and
+    its tensor-core entry wherever the target has an intrinsic for the
+    element: as many threads as its warps' lanes, 16 a row of the tile, as
+    the epilogue reduces rows (fused_gemm.layout)."""
+    tgt = target(name)
+    fma = gemm_tiles(tgt, element, 100, 100, 100, form=FUSED)
+    if tgt.is_gpu:
+        assert fma.threads[1] == 16 and fma.tile[2] > 0 and fma.warps is None
+    else:
+        assert fma.threads == (1, 1) and fma.tile[2] == 0
+    intr = intrinsic_for(name, element)
+    if intr is None:
+        with pytest.raises(KeyError):
+            gemm_tiles(tgt, element, 100, 100, 100, form=FUSED_MMA)
+        return
+    mma = gemm_tiles(tgt, element, 100, 100, 100, form=FUSED_MMA)
+    assert mma.warps is not None and mma.threads[1] == 16
+    assert mma.thread_count == mma.warps[0] * mma.warps[1] * intr.lanes
 
 
 def test_candidates_the_kernel_cannot_take_are_named() -> None:
@@ -274,3 +310,30 @@ def test_pick_writes_each_sweeps_fastest_right_candidate(tmp_path: Path) -> None
     fields = lambda e: (e.tile, e.threads, e.stages, e.measured, e.why)  # noqa: E731
     assert all(fields(table.GEMM_TILES[key]) == fields(GEMM_TILES[key]) for key in untouched)
     assert len(table.GEMM_TILES) == len(GEMM_TILES)
+
+
+def test_pick_reads_and_rewrites_every_class_of_entry(tmp_path: Path) -> None:
+    """The picker's key pattern finds every entry of the table, of every
+    class; a rewrite with nothing measured leaves the source as it is, and
+    one of another class than an output size's replaces that entry alone."""
+    import xsplit.targets.gemm_tiles as table
+
+    pick = _load_pick()
+    text = (ROOT / "xsplit" / "targets" / "gemm_tiles.py").read_text()
+    body = text.split(pick.BEGIN, 1)[1].split(pick.END, 1)[0]
+    found = [pick.KEY.match(line) for line in body.splitlines()]
+    keys = [(m["target"], m["element"], getattr(table, m["cls"])) for m in found if m]
+    assert sorted(keys) == sorted(GEMM_TILES)
+    assert pick.rewrite_table(text, {}) == text
+    entry = '    ("cuda", "f16", RAGGED): GemmTiles((32, 32, 32), (8, 8), 2, "measured on x"),\n'
+    written = tmp_path / "gemm_tiles_ragged.py"
+    written.write_text(pick.rewrite_table(text, {("cuda", "f16", "RAGGED"): entry}))
+    spec = importlib.util.spec_from_file_location("gemm_tiles_ragged", written)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gemm_tiles_ragged"] = module
+    try:
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    finally:
+        del sys.modules["gemm_tiles_ragged"]
+    changed = {k for k in GEMM_TILES if module.GEMM_TILES[k].tile != GEMM_TILES[k].tile}
+    assert changed == {("cuda", "f16", table.RAGGED)} and len(module.GEMM_TILES) == len(GEMM_TILES)

@@ -101,7 +101,7 @@ def _short_of_goal(m: int, n: int, k: int, element: str) -> str | None:
         return (
             "the skinny tile where B's rows are not whole 16-byte vectors (N even, not a "
             "multiple of 8): B by cp.async of 4 or 8 bytes, 4 or 2 LDGSTS a HMMA where 16 "
-            "bytes make 0.5 (SKINNY_MMA_NARROW_B, 16x128x64 on two warps; 16x64x128 for N "
+            "bytes make 0.5 (SKINNY_NARROW_B, 16x128x64 on two warps; 16x64x128 for N "
             "under 128): 23% HMMA on 11x302x3001, 30% on 3x100x2048 and 5x1004x2039; padding "
             "B first would triple B's traffic, which is all of a skinny GEMM's"
         )

@@ -17,8 +17,8 @@ from xsplit.targets.gemm_tiles import (
     GEMM_TILES,
     SKINNY,
     SKINNY_M_MMA,
-    SKINNY_MMA_NARROW_B,
-    SKINNY_MMA_NARROW_N,
+    SKINNY_NARROW_B,
+    SKINNY_NARROW_N,
     SMALL,
     gemm_tiles,
 )
@@ -42,15 +42,16 @@ def test_skinny_m_takes_the_skinny_entry(name: str, element: str) -> None:
     # tile (one warp: 255 registers on 11x302x3001), and an N under one
     # tile takes one warp of 16x64 (on 16x128, LLVM drops the HMMAs past
     # N); gfx942's entry is two wavefronts anyway.
+    narrow_b = GEMM_TILES[("cuda", "f16", SKINNY_NARROW_B)]
+    narrow_n = GEMM_TILES[("cuda", "f16", SKINNY_NARROW_N)]
     narrow = gemm_tiles(tgt, element, 1, 300, 1024)
-    want = skinny if name == "gfx942" else SKINNY_MMA_NARROW_B
-    assert narrow == want and narrow.tile == skinny.tile
+    assert narrow == (skinny if name == "gfx942" else narrow_b) and narrow.tile == skinny.tile
     for n in (64, 96, 100):
         narrow = gemm_tiles(tgt, element, 1, n, 1024)
-        assert narrow == (skinny if name == "gfx942" else SKINNY_MMA_NARROW_N)
+        assert narrow == (skinny if name == "gfx942" else narrow_n)
     if name != "gfx942":
-        assert skinny.warps == (1, 1) and SKINNY_MMA_NARROW_B.warps == (1, 2)
-        assert SKINNY_MMA_NARROW_N.warps == (1, 1) and SKINNY_MMA_NARROW_N.tile_n == 64
+        assert skinny.warps == (1, 1) and narrow_b.warps == (1, 2)
+        assert narrow_n.warps == (1, 1) and narrow_n.tile_n == 64
     # From one whole block of rows on, the output's own class.
     assert gemm_tiles(tgt, element, SKINNY_M_MMA, 96, 1024) == GEMM_TILES[(name, "f16", SMALL)]
     # f32 has its own skinny entry: on CUDA FMAs that stream B into

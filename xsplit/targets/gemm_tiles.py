@@ -1,6 +1,11 @@
-"""The tiles of xsplit's own GEMM kernel (`gemm-kernel`) per target, element
-type and output size: the table its defaults read, and the cost model with
-it, where `tile`, `threads` and `stages` are not given.
+"""The tiles of xsplit's own GEMM kernels, in one table, GEMM_TILES: keyed
+by target (its name, the target it compiles as, or its backend), element
+type and a class, and read through one lookup, `gemm_tiles`, which derives
+the class from the shape and the kernel's form. gemm-kernel's defaults
+read it where `tile`, `threads` and `stages` are not given, and the cost
+model with them: classes of output size (SMALL, LARGE, SKINNY, NARROW,
+SHORT) and of rows (RAGGED_K, RAGGED, SKINNY_NARROW_B, SKINNY_NARROW_N).
+lower-reduce's fused GEMM + reduction reads its FUSED and FUSED_MMA entries.
 
 Each entry says whether it was measured. Those marked NOT_MEASURED are the
 model's starting values, chosen without a GPU from what can be measured
@@ -34,6 +39,19 @@ SIXTEEN_BIT = ("f16", "bf16")
 """Element types of 2 bytes: bf16 reads f16's entries."""
 
 SMALL, LARGE, SKINNY, NARROW, SHORT = "small", "large", "skinny", "narrow", "short"
+RAGGED_K, RAGGED = "ragged_k", "ragged"
+SKINNY_NARROW_B, SKINNY_NARROW_N = "skinny_narrow_b", "skinny_narrow_n"
+"""gemm-kernel's classes of a shape's rows rather than its size, where the
+target has such an entry: f16 rows of K (RAGGED_K) or of N too (RAGGED)
+not whole 16-byte vectors, staged through registers where cp.async cannot
+copy them; a SKINNY M whose B rows are not whole 16-byte vectors
+(SKINNY_NARROW_B) or whose N is under the SKINNY tile's (SKINNY_NARROW_N,
+before SKINNY_NARROW_B)."""
+GEMM, FUSED, FUSED_MMA = "gemm", "fused", "fused_mma"
+"""The kernels the table serves (`gemm_tiles`' `form`): gemm-kernel's GEMM,
+keyed by the classes above; and lower-reduce's fused GEMM + reduction
+(fused_gemm.py) on FMAs (or the CPU's loops) or tensor cores, one entry a
+form whatever the shape."""
 SKINNY_M_MMA = 16
 """M under which a tensor-core GEMM is SKINNY: less than one m16n8k16 (or
 MFMA 16x16) block of rows, so that a taller tile's warps along M issue
@@ -170,30 +188,33 @@ _LARGE_MMA = (
 
 # The GEMM lower-reduce fuses with a reduction (fused_gemm.py): the staged
 # kernel's FMA tiles on GPUs, one thread's loops over a tile on the CPU.
-FUSED_GPU = GemmTiles(
-    (64, 64, 16), (16, 16), 1, NOT_MEASURED,
+_FUSED_GPU = (
     "the GEMM + reduction lower-reduce fuses (FMA registers): 4x4 registers, loads per FMA "
     "1/32; 16 lanes per row of the tile fit a warp and a wave, so a row's subgroup step "
     "needs no workgroup memory; K steps of 16: each thread copies 4 elements of A and 4 "
-    "of B a step, 8 KiB of workgroup memory",
-)  # fmt: skip
-FUSED_CPU = GemmTiles(
-    (32, 32, 0), (1, 1), 1, NOT_MEASURED,
+    "of B a step, 8 KiB of workgroup memory"
+)
+_FUSED_CPU = (
     "the fused GEMM + reduction on llvm-cpu: one thread per workgroup loops over its tile "
-    "(K step 0: no staging), so that a 512x512 C still makes 256 workgroups",
-)  # fmt: skip
+    "(K step 0: no staging), so that a 512x512 C still makes 256 workgroups"
+)
+_FUSED_MMA = (
+    "the fused GEMM + reduction on tensor cores (f16 and bf16 where the target has an "
+    "intrinsic for them): K steps of 32, so that each thread copies whole 128-bit vectors of "
+    "A and B (8 halves) on both targets; four warps (wavefronts on gfx942), each a 32x32 warp "
+    "tile; the epilogue's threads 16 per row of the tile, as the FMA entry's, as many as the "
+    "warps' lanes (128 on CUDA, 256 on gfx942)"
+)
 
-RAGGED_K_F16 = GemmTiles(
-    (64, 64, 64), (16, 16), 2, NOT_MEASURED,
+_RAGGED_K_F16 = (
     "f16 rows of K not whole 16-byte vectors on CUDA: A through registers 2 bytes a load, "
-    "B by cp.async; sm_90: 158-253 registers, no spills, 32 HMMA per barrier",
-)  # fmt: skip
-RAGGED_F16 = GemmTiles(
-    (64, 64, 32), (16, 16), 2, NOT_MEASURED,
+    "B by cp.async; sm_90: 158-253 registers, no spills, 32 HMMA per barrier"
+)
+_RAGGED_F16 = (
     "f16 rows of K and N both not whole 16-byte vectors on CUDA: both staged through "
     "registers 2 bytes a load; the largest tile that does not spill (sm_90: 190 registers; "
-    "64x64x64 spills 184 bytes)",
-)  # fmt: skip
+    "64x64x64 spills 184 bytes)"
+)
 
 _GFX942_SMALL_F32 = (
     "4x8 registers, each row's 8 columns in two runs of 4 (two ds_read_b128 of B a K), K "
@@ -224,25 +245,21 @@ _SKINNY_MMA = (
     "pays it once per 64 HMMA. 36 KiB of tiles a warp: 6 warps and 96 KiB of B in flight "
     "on an H100's SM"
 )
-SKINNY_MMA_NARROW_B = GemmTiles(
-    (16, 128, 64), (1, 64), 2, NOT_MEASURED,
+_SKINNY_MMA_NARROW_B = (
     "M under 16 on tensor cores where B's rows are not whole 16-byte vectors (N even, not a "
     "multiple of 8): B by cp.async of 4 or 8 bytes, 4 or 2 times the copies, shared by two "
     "warps of 16x64, the last tile of columns shifted (sm_90 SASS: 23% HMMA on 11x302x3001, "
     "127 registers; 30% on 5x1004x2039, 94; one warp of 16x128: 24% at 255 registers, 31% "
-    "at 166; 16x64x128 on one warp: 22%, 29%)",
-    warps=(1, 2),
-)  # fmt: skip
-SKINNY_MMA_NARROW_N = GemmTiles(
-    (16, 64, 128), (1, 32), 2, NOT_MEASURED,
+    "at 166; 16x64x128 on one warp: 22%, 29%)"
+)
+_SKINNY_MMA_NARROW_N = (
     "M under 16 on tensor cores where N is under one 128-column tile: one warp of 16x64, K "
     "steps of 128 (64 HMMA a barrier), the last tile of columns shifted back to end at B's "
     "last column, A's and B's copies in pairs of threads a row (one address a row); sm_90 "
     "SASS: 36-38% HMMA on 2x64x999, 7x96x2047, 11x88x3001, 13x120x2039, 96-128 registers; "
     "30% on 3x100x2048 (8-byte copies), 20% on N under 64 (HMMAs past N dropped). The "
-    "skinny 16x128x64 on two warps: 16-23%, 32 a barrier; 16x64x64 on one warp: 31-33%, 32",
-    warps=(1, 1),
-)  # fmt: skip
+    "skinny 16x128x64 on two warps: 16-23%, 32 a barrier; 16x64x64 on one warp: 31-33%, 32"
+)
 
 _GFX942_SKINNY_MMA = (
     "M under 16 on MFMA: one 16-row block of wavefronts, 2 along N, K steps of 64: 16 MFMA "
@@ -347,6 +364,23 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ("gfx942", "f16", NARROW): GemmTiles(
         (256, 32, 32), (16, 16), 2, NOT_MEASURED, _GFX942_NARROW_MFMA, warps=(2, 1)
     ),
+    ("cuda", "f16", RAGGED_K): GemmTiles((64, 64, 64), (16, 16), 2, NOT_MEASURED, _RAGGED_K_F16),
+    ("cuda", "f16", RAGGED): GemmTiles((64, 64, 32), (16, 16), 2, NOT_MEASURED, _RAGGED_F16),
+    ("cuda", "f16", SKINNY_NARROW_B): GemmTiles(
+        (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA_NARROW_B, warps=(1, 2)
+    ),
+    ("cuda", "f16", SKINNY_NARROW_N): GemmTiles(
+        (16, 64, 128), (1, 32), 2, NOT_MEASURED, _SKINNY_MMA_NARROW_N, warps=(1, 1)
+    ),
+    ("cuda", "f32", FUSED): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _FUSED_GPU),
+    ("rocm", "f32", FUSED): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _FUSED_GPU),
+    ("cpu", "f32", FUSED): GemmTiles((32, 32, 0), (1, 1), 1, NOT_MEASURED, _FUSED_CPU),
+    ("cuda", "f16", FUSED_MMA): GemmTiles(
+        (64, 64, 32), (8, 16), 1, NOT_MEASURED, _FUSED_MMA, warps=(2, 2)
+    ),
+    ("rocm", "f16", FUSED_MMA): GemmTiles(
+        (64, 64, 32), (16, 16), 1, NOT_MEASURED, _FUSED_MMA, warps=(2, 2)
+    ),
 }
 # gemm-tiles table: end
 
@@ -373,30 +407,63 @@ def element_name(element: object) -> str:
     return str(element)
 
 
+def target_keys(target: Target) -> tuple[str, ...]:
+    """The names `target`'s entries are looked up under, first found first:
+    its own, the target it compiles as, its backend (`cuda`, `rocm`; the
+    CPU's entries are under its name, `cpu`)."""
+    names = (target.name, target.compiles_as, target.backend)
+    return tuple(dict.fromkeys(name for name in names if name))
+
+
+def _lookup(
+    target: Target, element: str, classes: tuple[str, ...], intrinsics: bool = True
+) -> GemmTiles | None:
+    """The first entry of `classes` (in order) under `target`'s names, where
+    `intrinsics` or the entry names no intrinsic of its own."""
+    return next(
+        (
+            GEMM_TILES[key]
+            for c in classes
+            for name in target_keys(target)
+            if (key := (name, element, c)) in GEMM_TILES
+            and (intrinsics or GEMM_TILES[key].mma is None)
+        ),
+        None,
+    )
+
+
 def gemm_tiles(
     target: Target, element: str, m: int, n: int, k: int, stream_b: bool = True,
-    intrinsics: bool = True,
+    intrinsics: bool = True, form: str = GEMM,
 ) -> GemmTiles:  # fmt: skip
     """The table's entry for an M x N x K GEMM with A and B of `element` on
-    `target` (or on the target it compiles as). Where rows of f16 are of
+    `target` (under its name, the target it compiles as, or its backend:
+    `target_keys`), for gemm-kernel (`form` GEMM) or lower-reduce's fused
+    kernel (FUSED, FUSED_MMA: one entry a target and element, f32's for an
+    element without one). Where rows of f16 are of
     an odd length (their 2-byte copies cannot be asynchronous) gemm-kernel
     pads them first and asks for the padded shape; with `pad=none` it
-    stages A through registers instead (RAGGED_K_F16: B still by
+    stages A through registers instead (RAGGED_K: B still by
     cp.async); where B's rows are odd too, both go through registers, 2
-    bytes a load (RAGGED_F16). Registers staging the
+    bytes a load (RAGGED). Registers staging the
     next tile leave less room for the accumulators: on sm_90 128x128x32
     spills 1.4 KB either way. A skinny f32 M takes the entry that streams B
-    into registers unless `stream_b` is False; a skinny f16 M on CUDA whose
-    N is under one tile takes one warp of 16x64 (SKINNY_MMA_NARROW_N), one
-    whose B rows are not whole 16-byte vectors keeps two warps of the
-    skinny tile (SKINNY_MMA_NARROW_B). Without `intrinsics` an
+    into registers unless `stream_b` is False; a skinny M whose N is under
+    one tile takes its SKINNY_NARROW_N entry (f16 on CUDA: one warp of
+    16x64), one whose B rows are not whole 16-byte vectors its
+    SKINNY_NARROW_B entry (f16 on CUDA: two warps). Without `intrinsics` an
     entry that names an intrinsic (`mma`) is passed over for the next class
     (FMAs asked for, or a tile or threads given)."""
-    cls = shape_class(m, n)
     # bf16 is f16's size and takes the same intrinsics' shapes: f32's
     # K steps of 8 are no whole MMA block, and its stages=2 no cp.async of 8.
     sixteen = element in SIXTEEN_BIT
     key_element = "f16" if sixteen else element
+    if form != GEMM:
+        found = _lookup(target, key_element, (form,)) or _lookup(target, "f32", (form,))
+        if found is None:
+            raise KeyError(f"the tile table has no {form} entry for {target.name}")
+        return found
+    cls = shape_class(m, n)
     # A skinny M takes its own entry where the target has one: tensor
     # cores under one block of rows, FMAs under 8 rows.
     skinny = m < SKINNY_M_MMA if sixteen else stream_b and element == "f32" and m < SKINNY_M_FMA
@@ -404,17 +471,10 @@ def gemm_tiles(
     # tile where the target has one.
     edge = (NARROW,) if n < EDGE <= m else (SHORT,) if m < EDGE <= n else ()
     classes = (SKINNY, cls) if skinny else (*edge, cls)
-    entry = next(
-        (
-            GEMM_TILES[key]
-            for c in classes
-            for name in (target.name, target.compiles_as)
-            if (key := (name or "", key_element, c)) in GEMM_TILES
-            and (intrinsics or GEMM_TILES[key].mma is None)
-        ),
+    entry = _lookup(target, key_element, classes, intrinsics) or (
         # An element the table does not hold: f32's layout, which the
         # kernel's verifier judges (it refuses what it cannot take).
-        GEMM_TILES.get((target.name, "f32", cls)) or GEMM_TILES[("sm_80", "f32", cls)],
+        GEMM_TILES.get((target.name, "f32", cls)) or GEMM_TILES[("sm_80", "f32", cls)]
     )
     if entry.mma and m <= 16 < entry.tile_m:
         # One block of MFMA rows holds M: a second would be all past it.
@@ -425,14 +485,16 @@ def gemm_tiles(
         rows = min(1 << max(0, m - 1).bit_length(), entry.tile_m)
         step = max(entry.step_k, entry.thread_count // rows)
         entry = replace(entry, tile=(rows, entry.tile_n, step))
-    cuda = target.backend == "cuda"
-    if cuda and sixteen and (k % 2 or n % 2) and entry.stages == 2:
-        return RAGGED_F16 if n % 2 else RAGGED_K_F16
-    if cuda and sixteen and skinny and entry.warps == (1, 1):
-        if n < entry.tile_n:
-            return SKINNY_MMA_NARROW_N
-        if n % 8:
-            return SKINNY_MMA_NARROW_B
+    # Rows' classes where the target has entries for them: a staged second
+    # tile whose copies the rows' lengths break; B too narrow for the tile.
+    row_class = RAGGED if n % 2 else RAGGED_K if k % 2 else None
+    if row_class and entry.stages == 2:
+        ragged = _lookup(target, key_element, (row_class,))
+        if ragged is not None:
+            return ragged
+    narrow = (SKINNY_NARROW_N,) if n < entry.tile_n else ()
+    if skinny and (n % 8 or narrow):
+        return _lookup(target, key_element, (*narrow, SKINNY_NARROW_B)) or entry
     return entry
 
 

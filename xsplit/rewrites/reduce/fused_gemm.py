@@ -3,10 +3,11 @@
 
 The kernel starts as one `xsplit_gemm.gridwise_gemm_reduce` and goes through
 the GEMM kernel's passes (`lower-gridwise-gemm`, `lower-blockwise-gemm`,
-`lower-threadwise-gemm`): the same staged K loop as `gemm-kernel`'s (64x64
-C tiles, 256 threads with 4x4 registers, K steps of 16, 128-bit loads, FMAs;
-with f16 A and B on sm_80, sm_90 and gfx942, tensor cores and K steps of
-32, the C fragments handed to the epilogue through a workgroup-memory C tile),
+`lower-threadwise-gemm`): the same staged K loop as `gemm-kernel`'s, on the
+tile table's FUSED entry (64x64 C tiles, 256 threads with 4x4 registers, K
+steps of 16, 128-bit loads, FMAs) or, with f16 A and B on sm_80, sm_90 and
+gfx942, its FUSED_MMA entry (tensor cores and K steps of 32, the C
+fragments handed to the epilogue through a workgroup-memory C tile),
 then `blockwise_reduce`, which reduces the tile in registers by the stage
 (rocMLIR's RFC, seed 004) and merges each output with an atomic or, in the
 deterministic form, a partial that `merge_reduced` combines in a second
@@ -24,8 +25,8 @@ by the K loop's copies (`a_transposed`, `b_transposed`; FMA tiles); a C
 that lies N x M is Cᵀ = Bᵀ Aᵀ (`View`). On llvm-cpu, which runs
 workgroup-level code only, the same ops carry `workgroup_level` and
 lower-gridwise-gemm makes them one thread's loops over a 32x32 tile
-(workgroup_loops.py). Batch dimensions after the matrix are refused (the
-per-element kernel takes them).
+(the table's FUSED entry for `cpu`; workgroup_loops.py). Batch dimensions
+after the matrix are refused (the per-element kernel takes them).
 """
 
 from __future__ import annotations
@@ -65,21 +66,10 @@ from xsplit.dialects.xsplit_gemm import (
 )
 from xsplit.rewrites.reduce.plan import Plan
 from xsplit.rewrites.reduce.reduced import Gemm, Loops, ReductionToLower, loops_of
-from xsplit.targets.gemm_tiles import FUSED_CPU, FUSED_GPU
-
-TILE = FUSED_GPU.tile
-"""The C tile and K step; with THREADS, 4x4 registers per thread: the tile
-table's entry for the fused GEMM on GPUs."""
-THREADS = FUSED_GPU.threads
+from xsplit.targets.gemm_tiles import FUSED, FUSED_MMA, GemmTiles, gemm_tiles
 
 MERGED_PER_THREAD = 64
 """On the CPU: the outputs the merge kernel's one thread a workgroup combines."""
-
-MMA_TILE = (64, 64, 32)
-"""With tensor cores: K steps of 32, so that each thread copies whole
-128-bit vectors of A and B (8 halves) on both targets."""
-MMA_WARPS = (2, 2)
-"""Four warps (wavefronts on gfx942), each a 32x32 warp tile."""
 
 
 @dataclass(frozen=True)
@@ -142,21 +132,28 @@ class Layout:
 
 
 def layout(red: ReductionToLower, p: Plan) -> Layout:
-    """Tensor cores where the target has an intrinsic for A and B's element
-    type (f16 on sm_80, sm_90 and gfx942) and `mma` is not `none`, else FMA
-    register tiles; on the CPU one thread's loops over a tile."""
-    if not p.target.is_gpu:
-        return Layout(FUSED_CPU.tile, FUSED_CPU.threads)
+    """The tile table's entry for the fused kernel (`gemm_tiles`' FUSED_MMA):
+    tensor cores where the target has an intrinsic for A and B's element
+    type (f16 on sm_80, sm_90 and gfx942) and `mma` is not `none`, else
+    (FUSED) FMA register tiles, or on the CPU one thread's loops over a tile."""
     src = red.source
     assert isinstance(src, Gemm)
-    elements = {red.element(src.a), red.element(src.b)}
-    intr = intrinsic_for(p.target.name, elements.pop()) if len(elements) == 1 else None
+    element = red.element(src.a)
+    intr = intrinsic_for(p.target.name, element) if element == red.element(src.b) else None
     # A transposed operand is read by the FMA tiles' copies (the tensor-core
     # tiles read rows as gemm-kernel's do).
-    if intr is None or p.mma == "none" or any(transposed(red)):
-        return Layout(TILE, THREADS)
-    threads = MMA_WARPS[0] * MMA_WARPS[1] * intr.lanes
-    return Layout(MMA_TILE, (threads // THREADS[1], THREADS[1]), intr, MMA_WARPS)
+    if not p.target.is_gpu or intr is None or p.mma == "none" or any(transposed(red)):
+        tiles = _fused_tiles(red, p, FUSED, element)
+        return Layout(tiles.tile, tiles.threads)
+    tiles = _fused_tiles(red, p, FUSED_MMA, element)
+    return Layout(tiles.tile, tiles.threads, intr, tiles.warps)
+
+
+def _fused_tiles(red: ReductionToLower, p: Plan, form: str, element: str) -> GemmTiles:
+    """The table's `form` entry for `red`'s GEMM with A of `element` on `p`'s target."""
+    v = view(red)
+    m, n = v.loops.extent[v.m], v.loops.extent[v.n]
+    return gemm_tiles(p.target, element, m, n, v.loops.extent[v.loops.k], form=form)
 
 
 MAX_GRID_Z = 65535
@@ -385,7 +382,11 @@ def kernels(red: ReductionToLower, p: Plan, ctx: Context) -> list[Operation]:
             return bld.insert(gridwise(red, p, *values(bld, args, vals), out, "partials"))
 
         gpu_kernel = p.target.is_gpu
-        threads = THREADS[0] * THREADS[1] if gpu_kernel else MERGED_PER_THREAD
+        # On GPUs the merge kernel's workgroups are the FMA entry's size.
+        element = red.element(src.a)
+        threads = (
+            _fused_tiles(red, p, FUSED, element).thread_count if gpu_kernel else MERGED_PER_THREAD
+        )
 
         def merged(parts, out) -> MergeReducedOp:
             return MergeReducedOp(parts, out, red.method, threads, not gpu_kernel)
@@ -526,7 +527,7 @@ def describe(red: ReductionToLower, p: Plan) -> str:
 
 
 def _describe_workgroup_level(red, p: Plan, v: View, grid, out: str, extra: str) -> str:
-    tm, tn, _ = FUSED_CPU.tile
+    tm, tn, _ = layout(red, p).tile
     how = (
         "the fused GEMM in xsplit's staged kernel (xsplit_gemm.gridwise_gemm_reduce "
         f"workgroup_level): {tm}x{tn} C tiles, one per workgroup of one thread that loops over "
