@@ -97,19 +97,18 @@ def _short_of_goal(m: int, n: int, k: int, element: str) -> str | None:
     """Why a shape's loop is known to miss the done-when (issue 37), or None."""
     # An odd N is padded to whole 16-byte vectors first (pad_rows); an even one is not.
     padded_n = -(-n // 8) * 8 if n % 2 else n
-    if element == "f16" and m < 16 and (n % 8 and n % 2 == 0 or n < 128):
+    if element == "f16" and m < 16 and n % 8 and n % 2 == 0:
         return (
-            "the skinny tile where B's rows are not whole 16-byte vectors or N is under one "
-            "tile (SKINNY_NARROW_B: 16x128x64, warps 1x2): B by cp.async of 4 or 8 bytes, "
-            "or half the HMMAs dropped: 17% HMMA on 11x302x3001, 29% on 3x100x2048, 23% on "
-            "2x64x999"
+            "the skinny tile where B's rows are not whole 16-byte vectors (N even, not a "
+            "multiple of 8): B by cp.async of 4 or 8 bytes, 4 or 2 LDGSTS a HMMA where 16 "
+            "bytes make 0.5 (SKINNY_NARROW_B, 16x128x64 on two warps; 16x64x128 for N "
+            "under 128): 23% HMMA on 11x302x3001, 30% on 3x100x2048 and 5x1004x2039; padding "
+            "B first would triple B's traffic, which is all of a skinny GEMM's"
         )
-    if element == "f16" and m < 16 and padded_n % 128:
+    if element == "f16" and m < 16 and padded_n < 64:
         return (
-            "the skinny tile (one warp of 16x128x64) where B's last tile of columns is "
-            "partial: B's copies masked per column, each with its own address (a view of the "
-            "thread's row run would reach past B's columns): 25-26% HMMA on 4x1000x2039, "
-            "15x1000x3001, 9x136x4096"
+            "the skinny tile (16x64x128, one warp) on N under 64: LLVM drops the HMMAs past "
+            "N, the copies stay: 20% HMMA on 3x48x2048"
         )
     return None
 
@@ -127,10 +126,13 @@ MACHINE_CODE_SHAPES = [_case(*s) for s in _held_out_shapes()] + [
     _case(1, 2048, 4097, "f32"),  # one row, odd K
     # Skinny f16 (one warp of 16x128, B's copies in pairs of threads a row):
     _case(1, 2048, 4097, "f16"),  # one row, odd K
-    _case(4, 1000, 2039, "f16"),  # prime K, N not whole tiles
+    _case(4, 1000, 2039, "f16"),  # prime K, N not whole tiles: the last tile shifted
     _case(15, 512, 4096, "f16"),  # aligned K, A's last row masked
     _case(13, 2047, 2053, "f16"),  # K and N odd: both padded
     _case(11, 302, 3001, "f16"),  # B's rows not 16-byte vectors
+    _case(9, 136, 4096, "f16"),  # last tile of N shifted back over all but 8 columns
+    _case(7, 96, 2047, "f16"),  # N under one tile: 16x64x128, the last tile shifted
+    _case(3, 100, 2048, "f16"),  # N under one tile and B's rows 8-byte aligned
 ]
 
 

@@ -18,6 +18,7 @@ from xsplit.targets.gemm_tiles import (
     SKINNY,
     SKINNY_M_MMA,
     SKINNY_NARROW_B,
+    SKINNY_NARROW_N,
     SMALL,
     gemm_tiles,
 )
@@ -37,16 +38,20 @@ def test_skinny_m_takes_the_skinny_entry(name: str, element: str) -> None:
     tgt = target(name)
     skinny = GEMM_TILES[(name, "f16", SKINNY)]
     assert gemm_tiles(tgt, element, SKINNY_M_MMA - 1, 4096, 4096) == skinny
-    # On CUDA an N under one tile, or B's rows not whole 16-byte vectors,
-    # keep two warps on the same tile (one warp: half its HMMAs dropped,
-    # or spills); gfx942's entry is two wavefronts anyway.
+    # On CUDA B's rows not whole 16-byte vectors keep two warps on the same
+    # tile (one warp: 255 registers on 11x302x3001), and an N under one
+    # tile takes one warp of 16x64 (on 16x128, LLVM drops the HMMAs past
+    # N); gfx942's entry is two wavefronts anyway.
     narrow_b = GEMM_TILES[("cuda", "f16", SKINNY_NARROW_B)]
-    for n in (96, 300):
+    narrow_n = GEMM_TILES[("cuda", "f16", SKINNY_NARROW_N)]
+    narrow = gemm_tiles(tgt, element, 1, 300, 1024)
+    assert narrow == (skinny if name == "gfx942" else narrow_b) and narrow.tile == skinny.tile
+    for n in (64, 96, 100):
         narrow = gemm_tiles(tgt, element, 1, n, 1024)
-        want = skinny if name == "gfx942" else narrow_b
-        assert narrow == want and narrow.tile == skinny.tile
+        assert narrow == (skinny if name == "gfx942" else narrow_n)
     if name != "gfx942":
         assert skinny.warps == (1, 1) and narrow_b.warps == (1, 2)
+        assert narrow_n.warps == (1, 1) and narrow_n.tile_n == 64
     # From one whole block of rows on, the output's own class.
     assert gemm_tiles(tgt, element, SKINNY_M_MMA, 96, 1024) == GEMM_TILES[(name, "f16", SMALL)]
     # f32 has its own skinny entry: on CUDA FMAs that stream B into
@@ -76,11 +81,20 @@ def test_gemm_kernel_takes_the_entrys_warps(name: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "m", "n", "k"),
-    [("sm_80", 8, 250, 300), ("sm_80", 3, 136, 201), ("gfx942", 5, 130, 197), ("gfx942", 1, 64, 256)],
+    [
+        ("sm_80", 8, 250, 300),
+        ("sm_80", 3, 136, 201),
+        ("sm_80", 7, 96, 301),
+        ("sm_80", 2, 100, 260),
+        ("gfx942", 5, 130, 197),
+        ("gfx942", 1, 64, 256),
+    ],
 )
 def test_skinny_defaults_run_right(name: str, m: int, n: int, k: int) -> None:
     """The table's skinny tile, picked by M, in two chunks: right against
-    numpy, race-free (odd K on sm_80: A padded first)."""
+    numpy, race-free (odd K on sm_80: A padded first). sm_80's N under one
+    tile: 16x64x128 on one warp, its last tile of columns shifted (7x96x301
+    overlaps 32 columns; 2x100x260, 8-byte copies, 28)."""
     check(m, n, k, f"target={name} chunks=2", seed=m + k, element="f16")
 
 
@@ -104,25 +118,47 @@ def test_copies_of_rows_wider_than_the_threads_have_no_div(options: str) -> None
 
 
 @pytest.mark.parametrize(
-    ("m", "n", "k", "element", "pairs"),
-    [(5, 256, 640, "f16", True), (15, 384, 448, "bf16", True), (2, 136, 320, "f16", False)],
+    ("m", "n", "k", "element", "shifted"),
+    [
+        (5, 256, 640, "f16", False),
+        (15, 384, 448, "bf16", False),
+        (2, 136, 320, "f16", True),
+        (9, 1000, 300, "f16", True),
+    ],
 )
 def test_skinny_one_warp_rows_of_b_in_pairs(
-    m: int, n: int, k: int, element: str, pairs: bool
+    m: int, n: int, k: int, element: str, shifted: bool
 ) -> None:
-    """sm_80/sm_90's skinny entry: one warp of 16x128. Where B's columns are
-    whole tiles, B's cp.async in pairs of threads a row (`row_threads = 2`),
-    the K loop's whole steps read through a view at the thread's first
-    vector; where its last tile is partial, the default copies (one column
-    a thread, one mask). Right against numpy, race-free, in two chunks:
-    A's rows past M masked (5x256x640); bf16 (15x384x448); N past one tile
-    by one vector (2x136x320)."""
+    """sm_80/sm_90's skinny entry: one warp of 16x128, B's cp.async in pairs
+    of threads a row (`row_threads = 2`), the K loop's whole steps read
+    through a view at the thread's first vector. Where B's last tile of
+    columns is partial it is shifted back to end at B's last column (every
+    copy inside B) and writes only the columns past its neighbour's
+    (`from`): each C element merged once. Right against numpy, race-free,
+    in two chunks: A's rows past M masked (5x256x640); bf16 (15x384x448);
+    N past one tile by one vector (2x136x320: the two tiles overlap in 120
+    columns); 7 whole tiles and a shifted one (9x1000x300)."""
     text = check(m, n, k, "target=sm_90 chunks=2", seed=m + n, element=element)
-    assert ("memref.subview %b" in text) == pairs
+    assert "memref.subview %b" in text
     pipeline = "gemm-kernel{target=sm_90 chunks=2},lower-gridwise-gemm"
     with collect_remarks():
         lowered = rewrite(matmul(m, n, k, element), pipeline)
     # The first step's copy and the loop's (unrolled by the stages).
-    copies = lowered.count("row_threads = 2")
-    assert copies >= 2 if pairs else copies == 0
+    assert lowered.count("row_threads = 2") >= 2
+    # Shifted: the loop's copies are inside B along both dimensions.
+    assert ("inside = array<i64: 0, 1>" in lowered) == shifted
+    assert (" from %" in lowered) == shifted
     assert "known_block_size = array<i32: 32, 1, 1>" in lowered  # one warp
+
+
+@pytest.mark.parametrize(
+    "options", ["chunks=3 merge=deterministic", "chunks=1 merge=store", "chunks=2 merge=atomic"]
+)
+def test_shifted_last_tile_merges_each_column_once(options: str) -> None:
+    """The shifted last tile of 3x200x300 f16 (columns 72..199, its
+    neighbour's 0..127) computes columns 72..127 twice and merges them once,
+    by every merge: the partials of the deterministic merge (each slot
+    written by one workgroup: the simulator reports two writers as a race),
+    a plain store, the atomic add (twice would be twice the value)."""
+    text = check(3, 200, 300, f"target=sm_90 {options}", seed=11, element="f16")
+    assert "memref.subview %b" in text

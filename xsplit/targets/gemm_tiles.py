@@ -4,8 +4,8 @@ type and a class, and read through one lookup, `gemm_tiles`, which derives
 the class from the shape and the kernel's form. gemm-kernel's defaults
 read it where `tile`, `threads` and `stages` are not given, and the cost
 model with them: classes of output size (SMALL, LARGE, SKINNY, NARROW,
-SHORT) and of rows (RAGGED_K, RAGGED, SKINNY_NARROW_B). lower-reduce's
-fused GEMM + reduction reads its FUSED and FUSED_MMA entries.
+SHORT) and of rows (RAGGED_K, RAGGED, SKINNY_NARROW_B, SKINNY_NARROW_N).
+lower-reduce's fused GEMM + reduction reads its FUSED and FUSED_MMA entries.
 
 Each entry says whether it was measured. Those marked NOT_MEASURED are the
 model's starting values, chosen without a GPU from what can be measured
@@ -39,12 +39,14 @@ SIXTEEN_BIT = ("f16", "bf16")
 """Element types of 2 bytes: bf16 reads f16's entries."""
 
 SMALL, LARGE, SKINNY, NARROW, SHORT = "small", "large", "skinny", "narrow", "short"
-RAGGED_K, RAGGED, SKINNY_NARROW_B = "ragged_k", "ragged", "skinny_narrow_b"
+RAGGED_K, RAGGED = "ragged_k", "ragged"
+SKINNY_NARROW_B, SKINNY_NARROW_N = "skinny_narrow_b", "skinny_narrow_n"
 """gemm-kernel's classes of a shape's rows rather than its size, where the
 target has such an entry: f16 rows of K (RAGGED_K) or of N too (RAGGED)
 not whole 16-byte vectors, staged through registers where cp.async cannot
-copy them; a SKINNY M whose B rows are not whole 16-byte vectors or whose N
-is under the SKINNY tile's (SKINNY_NARROW_B)."""
+copy them; a SKINNY M whose B rows are not whole 16-byte vectors
+(SKINNY_NARROW_B) or whose N is under the SKINNY tile's (SKINNY_NARROW_N,
+before SKINNY_NARROW_B)."""
 GEMM, FUSED, FUSED_MMA = "gemm", "fused", "fused_mma"
 """The kernels the table serves (`gemm_tiles`' `form`): gemm-kernel's GEMM,
 keyed by the classes above; and lower-reduce's fused GEMM + reduction
@@ -244,11 +246,19 @@ _SKINNY_MMA = (
     "on an H100's SM"
 )
 _SKINNY_MMA_NARROW_B = (
-    "M under 16 on tensor cores where B's rows are not whole 16-byte vectors (N not a "
-    "multiple of 8 after padding) or N is under one tile: B by cp.async of 4 or 8 bytes, 4 "
-    "or 2 times the copies, or half the tile's columns, shared by two warps of 16x64 (sm_90 "
-    "SASS on 11x302x3001: 17% HMMA, 159 registers; one warp of 16x128: 18%, 96 bytes of "
-    "spills; 2x64x999: 23%, one warp 16%)"
+    "M under 16 on tensor cores where B's rows are not whole 16-byte vectors (N even, not a "
+    "multiple of 8): B by cp.async of 4 or 8 bytes, 4 or 2 times the copies, shared by two "
+    "warps of 16x64, the last tile of columns shifted (sm_90 SASS: 23% HMMA on 11x302x3001, "
+    "127 registers; 30% on 5x1004x2039, 94; one warp of 16x128: 24% at 255 registers, 31% "
+    "at 166; 16x64x128 on one warp: 22%, 29%)"
+)
+_SKINNY_MMA_NARROW_N = (
+    "M under 16 on tensor cores where N is under one 128-column tile: one warp of 16x64, K "
+    "steps of 128 (64 HMMA a barrier), the last tile of columns shifted back to end at B's "
+    "last column, A's and B's copies in pairs of threads a row (one address a row); sm_90 "
+    "SASS: 36-38% HMMA on 2x64x999, 7x96x2047, 11x88x3001, 13x120x2039, 96-128 registers; "
+    "30% on 3x100x2048 (8-byte copies), 20% on N under 64 (HMMAs past N dropped). The "
+    "skinny 16x128x64 on two warps: 16-23%, 32 a barrier; 16x64x64 on one warp: 31-33%, 32"
 )
 
 _GFX942_SKINNY_MMA = (
@@ -363,6 +373,9 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ("cuda", "f16", SKINNY_NARROW_B): GemmTiles(
         (16, 128, 64), (1, 64), 2, NOT_MEASURED, _SKINNY_MMA_NARROW_B, warps=(1, 2)
     ),
+    ("cuda", "f16", SKINNY_NARROW_N): GemmTiles(
+        (16, 64, 128), (1, 32), 2, NOT_MEASURED, _SKINNY_MMA_NARROW_N, warps=(1, 1)
+    ),
     ("cuda", "f32", FUSED): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _FUSED_GPU),
     ("rocm", "f32", FUSED): GemmTiles((64, 64, 16), (16, 16), 1, NOT_MEASURED, _FUSED_GPU),
     ("cpu", "f32", FUSED): GemmTiles((32, 32, 0), (1, 1), 1, NOT_MEASURED, _FUSED_CPU),
@@ -439,8 +452,9 @@ def gemm_tiles(
     bytes a load (RAGGED). Registers staging the
     next tile leave less room for the accumulators: on sm_90 128x128x32
     spills 1.4 KB either way. A skinny f32 M takes the entry that streams B
-    into registers unless `stream_b` is False; a skinny M whose B rows are
-    not whole 16-byte vectors, or whose N is under one tile, takes its
+    into registers unless `stream_b` is False; a skinny M whose N is under
+    one tile takes its SKINNY_NARROW_N entry (f16 on CUDA: one warp of
+    16x64), one whose B rows are not whole 16-byte vectors its
     SKINNY_NARROW_B entry (f16 on CUDA: two warps). Without `intrinsics` an
     entry that names an intrinsic (`mma`) is passed over for the next class
     (FMAs asked for, or a tile or threads given)."""
@@ -482,8 +496,9 @@ def gemm_tiles(
         ragged = _lookup(target, key_element, (row_class,))
         if ragged is not None:
             return ragged
-    if skinny and (n % 8 or n < entry.tile_n):
-        return _lookup(target, key_element, (SKINNY_NARROW_B,)) or entry
+    narrow = (SKINNY_NARROW_N,) if n < entry.tile_n else ()
+    if skinny and (n % 8 or narrow):
+        return _lookup(target, key_element, (*narrow, SKINNY_NARROW_B)) or entry
     return entry
 
 

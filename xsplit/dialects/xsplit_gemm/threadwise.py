@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
@@ -247,7 +248,9 @@ class ThreadwiseWriteFragmentsOp(IRDLOperation):
     with (r, c) the intrinsic's C layout of (lane, v), where that is inside
     C (a bounds mask), by `merge` as `threadwise_write` does. With merge
     `tile`, C is a workgroup-memory tile that holds every warp tile whole:
-    a plain store, no mask.
+    a plain store, no mask. With `from`, columns below `col_from` are not
+    written: a last tile of columns shifted back to end at B's last column
+    overlaps its neighbour, whose columns it must not merge twice.
     """
 
     name = "xsplit_gemm.threadwise_write_fragments"
@@ -257,21 +260,25 @@ class ThreadwiseWriteFragmentsOp(IRDLOperation):
     row = operand_def(IndexType)
     col = operand_def(IndexType)
     lane = operand_def(IndexType)
-    chunk = var_operand_def(IndexType)
+    chunk = opt_operand_def(IndexType)
+    col_from = opt_operand_def(IndexType)
     mma = prop_def(StringAttr)
     merge = prop_def(StringAttr)
 
-    irdl_options = (ParsePropInAttrDict(),)
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     assembly_format = (
-        "$acc `to` $c `[` $row `,` $col `]` `lane` $lane (`chunk` $chunk^)? attr-dict "
-        "`:` type($acc) `to` type($c)"
+        "$acc `to` $c `[` $row `,` $col `]` `lane` $lane (`chunk` $chunk^)? "
+        "(`from` $col_from^)? attr-dict `:` type($acc) `to` type($c)"
     )
 
-    def __init__(self, acc, c, row, col, lane, mma: str, merge: str, chunk=None):
+    def __init__(
+        self, acc, c, row, col, lane, mma: str, merge: str, chunk=None, col_from=None
+    ):  # fmt: skip
+        optional = [[x] if x is not None else [] for x in (chunk, col_from)]
         super().__init__(
-            operands=[acc, c, row, col, lane, [chunk] if chunk is not None else []],
+            operands=[acc, c, row, col, lane, *optional],
             properties={"mma": StringAttr(mma), "merge": StringAttr(merge)},
         )
 
@@ -287,10 +294,11 @@ class ThreadwiseWriteFragmentsOp(IRDLOperation):
         space = "workgroup" if merge == "tile" else None
         need_static_memref(self, self.c, "C", 3 if partials else 2, space)
         need(
-            len(self.chunk) == (1 if partials else 0),
+            (self.chunk is not None) == partials,
             self,
             "a chunk index is given with merge partials, and only then",
         )
+        need(self.col_from is None or merge != "tile", self, "a tile holds its columns whole: no from")
 
 
 @irdl_op_definition

@@ -89,6 +89,7 @@ from xsplit.dialects.xsplit_gemm import (
     swizzle_fits,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
+from xsplit.rewrites.reduce.b_rows import row_threads, shifted_last_tile
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder, element_bytes
 from xsplit.rewrites.reduce.stream_loop import streamed_b_loop
 from xsplit.rewrites.reduce.workgroup_loops import (
@@ -181,31 +182,6 @@ def async_copy_width(src: SSAValue, rows: int, cols: int, threads: int) -> int:
     16-byte vectors."""
     bits = src.type.element_type.bitwidth  # type: ignore[attr-defined]
     return async_width(bits, src.type.get_shape()[1], (rows, cols), threads) or 1  # type: ignore[attr-defined]
-
-
-ROW_RUN_COPIES = 8
-"""Copies per thread from which a copy's threads share rows in pairs
-(`row_threads`): the skinny tensor-core tile's B (64 threads, 1024 16-byte
-vectors a K step: 16 each). With fewer, each copy's address is paid once
-anyway."""
-
-
-def row_threads(rows: int, cols: int, width: int, threads: int) -> int | None:
-    """2 where each thread has ROW_RUN_COPIES or more copies of a row-major
-    tile (else None: the default, a thread's copies a pass of rows apart;
-    also where B's last tile of columns is partial: a thread then copies
-    one column, one mask, 25-26% HMMA on 4x1000x2039, 7x1000x4096,
-    9x136x4096, 12x1032x2048, where pairs a row read 20-30%):
-    two threads' 16-byte copies make one whole 32-byte sector of a row, and
-    each thread's copies of a row lie 32 bytes apart, inside sm_90's +-2 KiB
-    immediate offset, so that a row costs one address, not one a copy
-    (sm_90 SASS on 8x4096x14339 f16, two warps of 16x64: 27% HMMA to 35%,
-    pairs of threads reading better than 1, 4 or 8 a row: 34%, 33%, 31%;
-    the SKINNY entry's one warp of 16x128: 29% to 39%)."""
-    runs = cols // width
-    if rows * runs // threads < ROW_RUN_COPIES or runs % 2 or threads % 2:
-        return None
-    return 2 if rows % (threads // 2) == 0 else None
 
 
 def fragment_conflict(frag: Fragment, lanes: int, row_length: int, element_size: int) -> int:
@@ -386,7 +362,7 @@ def _multiply(body: KernelBuilder, op: GridwiseGemmOp, acc, a_tile, b_tile, tid)
     body.insert(BlockwiseGemmOp(acc, a_tile, b_tile, tid, op.thread_counts, tk, not k_major, g))
 
 
-def _write(kb: KernelBuilder, op: GridwiseGemmOp, acc, tid, m0, n0, chunk) -> None:
+def _write(kb: KernelBuilder, op: GridwiseGemmOp, acc, tid, m0, n0, chunk, n_from=None) -> None:
     slot = None
     if op.merge_kind == "partials":
         slot = chunk if chunk is not None else kb.c(0)
@@ -404,8 +380,10 @@ def _write(kb: KernelBuilder, op: GridwiseGemmOp, acc, tid, m0, n0, chunk) -> No
     warp, lane = kb.div(tid, intr.lanes), kb.rem(tid, intr.lanes)
     row = kb.add(m0, kb.mul(kb.div(warp, wn), tm // wm))
     col = kb.add(n0, kb.mul(kb.rem(warp, wn), tn // wn))
+    # A shifted last tile (`n_from`) writes only the columns past its neighbour's.
+    n_from = None if n_from is None else kb.c(n_from)
     write = ThreadwiseWriteFragmentsOp(
-        acc, op.c, kb.c(row), kb.c(col), kb.c(lane), intr.name, op.merge_kind, slot
+        acc, op.c, kb.c(row), kb.c(col), kb.c(lane), intr.name, op.merge_kind, slot, n_from
     )
     kb.insert(write)
 
@@ -424,6 +402,7 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     n0 = kb.mul(kb.block_id("x"), tn)
     chunk = kb.block_id("z") if op.chunk_count > 1 else None
     stream = getattr(op, "stream_b", None) is not None
+    n_from = None  # where a shifted last tile of columns starts writing
     # cp.async's loop places its chunks itself (`residue_first`).
     async_loop = (
         op.stage_count >= 2 and op.register_prefetch is None and op.direct_to_lds is None
@@ -451,6 +430,8 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
         acc = _direct_to_lds(kb, op, tid, m0, n0, k_begin, k_end)
     elif op.stage_count >= 2:
         wa, wb = async_copy_width(op.a, tm, tk, threads), async_copy_width(op.b, tk, tn, threads)
+        if b_rows(op, wb)[1]:
+            n_from, n0 = n0, kb.min(n0, op.b.type.get_shape()[1] - tn)  # type: ignore[attr-defined]
         acc = _double_buffered(kb, op, tid, m0, n0, chunk, wa, wb)
     else:
         a_tile = kb.alloc(a_tile_shape(op), WORKGROUP, "a_tile", element(op.a))
@@ -478,7 +459,7 @@ def lower_gridwise(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     if isinstance(op, GridwiseGemmReduceOp):
         _reduce_epilogue(kb, op, acc, tid, m0, n0)
         return []
-    _write(kb, op, acc, tid, m0, n0, chunk)
+    _write(kb, op, acc, tid, m0, n0, chunk, n_from)
     return []
 
 
@@ -514,6 +495,25 @@ def _transposed_copies(
         wb = vector_width(op.b, tk, tn, threads)
         b = BlockwiseCopyOp(op.b, k0, n0, b_tile, tid, (tk, tn), threads, False, wb)
     return a, b
+
+
+def b_rows(op: GridwiseGemmOp, wb: int) -> tuple[int | None, bool]:
+    """B's cp.async copies: threads a row (`row_threads`) and whether its
+    last tile of columns is shifted (`shifted_last_tile`; tensor cores
+    only, whose write takes `from`; not the fused reduction, whose
+    epilogue sums across the tile). Threads share a row only where no
+    copy of the K loop is masked along the columns: a masked column needs
+    its own address (its view would reach past B's columns, which MLIR
+    forbids)."""
+    _, tn, tk = op.tile_sizes
+    threads = op.thread_counts[0] * op.thread_counts[1]
+    columns = op.b.type.get_shape()[1]  # type: ignore[attr-defined]
+    share = row_threads(tk, tn, wb, threads)
+    if columns % tn == 0:
+        return share, False
+    gemm = isinstance(op, GridwiseGemmOp) and op.intrinsic is not None
+    shifted = gemm and shifted_last_tile(columns, tn, wb, share is not None)
+    return (share if shifted else None), shifted
 
 
 def residue_first(kb: KernelBuilder, op: GridwiseGemmOp, chunk) -> tuple:
@@ -590,17 +590,18 @@ def _double_buffered(
         repeat_whole = last is not None
         last = k_begin if last is None else last
     sa, sb = swizzles(op, "a"), swizzles(op, "b")
-    # Only where B's columns are whole tiles: a masked column needs its own
-    # address (its view would reach past B's rows, which MLIR forbids).
-    whole_n = op.b.type.get_shape()[1] % tn == 0  # type: ignore[attr-defined]
-    b_share = row_threads(tk, tn, wb, threads) if whole_n else None
+    b_share, shifted = b_rows(op, wb)
+    # A's K is inside in the loop's steps; a skinny M masks a thread's one row.
+    a_share = row_threads(tm, tk, wa, threads) if op.intrinsic is not None and not k_major else None
+    # A shifted last tile keeps every column of B's copies inside B.
+    b_cols = (1,) if shifted else ()
 
     def copy(body: KernelBuilder, k0, buf: int, whole: bool = True) -> SSAValue:
         # A step after the first is inside K: A's columns, B's rows unmasked.
-        ia, ib = ((1,), (0,)) if whole else ((), ())
+        ia, ib = ((1,), (0, *b_cols)) if whole else ((), b_cols)
         a_copy = BlockwiseAsyncCopyOp(
             op.a, m0, body.c(body.add(k0, a_front)), a[buf], tid, (tm, tk), threads, k_major, wa,
-            sa, ia,
+            sa, ia, a_share if whole else None,
         )  # fmt: skip
         k0 = body.c(k0)
         body.insert(a_copy)

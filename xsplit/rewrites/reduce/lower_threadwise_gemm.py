@@ -36,7 +36,7 @@ import itertools
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from xdsl.dialects import vector
+from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import SSAValue
 
@@ -278,7 +278,7 @@ def lower_write_fragments(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     fm, fn, _ = _shape(op.acc)
     rows, cols = _shape(op.c)[-2:]
     merge = op.merge.data
-    prefix = list(op.chunk)
+    prefix = [] if op.chunk is None else [op.chunk]
     places = [intr.c.coords(kb, op.lane, p) for p in intr.c.positions()]
     for i in range(fm):
         for j in range(fn):
@@ -290,6 +290,9 @@ def lower_write_fragments(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
                     kb.store(kb.load(op.acc, [i, j, v]), op.c, at)
                     continue
                 inside = kb.both(kb.below(at[-2], rows), kb.below(at[-1], cols))
+                if op.col_from is not None:
+                    mine = arith.CmpiOp(at[-1], op.col_from, "uge")
+                    inside = kb.both(inside, kb.insert(mine).results[0])
                 kb.if_(inside, _merge(op.acc, [i, j, v], op.c, at, merge))
     return []
 

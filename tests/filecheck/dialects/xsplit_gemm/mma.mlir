@@ -26,6 +26,8 @@ func.func @blockwise(%t: index) {
 // CHECK-NEXT:    xsplit_gemm.threadwise_mma %fa * %fb into %acc {mma = "m16n8k16", at = array<i64: 1, 3>} : vector<4x2xf16>, vector<2x2xf16> into memref<2x4x4xf32, #gpu.address_space<private>>
 // CHECK-NEXT:    xsplit_gemm.threadwise_write_fragments %acc to %c[%r, %k] lane %l {mma = "m16n8k16", merge = "atomic"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<100x72xf32>
 // CHECK-NEXT:    xsplit_gemm.threadwise_write_fragments %acc to %p[%r, %k] lane %l chunk %t {mma = "m16n8k16", merge = "partials"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<4x100x72xf32>
+// CHECK-NEXT:    xsplit_gemm.threadwise_write_fragments %acc to %c[%r, %k] lane %l from %t {mma = "m16n8k16", merge = "atomic"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<100x72xf32>
+// CHECK-NEXT:    xsplit_gemm.threadwise_write_fragments %acc to %p[%r, %k] lane %l chunk %t from %k {mma = "m16n8k16", merge = "partials"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<4x100x72xf32>
 func.func @threadwise(%c: memref<100x72xf32>, %p: memref<4x100x72xf32>, %r: index, %k: index, %l: index, %t: index) {
   %at = memref.alloc() : memref<64x40xf16, #gpu.address_space<workgroup>>
   %bt = memref.alloc() : memref<32x72xf16, #gpu.address_space<workgroup>>
@@ -36,6 +38,8 @@ func.func @threadwise(%c: memref<100x72xf32>, %p: memref<4x100x72xf32>, %r: inde
   xsplit_gemm.threadwise_mma %fa * %fb into %acc {mma = "m16n8k16", at = array<i64: 1, 3>} : vector<4x2xf16>, vector<2x2xf16> into memref<2x4x4xf32, #gpu.address_space<private>>
   xsplit_gemm.threadwise_write_fragments %acc to %c[%r, %k] lane %l {mma = "m16n8k16", merge = "atomic"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<100x72xf32>
   xsplit_gemm.threadwise_write_fragments %acc to %p[%r, %k] lane %l chunk %t {mma = "m16n8k16", merge = "partials"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<4x100x72xf32>
+  xsplit_gemm.threadwise_write_fragments %acc to %c[%r, %k] lane %l from %t {mma = "m16n8k16", merge = "atomic"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<100x72xf32>
+  xsplit_gemm.threadwise_write_fragments %acc to %p[%r, %k] lane %l chunk %t from %k {mma = "m16n8k16", merge = "partials"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<4x100x72xf32>
   func.return
 }
 

@@ -104,6 +104,17 @@ func.func @write_tile(%r: index) {
 
 // -----
 
+// A tile holds the warp tiles whole: no columns are left to another workgroup.
+func.func @write_tile_from(%r: index) {
+  %acc = memref.alloca() : memref<2x4x4xf32, #gpu.address_space<private>>
+  %tile = memref.alloc() : memref<64x68xf32, #gpu.address_space<workgroup>>
+  xsplit_gemm.threadwise_write_fragments %acc to %tile[%r, %r] lane %r from %r {mma = "m16n8k16", merge = "tile"} : memref<2x4x4xf32, #gpu.address_space<private>> to memref<64x68xf32, #gpu.address_space<workgroup>>
+  func.return
+}
+// CHECK: reduce_invalid.mlir:[[# @LINE - 3]]:3: error: 'xsplit_gemm.threadwise_write_fragments' op a tile holds its columns whole: no from
+
+// -----
+
 // B lies N x K: its K (90) must be A's.
 func.func @transposed_k(%a: memref<70x90xf32>, %b: memref<90x200xf32>, %o: memref<70xf32>) {
   xsplit_gemm.gridwise_gemm_reduce %a, %b into %o {tile = array<i64: 64, 64, 16>, threads = array<i64: 16, 16>, method = "sum", dim = 1 : i64, stage = "lds", merge = "atomic", subgroup = 32 : i64, exchange = "shuffle", b_transposed} : memref<70x90xf32>, memref<90x200xf32> into memref<70xf32>

@@ -82,3 +82,30 @@ func.func @row_threads_masked_rows(%b: memref<100x64xf32>, %b_tile: memref<8x32x
 // CHECK-NEXT:    %[[RIN:.*]] = arith.cmpi ult, %[[R0]], %[[M]] : index
 // CHECK:         nvgpu.device_async_copy %b[%{{.*}}, %{{.*}}], %b_tile[%[[TR]], %{{.*}}], 4, %{{.*}} bypassL1
 // CHECK-COUNT-7: nvgpu.device_async_copy %b[
+
+// -----
+
+// Rows masked, one row a thread (A's 4 rows of a skinny M = 3, 8 threads in pairs): the view
+// starts at the thread's row clamped into A, and every copy of the row reads nothing past A's
+// rows (srcElements 0) at constant places in it.
+func.func @row_threads_one_masked_row(%a: memref<3x256xf16>, %a_tile: memref<4x128xf16, #gpu.address_space<workgroup>>, %m0: index, %k0: index) attributes {gpu.known_block_size = array<i32: 8, 1, 1>} {
+  %thread_id_x = gpu.thread_id x
+  %g = xsplit_gemm.blockwise_async_copy %a[%m0, %k0] to %a_tile thread %thread_id_x {sizes = array<i64: 4, 128>, threads = 8 : i64, vector = 8 : i64, inside = array<i64: 1>, row_threads = 2 : i64} : memref<3x256xf16> to memref<4x128xf16, #gpu.address_space<workgroup>>
+  func.return
+}
+
+// CHECK-LABEL: func.func @row_threads_one_masked_row
+// CHECK:         %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[TR:.*]] = arith.divui %thread_id_x, %[[TWO]]
+// CHECK:         %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK:         %[[R0:.*]] = arith.addi %m0, %[[TR]] : index
+// CHECK-NEXT:    %[[C0:.*]] = arith.addi %k0, %{{.*}} : index
+// CHECK-NEXT:    %[[AT:.*]] = arith.minui %[[R0]], %[[TWO]] : index
+// CHECK-NEXT:    %[[VIEW:.*]] = memref.subview %a[%[[AT]], %[[C0]]] [1, 120] [1, 1] : memref<3x256xf16> to memref<1x120xf16, strided<[256, 1], offset: ?>>
+// CHECK-NEXT:    %[[M:.*]] = arith.constant 3 : index
+// CHECK-NEXT:    %[[IN:.*]] = arith.cmpi ult, %[[R0]], %[[M]] : index
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[CNT:.*]] = arith.select %[[IN]], %[[EIGHT]], %[[Z]] : index
+// CHECK-NEXT:    %{{.*}} = nvgpu.device_async_copy %[[VIEW]][%[[Z]], %[[Z]]], %a_tile[%[[TR]], %{{.*}}], 8, %[[CNT]] bypassL1
+// CHECK-COUNT-7: nvgpu.device_async_copy %[[VIEW]][%[[Z]], %{{.*}}], %a_tile[%[[TR]], %{{.*}}], 8, %[[CNT]] bypassL1
+// CHECK-NEXT:    %g = nvgpu.device_async_create_group

@@ -266,3 +266,24 @@ func.func @batch_elements(%acc: memref<2x2xf32, #gpu.address_space<private>>, %p
 // CHECK:         arith.select %[[IN1]]
 // CHECK-NOT:     arith.maxnumf
 // CHECK-COUNT-3: memref.store %{{.*}}, %parts[
+
+// -----
+
+// `from`: a shifted last tile of columns writes only C's columns from %from on (its
+// neighbour's are its neighbour's), beside the bounds mask.
+func.func @write_from(%acc: memref<1x1x4xf32, #gpu.address_space<private>>, %c: memref<4x200xf32>, %row: index, %col: index, %lane: index, %from: index) {
+  xsplit_gemm.threadwise_write_fragments %acc to %c[%row, %col] lane %lane from %from {mma = "m16n8k16", merge = "atomic"} : memref<1x1x4xf32, #gpu.address_space<private>> to memref<4x200xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @write_from
+// CHECK:         %[[C:.*]] = arith.addi %col, %{{.*}} : index
+// CHECK-NEXT:    %[[RIN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    %[[N:.*]] = arith.constant 200 : index
+// CHECK-NEXT:    %[[CIN:.*]] = arith.cmpi ult, %[[C]], %[[N]] : index
+// CHECK-NEXT:    %[[IN:.*]] = arith.andi %[[RIN]], %[[CIN]] : i1
+// CHECK-NEXT:    %[[MINE:.*]] = arith.cmpi uge, %[[C]], %from : index
+// CHECK-NEXT:    %[[BOTH:.*]] = arith.andi %[[IN]], %[[MINE]] : i1
+// CHECK-NEXT:    scf.if %[[BOTH]] {
+// CHECK:           memref.atomic_rmw addf
+// CHECK-COUNT-3: arith.cmpi uge, %{{.*}}, %from : index
