@@ -2,8 +2,10 @@
 file through an xsplit pipeline (which must end in export-dispatch for the
 target) and prints, per kernel, registers, spills, the hot loop's instruction
 mix, math per barrier, async copies, system-scope operations and
-compare-and-swap loops. sm_80 code is read as the sm_90 driver runs it
-(`ptxas -arch=sm_90`, `nvdisasm`); gfx942 from iree-compile's ISA dump.
+compare-and-swap loops. CUDA code is read as the sm_90 driver runs it
+(`ptxas -arch=sm_90`, `nvdisasm`): `--target sm_80` builds for sm_80 (the
+machine-code test's form), `--target sm_90` for sm_90 itself; gfx942 from
+iree-compile's ISA dump.
 
     python bench/read_machine_code.py FILE.mlir --target sm_80
         --pipeline 'gemm-kernel{target=sm_80},...,export-dispatch{target=sm_80}'
@@ -30,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("file", nargs="?", help="an MLIR file (with --pipeline and --target)")
     p.add_argument("--pipeline", default="")
-    p.add_argument("--target", choices=["sm_80", "gfx942"], action="append")
+    p.add_argument("--target", choices=["sm_80", "sm_90", "gfx942"], action="append")
     p.add_argument("--matmul", help="MxNxK: the own kernel on this matmul")
     p.add_argument("--element", default="f32")
     p.add_argument("--chunks", type=int, default=4)
