@@ -582,7 +582,7 @@ STREAM_PREFETCH = Pass(
             int,
             0,
             "rows of B the register tiles along M take in turn (0: 32)",
-            check=Check(lambda value: value >= 0 and value % 2 == 0, "an even number >= 0"),
+            check=Check(lambda value: value >= 0 and value % 2 == 0, ">= 0 and even"),
         ),
     ],
 )
