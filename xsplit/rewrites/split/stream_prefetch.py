@@ -422,7 +422,7 @@ def _kernel(
                     inner.insert(vector.StoreOp(sums[r * vectors + v], partials, where))
 
     else:
-        k_block = form.k_block or rows_per_chunk
+        k_block = form.k_block
 
         def tile(inner: KernelBuilder, offset: SSAValue) -> None:
             # Several register tiles along M take each block of B's rows in
