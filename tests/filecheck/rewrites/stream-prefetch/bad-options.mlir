@@ -4,10 +4,12 @@
 // RUN: not xsplit-opt %s --split-input-file -p 'stream-prefetch{prefetch=on k_block=3}' 2>&1 | filecheck %s --check-prefix=ODD
 // RUN: xsplit-opt %s --split-input-file -p 'stream-prefetch{prefetch=on chunks=4 tile_rows=0}' 2>&1 | filecheck %s --check-prefix=EVERY
 // RUN: xsplit-opt %s --split-input-file -p 'stream-prefetch{prefetch=on chunks=4 tile_rows=5}' 2>&1 | filecheck %s --check-prefix=FIVE
+// RUN: xsplit-opt %s --split-input-file -p 'stream-prefetch{prefetch=on chunks=4 k_block=8}' 2>&1 | filecheck %s --check-prefix=UNUSED
 
 // A bad value of a new option is a one-line error whatever the product's
 // rows, never a traceback; tile_rows=0 is every row in one tile, and a
-// tile_rows over the product's rows is every row too.
+// tile_rows over the product's rows is every row too. A k_block with one
+// tile of every row has no blocks to size: the remark says so.
 
 // NEGATIVE: error: stream-prefetch: tile_rows must be an integer from 0 to 16, got '-1'
 // NEGATIVE-NOT: Traceback
@@ -20,6 +22,7 @@
 
 // EVERY: remark: {{.*}} register tiles of 12 x 32, B prefetched
 // FIVE: remark: {{.*}} register tiles of 5 x 64 over blocks of 32 rows of B, B prefetched
+// UNUSED: remark: {{.*}} register tiles of 12 x 32 (k_block=8 unused: one tile holds every row), B prefetched
 func.func @twelve_rows(%a: tensor<12x1021xf32>, %b: tensor<1021x128xf32>, %c: tensor<12x128xf32>) -> tensor<12x128xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<12x1021xf32>, tensor<1021x128xf32>) outs(%c : tensor<12x128xf32>) -> tensor<12x128xf32>
   return %r : tensor<12x128xf32>
@@ -29,6 +32,7 @@ func.func @twelve_rows(%a: tensor<12x1021xf32>, %b: tensor<1021x128xf32>, %c: te
 
 // EVERY: remark: {{.*}} register tiles of 2 x 128, B prefetched
 // FIVE: remark: {{.*}} register tiles of 2 x 128, B prefetched
+// UNUSED: remark: {{.*}} register tiles of 2 x 128 (k_block=8 unused: one tile holds every row), B prefetched
 func.func @two_rows(%a: tensor<2x1021xf32>, %b: tensor<1021x128xf32>, %c: tensor<2x128xf32>) -> tensor<2x128xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<2x1021xf32>, tensor<1021x128xf32>) outs(%c : tensor<2x128xf32>) -> tensor<2x128xf32>
   return %r : tensor<2x128xf32>
