@@ -422,7 +422,7 @@ def _kernel(
                     inner.insert(vector.StoreOp(sums[r * vectors + v], partials, where))
 
     else:
-        k_block = form.k_block or rows_per_chunk
+        k_block = form.k_block
 
         def tile(inner: KernelBuilder, offset: SSAValue) -> None:
             # Several register tiles along M take each block of B's rows in
@@ -509,6 +509,10 @@ def _stream(m: Match, ir: IRBuilder) -> Sequence[SSAValue]:
     dispatch.results[0].name_hint = "partials"
     prefetches = f", B prefetched {PREFETCH_DISTANCE} rows ahead" if m["prefetch"] else ""
     blocks = f" over blocks of {form.k_block} rows of B" if form.k_block else ""
+    if m.options["k_block"] and not form.k_block:
+        # One pipeline's option reaches products of any rows: say where it
+        # had nothing to block rather than refuse the others.
+        blocks = f" (k_block={m.options['k_block']} unused: one tile holds every row)"
     columns = _workgroup_columns(n, form)
     remark(
         m.root,
@@ -581,8 +585,9 @@ STREAM_PREFETCH = Pass(
             "k_block",
             int,
             0,
-            "rows of B the register tiles along M take in turn (0: 32)",
-            check=Check(lambda value: value >= 0 and value % 2 == 0, "an even number >= 0"),
+            "rows of B the register tiles along M take in turn, where tile_rows leaves several "
+            "(0: 32)",
+            check=Check(lambda value: value >= 0 and value % 2 == 0, ">= 0 and even"),
         ),
     ],
 )
