@@ -144,3 +144,37 @@ def test_copies_of_a_list_of_ops_yield_what_the_template_reads() -> None:
     # negf the template adds reads the copy.
     assert "%m = arith.mulf %v0, %v0 : f32" in out
     assert "arith.negf %m : f32" in out and out.count("arith.mulf") == 1
+
+
+def test_a_copy_takes_the_attributes_and_names_the_line_gives() -> None:
+    line = _placeholder('%t = $clone $r(%0, $init : $x.type, $init.type) -> ($r.type) with {xsplit.split_part = "tail"} renamed')
+    assert 'xsplit.adding = {xsplit.split_part = "tail"}' in line and "xsplit.renamed" in line
+    _pass(
+        "test-clone-adding",
+        CloningTemplate(
+            """
+%0 = arith.negf $x : $x.type
+%tail = $clone $r(%0, $init : $x.type, $init.type) -> ($r.type) with {xsplit.split_part = "tail"} renamed
+"""
+        ),
+    )
+    out = rewrite(SRC, "test-clone-adding")
+    # The copy is the template's %tail, not the original's %r, and carries
+    # the attribute beside its own maps and body.
+    assert '%tail = linalg.generic' in out and "%r = " not in out
+    assert 'attrs =  {xsplit.split_part = "tail"}' in out
+    assert "arith.mulf %x, %s : f32" in out
+
+
+def test_without_renamed_a_copy_keeps_the_original_names() -> None:
+    _pass(
+        "test-clone-keeps-names",
+        CloningTemplate(
+            """
+%0 = arith.negf $x : $x.type
+%tail = $clone $r(%0, $init : $x.type, $init.type) -> ($r.type)
+"""
+        ),
+    )
+    out = rewrite(SRC, "test-clone-keeps-names")
+    assert "%r = linalg.generic" in out and "xsplit.split_part" not in out

@@ -126,6 +126,7 @@ from xsplit.rewrites.split.dynamic_chunks import (
     planned_dynamic_shape,
     tiled_by_the_options,
 )
+from xsplit.rewrites.split.generic_chunks import generic_chunk_patterns
 from xsplit.rewrites.split.encoded_split import (
     make_split_encoded_matmul_patterns,
     make_split_encoded_pattern,
@@ -781,6 +782,7 @@ SPLIT_K_DYNAMIC_TILES = Pattern(
 # Static chunks of a vector contraction, each form's op tree and template
 # (vector_chunks.py), before the forall builder they specialise.
 SPLIT_K_VECTOR_CHUNKS = vector_chunk_patterns([o.name for o in OPTIONS], splits_by_options)
+SPLIT_K_GENERIC_CHUNKS = generic_chunk_patterns([o.name for o in OPTIONS], splits_by_options)
 
 SPLIT_K_FORALL = Pattern(
     name="split-k-forall",
@@ -972,6 +974,7 @@ SPLIT_K = Pass(
         SPLIT_K_STATIC_BATCH_CHUNKS,
         SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL,
         *SPLIT_K_VECTOR_CHUNKS,
+        *SPLIT_K_GENERIC_CHUNKS,
         SPLIT_K_DYNAMIC_TILES,
         SPLIT_K_FORALL,
     ],
