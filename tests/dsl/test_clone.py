@@ -178,3 +178,28 @@ def test_without_renamed_a_copy_keeps_the_original_names() -> None:
     )
     out = rewrite(SRC, "test-clone-keeps-names")
     assert "%r = linalg.generic" in out and "xsplit.split_part" not in out
+
+
+SQUARE = """
+func.func @h(%a: tensor<4x4xf32>, %e: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<4x4xf32>
+  func.return %r : tensor<4x4xf32>
+}"""
+
+
+def test_with_replaces_an_inherent_attribute() -> None:
+    _pass(
+        "test-clone-maps",
+        CloningTemplate(
+            "%t = $clone $r with {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, "
+            "affine_map<(d0, d1) -> (d0, d1)>]} renamed"
+        ),
+    )
+    out = rewrite(SQUARE, "test-clone-maps")
+    # The maps are the generic's own (a property): the copy transposes, and
+    # gains no discardable attribute of that name.
+    assert "%t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>" in out
+    assert "attrs" not in out

@@ -17,7 +17,8 @@ template's `%v0`, `%v1`, ... wherever the original used `$vs[0]`,
 `$vs[1]`, ...: the values a dispatch rebuilds inside. `with {name = value}`
 after the operands and types gives the copy those attributes too, as
 PDLL's `op<>(...) {name = value}` does (split-k's tail is marked
-`xsplit.split_part = "tail"`); `renamed` names the copy's results as the
+`xsplit.split_part = "tail"`), its inherent ones replaced where named
+(a generic's `indexing_maps`); `renamed` names the copy's results as the
 line does (`%partial`), where they would keep the original's names. What a line copies,
 replaces and yields are captures. Everything else in the
 text is a `Template`'s, and a type's dynamic sizes given by an empty list,
@@ -303,7 +304,12 @@ def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
     adding = placeholder.attributes.get(_ADDING)
     if isinstance(adding, DictionaryAttr):
         for key, attribute in adding.data.items():
-            copy.attributes[key] = attribute
+            # An inherent attribute (a generic's maps) is one of xDSL's
+            # properties; any other is the op's discardable attribute.
+            if key in copy.properties:
+                copy.properties[key] = attribute
+            else:
+                copy.attributes[key] = attribute
     # A copy is where the original was, as MLIR's clone keeps locations.
     copy.location = source.location
     return copy

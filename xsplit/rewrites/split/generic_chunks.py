@@ -214,3 +214,28 @@ def generic_chunk_patterns(options: list[str], splits_by_options: Constraint) ->
                 )
             )
     return patterns
+
+
+def generic_expand_patterns(options: list[str], splits_by_expand: Constraint) -> list[Pattern]:
+    """split-k's `strategy=expand` for these forms
+    (`expand_split.expanded_generic`), declared as `split-k-expand-matmul`
+    is: `splits_by_expand` says the options ask for expand, cut K, and the
+    chunk count divides K."""
+    from xsplit.rewrites.split.expand_split import expanded_generic
+
+    return [
+        Pattern(
+            name=f"split-k-expand-generic-{name}",
+            doc=f"a static linalg.generic contraction of {a_dims} by {b_dims}: K = S x K/S "
+            "through tensor.expand_shape, a copy of the generic with a parallel chunk loop, "
+            "then a merge (expand_split.expanded_generic, the IR as a template)",
+            root="linalg.generic",
+            where=a_static_generic_contraction(a_dims, b_dims) & splits_by_expand,
+            rewrite=expanded_generic(a_dims, b_dims),
+            benefit=2,
+            options=options,
+            family="split-k",
+            memo=planned_shape,
+        )
+        for name, (a_dims, b_dims) in FORMS.items()
+    ]

@@ -126,7 +126,7 @@ from xsplit.rewrites.split.dynamic_chunks import (
     planned_dynamic_shape,
     tiled_by_the_options,
 )
-from xsplit.rewrites.split.generic_chunks import generic_chunk_patterns
+from xsplit.rewrites.split.generic_chunks import generic_chunk_patterns, generic_expand_patterns
 from xsplit.rewrites.split.encoded_split import (
     make_split_encoded_matmul_patterns,
     make_split_encoded_pattern,
@@ -660,6 +660,13 @@ SPLIT_K_EXPAND_BATCH_MATMUL = Pattern(
     memo=planned_shape,
 )
 
+SPLIT_K_EXPAND_GENERIC = generic_expand_patterns(
+    [o.name for o in OPTIONS],
+    (option("strategy") == "expand")
+    & splits_by_options
+    & described(K % COUNT == 0, "the chunk count divides K"),
+)
+
 SPLIT_K_ALIGNED = Pattern(
     name="split-k-aligned",
     doc="static chunks of a multiple of align= in an scf.forall, the zero-padded tail "
@@ -962,6 +969,7 @@ SPLIT_K = Pass(
         GROUPED_FALLS_BACK,
         SPLIT_K_EXPAND_MATMUL,
         SPLIT_K_EXPAND_BATCH_MATMUL,
+        *SPLIT_K_EXPAND_GENERIC,
         SPLIT_K_EXPAND,
         SPLIT_K_GROUPED_MATMUL,
         SPLIT_K_GROUPED_BATCH_MATMUL,

@@ -3,7 +3,11 @@
 // the loop and the merge written out, the partial and the tail copies of the
 // user's generic ($clone). This checks their IR and which pattern fired; a
 // generic with an attribute of its own, or whose body extends its inputs,
-// goes to the forall builder.
+// goes to the forall builder. strategy=expand has a template per form too
+// (expand_split.expanded_generic).
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | filecheck %s --check-prefix=EXPAND
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | iree-opt > /dev/null
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=EXPSTATS
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4}' | filecheck %s --check-prefix=WHOLE
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3}' | filecheck %s --check-prefix=TAIL
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3}' | iree-opt > /dev/null
@@ -23,6 +27,11 @@
 // STATS3-DAG: split-k-static-generic-at-bt-chunks-and-tail: 1
 // STATS3-DAG: split-k-static-generic-at-b-chunks: 0
 // STATS3-DAG: split-k-forall: 2
+// EXPSTATS-DAG: split-k-expand-generic-a-b: 1
+// EXPSTATS-DAG: split-k-expand-generic-at-b: 1
+// EXPSTATS-DAG: split-k-expand-generic-a-bt: 1
+// EXPSTATS-DAG: split-k-expand-generic-at-bt: 1
+// EXPSTATS-DAG: split-k-expand: 2
 
 // A.B: chunks of K are columns of A and rows of B.
 // WHOLE-LABEL: func.func @a_b
@@ -98,6 +107,19 @@ func.func @a_bt(%a: tensor<16x1000xf32>, %b: tensor<32x1000xf32>, %c: tensor<16x
 }
 
 // -----
+
+// expand: K of A^T as (chunk, within) rows, of B^T as columns; the copy of
+// the generic reads them through (d3, d2) and writes the chunk loop last.
+// EXPAND-LABEL: func.func @at_bt
+// EXPAND:         %[[EA:.*]] = tensor.expand_shape %a {{\[\[}}0, 1], [2]] output_shape [4, 250, 16] : tensor<1000x16xf32> into tensor<4x250x16xf32>
+// EXPAND-NEXT:    %[[EB:.*]] = tensor.expand_shape %b {{\[\[}}0], [1, 2]] output_shape [32, 4, 250] : tensor<32x1000xf32> into tensor<32x4x250xf32>
+// EXPAND-NEXT:    %identity = arith.constant 0.000000e+00 : f32
+// EXPAND-NEXT:    %[[E:.*]] = tensor.empty() : tensor<16x32x4xf32>
+// EXPAND-NEXT:    %[[F:.*]] = linalg.fill ins(%identity : f32) outs(%[[E]] : tensor<16x32x4xf32>) -> tensor<16x32x4xf32>
+// EXPAND-NEXT:    %partials = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3, d2, d0)>, affine_map<(d0, d1, d2, d3) -> (d1, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[EA]], %[[EB]] : tensor<4x250x16xf32>, tensor<32x4x250xf32>) outs(%[[F]] : tensor<16x32x4xf32>) {
+// EXPAND-NEXT:    ^bb0(%x: f32, %y: f32, %acc: f32):
+// EXPAND-NEXT:      %p = arith.mulf %x, %y : f32
+// EXPAND:         %merged = linalg.reduce ins(%partials:tensor<16x32x4xf32>) outs(%c:tensor<16x32xf32>) dimensions = [2]  {xsplit.split_part = "merge"}
 
 // A^T.B^T: two chunks of 334 and a tail of 332, a copy of the generic marked
 // as the tail, added in once at chunk 0.
