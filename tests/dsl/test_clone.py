@@ -147,7 +147,10 @@ def test_copies_of_a_list_of_ops_yield_what_the_template_reads() -> None:
 
 
 def test_a_copy_takes_the_attributes_and_names_the_line_gives() -> None:
-    line = _placeholder('%t = $clone $r(%0, $init : $x.type, $init.type) -> ($r.type) with {xsplit.split_part = "tail"} renamed')
+    line = _placeholder(
+        "%t = $clone $r(%0, $init : $x.type, $init.type) -> ($r.type)"
+        ' with {xsplit.split_part = "tail"} renamed'
+    )
     assert 'xsplit.adding = {xsplit.split_part = "tail"}' in line and "xsplit.renamed" in line
     _pass(
         "test-clone-adding",

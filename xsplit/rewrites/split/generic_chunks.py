@@ -32,6 +32,8 @@ from xsplit.rewrites.dsl import (
     init,
     input,
     no_discardable_attributes,
+    number,
+    option,
     result,
     root_is,
 )
@@ -39,7 +41,8 @@ from xsplit.rewrites.dsl.arrays import body_ops
 from xsplit.rewrites.dsl.clone import CloningTemplate
 from xsplit.rewrites.dsl.constraints import attr
 from xsplit.rewrites.dsl.contractions import contraction
-from xsplit.rewrites.split.chunks import CHUNK, FULL, TAIL
+from xsplit.rewrites.dsl.numbers import described
+from xsplit.rewrites.split.chunks import CHUNK, FULL, TAIL, K
 from xsplit.rewrites.split.memo import planned_shape
 from xsplit.rewrites.split.static_chunks import CHUNK_HOLES, leaves_no_tail, slice_name
 
@@ -188,7 +191,7 @@ def a_static_generic_contraction(a_dims: str, b_dims: str) -> Constraint:
     )
 
 
-def generic_chunk_patterns(options: list[str], splits_by_options: Constraint) -> list[Pattern]:
+def chunk_patterns(options: list[str], splits_by_options: Constraint) -> list[Pattern]:
     """split-k's patterns for these forms, with or without a tail, declared
     as `split-k-static-chunks` is: what every structural split-k pattern
     needs (`split_k.splits_by_options`), the form's op tree, and whether the
@@ -198,7 +201,9 @@ def generic_chunk_patterns(options: list[str], splits_by_options: Constraint) ->
         whole, tailed = _templates(a_dims, b_dims)
         form = a_static_generic_contraction(a_dims, b_dims)
         for tail, rewrite in ((False, whole), (True, tailed)):
-            merge = "the rest of K beside it, then one merge" if tail else "then a linalg.reduce merge"
+            merge = (
+                "the rest of K beside it, then one merge" if tail else "then a linalg.reduce merge"
+            )
             patterns.append(
                 Pattern(
                     name=f"split-k-static-generic-{name}-chunks" + ("-and-tail" if tail else ""),
@@ -216,12 +221,18 @@ def generic_chunk_patterns(options: list[str], splits_by_options: Constraint) ->
     return patterns
 
 
-def generic_expand_patterns(options: list[str], splits_by_expand: Constraint) -> list[Pattern]:
+def expand_patterns(options: list[str], splits_by_options: Constraint) -> list[Pattern]:
     """split-k's `strategy=expand` for these forms
     (`expand_split.expanded_generic`), declared as `split-k-expand-matmul`
-    is: `splits_by_expand` says the options ask for expand, cut K, and the
-    chunk count divides K."""
+    is: the options ask for expand and cut K, and the chunk count divides K."""
+    from xsplit.rewrites.split.chunks import COUNT
     from xsplit.rewrites.split.expand_split import expanded_generic
+
+    splits_by_expand = (
+        (option("strategy") == "expand")
+        & splits_by_options
+        & described(K % COUNT == 0, "the chunk count divides K")
+    )
 
     return [
         Pattern(
@@ -239,3 +250,138 @@ def generic_expand_patterns(options: list[str], splits_by_expand: Constraint) ->
         )
         for name, (a_dims, b_dims) in FORMS.items()
     ]
+
+
+# `align=`: chunks of one static size, a multiple of align= (aligned_split.py),
+# the chunk index first in the partials; a rest of K that is itself aligned
+# is one more copy of the generic beside the loop, unpadded.
+
+_ALIGNED_LOOP = """
+%zero = arith.constant $zero
+%partials_init = tensor.empty() : $partials_type
+%partials = scf.forall (%chunk) in ($full) shared_outs(%partials_out = %partials_init) -> ($partials_type) {{
+  %chunk_offset = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%chunk)
+  %$a_chunk = tensor.extract_slice $a {a_chunk} : $a.type to $a_chunk_type
+  %$b_chunk = tensor.extract_slice $b {b_chunk} : $b.type to $b_chunk_type
+  %0 = tensor.extract_slice %partials_out[%chunk, 0, 0] [1, $m, $n] [1, 1, 1] : $partials_type to $c.type
+  %partial_init = linalg.fill ins(%zero : $c.element_type) outs(%0 : $c.type) -> $c.type
+  %partial = $clone $product(%$a_chunk, %$b_chunk, %partial_init : $a_chunk_type, $b_chunk_type, $c.type) -> ($c.type) renamed
+  scf.forall.in_parallel {{
+    tensor.parallel_insert_slice %partial into %partials_out[%chunk, 0, 0] [1, $m, $n] [1, 1, 1] : $c.type into $partials_type
+  }}
+}} {{mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}}
+"""
+"""`aligned_split.ALIGNED_LOOP` for a generic: each chunk a copy of it."""
+
+_ALIGNED_MERGE = """%merged = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%partials : $partials_type) outs($c : $c.type) attrs = {{xsplit.split_part = "merge"}} {{
+^bb0(%6: $c.element_type, %7: $c.element_type):
+  %8 = arith.addf %6, %7 : $c.element_type
+  linalg.yield %8 : $c.element_type
+}} -> $c.type
+"""
+"""The chunks added into C."""
+
+_ALIGNED_TAIL_AND_MERGE = """
+%$a_tail = tensor.extract_slice $a {a_tail} {{xsplit.split_part = "tail"}} : $a.type to $a_tail_type
+%$b_tail = tensor.extract_slice $b {b_tail} {{xsplit.split_part = "tail"}} : $b.type to $b_tail_type
+%6 = tensor.empty() : $c.type
+%tail_init = linalg.fill {{xsplit.split_part = "tail"}} ins(%zero : $c.element_type) outs(%6 : $c.type) -> $c.type
+%tail = $clone $product(%$a_tail, %$b_tail, %tail_init : $a_tail_type, $b_tail_type, $c.type) -> ($c.type) with {{xsplit.split_part = "tail"}} renamed
+%merged = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%partials, %tail : $partials_type, $c.type) outs($c : $c.type) attrs = {{xsplit.split_part = "merge"}} {{
+^bb0(%12: $c.element_type, %13: $c.element_type, %14: $c.element_type):
+  %15 = linalg.index 2 : index
+  %16 = arith.constant 0 : index
+  %17 = arith.cmpi eq, %15, %16 : index
+  %18 = arith.addf %12, %13 : $c.element_type
+  %19 = arith.select %17, %18, %12 : $c.element_type
+  %20 = arith.addf %19, %14 : $c.element_type
+  linalg.yield %20 : $c.element_type
+}} -> $c.type
+"""
+"""The aligned rest of K as a copy of the generic, added in once, at chunk 0."""
+
+
+def _aligned_templates(a_dims: str, b_dims: str) -> tuple[CloningTemplate, CloningTemplate]:
+    """The form's aligned split without a rest of K, and with an aligned one."""
+    from xsplit.dialects.op_helpers import zero_attr
+    from xsplit.rewrites.split.aligned_split import ALIGNED_CHUNK, ALIGNED_TAIL
+
+    a, b = _slices(a_dims), _slices(b_dims)
+    form = dict(a_chunk=a["chunk"], b_chunk=b["chunk"], a_tail=a["tail"], b_tail=b["tail"])
+    a_type, b_type = _sliced("a", a_dims), _sliced("b", b_dims)
+    full = K // ALIGNED_CHUNK
+    holes = dict(
+        zero=lambda m: zero_attr(m["c"].type.element_type),
+        full=full,
+        chunk=ALIGNED_CHUNK,
+        m=dim("M"),
+        n=dim("N"),
+        partials_type=lambda m: TensorType(
+            m["c"].type.element_type, [full(m), dim("M")(m), dim("N")(m)]
+        ),
+        a_chunk_type=lambda m: a_type(m, ALIGNED_CHUNK(m)),
+        b_chunk_type=lambda m: b_type(m, ALIGNED_CHUNK(m)),
+        a_chunk=lambda m: slice_name(m, "a", "chunk"),
+        b_chunk=lambda m: slice_name(m, "b", "chunk"),
+        tail=ALIGNED_TAIL,
+        tail_offset=K - ALIGNED_TAIL,
+        a_tail_type=lambda m: a_type(m, ALIGNED_TAIL(m)),
+        b_tail_type=lambda m: b_type(m, ALIGNED_TAIL(m)),
+        a_tail=lambda m: slice_name(m, "a", "tail"),
+        b_tail=lambda m: slice_name(m, "b", "tail"),
+    )
+    whole = CloningTemplate(
+        (_ALIGNED_LOOP + _ALIGNED_MERGE).format(**form), results=["%merged"], **holes
+    )
+    tailed = CloningTemplate(
+        (_ALIGNED_LOOP + _ALIGNED_TAIL_AND_MERGE).format(**form), results=["%merged"], **holes
+    )
+    return whole, tailed
+
+
+def aligned_patterns(options: list[str], splits_by_options: Constraint) -> list[Pattern]:
+    """split-k's `align=` for these forms, declared as
+    `split-k-aligned-matmul` and `-and-tail` are: M needs no padding, no
+    CPU tiles, and the aligned chunks cover K or leave an aligned rest."""
+    from xsplit.rewrites.split.aligned_split import (
+        ALIGNED_CHUNK,
+        ALIGNED_TAIL,
+        m_needs_no_padding,
+        options_align_k,
+    )
+
+    aligned = (
+        (option("strategy") == "forall")
+        & splits_by_options
+        & options_align_k
+        & m_needs_no_padding
+        & ~option("cpu_tiles").is_truthy()
+    )
+    covers = described(K % ALIGNED_CHUNK == 0, "the aligned chunks cover K")
+    rest_aligned = described(ALIGNED_TAIL > 0, "a rest of K is left") & described(
+        ALIGNED_TAIL % number(option("align")) == 0, "the rest of K is aligned"
+    )
+    patterns = []
+    for name, (a_dims, b_dims) in FORMS.items():
+        whole, tailed = _aligned_templates(a_dims, b_dims)
+        form = a_static_generic_contraction(a_dims, b_dims)
+        for tail, rewrite in ((False, whole), (True, tailed)):
+            patterns.append(
+                Pattern(
+                    name=f"split-k-aligned-generic-{name}" + ("-and-tail" if tail else ""),
+                    doc=f"a static linalg.generic contraction of {a_dims} by {b_dims} whose "
+                    "aligned chunks cover K"
+                    + (" or leave an aligned rest" if tail else "")
+                    + ", M unpadded and no tiles: copies of the generic in an scf.forall"
+                    + (", the rest beside it" if tail else "")
+                    + ", one merge (generic_chunks.py, the IR as a template)",
+                    root="linalg.generic",
+                    where=form & aligned & (rest_aligned if tail else covers),
+                    rewrite=rewrite,
+                    benefit=2,
+                    options=options,
+                    family="split-k",
+                    memo=planned_shape,
+                )
+            )
+    return patterns

@@ -7,6 +7,12 @@
 // (expand_split.expanded_generic).
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | filecheck %s --check-prefix=EXPAND
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | iree-opt > /dev/null
+// align= where M needs no padding and the rest of K is none or aligned
+// (generic_chunks.aligned_patterns): the chunk index first in the partials.
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3 align=8}' | filecheck %s --check-prefix=ALIGNED
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3 align=8}' | iree-opt > /dev/null
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3 align=8}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=ALSTATS3
+// RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=5 align=8}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=ALSTATS5
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=EXPSTATS
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4}' | filecheck %s --check-prefix=WHOLE
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=3}' | filecheck %s --check-prefix=TAIL
@@ -32,6 +38,15 @@
 // EXPSTATS-DAG: split-k-expand-generic-a-bt: 1
 // EXPSTATS-DAG: split-k-expand-generic-at-bt: 1
 // EXPSTATS-DAG: split-k-expand: 2
+// ALSTATS3-DAG: split-k-aligned-generic-a-b-and-tail: 1
+// ALSTATS3-DAG: split-k-aligned-generic-at-b-and-tail: 1
+// ALSTATS3-DAG: split-k-aligned-generic-a-bt-and-tail: 1
+// ALSTATS3-DAG: split-k-aligned-generic-at-bt-and-tail: 1
+// ALSTATS3-DAG: split-k-aligned: 2
+// ALSTATS5-DAG: split-k-aligned-generic-a-b: 1
+// ALSTATS5-DAG: split-k-aligned-generic-at-b: 1
+// ALSTATS5-DAG: split-k-aligned-generic-a-bt: 1
+// ALSTATS5-DAG: split-k-aligned-generic-at-bt: 1
 
 // A.B: chunks of K are columns of A and rows of B.
 // WHOLE-LABEL: func.func @a_b
@@ -90,6 +105,16 @@ func.func @at_b(%a: tensor<1000x16xf32>, %b: tensor<1000x32xf32>, %c: tensor<16x
 // -----
 
 // A.B^T: K is the columns of both inputs.
+// ALIGNED-LABEL: func.func @a_bt
+// ALIGNED:         %partials = scf.forall (%[[S:.*]]) in (2) shared_outs(%[[O:.*]] = %{{.*}}) -> (tensor<2x16x32xf32>) {
+// ALIGNED:           %a_chunk = tensor.extract_slice %a[0, %[[OFF:.*]]] [16, 336] [1, 1] : tensor<16x1000xf32> to tensor<16x336xf32>
+// ALIGNED-NEXT:      %b_chunk = tensor.extract_slice %b[0, %[[OFF]]] [32, 336] [1, 1] : tensor<32x1000xf32> to tensor<32x336xf32>
+// ALIGNED-NEXT:      %[[SO:.*]] = tensor.extract_slice %[[O]][%[[S]], 0, 0] [1, 16, 32] [1, 1, 1] : tensor<2x16x32xf32> to tensor<16x32xf32>
+// ALIGNED:           %partial = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+// ALIGNED:         %a_tail = tensor.extract_slice %a[0, 672] [16, 328] [1, 1] {xsplit.split_part = "tail"} : tensor<16x1000xf32> to tensor<16x328xf32>
+// ALIGNED-NEXT:    %b_tail = tensor.extract_slice %b[0, 672] [32, 328] [1, 1] {xsplit.split_part = "tail"} : tensor<32x1000xf32> to tensor<32x328xf32>
+// ALIGNED:         %tail = linalg.generic {{.*}} ins(%a_tail, %b_tail : tensor<16x328xf32>, tensor<32x328xf32>) outs(%tail_init : tensor<16x32xf32>) attrs =  {xsplit.split_part = "tail"}
+// ALIGNED:         %merged = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
 // WHOLE-LABEL: func.func @a_bt
 // WHOLE:         %a_chunk = tensor.extract_slice %a[0, %[[OFF:.*]]] [16, 250] [1, 1] : tensor<16x1000xf32> to tensor<16x250xf32>
 // WHOLE-NEXT:    %b_chunk = tensor.extract_slice %b[0, %[[OFF]]] [32, 250] [1, 1] : tensor<32x1000xf32> to tensor<32x250xf32>
