@@ -21,6 +21,8 @@ shapes, a chunk count the cost model chose) stay with
 
 from __future__ import annotations
 
+import functools
+
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, TensorType
 from xdsl.ir.affine import AffineMap
 
@@ -168,10 +170,12 @@ FORMS = {
 """Each form by name: the dimensions of A and of B, in order."""
 
 
+@functools.cache
 def a_static_generic_contraction(a_dims: str, b_dims: str) -> Constraint:
     """A `linalg.generic` whose maps read A as `a_dims` and B as `b_dims`
     (into C as M x N), whose body is one mulf and one addf, a contraction,
-    on static shapes and with no attribute of its own."""
+    on static shapes and with no attribute of its own. One object per form:
+    the engine decides its tests once per op for every pattern that has them."""
     return (
         root_is("linalg.generic")
         & attr("indexing_maps").equals(_maps(a_dims, b_dims))
@@ -228,11 +232,10 @@ def expand_patterns(options: list[str], splits_by_options: Constraint) -> list[P
     from xsplit.rewrites.split.chunks import COUNT
     from xsplit.rewrites.split.expand_split import expanded_generic
 
-    splits_by_expand = (
-        (option("strategy") == "expand")
-        & splits_by_options
-        & described(K % COUNT == 0, "the chunk count divides K")
-    )
+    # The option first: on other strategies the patterns fail before the
+    # op tree is read.
+    expand = option("strategy") == "expand"
+    divides = splits_by_options & described(K % COUNT == 0, "the chunk count divides K")
 
     return [
         Pattern(
@@ -241,7 +244,7 @@ def expand_patterns(options: list[str], splits_by_options: Constraint) -> list[P
             "through tensor.expand_shape, a copy of the generic with a parallel chunk loop, "
             "then a merge (expand_split.expanded_generic, the IR as a template)",
             root="linalg.generic",
-            where=a_static_generic_contraction(a_dims, b_dims) & splits_by_expand,
+            where=expand & a_static_generic_contraction(a_dims, b_dims) & divides,
             rewrite=expanded_generic(a_dims, b_dims),
             benefit=2,
             options=options,
@@ -376,7 +379,10 @@ def aligned_patterns(options: list[str], splits_by_options: Constraint) -> list[
                     + (", the rest beside it" if tail else "")
                     + ", one merge (generic_chunks.py, the IR as a template)",
                     root="linalg.generic",
-                    where=form & aligned & (rest_aligned if tail else covers),
+                    where=option("align").is_set()
+                    & form
+                    & aligned
+                    & (rest_aligned if tail else covers),
                     rewrite=rewrite,
                     benefit=2,
                     options=options,
