@@ -144,3 +144,65 @@ def test_copies_of_a_list_of_ops_yield_what_the_template_reads() -> None:
     # negf the template adds reads the copy.
     assert "%m = arith.mulf %v0, %v0 : f32" in out
     assert "arith.negf %m : f32" in out and out.count("arith.mulf") == 1
+
+
+def test_a_copy_takes_the_attributes_and_names_the_line_gives() -> None:
+    line = _placeholder(
+        "%t = $clone $r(%0, $init : $x.type, $init.type) -> ($r.type)"
+        ' with {xsplit.split_part = "tail"} renamed'
+    )
+    assert 'xsplit.adding = {xsplit.split_part = "tail"}' in line and "xsplit.renamed" in line
+    _pass(
+        "test-clone-adding",
+        CloningTemplate(
+            """
+%0 = arith.negf $x : $x.type
+%tail = $clone $r(%0, $init : $x.type, $init.type) -> ($r.type) with {xsplit.split_part = "tail"} renamed
+"""
+        ),
+    )
+    out = rewrite(SRC, "test-clone-adding")
+    # The copy is the template's %tail, not the original's %r, and carries
+    # the attribute beside its own maps and body.
+    assert '%tail = linalg.generic' in out and "%r = " not in out
+    assert 'attrs =  {xsplit.split_part = "tail"}' in out
+    assert "arith.mulf %x, %s : f32" in out
+
+
+def test_without_renamed_a_copy_keeps_the_original_names() -> None:
+    _pass(
+        "test-clone-keeps-names",
+        CloningTemplate(
+            """
+%0 = arith.negf $x : $x.type
+%tail = $clone $r(%0, $init : $x.type, $init.type) -> ($r.type)
+"""
+        ),
+    )
+    out = rewrite(SRC, "test-clone-keeps-names")
+    assert "%r = linalg.generic" in out and "xsplit.split_part" not in out
+
+
+SQUARE = """
+func.func @h(%a: tensor<4x4xf32>, %e: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<4x4xf32>
+  func.return %r : tensor<4x4xf32>
+}"""
+
+
+def test_with_replaces_an_inherent_attribute() -> None:
+    _pass(
+        "test-clone-maps",
+        CloningTemplate(
+            "%t = $clone $r with {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, "
+            "affine_map<(d0, d1) -> (d0, d1)>]} renamed"
+        ),
+    )
+    out = rewrite(SQUARE, "test-clone-maps")
+    # The maps are the generic's own (a property): the copy transposes, and
+    # gains no discardable attribute of that name.
+    assert "%t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>" in out
+    assert "attrs" not in out

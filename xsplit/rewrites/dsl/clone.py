@@ -14,7 +14,12 @@ its attributes, properties and regions, on its own operands or on the ones
 given (with their types), with its own result types or those after `->`.
 `replacing $vs with %v` makes the copy, its regions included, use the
 template's `%v0`, `%v1`, ... wherever the original used `$vs[0]`,
-`$vs[1]`, ...: the values a dispatch rebuilds inside. What a line copies,
+`$vs[1]`, ...: the values a dispatch rebuilds inside. `with {name = value}`
+after the operands and types gives the copy those attributes too, as
+PDLL's `op<>(...) {name = value}` does (split-k's tail is marked
+`xsplit.split_part = "tail"`), its inherent ones replaced where named
+(a generic's `indexing_maps`); `renamed` names the copy's results as the
+line does (`%partial`), where they would keep the original's names. What a line copies,
 replaces and yields are captures. Everything else in the
 text is a `Template`'s, and a type's dynamic sizes given by an empty list,
 `$t{$dims}`, are left out as MLIR prints them.
@@ -28,7 +33,13 @@ from typing import Any
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, UnregisteredOp
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    StringAttr,
+    UnregisteredOp,
+)
 from xdsl.ir import Operation, SSAValue
 
 from xsplit.rewrites.dsl.constraints import Match
@@ -39,6 +50,7 @@ _CLONE = re.compile(
     r"(?P<source>\$[A-Za-z_]\w*(?:\[\$?\w+\])?)(?P<ops>\.ops)?"
     r"(?:\((?P<operands>[^:()]*?)\s*:\s*(?P<types>[^()]*)\))?"
     r"(?:\s*->\s*\((?P<result_types>[^()]*)\))?"
+    r"(?:\s+with\s+(?P<adding>\{.*\}))?(?P<renamed>\s+renamed)?"
     r"(?:\s+replacing\s+(?P<replacing>.*?))?"
     r"(?:\s+yielding\s+\$(?P<yielding>[A-Za-z_]\w*))?\s*$"
 )
@@ -47,6 +59,8 @@ _PLACEHOLDER = "xsplit.template_clone"
 _OPERANDS = "xsplit.operands"
 _REPLACED = "xsplit.replacing"
 _UNNAMED = "xsplit.unnamed"
+_RENAMED = "xsplit.renamed"
+_ADDING = "xsplit.adding"
 _OPS = "xsplit.ops"
 _SOURCE = "xsplit.source"
 _INDEX = "xsplit.index"
@@ -95,6 +109,9 @@ def _placeholder(line: str) -> str:
     # `%3 = $clone ...` leaves the copy's results unnamed, `%x = $clone ...`
     # keeps the original's names.
     unnamed = f", {_UNNAMED}" if re.match(r"%\d", (found["results"] or "").strip()) else ""
+    if found["renamed"]:
+        unnamed = f", {_RENAMED}"
+    adding = f", {_ADDING} = {found['adding']}" if found["adding"] else ""
     # The source is named, not an operand: a copy may go where nothing from
     # outside may be used (a flow.dispatch.workgroups).
     named = re.fullmatch(r"\$(\w+)(?:\[(\$?\w+)\])?", source)
@@ -104,7 +121,7 @@ def _placeholder(line: str) -> str:
         f'{found["indent"]}{found["results"] or ""}"{_PLACEHOLDER}"'
         f"({', '.join([*operands, *replacements])}) "
         f'{{{_SOURCE} = "{named[1]}"{index}, {_OPERANDS} = {len(operands)} : i64, '
-        f"{_REPLACED} = [{replacing}]{unnamed}}} : "
+        f"{_REPLACED} = [{replacing}]{unnamed}{adding}}} : "
         f"({', '.join([*types, *(f'${name}.type' for name, _ in pairs)])})"
         f" -> ({result_types})"
     )
@@ -192,8 +209,9 @@ def _resolve_clones(
             assert op.parent is not None
             op.parent.insert_op_before(copy, op)
             keep = _UNNAMED not in op.attributes
+            renamed = _RENAMED in op.attributes
             for old, new in zip(op.results, copy.results):
-                name = new.name_hint if keep else None
+                name = old.name_hint if renamed else new.name_hint if keep else None
                 old.replace_all_uses_with(new)
                 new.name_hint = name
                 swapped[old] = new
@@ -283,6 +301,15 @@ def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
             new.name_hint = old.name_hint
         copy.erase()
         copy = rebuilt
+    adding = placeholder.attributes.get(_ADDING)
+    if isinstance(adding, DictionaryAttr):
+        for key, attribute in adding.data.items():
+            # An inherent attribute (a generic's maps) is one of xDSL's
+            # properties; any other is the op's discardable attribute.
+            if key in copy.properties:
+                copy.properties[key] = attribute
+            else:
+                copy.attributes[key] = attribute
     # A copy is where the original was, as MLIR's clone keeps locations.
     copy.location = source.location
     return copy

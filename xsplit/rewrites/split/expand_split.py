@@ -207,3 +207,70 @@ def _expand_shape(
             result_type,
         )
     ).result
+
+
+# A linalg.generic contraction of rank 2 (generic_chunks.FORMS): the same
+# IR, the batched op a copy of the user's generic (its body as it was) with
+# the chunk loop d3 in its maps.
+
+_EXPANDED_GENERIC = """
+%0 = tensor.expand_shape $a {a_groups} output_shape {a_shape} : $a.type into $a_expanded
+%1 = tensor.expand_shape $b {b_groups} output_shape {b_shape} : $b.type into $b_expanded
+%identity = arith.constant $identity
+%2 = tensor.empty() : $partials_type
+%3 = linalg.fill ins(%identity : $c.element_type) outs(%2 : $partials_type) -> $partials_type
+%partials = $clone $product(%0, %1, %3 : $a_expanded, $b_expanded, $partials_type) -> ($partials_type) with {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> {a_map}>, affine_map<(d0, d1, d2, d3) -> {b_map}>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>, #linalg.iterator_type<parallel>]}} renamed
+%merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [2] {{xsplit.split_part = "merge"}}
+  (%4: $c.element_type, %5: $c.element_type) {{
+    %6 = $combine %4, %5 : $c.element_type
+    linalg.yield %6 : $c.element_type
+  }}
+"""
+"""A's and B's K reshaped into (chunk, within), a copy of the generic on them
+whose maps read K as (d3, d2) and write the chunk loop d3 last, then the
+merge; `{a_groups}`, `{a_shape}` and `{a_map}` say where A holds K."""
+
+_LOOP_OF = {"M": "d0", "N": "d1"}
+
+
+def _expanded_form(dims: str) -> dict[str, str]:
+    """An input whose dimensions `dims` names (`"KM"` for A^T): its reshape's
+    groups and sizes, and its map in the batched generic."""
+    other = "$m" if "M" in dims else "$n"
+    if dims[0] == "K":
+        return dict(
+            groups="[[0, 1], [2]]",
+            shape=f"[$count, $chunk, {other}]",
+            map=f"(d3, d2, {_LOOP_OF[dims[1]]})",
+        )
+    return dict(
+        groups="[[0], [1, 2]]",
+        shape=f"[{other}, $count, $chunk]",
+        map=f"({_LOOP_OF[dims[0]]}, d3, d2)",
+    )
+
+
+def expanded_generic(a_dims: str, b_dims: str) -> Template:
+    """`_EXPANDED_GENERIC` for a generic reading A as `a_dims` and B as `b_dims`."""
+    from xsplit.rewrites.dsl.clone import CloningTemplate
+
+    a, b = _expanded_form(a_dims), _expanded_form(b_dims)
+    text = _EXPANDED_GENERIC.format(
+        a_groups=a["groups"], a_shape=a["shape"], a_map=a["map"],
+        b_groups=b["groups"], b_shape=b["shape"], b_map=b["map"],
+    )
+    return CloningTemplate(
+        text,
+        results=["%merged"],
+        identity=lambda m: identity_value(combiner(m), m["c"].type.element_type),
+        combine=lambda m: combiner(m).name,
+        count=COUNT,
+        chunk=K // COUNT,
+        m=dim("M"),
+        n=dim("N"),
+        a_expanded=lambda m: _expanded(m, "a", a_dims.index("K")),
+        b_expanded=lambda m: _expanded(m, "b", b_dims.index("K")),
+        partials_type=lambda m: TensorType(
+            m["c"].type.element_type, [dim("M")(m), dim("N")(m), COUNT(m)]
+        ),
+    )

@@ -126,6 +126,7 @@ from xsplit.rewrites.split.dynamic_chunks import (
     planned_dynamic_shape,
     tiled_by_the_options,
 )
+from xsplit.rewrites.split import generic_chunks
 from xsplit.rewrites.split.encoded_split import (
     make_split_encoded_matmul_patterns,
     make_split_encoded_pattern,
@@ -659,6 +660,10 @@ SPLIT_K_EXPAND_BATCH_MATMUL = Pattern(
     memo=planned_shape,
 )
 
+_NAMES = [o.name for o in OPTIONS]
+SPLIT_K_EXPAND_GENERIC = generic_chunks.expand_patterns(_NAMES, splits_by_options)
+
+SPLIT_K_ALIGNED_GENERIC = generic_chunks.aligned_patterns(_NAMES, splits_by_options)
 SPLIT_K_ALIGNED = Pattern(
     name="split-k-aligned",
     doc="static chunks of a multiple of align= in an scf.forall, the zero-padded tail "
@@ -781,6 +786,7 @@ SPLIT_K_DYNAMIC_TILES = Pattern(
 # Static chunks of a vector contraction, each form's op tree and template
 # (vector_chunks.py), before the forall builder they specialise.
 SPLIT_K_VECTOR_CHUNKS = vector_chunk_patterns([o.name for o in OPTIONS], splits_by_options)
+SPLIT_K_GENERIC_CHUNKS = generic_chunks.chunk_patterns(_NAMES, splits_by_options)
 
 SPLIT_K_FORALL = Pattern(
     name="split-k-forall",
@@ -960,18 +966,21 @@ SPLIT_K = Pass(
         GROUPED_FALLS_BACK,
         SPLIT_K_EXPAND_MATMUL,
         SPLIT_K_EXPAND_BATCH_MATMUL,
+        *SPLIT_K_EXPAND_GENERIC,
         SPLIT_K_EXPAND,
         SPLIT_K_GROUPED_MATMUL,
         SPLIT_K_GROUPED_BATCH_MATMUL,
         SPLIT_K_GROUPED,
         SPLIT_K_ALIGNED_MATMUL,
         SPLIT_K_ALIGNED_MATMUL_AND_TAIL,
+        *SPLIT_K_ALIGNED_GENERIC,
         SPLIT_K_ALIGNED,
         SPLIT_K_STATIC_CHUNKS,
         SPLIT_K_STATIC_CHUNKS_AND_TAIL,
         SPLIT_K_STATIC_BATCH_CHUNKS,
         SPLIT_K_STATIC_BATCH_CHUNKS_AND_TAIL,
         *SPLIT_K_VECTOR_CHUNKS,
+        *SPLIT_K_GENERIC_CHUNKS,
         SPLIT_K_DYNAMIC_TILES,
         SPLIT_K_FORALL,
     ],
