@@ -110,3 +110,27 @@ def test_a_failing_timed_call_raises_where_the_timings_were_asked() -> None:
             [(bench.ConfigResult("broken", None, []), broken)],
             runs=1, seed=0, progress=lambda step: None,
         )
+
+
+def test_the_peak_is_measured_once_per_compile_cache(tmp_path, monkeypatch) -> None:
+    # The probe spins the CPU for seconds: the bench commands of a test run
+    # share one measurement through the run's compile cache.
+    from xsplit.bench import machine
+    from xsplit.iree.iree_compile import COMPILE_CACHE_VARIABLE
+
+    monkeypatch.setenv(COMPILE_CACHE_VARIABLE, str(tmp_path))
+    measured: list[int] = []
+
+    class Peak:
+        flops = 123e9
+
+    monkeypatch.setattr(machine, "measure_peak", lambda: measured.append(1) or Peak())
+    bench.peak_gflops.cache_clear()
+    try:
+        assert bench.peak_gflops() == 123.0
+        bench.peak_gflops.cache_clear()  # another process of the same run
+        assert bench.peak_gflops() == 123.0
+    finally:
+        bench.peak_gflops.cache_clear()
+    assert measured == [1]
+    assert float((tmp_path / "peak-gflops").read_text()) == 123.0

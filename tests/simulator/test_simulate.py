@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xsplit.api import parse_module
+from xdsl.dialects.builtin import IntegerAttr, i64
+
+from xsplit.api import parse_module, print_module
 from xsplit.simulator import Launch, Machine, simulate
 from xsplit.simulator.run import pick_function, random_inputs
 from xsplit.tools.xsplit_cli import main as xsplit_main
@@ -66,6 +68,15 @@ def write(tmp_path: Path, name: str, text: str) -> str:
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     code = xsplit_main(["simulate", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_held(capsys, module, *argv: str) -> tuple[int, str, str]:
+    """`xsplit simulate` on a module held in memory, not printed and parsed."""
+    from xsplit.tools import simulate as simulate_tool
+
+    code = simulate_tool.run_module(simulate_tool.make_arg_parser().parse_args(["-", *argv]), module)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -308,10 +319,11 @@ def test_undistributed_input_is_distributed_and_checked_against_itself(tmp_path,
 def test_exported_dispatch_runs_with_bindings_and_dispatch_sizes(tmp_path, capsys):
     """export-dispatch's form: buffers bound by hal.interface.binding.subspan,
     the grid from the export's count, the block from translation_info."""
-    from xsplit.api import rewrite
+    from xsplit.api import rewrite_module
 
     staged = (Path(__file__).parent / "inputs" / "staged_matmul_256.mlir").read_text()
-    exported = write(tmp_path, "exported.mlir", rewrite(staged, "export-dispatch{target=sm_80}"))
+    module = rewrite_module(parse_module(staged), "export-dispatch{target=sm_80}")
+    exported = write(tmp_path, "exported.mlir", print_module(module))
     assert "hal.interface.binding.subspan" in Path(exported).read_text()
     reference = write(
         tmp_path,
@@ -325,10 +337,16 @@ func.func @dot(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>, %c: tensor<128x
 }
 """,
     )
+    # The printed kernel runs as read back (its one round trip); the racy
+    # one is the same module, held, without its barriers.
     code, out, _ = run_cli(capsys, exported, "--reference", reference, "--schedule", "reverse")
     assert code == 0, out
-    racy = write(tmp_path, "racy.mlir", Path(exported).read_text().replace("gpu.barrier\n", "\n"))
-    code, out, _ = run_cli(capsys, racy, "--schedule", "lockstep")
+    barriers = [op for op in module.walk() if op.name == "gpu.barrier"]
+    assert barriers
+    for op in barriers:
+        op.detach()
+        op.erase()
+    code, out, _ = run_held(capsys, module, "--schedule", "lockstep")
     assert code == 1 and "race on %sa[" in out
 
 
@@ -338,24 +356,30 @@ def test_exported_relaxed_atomic_merge_runs(tmp_path, capsys):
     simulator maps the address back to C's element, logs the atomic and
     gets the matmul's result."""
     from tests.helpers.gemm_kernel import LOWER, matmul
-    from xsplit.api import rewrite
+    from xsplit.api import rewrite_module
     from xsplit.diagnostics import collect_remarks
+    from xsplit.dialects.llvm import BIN_OPS, AtomicRMWOp
 
     source = matmul(40, 24, 101)
     with collect_remarks():
-        out = rewrite(
-            source,
+        module = rewrite_module(
+            parse_module(source),
             f"gemm-kernel{{target=sm_80 chunks=4 merge=atomic}},{LOWER},"
             "export-dispatch{target=sm_80}",
         )
+    out = print_module(module)
     assert "llvm.atomicrmw fadd" in out and "memref.atomic_rmw" not in out
     exported = write(tmp_path, "exported.mlir", out)
     reference = write(tmp_path, "ref.mlir", source)
     code, text, _ = run_cli(capsys, exported, "--reference", reference, "--schedule", "reverse")
     assert code == 0, text
-    # The op is run as what it says: a max instead of the add is wrong.
-    wrong = write(tmp_path, "wrong.mlir", out.replace("atomicrmw fadd", "atomicrmw fmax"))
-    code, text, _ = run_cli(capsys, wrong, "--reference", reference, "--schedule", "reverse")
+    # The op is run as what it says: a max instead of the add is wrong (on the
+    # module held, the printed form's round trip checked above).
+    atomics = [op for op in module.walk() if isinstance(op, AtomicRMWOp)]
+    assert atomics and all(op.bin_op_name == "fadd" for op in atomics)
+    for op in atomics:
+        op.bin_op = IntegerAttr(BIN_OPS["fmax"], i64)
+    code, text, _ = run_held(capsys, module, "--reference", reference, "--schedule", "reverse")
     assert code == 1, text
 
 

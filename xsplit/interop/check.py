@@ -47,7 +47,12 @@ from xsplit.interop.saved import (
 )
 from xsplit.iree.cpu_runner import run_on_cpu
 from xsplit.iree.device import COMPILE_TARGET
-from xsplit.iree.iree_compile import compile_mlir, compile_with_flags, portable_cpu_flags
+from xsplit.iree.iree_compile import (
+    compile_keeping,
+    compile_mlir,
+    compile_with_flags,
+    portable_cpu_flags,
+)
 from xsplit.semantics import numpy_dtype as exact_dtype
 from xsplit.targets.gpu_tiles import carries_gpu_tiles, drop_gpu_tiles
 from xsplit.targets.table import target
@@ -434,6 +439,9 @@ def _rewritten(
     return rewritten
 
 
+_COUNTED_PHASE = "executable-targets"
+
+
 def check_rewrite(
     source: str,
     pipeline: str,
@@ -463,7 +471,11 @@ def check_rewrite(
         drop_gpu_tiles(rewritten)
         cpu_text = print_module(rewritten)
     fn = entry_name(f)
-    original_vmfb = compile_mlir(source, "cpu", phase=f"compiling {name} as it is")
+    # Both compiles keep their executable-targets IR: `xsplit e2e` reads the
+    # CPU workgroup counts from it rather than compile each program again.
+    original_vmfb = compile_keeping(
+        source, "cpu", _COUNTED_PHASE, phase=f"compiling {name} as it is"
+    )
     expected = run_on_cpu(original_vmfb, fn, inputs, f"running {name} as it is")
     try:
         magnitudes: list[np.ndarray | None] = list(
@@ -472,7 +484,9 @@ def check_rewrite(
     except XsplitError:  # a program may refuse inputs it was not written for
         magnitudes = [None] * len(expected)
     actual = run_on_cpu(
-        compile_mlir(cpu_text, "cpu", phase=f"compiling {name} rewritten by '{pipeline}'"),
+        compile_keeping(
+            cpu_text, "cpu", _COUNTED_PHASE, phase=f"compiling {name} rewritten by '{pipeline}'"
+        ),
         fn,
         inputs,
         f"running {name} rewritten by '{pipeline}'",

@@ -220,6 +220,69 @@ def compile_mlir(
     return compile_with_flags(source, target_name, flags, phase)
 
 
+def compile_keeping(
+    source: str, target_name: str, keep: str, phase: str = "compiling the program"
+) -> bytes:
+    """`compile_mlir(source, target_name)` that also keeps the IR the same
+    compile passed through at phase `keep` (`executable-targets`), for
+    `ir_at_phase` to return rather than compile the program a second time.
+    The vmfb is byte for byte a plain compile's, cached under its key."""
+    flags = list(target(target_name).flags)
+    vmfb_key = _cache_key(target_name, flags, source)
+    kept_key = _kept_key(source, target_name, keep)
+    vmfb = _cached_entry(vmfb_key)
+    kept = _KEPT.get(kept_key) or _cached_entry(kept_key)
+    if vmfb is None or kept is None:
+        with tempfile.TemporaryDirectory(prefix="xsplit-phases-") as folder:
+            vmfb = run_tool(
+                "iree-compile",
+                [*flags, f"--dump-compilation-phases-to={folder}", "-", "-o", "-"],
+                source,
+                phase,
+                target_name,
+            )
+            # One file per phase: `_stdin_.N.PHASE.mlir`.
+            kept = next(
+                (_read(os.path.join(folder, n)) for n in os.listdir(folder) if n.endswith(f".{keep}.mlir")),
+                None,
+            )
+        _store(vmfb_key, vmfb)
+        if kept is not None:
+            _store(kept_key, kept)
+    if kept is not None:
+        _KEPT[kept_key] = kept
+        while len(_KEPT) > _KEPT_MAX:
+            del _KEPT[next(iter(_KEPT))]
+    return vmfb
+
+
+def ir_at_phase(source: str, target_name: str, at: str, phase: str) -> bytes:
+    """The IR of `source` at `--compile-to=at`: what a `compile_keeping` of
+    the same program for the same target kept, or else its own compile. (The
+    kept IR prints attributes through aliases; the ops are the same.)"""
+    key = _kept_key(source, target_name, at)
+    kept = _KEPT.get(key) or _cached_entry(key)
+    if kept is not None:
+        return kept
+    return compile_mlir(source, target_name, compile_to=at, phase=phase)
+
+
+_KEPT: dict[str, bytes] = {}
+"""IR kept by `compile_keeping` in this process, newest last: a command
+compiles a program and reads its workgroup counts right after, with or
+without a compile cache."""
+_KEPT_MAX = 32
+
+
+def _kept_key(source: str, target_name: str, phase: str) -> str:
+    return _cache_key(target_name, [*target(target_name).flags, f"<kept phase {phase}>"], source)
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def compile_with_flags(source: str, target_name: str, flags: Sequence[str], phase: str) -> bytes:
     """Runs iree-compile with exactly `flags` (`target_name` names the target
     in errors and in the cache key)."""
@@ -245,40 +308,56 @@ def _compiler_version() -> bytes:
     return proc.stdout + proc.stderr
 
 
+def _cache_key(target_name: str, flags: Sequence[str], source: str) -> str:
+    digest = hashlib.sha256()
+    for part in (_compiler_version(), target_name, "\0".join(flags), source):
+        data = part.encode() if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little") + data)
+    return digest.hexdigest()
+
+
+def _cached_entry(key: str) -> bytes | None:
+    """What the compile cache holds under `key`, if there is a cache and it does."""
+    directory = os.environ.get(COMPILE_CACHE_VARIABLE)
+    if not directory:
+        return None
+    try:
+        return _read(os.path.join(directory, key))
+    except OSError:
+        return None
+
+
 def _cached(
     target_name: str, flags: Sequence[str], source: str, compile: Callable[[], bytes]
 ) -> bytes:
     """`compile()`, or what it returned for the same compile before, when
     XSPLIT_COMPILE_CACHE names a directory. Only a compile that succeeded is
     kept: a failure runs, and is reported, every time."""
+    key = _cache_key(target_name, flags, source)
+    output = _cached_entry(key)
+    if output is None:
+        output = compile()
+        _store(key, output)
+    return output
+
+
+def _store(key: str, output: bytes) -> None:
     directory = os.environ.get(COMPILE_CACHE_VARIABLE)
     if not directory:
-        return compile()
-    digest = hashlib.sha256()
-    for part in (_compiler_version(), target_name, "\0".join(flags), source):
-        data = part.encode() if isinstance(part, str) else part
-        digest.update(len(data).to_bytes(8, "little") + data)
-    path = os.path.join(directory, digest.hexdigest())
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        pass
-    output = compile()
+        return
     # Written whole under a temporary name, then renamed: a process reading the
     # cache beside this one finds the whole file or none.
     try:
         os.makedirs(directory, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=directory, prefix=".partial-")
     except OSError:
-        return output
+        return
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(output)
-        os.replace(temporary, path)
+        os.replace(temporary, os.path.join(directory, key))
     except OSError:
         pass  # only a cache: the next run of this compile compiles again
     finally:
         with contextlib.suppress(OSError):
             os.unlink(temporary)  # left only when the rename was not made
-    return output

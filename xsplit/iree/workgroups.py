@@ -2,7 +2,9 @@
 
 `iree-compile --compile-to=executable-targets` prints each export's `count(...)`
 region; for static shapes it folds to `hal.return %x, %y, %z` of constants,
-whose product is the number of workgroups. A split is really spread over
+whose product is the number of workgroups. A full compile that dumped its
+phases (`compile_keeping`) holds the same IR, so a checked program's CPU counts
+cost no compile of their own. A split is really spread over
 workgroups when its dispatch's count exceeds the unsplit one's.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xsplit.iree.iree_compile import compile_mlir
+from xsplit.iree.iree_compile import ir_at_phase
 
 _EXPORT = re.compile(r"hal\.executable\.export public @(\S+) .*?count\(")
 _RETURN = re.compile(r"hal\.return (%\S+), (%\S+), (%\S+) :")
@@ -54,8 +56,9 @@ def read_counts(executable_targets_ir: str) -> list[DispatchCount]:
 def workgroup_counts(
     source: str, target_name: str, phase: str = "reading the workgroup counts"
 ) -> list[DispatchCount]:
-    """Compiles `source` for a target and reads each dispatch's workgroup grid."""
-    ir = compile_mlir(source, target_name, compile_to="executable-targets", phase=phase)
+    """Compiles `source` for a target and reads each dispatch's workgroup grid
+    (from the full compile's kept IR where `compile_keeping` made one)."""
+    ir = ir_at_phase(source, target_name, "executable-targets", phase)
     return read_counts(ir.decode())
 
 

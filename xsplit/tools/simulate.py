@@ -27,11 +27,16 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from xsplit.diagnostics import XsplitError
 from xsplit.tools.args import OneLineArgumentParser
+
+if TYPE_CHECKING:
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import ModuleOp
 
 EXIT_CLEAN, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
@@ -89,15 +94,25 @@ def _has_thread_foralls(func) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    from xsplit.api import parse_module
+    from xsplit.dialects import make_context
+    from xsplit.tools.xsplit_opt import read_input
+
+    ctx = make_context()
+    text, name = read_input(args.input_file)
+    return run_module(args, parse_module(text, name, ctx), ctx)
+
+
+def run_module(args: argparse.Namespace, module: ModuleOp, ctx: Context | None = None) -> int:
+    """`run` on a module already parsed or built (`args.input_file` unread):
+    a caller that holds the IR need not print and parse it again."""
     from xsplit.analysis.writes import written_arguments
     from xsplit.api import parse_module
     from xsplit.dialects import make_context
     from xsplit.simulator.run import kernels, pick_function, random_inputs, run_sequential, simulate
     from xsplit.tools.xsplit_opt import read_input
 
-    ctx = make_context()
-    text, name = read_input(args.input_file)
-    module = parse_module(text, name, ctx)
+    ctx = ctx if ctx is not None else make_context()
     from xsplit.simulator.program import host_function, host_written, simulate_program
 
     host = host_function(module, args.function)  # a program of several launches
