@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tests.helpers.fused_gemm import SUBGROUP
+from tests.helpers.gemm_kernel import ORDERS
 from tests.helpers.simulation import simulate_module
 from xsplit.api import parse_module, rewrite
 from xsplit.diagnostics import collect_remarks
@@ -97,7 +98,8 @@ class Case:
         want_c = x.astype(np.float32) if self.returned else c
         module = parse_module(out, "out.mlir", make_context())
         report = simulate_module(
-            module, [a, b, want_c, red.astype(np.float32)], [a, b, c, o], subgroup_size=subgroup
+            module, [a, b, want_c, red.astype(np.float32)], [a, b, c, o], subgroup_size=subgroup,
+            orders=ORDERS,  # one order: see tests/helpers/gemm_kernel.py
         )
         assert report.clean, report.races + report.mismatches
         return said
