@@ -4,8 +4,9 @@ lower-reduce writes it for plain GEMMs on GPU targets. For every stage x
 sum/max x rows/columns, atomic and deterministic, on a shape that is no
 multiple of the 64x64 tile or the K step (2x2 workgroups, ragged in M, N
 and K), the simulator runs it race-free and right against numpy, the
-deterministic form bitwise equal under every thread order; generated shapes
-too; each barrier of the epilogue is needed; and the assembly for sm_80 and
+deterministic form free of atomics (race-free and atomic-free: bitwise
+equal in every thread order, so one order runs); generated shapes too;
+each barrier of the epilogue is needed; and the assembly for sm_80 and
 gfx942 shows the staged kernel (FMAs, 128-bit loads, no spills) with what
 each stage promises."""
 

@@ -7,8 +7,8 @@ epilogue's register tile, whose stages then run unchanged.
 For every stage (atomic, lds, subgroup, deterministic) x sum/max x
 rows/columns on both targets, on a shape that is no multiple of the tile
 or the K step, the simulator runs it race-free and right against numpy
-(verify-sync proves its barriers), the deterministic form bitwise equal
-under every thread order; the C tile's barrier is needed; the C tile's
+(verify-sync proves its barriers) in one thread order, the deterministic
+form free of atomics (so bitwise equal in every order); the C tile's barrier is needed; the C tile's
 stores and reads have the bank conflicts `c_tile_pad` promises; the
 assembly shows the intrinsic and each stage's atomics or exchange."""
 

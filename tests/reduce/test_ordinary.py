@@ -12,6 +12,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from tests.helpers.gemm_kernel import ORDERS
 from tests.onnx_import import imported_input
 from tests.reduce.ordinary import UserProgram, generated
 from xsplit.api import rewrite
@@ -148,7 +149,8 @@ def test_simulate_takes_the_output_as_it_is(stage, target, method, axis, tmp_pat
     original.write_text(program.program())
     out = tmp_path / "out.mlir"
     out.write_text(rewrite(program.program(), f"fuse-reduction,lower-reduce{{stage={stage} target={target}}}"))
-    assert simulate([str(out), "--reference", str(original)]) == 0
+    one = [f"--schedule={order}" for order in ORDERS]  # see tests/helpers/gemm_kernel.py
+    assert simulate([str(out), "--reference", str(original), *one]) == 0
 
 
 def test_simulate_catches_a_wrong_host(tmp_path) -> None:
@@ -162,4 +164,5 @@ def test_simulate_catches_a_wrong_host(tmp_path) -> None:
     # The host fills the output with the identity rather than the program's 0.5.
     wrong.write_text(lowered.replace("%iv = arith.constant 5.000000e-01", "%iv = arith.constant 0.000000e+00"))
     assert wrong.read_text() != lowered
-    assert simulate([str(wrong), "--reference", str(original)]) != 0
+    one = [f"--schedule={order}" for order in ORDERS]  # see tests/helpers/gemm_kernel.py
+    assert simulate([str(wrong), "--reference", str(original), *one]) != 0

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.helpers.gemm_kernel import ORDERS
 from tests.helpers.kept import parsed, rewrite_kept
 from tests.reduce.cases import Case, fused, standalone
 from xsplit.api import rewrite
@@ -19,6 +20,7 @@ from xsplit.simulator.program import host_function, run_program
 from xsplit.tools.simulate import main as simulate_main
 
 STAGES = ("atomic", "lds", "subgroup")
+ONE_ORDER = [f"--schedule={order}" for order in ORDERS]
 
 
 def _simulate(case: Case, pipeline: str, tmp_path: Path, capsys) -> str:
@@ -27,7 +29,9 @@ def _simulate(case: Case, pipeline: str, tmp_path: Path, capsys) -> str:
     out = rewrite_kept(case.program(), pipeline)
     (tmp_path / "out.mlir").write_text(out)
     (tmp_path / "ref.mlir").write_text(case.reference())
-    rc = simulate_main([str(tmp_path / "out.mlir"), "--reference", str(tmp_path / "ref.mlir")])
+    # One thread order: see ORDERS in tests/helpers/gemm_kernel.py
+    # (test_deterministic compares orders bit for bit itself).
+    rc = simulate_main([str(tmp_path / "out.mlir"), "--reference", str(tmp_path / "ref.mlir"), *ONE_ORDER])
     text = capsys.readouterr().out
     assert rc == 0, text
     assert "clean: 0 racing op pairs, 0 mismatches" in text
@@ -112,7 +116,7 @@ def test_each_barrier_is_needed(stage: str, tmp_path: Path, capsys) -> None:
         with pytest.raises(XsplitError, match="unsynchronized"):
             rewrite(broken, "verify-sync")
         (tmp_path / "broken.mlir").write_text(broken)
-        rc = simulate_main([str(tmp_path / "broken.mlir"), "--reference", str(tmp_path / "ref.mlir")])
+        rc = simulate_main([str(tmp_path / "broken.mlir"), "--reference", str(tmp_path / "ref.mlir"), *ONE_ORDER])
         assert rc == 1, capsys.readouterr().out
         capsys.readouterr()
 
@@ -129,7 +133,7 @@ def test_fused_contractions(name: str, stage: str, tmp_path: Path, capsys) -> No
     out = rewrite(source, f"fuse-reduction,lower-reduce{{stage={stage} target=sm_80}}")
     assert "linalg." not in out
     (tmp_path / "out.mlir").write_text(out)
-    rc = simulate_main([str(tmp_path / "out.mlir"), "--reference", str(INPUTS / f"{name}.ref.mlir")])
+    rc = simulate_main([str(tmp_path / "out.mlir"), "--reference", str(INPUTS / f"{name}.ref.mlir"), *ONE_ORDER])
     text = capsys.readouterr().out
     assert rc == 0, text
 

@@ -102,7 +102,7 @@ def test_what_the_staged_kernel_refuses_is_the_per_element_kernel(merge: str, tm
     assert "#gpu.address_space<workgroup>" not in out
     (tmp_path / "out.mlir").write_text(out)
     (tmp_path / "ref.mlir").write_text(TRANSPOSED_B)
-    rc = simulate_main([str(tmp_path / "out.mlir"), "--reference", str(tmp_path / "ref.mlir")])
+    rc = simulate_main([str(tmp_path / "out.mlir"), "--reference", str(tmp_path / "ref.mlir")] + [f"--schedule={o}" for o in ORDERS])
     assert rc == 0, capsys.readouterr().out
 
 

@@ -24,6 +24,7 @@ from onnx import TensorProto, helper
 from xdsl.dialects.builtin import ModuleOp
 
 from tests.helpers.cost_model import MEASURED, Measured, ids, matmul as problem
+from tests.helpers.gemm_kernel import ORDERS
 from tests.helpers.kept import parsed, rewrite_kept
 from tests.onnx_import import imported_input
 from xsplit.analysis.cost_model import choose_kernel, choose_split, own_kernel_estimate
@@ -412,12 +413,13 @@ def test_xsplit_simulate_runs_split_k_s_output_against_the_original(tmp_path) ->
     out = tmp_path / "out.mlir"
     with collect_remarks():
         out.write_text(rewrite(program.text(), "split-k{target=sm_80 kernel=own factor=3}"))
-    assert simulate([str(out), "--reference", str(original)]) == 0
+    one = [f"--schedule={order}" for order in ORDERS]  # see tests/helpers/gemm_kernel.py
+    assert simulate([str(out), "--reference", str(original), *one]) == 0
     # A host that fills C with another value is caught.
     wrong = tmp_path / "wrong.mlir"
     wrong.write_text(out.read_text().replace("2.500000e-01", "5.000000e-01"))
     assert wrong.read_text() != out.read_text()
-    assert simulate([str(wrong), "--reference", str(original)]) != 0
+    assert simulate([str(wrong), "--reference", str(original), *one]) != 0
 
 
 # -- every target and element type, end to end -------------------------------
