@@ -4,6 +4,7 @@ and the split-k options to try on them."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -323,6 +324,29 @@ CASES: list[Case] = [
         "factor=5",
     ),
 ]
+
+
+def program_form(text: str) -> str:
+    """`text` with its numbers blanked (shapes, chunk sizes, SSA names), the
+    element types kept: two rewritten programs of one form differ only in
+    numbers, and iree-compile takes both the same way, so one compile of the
+    form stands for both (issue 38 item 6)."""
+    return re.sub(r"(?<![fi])\d+", "#", text)
+
+
+SAME_FORM_AS: dict[str, str] = {
+    case: "seed-123x456x51234-f77"
+    for case in (
+        "seed-123x456x51234-f77-balanced",
+        "matmul-f32-prime-k-1009-f8",
+        "matmul-f32-k1000-f7-nondividing",
+        "matmul-f32-k1000-f7-expand-fallback",
+        "matmul-f32-k999-tile100",
+    )
+}
+"""Cases whose split program has the seed's form with other numbers (balanced
+chunks, a prime or non-dividing K, the expand fallback, a tile): compiled for
+the GPUs once, as the seed; the others are checked to keep that form."""
 
 
 # Ops split-k must understand (issue 9): convolutions, arg-reductions, named
