@@ -4,7 +4,6 @@ and the split-k options to try on them."""
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -324,14 +323,6 @@ CASES: list[Case] = [
         "factor=5",
     ),
 ]
-
-
-def program_form(text: str) -> str:
-    """`text` with its numbers blanked (shapes, chunk sizes, SSA names), the
-    element types kept: two rewritten programs of one form differ only in
-    numbers, and iree-compile takes both the same way, so one compile of the
-    form stands for both (issue 38 item 6)."""
-    return re.sub(r"(?<![fi])\d+", "#", text)
 
 
 SAME_FORM_AS: dict[str, str] = {

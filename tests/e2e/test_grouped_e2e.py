@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.e2e.cases import CASES, SAME_FORM_AS, Case, program_form
+from tests.e2e.cases import CASES, SAME_FORM_AS, Case
+from tests.helpers.forms import program_form
 from tests.helpers.kept_dumps import kept_run
 from xsplit.api import build_pipeline, parse_module, print_module, rewrite, run_passes
 from xsplit.interop.check import entry_function, random_inputs, tolerance

@@ -14,9 +14,9 @@ from tests.e2e.cases import (
     Case,
     argmax,
     argmax_reference,
-    program_form,
     util_func_matmul,
 )
+from tests.helpers.forms import program_form
 from tests.helpers.kept_dumps import kept_run
 from xsplit.api import parse_module
 from xsplit.interop.check import entry_function, random_inputs
