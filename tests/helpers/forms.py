@@ -15,4 +15,4 @@ def program_form(text: str) -> str:
     >>> program_form("%0 = tensor.empty() : tensor<16x1009xf16>")
     '%# = tensor.empty() : tensor<#x#xf16>'
     """
-    return re.sub(r"(?<![fi])\d+", "#", text)
+    return re.sub(r"(?<![fi\d])\d+", "#", text)
