@@ -325,6 +325,21 @@ CASES: list[Case] = [
 ]
 
 
+SAME_FORM_AS: dict[str, str] = {
+    case: "seed-123x456x51234-f77"
+    for case in (
+        "seed-123x456x51234-f77-balanced",
+        "matmul-f32-prime-k-1009-f8",
+        "matmul-f32-k1000-f7-nondividing",
+        "matmul-f32-k1000-f7-expand-fallback",
+        "matmul-f32-k999-tile100",
+    )
+}
+"""Cases whose split program has the seed's form with other numbers (balanced
+chunks, a prime or non-dividing K, the expand fallback, a tile): compiled for
+the GPUs once, as the seed; the others are checked to keep that form."""
+
+
 # Ops split-k must understand (issue 9): convolutions, arg-reductions, named
 # contractions with indexing maps, and the data-tiled and batch-reducing
 # contractions. Shapes keep each loop distinct so that a wrong map shows.

@@ -10,12 +10,14 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import replace
+from functools import cache
 
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from tests.helpers.forms import program_form
 from tests.onnx_import import imported_input
 from xsplit.analysis.cost_model import problem_of
 from xsplit.analysis.reduction import match_reduction, vector_form
@@ -99,7 +101,7 @@ CASES = [_case(s) for s in range(12)] + [
 @pytest.mark.parametrize("case_id,kind,n,k,factor", CASES, ids=[c[0] for c in CASES])
 def test_a_vector_form_split_with_cpu_tiles_is_cut_as_one_row(case_id, kind, n, k, factor) -> None:
     text, ref = _program(kind, n, k)
-    out = rewrite(text, f"split-k{{factor={factor} align=16 pad_m=8 cpu_tiles=true}},materialize-late")
+    out = _split(case_id)
     assert _signature(out) == _signature(text)
     assert "split_reduction_mapping" in out
     if kind != "generic-sub" and not isinstance(aligned_chunks(k, factor, 16), str):
@@ -111,6 +113,12 @@ def test_a_vector_form_split_with_cpu_tiles_is_cut_as_one_row(case_id, kind, n, 
     elif kind == "generic-sub":
         # No aligned chunks without a multiply-accumulate, so nothing to lift for.
         assert "tensor.expand_shape" not in out and "tensor.collapse_shape" not in out, out
+    earlier = [c[0] for c in CASES[: [c[0] for c in CASES].index(case_id)]]
+    if any(program_form(_split(e)) == program_form(out) for e in earlier):
+        # An earlier generated case of this form, with other numbers, is
+        # compiled and run: one compiled representative per form (issue 38
+        # item 6); this one is checked on the IR above.
+        return
     rng = np.random.default_rng(seed=n * 7919 + k)
     module = parse_module(text)
     func = next(op for op in module.walk() if op.name == "func.func")
@@ -121,6 +129,14 @@ def test_a_vector_form_split_with_cpu_tiles_is_cut_as_one_row(case_id, kind, n, 
     (got,) = run_on_cpu(compile_mlir(out, "cpu"), "main", inputs)
     want = ref(*inputs)
     assert float(np.abs(np.asarray(got) - want).max()) <= 1e-4 * max(1.0, float(np.abs(want).max()))
+
+
+@cache
+def _split(case_id: str) -> str:
+    """The split of generated case `case_id`, rewritten once per session."""
+    (kind, n, k, factor) = next(c[1:] for c in CASES if c[0] == case_id)
+    text, _ = _program(kind, n, k)
+    return rewrite(text, f"split-k{{factor={factor} align=16 pad_m=8 cpu_tiles=true}},materialize-late")
 
 
 def _signature(text: str):  # type: ignore[no-untyped-def]
