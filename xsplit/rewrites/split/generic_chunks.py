@@ -47,56 +47,22 @@ from xsplit.rewrites.dsl.numbers import described
 from xsplit.rewrites.split.chunks import CHUNK, FULL, TAIL, K
 from xsplit.rewrites.split.memo import planned_shape
 from xsplit.rewrites.split.static_chunks import CHUNK_HOLES, leaves_no_tail, slice_name
+from xsplit.rewrites.split.vector_chunks import CHUNK_LOOP, CHUNK_MERGE, CHUNK_TAIL_AND_MERGE
 
-_LOOP = """
-%identity = arith.constant $identity
-%partials_init = tensor.empty() : $partials_type
-%partials = scf.forall (%chunk) in ($full) shared_outs(%partials_out = %partials_init) -> ($partials_type) {{
-  %chunk_offset = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%chunk)
-  %$a_chunk = tensor.extract_slice $a {a_chunk} : $a.type to $a_chunk_type
-  %$b_chunk = tensor.extract_slice $b {b_chunk} : $b.type to $b_chunk_type
-  %0 = tensor.extract_slice %partials_out[0, 0, %chunk] [$m, $n, 1] [1, 1, 1] : $partials_type to $c.type
-  %partial_init = linalg.fill ins(%identity : $c.element_type) outs(%0 : $c.type) -> $c.type
-  %partial = $clone $product(%$a_chunk, %$b_chunk, %partial_init : $a_chunk_type, $b_chunk_type, $c.type) -> ($c.type) renamed
-  scf.forall.in_parallel {{
-    tensor.parallel_insert_slice %partial into %partials_out[0, 0, %chunk] [$m, $n, 1] [1, 1, 1] : $c.type into $partials_type
-  }}
-}} {{mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}}
-"""
-"""The loop over whole chunks, each a copy of the generic on chunk s of both
-inputs into slot s of the partials; `{a_chunk}` and `{b_chunk}` are the
-offsets, sizes and strides each form slices with (after a space: `$b[$i]`
-is an element of a captured list)."""
-
-_MERGE = """
-%merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [2] {{xsplit.split_part = "merge"}}
-  (%1: $c.element_type, %2: $c.element_type) {{
-    %3 = $combine %1, %2 : $c.element_type
-    linalg.yield %3 : $c.element_type
-  }}
-"""
-"""The partials folded into the init over their last dimension, the chunks."""
-
-_TAIL_AND_MERGE = """
-%$a_tail = tensor.extract_slice $a {a_tail} {{xsplit.split_part = "tail"}} : $a.type to $a_tail_type
-%$b_tail = tensor.extract_slice $b {b_tail} {{xsplit.split_part = "tail"}} : $b.type to $b_tail_type
-%1 = tensor.empty() : $c.type
-%tail_init = linalg.fill {{xsplit.split_part = "tail"}} ins(%identity : $c.element_type) outs(%1 : $c.type) -> $c.type
-%tail = $clone $product(%$a_tail, %$b_tail, %tail_init : $a_tail_type, $b_tail_type, $c.type) -> ($c.type) with {{xsplit.split_part = "tail"}} renamed
-%merged = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%partials, %tail : $partials_type, $c.type) outs($c : $c.type) attrs = {{xsplit.split_part = "merge"}} {{
-^bb0(%2: $c.element_type, %3: $c.element_type, %4: $c.element_type):
-  %5 = linalg.index 2 : index
-  %6 = arith.constant 0 : index
-  %7 = arith.cmpi eq, %5, %6 : index
-  %8 = $combine %2, %3 : $c.element_type
-  %9 = arith.select %7, %8, %2 : $c.element_type
-  %10 = $combine %9, %4 : $c.element_type
-  linalg.yield %10 : $c.element_type
-}} -> $c.type
-"""
-"""The tail, a copy of the generic on the rest of K, and a merge that
-combines it in once, at chunk 0, as `static_chunks.STATIC_CHUNKS_AND_TAIL`
-does."""
+_CLONED_PRODUCTS = dict(
+    partial="$clone $product(%$a_chunk, %$b_chunk, %partial_init : $a_chunk_type, "
+    "$b_chunk_type, $c.type) -> ($c.type) renamed",
+    tail="$clone $product(%$a_tail, %$b_tail, %tail_init : $a_tail_type, $b_tail_type, "
+    '$c.type) -> ($c.type) with {xsplit.split_part = "tail"} renamed',
+    slot="[0, 0, %chunk] [$m, $n, 1] [1, 1, 1]",
+    last=2,
+    merge_maps="affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, "
+    "affine_map<(d0, d1, d2) -> (d0, d1)>",
+    merge_iterators='"parallel", "parallel", "reduction"',
+)
+"""vector_chunks' chunk loop and merges around a copy of the user's generic
+(its maps and body as they were) on the chunk's and the tail's slices, the
+partials M x N x chunks."""
 
 
 def _slices(dims: str) -> dict[str, str]:
@@ -128,7 +94,9 @@ def _sliced(operand: str, dims: str):  # type: ignore[no-untyped-def]
 def _templates(a_dims: str, b_dims: str) -> tuple[CloningTemplate, CloningTemplate]:
     """The form's split without a tail, and with one."""
     a, b = _slices(a_dims), _slices(b_dims)
-    form = dict(a_chunk=a["chunk"], b_chunk=b["chunk"], a_tail=a["tail"], b_tail=b["tail"])
+    form = dict(
+        _CLONED_PRODUCTS, a_chunk=a["chunk"], b_chunk=b["chunk"], a_tail=a["tail"], b_tail=b["tail"]
+    )
     a_type, b_type = _sliced("a", a_dims), _sliced("b", b_dims)
     holes = dict(
         CHUNK_HOLES,
@@ -141,9 +109,11 @@ def _templates(a_dims: str, b_dims: str) -> tuple[CloningTemplate, CloningTempla
         a_tail=lambda m: slice_name(m, "a", "tail"),
         b_tail=lambda m: slice_name(m, "b", "tail"),
     )
-    whole = CloningTemplate((_LOOP + _MERGE).format(**form), results=["%merged"], **holes)
+    whole = CloningTemplate(
+        (CHUNK_LOOP + CHUNK_MERGE).format(**form), results=["%merged"], **holes
+    )
     tailed = CloningTemplate(
-        (_LOOP + _TAIL_AND_MERGE).format(**form), results=["%merged"], **holes
+        (CHUNK_LOOP + CHUNK_TAIL_AND_MERGE).format(**form), results=["%merged"], **holes
     )
     return whole, tailed
 
@@ -310,7 +280,9 @@ def _aligned_templates(a_dims: str, b_dims: str) -> tuple[CloningTemplate, Cloni
     from xsplit.rewrites.split.aligned_split import ALIGNED_CHUNK, ALIGNED_TAIL
 
     a, b = _slices(a_dims), _slices(b_dims)
-    form = dict(a_chunk=a["chunk"], b_chunk=b["chunk"], a_tail=a["tail"], b_tail=b["tail"])
+    form = dict(
+        _CLONED_PRODUCTS, a_chunk=a["chunk"], b_chunk=b["chunk"], a_tail=a["tail"], b_tail=b["tail"]
+    )
     a_type, b_type = _sliced("a", a_dims), _sliced("b", b_dims)
     full = K // ALIGNED_CHUNK
     holes = dict(

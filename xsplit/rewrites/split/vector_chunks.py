@@ -36,7 +36,7 @@ from xsplit.rewrites.split.chunks import CHUNK, FULL, TAIL
 from xsplit.rewrites.split.memo import planned_shape
 from xsplit.rewrites.split.static_chunks import CHUNK_HOLES, leaves_no_tail, slice_name
 
-_LOOP = """
+CHUNK_LOOP = """
 %identity = arith.constant $identity
 %partials_init = tensor.empty() : $partials_type
 %partials = scf.forall (%chunk) in ($full) shared_outs(%partials_out = %partials_init) -> ($partials_type) {{
@@ -45,18 +45,19 @@ _LOOP = """
   %$b_chunk = tensor.extract_slice $b {b_chunk} : $b.type to $b_chunk_type
   %0 = tensor.extract_slice %partials_out{slot} : $partials_type to $c.type
   %partial_init = linalg.fill ins(%identity : $c.element_type) outs(%0 : $c.type) -> $c.type
-  %partial = {op} ins(%$a_chunk, %$b_chunk : $a_chunk_type, $b_chunk_type) outs(%partial_init : $c.type) -> $c.type
+  %partial = {partial}
   scf.forall.in_parallel {{
     tensor.parallel_insert_slice %partial into %partials_out{slot} : $c.type into $partials_type
   }}
 }} {{mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}}
 """
-"""The loop over whole chunks, each `op` on chunk s of both inputs into slot
-s of the partials; `{a_chunk}`, `{b_chunk}` and `{slot}` are the offsets,
+"""The loop over whole chunks, each `{partial}` (the product, see
+`named_op_products`) on chunk s of both inputs into slot s of the partials;
+`{a_chunk}`, `{b_chunk}` and `{slot}` are the offsets,
 sizes and strides each form slices with (after a space: `$b[$i]` and
 `$b[2]` are an element of a captured list)."""
 
-_MERGE = """
+CHUNK_MERGE = """
 %merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [{last}] {{xsplit.split_part = "merge"}}
   (%1: $c.element_type, %2: $c.element_type) {{
     %3 = $combine %1, %2 : $c.element_type
@@ -65,12 +66,12 @@ _MERGE = """
 """
 """The partials folded into the init over their last dimension, the chunks."""
 
-_TAIL_AND_MERGE = """
+CHUNK_TAIL_AND_MERGE = """
 %$a_tail = tensor.extract_slice $a {a_tail} {{xsplit.split_part = "tail"}} : $a.type to $a_tail_type
 %$b_tail = tensor.extract_slice $b {b_tail} {{xsplit.split_part = "tail"}} : $b.type to $b_tail_type
 %1 = tensor.empty() : $c.type
 %tail_init = linalg.fill {{xsplit.split_part = "tail"}} ins(%identity : $c.element_type) outs(%1 : $c.type) -> $c.type
-%tail = {op} {{xsplit.split_part = "tail"}} ins(%$a_tail, %$b_tail : $a_tail_type, $b_tail_type) outs(%tail_init : $c.type) -> $c.type
+%tail = {tail}
 %merged = linalg.generic {{indexing_maps = [{merge_maps}], iterator_types = [{merge_iterators}]}} ins(%partials, %tail : $partials_type, $c.type) outs($c : $c.type) attrs = {{xsplit.split_part = "merge"}} {{
 ^bb0(%2: $c.element_type, %3: $c.element_type, %4: $c.element_type):
   %5 = linalg.index {last} : index
@@ -82,8 +83,21 @@ _TAIL_AND_MERGE = """
   linalg.yield %10 : $c.element_type
 }} -> $c.type
 """
-"""The tail, the same op on the rest of K, and a merge that combines it in
-once, at chunk 0, as `static_chunks.STATIC_CHUNKS_AND_TAIL` does."""
+"""The tail, the same product (`{tail}`) on the rest of K, and a merge that
+combines it in once, at chunk 0, as `static_chunks.STATIC_CHUNKS_AND_TAIL`
+does: `{last}` is the partials' chunk dimension, `{merge_maps}` and
+`{merge_iterators}` the merge's maps and iterators over it."""
+
+
+def named_op_products(op: str) -> dict[str, str]:
+    """The chunk's and the tail's product as the named op `op` on their
+    slices, for CHUNK_LOOP's `{partial}` and CHUNK_TAIL_AND_MERGE's `{tail}`."""
+    return dict(
+        partial=f"{op} ins(%$a_chunk, %$b_chunk : $a_chunk_type, $b_chunk_type) "
+        "outs(%partial_init : $c.type) -> $c.type",
+        tail=f'{op} {{xsplit.split_part = "tail"}} ins(%$a_tail, %$b_tail : $a_tail_type, '
+        "$b_tail_type) outs(%tail_init : $c.type) -> $c.type",
+    )
 
 _ROWS_MERGE = dict(
     merge_maps="affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, "
@@ -193,8 +207,11 @@ def _holes(a_dims: str, b_dims: str, c_dims: str) -> dict:  # type: ignore[type-
 
 def _templates(form: dict, holes: dict) -> tuple[Template, Template]:  # type: ignore[type-arg]
     """The form's split without a tail, and with one."""
-    whole = Template((_LOOP + _MERGE).format(**form), results=["%merged"], **holes)
-    tailed = Template((_LOOP + _TAIL_AND_MERGE).format(**form), results=["%merged"], **holes)
+    text = {**form, **named_op_products(form["op"])}
+    whole = Template((CHUNK_LOOP + CHUNK_MERGE).format(**text), results=["%merged"], **holes)
+    tailed = Template(
+        (CHUNK_LOOP + CHUNK_TAIL_AND_MERGE).format(**text), results=["%merged"], **holes
+    )
     return whole, tailed
 
 
