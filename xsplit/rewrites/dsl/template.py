@@ -20,6 +20,11 @@ Holes:
   `$for i in 1..$n:`) and `$end`. Inside, `$i` is the index and `$i.prev` is
   `$i - 1`, so `%part$i` names one value per repetition and
   `%acc$i = arith.addf %acc$i.prev, %part$i` chains them.
+- Repetition within a line, `${i in $n: text}`: `text` once per `i`, joined
+  with commas, for what a line lists once per operand (`ins(${i in $xs:
+  %e$i} : ...)`, a block's arguments `^bb0(${j in $args: %9$j:
+  $args[$j].type})`). A list inside a helper's list is written in brackets
+  (`[[0], [1, 2]]`, a reassociation).
 - Regions are MLIR text like the rest (a `linalg.generic` body, an
   `scf.forall` body).
 
@@ -53,6 +58,9 @@ _HOLE = re.compile(
 )
 _FOR = re.compile(r"^\s*\$for\s+([A-Za-z_]\w*)\s+in\s+(?:(\d+)\.\.)?\$([A-Za-z_]\w*)\s*:\s*$")
 _END = re.compile(r"^\s*\$end\s*$")
+_INLINE = re.compile(r"\$\{\s*([A-Za-z_]\w*)\s+in\s+(?:(\d+)\.\.)?\$([A-Za-z_]\w*)\s*:\s*")
+"""The head of a repetition within a line, `${i in $n: `; its text runs to
+the brace that closes it."""
 _RESULT = re.compile(r"^%([A-Za-z_.$\-][\w.$\-]*)(?:#(\d+))?$")
 _ARG = "xsplit_hole_"
 """Prefix of the template function's arguments: a capture `$x` is `%xsplit_hole_x`,
@@ -99,8 +107,13 @@ class Template:
     def holes(self) -> list[str]:
         """The names the template reads (captures and helpers), in order of
         first appearance; loop indices are not holes."""
-        loops = {f.group(1) for line in self.text.splitlines() if (f := _FOR.match(line))}
-        counts = [f.group(3) for line in self.text.splitlines() if (f := _FOR.match(line))]
+        lines = self.text.splitlines()
+        loops = {f.group(1) for line in lines if (f := _FOR.match(line))}
+        counts = [f.group(3) for line in lines if (f := _FOR.match(line))]
+        for line in lines:
+            for inline in _INLINE.finditer(line):
+                loops.add(inline.group(1))
+                counts.append(inline.group(3))
         seen: dict[str, None] = {}
         for line in self.text.splitlines():
             if _FOR.match(line) or _END.match(line):
@@ -255,7 +268,7 @@ def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list | tuple):
-        return ", ".join(_text(v) for v in value)
+        return ", ".join(f"[{_text(v)}]" if isinstance(v, list | tuple) else _text(v) for v in value)
     return str(value)
 
 
@@ -374,7 +387,40 @@ def _fill(
             return str(_element_type(value))
         return _text(value) + (suffix if suffix == ".prev" else "")
 
+    # `fill` reads the line it fills around each hole (a `%` before it).
+    line = _repeat_inline(line, values, loops, m, names)
     return _HOLE.sub(fill, line)
+
+
+def _repeat_inline(
+    line: str,
+    values: dict[str, Any],
+    loops: dict[str, int],
+    m: Match,
+    names: dict[tuple[str, str], str],
+) -> str:
+    """`line` with each `${i in $n: text}` written out, `text` filled once
+    per `i` and the copies joined with commas."""
+    out: list[str] = []
+    at = 0
+    while (head := _INLINE.search(line, at)) is not None:
+        depth, end = 1, head.end()
+        while end < len(line) and depth:
+            depth += {"{": 1, "}": -1}.get(line[end], 0)
+            end += 1
+        if depth:
+            raise XsplitError("bad template: ${ without its }", m.root)
+        var, start, count_name = head.group(1), int(head.group(2) or 0), head.group(3)
+        count = loops.get(count_name, values.get(count_name))
+        if isinstance(count, list | tuple):
+            count = len(count)
+        if not isinstance(count, int):
+            raise XsplitError(f"template ${{{var} in ...}} needs a count, ${count_name} is {count!r}", m.root)
+        text = line[head.end() : end - 1]
+        copies = [_fill(text, values, {**loops, var: i}, m, names) for i in range(start, count)]
+        out += [line[at : head.start()], ", ".join(copies)]
+        at = end
+    return "".join(out) + line[at:]
 
 
 class UpdateRoot:

@@ -134,6 +134,8 @@ from xsplit.rewrites.split.encoded_split import (
 from xsplit.rewrites.split.expand_split import (
     EXPANDED_BATCH_MATMUL,
     EXPANDED_MATMUL,
+    EXPANDED_REDUCTION,
+    a_static_reduction_read_by_templates,
     one_float_type,
     split_with_expand,
 )
@@ -613,6 +615,20 @@ splits_by_expand = (
 )
 """What split-k's expand strategy needs, on any reduction or as a template."""
 
+SPLIT_K_EXPAND_STATIC = Pattern(
+    name="split-k-expand-static",
+    doc="any reduction of static shapes whose inputs all read K: K = S x K/S through "
+    "tensor.expand_shape, the op's body in a batched linalg.generic, then a merge "
+    "(expand_split.EXPANDED_REDUCTION, the IR as a template)",
+    root=REDUCTION_ROOTS,
+    where=splits_by_expand & a_static_reduction_read_by_templates,
+    rewrite=EXPANDED_REDUCTION,
+    benefit=2,
+    options=[o.name for o in OPTIONS],
+    family="split-k",
+    memo=shape,
+)
+
 SPLIT_K_EXPAND = Pattern(
     name="split-k-expand",
     doc="K = S x K/S through tensor.expand_shape, a batched linalg.generic, then a merge",
@@ -967,6 +983,7 @@ SPLIT_K = Pass(
         SPLIT_K_EXPAND_MATMUL,
         SPLIT_K_EXPAND_BATCH_MATMUL,
         *SPLIT_K_EXPAND_GENERIC,
+        SPLIT_K_EXPAND_STATIC,
         SPLIT_K_EXPAND,
         SPLIT_K_GROUPED_MATMUL,
         SPLIT_K_GROUPED_BATCH_MATMUL,
