@@ -38,7 +38,8 @@ from xsplit.analysis.reduction import (
     Reduction,
     identity_value,
 )
-from xsplit.rewrites.dsl import Match, Template, dim, divides, input, option, where
+from xsplit.rewrites.dsl import Match, Pattern, Template, dim, divides, input, option, where
+from xsplit.rewrites.dsl.constraints import Constraint
 from xsplit.rewrites.dsl.structure import arguments, operands, region_ops, the_value
 from xsplit.rewrites.dsl.clone import CloningTemplate
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
@@ -284,6 +285,28 @@ is (chunk, within), one `linalg.generic` with the op's body over one more
 loop, the parallel chunk loop, writing a partial per chunk, then the merge.
 `$body` is the op's body (a named op's too), copied onto the generic's
 block arguments `%90, %91, ...`."""
+
+
+def expand_static_pattern(
+    options: list[str], splits_by_expand: Constraint, roots: tuple[str, ...]
+) -> Pattern:
+    """`split-k-expand-static`, declared before the builder pattern it
+    specializes, `split-k-expand`, with its options and its match."""
+    from xsplit.rewrites.split.memo import shape
+
+    return Pattern(
+        name="split-k-expand-static",
+        doc="any reduction of static shapes whose inputs all read K: K = S x K/S through "
+        "tensor.expand_shape, the op's body in a batched linalg.generic, then a merge "
+        "(expand_split.EXPANDED_REDUCTION, the IR as a template)",
+        root=roots,
+        where=splits_by_expand & a_static_reduction_read_by_templates,
+        rewrite=EXPANDED_REDUCTION,
+        benefit=2,
+        options=options,
+        family="split-k",
+        memo=shape,
+    )
 
 
 def split_with_expand(

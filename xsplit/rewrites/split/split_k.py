@@ -134,8 +134,7 @@ from xsplit.rewrites.split.encoded_split import (
 from xsplit.rewrites.split.expand_split import (
     EXPANDED_BATCH_MATMUL,
     EXPANDED_MATMUL,
-    EXPANDED_REDUCTION,
-    a_static_reduction_read_by_templates,
+    expand_static_pattern,
     one_float_type,
     split_with_expand,
 )
@@ -615,18 +614,8 @@ splits_by_expand = (
 )
 """What split-k's expand strategy needs, on any reduction or as a template."""
 
-SPLIT_K_EXPAND_STATIC = Pattern(
-    name="split-k-expand-static",
-    doc="any reduction of static shapes whose inputs all read K: K = S x K/S through "
-    "tensor.expand_shape, the op's body in a batched linalg.generic, then a merge "
-    "(expand_split.EXPANDED_REDUCTION, the IR as a template)",
-    root=REDUCTION_ROOTS,
-    where=splits_by_expand & a_static_reduction_read_by_templates,
-    rewrite=EXPANDED_REDUCTION,
-    benefit=2,
-    options=[o.name for o in OPTIONS],
-    family="split-k",
-    memo=shape,
+SPLIT_K_EXPAND_STATIC = expand_static_pattern(
+    [o.name for o in OPTIONS], splits_by_expand, REDUCTION_ROOTS
 )
 
 SPLIT_K_EXPAND = Pattern(
