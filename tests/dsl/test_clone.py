@@ -206,3 +206,24 @@ def test_with_replaces_an_inherent_attribute() -> None:
     # gains no discardable attribute of that name.
     assert "%t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>" in out
     assert "attrs" not in out
+
+
+def test_a_copy_takes_operands_listed_by_a_repetition_within_the_line() -> None:
+    # One operand per value of a list, each a template value named per index.
+    _pass(
+        "test-clone-inline-operands",
+        CloningTemplate(
+            """
+$for i in $xs:
+%$names[$i] = arith.negf $xs[$i] : $xs[$i].type
+$end
+%1 = $clone $r(${i in $xs: %$names[$i]}, $init : $xs.type, $init.type) -> ($r.type)
+""",
+            xs=lambda m: [m["x"]],
+            names=lambda m: ["negated"],
+        ),
+    )
+    out = rewrite(SRC, "test-clone-inline-operands")
+    assert "%negated = arith.negf %a" in out
+    assert "ins(%negated : tensor<4xf32>) outs(%e : tensor<4xf32>)" in out
+    assert "arith.mulf %x, %s : f32" in out

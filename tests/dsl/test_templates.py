@@ -214,3 +214,26 @@ def test_an_unclosed_repetition_within_a_line_is_a_clear_error() -> None:
     _pass("test-t-inline-open", Template("%r = arith.addi ${i in $n: $x : $x.type", n=lambda m: 1))
     with pytest.raises(XsplitError, match=r"\$\{ without its \}"):
         rewrite(SRC, "test-t-inline-open")
+
+
+def test_a_helper_list_mixes_numbers_and_the_templates_own_values() -> None:
+    from xsplit.rewrites.dsl.template import value_named
+
+    # An offsets list as MLIR prints it, `[0, %i]`, and one name asked for
+    # twice in a `$for`: each repetition's value gets it, as builders name them.
+    template = Template(
+        "%i = arith.constant 1 : index\n"
+        "%t = tensor.empty() : tensor<4x4x$x.type>\n"
+        "$for k in $twice:\n"
+        "%$names[$k] = tensor.extract_slice %t[$offsets] [1, 1] [1, 1] : tensor<4x4x$x.type> to tensor<1x1x$x.type>\n"
+        "$end\n"
+        "%r = arith.addi $x, $y : $x.type",
+        results=["%r"],
+        twice=lambda m: 2,
+        names=lambda m: ["piece", "piece"],
+        offsets=lambda m: [0, value_named("i")],
+    )
+    _pass("test-t-mixed", template)
+    out = rewrite(SRC, "test-t-mixed")
+    assert "%piece = tensor.extract_slice %t[0, %i] [1, 1] [1, 1]" in out
+    assert "%piece_1 = tensor.extract_slice %t[0, %i] [1, 1] [1, 1]" in out

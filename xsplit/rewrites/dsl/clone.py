@@ -48,7 +48,7 @@ from xsplit.rewrites.dsl.template import Helper, Template
 _CLONE = re.compile(
     r"^(?P<indent>\s*)(?P<results>%[^=]*=\s*)?\$clone\s+"
     r"(?P<source>\$[A-Za-z_]\w*(?:\[\$?\w+\])?)(?P<ops>\.ops)?"
-    r"(?:\((?P<operands>[^:()]*?)\s*:\s*(?P<types>[^()]*)\))?"
+    r"(?:\((?P<operands>(?:\$\{[^{}]*\}|[^:()])*?)\s*:\s*(?P<types>[^()]*)\))?"
     r"(?:\s*->\s*\((?P<result_types>[^()]*)\))?"
     r"(?:\s+with\s+(?P<adding>\{.*\}))?(?P<renamed>\s+renamed)?"
     r"(?:\s+replacing\s+(?P<replacing>.*?))?"
@@ -117,10 +117,13 @@ def _placeholder(line: str) -> str:
     named = re.fullmatch(r"\$(\w+)(?:\[(\$?\w+)\])?", source)
     assert named is not None
     index = f", {_INDEX} = {named[2]} : i64" if named[2] else ""
+    # A repetition within the line (`${i in $xs: %x$i}`) gives as many
+    # operands as its list: with no replacements, every operand is given.
+    given = -1 if any("${" in o for o in operands) and not pairs else len(operands)
     return (
         f'{found["indent"]}{found["results"] or ""}"{_PLACEHOLDER}"'
         f"({', '.join([*operands, *replacements])}) "
-        f'{{{_SOURCE} = "{named[1]}"{index}, {_OPERANDS} = {len(operands)} : i64, '
+        f'{{{_SOURCE} = "{named[1]}"{index}, {_OPERANDS} = {given} : i64, '
         f"{_REPLACED} = [{replacing}]{unnamed}{adding}}} : "
         f"({', '.join([*types, *(f'${name}.type' for name, _ in pairs)])})"
         f" -> ({result_types})"
@@ -282,8 +285,9 @@ def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
     assert isinstance(source, Operation), "$clone copies the op that defines a value"
     given_count = placeholder.attributes[_OPERANDS]
     assert isinstance(given_count, IntegerAttr)
-    given = operands[: given_count.value.data]
-    mapping = _replaced(placeholder, values, iter(operands[given_count.value.data :]))
+    count = given_count.value.data if given_count.value.data >= 0 else len(operands)
+    given = operands[:count]
+    mapping = _replaced(placeholder, values, iter(operands[count:]))
     copy = source.clone(value_mapper=mapping)
     if given:
         copy.operands = given

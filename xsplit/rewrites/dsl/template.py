@@ -68,6 +68,23 @@ so that it never meets a name the template itself defines."""
 
 Helper = Callable[[Match], Any]
 
+
+@dataclass(frozen=True)
+class TemplateValue:
+    """A value the template itself defines, in a helper's list of offsets or
+    sizes: a mixed static/dynamic list is written as MLIR prints it,
+    `[0, %chunk_offset]`."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"%{self.name}"
+
+
+def value_named(name: str) -> TemplateValue:
+    """The template's value `%name`, for a helper's list (`TemplateValue`)."""
+    return TemplateValue(name)
+
 VERIFY_TEMPLATES_VARIABLE = "XSPLIT_VERIFY_TEMPLATES"
 """Set (not to 0), every filled template is verified as it is parsed: the
 tests set it. Else it is only parsed, once per shape: what it makes is
@@ -167,7 +184,7 @@ class Template:
             elif _is_value_list(value):
                 for i, v in enumerate(value):
                     arguments[(name, i)] = v.type
-        names: dict[tuple[str, str], str] = {}
+        names: dict[tuple[str, str, int | None], str] = {}
         text = self._text_for(values)
         body = self._tidy("\n".join(_expand(text.splitlines(), values, {}, m, names)))
         args = ", ".join(f"{_arg_name(n, i)}: {t}" for (n, i), t in arguments.items())
@@ -179,7 +196,7 @@ class Template:
         except XsplitError as e:
             raise XsplitError(f"bad template: {e.message}\n{source}") from None
         (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
-        _name_values(function, {unique: wanted for (_, wanted), unique in names.items()})
+        _name_values(function, {unique: wanted for (_, wanted, _), unique in names.items()})
         # What a template makes is located where its root was (the engine
         # sees to it), never in the template's text.
         for op in function.walk():
@@ -296,7 +313,7 @@ def _expand(
     values: dict[str, Any],
     loops: dict[str, int],
     m: Match,
-    names: dict[tuple[str, str], str],
+    names: dict[tuple[str, str, int | None], str],
 ) -> list[str]:
     """The template's lines with `$for` blocks unrolled and holes filled."""
     out: list[str] = []
@@ -333,7 +350,7 @@ def _fill(
     values: dict[str, Any],
     loops: dict[str, int],
     m: Match,
-    names: dict[tuple[str, str], str],
+    names: dict[tuple[str, str, int | None], str],
 ) -> str:
     def fill(hole: re.Match[str]) -> str:
         text = fill_value(hole)
@@ -342,7 +359,10 @@ def _fill(
         # share a name hint; each hole's value parses under a unique name,
         # given the asked-for name after parsing (`_name_values`).
         if hole.start() > 0 and line[hole.start() - 1] == "%" and hole.group(1) not in loops:
-            key = (hole.group(0), text)
+            # `%$names[$i]` in a `$for` names one value per `i`, even where
+            # two of them ask for one name.
+            index = hole.group(2) or ""
+            key = (hole.group(0), text, loops.get(index[1:]) if index.startswith("$") else None)
             if key not in names:
                 names[key] = f"xsplit{len(names)}name"
             return names[key]
@@ -397,7 +417,7 @@ def _repeat_inline(
     values: dict[str, Any],
     loops: dict[str, int],
     m: Match,
-    names: dict[tuple[str, str], str],
+    names: dict[tuple[str, str, int | None], str],
 ) -> str:
     """`line` with each `${i in $n: text}` written out, `text` filled once
     per `i` and the copies joined with commas."""

@@ -138,7 +138,7 @@ from xsplit.rewrites.split.expand_split import (
     one_float_type,
     split_with_expand,
 )
-from xsplit.rewrites.split.forall_split import split_with_forall
+from xsplit.rewrites.split.forall_split import forall_static_patterns, split_with_forall
 from xsplit.rewrites.split.grouped import (
     GROUPED_BATCH_MATMUL,
     GROUPED_MATMUL,
@@ -793,6 +793,7 @@ SPLIT_K_DYNAMIC_TILES = Pattern(
 SPLIT_K_VECTOR_CHUNKS = vector_chunk_patterns([o.name for o in OPTIONS], splits_by_options)
 SPLIT_K_GENERIC_CHUNKS = generic_chunks.chunk_patterns(_NAMES, splits_by_options)
 
+SPLIT_K_FORALL_STATIC = forall_static_patterns(_NAMES, splits, REDUCTION_ROOTS)
 SPLIT_K_FORALL = Pattern(
     name="split-k-forall",
     doc="partial reductions over K-chunks in an scf.forall, then a linalg.reduce merge",
@@ -988,6 +989,7 @@ SPLIT_K = Pass(
         *SPLIT_K_VECTOR_CHUNKS,
         *SPLIT_K_GENERIC_CHUNKS,
         SPLIT_K_DYNAMIC_TILES,
+        *SPLIT_K_FORALL_STATIC,
         SPLIT_K_FORALL,
     ],
     OPTIONS,
