@@ -143,6 +143,7 @@ from xsplit.rewrites.split.grouped import (
     GROUPED_BATCH_MATMUL,
     GROUPED_MATMUL,
     grouped_applies,
+    grouped_static_pattern,
     split_with_grouped_gemm,
 )
 from xsplit.rewrites.split.memo import planned_shape, shape
@@ -787,7 +788,6 @@ SPLIT_K_DYNAMIC_TILES = Pattern(
 )
 
 
-
 # Static chunks of a vector contraction, each form's op tree and template
 # (vector_chunks.py), before the forall builder they specialise.
 SPLIT_K_VECTOR_CHUNKS = vector_chunk_patterns([o.name for o in OPTIONS], splits_by_options)
@@ -845,6 +845,7 @@ SPLIT_K_GROUPED = Pattern(
     memo=shape,
 )
 
+SPLIT_K_GROUPED_STATIC = grouped_static_pattern(_NAMES, SPLIT_K_GROUPED.where, REDUCTION_ROOTS)
 SPLIT_K_GROUPED_MATMUL = Pattern(
     name="split-k-grouped-matmul",
     doc="a static linalg.matmul of one float type: one linalg_ext.split_grouped_gemm over "
@@ -977,6 +978,7 @@ SPLIT_K = Pass(
         SPLIT_K_EXPAND,
         SPLIT_K_GROUPED_MATMUL,
         SPLIT_K_GROUPED_BATCH_MATMUL,
+        SPLIT_K_GROUPED_STATIC,
         SPLIT_K_GROUPED,
         SPLIT_K_ALIGNED_MATMUL,
         SPLIT_K_ALIGNED_MATMUL_AND_TAIL,

@@ -97,4 +97,5 @@ func.func @both_transposed(%x: tensor<100x4xf32>, %w: tensor<6x100xf32>, %c: ten
 // EXPAND-STATS: split-k: split-k-expand-static: 1
 // EXPAND-STATS: split-k: split-k-expand: 0
 // GROUPED-STATS: split-k: split-k-grouped-batch-matmul: 1
-// GROUPED-STATS: split-k: split-k-grouped: 2
+// GROUPED-STATS: split-k: split-k-grouped-static: 2
+// GROUPED-STATS: split-k: split-k-grouped: 0
