@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.op_text import offenders, offenders_under
+
 ROOT = Path(__file__).resolve().parent.parent / "xsplit"
 
 # Lowest first. A module may import from its own layer and the layers below.
@@ -280,3 +282,50 @@ def test_no_test_module_imports_another():
                 if last.startswith("test_") or last == "conftest":
                     crossings.append(f"{path.relative_to(TESTS.parent)}: {node.module}")
     assert crossings == []
+
+
+OP_TEXT_KEPT = {
+    "xsplit/rewrites/dsl/template.py": "the function a filled template parses in: the DSL's own "
+    "wrapper of template text, not a program",
+    "xsplit/rewrites/encoding/materialize_grouped.py": "`_in_region` joins a flow.dispatch.region "
+    "around a loop's text in a function (not this branch's file; a template fragment to be)",
+}
+"""The files allowed op text outside templates, and why; each must still need it."""
+
+
+def test_no_mlir_op_text_in_python_strings_outside_templates():
+    # Issue 38: IR is built by templates and builders, not written as text.
+    found = offenders_under(ROOT)
+    assert sorted(set(found) - set(OP_TEXT_KEPT)) == [], found
+    assert sorted(set(OP_TEXT_KEPT) - set(found)) == [], "no longer needed: drop it"
+
+
+def test_the_op_text_check_tells_templates_from_text():
+    kept = '''
+"""Doc: `%r = linalg.matmul ins(%a, %b)` is what it makes."""
+LOOP = """
+%partials = scf.forall (%i) in ($n) {
+"""
+MERGE = """
+%merged = linalg.reduce ins(%p : $p.type) outs($c : $c.type) dimensions = [2]
+"""
+T = Template(LOOP + MERGE.format(), n=count)
+U = CloningTemplate("%r = $clone $x")
+def fail(op):
+    raise XsplitError(f"cannot read %r = linalg.fill {op}")
+'''
+    assert offenders(kept) == []
+    written = '''
+PROGRAM = "func.func @main(%a: tensor<4xf32>) {"
+def merge(into):
+    return f"%merged = linalg.reduce ins(%p) outs({into})"
+def region(loop):
+    return "%9 = flow.dispatch.region -> ($p.type) {" + loop
+T = Template(merge("$c"))
+module = parse_module(PROGRAM)
+'''
+    assert [text for _, text in offenders(written)] == [
+        "func.func @",
+        "%merged = linalg.reduce",
+        "%9 = flow.dispatch.region",
+    ]
