@@ -297,13 +297,17 @@ def terminator(op_name: str, *, where: Constraint | None = None) -> Constraint:
     return _predicate(f"its block ends in {op_name}{words}", test, *inner)
 
 
-def region_ops(region: str, capture: str, yielded: str | None = None) -> Constraint:
-    """The root's region `region` (as its op class names it) is one block;
-    captures its ops but the terminator as `capture`, and the terminator's
-    operands as `yielded`: what a template copies into another op."""
+def region_ops(region: str | int, capture: str, yielded: str | None = None) -> Constraint:
+    """The root's region `region` (as its op class names it, or its index:
+    `linalg.reduce` calls its body `region`, the other linalg ops `body`) is
+    one block; captures its ops but the terminator as `capture`, and the
+    terminator's operands as `yielded`: what a template copies into another op."""
 
     def test(m: Match) -> bool | str:
-        blocks = getattr(m.root, region).blocks
+        if isinstance(region, int) and len(m.root.regions) <= region:
+            return f"it has no region {region}"
+        found = m.root.regions[region] if isinstance(region, int) else getattr(m.root, region)
+        blocks = found.blocks
         if len(blocks) != 1:
             return f"it has {len(blocks)} blocks"
         ops = list(blocks[0].ops)

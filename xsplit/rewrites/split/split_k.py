@@ -147,10 +147,11 @@ from xsplit.rewrites.split.grouped import (
 from xsplit.rewrites.split.memo import planned_shape, shape
 from xsplit.rewrites.split.read_through import (
     READ_THROUGH_TRANSPOSE,
+    READ_THROUGH_TRANSPOSES,
     a_matmul_reading_a_transpose,
     it_reads_the_transpose,
+    its_body,
     reads_a_transpose,
-    read_through_transposes,
 )
 from xsplit.rewrites.split.static_chunks import (
     STATIC_BATCH_CHUNKS,
@@ -484,8 +485,9 @@ SPLIT_K_THROUGH_TRANSPOSE = Pattern(
     # and the model, which remarks on what it prices, must not see them again.
     where=reads_a_transpose
     & splits
-    & it_reads_the_transpose,
-    rewrite=read_through_transposes,
+    & it_reads_the_transpose
+    & its_body,
+    rewrite=READ_THROUGH_TRANSPOSES,
     benefit=4,
     options=[o.name for o in OPTIONS],
     family="split-k-through-transpose",
