@@ -164,14 +164,15 @@ from xsplit.rewrites.split.static_chunks import (
 )
 from xsplit.rewrites.split.vector_chunks import vector_chunk_patterns
 from xsplit.rewrites.split.lift_vector import (
+    LIFTED_TO_ONE_ROW,
     MATVEC_AS_ONE_ROW,
     VECMAT_AS_ONE_ROW,
     a_static_matvec,
     a_static_vecmat,
     is_a_vector_contraction,
-    lift_to_one_row,
     lifts_for_cpu_tiles,
 )
+from xsplit.rewrites.split.lift_vector import its_body as its_vector_body
 from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
 from xsplit.targets.gpu_tiles import split_alignment
 from xsplit.targets.table import TARGETS, Target, target
@@ -526,8 +527,9 @@ SPLIT_K_LIFTS_VECTOR = Pattern(
     & is_a_vector_contraction
     & splits
     & lifts_when_cpu_tiles_are_fixed
-    & chunks_align,
-    rewrite=lift_to_one_row,
+    & chunks_align
+    & its_vector_body,
+    rewrite=LIFTED_TO_ONE_ROW,
     benefit=3,
     options=[o.name for o in OPTIONS],
     family="split-k-lifts-vector",
