@@ -181,9 +181,13 @@ class CloningTemplate(Template):
             made.append(first)
             first = first.next_op
         # What the placeholders copy and replace are captures.
+        root_copies: list[Operation] = []
         replacements = _resolve_clones(
-            made, m.captures, replacements, getattr(builder, "inserted", None)
+            made, m.captures, replacements, getattr(builder, "inserted", None), m.root, root_copies
         )
+        in_place = getattr(builder, "in_place", None)
+        if in_place is not None:
+            in_place.extend(root_copies)
         if self.record is not None:
             self.record(made)
         return replacements
@@ -194,9 +198,12 @@ def _resolve_clones(
     values: dict[str, Any],
     replacements: list[SSAValue],
     inserted: list[Operation] | None,
+    root: Operation | None = None,
+    root_copies: list[Operation] | None = None,
 ) -> list[SSAValue]:
     """Replaces each placeholder the template made by the copy it stands for
-    (in `inserted` too: the engine's record of the ops a rewrite made)."""
+    (in `inserted` too: the engine's record of the ops a rewrite made); the
+    copies of `root` go to `root_copies`."""
     swapped: dict[SSAValue, SSAValue] = {}
     for top in made:
         for op in list(top.walk()):
@@ -205,7 +212,9 @@ def _resolve_clones(
             if _OPS in op.attributes:
                 _copy_ops(op, values, made)
                 continue
-            copy = _copy(op, values)
+            copy, source = _copy(op, values)
+            if root_copies is not None and source is root:
+                root_copies.append(copy)
             assert op.parent is not None
             op.parent.insert_op_before(copy, op)
             keep = _UNNAMED not in op.attributes
@@ -270,7 +279,8 @@ def _is_placeholder(op: Operation) -> bool:
     return isinstance(op, UnregisteredOp) and op.op_name.data == _PLACEHOLDER
 
 
-def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
+def _copy(placeholder: Operation, values: dict[str, Any]) -> tuple[Operation, Operation]:
+    """The copy a placeholder stands for, and the op it copies."""
     operands = list(placeholder.operands)
     name = placeholder.attributes[_SOURCE]
     assert isinstance(name, StringAttr)
@@ -312,7 +322,7 @@ def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
                 copy.attributes[key] = attribute
     # A copy is where the original was, as MLIR's clone keeps locations.
     copy.location = source.location
-    return copy
+    return copy, source
 
 
 __all__ = ["CloningTemplate"]

@@ -87,7 +87,6 @@ from xsplit.rewrites.dsl import (
     Pass,
     Pattern,
     Remark,
-    UpdateRoot,
     ceildiv,
     divides,
     no_discardable_attributes,
@@ -99,7 +98,9 @@ from xsplit.rewrites.dsl import (
     where,
 )
 from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.clone import CloningTemplate
 from xsplit.rewrites.dsl.constraints import attr
+from xsplit.rewrites.dsl.structure import results
 from xsplit.rewrites.dsl.numbers import described
 from xsplit.rewrites.split.aligned_split import (
     ALIGNED_CHUNK,
@@ -563,8 +564,9 @@ SPLIT_K_LIFTS_MATVEC = Pattern(
 
 def _capture_iree_chunk(m: Match) -> bool | str:
     """Whether the model leaves the op to IREE's own split (a decode on a
-    GPU), and that split's chunk. Says nothing where it does not: the split
-    patterns tried next remark on the model's choice."""
+    GPU), and that split's chunk; where it does, says so (the rewrite
+    follows at once). Says nothing where it does not: the split patterns
+    tried next remark on the model's choice."""
     o = m.options
     if o["target"] is None or o["merge"] or o["factor"] or o["tile"]:
         return "the chunk count is not the model's"
@@ -579,17 +581,21 @@ def _capture_iree_chunk(m: Match) -> bool | str:
     if choice.iree_chunk is None:
         return "the model does not leave it to IREE's own split"
     m.captures["iree_chunk"] = choice.iree_chunk
-    m.captures["iree_reason"] = f"{placed.prefix()}split-k: {choice.reason}"
+    remark(m.root, f"{placed.prefix()}split-k: {choice.reason}")
     return True
 
 
-LEAVE_TO_IREE = UpdateRoot(
-    {SPLIT_REDUCTION: lambda m: split_reduction_sizes([m["iree_chunk"]])},
-    remark=lambda m: m["iree_reason"],
+LEAVE_TO_IREE = CloningTemplate(
+    "%r:$result_count = $clone $results[0] -> ($results.type) "
+    "with {iree_linalg_ext.split_reduction = $iree_chunks}",
+    result_count=lambda m: len(m["results"]),
+    iree_chunks=lambda m: split_reduction_sizes([m["iree_chunk"]]),
 )
-"""IREE's chunk set on the op in place; IREE forms the split dispatch
+"""The op as it was, with IREE's chunk on it: IREE forms the split dispatch
 (`iree-dispatch-creation-form-split-reduction-dispatches`) and its merge as
-under its flag. A chunk that divides K keeps IREE's chunks static."""
+under its flag. A chunk that divides K keeps IREE's chunks static. The copy
+takes the op's place as MLIR's `modifyOpInPlace` leaves it, so no pattern
+tries it again."""
 
 
 SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
@@ -605,6 +611,7 @@ SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
         "IREE has no split chunk on it yet",
         f"it has {SPLIT_REDUCTION}",
     )
+    & results().capture("results")
     & where("the model leaves it to IREE's own split", _capture_iree_chunk),
     rewrite=LEAVE_TO_IREE,
     benefit=5,
