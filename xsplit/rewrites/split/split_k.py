@@ -79,7 +79,6 @@ from xsplit.diagnostics import remark
 from xsplit.dialects.iree_linalg_ext import (
     SPLIT_REDUCTION,
     SplitReductionMappingAttr,
-    split_reduction_sizes,
 )
 from xsplit.rewrites.dsl import (
     Match,
@@ -98,7 +97,6 @@ from xsplit.rewrites.dsl import (
     where,
 )
 from xsplit.rewrites.dsl.builders import IRBuilder
-from xsplit.rewrites.dsl.clone import CloningTemplate
 from xsplit.rewrites.dsl.constraints import attr
 from xsplit.rewrites.dsl.structure import results
 from xsplit.rewrites.dsl.numbers import described
@@ -174,6 +172,7 @@ from xsplit.rewrites.split.lift_vector import (
     lifts_for_cpu_tiles,
 )
 from xsplit.rewrites.split.lift_vector import its_body as its_vector_body
+from xsplit.rewrites.split.leave_to_iree import LEAVE_TO_IREE, the_model_leaves_it_to_iree
 from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
 from xsplit.targets.gpu_tiles import split_alignment
 from xsplit.targets.table import TARGETS, Target, target
@@ -562,42 +561,6 @@ SPLIT_K_LIFTS_MATVEC = Pattern(
 )
 
 
-def _capture_iree_chunk(m: Match) -> bool | str:
-    """Whether the model leaves the op to IREE's own split (a decode on a
-    GPU), and that split's chunk; where it does, says so (the rewrite
-    follows at once). Says nothing where it does not: the split patterns
-    tried next remark on the model's choice."""
-    o = m.options
-    if o["target"] is None or o["merge"] or o["factor"] or o["tile"]:
-        return "the chunk count is not the model's"
-    placed = modeled(m.root, o["target"])
-    assert placed is not None
-    if not placed.target.is_gpu:
-        return "the target is no GPU"
-    problem = problem_of(m["red"])
-    if isinstance(problem, str):
-        return problem
-    choice = choose_split(problem, placed.target)
-    if choice.iree_chunk is None:
-        return "the model does not leave it to IREE's own split"
-    m.captures["iree_chunk"] = choice.iree_chunk
-    remark(m.root, f"{placed.prefix()}split-k: {choice.reason}")
-    return True
-
-
-LEAVE_TO_IREE = CloningTemplate(
-    "%r:$result_count = $clone $results[0] -> ($results.type) "
-    "with {iree_linalg_ext.split_reduction = $iree_chunks}",
-    result_count=lambda m: len(m["results"]),
-    iree_chunks=lambda m: split_reduction_sizes([m["iree_chunk"]]),
-)
-"""The op as it was, with IREE's chunk on it: IREE forms the split dispatch
-(`iree-dispatch-creation-form-split-reduction-dispatches`) and its merge as
-under its flag. A chunk that divides K keeps IREE's chunks static. The copy
-takes the op's place as MLIR's `modifyOpInPlace` leaves it, so no pattern
-tries it again."""
-
-
 SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
     name="split-k-leaves-decode-to-iree",
     doc="a one-row contraction (a decode) on a GPU target, marked with the split-reduction "
@@ -612,7 +575,7 @@ SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
         f"it has {SPLIT_REDUCTION}",
     )
     & results().capture("results")
-    & where("the model leaves it to IREE's own split", _capture_iree_chunk),
+    & the_model_leaves_it_to_iree,
     rewrite=LEAVE_TO_IREE,
     benefit=5,
     options=[o.name for o in OPTIONS],
