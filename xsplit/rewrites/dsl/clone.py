@@ -203,7 +203,7 @@ def _resolve_clones(
 ) -> list[SSAValue]:
     """Replaces each placeholder the template made by the copy it stands for
     (in `inserted` too: the engine's record of the ops a rewrite made); the
-    copies of `root` go to `root_copies`."""
+    copies of `root` on its own operands and types go to `root_copies`."""
     swapped: dict[SSAValue, SSAValue] = {}
     for top in made:
         for op in list(top.walk()):
@@ -213,7 +213,14 @@ def _resolve_clones(
                 _copy_ops(op, values, made)
                 continue
             copy, source = _copy(op, values)
-            if root_copies is not None and source is root:
+            # On the root's operands, with its types: the root with other
+            # attributes, updated in place.
+            if (
+                root_copies is not None
+                and source is root
+                and list(copy.operands) == list(source.operands)
+                and list(copy.result_types) == list(source.result_types)
+            ):
                 root_copies.append(copy)
             assert op.parent is not None
             op.parent.insert_op_before(copy, op)
