@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     FloatAttr,
@@ -24,7 +24,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects import tensor
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
