@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import random
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -70,8 +71,7 @@ def _imports(module: str) -> set[str]:
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -83,21 +83,29 @@ def _imports(module: str) -> set[str]:
             # `from PACKAGE import NAME` runs PACKAGE first, whatever NAME is.
             names = [f"{origin}.{a.name}" for a in node.names] + [origin]
         else:
-            names = []
+            continue
         for name in names:
             if name.startswith("xsplit"):
                 target = _resolve(name)
                 if target:
                     found.add(target)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(ast.parse(path.read_text(), str(path)))
     return found
 
 
-GRAPH = {m: _imports(m) - {m} for m in MODULES}
-SELF_IMPORTS = sorted(m for m in MODULES if m in _imports(m))
+@cache
+def _imported() -> dict[str, set[str]]:
+    """Each module's imports, read when a test first asks, not at collection:
+    parsing all of xsplit/ costs seconds, in every pytest-xdist worker."""
+    return {m: _imports(m) for m in MODULES}
+
+
+@cache
+def _graph() -> dict[str, set[str]]:
+    return {m: found - {m} for m, found in _imported().items()}
+
+
+def _self_imports() -> list[str]:
+    return sorted(m for m, found in _imported().items() if m in found)
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -161,10 +169,10 @@ def test_the_cycle_finder_finds_cycles():
 
 def test_the_import_walk_sees_deferred_imports():
     # Inside a function, and inside a method.
-    assert "xsplit.rewrites.reduce.gemm_stages" in GRAPH["xsplit.rewrites.split.own_kernel"]
-    assert "xsplit.analysis.devices" in GRAPH["xsplit.rewrites.pipelines.auto"]
-    assert "xsplit.dialects" in GRAPH["xsplit.rewrites.dsl.declared_pass"]
-    assert "xsplit.rewrites.dsl.declared_pass" not in GRAPH["xsplit.rewrites.dsl.engine"]
+    assert "xsplit.rewrites.reduce.gemm_stages" in _graph()["xsplit.rewrites.split.own_kernel"]
+    assert "xsplit.analysis.devices" in _graph()["xsplit.rewrites.pipelines.auto"]
+    assert "xsplit.dialects" in _graph()["xsplit.rewrites.dsl.declared_pass"]
+    assert "xsplit.rewrites.dsl.declared_pass" not in _graph()["xsplit.rewrites.dsl.engine"]
 
 
 TEXT_READERS = ("xsplit.pipeline", "xsplit.api")
@@ -179,7 +187,7 @@ def test_passes_compose_passes_as_objects_not_text():
         f"{m} -> {t}"
         for m in MODULES
         if m.startswith(beneath)
-        for t in GRAPH[m]
+        for t in _graph()[m]
         if t in TEXT_READERS
     )
     assert readers == []
@@ -206,18 +214,18 @@ def test_passes_build_ir_rather_than_parse_text():
 
 def test_no_upward_arrows_anywhere():
     upward = sorted(
-        f"{m} -> {t}" for m in MODULES for t in GRAPH[m] if _layer(t) > _layer(m)
+        f"{m} -> {t}" for m in MODULES for t in _graph()[m] if _layer(t) > _layer(m)
     )
     assert upward == []
 
 
 def test_no_import_cycles():
-    assert _cycles(GRAPH) == []
+    assert _cycles(_graph()) == []
 
 
 def test_no_module_imports_itself():
     """A package's `__init__` that imports `from` itself is a cycle of one."""
-    assert SELF_IMPORTS == []
+    assert _self_imports() == []
 
 
 def test_every_module_has_a_layer():
@@ -226,7 +234,7 @@ def test_every_module_has_a_layer():
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_upward_imports(module):
-    upward = sorted(t for t in GRAPH[module] if _layer(t) > _layer(module))
+    upward = sorted(t for t in _graph()[module] if _layer(t) > _layer(module))
     assert upward == [], f"{module} (layer {_layer(module)}) imports from higher layers"
 
 
