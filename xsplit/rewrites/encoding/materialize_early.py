@@ -13,7 +13,14 @@
 from __future__ import annotations
 
 from xsplit.rewrites.dsl import Pass
-from xsplit.rewrites.encoding.materialize_encoded_split import MATERIALIZE_PACKED_SPLIT_EARLY
+from xsplit.rewrites.encoding.materialize_contractions import (
+    DROP_TEMPLATES,
+    EARLY_TEMPLATES as CONTRACTION_TEMPLATES,
+)
+from xsplit.rewrites.encoding.materialize_encoded_split import (
+    DROP_SPLIT_ENCODINGS,
+    MATERIALIZE_PACKED_SPLIT_EARLY,
+)
 from xsplit.rewrites.encoding.materialize_encodings import (
     DROP_ENCODINGS,
     FOLD_ENCODING_PAIR,
@@ -36,10 +43,13 @@ MATERIALIZE_EARLY = Pass(
         MATERIALIZE_GROUPED_EARLY,
         FOLD_ENCODING_PAIR,
         MATERIALIZE_PACKED_SPLIT_EARLY,
+        DROP_SPLIT_ENCODINGS,
         MATERIALIZE_MERGED_EARLY,
         MATERIALIZE_MATMUL_EARLY,
         MATERIALIZE_FILLED_MATMUL_EARLY,
         *DROP_ENCODINGS,
+        *CONTRACTION_TEMPLATES,
+        *DROP_TEMPLATES,
         MATERIALIZE_ENCODING_EARLY,
         FOLD_UNPACK_PACK,
     ],

@@ -34,22 +34,17 @@ from xdsl.dialects.builtin import TensorType
 from xsplit.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
 from xsplit.dialects.op_helpers import zero_attr
 from xsplit.rewrites.common.encodings import Layout, layout_of, without_batch
-from xsplit.rewrites.dispatch.form_dispatch_regions import RegionFormingTemplate
-from xsplit.rewrites.dsl import (
-    Constraint,
-    Match,
-    Pattern,
-    init,
-    input,
-    operand,
-    result,
-)
+from xsplit.rewrites.dsl import Constraint, Match, Pattern, init, input, operand, result
 from xsplit.rewrites.dsl.clone import CloningTemplate
-from xsplit.rewrites.dsl.contractions import loop_of
-from xsplit.rewrites.dsl.structure import producer_chain, the_value
-from xsplit.rewrites.dsl.targets import encoding_size, target
+from xsplit.rewrites.encoding.materialize_contractions import (
+    RegionFormingCloningTemplate,
+    data_tiled,
+    drops_encodings,
+    encodes,
+    filled,
+    has_m_and_n,
+)
 from xsplit.rewrites.encoding.materialize_encodings import (
-    FUSED_PRODUCERS,
     MATERIALIZE_MERGED_EARLY,
     MATERIALIZE_MERGED_LATE,
     PACKED_MATMUL,
@@ -61,53 +56,47 @@ from xsplit.rewrites.encoding.materialize_encodings import (
 
 # The match side: the merge, the encoded contraction under it, its operands.
 
-_M, _N = (encoding_size(input(0), loop_of("loops", role)) for role in ("m", "n"))
-
-has_m_and_n = (loop_of("loops", "m") >= 0) & (loop_of("loops", "n") >= 0)
-"""The contraction has an M and an N loop: no operand needs a unit
-dimension to be packed."""
-
 
 def _at_the_contraction(c: Constraint) -> Constraint:
-    """`c` holds at the contraction whose unset_encoding the merge reduces."""
-    return operand(0).defined_by(UnsetEncodingOp.name, where=operand(0).produced_by(where=c))
-
-
-def _encodes(name: str, pulled: bool) -> Constraint:
-    """The set_encoding's source is captured as `name`; with `pulled`, the
-    pads and reshapes it comes from, each with no other use, as
-    `{name}_chain` (what the late builder pulls into the pack's dispatch)."""
-    source = operand(0).capture(name)
-    if pulled:
-        fused = [op.name for op in FUSED_PRODUCERS]
-        source = source & producer_chain(
-            operand(0), *fused, capture=f"{name}_chain", each=the_value.has_one_use()
-        )
-    return source
+    """`c` holds at the contraction whose unset_encoding the merge reduces
+    (the partials, captured as `partials`; the contraction's result as
+    `product`)."""
+    return operand(0).capture("partials") & operand(0).defined_by(
+        UnsetEncodingOp.name,
+        where=operand(0).capture("product") & operand(0).produced_by(where=c),
+    )
 
 
 def _split(pulled: bool) -> Constraint:
-    fill = input(0).capture("fill")
-    if pulled:
-        # The builder makes a constant again inside the dispatch; any other
-        # fill value it reads from outside.
-        fill = fill & input(0).defined_by("arith.constant", capture="fill_constant")
     return (
         merges_encoded_chunks
         & init().capture("init")
         & result(0).capture("merged")
         & _at_the_contraction(
-            input(0).defined_by(SetEncodingOp.name, where=_encodes("a", pulled))
-            & input(1).defined_by(SetEncodingOp.name, where=_encodes("b", pulled))
-            & init().defined_by("linalg.fill", where=fill)
+            input(0).defined_by(SetEncodingOp.name, where=encodes("a", pulled))
+            & input(1).defined_by(SetEncodingOp.name, where=encodes("b", pulled))
+            & init().defined_by("linalg.fill", where=filled(pulled))
             & has_m_and_n
-            & target().data_tiles(m=_M, n=_N, capture="tiles")
+            & data_tiled
         )
     )
 
 
 encoded_split = _split(pulled=False)
 encoded_split_with_producers = _split(pulled=True)
+encoded_split_dropped = (
+    merges_encoded_chunks
+    & init().capture("init")
+    & result(0).capture("merged")
+    & _at_the_contraction(
+        input(0).defined_by(SetEncodingOp.name, where=encodes("a", pulled=False))
+        & input(1).defined_by(SetEncodingOp.name, where=encodes("b", pulled=False))
+        & init().defined_by("linalg.fill", where=filled(pulled=False))
+        & has_m_and_n
+        & drops_encodings
+    )
+)
+"""The same on a target that does not data-tile."""
 
 
 # The rewrite side: numbers of the match.
@@ -165,12 +154,7 @@ layout and computed by one batch_mmt4d, the init packed, the matched merge
 over the packed chunks into it, and the merged result unpacked."""
 
 
-class _RegionFormingCloningTemplate(RegionFormingTemplate, CloningTemplate):
-    """A `CloningTemplate` whose dispatch regions `materialize-late` turns
-    into workgroups, as `RegionFormingTemplate`'s."""
-
-
-PACKED_SPLIT_IN_DISPATCHES = _RegionFormingCloningTemplate(
+PACKED_SPLIT_IN_DISPATCHES = RegionFormingCloningTemplate(
     """
 %0 = flow.dispatch.region -> ($a_packed) {
   %1 = tensor.empty() : $a_packed
@@ -215,6 +199,17 @@ reshapes that feed it copied in), one for the fill (its constant made again
 inside) and the batch_mmt4d, and one for the unpack; the merge between them
 at graph level."""
 
+SPLIT_DROPPED = CloningTemplate(
+    """
+%0 = tensor.empty() : $partials.type
+%1 = linalg.fill ins($fill : $fill.type) outs(%0 : $partials.type) -> $partials.type
+%2 = $clone $product($a, $b, %1 : $a.type, $b.type, $partials.type) -> ($partials.type)
+%merged = $clone $merged(%2, $init : $partials.type, $init.type)
+"""
+)
+"""The matched contraction on the plain inputs into plain filled partials,
+and the matched merge of them: the encodings dropped."""
+
 MATERIALIZE_PACKED_SPLIT_EARLY = Pattern(
     name="materialize-packed-split-early",
     doc="an encoded split of a contraction with M and N loops and its merge as graph-level "
@@ -236,4 +231,14 @@ MATERIALIZE_PACKED_SPLIT_LATE = Pattern(
     rewrite=PACKED_SPLIT_IN_DISPATCHES,
     options=["target"],
     family=MATERIALIZE_MERGED_LATE.name,
+)
+
+DROP_SPLIT_ENCODINGS = Pattern(
+    name="drop-split-encodings",
+    doc="an encoded split of a contraction with M and N loops and its merge, on a target that "
+    "does not data-tile, as the same split and merge on plain tensors (SPLIT_DROPPED)",
+    root="linalg.reduce",
+    where=encoded_split_dropped,
+    rewrite=SPLIT_DROPPED,
+    options=["target"],
 )

@@ -6,6 +6,10 @@
 // RUN: env XSPLIT_CPU=znver3 xsplit-opt %s -p 'split-k{factor=7 strategy=expand},set-encoding,materialize-late' | filecheck %s --check-prefix=EXPAND
 // RUN: env XSPLIT_CPU=znver3 xsplit-opt %s -p 'set-encoding,split-k{factor=7},materialize-late' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 // RUN: env XSPLIT_CPU=znver3 xsplit-opt %s -p 'split-k{factor=7 strategy=expand},set-encoding,materialize-late' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=EXPAND-STATS
+// On a target that does not data-tile, drop-split-encodings (SPLIT_DROPPED):
+// the split and its merge on plain tensors.
+// RUN: xsplit-opt %s -p 'set-encoding,split-k{factor=7},materialize-late{target=sm_80}' | filecheck %s --check-prefix=GPU
+// RUN: xsplit-opt %s -p 'set-encoding,split-k{factor=7},materialize-late{target=sm_80}' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=GPU-STATS
 
 // CHECK-LABEL: func.func @aligned
 // CHECK-SAME:    (%[[A:.*]]: tensor<100x1001xf32>, %[[B:.*]]: tensor<1001x70xf32>, %[[C:.*]]: tensor<100x70xf32>)
@@ -34,6 +38,15 @@
 // EXPAND:         linalg.batch_mmt4d ins(%{{.*}}, %{{.*}} : tensor<7x13x143x8x1xf32>, tensor<7x9x143x8x1xf32>)
 // EXPAND:         linalg.reduce ins(%{{.*}}:tensor<7x13x9x8x8xf32>) outs(%{{.*}}:tensor<13x9x8x8xf32>) dimensions = [0]
 // EXPAND:         linalg.unpack %{{.*}} inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %{{.*}} : tensor<13x9x8x8xf32> -> tensor<100x70xf32>
+// GPU-LABEL: func.func @aligned
+// GPU-SAME:    (%[[A:.*]]: tensor<100x1001xf32>, %[[B:.*]]: tensor<1001x70xf32>, %[[C:.*]]: tensor<100x70xf32>)
+// GPU-NOT:       iree_encoding
+// GPU:           %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// GPU-NEXT:      %[[E:.*]] = tensor.empty() : tensor<7x100x70xf32>
+// GPU-NEXT:      %[[F:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E]] : tensor<7x100x70xf32>)
+// GPU-NEXT:      %[[P:.*]] = linalg.generic {{.*}} outs(%[[F]] : tensor<7x100x70xf32>) attrs =  {xsplit.split_chunks = 7 : i64}
+// GPU:           %[[M:.*]] = linalg.reduce ins(%[[P]]:tensor<7x100x70xf32>) outs(%[[C]]:tensor<100x70xf32>) dimensions = [0]
+// GPU:           func.return %[[M]]
 func.func @aligned(%a: tensor<100x1001xf32>, %b: tensor<1001x70xf32>, %c: tensor<100x70xf32>) -> tensor<100x70xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<100x1001xf32>, tensor<1001x70xf32>) outs(%c : tensor<100x70xf32>) -> tensor<100x70xf32>
   func.return %r : tensor<100x70xf32>
@@ -65,3 +78,4 @@ func.func @matvec(%a: tensor<64x1001xf32>, %x: tensor<1001xf32>, %y: tensor<64xf
 // STATS: xsplit-stats: materialize-late: materialize-packed-split-in-dispatches: 2
 // STATS: xsplit-stats: materialize-late: materialize-encoded-split-in-dispatches: 1
 // EXPAND-STATS: xsplit-stats: materialize-late: materialize-packed-split-in-dispatches: 2
+// GPU-STATS: xsplit-stats: materialize-late: drop-split-encodings: 2
