@@ -144,10 +144,40 @@ LAST_GROUP = """
 %$b_tail = tensor.extract_slice $b[$tail_at, 0] [$tail, $n] [1, 1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
 %tail_init = linalg.fill {xsplit.split_part = "tail"} ins($identity : $p.element_type) outs(%4 : $slot_type) -> $slot_type
 %tail = linalg.matmul {xsplit.split_part = "tail"} ins(%$a_tail, %$b_tail : $a_tail_type, $b_tail_type) outs(%tail_init : $slot_type) -> $slot_type
-%partials_with_tail = tensor.insert_slice %tail into %LOOPED[$loops, 0, 0] [1, $m, $n] [1, 1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
+%partials_with_tail = tensor.insert_slice %tail into %partials[$loops, 0, 0] [1, $m, $n] [1, 1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
 """
 """The shorter last group beside the loop, written into the last slot of
-what the loop made (`%LOOPED`, the loop or its dispatch region)."""
+what the loop made."""
+
+GROUP_LOOP_IN_REGION = """
+%9 = flow.dispatch.region -> ($p.type) {
+  %partials_init = tensor.empty() : $p.type
+  %partials = scf.forall (%group) in ($loops) shared_outs(%partials_out = %partials_init) -> ($p.type) {
+    %0 = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%group)
+    %1 = tensor.extract_slice %partials_out[%group, 0, 0] [1, $m, $n] [1, 1, 1] : $p.type to $slot_type
+    %2 = tensor.extract_slice $a[0, %0] [$m, $chunk] [1, 1] : $a.type to $a_chunk_type
+    %3 = tensor.extract_slice $b[%0, 0] [$chunk, $n] [1, 1] : $b.type to $b_chunk_type
+    %group_init = linalg.fill ins($identity : $p.element_type) outs(%1 : $slot_type) -> $slot_type
+    %partial = linalg.matmul ins(%2, %3 : $a_chunk_type, $b_chunk_type) outs(%group_init : $slot_type) -> $slot_type
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %partial into %partials_out[%group, 0, 0] [1, $m, $n] [1, 1, 1] : $slot_type into $p.type
+    }
+  } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+  flow.return %partials : $p.type
+}
+"""
+"""GROUP_LOOP in a `flow.dispatch.region` of its own, returning its partials."""
+
+LAST_GROUP_AFTER_REGION = """
+%4 = tensor.empty() : $slot_type
+%$a_tail = tensor.extract_slice $a[0, $tail_at] [$m, $tail] [1, 1] {xsplit.split_part = "tail"} : $a.type to $a_tail_type
+%$b_tail = tensor.extract_slice $b[$tail_at, 0] [$tail, $n] [1, 1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
+%tail_init = linalg.fill {xsplit.split_part = "tail"} ins($identity : $p.element_type) outs(%4 : $slot_type) -> $slot_type
+%tail = linalg.matmul {xsplit.split_part = "tail"} ins(%$a_tail, %$b_tail : $a_tail_type, $b_tail_type) outs(%tail_init : $slot_type) -> $slot_type
+%partials_with_tail = tensor.insert_slice %tail into %9[$loops, 0, 0] [1, $m, $n] [1, 1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
+"""
+"""LAST_GROUP beside the region, written into the last slot of what it returns."""
+
 
 BATCH_GROUP_LOOP = """
 %partials_init = tensor.empty() : $p.type
@@ -170,8 +200,38 @@ BATCH_LAST_GROUP = """
 %$b_tail = tensor.extract_slice $b[0, $tail_at, 0] [$batch, $tail, $n] [1, 1, 1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
 %tail_init = linalg.fill {xsplit.split_part = "tail"} ins($identity : $p.element_type) outs(%4 : $slot_type) -> $slot_type
 %tail = linalg.batch_matmul {xsplit.split_part = "tail"} ins(%$a_tail, %$b_tail : $a_tail_type, $b_tail_type) outs(%tail_init : $slot_type) -> $slot_type
-%partials_with_tail = tensor.insert_slice %tail into %LOOPED[$loops, 0, 0, 0] [1, $batch, $m, $n] [1, 1, 1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
+%partials_with_tail = tensor.insert_slice %tail into %partials[$loops, 0, 0, 0] [1, $batch, $m, $n] [1, 1, 1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
 """
+
+BATCH_GROUP_LOOP_IN_REGION = """
+%9 = flow.dispatch.region -> ($p.type) {
+  %partials_init = tensor.empty() : $p.type
+  %partials = scf.forall (%group) in ($loops) shared_outs(%partials_out = %partials_init) -> ($p.type) {
+    %0 = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%group)
+    %1 = tensor.extract_slice %partials_out[%group, 0, 0, 0] [1, $batch, $m, $n] [1, 1, 1, 1] : $p.type to $slot_type
+    %2 = tensor.extract_slice $a[0, 0, %0] [$batch, $m, $chunk] [1, 1, 1] : $a.type to $a_chunk_type
+    %3 = tensor.extract_slice $b[0, %0, 0] [$batch, $chunk, $n] [1, 1, 1] : $b.type to $b_chunk_type
+    %group_init = linalg.fill ins($identity : $p.element_type) outs(%1 : $slot_type) -> $slot_type
+    %partial = linalg.batch_matmul ins(%2, %3 : $a_chunk_type, $b_chunk_type) outs(%group_init : $slot_type) -> $slot_type
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %partial into %partials_out[%group, 0, 0, 0] [1, $batch, $m, $n] [1, 1, 1, 1] : $slot_type into $p.type
+    }
+  } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+  flow.return %partials : $p.type
+}
+"""
+"""BATCH_GROUP_LOOP in a `flow.dispatch.region` of its own, returning its partials."""
+
+BATCH_LAST_GROUP_AFTER_REGION = """
+%4 = tensor.empty() : $slot_type
+%$a_tail = tensor.extract_slice $a[0, 0, $tail_at] [$batch, $m, $tail] [1, 1, 1] {xsplit.split_part = "tail"} : $a.type to $a_tail_type
+%$b_tail = tensor.extract_slice $b[0, $tail_at, 0] [$batch, $tail, $n] [1, 1, 1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
+%tail_init = linalg.fill {xsplit.split_part = "tail"} ins($identity : $p.element_type) outs(%4 : $slot_type) -> $slot_type
+%tail = linalg.batch_matmul {xsplit.split_part = "tail"} ins(%$a_tail, %$b_tail : $a_tail_type, $b_tail_type) outs(%tail_init : $slot_type) -> $slot_type
+%partials_with_tail = tensor.insert_slice %tail into %9[$loops, 0, 0, 0] [1, $batch, $m, $n] [1, 1, 1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
+"""
+"""BATCH_LAST_GROUP beside the region, written into the last slot of what it returns."""
+
 
 MATVEC_GROUP_LOOP = """
 %partials_init = tensor.empty() : $p.type
@@ -198,8 +258,38 @@ MATVEC_LAST_GROUP = """
 %$b_tail = tensor.extract_slice $b [$tail_at] [$tail] [1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
 %tail_init = linalg.fill {xsplit.split_part = "tail"} ins($identity : $p.element_type) outs(%4 : $slot_type) -> $slot_type
 %tail = linalg.matvec {xsplit.split_part = "tail"} ins(%$a_tail, %$b_tail : $a_tail_type, $b_tail_type) outs(%tail_init : $slot_type) -> $slot_type
-%partials_with_tail = tensor.insert_slice %tail into %LOOPED[$loops, 0] [1, $m] [1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
+%partials_with_tail = tensor.insert_slice %tail into %partials[$loops, 0] [1, $m] [1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
 """
+
+MATVEC_GROUP_LOOP_IN_REGION = """
+%9 = flow.dispatch.region -> ($p.type) {
+  %partials_init = tensor.empty() : $p.type
+  %partials = scf.forall (%group) in ($loops) shared_outs(%partials_out = %partials_init) -> ($p.type) {
+    %0 = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%group)
+    %1 = tensor.extract_slice %partials_out[%group, 0] [1, $m] [1, 1] : $p.type to $slot_type
+    %2 = tensor.extract_slice $a[0, %0] [$m, $chunk] [1, 1] : $a.type to $a_chunk_type
+    %3 = tensor.extract_slice $b[%0] [$chunk] [1] : $b.type to $b_chunk_type
+    %group_init = linalg.fill ins($identity : $p.element_type) outs(%1 : $slot_type) -> $slot_type
+    %partial = linalg.matvec ins(%2, %3 : $a_chunk_type, $b_chunk_type) outs(%group_init : $slot_type) -> $slot_type
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %partial into %partials_out[%group, 0] [1, $m] [1, 1] : $slot_type into $p.type
+    }
+  } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+  flow.return %partials : $p.type
+}
+"""
+"""MATVEC_GROUP_LOOP in a `flow.dispatch.region` of its own, returning its partials."""
+
+MATVEC_LAST_GROUP_AFTER_REGION = """
+%4 = tensor.empty() : $slot_type
+%$a_tail = tensor.extract_slice $a[0, $tail_at] [$m, $tail] [1, 1] {xsplit.split_part = "tail"} : $a.type to $a_tail_type
+%$b_tail = tensor.extract_slice $b [$tail_at] [$tail] [1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
+%tail_init = linalg.fill {xsplit.split_part = "tail"} ins($identity : $p.element_type) outs(%4 : $slot_type) -> $slot_type
+%tail = linalg.matvec {xsplit.split_part = "tail"} ins(%$a_tail, %$b_tail : $a_tail_type, $b_tail_type) outs(%tail_init : $slot_type) -> $slot_type
+%partials_with_tail = tensor.insert_slice %tail into %9[$loops, 0] [1, $m] [1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
+"""
+"""MATVEC_LAST_GROUP beside the region, written into the last slot of what it returns."""
+
 
 VECMAT_GROUP_LOOP = """
 %partials_init = tensor.empty() : $p.type
@@ -223,8 +313,38 @@ VECMAT_LAST_GROUP = """
 %$b_tail = tensor.extract_slice $b[$tail_at, 0] [$tail, $n] [1, 1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
 %tail_init = linalg.fill {xsplit.split_part = "tail"} ins($identity : $p.element_type) outs(%4 : $slot_type) -> $slot_type
 %tail = linalg.vecmat {xsplit.split_part = "tail"} ins(%$a_tail, %$b_tail : $a_tail_type, $b_tail_type) outs(%tail_init : $slot_type) -> $slot_type
-%partials_with_tail = tensor.insert_slice %tail into %LOOPED[$loops, 0] [1, $n] [1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
+%partials_with_tail = tensor.insert_slice %tail into %partials[$loops, 0] [1, $n] [1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
 """
+
+VECMAT_GROUP_LOOP_IN_REGION = """
+%9 = flow.dispatch.region -> ($p.type) {
+  %partials_init = tensor.empty() : $p.type
+  %partials = scf.forall (%group) in ($loops) shared_outs(%partials_out = %partials_init) -> ($p.type) {
+    %0 = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%group)
+    %1 = tensor.extract_slice %partials_out[%group, 0] [1, $n] [1, 1] : $p.type to $slot_type
+    %2 = tensor.extract_slice $a[%0] [$chunk] [1] : $a.type to $a_chunk_type
+    %3 = tensor.extract_slice $b[%0, 0] [$chunk, $n] [1, 1] : $b.type to $b_chunk_type
+    %group_init = linalg.fill ins($identity : $p.element_type) outs(%1 : $slot_type) -> $slot_type
+    %partial = linalg.vecmat ins(%2, %3 : $a_chunk_type, $b_chunk_type) outs(%group_init : $slot_type) -> $slot_type
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %partial into %partials_out[%group, 0] [1, $n] [1, 1] : $slot_type into $p.type
+    }
+  } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+  flow.return %partials : $p.type
+}
+"""
+"""VECMAT_GROUP_LOOP in a `flow.dispatch.region` of its own, returning its partials."""
+
+VECMAT_LAST_GROUP_AFTER_REGION = """
+%4 = tensor.empty() : $slot_type
+%$a_tail = tensor.extract_slice $a [$tail_at] [$tail] [1] {xsplit.split_part = "tail"} : $a.type to $a_tail_type
+%$b_tail = tensor.extract_slice $b[$tail_at, 0] [$tail, $n] [1, 1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
+%tail_init = linalg.fill {xsplit.split_part = "tail"} ins($identity : $p.element_type) outs(%4 : $slot_type) -> $slot_type
+%tail = linalg.vecmat {xsplit.split_part = "tail"} ins(%$a_tail, %$b_tail : $a_tail_type, $b_tail_type) outs(%tail_init : $slot_type) -> $slot_type
+%partials_with_tail = tensor.insert_slice %tail into %9[$loops, 0] [1, $n] [1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
+"""
+"""VECMAT_LAST_GROUP beside the region, written into the last slot of what it returns."""
+
 
 _M, _N, _B = dim("M"), dim("N"), dim("B")
 MATMUL_HOLES = dict(
@@ -282,35 +402,56 @@ BATCH_TAIL_TYPES = dict(
 )
 
 
-def _in_region(loop: str) -> str:
-    """`loop` in a `flow.dispatch.region` of its own, returning its partials."""
-    return "\n%9 = flow.dispatch.region -> ($p.type) {" + loop + "flow.return %partials : $p.type\n}\n"
-
-
 def _templates(
-    loop: str, last: str, holes: dict, tail_types: dict
+    loop: str, last: str, in_region: str, after_region: str, holes: dict, tail_types: dict
 ) -> tuple[Template, Template, Template, Template]:
     """The loop, the loop and the last group, and both in a dispatch region."""
     tail = {**holes, **TAIL_HOLES, **tail_types}
     return (
         Template(loop, loops=GROUPS, **holes),
-        Template(loop + last.replace("%LOOPED", "%partials"), loops=FULL, **tail),
-        RegionFormingTemplate(_in_region(loop), loops=GROUPS, **holes),
-        RegionFormingTemplate(_in_region(loop) + last.replace("%LOOPED", "%9"), loops=FULL, **tail),
+        Template(loop + last, loops=FULL, **tail),
+        RegionFormingTemplate(in_region, loops=GROUPS, **holes),
+        RegionFormingTemplate(in_region + after_region, loops=FULL, **tail),
     )
 
 
 GROUPS_LOOP, GROUPS_AND_TAIL, GROUPS_IN_REGION, GROUPS_AND_TAIL_IN_REGION = _templates(
-    GROUP_LOOP, LAST_GROUP, MATMUL_HOLES, MATMUL_TAIL_TYPES
+    GROUP_LOOP,
+    LAST_GROUP,
+    GROUP_LOOP_IN_REGION,
+    LAST_GROUP_AFTER_REGION,
+    MATMUL_HOLES,
+    MATMUL_TAIL_TYPES,
 )
 BATCH_GROUPS_LOOP, BATCH_GROUPS_AND_TAIL, BATCH_GROUPS_IN_REGION, BATCH_GROUPS_AND_TAIL_IN_REGION = (
-    _templates(BATCH_GROUP_LOOP, BATCH_LAST_GROUP, BATCH_HOLES, BATCH_TAIL_TYPES)
+    _templates(
+        BATCH_GROUP_LOOP,
+        BATCH_LAST_GROUP,
+        BATCH_GROUP_LOOP_IN_REGION,
+        BATCH_LAST_GROUP_AFTER_REGION,
+        BATCH_HOLES,
+        BATCH_TAIL_TYPES,
+    )
 )
 MATVEC_GROUPS_LOOP, MATVEC_GROUPS_AND_TAIL, MATVEC_GROUPS_IN_REGION, MATVEC_GROUPS_AND_TAIL_IN_REGION = (
-    _templates(MATVEC_GROUP_LOOP, MATVEC_LAST_GROUP, MATVEC_HOLES, MATVEC_TAIL_TYPES)
+    _templates(
+        MATVEC_GROUP_LOOP,
+        MATVEC_LAST_GROUP,
+        MATVEC_GROUP_LOOP_IN_REGION,
+        MATVEC_LAST_GROUP_AFTER_REGION,
+        MATVEC_HOLES,
+        MATVEC_TAIL_TYPES,
+    )
 )
 VECMAT_GROUPS_LOOP, VECMAT_GROUPS_AND_TAIL, VECMAT_GROUPS_IN_REGION, VECMAT_GROUPS_AND_TAIL_IN_REGION = (
-    _templates(VECMAT_GROUP_LOOP, VECMAT_LAST_GROUP, VECMAT_HOLES, VECMAT_TAIL_TYPES)
+    _templates(
+        VECMAT_GROUP_LOOP,
+        VECMAT_LAST_GROUP,
+        VECMAT_GROUP_LOOP_IN_REGION,
+        VECMAT_LAST_GROUP_AFTER_REGION,
+        VECMAT_HOLES,
+        VECMAT_TAIL_TYPES,
+    )
 )
 
 
