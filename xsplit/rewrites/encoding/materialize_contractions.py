@@ -214,11 +214,21 @@ def _pattern(name: str, doc: str, where: Constraint, rewrite: Template, family: 
 def _cases(pulled: bool) -> list[tuple[str, str, Constraint]]:
     """(name, what it is, match) of each form: no batch loop or one, the
     init packed or filled."""
+    packed_init, filled_init = _packed_init(pulled), _filled_init(pulled)
+    into_encoded, into_filled = "with an encoded init", "into a filled encoded tensor.empty"
     return [
-        ("contraction", "a contraction with an encoded init", _encoded(0, _packed_init(pulled), pulled)),
-        ("filled-contraction", "a contraction into a filled encoded tensor.empty", _encoded(0, _filled_init(pulled), pulled)),
-        ("batch-contraction", "a contraction of one batch loop with an encoded init", _encoded(1, _packed_init(pulled), pulled)),
-        ("filled-batch-contraction", "a contraction of one batch loop into a filled encoded tensor.empty", _encoded(1, _filled_init(pulled), pulled)),
+        ("contraction", f"a contraction {into_encoded}", _encoded(0, packed_init, pulled)),
+        ("filled-contraction", f"a contraction {into_filled}", _encoded(0, filled_init, pulled)),
+        (
+            "batch-contraction",
+            f"a contraction of one batch loop {into_encoded}",
+            _encoded(1, packed_init, pulled),
+        ),
+        (
+            "filled-batch-contraction",
+            f"a contraction of one batch loop {into_filled}",
+            _encoded(1, filled_init, pulled),
+        ),
     ]
 
 

@@ -17,6 +17,9 @@ from xsplit.rewrites.encoding.materialize_contractions import (
     DROP_TEMPLATES,
     EARLY_TEMPLATES as CONTRACTION_TEMPLATES,
 )
+from xsplit.rewrites.encoding.materialize_vector_contractions import (
+    EARLY_TEMPLATES as VECTOR_TEMPLATES,
+)
 from xsplit.rewrites.encoding.materialize_encoded_split import (
     DROP_SPLIT_ENCODINGS,
     MATERIALIZE_PACKED_SPLIT_EARLY,
@@ -49,6 +52,7 @@ MATERIALIZE_EARLY = Pass(
         MATERIALIZE_FILLED_MATMUL_EARLY,
         *DROP_ENCODINGS,
         *CONTRACTION_TEMPLATES,
+        *VECTOR_TEMPLATES,
         *DROP_TEMPLATES,
         MATERIALIZE_ENCODING_EARLY,
         FOLD_UNPACK_PACK,

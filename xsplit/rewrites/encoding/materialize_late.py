@@ -41,6 +41,9 @@ from xsplit.rewrites.encoding.materialize_contractions import (
     DROP_TEMPLATES,
     LATE_TEMPLATES as CONTRACTION_TEMPLATES,
 )
+from xsplit.rewrites.encoding.materialize_vector_contractions import (
+    LATE_TEMPLATES as VECTOR_TEMPLATES,
+)
 from xsplit.rewrites.encoding.materialize_encoded_split import (
     DROP_SPLIT_ENCODINGS,
     MATERIALIZE_PACKED_SPLIT_LATE,
@@ -68,6 +71,7 @@ MATERIALIZATIONS: list[Pattern | Remark] = [
     MATERIALIZE_FILLED_MATMUL_LATE,
     *DROP_ENCODINGS,
     *CONTRACTION_TEMPLATES,
+    *VECTOR_TEMPLATES,
     *DROP_TEMPLATES,
     MATERIALIZE_ENCODING_LATE,
     FOLD_UNPACK_PACK,

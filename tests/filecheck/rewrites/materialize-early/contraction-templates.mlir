@@ -1,10 +1,10 @@
 // Encoded contractions beyond the plain matmul, with an M and an N loop and
 // at most one batch loop, go through the templates of
 // materialize_contractions.py (the plain matmul's, their layouts numbers of
-// the match; batch_mmt4d for a batch loop); a matvec's unit dimension and two
-// batch loops stay with the materialize-encoding-early builder. On a target
-// that does not data-tile, the matched contraction is copied onto the plain
-// operands (DROPPED, DROPPED_FILLED).
+// the match; batch_mmt4d for a batch loop); two batch loops stay with the
+// materialize-encoding-early builder. On a target that does not data-tile,
+// the matched contraction is copied onto the plain operands (DROPPED,
+// DROPPED_FILLED), whatever its batch loops.
 // RUN: env XSPLIT_CPU=znver3 xsplit-opt %s -p 'set-encoding,materialize-early' | filecheck %s
 // RUN: env XSPLIT_CPU=znver3 xsplit-opt %s -p 'set-encoding,materialize-early' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 // RUN: xsplit-opt %s -p 'set-encoding,materialize-early{target=sm_80}' | filecheck %s --check-prefix=GPU
@@ -55,18 +55,24 @@ func.func @batch_filled(%a: tensor<3x16x400xf32>, %b: tensor<3x400x24xf32>) -> t
   func.return %r : tensor<3x16x24xf32>
 }
 
-// A matvec: its N is a unit dimension, the builder's.
-// CHECK-LABEL: func.func @matvec
+// Two batch loops are collapsed into the one batch_mmt4d has: the builder's.
+// CHECK-LABEL: func.func @two_batch_loops
+// CHECK:         tensor.collapse_shape
+// CHECK:         linalg.batch_mmt4d
 // CHECK:         tensor.expand_shape
-// CHECK:         linalg.mmt4d
-func.func @matvec(%a: tensor<64x1001xf32>, %x: tensor<1001xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
-  %r = linalg.matvec ins(%a, %x : tensor<64x1001xf32>, tensor<1001xf32>) outs(%y : tensor<64xf32>) -> tensor<64xf32>
-  func.return %r : tensor<64xf32>
+func.func @two_batch_loops(%a: tensor<2x3x16x40xf32>, %b: tensor<2x3x40x24xf32>, %c: tensor<2x3x16x24xf32>) -> tensor<2x3x16x24xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(b0, b1, m, n, k) -> (b0, b1, m, k)>, affine_map<(b0, b1, m, n, k) -> (b0, b1, k, n)>, affine_map<(b0, b1, m, n, k) -> (b0, b1, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<2x3x16x40xf32>, tensor<2x3x40x24xf32>) outs(%c : tensor<2x3x16x24xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x16x24xf32>
+  func.return %r : tensor<2x3x16x24xf32>
 }
 
 // STATS: xsplit-stats: materialize-early: materialize-contraction-early: 1
 // STATS: xsplit-stats: materialize-early: materialize-filled-batch-contraction-early: 1
 // STATS: xsplit-stats: materialize-early: materialize-encoding-early: 1
-// GPU-STATS: xsplit-stats: materialize-early: drop-contraction-encodings: 1
+// GPU-STATS: xsplit-stats: materialize-early: drop-contraction-encodings: 2
 // GPU-STATS: xsplit-stats: materialize-early: drop-filled-contraction-encodings: 1
-// GPU-STATS: xsplit-stats: materialize-early: materialize-encoding-early: 1
+// GPU-STATS: xsplit-stats: materialize-early: materialize-encoding-early: 0

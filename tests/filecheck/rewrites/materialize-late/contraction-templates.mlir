@@ -1,8 +1,8 @@
 // Encoded contractions beyond the plain matmul, late: with an M and an N
 // loop and at most one batch loop, the templates of materialize_contractions.py
 // put each pack in a dispatch of its own, with the reshape that feeds it
-// copied in, and the (batch_)mmt4d with its unpack in one; a matvec stays
-// with the materialize-encoding-in-dispatches builder.
+// copied in, and the (batch_)mmt4d with its unpack in one; two batch loops
+// stay with the materialize-encoding-in-dispatches builder.
 // RUN: env XSPLIT_CPU=znver3 xsplit-opt %s -p 'set-encoding,materialize-late' | filecheck %s
 // RUN: env XSPLIT_CPU=znver3 xsplit-opt %s -p 'set-encoding,materialize-late' --xsplit-stats 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 
@@ -50,12 +50,19 @@ func.func @batch_filled(%a: tensor<3x16x400xf32>, %b: tensor<3x400x24xf32>) -> t
   func.return %r : tensor<3x16x24xf32>
 }
 
-// CHECK-LABEL: func.func @matvec
+// Two batch loops are collapsed into the one batch_mmt4d has: the builder's.
+// CHECK-LABEL: func.func @two_batch_loops
+// CHECK:         tensor.collapse_shape
+// CHECK:         linalg.batch_mmt4d
 // CHECK:         tensor.expand_shape
-// CHECK:         linalg.mmt4d
-func.func @matvec(%a: tensor<64x1001xf32>, %x: tensor<1001xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
-  %r = linalg.matvec ins(%a, %x : tensor<64x1001xf32>, tensor<1001xf32>) outs(%y : tensor<64xf32>) -> tensor<64xf32>
-  func.return %r : tensor<64xf32>
+func.func @two_batch_loops(%a: tensor<2x3x16x40xf32>, %b: tensor<2x3x40x24xf32>, %c: tensor<2x3x16x24xf32>) -> tensor<2x3x16x24xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(b0, b1, m, n, k) -> (b0, b1, m, k)>, affine_map<(b0, b1, m, n, k) -> (b0, b1, k, n)>, affine_map<(b0, b1, m, n, k) -> (b0, b1, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<2x3x16x40xf32>, tensor<2x3x40x24xf32>) outs(%c : tensor<2x3x16x24xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x16x24xf32>
+  func.return %r : tensor<2x3x16x24xf32>
 }
 
 // STATS: xsplit-stats: materialize-late: materialize-contraction-in-dispatches: 1
