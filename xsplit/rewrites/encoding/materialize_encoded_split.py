@@ -23,8 +23,10 @@ match computed by the helpers `materialize_encodings` names for its packed
 matmuls, whatever the contraction's maps (chunks first or last); the merge's
 combiner is the matched one, copied (`$clone`). A contraction without an M or
 an N loop (a matvec's unit dimension), an init packed rather than filled, a
-fill of no constant, a producer of a pack used elsewhere, or a target that
-drops encodings stay with the builder patterns these come before.
+fill of no constant, a producer of a pack used elsewhere, or a merge that
+carries attributes of its own (strategy=expand's is marked as the split's
+merge, a mark the builder's fresh merge drops) stay with the builder
+patterns these come before.
 """
 
 from __future__ import annotations
@@ -34,7 +36,16 @@ from xdsl.dialects.builtin import TensorType
 from xsplit.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
 from xsplit.dialects.op_helpers import zero_attr
 from xsplit.rewrites.common.encodings import Layout, layout_of, without_batch
-from xsplit.rewrites.dsl import Constraint, Match, Pattern, init, input, operand, result
+from xsplit.rewrites.dsl import (
+    Constraint,
+    Match,
+    Pattern,
+    init,
+    input,
+    no_discardable_attributes,
+    operand,
+    result,
+)
 from xsplit.rewrites.dsl.clone import CloningTemplate
 from xsplit.rewrites.encoding.materialize_contractions import (
     RegionFormingCloningTemplate,
@@ -68,8 +79,11 @@ def _at_the_contraction(c: Constraint) -> Constraint:
 
 
 def _split(pulled: bool) -> Constraint:
+    # The builder makes the packed merge afresh: a merge marked by its split
+    # (`xsplit.split_part`, strategy=expand's) would keep the mark in a copy.
     return (
         merges_encoded_chunks
+        & no_discardable_attributes()
         & init().capture("init")
         & result(0).capture("merged")
         & _at_the_contraction(
