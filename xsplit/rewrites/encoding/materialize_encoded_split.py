@@ -125,7 +125,7 @@ def _merged_layout(m: Match) -> Layout:
 
 
 def _partials_packed(m: Match) -> TensorType:
-    return packed(encoded_contraction(m).unset.result.type, _partials_layout(m))  # type: ignore[arg-type]
+    return packed(m["partials"].type, _partials_layout(m))
 
 
 HOLES = dict(
