@@ -156,9 +156,9 @@ def _filled_in_dispatches(mmt4d: str) -> RegionFormingCloningTemplate:
         + PACK_IN_REGION.format(r=4, e=5, z=6, p=7, x="b")
         + f"""
 %8 = flow.dispatch.region -> ($acc) {{
-  %$fill_name = arith.constant $fill_value
+  %fill_inside = $clone $fill
   %9 = tensor.empty() : $c_packed
-  %10 = linalg.fill ins(%$fill_name : $fill.type) outs(%9 : $c_packed) -> $c_packed
+  %10 = linalg.fill ins(%fill_inside : $fill.type) outs(%9 : $c_packed) -> $c_packed
   %11 = {mmt4d} ins(%0, %4 : $a_packed, $b_packed) outs(%10 : $c_packed) -> $c_packed
   %12 = tensor.empty() : $acc
   %13 = linalg.unpack %11 $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %12 : $c_packed -> $acc
@@ -166,8 +166,6 @@ def _filled_in_dispatches(mmt4d: str) -> RegionFormingCloningTemplate:
 }}
 """,
         **PACKED_FILLED_MATMUL.helpers,
-        fill_value=lambda m: m["fill_constant"].value,
-        fill_name=lambda m: m["fill"].name_hint or "14",
     )
 
 

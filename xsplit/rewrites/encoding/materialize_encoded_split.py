@@ -185,9 +185,9 @@ PACKED_SPLIT_IN_DISPATCHES = RegionFormingCloningTemplate(
   flow.return %7 : $b_packed
 }
 %8 = flow.dispatch.region -> ($partials_packed) {
-  %$fill_name = arith.constant $fill_value
+  %fill_inside = $clone $fill
   %9 = tensor.empty() : $partials_packed
-  %10 = linalg.fill ins(%$fill_name : $fill.type) outs(%9 : $partials_packed) -> $partials_packed
+  %10 = linalg.fill ins(%fill_inside : $fill.type) outs(%9 : $partials_packed) -> $partials_packed
   %11 = linalg.batch_mmt4d ins(%0, %4 : $a_packed, $b_packed) outs(%10 : $partials_packed) -> $partials_packed
   flow.return %11 : $partials_packed
 }
@@ -205,8 +205,6 @@ PACKED_SPLIT_IN_DISPATCHES = RegionFormingCloningTemplate(
 }
 """,
     **HOLES,
-    fill_value=lambda m: m["fill_constant"].value,
-    fill_name=lambda m: m["fill"].name_hint or "20",
 )
 """PACKED_SPLIT late: a dispatch region per pack (with the pads and
 reshapes that feed it copied in), one for the fill (its constant made again

@@ -211,9 +211,9 @@ _UNPACK_IN_REGION = """
 """
 _FILLED_UNPACK_IN_REGION = """
 %19 = flow.dispatch.region -> ($acc) {
-  %$fill_name = arith.constant $fill_value
+  %fill_inside = $clone $fill
   %10 = tensor.empty() : $c_packed
-  %11 = linalg.fill ins(%$fill_name : $fill.type) outs(%10 : $c_packed) -> $c_packed
+  %11 = linalg.fill ins(%fill_inside : $fill.type) outs(%10 : $c_packed) -> $c_packed
   %20 = linalg.mmt4d ins(%0, %4 : $a_packed, $b_packed) outs(%11 : $c_packed) -> $c_packed
   %21 = tensor.empty() : $c_unit
   %22 = linalg.unpack %20 $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %21 : $c_packed -> $c_unit
@@ -231,13 +231,7 @@ def _late(a_unit: bool, b_unit: bool, init: str) -> RegionFormingCloningTemplate
     c = ""
     if init == _UNPACK_IN_REGION:
         c = _UNIT_PACK_IN_REGION.format(r=8, e=9, z=12, u=13, p=32, x="c")
-    helpers = dict(HOLES)
-    if init == _FILLED_UNPACK_IN_REGION:
-        helpers.update(
-            fill_value=lambda m: m["fill_constant"].value,
-            fill_name=lambda m: m["fill"].name_hint or "24",
-        )
-    return RegionFormingCloningTemplate(a + b + c + init, **helpers)
+    return RegionFormingCloningTemplate(a + b + c + init, **HOLES)
 
 
 MATVEC_PACKED_IN_DISPATCHES = _late(False, True, _UNPACK_IN_REGION)
