@@ -7,7 +7,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import IndexType
 
 from xsplit.api import rewrite
-from xsplit.rewrites.dsl import Pass, Pattern, operand, result
+from xsplit.rewrites.dsl import Pass, Pattern, attr, operand, result, where
 from xsplit.rewrites.dsl.clone import CloningTemplate, _placeholder
 from xsplit.rewrites.dsl.structure import the_value, values_from_above
 
@@ -227,3 +227,38 @@ $end
     assert "%negated = arith.negf %a" in out
     assert "ins(%negated : tensor<4xf32>) outs(%e : tensor<4xf32>)" in out
     assert "arith.mulf %x, %s : f32" in out
+
+
+def test_a_copy_of_the_root_in_its_place_is_the_root_updated() -> None:
+    # As after an UpdateRoot (MLIR's modifyOpInPlace), no pattern of another
+    # family tries the copy again: it is the op the pass already saw.
+    tried: list[str] = []
+
+    def watch(m):
+        tried.append(m.root.name)
+        return "only watching"
+
+    Pass(
+        "test-clone-in-place",
+        "clone test",
+        [
+            Pattern(
+                name="test-mark-in-place",
+                doc="clone test",
+                root="linalg.generic",
+                where=result(0).capture("r") & ~attr("xsplit.test_mark").is_present(),
+                rewrite=CloningTemplate("%r = $clone $r with {xsplit.test_mark = 1 : i64}"),
+                benefit=2,
+            ),
+            Pattern(
+                name="test-watch",
+                doc="clone test",
+                root="linalg.generic",
+                where=where("it is watched", watch),
+                rewrite=CloningTemplate("%r = $clone $r"),
+            ),
+        ],
+    )
+    out = rewrite(SRC, "test-clone-in-place")
+    assert "%r = linalg.generic" in out and "xsplit.test_mark = 1 : i64" in out
+    assert tried == []

@@ -184,9 +184,13 @@ class CloningTemplate(Template):
             made.append(first)
             first = first.next_op
         # What the placeholders copy and replace are captures.
+        root_copies: list[Operation] = []
         replacements = _resolve_clones(
-            made, m.captures, replacements, getattr(builder, "inserted", None)
+            made, m.captures, replacements, getattr(builder, "inserted", None), m.root, root_copies
         )
+        in_place = getattr(builder, "in_place", None)
+        if in_place is not None:
+            in_place.extend(root_copies)
         if self.record is not None:
             self.record(made)
         return replacements
@@ -197,9 +201,12 @@ def _resolve_clones(
     values: dict[str, Any],
     replacements: list[SSAValue],
     inserted: list[Operation] | None,
+    root: Operation | None = None,
+    root_copies: list[Operation] | None = None,
 ) -> list[SSAValue]:
     """Replaces each placeholder the template made by the copy it stands for
-    (in `inserted` too: the engine's record of the ops a rewrite made)."""
+    (in `inserted` too: the engine's record of the ops a rewrite made); the
+    copies of `root` on its own operands and types go to `root_copies`."""
     swapped: dict[SSAValue, SSAValue] = {}
     for top in made:
         for op in list(top.walk()):
@@ -208,7 +215,16 @@ def _resolve_clones(
             if _OPS in op.attributes:
                 _copy_ops(op, values, made)
                 continue
-            copy = _copy(op, values)
+            copy, source = _copy(op, values)
+            # On the root's operands, with its types: the root with other
+            # attributes, updated in place.
+            if (
+                root_copies is not None
+                and source is root
+                and list(copy.operands) == list(source.operands)
+                and list(copy.result_types) == list(source.result_types)
+            ):
+                root_copies.append(copy)
             assert op.parent is not None
             op.parent.insert_op_before(copy, op)
             keep = _UNNAMED not in op.attributes
@@ -273,7 +289,8 @@ def _is_placeholder(op: Operation) -> bool:
     return isinstance(op, UnregisteredOp) and op.op_name.data == _PLACEHOLDER
 
 
-def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
+def _copy(placeholder: Operation, values: dict[str, Any]) -> tuple[Operation, Operation]:
+    """The copy a placeholder stands for, and the op it copies."""
     operands = list(placeholder.operands)
     name = placeholder.attributes[_SOURCE]
     assert isinstance(name, StringAttr)
@@ -316,7 +333,7 @@ def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
                 copy.attributes[key] = attribute
     # A copy is where the original was, as MLIR's clone keeps locations.
     copy.location = source.location
-    return copy
+    return copy, source
 
 
 __all__ = ["CloningTemplate"]
