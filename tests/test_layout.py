@@ -295,11 +295,8 @@ def test_no_test_module_imports_another():
 OP_TEXT_KEPT = {
     "xsplit/rewrites/dsl/template.py": "the function a filled template parses in: the DSL's own "
     "wrapper of template text, not a program",
-    "xsplit/rewrites/encoding/materialize_grouped.py": "`_in_region` joins a flow.dispatch.region "
-    "around a loop's text in a function (not this branch's file; a template fragment to be)",
 }
-"""The files allowed op text outside templates, and why. An entry another
-branch makes needless is dropped when both are merged."""
+"""The files allowed op text outside templates, and why."""
 
 
 def test_no_mlir_op_text_in_python_strings_outside_templates():

@@ -138,23 +138,33 @@ def _in_dispatches(mmt4d: str) -> RegionFormingCloningTemplate:
         PACK_IN_REGION.format(r=0, e=1, z=2, p=3, x="a")
         + PACK_IN_REGION.format(r=4, e=5, z=6, p=7, x="b")
         + PACK_IN_REGION.format(r=8, e=9, z=10, p=11, x="c")
-        + f"""
+        + CONTRACTION_IN_REGION.format(mmt4d=mmt4d),
+        **PACKED_MATMUL.helpers,
+    )
+
+
+CONTRACTION_IN_REGION = """
 %12 = flow.dispatch.region -> ($c.type) {{
   %13 = {mmt4d} ins(%0, %4 : $a_packed, $b_packed) outs(%8 : $c_packed) -> $c_packed
   %14 = tensor.empty() : $c.type
   %15 = linalg.unpack %13 $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %14 : $c_packed -> $c.type
   flow.return %15 : $c.type
 }}
-""",
-        **PACKED_MATMUL.helpers,
-    )
+"""
+"""The packed contraction `{mmt4d}` and its unpack, in the region after the
+three packs' (`%0`, `%4`, `%8`)."""
 
 
 def _filled_in_dispatches(mmt4d: str) -> RegionFormingCloningTemplate:
     return RegionFormingCloningTemplate(
         PACK_IN_REGION.format(r=0, e=1, z=2, p=3, x="a")
         + PACK_IN_REGION.format(r=4, e=5, z=6, p=7, x="b")
-        + f"""
+        + FILLED_CONTRACTION_IN_REGION.format(mmt4d=mmt4d),
+        **PACKED_FILLED_MATMUL.helpers,
+    )
+
+
+FILLED_CONTRACTION_IN_REGION = """
 %8 = flow.dispatch.region -> ($acc) {{
   %fill_inside = $clone $fill
   %9 = tensor.empty() : $c_packed
@@ -164,9 +174,9 @@ def _filled_in_dispatches(mmt4d: str) -> RegionFormingCloningTemplate:
   %13 = linalg.unpack %11 $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %12 : $c_packed -> $acc
   flow.return %13 : $acc
 }}
-""",
-        **PACKED_FILLED_MATMUL.helpers,
-    )
+"""
+"""The zero-filled packed init, the contraction `{mmt4d}` and its unpack,
+in the region after the two packs' (`%0`, `%4`)."""
 
 
 PACKED_IN_DISPATCHES = _in_dispatches("linalg.mmt4d")
