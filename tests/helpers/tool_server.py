@@ -4,8 +4,9 @@ stands in for.
 
 Importing xsplit and xDSL is most of what a FileCheck RUN line costs (about
 half a second of CPU, against milliseconds for the small modules the tests
-run passes on), and lit runs some 450 of them. A forked child starts from the
-state a fresh tool process has once its imports are done, nothing run yet,
+run passes on), and lit runs some 450 of them; `filecheck`, a Python program
+too, runs from it as well. A forked child starts from the state a fresh tool
+process has once its imports are done, nothing run yet,
 and calls the tool's own entry point as its console script does: with the
 client's argument list, working folder, environment and standard streams
 (passed over the socket as file descriptors). Its exit status goes back to
