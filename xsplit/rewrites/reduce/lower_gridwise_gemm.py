@@ -592,7 +592,7 @@ def _double_buffered(
     sa, sb = swizzles(op, "a"), swizzles(op, "b")
     b_share, shifted = b_rows(op, wb)
     # A's K is inside in the loop's steps; a skinny M masks a thread's one row.
-    a_share = row_threads(tm, tk, wa, threads) if op.intrinsic is not None and not k_major else None
+    a_share = row_threads(tm, tk, wa, threads) if not k_major else None
     # A shifted last tile keeps every column of B's copies inside B.
     b_cols = (1,) if shifted else ()
 
