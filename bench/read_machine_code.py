@@ -13,6 +13,13 @@ iree-compile's ISA dump.
 
 With `--matmul`, the own kernel's atomic merge is built for both sm_80 and
 gfx942 (`--chunks` of K, `--options` added to gemm-kernel's).
+
+    python bench/read_machine_code.py --sweep 3737 --late [--only 'f16']
+
+With `--sweep SEED`, a seeded sample of held-out shapes (`held_out_sample`)
+is read against issue 37's done-when on sm_90 and gfx942, a markdown row a
+shape and target: what each misses, and with `--late` whether
+`split-k{target=T},materialize-late` compiles as it is.
 """
 
 from __future__ import annotations
