@@ -110,6 +110,22 @@ def _short_of_goal(m: int, n: int, k: int, element: str) -> str | None:
             "the skinny tile (16x64x128, one warp) on N under 64: LLVM drops the HMMAs past "
             "N, the copies stay: 20% HMMA on 3x48x2048"
         )
+    if element != "f32" and n <= 8 and m >= 64:
+        return (
+            "N at most 8 on tensor cores (the 64x64x64 tile): each A fragment feeds one "
+            "m16n8k16, so A's cp.async and ldmatrix.x4 cost one each a HMMA (33% at best), "
+            "and LLVM drops the HMMAs past N: 6% HMMA on 1744x6x7393, 8 a barrier"
+        )
+    if element == "f32" and m >= 64 and n < 6 and k % 4:
+        return (
+            "the SLIM tile on N under 6 with an odd K: A's cp.async 4 bytes an element, one "
+            "a N FFMA: 34% FFMA on 1882x1x691, 60% on N = 3, 69% on N = 4 and 5"
+        )
+    if element == "f32" and m == 1 and n % 2:
+        return (
+            "B streamed (stream_b) on an odd N with M = 1: B's rows not 16-byte vectors, "
+            "loaded an element at a time, each feeding M FFMA: 47% FFMA on 1x2005x2176"
+        )
     return None
 
 
@@ -133,6 +149,14 @@ MACHINE_CODE_SHAPES = [_case(*s) for s in _held_out_shapes()] + [
     _case(9, 136, 4096, "f16"),  # last tile of N shifted back over all but 8 columns
     _case(7, 96, 2047, "f16"),  # N under one tile: 16x64x128, the last tile shifted
     _case(3, 100, 2048, "f16"),  # N under one tile and B's rows 8-byte aligned
+    # The seeded sweep's corners (bench/read_machine_code.py --sweep 3737):
+    _case(1686, 8, 7453, "f32"),  # N = 8, odd K: SLIM, A's copies in pairs a row
+    _case(1956, 6, 1664, "f32"),  # N under one run of 8, aligned K
+    _case(460, 15, 5027, "f32"),  # N under 16: two tiles of SLIM columns
+    _case(1744, 6, 7393, "f16"),  # N at most 8 on tensor cores
+    _case(1882, 1, 691, "f32"),  # one column, odd K
+    _case(1, 2005, 2176, "f32"),  # one row, odd N
+    _case(137, 139, 4097, "f16"),  # A's rows masked on the 64x64x64 tile: pairs a row
 ]
 
 
@@ -170,6 +194,12 @@ def test_main_loop_is_pipelined_and_dense(
 
 def _short_of_goal_gfx942(m: int, n: int, k: int, element: str) -> str | None:
     """Why a shape's gfx942 loop is known to miss the done-when (issue 37), or None."""
+    if element != "f32" and n <= 8 and m >= 64:
+        return (
+            "the NARROW f16 tile (256x32x32) on N at most 8: LLVM drops the MFMAs of the "
+            "columns past N, A's loads stay: 15-17% MFMA on 1744x6x7393, 599x4x6241, "
+            "561x5x1344"
+        )
     if element == "f16" and m < 16 and n < 8:
         return (
             "the skinny tile (f16 widened for the f32 MFMA, 16x256x32) where a row of B is "
@@ -204,6 +234,9 @@ MACHINE_CODE_SHAPES_GFX942 = [_case_gfx942(*s) for s in _held_out_shapes()] + [
     _case_gfx942(3, 100, 2048, "f16"),  # likewise, N under one tile
     _case_gfx942(5, 37, 1009, "f16"),  # odd N under 64, prime K
     _case_gfx942(1, 7, 4096, "f16"),  # a row of B under one 16-byte vector
+    # The seeded sweep's corners (bench/read_machine_code.py --sweep 3737):
+    _case_gfx942(1686, 8, 7453, "f32"),  # N = 8, odd K
+    _case_gfx942(1744, 6, 7393, "f16"),  # N at most 8 on MFMA
 ]
 
 

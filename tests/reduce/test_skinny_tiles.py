@@ -19,6 +19,7 @@ from xsplit.targets.gemm_tiles import (
     SKINNY_M_MMA,
     SKINNY_NARROW_B,
     SKINNY_NARROW_N,
+    SLIM,
     SMALL,
     gemm_tiles,
 )
@@ -162,3 +163,37 @@ def test_shifted_last_tile_merges_each_column_once(options: str) -> None:
     a plain store, the atomic add (twice would be twice the value)."""
     text = check(3, 200, 300, f"target=sm_90 {options}", seed=11, element="f16")
     assert "memref.subview %b" in text
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "k", "cls"),
+    [
+        (130, 8, 301, SLIM),  # odd K: A's 4-byte copies in pairs a row, a view a pass
+        (70, 3, 256, SLIM),  # aligned K, N under one run of 4
+        (1000, 6, 99, SLIM),  # N not a run of 4, rows past M in the last tile
+        (200, 17, 203, SMALL),  # N over 8: the SMALL tile, A in pairs a row on an odd K
+    ],
+)
+def test_narrow_f32_entries_run_right(m: int, n: int, k: int, cls: str) -> None:
+    """sm_80/sm_90's f32 entry for N at most 8 beside an M from 64 (SLIM:
+    one thread along N, 128x8), and the SMALL tile beside it. A's copies go
+    in pairs of threads a row, and with rows past M each pass of rows reads
+    a view at its row clamped into A (srcElements 0 past M). Right against
+    numpy, race-free, in two chunks."""
+    assert gemm_tiles(target("sm_90"), "f32", m, n, k) == GEMM_TILES[("sm_90", "f32", cls)]
+    text = check(m, n, k, "target=sm_90 chunks=2", seed=m + n + k)
+    assert "memref.subview %a" in text
+
+
+def test_masked_rows_of_a_tensor_core_tile_take_one_view() -> None:
+    """The 64x64x64 tensor-core tile on an M that is not whole tiles: A's
+    copies in pairs of threads a row (`masked_row_threads`), one view per
+    thread at its row clamped into A, masked once (137x139x4097 f16 on
+    sm_90: 29% HMMA to 37%). Right against numpy, race-free."""
+    check(70, 72, 256, "target=sm_90 chunks=2", seed=5, element="f16")
+    with collect_remarks():
+        lowered = rewrite(
+            matmul(70, 72, 256, "f16"), "gemm-kernel{target=sm_90 chunks=2},lower-gridwise-gemm"
+        )
+    copies = [x for x in lowered.splitlines() if "blockwise_async_copy %a" in x]
+    assert copies and any("row_threads = 2" in x for x in copies)

@@ -3,8 +3,8 @@ by target (its name, the target it compiles as, or its backend), element
 type and a class, and read through one lookup, `gemm_tiles`, which derives
 the class from the shape and the kernel's form. gemm-kernel's defaults
 read it where `tile`, `threads` and `stages` are not given, and the cost
-model with them: classes of output size (SMALL, LARGE, SKINNY, NARROW,
-SHORT) and of rows (RAGGED_K, RAGGED, SKINNY_NARROW_B, SKINNY_NARROW_N).
+model with them: classes of output size (SMALL, LARGE, SKINNY, SLIM,
+NARROW, SHORT) and of rows (RAGGED_K, RAGGED, SKINNY_NARROW_B, SKINNY_NARROW_N).
 lower-reduce's fused GEMM + reduction reads its FUSED and FUSED_MMA entries.
 
 Each entry says whether it was measured. Those marked NOT_MEASURED are the
@@ -39,6 +39,12 @@ SIXTEEN_BIT = ("f16", "bf16")
 """Element types of 2 bytes: bf16 reads f16's entries."""
 
 SMALL, LARGE, SKINNY, NARROW, SHORT = "small", "large", "skinny", "narrow", "short"
+SLIM = "slim"
+"""An N of at most SLIM_N beside an M from EDGE (before NARROW, where the
+target has a SLIM entry): one thread along N with every column, so that
+each element of A staged feeds N FMAs and no thread's columns are all
+past N."""
+SLIM_N = 16
 RAGGED_K, RAGGED = "ragged_k", "ragged"
 SKINNY_NARROW_B, SKINNY_NARROW_N = "skinny_narrow_b", "skinny_narrow_n"
 """gemm-kernel's classes of a shape's rows rather than its size, where the
@@ -299,6 +305,17 @@ _GFX942_NARROW_MFMA = (
     "the 128x128x32 tile: 16%, 16 a barrier; 256x32x32 on 4x1: 18%; 128x32x64 on 2x1: 18%)"
 )
 
+_SLIM_F32 = (
+    "N at most 16 beside an M from 64 in f32: one thread along N with all 8 columns of a "
+    "tile, 32x1 threads of 4x8 over 128x8, so that each element of A staged feeds 8 FFMA "
+    "(N under 8: N) and no thread's columns are all past N; A's cp.async in pairs of "
+    "threads a row, one view a pass of rows (sm_90 SASS: 76-82% FFMA on 1686x8x7453, "
+    "1956x6x1664, 460x15x5027, 1000x7x2039, 1000x4x4096, 1024 a barrier at N = 8; the "
+    "SMALL 64x64 tile: 47-59%, 128 a barrier). "
+    "Short on an odd K with N under 6: a 4-byte copy of A a N FFMA (69% on N = 4 and 5, "
+    "60% on 3, 34% on 1)"
+)
+
 _GFX942_SKINNY_F32 = (
     "M under 8 in f32 on MFMA (v_mfma_f32_16x16x4_f32, `mma`): one 16-row block of "
     "wavefronts, 2 along N, K steps of 32: 32 MFMA a barrier; a lane's B is one element, "
@@ -367,6 +384,12 @@ GEMM_TILES: dict[tuple[str, str, str], GemmTiles] = {
     ),
     ("gfx942", "f16", NARROW): GemmTiles(
         (256, 32, 32), (16, 16), 2, NOT_MEASURED, _GFX942_NARROW_MFMA, warps=(2, 1)
+    ),
+    ("sm_80", "f32", SLIM): GemmTiles(
+        (128, 8, 32), (32, 1), 2, NOT_MEASURED, _SLIM_F32, columns=4
+    ),
+    ("sm_90", "f32", SLIM): GemmTiles(
+        (128, 8, 32), (32, 1), 2, NOT_MEASURED, _SLIM_F32, columns=4
     ),
     ("cuda", "f16", RAGGED_K): GemmTiles((64, 64, 64), (16, 16), 2, NOT_MEASURED, _RAGGED_K_F16),
     ("cuda", "f16", RAGGED): GemmTiles((64, 64, 32), (16, 16), 2, NOT_MEASURED, _RAGGED_F16),
@@ -473,7 +496,8 @@ def gemm_tiles(
     skinny = m < SKINNY_M_MMA if sixteen else stream_b and element == "f32" and m < SKINNY_M_FMA
     # An edge under EDGE beside the other from it takes a narrow or short
     # tile where the target has one.
-    edge = (NARROW,) if n < EDGE <= m else (SHORT,) if m < EDGE <= n else ()
+    slim = (SLIM,) if n <= SLIM_N else ()
+    edge = (*slim, NARROW) if n < EDGE <= m else (SHORT,) if m < EDGE <= n else ()
     classes = (SKINNY, cls) if skinny else (*edge, cls)
     entry = _lookup(target, key_element, classes, intrinsics) or (
         # An element the table does not hold: f32's layout, which the

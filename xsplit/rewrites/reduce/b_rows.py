@@ -42,3 +42,16 @@ def shifted_last_tile(columns: int, tile_n: int, width: int, shares_rows: bool) 
     twice and written once (`threadwise_write_fragments ... from`)."""
     partial = columns % tile_n != 0
     return shares_rows and partial and columns >= tile_n and (columns - tile_n) % width == 0
+
+
+def masked_row_threads(rows: int, cols: int, width: int, threads: int, source_rows: int) -> int | None:
+    """`row_threads`, or 2 where the copy's rows are masked (the source's
+    rows not whole tiles) and pairs of threads cover the tile's rows in one
+    pass: each thread then has one row, masked once for all its copies
+    through a view at the row clamped into the source, where a copy a pass
+    of rows apart masked each copy (sm_90 SASS on 137x139x4097 f16, the
+    64x64x64 tile: 219 instructions a loop and 29% HMMA, 174 and 37%)."""
+    share = row_threads(rows, cols, width, threads)
+    if share is not None or source_rows % rows == 0 or (cols // width) % 2 or threads % 2:
+        return share
+    return 2 if rows == threads // 2 else None

@@ -89,7 +89,7 @@ from xsplit.dialects.xsplit_gemm import (
     swizzle_fits,
 )
 from xsplit.rewrites.dsl import IRBuilder, Match, Pass, Pattern
-from xsplit.rewrites.reduce.b_rows import row_threads, shifted_last_tile
+from xsplit.rewrites.reduce.b_rows import masked_row_threads, row_threads, shifted_last_tile
 from xsplit.rewrites.reduce.kernel_ir import PRIVATE, WORKGROUP, KernelBuilder, element_bytes
 from xsplit.rewrites.reduce.stream_loop import streamed_b_loop
 from xsplit.rewrites.reduce.workgroup_loops import (
@@ -592,7 +592,8 @@ def _double_buffered(
     sa, sb = swizzles(op, "a"), swizzles(op, "b")
     b_share, shifted = b_rows(op, wb)
     # A's K is inside in the loop's steps; a skinny M masks a thread's one row.
-    a_share = row_threads(tm, tk, wa, threads) if op.intrinsic is not None and not k_major else None
+    a_rows = op.a.type.get_shape()[0]  # type: ignore[attr-defined]
+    a_share = None if k_major else masked_row_threads(tm, tk, wa, threads, a_rows)
     # A shifted last tile keeps every column of B's copies inside B.
     b_cols = (1,) if shifted else ()
 

@@ -67,7 +67,8 @@ func.func @row_threads_masked_columns(%b: memref<100x72xf32>, %b_tile: memref<8x
 
 // -----
 
-// Rows masked (no `inside`): the copies address B itself too.
+// Rows masked (no `inside`), two passes of rows: a view a pass, at the pass's row clamped
+// into B, its copies reading nothing past B's rows (srcElements 0) at constant places in it.
 func.func @row_threads_masked_rows(%b: memref<100x64xf32>, %b_tile: memref<8x32xf32, #gpu.address_space<workgroup>>, %k0: index, %col: index) attributes {gpu.known_block_size = array<i32: 8, 1, 1>} {
   %thread_id_x = gpu.thread_id x
   %g = xsplit_gemm.blockwise_async_copy %b[%k0, %col] to %b_tile thread %thread_id_x {sizes = array<i64: 8, 32>, threads = 8 : i64, vector = 4 : i64, row_threads = 2 : i64} : memref<100x64xf32> to memref<8x32xf32, #gpu.address_space<workgroup>>
@@ -75,13 +76,26 @@ func.func @row_threads_masked_rows(%b: memref<100x64xf32>, %b_tile: memref<8x32x
 }
 
 // CHECK-LABEL: func.func @row_threads_masked_rows
-// CHECK-NOT:     memref.subview
 // CHECK:         %[[TR:.*]] = arith.divui %thread_id_x
+// CHECK:         %[[FOUR:.*]] = arith.constant 4 : index
 // CHECK:         %[[R0:.*]] = arith.addi %k0, %[[TR]] : index
-// CHECK:         %[[M:.*]] = arith.constant 100 : index
-// CHECK-NEXT:    %[[RIN:.*]] = arith.cmpi ult, %[[R0]], %[[M]] : index
-// CHECK:         nvgpu.device_async_copy %b[%{{.*}}, %{{.*}}], %b_tile[%[[TR]], %{{.*}}], 4, %{{.*}} bypassL1
-// CHECK-COUNT-7: nvgpu.device_async_copy %b[
+// CHECK-NEXT:    %[[C0:.*]] = arith.addi %col, %{{.*}} : index
+// CHECK-NEXT:    %[[LAST:.*]] = arith.constant 99 : index
+// CHECK-NEXT:    %[[AT0:.*]] = arith.minui %[[R0]], %[[LAST]] : index
+// CHECK-NEXT:    %[[V0:.*]] = memref.subview %b[%[[AT0]], %[[C0]]] [1, 28] [1, 1] : memref<100x64xf32> to memref<1x28xf32, strided<[64, 1], offset: ?>>
+// CHECK-NEXT:    %[[M:.*]] = arith.constant 100 : index
+// CHECK-NEXT:    %[[IN0:.*]] = arith.cmpi ult, %[[R0]], %[[M]] : index
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[N0:.*]] = arith.select %[[IN0]], %[[FOUR]], %[[Z]] : index
+// CHECK-NEXT:    nvgpu.device_async_copy %[[V0]][%[[Z]], %[[Z]]], %b_tile[%[[TR]], %{{.*}}], 4, %[[N0]] bypassL1
+// CHECK-COUNT-3: nvgpu.device_async_copy %[[V0]][%[[Z]], %{{.*}}], %b_tile[%[[TR]], %{{.*}}], 4, %[[N0]] bypassL1
+// CHECK-NEXT:    %[[R1:.*]] = arith.addi %[[R0]], %[[FOUR]] : index
+// CHECK-NEXT:    %[[AT1:.*]] = arith.minui %[[R1]], %[[LAST]] : index
+// CHECK-NEXT:    %[[V1:.*]] = memref.subview %b[%[[AT1]], %[[C0]]] [1, 28] [1, 1]
+// CHECK-NEXT:    %[[IN1:.*]] = arith.cmpi ult, %[[R1]], %[[M]] : index
+// CHECK-NEXT:    %[[N1:.*]] = arith.select %[[IN1]], %[[FOUR]], %[[Z]] : index
+// CHECK-COUNT-4: nvgpu.device_async_copy %[[V1]][%[[Z]], %{{.*}}], %b_tile[%{{.*}}, %{{.*}}], 4, %[[N1]] bypassL1
+// CHECK-NOT:     nvgpu.device_async_copy %b[
 
 // -----
 
