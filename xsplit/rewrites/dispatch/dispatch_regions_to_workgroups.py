@@ -23,7 +23,11 @@ from xdsl.ir import Attribute
 
 from xsplit.dialects.flow import DispatchRegionOp
 from xsplit.dialects.iree_tensor_ext import DispatchTensorType, TensorAccess
-from xsplit.rewrites.dispatch.form_dispatch_regions import formed_by_xsplit, is_graph_level
+from xsplit.rewrites.dispatch.form_dispatch_regions import (
+    formed_by_xsplit,
+    is_graph_level,
+    is_scalar_constant,
+)
 from xsplit.rewrites.dsl import (
     ALWAYS,
     Constraint,
@@ -82,7 +86,7 @@ def _ones(t: Attribute) -> list[int]:
 
 WORKGROUPS = CloningTemplate(
     """
-%0 = flow.dispatch.workgroups($arguments) : ($arguments.type) -> ($results.type) attributes $attributes =
+%0:$count = flow.dispatch.workgroups($arguments) : ($arguments.type) -> ($results.type) attributes $attributes =
     (
 $for i in $arguments:
 $if $loaded[$i]:
@@ -111,6 +115,7 @@ $end
 }
 """,
     unnamed=True,
+    count=lambda m: len(m.root.results),
     attributes=lambda m: DictionaryAttr(dict(m.root.attributes)),
     loaded=_of_each("arguments", _loaded),
     readonly=_of_each("arguments", _readonly),
@@ -130,9 +135,6 @@ tied to an argument: said explicitly, as MLIR's flow dialect does (iree-opt
 adds `[-1 : index]` per result when it reads the op back)."""
 
 
-is_scalar_constant = the_value.is_constant() & ~the_value.is_tensor()
-"""A scalar `arith.constant`, which the workgroups rebuild inside (see
-`form_dispatch_regions.is_scalar_constant`)."""
 
 has_one_block = region_blocks("body", 1)
 has_no_workload = operand_group_size("workload", 0) & region_blocks("workgroup_count", 0)
