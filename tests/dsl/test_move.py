@@ -102,8 +102,8 @@ $else:
   %in$i = arith.constant 5.0 : f32
 $end
 $end
-  $move $body.ops replacing $above with %in
-  %1 = arith.negf $yielded : $r.type
+  %y:1 = $move $body.ops replacing $above with %in yielding $yielded
+  %1 = arith.negf %y#0 : $r.type
   flow.return %1 : $r.type
 }
 """,
@@ -130,6 +130,10 @@ def test_moved_ops_read_the_template_s_values_and_what_follows_reads_theirs() ->
     assert "%n = linalg.fill ins(%in2 : f32) outs(%m : tensor<4xf32>)" in out
     assert "arith.negf %n : tensor<4xf32>" in out
     assert "3.000000e+00" not in out  # the outer constant is dead and erased
+    # A region that yields what it captures: what follows reads the
+    # template's value for it.
+    out = rewrite(REGION.replace("flow.return %n", "flow.return %a"), "test-move-ops")
+    assert "arith.negf %in1 : tensor<4xf32>" in out
 
 
 def test_move_lines_parse_as_placeholders() -> None:

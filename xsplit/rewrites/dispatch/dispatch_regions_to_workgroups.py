@@ -86,7 +86,11 @@ def _ones(t: Attribute) -> list[int]:
 
 WORKGROUPS = CloningTemplate(
     """
+$if $count:
 %0:$count = flow.dispatch.workgroups($arguments) : ($arguments.type) -> ($results.type) attributes $attributes =
+$else:
+flow.dispatch.workgroups($arguments) : ($arguments.type) -> () attributes $attributes =
+$end
     (
 $for i in $arguments:
 $if $loaded[$i]:
@@ -107,9 +111,13 @@ $if $loaded[$i]:
   %in$i = iree_tensor_ext.dispatch.tensor.load %binding$i, offsets = [$offsets[$i]], sizes = [$sizes[$i]], strides = [$strides[$i]] : $readonly[$i] -> $arguments[$i].type
 $end
 $end
+$if $count:
+  %yielded:$count = $move $body.ops replacing $constants with %c, $arguments with %in yielding $yielded
+$else:
   $move $body.ops replacing $constants with %c, $arguments with %in
+$end
 $for r in $results:
-  iree_tensor_ext.dispatch.tensor.store $yielded[$r], %out$r, offsets = [$result_offsets[$r]], sizes = [$result_sizes[$r]], strides = [$result_strides[$r]] : $results[$r].type -> $writeonly[$r]
+  iree_tensor_ext.dispatch.tensor.store %yielded#$r, %out$r, offsets = [$result_offsets[$r]], sizes = [$result_sizes[$r]], strides = [$result_strides[$r]] : $results[$r].type -> $writeonly[$r]
 $end
   flow.return
 }

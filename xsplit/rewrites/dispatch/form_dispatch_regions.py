@@ -132,7 +132,11 @@ def _remember_regions(made: list[Operation]) -> None:
 
 WRAPPED_LOOP = CloningTemplate(
     """
+$if $count:
 %0:$count = flow.dispatch.region -> (
+$else:
+flow.dispatch.region -> (
+$end
 $for r in $loop:
     $loop[$r].type{$sizes[$r]},
 $end

@@ -29,14 +29,17 @@ dispatch wraps, the ops of a region that becomes another op's body. As
 MLIR's `rewriter.moveOpBefore` and `inlineBlockBefore`, a line
 
     $move $root replacing $vs with %v
-    $move $body.ops replacing $vs with %v
+    %y:$n = $move $body.ops replacing $vs with %v yielding $ys
 
 moves the matched op (`$root`), the op that defines a captured value or a
 captured op (`$x`), or a captured list of ops (`$xs.ops`, `region_ops`)
 to where the line is, as they are: their results stay theirs, so the rest
-of the template reads them as captures (`flow.return $loop : $loop.type`).
-`replacing` makes the moved ops, and the template's ops after the line in
-its block, use `%v0`, `%v1`, ... instead of `$vs[0]`, `$vs[1]`, ...
+of the template may read them as captures (`flow.return $loop : $loop.type`
+where a region may read from above). `replacing` makes the moved ops, their
+regions included, use `%v0`, `%v1`, ... instead of `$vs[0]`, `$vs[1]`, ...
+`yielding $ys` names the captured values the rest of the template reads
+as `%y#i` (inside an op isolated from above, which may not read a capture):
+`$ys[i]`, or what replaces it.
 A template that moves its root into what it makes is the root's new home:
 the root's uses outside it read the template's results instead, and the
 root stays.
@@ -72,8 +75,9 @@ _CLONE = re.compile(
     r"(?:\s+yielding\s+\$(?P<yielding>[A-Za-z_]\w*))?\s*$"
 )
 _MOVE = re.compile(
-    r"^(?P<indent>\s*)\$move\s+\$(?P<source>[A-Za-z_]\w*)(?P<ops>\.ops)?"
-    r"(?:\s+replacing\s+(?P<replacing>.*?))?\s*$"
+    r"^(?P<indent>\s*)(?P<results>%[^=]*=\s*)?\$move\s+\$(?P<source>[A-Za-z_]\w*)(?P<ops>\.ops)?"
+    r"(?:\s+replacing\s+(?P<replacing>.*?))?"
+    r"(?:\s+yielding\s+\$(?P<yielding>[A-Za-z_]\w*))?\s*$"
 )
 _REPLACING = re.compile(r"^\$([A-Za-z_]\w*)\s+with\s+%([\w.]+)$")
 _PLACEHOLDER = "xsplit.template_clone"
@@ -111,9 +115,13 @@ def _move_placeholder(found: re.Match[str], line: str) -> str:
     replacing = ", ".join(f'"{n}"' for n, _ in pairs)
     types = ", ".join(f"${n}.type" for n, _ in pairs)
     ops = f", {_OPS}" if found["ops"] else ""
+    yielding = found["yielding"]
+    said = f', {_YIELDING} = "{yielding}"' if yielding else ""
+    results = f"${yielding}.type" if yielding else ""
     return (
-        f'{found["indent"]}"{_PLACEHOLDER}"({", ".join(replacements)}) '
-        f'{{{_MOVING} = "{found["source"]}"{ops}, {_REPLACED} = [{replacing}]}} : ({types}) -> ()'
+        f'{found["indent"]}{found["results"] or ""}"{_PLACEHOLDER}"({", ".join(replacements)}) '
+        f'{{{_MOVING} = "{found["source"]}"{ops}, {_REPLACED} = [{replacing}]{said}}} : '
+        f"({types}) -> ({results})"
     )
 
 
@@ -328,13 +336,7 @@ def _move(placeholder: Operation, values: dict[str, Any], root: Operation) -> No
     for op in ops:
         op.detach()
         block.insert_op_before(op, placeholder)
-    first = ops[0] if ops else placeholder.next_op
-    placeholder.detach()
-    placeholder.erase()
-    scope: set[Operation] = set()
-    while first is not None:
-        scope.add(first)
-        first = first.next_op
+    scope = set(ops)
 
     def in_scope(use: Use) -> bool:
         op: Operation | None = use.operation
@@ -344,6 +346,12 @@ def _move(placeholder: Operation, values: dict[str, Any], root: Operation) -> No
 
     for old, new in mapping.items():
         old.replace_uses_with_if(new, in_scope)
+    yielding = placeholder.attributes.get(_YIELDING)
+    if isinstance(yielding, StringAttr):
+        for result, value in zip(placeholder.results, values[yielding.data]):
+            result.replace_all_uses_with(mapping.get(value, value))
+    placeholder.detach()
+    placeholder.erase()
 
 
 def _replaced(

@@ -51,9 +51,10 @@ from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ContainerType, ModuleOp, UnknownLoc
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
 
 from xsplit.diagnostics import XsplitError
+from xsplit.rewrites.dsl.builders import clone_in_order, defined_before_use
 from xsplit.rewrites.dsl.constraints import Match
 
 _HOLE = re.compile(
@@ -91,6 +92,9 @@ class _Parsed:
     """(capture, index in it or None) for each argument of `function`."""
     results: tuple[tuple[str, int, int], ...]
     """("op", op position, result) or ("capture", argument position, 0)."""
+    in_order: bool
+    """Its values are defined before their uses (`defined_before_use`):
+    then it is cloned in one walk (`clone_in_order`)."""
 
 
 class Template:
@@ -198,7 +202,12 @@ class Template:
         for op in function.walk():
             op.location = UnknownLoc()
         order = list(arguments)
-        return _Parsed(function, tuple(order), self._find_results(function, order, m))
+        return _Parsed(
+            function,
+            tuple(order),
+            self._find_results(function, order, m),
+            defined_before_use(function.body.block),
+        )
 
     # Hooks for templates with more syntax (`clone.CloningTemplate`): the
     # text for these hole contents, the filled text tidied, the context
@@ -260,7 +269,8 @@ class Template:
         for op in parsed.function.body.block.ops:
             if isinstance(op, func.ReturnOp):
                 break
-            made.append(builder.insert(op.clone(value_mapper=mapping)))
+            copy = clone_in_order(op, mapping) if parsed.in_order else op.clone(value_mapper=mapping)
+            made.append(builder.insert(copy))
         replacements: list[SSAValue] = []
         for kind, position, index in parsed.results:
             if kind == "capture":
@@ -287,12 +297,19 @@ def _is_value_table(value: Any) -> bool:
 
 
 def _signature(value: Any) -> Hashable:
+    # Types key as themselves: equal types print alike, and hashing one
+    # costs far less than printing it (a key is made at every match). Other
+    # attributes key by their text: equal ones may print apart (0.0, -0.0).
     if isinstance(value, SSAValue):
-        return str(value.type)
+        return value.type
     if _is_value_list(value):
-        return ",".join(str(v.type) for v in value)
+        return tuple(v.type for v in value)
     if _is_value_table(value):
-        return ";".join(",".join(str(v.type) for v in row) for row in value)
+        return tuple(tuple(v.type for v in row) for row in value)
+    if isinstance(value, TypeAttribute):
+        return value
+    if isinstance(value, list | tuple) and value and all(isinstance(v, TypeAttribute) for v in value):
+        return tuple(value)
     return _text(value)
 
 
