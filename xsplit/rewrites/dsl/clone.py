@@ -47,6 +47,7 @@ root stays.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -188,6 +189,15 @@ def _spell_replacements(text: str, values: dict[str, Any]) -> str:
     )
 
 
+@functools.cache
+def _placeholder_context() -> Context:
+    """xsplit's dialects, and the placeholders, ops no dialect knows: made
+    once, as a template parses once per shape and there are many shapes."""
+    from xsplit.dialects import make_context
+
+    return make_context(allow_unregistered=True)
+
+
 class CloningTemplate(Template):
     """A `Template` whose text may copy captured ops (see the module's doc)."""
 
@@ -219,10 +229,7 @@ class CloningTemplate(Template):
         return _NO_DIMS.sub(">", filled)
 
     def _context(self) -> Context:
-        from xsplit.dialects import make_context
-
-        # The placeholders are ops no dialect knows.
-        return make_context(allow_unregistered=True)
+        return _placeholder_context()
 
     def rewrite(self, m: Match, builder: Builder) -> list[SSAValue] | None:  # type: ignore[override]
         point = builder.insertion_point

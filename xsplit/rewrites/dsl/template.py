@@ -297,19 +297,21 @@ def _is_value_table(value: Any) -> bool:
 
 
 def _signature(value: Any) -> Hashable:
-    # Types key as themselves: equal types print alike, and hashing one
-    # costs far less than printing it (a key is made at every match). Other
-    # attributes key by their text: equal ones may print apart (0.0, -0.0).
+    """What of a hole's content the parsed template depends on, hashable: a
+    value's type, a number, a type; lists as tuples of those.
+
+    Types key as themselves: equal types print alike, and hashing one costs
+    far less than printing it (a key is made at every match). Other
+    attributes key by their text: equal ones may print apart (0.0, -0.0).
+    A bool keys apart from the int it equals (`true` is not `1`)."""
     if isinstance(value, SSAValue):
         return value.type
-    if _is_value_list(value):
-        return tuple(v.type for v in value)
-    if _is_value_table(value):
-        return tuple(tuple(v.type for v in row) for row in value)
-    if isinstance(value, TypeAttribute):
+    if isinstance(value, list | tuple):
+        return tuple(_signature(v) for v in value)
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int | str | TypeAttribute) or value is None:
         return value
-    if isinstance(value, list | tuple) and value and all(isinstance(v, TypeAttribute) for v in value):
-        return tuple(value)
     return _text(value)
 
 
