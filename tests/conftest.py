@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+
 # The CPU model reads the per-user calibration (`xsplit bench --calibrate`)
 # when xsplit is first imported: the tests model the machine as a fresh one
 # does, whatever a developer has calibrated, and so does every process they
@@ -87,6 +88,57 @@ def _machine_code_kept_beside_the_compiles() -> None:
 
 
 _machine_code_kept_beside_the_compiles()
+
+
+def _iree_opt_kept_beside_the_compiles() -> None:
+    """xsplit reads a module it carries through iree-opt and prints it back
+    through it twice more, and `program_difference` has iree-opt print both
+    of its programs: the corpus tests rewrite each dump three times and
+    compare it with each output, and test_real_modules rewrites the same
+    dumps again, so one text went through iree-opt with the same flags up
+    to six times. What iree-opt printed for one text, flags and file name
+    is kept in the compile cache's folder (tests/helpers/kept_dumps.py), as
+    a compile is; a text it rejects is not kept, and fails each time."""
+    import hashlib
+
+    import xsplit.iree.iree_opt as iree_opt
+    import xsplit.iree.roundtrip as roundtrip
+    from tests.helpers.kept_dumps import kept_by_digest
+
+    run, forms = iree_opt.run_iree_opt, roundtrip.generic_forms
+
+    def digest(*parts: str) -> hashlib._Hash:
+        found = hashlib.sha256()
+        for part in (iree_opt.iree_opt_path(), *parts):
+            data = part.encode()
+            found.update(len(data).to_bytes(8, "little") + data)
+        return found
+
+    def kept_run_iree_opt(source: str, filename: str, flags=()) -> str:
+        return kept_by_digest(
+            "iree-opt", digest(filename, *flags, source), lambda: run(source, filename, flags)
+        )
+
+    class Rejected(Exception):
+        """iree-opt rejected a text of the batch: nothing of it is kept."""
+
+    def all_read(texts: list[str]) -> list[str | None]:
+        found = forms(texts)
+        if None in found:
+            raise Rejected(found)
+        return found
+
+    def kept_generic_forms(texts: list[str]) -> list[str | None]:
+        try:
+            return kept_by_digest("generic-forms", digest(*texts), lambda: all_read(texts))
+        except Rejected as rejected:
+            return rejected.args[0]
+
+    iree_opt.run_iree_opt = roundtrip.run_iree_opt = kept_run_iree_opt
+    roundtrip.generic_forms = kept_generic_forms
+
+
+_iree_opt_kept_beside_the_compiles()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

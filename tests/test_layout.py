@@ -11,9 +11,12 @@ from __future__ import annotations
 import ast
 import random
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.op_text import offenders, offenders_under
 
 ROOT = Path(__file__).resolve().parent.parent / "xsplit"
 
@@ -68,8 +71,7 @@ def _imports(module: str) -> set[str]:
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -81,21 +83,29 @@ def _imports(module: str) -> set[str]:
             # `from PACKAGE import NAME` runs PACKAGE first, whatever NAME is.
             names = [f"{origin}.{a.name}" for a in node.names] + [origin]
         else:
-            names = []
+            continue
         for name in names:
             if name.startswith("xsplit"):
                 target = _resolve(name)
                 if target:
                     found.add(target)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(ast.parse(path.read_text(), str(path)))
     return found
 
 
-GRAPH = {m: _imports(m) - {m} for m in MODULES}
-SELF_IMPORTS = sorted(m for m in MODULES if m in _imports(m))
+@cache
+def _imported() -> dict[str, set[str]]:
+    """Each module's imports, read when a test first asks, not at collection:
+    parsing all of xsplit/ costs seconds, in every pytest-xdist worker."""
+    return {m: _imports(m) for m in MODULES}
+
+
+@cache
+def _graph() -> dict[str, set[str]]:
+    return {m: found - {m} for m, found in _imported().items()}
+
+
+def _self_imports() -> list[str]:
+    return sorted(m for m, found in _imported().items() if m in found)
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -159,10 +169,10 @@ def test_the_cycle_finder_finds_cycles():
 
 def test_the_import_walk_sees_deferred_imports():
     # Inside a function, and inside a method.
-    assert "xsplit.rewrites.reduce.gemm_stages" in GRAPH["xsplit.rewrites.split.own_kernel"]
-    assert "xsplit.analysis.devices" in GRAPH["xsplit.rewrites.pipelines.auto"]
-    assert "xsplit.dialects" in GRAPH["xsplit.rewrites.dsl.declared_pass"]
-    assert "xsplit.rewrites.dsl.declared_pass" not in GRAPH["xsplit.rewrites.dsl.engine"]
+    assert "xsplit.rewrites.reduce.gemm_stages" in _graph()["xsplit.rewrites.split.own_kernel"]
+    assert "xsplit.analysis.devices" in _graph()["xsplit.rewrites.pipelines.auto"]
+    assert "xsplit.dialects" in _graph()["xsplit.rewrites.dsl.declared_pass"]
+    assert "xsplit.rewrites.dsl.declared_pass" not in _graph()["xsplit.rewrites.dsl.engine"]
 
 
 TEXT_READERS = ("xsplit.pipeline", "xsplit.api")
@@ -177,7 +187,7 @@ def test_passes_compose_passes_as_objects_not_text():
         f"{m} -> {t}"
         for m in MODULES
         if m.startswith(beneath)
-        for t in GRAPH[m]
+        for t in _graph()[m]
         if t in TEXT_READERS
     )
     assert readers == []
@@ -204,18 +214,18 @@ def test_passes_build_ir_rather_than_parse_text():
 
 def test_no_upward_arrows_anywhere():
     upward = sorted(
-        f"{m} -> {t}" for m in MODULES for t in GRAPH[m] if _layer(t) > _layer(m)
+        f"{m} -> {t}" for m in MODULES for t in _graph()[m] if _layer(t) > _layer(m)
     )
     assert upward == []
 
 
 def test_no_import_cycles():
-    assert _cycles(GRAPH) == []
+    assert _cycles(_graph()) == []
 
 
 def test_no_module_imports_itself():
     """A package's `__init__` that imports `from` itself is a cycle of one."""
-    assert SELF_IMPORTS == []
+    assert _self_imports() == []
 
 
 def test_every_module_has_a_layer():
@@ -224,7 +234,7 @@ def test_every_module_has_a_layer():
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_upward_imports(module):
-    upward = sorted(t for t in GRAPH[module] if _layer(t) > _layer(module))
+    upward = sorted(t for t in _graph()[module] if _layer(t) > _layer(module))
     assert upward == [], f"{module} (layer {_layer(module)}) imports from higher layers"
 
 
@@ -280,3 +290,50 @@ def test_no_test_module_imports_another():
                 if last.startswith("test_") or last == "conftest":
                     crossings.append(f"{path.relative_to(TESTS.parent)}: {node.module}")
     assert crossings == []
+
+
+OP_TEXT_KEPT = {
+    "xsplit/rewrites/dsl/template.py": "the function a filled template parses in: the DSL's own "
+    "wrapper of template text, not a program",
+}
+"""The files allowed op text outside templates, and why."""
+
+
+def test_no_mlir_op_text_in_python_strings_outside_templates():
+    # Issue 38: IR is built by templates and builders, not written as text.
+    found = offenders_under(ROOT)
+    assert sorted(set(found) - set(OP_TEXT_KEPT)) == [], found
+    # The check sees the one place that must write op text: the wrapper a
+    # filled template parses in.
+    assert "xsplit/rewrites/dsl/template.py" in found
+
+
+def test_the_op_text_check_tells_templates_from_text():
+    kept = '''
+"""Doc: `%r = linalg.matmul ins(%a, %b)` is what it makes."""
+LOOP = """
+%partials = scf.forall (%i) in ($n) {
+"""
+MERGE = """
+%merged = linalg.reduce ins(%p : $p.type) outs($c : $c.type) dimensions = [2]
+"""
+T = Template(LOOP + MERGE.format(), n=count)
+U = CloningTemplate("%r = $clone $x")
+def fail(op):
+    raise XsplitError(f"cannot read %r = linalg.fill {op}")
+'''
+    assert offenders(kept) == []
+    written = '''
+PROGRAM = "func.func @main(%a: tensor<4xf32>) {"
+def merge(into):
+    return f"%merged = linalg.reduce ins(%p) outs({into})"
+def region(loop):
+    return "%9 = flow.dispatch.region -> ($p.type) {" + loop
+T = Template(merge("$c"))
+module = parse_module(PROGRAM)
+'''
+    assert [text for _, text in offenders(written)] == [
+        "func.func @",
+        "%merged = linalg.reduce",
+        "%9 = flow.dispatch.region",
+    ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import IndexType
 
 from xsplit.api import rewrite
-from xsplit.rewrites.dsl import Pass, Pattern, operand, result
+from xsplit.rewrites.dsl import Pass, Pattern, attr, operand, result, where
 from xsplit.rewrites.dsl.clone import CloningTemplate, _placeholder
 from xsplit.rewrites.dsl.structure import the_value, values_from_above
 
@@ -206,3 +206,59 @@ def test_with_replaces_an_inherent_attribute() -> None:
     # gains no discardable attribute of that name.
     assert "%t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>" in out
     assert "attrs" not in out
+
+
+def test_a_copy_takes_operands_listed_by_a_repetition_within_the_line() -> None:
+    # One operand per value of a list, each a template value named per index.
+    _pass(
+        "test-clone-inline-operands",
+        CloningTemplate(
+            """
+$for i in $xs:
+%$names[$i] = arith.negf $xs[$i] : $xs[$i].type
+$end
+%1 = $clone $r(${i in $xs: %$names[$i]}, $init : $xs.type, $init.type) -> ($r.type)
+""",
+            xs=lambda m: [m["x"]],
+            names=lambda m: ["negated"],
+        ),
+    )
+    out = rewrite(SRC, "test-clone-inline-operands")
+    assert "%negated = arith.negf %a" in out
+    assert "ins(%negated : tensor<4xf32>) outs(%e : tensor<4xf32>)" in out
+    assert "arith.mulf %x, %s : f32" in out
+
+
+def test_a_copy_of_the_root_in_its_place_is_the_root_updated() -> None:
+    # As after an UpdateRoot (MLIR's modifyOpInPlace), no pattern of another
+    # family tries the copy again: it is the op the pass already saw.
+    tried: list[str] = []
+
+    def watch(m):
+        tried.append(m.root.name)
+        return "only watching"
+
+    Pass(
+        "test-clone-in-place",
+        "clone test",
+        [
+            Pattern(
+                name="test-mark-in-place",
+                doc="clone test",
+                root="linalg.generic",
+                where=result(0).capture("r") & ~attr("xsplit.test_mark").is_present(),
+                rewrite=CloningTemplate("%r = $clone $r with {xsplit.test_mark = 1 : i64}"),
+                benefit=2,
+            ),
+            Pattern(
+                name="test-watch",
+                doc="clone test",
+                root="linalg.generic",
+                where=where("it is watched", watch),
+                rewrite=CloningTemplate("%r = $clone $r"),
+            ),
+        ],
+    )
+    out = rewrite(SRC, "test-clone-in-place")
+    assert "%r = linalg.generic" in out and "xsplit.test_mark = 1 : i64" in out
+    assert tried == []

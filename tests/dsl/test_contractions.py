@@ -60,3 +60,24 @@ def test_a_native_test_inside_keeps_them_native() -> None:
     native = where("anything", lambda m: True)
     assert not is_structural(operand(0).produced_by(where=native))
     assert not is_structural(result(0).used_only_by("linalg.reduce", where=native))
+
+
+MATVEC = """
+func.func @f(%a: tensor<4x10xf32>, %x: tensor<10xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = linalg.matvec ins(%a, %x : tensor<4x10xf32>, tensor<10xf32>) outs(%y : tensor<4xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+"""
+
+
+def test_loop_of_names_a_roles_loop_and_is_unknown_where_there_is_none() -> None:
+    from xsplit.rewrites.dsl.contractions import loop_of
+
+    batch = Match(_ops(BATCH)["linalg.batch_matmul"])  # type: ignore[arg-type]
+    assert contraction("c").holds(batch)
+    assert (loop_of("c", "m")(batch), loop_of("c", "n")(batch), loop_of("c", "k")(batch)) == (1, 2, 3)
+    matvec = Match(_ops(MATVEC)["linalg.matvec"])  # type: ignore[arg-type]
+    assert contraction("c").holds(matvec)
+    assert (loop_of("c", "m") >= 0).holds(matvec)
+    failure = (loop_of("c", "n") >= 0).check(matvec)
+    assert failure is not None and "$c has no n loop" in failure.reason

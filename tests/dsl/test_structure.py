@@ -115,3 +115,54 @@ def test_because_says_the_patterns_words_and_stays_structural() -> None:
     assert not is_structural(native)
     assert not is_structural(because(where("native", lambda m: True), "why"))
     assert is_structural(values_from_above().capture_those("t", the_value.type_is(TensorType)))
+
+
+CHAIN = """
+func.func @f(%x: tensor<6xf32>, %y: tensor<6xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0] high[2] {
+  ^bb0(%i: index):
+    tensor.yield %z : f32
+  } : tensor<6xf32> to tensor<8xf32>
+  %e = tensor.expand_shape %p [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  %s = arith.addf %e, %e : tensor<2x4xf32>
+  %q = tensor.pad %y low[0] high[2] {
+  ^bb0(%j: index):
+    tensor.yield %z : f32
+  } : tensor<6xf32> to tensor<8xf32>
+  %f = tensor.expand_shape %q [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  %g = tensor.expand_shape %q [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  %t = arith.addf %f, %g : tensor<2x4xf32>
+  func.return %s, %t : tensor<2x4xf32>, tensor<2x4xf32>
+}
+"""
+
+
+def test_producer_chain_captures_the_pads_and_reshapes_a_value_comes_from() -> None:
+    from xsplit.rewrites.dsl.structure import producer_chain
+
+    ops = [op for op in parse_module(CHAIN).walk() if op.name in ("arith.addf", "tensor.pad")]
+    first_add, second_add = [op for op in ops if op.name == "arith.addf"]
+    chain = producer_chain(
+        operand(0), "tensor.pad", "tensor.expand_shape", capture="chain", each=the_value.has_one_use()
+    )
+    assert is_structural(chain)
+    # %e has two uses (both of the add's operands): the chain stops the match.
+    failure = chain.check(Match(first_add))
+    assert failure is not None and "the tensor.expand_shape it comes from: it has 2 uses" in failure.reason
+    anything = producer_chain(
+        operand(0), "tensor.pad", "tensor.expand_shape", capture="chain", each=the_value.is_tensor()
+    )
+    m = Match(first_add)
+    assert anything.holds(m)
+    assert [op.name for op in m["chain"]] == ["tensor.pad", "tensor.expand_shape"]
+    # %q feeds two reshapes: the chain fails at the pad.
+    failure = chain.check(Match(second_add))
+    assert failure is not None and "the tensor.pad it comes from: it has 2 uses" in failure.reason
+    only_reshapes = producer_chain(operand(0), "tensor.expand_shape", capture="c", each=the_value.is_tensor())
+    m = Match(second_add)
+    assert only_reshapes.holds(m) and [op.name for op in m["c"]] == ["tensor.expand_shape"]
+    # A value from no listed op has an empty chain.
+    pad = ops[0]
+    m = Match(pad)
+    assert anything.holds(m) and m["chain"] == []

@@ -74,3 +74,13 @@ def test_the_option_overrides_the_device_and_a_gpu_drops_encodings() -> None:
 def test_an_unknown_size_fails_saying_which() -> None:
     failure = target().data_tiles(m=M, n=N, capture="t").check(_matmul(sizes=", iteration_sizes = [?, 32, 100]"))
     assert failure is not None and "loop 0 of input 0's encoding is dynamic" in failure.reason
+
+
+def test_encoding_size_of_a_loop_found_by_its_role() -> None:
+    from xsplit.rewrites.dsl.contractions import contraction, loop_of
+
+    m = _matmul()
+    assert contraction("c").holds(m)
+    by_role = encoding_size(input(0), loop_of("c", "n"))
+    assert by_role(m) == 32 and by_role.structural
+    assert "the n loop of $c" in by_role.description

@@ -168,3 +168,72 @@ def test_update_root_sets_attributes_in_place_and_remarks() -> None:
     assert "%0 = arith.addi %a, %b {xsplit.width = 32 : i64} : i32" in out
     assert "%1 = arith.addi %c, %c {xsplit.width = 64 : i64} : i64" in out
     assert [r.split("remark: ")[-1] for r in remarks] == ["width 32", "width 64"]
+
+
+def test_a_repetition_within_a_line_lists_one_item_per_index() -> None:
+    # A block's arguments and an op's operands, one per value of a list:
+    # x + y becomes a generic-free `tensor.from_elements` of x, y, x*x, y*y.
+    template = Template(
+        "$for i in $xs:\n"
+        "%d$i = arith.muli $xs[$i], $xs[$i] : $xs[$i].type\n"
+        "$end\n"
+        "%v = tensor.from_elements ${i in $xs: $xs[$i]}, ${j in $xs: %d$j} : tensor<4x$x.type>\n"
+        "%r = arith.addi $x, $y : $x.type",
+        results=["%r"],
+        xs=lambda m: [m["x"], m["y"]],
+    )
+    assert "i" not in template.holes and "j" not in template.holes
+    _pass("test-t-inline", template)
+    out = rewrite(SRC, "test-t-inline")
+    assert "tensor.from_elements %a, %b, %d0, %d1 : tensor<4xi32>" in out
+    # An empty list leaves nothing between the commas it would have filled.
+    empty = Template(
+        "%r = arith.addi $x, $y : $x.type\n%v = tensor.from_elements $x ${i in $none: $y} : tensor<1x$x.type>",
+        results=["%r"],
+        none=lambda m: [],
+    )
+    _pass("test-t-inline-empty", empty)
+    assert "tensor.from_elements %a : tensor<1xi32>" in rewrite(SRC, "test-t-inline-empty")
+
+
+def test_a_list_in_a_list_is_written_in_brackets() -> None:
+    # A reassociation, `[[0], [1, 2]]`, as a helper's list of lists.
+    template = Template(
+        "%e = tensor.empty() : tensor<2x6x$x.type>\n"
+        "%s = tensor.expand_shape %e [$groups] output_shape [2, 2, 3] : tensor<2x6x$x.type> into tensor<2x2x3x$x.type>\n"
+        "%r = arith.addi $x, $y : $x.type",
+        results=["%r"],
+        groups=lambda m: [[0], [1, 2]],
+    )
+    _pass("test-t-nested", template)
+    out = rewrite(SRC, "test-t-nested")
+    assert "tensor.expand_shape %e [[0], [1, 2]] output_shape [2, 2, 3]" in out
+
+
+def test_an_unclosed_repetition_within_a_line_is_a_clear_error() -> None:
+    _pass("test-t-inline-open", Template("%r = arith.addi ${i in $n: $x : $x.type", n=lambda m: 1))
+    with pytest.raises(XsplitError, match=r"\$\{ without its \}"):
+        rewrite(SRC, "test-t-inline-open")
+
+
+def test_a_helper_list_mixes_numbers_and_the_templates_own_values() -> None:
+    from xsplit.rewrites.dsl.template import value_named
+
+    # An offsets list as MLIR prints it, `[0, %i]`, and one name asked for
+    # twice in a `$for`: each repetition's value gets it, as builders name them.
+    template = Template(
+        "%i = arith.constant 1 : index\n"
+        "%t = tensor.empty() : tensor<4x4x$x.type>\n"
+        "$for k in $twice:\n"
+        "%$names[$k] = tensor.extract_slice %t[$offsets] [1, 1] [1, 1] : tensor<4x4x$x.type> to tensor<1x1x$x.type>\n"
+        "$end\n"
+        "%r = arith.addi $x, $y : $x.type",
+        results=["%r"],
+        twice=lambda m: 2,
+        names=lambda m: ["piece", "piece"],
+        offsets=lambda m: [0, value_named("i")],
+    )
+    _pass("test-t-mixed", template)
+    out = rewrite(SRC, "test-t-mixed")
+    assert "%piece = tensor.extract_slice %t[0, %i] [1, 1] [1, 1]" in out
+    assert "%piece_1 = tensor.extract_slice %t[0, %i] [1, 1] [1, 1]" in out

@@ -4,8 +4,9 @@ stands in for.
 
 Importing xsplit and xDSL is most of what a FileCheck RUN line costs (about
 half a second of CPU, against milliseconds for the small modules the tests
-run passes on), and lit runs some 450 of them. A forked child starts from the
-state a fresh tool process has once its imports are done, nothing run yet,
+run passes on), and lit runs some 450 of them; `filecheck`, a Python program
+too, runs from it as well. A forked child starts from the state a fresh tool
+process has once its imports are done, nothing run yet,
 and calls the tool's own entry point as its console script does: with the
 client's argument list, working folder, environment and standard streams
 (passed over the socket as file descriptors). Its exit status goes back to
@@ -79,6 +80,17 @@ def serve_one(conn: socket.socket) -> int:
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
+    # The server's stream objects describe the files it started with (a log
+    # file is seekable, a pipe is not): a tool that reconfigures its streams,
+    # as filecheck does, needs them made afresh for the client's, as a fresh
+    # interpreter makes them.
+    for target, name in enumerate(("stdin", "stdout", "stderr")):
+        old = getattr(sys, name)
+        interactive = os.isatty(target)
+        setattr(sys, name, open(  # noqa: SIM115 - the process's own stream, closed at its exit
+            target, "r" if target == 0 else "w", encoding=old.encoding, errors=old.errors,
+            buffering=1 if interactive or name == "stderr" else -1, closefd=False,
+        ))  # fmt: skip
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])

@@ -50,11 +50,11 @@ def test_store_one_chunk() -> None:
 
 def test_default_tiles() -> None:
     # The 64x64 tile, 256 threads of 4x4, K steps of 16, on a ragged C.
-    check(70, 65, 40, "target=sm_80 chunks=2")
+    check(70, 65, 40, "target=sm_80 chunks=2", printed=False)
 
 
 def test_register_tile_8x8() -> None:
-    check(40, 72, 24, "target=sm_80 chunks=3 tile=32,64,8 threads=4,8")
+    check(40, 72, 24, "target=sm_80 chunks=3 tile=32,64,8 threads=4,8", printed=False)
 
 
 def test_generated_cases() -> None:
@@ -72,7 +72,7 @@ def test_generated_cases() -> None:
         # stages=2 is cp.async on sm_80 and register prefetch on gfx942.
         target = ("sm_80", "gfx942")[case % 2]
         options = f"target={target} chunks={chunks} merge={merge} stages={stages} {tile}"
-        check(m, n, k, options, seed=case)
+        check(m, n, k, options, seed=case, printed=False)
 
 
 def test_deterministic_is_bitwise_stable() -> None:
@@ -217,7 +217,8 @@ def test_register_prefetch(merge: str, k: int) -> None:
 
 
 def test_register_prefetch_f16_transposed_a() -> None:
-    check(37, 24, 101, f"target=gfx942 chunks=2 stages=2 a_layout=k {SMALL}", element="f16")
+    options = f"target=gfx942 chunks=2 stages=2 a_layout=k {SMALL}"
+    check(37, 24, 101, options, element="f16", printed=False)
 
 
 @pytest.mark.parametrize("which", [0, 1])

@@ -96,13 +96,13 @@ def test_streamed_b_runs_right(
 @pytest.mark.parametrize("merge", ["store", "deterministic"])
 def test_streamed_b_other_merges(merge: str) -> None:
     chunks = 1 if merge == "store" else 3
-    check(5, 45, 77, f"target=sm_80 chunks={chunks} merge={merge} {TILE}", seed=3)
+    check(5, 45, 77, f"target=sm_80 chunks={chunks} merge={merge} {TILE}", seed=3, printed=False)
 
 
 def test_defaults_run_right() -> None:
     """The table's own skinny tile (8 columns a thread in runs of 4, K
     steps of 32) on a shape it overhangs in N and K."""
-    check(3, 300, 150, "target=sm_80 chunks=2", seed=11)
+    check(3, 300, 150, "target=sm_80 chunks=2", seed=11, printed=False)
 
 
 def test_b_is_read_once_in_wide_loads() -> None:

@@ -34,6 +34,7 @@ from xsplit.api import build_pipeline, parse_module, print_module, run_passes
 from xsplit.attr_names import SPLIT_FACTOR as SPLIT_FACTOR_ATTR
 from xsplit.bench.machine import ReadPass
 from xsplit.bench.machine import read_bandwidth as read_bandwidth_probe
+from xsplit.bench.programs import doubling_map, zero_init_matmul
 from xsplit.diagnostics import XsplitError, collect_remarks
 from xsplit.files import write_output
 from xsplit.interop.check import compare, entry_name, entry_point, magnitude_inputs, random_inputs
@@ -728,33 +729,14 @@ def calibrate(seconds_per_measure: float = 2.0) -> tuple[float, float, str]:
         return min(times)
 
     n = 1024
-    mm = load(
-        f"""func.func @main(%a: tensor<{n}x{n}xf32>, %b: tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32> {{
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<{n}x{n}xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<{n}x{n}xf32>, tensor<{n}x{n}xf32>) outs(%f : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
-  return %r : tensor<{n}x{n}xf32>
-}}""",
-        ("--iree-opt-data-tiling",),
-    )
+    mm = load(zero_init_matmul(n), ("--iree-opt-data-tiling",))
     rng = np.random.default_rng(0)
     a = rt.asdevicearray(config.device, rng.standard_normal((n, n), dtype=np.float32))
     b = rt.asdevicearray(config.device, rng.standard_normal((n, n), dtype=np.float32))
     flops_per_core = 2.0 * n**3 / best_time(lambda: mm(a, b)) / cpu.cores
 
     size = 32 * 1024 * 1024  # 128 MiB in, 128 MiB out: well past the caches
-    copy = load(
-        f"""func.func @main(%x: tensor<{size}xf32>) -> tensor<{size}xf32> {{
-  %e = tensor.empty() : tensor<{size}xf32>
-  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%x : tensor<{size}xf32>) outs(%e : tensor<{size}xf32>) {{
-  ^bb0(%v: f32, %o: f32):
-    %w = arith.addf %v, %v : f32
-    linalg.yield %w : f32
-  }} -> tensor<{size}xf32>
-  return %r : tensor<{size}xf32>
-}}"""
-    )
+    copy = load(doubling_map(size))
     x = rt.asdevicearray(config.device, np.ones(size, dtype=np.float32))
     bandwidth = 2.0 * size * 4 / best_time(lambda: copy(x))
     # Reading alone, from memory written before: what a split's operands

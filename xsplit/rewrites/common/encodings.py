@@ -396,7 +396,7 @@ def merged_chunks(ec: EncodedContraction) -> linalg.ReduceOp | None:
     return merge
 
 
-def _without_batch(layout: Layout) -> Layout:
+def without_batch(layout: Layout) -> Layout:
     """The accumulator's layout for the merged result, which lacks the batch loop."""
     perm = layout.outer_dims_perm or tuple(range(len(layout.inner_dims_pos) + 1))
     chunk = perm[0]
@@ -421,7 +421,7 @@ def _merge_packed(
     step: Callable[[Callable[[IRBuilder], SSAValue]], SSAValue],
     graph_step: Callable[[Callable[[IRBuilder], SSAValue]], SSAValue],
 ) -> SSAValue:
-    merged_layout = _without_batch(layout)
+    merged_layout = without_batch(layout)
     init = merge.init
     init_type = init.type
     assert isinstance(init_type, TensorType)

@@ -69,7 +69,7 @@ from xsplit.rewrites.dsl.template import Helper, Template
 _CLONE = re.compile(
     r"^(?P<indent>\s*)(?P<results>%[^=]*=\s*)?\$clone\s+"
     r"(?P<source>\$[A-Za-z_]\w*(?:\[\$?\w+\])?)(?P<ops>\.ops)?"
-    r"(?:\((?P<operands>[^:()]*?)\s*:\s*(?P<types>[^()]*)\))?"
+    r"(?:\((?P<operands>(?:\$\{[^{}]*\}|[^:()])*?)\s*:\s*(?P<types>[^()]*)\))?"
     r"(?:\s*->\s*\((?P<result_types>[^()]*)\))?"
     r"(?:\s+with\s+(?P<adding>\{.*\}))?(?P<renamed>\s+renamed)?"
     r"(?:\s+replacing\s+(?P<replacing>.*?))?"
@@ -170,10 +170,13 @@ def _placeholder(line: str) -> str:
     named = re.fullmatch(r"\$(\w+)(?:\[(\$?\w+)\])?", source)
     assert named is not None
     index = f", {_INDEX} = {named[2]} : i64" if named[2] else ""
+    # A repetition within the line (`${i in $xs: %x$i}`) gives as many
+    # operands as its list: with no replacements, every operand is given.
+    given = -1 if any("${" in o for o in operands) and not pairs else len(operands)
     return (
         f'{found["indent"]}{found["results"] or ""}"{_PLACEHOLDER}"'
         f"({', '.join([*operands, *replacements])}) "
-        f'{{{_SOURCE} = "{named[1]}"{index}, {_OPERANDS} = {len(operands)} : i64, '
+        f'{{{_SOURCE} = "{named[1]}"{index}, {_OPERANDS} = {given} : i64, '
         f"{_REPLACED} = [{replacing}]{unnamed}{adding}}} : "
         f"({', '.join([*types, *(f'${name}.type' for name, _ in pairs)])})"
         f" -> ({result_types})"
@@ -242,8 +245,14 @@ class CloningTemplate(Template):
             first = first.next_op
         # What the placeholders copy and replace are captures.
         inserted = getattr(builder, "inserted", None)
-        replacements = _resolve_clones(made, m.captures, replacements, inserted, m.root)
+        root_copies: list[Operation] = []
+        replacements = _resolve_clones(
+            made, m.captures, replacements, inserted, m.root, root_copies
+        )
         made = [op for op in made if op.parent is not None]
+        in_place = getattr(builder, "in_place", None)
+        if in_place is not None:
+            in_place.extend(root_copies)
         if self.record is not None:
             self.record(made)
         if not any(top.is_ancestor(m.root) for top in made):
@@ -263,11 +272,13 @@ def _resolve_clones(
     values: dict[str, Any],
     replacements: list[SSAValue],
     inserted: list[Operation] | None,
-    root: Operation,
+    root: Operation | None = None,
+    root_copies: list[Operation] | None = None,
 ) -> list[SSAValue]:
     """Replaces each placeholder the template made by the copy it stands for
     (in `inserted` too: the engine's record of the ops a rewrite made), or
-    by the ops it moves there."""
+    by the ops it moves there; the copies of `root` on its own operands and
+    types go to `root_copies`."""
     swapped: dict[SSAValue, SSAValue] = {}
     for top in made:
         for op in list(top.walk()):
@@ -281,7 +292,16 @@ def _resolve_clones(
             if _OPS in op.attributes:
                 _copy_ops(op, values, made)
                 continue
-            copy = _copy(op, values)
+            copy, source = _copy(op, values)
+            # On the root's operands, with its types: the root with other
+            # attributes, updated in place.
+            if (
+                root_copies is not None
+                and source is root
+                and list(copy.operands) == list(source.operands)
+                and list(copy.result_types) == list(source.result_types)
+            ):
+                root_copies.append(copy)
             assert op.parent is not None
             op.parent.insert_op_before(copy, op)
             keep = _UNNAMED not in op.attributes
@@ -384,7 +404,8 @@ def _is_placeholder(op: Operation) -> bool:
     return isinstance(op, UnregisteredOp) and op.op_name.data == _PLACEHOLDER
 
 
-def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
+def _copy(placeholder: Operation, values: dict[str, Any]) -> tuple[Operation, Operation]:
+    """The copy a placeholder stands for, and the op it copies."""
     operands = list(placeholder.operands)
     name = placeholder.attributes[_SOURCE]
     assert isinstance(name, StringAttr)
@@ -396,8 +417,9 @@ def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
     assert isinstance(source, Operation), "$clone copies the op that defines a value"
     given_count = placeholder.attributes[_OPERANDS]
     assert isinstance(given_count, IntegerAttr)
-    given = operands[: given_count.value.data]
-    mapping = _replaced(placeholder, values, iter(operands[given_count.value.data :]))
+    count = given_count.value.data if given_count.value.data >= 0 else len(operands)
+    given = operands[:count]
+    mapping = _replaced(placeholder, values, iter(operands[count:]))
     copy = source.clone(value_mapper=mapping)
     if given:
         copy.operands = given
@@ -426,7 +448,7 @@ def _copy(placeholder: Operation, values: dict[str, Any]) -> Operation:
                 copy.attributes[key] = attribute
     # A copy is where the original was, as MLIR's clone keeps locations.
     copy.location = source.location
-    return copy
+    return copy, source
 
 
 __all__ = ["CloningTemplate"]

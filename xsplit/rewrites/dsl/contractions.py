@@ -9,9 +9,10 @@ matches, a fact of one op's maps, iterator types and body ops; here:
 
     operand(0).produced_by(where=contraction("c")) & (batch_loops("c") == 1)
 
-`contraction(name)` captures the roles as `name`; `batch_loops(name)` and
-`init_position(name, role)` are numbers of the match (`numbers.py`): how many
-batch loops it has, and which dimension of the output a role's loop indexes.
+`contraction(name)` captures the roles as `name`; `batch_loops(name)`,
+`init_position(name, role)` and `loop_of(name, role)` are numbers of the
+match (`numbers.py`): how many batch loops it has, which dimension of the
+output a role's loop indexes, and which loop has a role.
 """
 
 from __future__ import annotations
@@ -87,10 +88,34 @@ def batch_loops(name: str) -> Number:
     return _BatchLoops(name)
 
 
+@dataclass(frozen=True, eq=False)
+class _Loop(Number):
+    name: str
+    role: str
+    """`m`, `n` or `k`."""
+
+    def evaluate(self, m: Match) -> int:
+        loop = getattr(_dims(m, self.name), self.role)
+        if loop is None:
+            raise Unknown(f"${self.name} has no {self.role} loop")
+        return loop
+
+    @property
+    def description(self) -> str:
+        return f"the {self.role} loop of ${self.name}"
+
+
+def loop_of(name: str, role: str) -> Number:
+    """Which loop of the contraction captured as `name` has the role `role`
+    (`m`, `n`, `k`): unknown, so every relation on it fails, where the
+    contraction has none (a matvec's N)."""
+    return _Loop(name, role)
+
+
 def init_position(name: str, role: str) -> Number:
     """Which dimension of the output of the contraction captured as `name`
     its `role` loop (`batch`: the first batch loop, `m`, `n`) indexes."""
     return _InitPosition(name, role)
 
 
-__all__: Sequence[str] = ["batch_loops", "contraction", "init_position"]
+__all__: Sequence[str] = ["batch_loops", "contraction", "init_position", "loop_of"]

@@ -93,6 +93,10 @@ class _RecordingBuilder(Builder):
     def __init__(self, insertion_point: InsertPoint):
         super().__init__(insertion_point)
         self.inserted: list[Operation] = []
+        self.in_place: list[Operation] = []
+        """Copies of the root a template made in its place (`$clone` of the
+        root with other attributes): the root rewritten in place, as
+        MLIR's `modifyOpInPlace` leaves it, not a new op."""
 
     def insert(self, op):  # type: ignore[override]
         self.inserted.append(op)
@@ -324,6 +328,11 @@ class Engine:
                 if template := _BuiltTemplate.snapshot(root, builder.inserted, replacements):
                     self.templates[key] = template
         users: list[Operation] = []
+        # The root's copy in its place is the root updated: as after an
+        # UpdateRoot, neither it nor its users are tried again.
+        in_place = bool(builder.in_place) and replacements is not None and all(
+            isinstance(r.owner, Operation) and r.owner in builder.in_place for r in replacements
+        )
         if replacements is not None:
             if len(replacements) != len(root.results):
                 raise XsplitError(
@@ -332,7 +341,8 @@ class Engine:
                     root,
                 )
             for old, new in zip(root.results, replacements):
-                users.extend(use.operation for use in old.uses)
+                if not in_place:
+                    users.extend(use.operation for use in old.uses)
                 old.replace_all_uses_with(new)
             Rewriter.erase_op(root)
         _erase_if_dead(producers)
@@ -346,7 +356,8 @@ class Engine:
             return [], users
         created: list[Operation] = []
         for op in builder.inserted:
-            _collect_new(op, root, wanted, created)
+            if not (in_place and op in builder.in_place):
+                _collect_new(op, root, wanted, created)
         return created, users
 
     def _wanted_by_others(self, family: str) -> frozenset[str]:

@@ -17,6 +17,9 @@ root, and reasons said in the pattern's own words.
   `where=` then holds there, as `defined_by(..., where=)` does at a producer.
 - `block_holds(n)` and `terminator(op, where=)` are about the root's block;
   `region_ops(region, capture)` captures the ops of one of its regions.
+- `producer_chain(value, *ops, capture=, each=)` captures the chain of
+  those ops (pads, reshapes) that a value comes from, each value along it
+  as `each` says.
 - `because(test, "words")` is `test`, failing with the pattern's own reason,
   for remarks that tell users why an op is left as it is.
 
@@ -307,13 +310,17 @@ def terminator(op_name: str, *, where: Constraint | None = None) -> Constraint:
     return _predicate(f"its block ends in {op_name}{words}", test, *inner)
 
 
-def region_ops(region: str, capture: str, yielded: str | None = None) -> Constraint:
-    """The root's region `region` (as its op class names it) is one block;
-    captures its ops but the terminator as `capture`, and the terminator's
-    operands as `yielded`: what a template copies into another op."""
+def region_ops(region: str | int, capture: str, yielded: str | None = None) -> Constraint:
+    """The root's region `region` (as its op class names it, or its index:
+    `linalg.reduce` calls its body `region`, the other linalg ops `body`) is
+    one block; captures its ops but the terminator as `capture`, and the
+    terminator's operands as `yielded`: what a template copies into another op."""
 
     def test(m: Match) -> bool | str:
-        blocks = getattr(m.root, region).blocks
+        if isinstance(region, int) and len(m.root.regions) <= region:
+            return f"it has no region {region}"
+        found = m.root.regions[region] if isinstance(region, int) else getattr(m.root, region)
+        blocks = found.blocks
         if len(blocks) != 1:
             return f"it has {len(blocks)} blocks"
         ops = list(blocks[0].ops)
@@ -325,6 +332,41 @@ def region_ops(region: str, capture: str, yielded: str | None = None) -> Constra
         return True
 
     return _predicate(f"region {region}'s ops captured as ${capture}", test)
+
+
+def producer_chain(value: ValueRef, *op_names: str, capture: str, each: Constraint) -> Constraint:
+    """Captures as `capture`, in the order of the IR, the ops of `op_names`
+    that `value` comes from, each from the first operand of the next (the
+    pad and the expand_shape before a set_encoding); `each`, said of
+    `the_value`, must hold of every value such an op gives, else it fails.
+    The list is empty where `value`'s producer is none of them. A template
+    copies the chain where it wants it with `$clone $capture.ops`, as
+    IREE's dispatch formation pulls a pack's producers into its dispatch."""
+
+    def run(m: Match) -> bool | str:
+        v = value.find(m.root)
+        if v is None:
+            return f"'{m.root.name}' has no {value.description}"
+        chain: list[Operation] = []
+        while isinstance(v.owner, Operation) and v.owner.name in op_names:
+            _each.append(v)
+            try:
+                failure = each.check(m)
+            finally:
+                _each.pop()
+            if failure is not None:
+                return f"the {v.owner.name} it comes from: {failure.reason}"
+            chain.append(v.owner)
+            v = v.owner.operands[0]
+        m.captures[capture] = chain[::-1]
+        return True
+
+    names = " or ".join(op_names)
+    return _predicate(
+        f"the {names} ops {value.description} comes from, each {each}, captured as ${capture}",
+        run,
+        each,
+    )
 
 
 def because(test: Constraint, why: str) -> Constraint:
@@ -348,6 +390,7 @@ __all__: Sequence[str] = [
     "operands",
     "outputs",
     "parent",
+    "producer_chain",
     "region_ops",
     "results",
     "terminator",

@@ -107,9 +107,10 @@ def target(option: str = "target") -> TargetRef:
 @dataclass(frozen=True, eq=False)
 class _EncodingSize(Number):
     value: ValueRef
-    loop: int
+    loop: int | Number
 
     def evaluate(self, m: Match) -> int:
+        loop = self.loop if isinstance(self.loop, int) else self.loop.evaluate(m)
         found = self.value.find(m.root)
         encoding = encoding_of(found.type) if found is not None else None
         if encoding is None:
@@ -117,11 +118,11 @@ class _EncodingSize(Number):
         sizes = encoding.sizes
         if sizes is None:
             raise Unknown(f"the encoding of {self.value.description} has no iteration_sizes")
-        if not 0 <= self.loop < len(sizes):
-            raise Unknown(f"the encoding of {self.value.description} has no loop {self.loop}")
-        size = sizes[self.loop]
+        if not 0 <= loop < len(sizes):
+            raise Unknown(f"the encoding of {self.value.description} has no loop {loop}")
+        size = sizes[loop]
         if size == DYNAMIC_INDEX:
-            raise Unknown(f"loop {self.loop} of {self.value.description}'s encoding is dynamic")
+            raise Unknown(f"loop {loop} of {self.value.description}'s encoding is dynamic")
         return size
 
     @property
@@ -129,9 +130,11 @@ class _EncodingSize(Number):
         return f"the size of loop {self.loop} in the encoding of {self.value.description}"
 
 
-def encoding_size(value: ValueRef, loop: int) -> Number:
+def encoding_size(value: ValueRef, loop: int | Number) -> Number:
     """The size of loop `loop` that `value`'s `#iree_encoding.encoding` carries
-    (its `iteration_sizes`): a number of the match."""
+    (its `iteration_sizes`): a number of the match. `loop` may be one too,
+    `loop_of("c", "m")` (`contractions.py`), for a contraction whose M is
+    not loop 0."""
     return _EncodingSize(value, loop)
 
 

@@ -23,6 +23,11 @@ Holes:
 - Lines kept or left out by a helper's truth value, as `$if $n:` (or
   `$if $n[$i]:`) ... `$else:` ... `$end`: an argument loaded only where it
   is a tensor.
+- Repetition within a line, `${i in $n: text}`: `text` once per `i`, joined
+  with commas, for what a line lists once per operand (`ins(${i in $xs:
+  %e$i} : ...)`, a block's arguments `^bb0(${j in $args: %9$j:
+  $args[$j].type})`). A list inside a helper's list is written in brackets
+  (`[[0], [1, 2]]`, a reassociation).
 - Regions are MLIR text like the rest (a `linalg.generic` body, an
   `scf.forall` body).
 - A helper may return a list of lists of values (each result's dynamic
@@ -64,12 +69,32 @@ _FOR = re.compile(r"^\s*\$for\s+([A-Za-z_]\w*)\s+in\s+(?:(\d+)\.\.)?\$([A-Za-z_]
 _END = re.compile(r"^\s*\$end\s*$")
 _IF = re.compile(r"^\s*\$if\s+(not\s+)?\$([A-Za-z_]\w*)(?:\[(\$?\w+)\])?\s*:\s*$")
 _ELSE = re.compile(r"^\s*\$else\s*:\s*$")
+_INLINE = re.compile(r"\$\{\s*([A-Za-z_]\w*)\s+in\s+(?:(\d+)\.\.)?\$([A-Za-z_]\w*)\s*:\s*")
+"""The head of a repetition within a line, `${i in $n: `; its text runs to
+the brace that closes it."""
 _RESULT = re.compile(r"^%([A-Za-z_.$\-][\w.$\-]*)(?:#(\d+))?$")
 _ARG = "xsplit_hole_"
 """Prefix of the template function's arguments: a capture `$x` is `%xsplit_hole_x`,
 so that it never meets a name the template itself defines."""
 
 Helper = Callable[[Match], Any]
+
+
+@dataclass(frozen=True)
+class TemplateValue:
+    """A value the template itself defines, in a helper's list of offsets or
+    sizes: a mixed static/dynamic list is written as MLIR prints it,
+    `[0, %chunk_offset]`."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"%{self.name}"
+
+
+def value_named(name: str) -> TemplateValue:
+    """The template's value `%name`, for a helper's list (`TemplateValue`)."""
+    return TemplateValue(name)
 
 VERIFY_TEMPLATES_VARIABLE = "XSPLIT_VERIFY_TEMPLATES"
 """Set (not to 0), every filled template is verified as it is parsed: the
@@ -116,8 +141,13 @@ class Template:
     def holes(self) -> list[str]:
         """The names the template reads (captures and helpers), in order of
         first appearance; loop indices are not holes."""
-        loops = {f.group(1) for line in self.text.splitlines() if (f := _FOR.match(line))}
-        counts = [f.group(3) for line in self.text.splitlines() if (f := _FOR.match(line))]
+        lines = self.text.splitlines()
+        loops = {f.group(1) for line in lines if (f := _FOR.match(line))}
+        counts = [f.group(3) for line in lines if (f := _FOR.match(line))]
+        for line in lines:
+            for inline in _INLINE.finditer(line):
+                loops.add(inline.group(1))
+                counts.append(inline.group(3))
         seen: dict[str, None] = {}
         for line in self.text.splitlines():
             if (opened := _IF.match(line)) is not None:
@@ -182,7 +212,7 @@ class Template:
                 for i, row in enumerate(value):
                     for j, v in enumerate(row):
                         arguments[(name, (i, j))] = v.type
-        names: dict[tuple[str, str], str] = {}
+        names: dict[tuple[str, str, int | None], str] = {}
         text = self._text_for(values)
         body = self._tidy("\n".join(_expand(text.splitlines(), values, {}, m, names)))
         args = ", ".join(f"{_arg_name(n, i)}: {t}" for (n, i), t in arguments.items())
@@ -196,7 +226,7 @@ class Template:
         (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
         if self.unnamed:
             _drop_names(function, set(names.values()))
-        _name_values(function, {unique: wanted for (_, wanted), unique in names.items()})
+        _name_values(function, {unique: wanted for (_, wanted, _), unique in names.items()})
         # What a template makes is located where its root was (the engine
         # sees to it), never in the template's text.
         for op in function.walk():
@@ -320,7 +350,7 @@ def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list | tuple):
-        return ", ".join(_text(v) for v in value)
+        return ", ".join(f"[{_text(v)}]" if isinstance(v, list | tuple) else _text(v) for v in value)
     return str(value)
 
 
@@ -360,7 +390,7 @@ def _expand(
     values: dict[str, Any],
     loops: dict[str, int],
     m: Match,
-    names: dict[tuple[str, str], str],
+    names: dict[tuple[str, str, int | None], str],
 ) -> list[str]:
     """The template's lines with `$for` blocks unrolled, `$if` blocks kept
     or left out, and holes filled."""
@@ -434,7 +464,7 @@ def _fill(
     values: dict[str, Any],
     loops: dict[str, int],
     m: Match,
-    names: dict[tuple[str, str], str],
+    names: dict[tuple[str, str, int | None], str],
 ) -> str:
     def fill(hole: re.Match[str]) -> str:
         text = fill_value(hole)
@@ -443,7 +473,10 @@ def _fill(
         # share a name hint; each hole's value parses under a unique name,
         # given the asked-for name after parsing (`_name_values`).
         if hole.start() > 0 and line[hole.start() - 1] == "%" and hole.group(1) not in loops:
-            key = (hole.group(0), text)
+            # `%$names[$i]` in a `$for` names one value per `i`, even where
+            # two of them ask for one name.
+            index = hole.group(2) or ""
+            key = (hole.group(0), text, loops.get(index[1:]) if index.startswith("$") else None)
             if key not in names:
                 names[key] = f"xsplit{len(names)}name"
             return names[key]
@@ -495,7 +528,40 @@ def _fill(
             return str(_element_type(value))
         return _text(value) + (suffix if suffix == ".prev" else "")
 
+    # `fill` reads the line it fills around each hole (a `%` before it).
+    line = _repeat_inline(line, values, loops, m, names)
     return _HOLE.sub(fill, line)
+
+
+def _repeat_inline(
+    line: str,
+    values: dict[str, Any],
+    loops: dict[str, int],
+    m: Match,
+    names: dict[tuple[str, str, int | None], str],
+) -> str:
+    """`line` with each `${i in $n: text}` written out, `text` filled once
+    per `i` and the copies joined with commas."""
+    out: list[str] = []
+    at = 0
+    while (head := _INLINE.search(line, at)) is not None:
+        depth, end = 1, head.end()
+        while end < len(line) and depth:
+            depth += {"{": 1, "}": -1}.get(line[end], 0)
+            end += 1
+        if depth:
+            raise XsplitError("bad template: ${ without its }", m.root)
+        var, start, count_name = head.group(1), int(head.group(2) or 0), head.group(3)
+        count = loops.get(count_name, values.get(count_name))
+        if isinstance(count, list | tuple):
+            count = len(count)
+        if not isinstance(count, int):
+            raise XsplitError(f"template ${{{var} in ...}} needs a count, ${count_name} is {count!r}", m.root)
+        text = line[head.end() : end - 1]
+        copies = [_fill(text, values, {**loops, var: i}, m, names) for i in range(start, count)]
+        out += [line[at : head.start()], ", ".join(copies)]
+        at = end
+    return "".join(out) + line[at:]
 
 
 class UpdateRoot:

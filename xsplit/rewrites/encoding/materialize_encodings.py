@@ -89,7 +89,7 @@ TARGET_OPTION = Option(
 )
 
 
-def _encoded(m: Match) -> EncodedContraction:
+def encoded_contraction(m: Match) -> EncodedContraction:
     """The encoded contraction the rewrite reads, a helper of the rewrite (as
     DRR's `NativeCodeCall`): the match stated the op tree `match_encoded`
     reads, so it is found; once per match, for every hole that needs it."""
@@ -110,7 +110,7 @@ def _tiles(m: Match) -> tuple[int, int, int] | None:
     `flow.tensor.transfer` of plain tensors: the pack dispatches read what
     was transferred on the consumer's device and the unpack runs in the
     producer's contraction dispatch, so no device reads another's layout."""
-    ec = _encoded(m)
+    ec = encoded_contraction(m)
     elements = tuple(ec.elements)
     placed = placement(ec.op, m.options["target"])
     tiles = placed.target.data_tiles(
@@ -132,7 +132,7 @@ def _materialize_early(m: Match, ir: IRBuilder) -> list[SSAValue]:
     tiles = _tiles(m)
     if tiles is None:
         return [_drop(m, ir)]
-    return [materialize(_encoded(m), tiles, ir, merge=_merge_of(m))]
+    return [materialize(encoded_contraction(m), tiles, ir, merge=_merge_of(m))]
 
 
 def _merge_of(m: Match) -> linalg.ReduceOp | None:
@@ -141,7 +141,7 @@ def _merge_of(m: Match) -> linalg.ReduceOp | None:
 
 def _drop(m: Match, ir: IRBuilder) -> SSAValue:
     """The encodings dropped; a merge root is rebuilt on the plain partials."""
-    plain = drop(_encoded(m), ir)
+    plain = drop(encoded_contraction(m), ir)
     merge = _merge_of(m)
     if merge is None:
         return plain
@@ -150,7 +150,7 @@ def _drop(m: Match, ir: IRBuilder) -> SSAValue:
     return ir.b.insert(rebuilt).results[0]
 
 
-_FUSED_PRODUCERS = (tensor.PadOp, tensor.ExpandShapeOp, tensor.CollapseShapeOp)
+FUSED_PRODUCERS = (tensor.PadOp, tensor.ExpandShapeOp, tensor.CollapseShapeOp)
 """What IREE fuses into a pack's dispatch: the pad and reshapes before it."""
 
 
@@ -174,7 +174,7 @@ def _in_region(
         for i, operand in enumerate(op.operands):
             chain: list[Operation] = []
             v = operand
-            while isinstance(v.owner, _FUSED_PRODUCERS) and _only_feeds_encoding(v):
+            while isinstance(v.owner, FUSED_PRODUCERS) and _only_feeds_encoding(v):
                 chain.append(v.owner)
                 v = v.owner.operands[0]
             if not chain:
@@ -197,7 +197,7 @@ def _materialize_late(m: Match, ir: IRBuilder) -> list[SSAValue]:
         return [_drop(m, ir)]
     pulled: list[Operation] = []
     result = materialize(
-        _encoded(m),
+        encoded_contraction(m),
         tiles,
         ir,
         wrap=lambda build: _in_region(ir, build, pulled),
@@ -379,7 +379,7 @@ PACKED_MATMUL = Template(
         for what, helper in (
             ("packed", lambda m, i=i: _packed_type(m, i)),
             ("zero", lambda m, name=name: zero_attr(m[name].type.element_type)),
-            ("perm", lambda m, i=i: _perm_text(_layout(m, i))),
+            ("perm", lambda m, i=i: perm_text(_layout(m, i))),
             ("dims", lambda m, i=i: list(_layout(m, i).inner_dims_pos)),
             ("tiles", lambda m, i=i: list(_layout(m, i).inner_tiles)),
         )
@@ -390,21 +390,21 @@ tiles), one mmt4d, and the result unpacked."""
 
 
 def _layout(m: Match, operand: int) -> Layout:
-    return layout_of(_encoded(m), operand, m["tiles"])
+    return layout_of(encoded_contraction(m), operand, m["tiles"])
 
 
 def _packed_type(m: Match, operand: int) -> TensorType:
-    return _packed(m["abc"[operand]].type, _layout(m, operand))
+    return packed(m["abc"[operand]].type, _layout(m, operand))
 
 
-def _packed(plain: TensorType, layout: Layout) -> TensorType:
+def packed(plain: TensorType, layout: Layout) -> TensorType:
     shape = packed_shape(
         plain.get_shape(), layout.inner_dims_pos, layout.inner_tiles, layout.outer_dims_perm
     )
     return TensorType(plain.element_type, shape)
 
 
-def _perm_text(layout: Layout) -> str:
+def perm_text(layout: Layout) -> str:
     perm = layout.outer_dims_perm
     return "" if perm is None else f"outer_dims_perm = [{', '.join(map(str, perm))}]"
 
@@ -540,7 +540,7 @@ PACKED_FILLED_MATMUL = Template(
 %10 = linalg.unpack %8 $c_perm inner_dims_pos = [$c_dims] inner_tiles = [$c_tiles] into %9 : $c_packed -> $acc
 """,
     **{k: v for k, v in PACKED_MATMUL.helpers.items() if k[0] in "ab" or k in ("c_perm", "c_dims", "c_tiles")},
-    c_packed=lambda m: _packed(m.root.results[0].type, _layout(m, 2)),
+    c_packed=lambda m: packed(m.root.results[0].type, _layout(m, 2)),
     acc=lambda m: m.root.results[0].type,
 )
 """PACKED_MATMUL with the packed accumulator filled instead of packed."""
@@ -603,8 +603,8 @@ encoded_filled_matmul = _encoded_matmul_into(
 
 def _encodes_a_plain_source(ref: ValueRef) -> Constraint:
     """`ref` is a set_encoding of no pad or reshape: the late builder brings
-    those into the pack's dispatch (`_FUSED_PRODUCERS`)."""
-    fused = [operand(0).defined_by(op.name) for op in _FUSED_PRODUCERS]
+    those into the pack's dispatch (`FUSED_PRODUCERS`)."""
+    fused = [operand(0).defined_by(op.name) for op in FUSED_PRODUCERS]
     return ref.defined_by(SetEncodingOp.name, where=~functools.reduce(operator.or_, fused))
 
 
@@ -654,23 +654,4 @@ MATERIALIZE_FILLED_MATMUL_LATE = Pattern(
     rewrite=PACKED_FILLED_MATMUL_IN_DISPATCHES,
     options=["target"],
     family="materialize-encoding-in-dispatches",
-)
-
-EARLY_PATTERNS = (
-    FOLD_ENCODING_PAIR,
-    MATERIALIZE_MERGED_EARLY,
-    MATERIALIZE_MATMUL_EARLY,
-    MATERIALIZE_FILLED_MATMUL_EARLY,
-    *DROP_ENCODINGS,
-    MATERIALIZE_ENCODING_EARLY,
-    FOLD_UNPACK_PACK,
-)
-LATE_PATTERNS = (
-    FOLD_ENCODING_PAIR,
-    MATERIALIZE_MERGED_LATE,
-    MATERIALIZE_MATMUL_LATE,
-    MATERIALIZE_FILLED_MATMUL_LATE,
-    *DROP_ENCODINGS,
-    MATERIALIZE_ENCODING_LATE,
-    FOLD_UNPACK_PACK,
 )

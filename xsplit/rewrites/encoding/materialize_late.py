@@ -37,13 +37,44 @@ from xsplit.rewrites.dispatch.dispatch_regions_to_workgroups import (
 from xsplit.rewrites.dispatch.export_own_kernel import EXPORT_OWN_KERNEL
 from xsplit.rewrites.dispatch.form_dispatch_regions import FORM_DISPATCH_REGIONS_PATTERNS
 from xsplit.rewrites.dsl import Pass, Pattern, Remark
-from xsplit.rewrites.encoding.materialize_encodings import LATE_PATTERNS, TARGET_OPTION
+from xsplit.rewrites.encoding.materialize_contractions import (
+    DROP_TEMPLATES,
+    LATE_TEMPLATES as CONTRACTION_TEMPLATES,
+)
+from xsplit.rewrites.encoding.materialize_vector_contractions import (
+    LATE_TEMPLATES as VECTOR_TEMPLATES,
+)
+from xsplit.rewrites.encoding.materialize_encoded_split import (
+    DROP_SPLIT_ENCODINGS,
+    MATERIALIZE_PACKED_SPLIT_LATE,
+)
+from xsplit.rewrites.encoding.materialize_encodings import (
+    DROP_ENCODINGS,
+    FOLD_ENCODING_PAIR,
+    FOLD_UNPACK_PACK,
+    MATERIALIZE_ENCODING_LATE,
+    MATERIALIZE_FILLED_MATMUL_LATE,
+    MATERIALIZE_MATMUL_LATE,
+    MATERIALIZE_MERGED_LATE,
+    TARGET_OPTION,
+)
 from xsplit.rewrites.encoding.lower_rock_reduce import LOWER_ROCK_REDUCE
 from xsplit.rewrites.encoding.materialize_grouped import IN_DISPATCH_TEMPLATES, IN_REGION_TEMPLATES
 from xsplit.rewrites.split.grouped import MATERIALIZE_GROUPED_IN_DISPATCH, WRAP_GROUPED_GEMM
 
 MATERIALIZATIONS: list[Pattern | Remark] = [
-    *LATE_PATTERNS,
+    FOLD_ENCODING_PAIR,
+    MATERIALIZE_PACKED_SPLIT_LATE,
+    DROP_SPLIT_ENCODINGS,
+    MATERIALIZE_MERGED_LATE,
+    MATERIALIZE_MATMUL_LATE,
+    MATERIALIZE_FILLED_MATMUL_LATE,
+    *DROP_ENCODINGS,
+    *CONTRACTION_TEMPLATES,
+    *VECTOR_TEMPLATES,
+    *DROP_TEMPLATES,
+    MATERIALIZE_ENCODING_LATE,
+    FOLD_UNPACK_PACK,
     *IN_REGION_TEMPLATES,
     WRAP_GROUPED_GEMM,
     *IN_DISPATCH_TEMPLATES,

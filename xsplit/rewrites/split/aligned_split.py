@@ -153,7 +153,8 @@ options_align_k: Constraint = described(
 for the chunk count the options make (`chunks.COUNT`)."""
 
 
-ALIGNED_LOOP = """
+ALIGNED_MATMUL = Template(
+    """
 %zero = arith.constant $zero
 %partials_init = tensor.empty() : $partials_type
 %partials = scf.forall (%chunk) in ($full) shared_outs(%partials_out = %partials_init) -> ($partials_type) {
@@ -172,42 +173,14 @@ ALIGNED_LOOP = """
     tensor.parallel_insert_slice %partial into %partials_out[%chunk, 0, 0] [1, $m, $n] [1, 1, 1] : $c.type into $partials_type
   }
 } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
-"""
-"""The loop over the aligned chunks, each a generic contraction into its slot
-of the partials (the chunk index first: each chunk writes one contiguous
-block): the part both templates below begin with."""
-
-ALIGNED_HOLES = dict(
-    zero=lambda m: zero_attr(m["c"].type.element_type),
-    full=K // ALIGNED_CHUNK,
-    chunk=ALIGNED_CHUNK,
-    m=dim("M"),
-    n=dim("N"),
-    partials_type=lambda m: _typed(m, [(K // ALIGNED_CHUNK)(m), dim("M")(m), dim("N")(m)]),
-    a_chunk_type=lambda m: _typed(m, [dim("M")(m), ALIGNED_CHUNK(m)]),
-    b_chunk_type=lambda m: _typed(m, [ALIGNED_CHUNK(m), dim("N")(m)]),
-    a_chunk=lambda m: slice_name(m, "a", "chunk"),
-    b_chunk=lambda m: slice_name(m, "b", "chunk"),
-)
-
-ALIGNED_MATMUL = Template(
-    ALIGNED_LOOP
-    + """%merged = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%partials : $partials_type) outs($c : $c.type) attrs = {xsplit.split_part = "merge"} {
+$for _ in $no_tail:
+%merged = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%partials : $partials_type) outs($c : $c.type) attrs = {xsplit.split_part = "merge"} {
 ^bb0(%6: $c.element_type, %7: $c.element_type):
   %8 = arith.addf %6, %7 : $c.element_type
   linalg.yield %8 : $c.element_type
 } -> $c.type
-""",
-    results=["%merged"],
-    **ALIGNED_HOLES,
-)
-"""A static matmul of one float type whose aligned chunks cover K and whose
-M needs no padding: the loop, then a merge into C. With a tail that needs
-padding, a padded M or tiles, `split_aligned` builds it."""
-
-ALIGNED_MATMUL_AND_TAIL = Template(
-    ALIGNED_LOOP
-    + """
+$end
+$for _ in $with_tail:
 %$a_tail = tensor.extract_slice $a[0, $tail_offset] [$m, $tail] [1, 1] {xsplit.split_part = "tail"} : $a.type to $a_tail_type
 %$b_tail = tensor.extract_slice $b[$tail_offset, 0] [$tail, $n] [1, 1] {xsplit.split_part = "tail"} : $b.type to $b_tail_type
 %6 = tensor.empty() : $c.type
@@ -228,9 +201,21 @@ ALIGNED_MATMUL_AND_TAIL = Template(
   %20 = arith.addf %19, %14 : $c.element_type
   linalg.yield %20 : $c.element_type
 } -> $c.type
+$end
 """,
     results=["%merged"],
-    **ALIGNED_HOLES,
+    zero=lambda m: zero_attr(m["c"].type.element_type),
+    full=K // ALIGNED_CHUNK,
+    chunk=ALIGNED_CHUNK,
+    m=dim("M"),
+    n=dim("N"),
+    partials_type=lambda m: _typed(m, [(K // ALIGNED_CHUNK)(m), dim("M")(m), dim("N")(m)]),
+    a_chunk_type=lambda m: _typed(m, [dim("M")(m), ALIGNED_CHUNK(m)]),
+    b_chunk_type=lambda m: _typed(m, [ALIGNED_CHUNK(m), dim("N")(m)]),
+    a_chunk=lambda m: slice_name(m, "a", "chunk"),
+    b_chunk=lambda m: slice_name(m, "b", "chunk"),
+    no_tail=lambda m: 0 if ALIGNED_TAIL(m) else 1,
+    with_tail=lambda m: 1 if ALIGNED_TAIL(m) else 0,
     tail=ALIGNED_TAIL,
     tail_offset=K - ALIGNED_TAIL,
     a_tail_type=lambda m: _typed(m, [dim("M")(m), ALIGNED_TAIL(m)]),
@@ -238,8 +223,17 @@ ALIGNED_MATMUL_AND_TAIL = Template(
     a_tail=lambda m: slice_name(m, "a", "tail"),
     b_tail=lambda m: slice_name(m, "b", "tail"),
 )
-"""The loop, the rest of K (a multiple of align=, so unpadded) as one generic
-beside it, and a merge that adds it in once, at chunk 0."""
+"""A static matmul of one float type whose aligned chunks leave no rest of
+K, or one that is a multiple of align=, and whose M needs no padding: the
+loop over the aligned chunks, each a generic contraction into its slot of
+the partials (the chunk index first: each chunk writes one contiguous
+block); where K leaves no rest (`$for _ in $no_tail`, once or not at all)
+a merge into C, else (`$with_tail`) the rest as one generic beside the
+loop and a merge that adds it in once, at chunk 0. With a tail that needs
+padding, a padded M or tiles, `split_aligned` builds it."""
+
+ALIGNED_MATMUL_AND_TAIL = ALIGNED_MATMUL
+"""The same template: it writes the rest of K where there is one."""
 
 
 def _typed(m: Match, shape: list[int]) -> TensorType:

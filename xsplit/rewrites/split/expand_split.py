@@ -4,8 +4,13 @@ reduction becomes one `linalg.generic` with a parallel chunk loop, then the
 merge (`forall_split.merge_partials`).
 
 For a plain matmul of one float type that IR is `EXPANDED_MATMUL`, a
-template; `split_with_expand` builds it for any reduction, whose reshapes,
-maps and loops follow its operands and loops.
+template. For any reduction of static shapes whose inputs all read K it is
+`EXPANDED_REDUCTION`, a template whose reshapes, maps and loops are lists
+from small helpers of the reduction's maps, and whose body is the op's own.
+`split_with_expand` builds the rest: dynamic sizes (a `tensor.dim` per
+dynamic size, before the reshape that needs it), an input that does not
+read K (passed whole), and a split the cost model chose (`target=`, which
+marks the partials' op with its factor).
 """
 
 from __future__ import annotations
@@ -33,7 +38,10 @@ from xsplit.analysis.reduction import (
     Reduction,
     identity_value,
 )
-from xsplit.rewrites.dsl import Match, Template, dim, divides, input
+from xsplit.rewrites.dsl import Match, Pattern, Template, dim, divides, input, option, where
+from xsplit.rewrites.dsl.constraints import Constraint
+from xsplit.rewrites.dsl.structure import arguments, operands, region_ops, the_value
+from xsplit.rewrites.dsl.clone import CloningTemplate
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
 from xsplit.rewrites.split.chunks import COUNT, K, ChunkPlan
 from xsplit.rewrites.split.forall_split import merge_partials
@@ -125,6 +133,180 @@ one_float_type = (
     & input(0).same_element_type_as("c")
 )
 """The matmul's body is a mulf and an addf (no extension between types)."""
+
+
+def _reduction(m: Match) -> Reduction:
+    return m["red"]
+
+
+def _count(m: Match) -> int:
+    """The chunk count the options or the model chose (`splits` planned it)."""
+    plan: ChunkPlan = m["plan"]
+    assert plan.count is not None, "expand splits by a count that divides K"
+    return plan.count
+
+
+def _chunk_dim(m: Match) -> AffineExpr:
+    """The chunk loop: one more loop after the op's own."""
+    return AffineExpr.dimension(_reduction(m).num_loops)
+
+
+def _reads_k(expr: AffineExpr, m: Match) -> bool:
+    return isinstance(expr, AffineDimExpr) and expr.position == _reduction(m).reduction_dim
+
+
+def expanded_groups(m: Match) -> list[list[list[int]]]:
+    """Each input's reassociation: K's dimension becomes two, (chunk, within)."""
+    groups: list[list[list[int]]] = []
+    for input_map in _reduction(m).input_maps:
+        at, mine = 0, []
+        for expr in input_map.results:
+            width = 2 if _reads_k(expr, m) else 1
+            mine.append(list(range(at, at + width)))
+            at += width
+        groups.append(mine)
+    return groups
+
+
+def expanded_shapes(m: Match) -> list[list[int]]:
+    """Each input's shape with K as (count, K / count)."""
+    red, count = _reduction(m), _count(m)
+    shapes: list[list[int]] = []
+    for value, input_map in zip(red.inputs, red.input_maps):
+        shape: list[int] = []
+        for expr, size in zip(input_map.results, value.type.get_shape()):  # type: ignore[union-attr]
+            shape += [count, size // count] if _reads_k(expr, m) else [size]
+        shapes.append(shape)
+    return shapes
+
+
+def expanded_types(m: Match) -> list[TensorType]:
+    red = _reduction(m)
+    return [
+        TensorType(v.type.element_type, shape)  # type: ignore[union-attr]
+        for v, shape in zip(red.inputs, expanded_shapes(m))
+    ]
+
+
+def expanded_maps(m: Match) -> list[AffineMapAttr]:
+    """The op's maps over one more loop, the chunk loop: each input reads K
+    as (chunk, within), the partials are written with the chunk last."""
+    red, chunk = _reduction(m), _chunk_dim(m)
+    loops = red.num_loops + 1
+    maps = [
+        AffineMap(loops, 0, tuple(r for e in im.results for r in ((chunk, e) if _reads_k(e, m) else (e,))))
+        for im in red.input_maps
+    ]
+    maps.append(AffineMap(loops, 0, (*red.output_map.results, chunk)))
+    return [AffineMapAttr(x) for x in maps]
+
+
+def expanded_iterators(m: Match) -> list[IteratorTypeAttr]:
+    """The op's loops keep their kinds (a conv's window stays a reduction);
+    the chunk loop is parallel. A `linalg.reduce` names none: its reduced
+    dimension is K."""
+    red = _reduction(m)
+    if isinstance(red.op, linalg.ReduceOp):
+        return [
+            IteratorTypeAttr.reduction() if d == red.reduction_dim else IteratorTypeAttr.parallel()
+            for d in range(red.num_loops + 1)
+        ]
+    return [*red.op.get_iterator_types().data, IteratorTypeAttr.parallel()]  # type: ignore[attr-defined]
+
+
+def partials_of_reduction(m: Match) -> TensorType:
+    """The init's type with one more dimension, a partial per chunk."""
+    c = m["c"].type
+    return TensorType(c.element_type, [*c.get_shape(), _count(m)])
+
+
+def every_input_reads_k(m: Match) -> bool | str:
+    """Each input has a K dimension to reshape (one that does not is passed
+    whole, by `split_with_expand`)."""
+    for i, input_map in enumerate(_reduction(m).input_maps):
+        if not any(_reads_k(e, m) for e in input_map.results):
+            return f"input {i} does not read K"
+    return True
+
+
+def capture_reduction_operands(m: Match) -> bool:
+    """The reduction's inputs and init, as `match_reduction` reads them."""
+    red = _reduction(m)
+    m.captures["ins"] = list(red.inputs)
+    m.captures["c"] = red.init
+    return True
+
+
+a_static_reduction_read_by_templates = (
+    ~option("target").is_set()
+    & operands().each(the_value.has_static_shape())
+    & where("every input reads K", every_input_reads_k)
+    & where("its inputs and init are captured", capture_reduction_operands, pure=True)
+    & region_ops(0, "body", yielded="yielded")
+    & arguments().capture("body_args")
+)
+"""What `EXPANDED_REDUCTION` writes, after `splits` read the op as a
+reduction: static shapes, every input reshaped, no cost-model choice to
+record, and the op's body and its arguments captured to copy."""
+
+
+EXPANDED_REDUCTION = CloningTemplate(
+    """
+$for i in $ins:
+%7$i = tensor.expand_shape $ins[$i] [$groups[$i]] output_shape [$shapes[$i]] : $ins[$i].type into $expanded[$i]
+$end
+%identity = arith.constant $identity
+%2 = tensor.empty() : $partials_type
+%3 = linalg.fill ins(%identity : $c.element_type) outs(%2 : $partials_type) -> $partials_type
+%partials = linalg.generic {indexing_maps = [$maps], iterator_types = [$iterators]} ins(${i in $ins: %7$i} : $expanded) outs(%3 : $partials_type) {
+^bb0(${j in $body_args: %9$j: $body_args[$j].type}):
+  %8:1 = $clone $body.ops replacing $body_args with %9 yielding $yielded
+  linalg.yield %8#0 : $c.element_type
+} -> $partials_type
+%merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [$rank] {xsplit.split_part = "merge"}
+  (%4: $c.element_type, %5: $c.element_type) {
+    %6 = $combine %4, %5 : $c.element_type
+    linalg.yield %6 : $c.element_type
+  }
+""",
+    results=["%merged"],
+    groups=expanded_groups,
+    shapes=expanded_shapes,
+    expanded=expanded_types,
+    identity=lambda m: identity_value(combiner(m), m["c"].type.element_type),
+    partials_type=partials_of_reduction,
+    maps=expanded_maps,
+    iterators=expanded_iterators,
+    rank=lambda m: m["c"].type.get_num_dims(),
+    combine=lambda m: combiner(m).name,
+)
+"""Any reduction's expand split, static shapes: each input reshaped so that K
+is (chunk, within), one `linalg.generic` with the op's body over one more
+loop, the parallel chunk loop, writing a partial per chunk, then the merge.
+`$body` is the op's body (a named op's too), copied onto the generic's
+block arguments `%90, %91, ...`."""
+
+
+def expand_static_pattern(
+    options: list[str], splits_by_expand: Constraint, roots: tuple[str, ...]
+) -> Pattern:
+    """`split-k-expand-static`, declared before the builder pattern it
+    specializes, `split-k-expand`, with its options and its match."""
+    from xsplit.rewrites.split.memo import shape
+
+    return Pattern(
+        name="split-k-expand-static",
+        doc="any reduction of static shapes whose inputs all read K: K = S x K/S through "
+        "tensor.expand_shape, the op's body in a batched linalg.generic, then a merge "
+        "(expand_split.EXPANDED_REDUCTION, the IR as a template)",
+        root=roots,
+        where=splits_by_expand & a_static_reduction_read_by_templates,
+        rewrite=EXPANDED_REDUCTION,
+        benefit=2,
+        options=options,
+        family="split-k",
+        memo=shape,
+    )
 
 
 def split_with_expand(

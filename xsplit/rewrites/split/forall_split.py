@@ -3,6 +3,16 @@ reductions as an `scf.forall` over chunks of K, each chunk a slice of the
 operands, then a `linalg.reduce` merge into the original init. Chunks may
 differ in size, so any K and any factor work; an arg-reduction's index is
 offset to count from K's start.
+
+Where every shape is static and every input holds K as a dimension of its
+own, that IR is a template (`STATIC_REDUCTION`, `STATIC_REDUCTION_AND_TAIL`):
+its slices, their offsets, sizes and types are lists from small helpers of
+the reduction's maps, and the chunk's and the tail's op copies of the op.
+`split_with_forall` builds the rest: dynamic sizes and a dynamic K (chunk
+bounds computed in the loop), a conv's window rows under a cut filter (an
+affine size), an input passed whole, an arg-reduction (two partials, an
+index offset per chunk and a two-step merge), mmt4d (its generic form) and
+a split the cost model chose (`target=`).
 """
 
 from __future__ import annotations
@@ -21,7 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from xsplit.analysis.reduction import (
@@ -34,7 +44,11 @@ from xsplit.dialects.linalg import BatchMmt4DOp, Mmt4DOp, linear_form
 from xsplit.dialects.op_helpers import dense_i64, zero_attr
 from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
+from xsplit.rewrites.dsl import Constraint, Match, Pattern, option, result, where
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
+from xsplit.rewrites.dsl.clone import CloningTemplate
+from xsplit.rewrites.dsl.structure import operands, the_value
+from xsplit.rewrites.dsl.template import TemplateValue, value_named
 from xsplit.rewrites.split.chunks import ChunkPlan, StaticChunks, chunk_bounds, static_chunks
 
 
@@ -430,3 +444,228 @@ def merge_partials_and_tail(
     mark_split_part(merged, "merge")
     merged.results[0].name_hint = "merged"
     return merged.results[0]
+
+
+# Any reduction of static shapes whose inputs all read K plainly, as a
+# template: what varies with the op (its inputs, their ranks, where each holds
+# K, the init's rank) is a list from the helpers below.
+
+
+def _red(m: Match) -> Reduction:
+    return m["red"]
+
+
+def _static(m: Match) -> StaticChunks:
+    return static_chunks(m["plan"], m["k"])
+
+
+def _reads_k(expr: AffineExpr, m: Match) -> bool:
+    return isinstance(expr, AffineDimExpr) and expr.position == _red(m).reduction_dim
+
+
+def _slices(m: Match, offset: int | TemplateValue, size: int) -> list[tuple[list[int | TemplateValue], list[int]]]:
+    """Each input's offsets and sizes: `size` of K from `offset`, all of the rest."""
+    red = _red(m)
+    slices = []
+    for value, input_map in zip(red.inputs, red.input_maps):
+        shape = value.type.get_shape()  # type: ignore[union-attr]
+        reads = [_reads_k(e, m) for e in input_map.results]
+        slices.append(
+            (
+                [offset if k else 0 for k in reads],
+                [size if k else s for k, s in zip(reads, shape)],
+            )
+        )
+    return slices
+
+
+def _slice_types(m: Match, size: int) -> list[TensorType]:
+    red = _red(m)
+    return [
+        TensorType(v.type.element_type, sizes)  # type: ignore[union-attr]
+        for v, (_, sizes) in zip(red.inputs, _slices(m, 0, size))
+    ]
+
+
+def _names(m: Match, part: str) -> list[str]:
+    """Each input's slice named as the builder names it: `%a_chunk` for
+    `%a`; a chunk of an unnamed value is unnamed (a number), its tail
+    `%input_tail`."""
+    names = []
+    for i, value in enumerate(_red(m).inputs):
+        if value.name_hint:
+            names.append(f"{value.name_hint}_{part}")
+        else:
+            names.append(str(600 + i) if part == "chunk" else f"input_{part}")
+    return names
+
+
+def _slot(m: Match) -> list[list[int | TemplateValue]]:
+    """Slot `%chunk` of the partials: offsets, sizes, strides."""
+    shape = list(m["c"].type.get_shape())
+    return [[0] * len(shape) + [value_named("chunk")], [*shape, 1], [1] * (len(shape) + 1)]
+
+
+def _merge_maps(m: Match) -> list[AffineMapAttr]:
+    rank = m["c"].type.get_num_dims()
+    every = AffineMap.identity(rank + 1)
+    kept = AffineMap(rank + 1, 0, every.results[:rank])
+    return [AffineMapAttr(every), AffineMapAttr(kept), AffineMapAttr(kept)]
+
+
+def _merge_iterators(m: Match) -> list[IteratorTypeAttr]:
+    rank = m["c"].type.get_num_dims()
+    return [IteratorTypeAttr.parallel()] * rank + [IteratorTypeAttr.reduction()]
+
+
+STATIC_HOLES = dict(
+    identity=lambda m: identity_value(_red(m).combiner, m["c"].type.element_type),
+    combine=lambda m: _red(m).combiner.name,
+    full=lambda m: _static(m).full,
+    chunk=lambda m: _static(m).chunk,
+    partials_type=lambda m: TensorType(
+        m["c"].type.element_type, [*m["c"].type.get_shape(), _static(m).full]
+    ),
+    chunk_offsets=lambda m: [o for o, _ in _slices(m, value_named("chunk_offset"), 0)],
+    chunk_sizes=lambda m: [s for _, s in _slices(m, 0, _static(m).chunk)],
+    strides=lambda m: [[1] * len(s) for _, s in _slices(m, 0, 0)],
+    chunk_types=lambda m: _slice_types(m, _static(m).chunk),
+    chunk_names=lambda m: _names(m, "chunk"),
+    slot=_slot,
+    rank=lambda m: m["c"].type.get_num_dims(),
+)
+"""The numbers, types and names of the loop over whole chunks and its merge."""
+
+TAIL_HOLES = dict(
+    tail_offsets=lambda m: [o for o, _ in _slices(m, _static(m).tail_offset, 0)],
+    tail_sizes=lambda m: [s for _, s in _slices(m, 0, _static(m).tail)],
+    tail_types=lambda m: _slice_types(m, _static(m).tail),
+    tail_names=lambda m: _names(m, "tail"),
+    merge_maps=_merge_maps,
+    merge_iterators=_merge_iterators,
+)
+"""And of the rest of K beside the loop, and the merge that adds it in once."""
+
+STATIC_LOOP = """
+%identity = arith.constant $identity
+%partials_init = tensor.empty() : $partials_type
+%partials = scf.forall (%chunk) in ($full) shared_outs(%partials_out = %partials_init) -> ($partials_type) {
+  %chunk_offset = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%chunk)
+$for i in $ins:
+  %$chunk_names[$i] = tensor.extract_slice $ins[$i] [$chunk_offsets[$i]] [$chunk_sizes[$i]] [$strides[$i]] : $ins[$i].type to $chunk_types[$i]
+$end
+  %0 = tensor.extract_slice %partials_out[$slot[0]] [$slot[1]] [$slot[2]] : $partials_type to $c.type
+  %partial_init = linalg.fill ins(%identity : $c.element_type) outs(%0 : $c.type) -> $c.type
+  %partial = $clone $product(${i in $ins: %$chunk_names[$i]}, %partial_init : $chunk_types, $c.type) -> ($c.type) renamed
+  scf.forall.in_parallel {
+    tensor.parallel_insert_slice %partial into %partials_out[$slot[0]] [$slot[1]] [$slot[2]] : $c.type into $partials_type
+  }
+} {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
+"""
+"""The loop over whole chunks: each input's chunk (`$ins[$i]` sliced where
+its map reads K), a copy of the op on them into slot `%chunk` of the partials."""
+
+STATIC_REDUCTION = CloningTemplate(
+    STATIC_LOOP
+    + """
+%merged = linalg.reduce ins(%partials : $partials_type) outs($c : $c.type) dimensions = [$rank] {xsplit.split_part = "merge"}
+  (%1: $c.element_type, %2: $c.element_type) {
+    %3 = $combine %1, %2 : $c.element_type
+    linalg.yield %3 : $c.element_type
+  }
+""",
+    results=["%merged"],
+    **STATIC_HOLES,
+)
+"""Any reduction of static shapes that whole chunks cover: the loop, then the
+partials folded into the init."""
+
+STATIC_REDUCTION_AND_TAIL = CloningTemplate(
+    STATIC_LOOP
+    + """
+$for i in $ins:
+%$tail_names[$i] = tensor.extract_slice $ins[$i] [$tail_offsets[$i]] [$tail_sizes[$i]] [$strides[$i]] {xsplit.split_part = "tail"} : $ins[$i].type to $tail_types[$i]
+$end
+%1 = tensor.empty() : $c.type
+%tail_init = linalg.fill {xsplit.split_part = "tail"} ins(%identity : $c.element_type) outs(%1 : $c.type) -> $c.type
+%tail = $clone $product(${i in $ins: %$tail_names[$i]}, %tail_init : $tail_types, $c.type) -> ($c.type) with {xsplit.split_part = "tail"} renamed
+%merged = linalg.generic {indexing_maps = [$merge_maps], iterator_types = [$merge_iterators]} ins(%partials, %tail : $partials_type, $c.type) outs($c : $c.type) attrs = {xsplit.split_part = "merge"} {
+^bb0(%2: $c.element_type, %3: $c.element_type, %4: $c.element_type):
+  %5 = linalg.index $rank : index
+  %6 = arith.constant 0 : index
+  %7 = arith.cmpi eq, %5, %6 : index
+  %8 = $combine %2, %3 : $c.element_type
+  %9 = arith.select %7, %8, %2 : $c.element_type
+  %10 = $combine %9, %4 : $c.element_type
+  linalg.yield %10 : $c.element_type
+} -> $c.type
+""",
+    results=["%merged"],
+    **STATIC_HOLES,
+    **TAIL_HOLES,
+)
+"""The loop, the op on the rest of K beside it (each input's tail, from the
+combiner's identity), and a merge that combines the tail in once, at chunk 0."""
+
+
+def _sliced_plainly(m: Match) -> bool | str:
+    """Every input holds K as a dimension of its own (a conv's window rows
+    under a cut filter are an affine size: the builder's), none is passed
+    whole, and the op has one result (an arg-reduction's index is offset
+    per chunk: the builder's)."""
+    red = _red(m)
+    if red.arg is not None:
+        return "an arg-reduction offsets its index per chunk"
+    if not red.split_only_plainly():
+        return "the split loop indexes an input inside a window"
+    if isinstance(red.op, Mmt4DOp | BatchMmt4DOp):
+        return "an mmt4d's partial is its generic form"
+    for i, input_map in enumerate(red.input_maps):
+        if not any(_reads_k(e, m) for e in input_map.results):
+            return f"input {i} does not read K"
+    m.captures["ins"] = list(red.inputs)
+    m.captures["c"] = red.init
+    return True
+
+
+a_static_reduction_sliced_by_templates = (
+    ~option("target").is_set()
+    & operands().each(the_value.has_static_shape())
+    & where("every input is sliced along K", _sliced_plainly)
+    & result(0).capture("product")
+)
+"""What `STATIC_REDUCTION` and `STATIC_REDUCTION_AND_TAIL` write, after
+`splits` read the op as a reduction and planned its chunks: static shapes,
+every input sliced, no cost-model choice to record."""
+
+
+def _leaves_tail(m: Match) -> bool | str:
+    return _static(m).tail > 0 or "K is a whole number of chunks"
+
+
+def forall_static_patterns(
+    options: list[str], splits: Constraint, roots: tuple[str, ...]
+) -> list[Pattern]:
+    """`split-k-forall-static` and `split-k-forall-static-and-tail`, declared
+    before the builder pattern they specialize, `split-k-forall`."""
+    from xsplit.rewrites.split.memo import shape
+
+    tail = where("a rest of K is left", _leaves_tail)
+    return [
+        Pattern(
+            name="split-k-forall-static" + ("-and-tail" if tailed else ""),
+            doc="any reduction of static shapes whose inputs all read K: whole chunks of K in "
+            "an scf.forall, each a copy of the op, "
+            + ("the rest of K beside it, then one merge" if tailed else "then a merge")
+            + " (forall_split.STATIC_REDUCTION"
+            + ("_AND_TAIL" if tailed else "")
+            + ", the IR as a template)",
+            root=roots,
+            where=splits & a_static_reduction_sliced_by_templates & (tail if tailed else ~tail),
+            rewrite=STATIC_REDUCTION_AND_TAIL if tailed else STATIC_REDUCTION,
+            options=options,
+            family="split-k",
+            memo=shape,
+        )
+        for tailed in (False, True)
+    ]

@@ -19,6 +19,7 @@ from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AffineMapAttr,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     IndexType,
@@ -44,7 +45,9 @@ from xsplit.dialects.scf import ForallOp, InParallelOp
 from xsplit.dialects.tensor import ParallelInsertSliceOp
 from xsplit.dialects.xsplit_linalg_ext import SplitGroupedGemmOp
 from xsplit.rewrites.dispatch.form_dispatch_regions import is_graph_level, new_dispatch_region
-from xsplit.rewrites.dsl import Match, Pattern, Template, ceildiv, dim, where
+from xsplit.rewrites.dsl import Constraint, Match, Pattern, Template, ceildiv, dim, option, where
+from xsplit.rewrites.dsl.clone import CloningTemplate
+from xsplit.rewrites.dsl.structure import arguments, operands, region_ops, the_value
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
 from xsplit.rewrites.split.chunks import (
     CHUNK,
@@ -518,3 +521,102 @@ MATERIALIZE_GROUPED_EARLY = Pattern(
     where=is_graph_level,
     rewrite=lambda m, ir: [materialize_grouped_gemm(m.root, ir, ir)],  # type: ignore[arg-type]
 )
+
+
+# Any reduction of static shapes that the grouped op takes, as a template:
+# its maps, loops and inputs are lists from the reduction, its body the op's own.
+
+
+def _red(m: Match) -> Reduction:
+    return m["red"]
+
+
+def _static_groups(m: Match) -> StaticChunks:
+    return static_chunks(m["plan"], m["k"])
+
+
+def _grouped_partials(m: Match) -> TensorType:
+    """A partial per group, ahead of the init's dimensions."""
+    c = m["c"].type
+    return TensorType(c.element_type, [_static_groups(m).count, *c.get_shape()])
+
+
+def _grouped_maps(m: Match) -> list[AffineMapAttr]:
+    red = _red(m)
+    return [AffineMapAttr(x) for x in (*red.input_maps, red.output_map)]
+
+
+def _grouped_iterators(m: Match) -> list[IteratorTypeAttr]:
+    red = _red(m)
+    return [_iterator("reduction" if d == red.reduction_dim else "parallel") for d in range(red.num_loops)]
+
+
+def _unit_row_groups(m: Match) -> list[list[int]]:
+    """The init given a leading unit dimension: [[0, 1], [2], ...]."""
+    rank = m["c"].type.get_num_dims()
+    return [[0, 1]] + [[d + 1] for d in range(1, rank)]
+
+
+def _captures_for_templates(m: Match) -> bool:
+    red = _red(m)
+    m.captures["ins"] = list(red.inputs)
+    m.captures["c"] = red.init
+    return True
+
+
+GROUPED_REDUCTION = CloningTemplate(
+    """
+%identity = arith.constant $identity
+%0 = tensor.empty() : $partials_type
+%partials_init = linalg.fill ins(%identity : $c.element_type) outs(%0 : $partials_type) -> $partials_type
+%partials = linalg_ext.split_grouped_gemm {group_offsets = array<i64: $offsets>, indexing_maps = [$maps], iterator_types = [$iterators]} ins($ins : $ins.type) outs(%partials_init : $partials_type) {
+^bb0(${j in $body_args: %9$j: $body_args[$j].type}):
+  %8:1 = $clone $body.ops replacing $body_args with %9 yielding $yielded
+  linalg.yield %8#0 : $c.element_type
+} -> $partials_type
+%6 = tensor.expand_shape $c [$unit_row] output_shape [1, $c_shape] : $c.type into $c_row
+%merged = rock.reduce $method %partials into %6 {axis = 0 : index} : $partials_type into $c_row -> $c_row
+%7 = tensor.collapse_shape %merged [$unit_row] : $c_row into $c.type
+""",
+    identity=lambda m: identity_value(_red(m).combiner, m["c"].type.element_type),
+    offsets=lambda m: _group_offsets(_static_groups(m), m["k"]),
+    partials_type=_grouped_partials,
+    maps=_grouped_maps,
+    iterators=_grouped_iterators,
+    unit_row=_unit_row_groups,
+    c_shape=lambda m: list(m["c"].type.get_shape()),
+    c_row=lambda m: TensorType(m["c"].type.element_type, [1, *m["c"].type.get_shape()]),
+    method=lambda m: ROCK_METHODS[_red(m).combiner].value,
+)
+"""Any reduction the grouped op takes, static shapes: the grouped op over
+groups of one static size and a shorter last one, on the op's inputs, maps
+and body, from partials of the combiner's identity, then a `rock.reduce`
+into the init given a unit leading dimension."""
+
+
+def grouped_static_pattern(
+    options: list[str], splits_by_grouped: Constraint, roots: tuple[str, ...]
+) -> Pattern:
+    """`split-k-grouped-static`, declared before the builder pattern it
+    specializes, `split-k-grouped` (which keeps a dynamic K or size and
+    `target=`)."""
+    from xsplit.rewrites.split.memo import shape
+
+    return Pattern(
+        name="split-k-grouped-static",
+        doc="any reduction of static shapes the grouped op takes: one "
+        "linalg_ext.split_grouped_gemm over K-groups, the op's body in it, then a rock.reduce "
+        "merge (grouped.GROUPED_REDUCTION, the IR as a template)",
+        root=roots,
+        where=splits_by_grouped
+        & ~option("target").is_set()
+        & operands().each(the_value.has_static_shape())
+        & where("its inputs and init are captured", _captures_for_templates, pure=True)
+        & region_ops(0, "body", yielded="yielded")
+        & arguments().capture("body_args"),
+        rewrite=GROUPED_REDUCTION,
+        benefit=2,
+        options=options,
+        family="split-k",
+        memo=shape,
+    )

@@ -2,8 +2,8 @@
 the chunks get IREE CPU tiles (a matmul's), a static `linalg.vecmat` or
 `linalg.matvec` is first rewritten as the one-row matmul it is, the vector
 and the init given a unit row and the result collapsed back; the aligned
-split then cuts that matmul (`split_k._lift_to_one_row` has the numbers,
-and builds the same IR for the generic forms and dynamic shapes).
+split then cuts that matmul (`LIFTED_TO_ONE_ROW` has the numbers, and
+writes the same IR for the generic forms, its body copied).
 
     %r = linalg.vecmat ins(%x : K, %w : KxN) outs(%y : N)
 
@@ -14,9 +14,6 @@ becomes `VECMAT_AS_ONE_ROW`: `%x_row : 1xK`, `%y_row : 1xN`, a generic over
 from __future__ import annotations
 
 from xdsl.dialects.builtin import AffineMapAttr, TensorType
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Block, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from xsplit.analysis.reduction import Reduction, VectorForm, vector_form
@@ -33,9 +30,9 @@ from xsplit.rewrites.dsl import (
     root_is,
     where,
 )
-from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.clone import CloningTemplate
+from xsplit.rewrites.dsl.structure import region_ops
 from xsplit.rewrites.split.expand_split import one_float_type
-from xsplit.rewrites.split.grouped import with_leading_unit, without_leading_unit
 
 _ROWS = """
 %$vector_row = tensor.expand_shape $x [[0, 1]] output_shape [1, $k] : $x.type into $x_row_type
@@ -126,61 +123,60 @@ lifts_for_cpu_tiles: Constraint = (
 mulf and an addf of one float type."""
 
 
-# The builder, for the generic forms and dynamic shapes.
+# Any vector contraction (a generic's too): the same generic, the matrix
+# read along (N, K) or (K, N) and the op's body copied with its arguments
+# put in the order (vector, matrix, init). The aligned split these chunks
+# get takes static shapes only, so the rows are static too.
+
+LIFTED_TO_ONE_ROW = CloningTemplate(
+    _ROWS
+    + """
+%0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, $matrix_map, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%$vector_row, $w : $x_row_type, $w.type) outs(%$init_row : $c_row_type) {
+^bb0(%90: $arguments_in_order[0].type, %91: $arguments_in_order[1].type, %92: $arguments_in_order[2].type):
+  %1 = $clone $body.ops replacing $arguments_in_order with %9 yielding $yielded
+  linalg.yield %1 : $c.element_type
+} -> $c_row_type
+"""
+    + _COLLAPSE,
+    **dict(
+        _HOLES,
+        k=lambda m: m["x"].type.get_shape()[0],
+        n=lambda m: m["c"].type.get_shape()[0],
+        matrix_map=lambda m: _matrix_map(m["vector_form"]),
+    ),
+)
+"""The vector contraction as a `linalg.generic` over (M = 1, N, K): the
+vector and the init gain a unit leading dimension, the result loses it.
+IREE's CPU tiles that the aligned split fixes are a matmul's; on the
+vector form's chunks IREE picks its own, and a 14336-long vecmat into
+4096 split in 64 took 9.6 ms against 6.0 ms for the same chunks of the
+1 x 14336 matmul (Zen 5, 2 threads). The block's arguments are numbered
+and so keep the names of the op's own, as the copies of its body do."""
+
+
+def _matrix_map(form: VectorForm) -> AffineMapAttr:
+    """The matrix read along (N, K) where it is N x K, else (K, N)."""
+    n_loop, k_loop = AffineDimExpr(1), AffineDimExpr(2)
+    reads = (n_loop, k_loop) if form.transposed else (k_loop, n_loop)
+    return AffineMapAttr(AffineMap(3, 0, reads))
 
 
 def _capture_vector_form(m: Match) -> bool | str:
-    form = vector_form(m["red"])
+    red: Reduction = m["red"]
+    form = vector_form(red)
     if form is None:
         return "it is not a vector-matrix contraction without an M loop"
     m.captures["vector_form"] = form
+    m.captures["x"] = red.inputs[form.vector]
+    m.captures["w"] = red.inputs[form.matrix]
+    m.captures["c"] = red.init
+    arguments = red.op.regions[0].block.args
+    m.captures["arguments_in_order"] = [arguments[form.vector], arguments[form.matrix], arguments[2]]
     return True
 
 
-def lift_to_one_row(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    """The vector contraction as a `linalg.generic` over (M = 1, N, K): the
-    vector and the init gain a unit leading dimension, the result loses it.
-    IREE's CPU tiles that the aligned split fixes are a matmul's; on the
-    vector form's chunks IREE picks its own, and a 14336-long vecmat into
-    4096 split in 64 took 9.6 ms against 6.0 ms for the same chunks of the
-    1 x 14336 matmul (Zen 5, 2 threads)."""
-    red: Reduction = m["red"]
-    form: VectorForm = m["vector_form"]
-    row = with_leading_unit(ir, red.inputs[form.vector])
-    init = with_leading_unit(ir, red.init)
-    for lifted, value in ((row, red.inputs[form.vector]), (init, red.init)):
-        lifted.name_hint = f"{value.name_hint or 'vector'}_row"
-    m_loop, n_loop, k_loop = (AffineDimExpr(d) for d in range(3))
-    matrix_reads = (n_loop, k_loop) if form.transposed else (k_loop, n_loop)
-    maps = [
-        AffineMap(3, 0, (m_loop, k_loop)),
-        AffineMap(3, 0, matrix_reads),
-        AffineMap(3, 0, (m_loop, n_loop)),
-    ]
-    body = _with_arguments_in_order(red.body(), (form.vector, form.matrix, 2))
-    generic = ir.b.insert(
-        linalg.GenericOp(
-            [row, red.inputs[form.matrix]],
-            [init],
-            body,
-            [AffineMapAttr(affine_map) for affine_map in maps],
-            [IteratorTypeAttr.parallel(), IteratorTypeAttr.parallel(), IteratorTypeAttr.reduction()],
-            [init.type],
-        )
-    )
-    return [without_leading_unit(ir, generic.results[0])]
-
-
-def _with_arguments_in_order(region: Region, order: tuple[int, ...]) -> Region:
-    """`region` whose entry block takes its arguments in `order` (old indices)."""
-    old = region.block
-    new = Block(arg_types=[old.args[i].type for i in order])
-    for position, i in enumerate(order):
-        old.args[i].replace_all_uses_with(new.args[position])
-    for op in list(old.ops):
-        op.detach()
-        new.add_op(op)
-    return Region(new)
+its_body: Constraint = region_ops(0, "body", yielded="yielded")
+"""The op's body, its ops and what it yields, as the template copies them."""
 
 
 is_a_vector_contraction = where(

@@ -1,8 +1,8 @@
-"""split-k on a matmul that reads a transposed operand, written as the IR it
-produces: the matmul becomes a `linalg.generic` on the transpose's source,
+"""split-k on a reduction that reads a transposed operand, written as the IR
+it produces: the op becomes a `linalg.generic` on the transpose's source,
 whose map reads it in its own layout; the split patterns then cut the source
 in place (IREE fuses a transpose into a whole op, not into chunks sliced from
-the copy: `split_k._read_through_transposes` has the numbers).
+the copy: `READ_THROUGH_TRANSPOSES` has the numbers).
 
 ONNX's `Gemm transB=1` and linear layers import as
 `linalg.transpose ins(%w) permutation = [1, 0]` then a matmul of its result:
@@ -12,22 +12,23 @@ ONNX's `Gemm transB=1` and linear layers import as
 
 becomes `READ_THROUGH_TRANSPOSE` with `$b` the weight `%w` and `$b_map`
 `(d0, d1, d2) -> (d1, d2)`. Transposes of more dimensions, of batched or
-generic contractions, and ops whose chunk count the cost model chooses take
-the builder (`split_k.SPLIT_K_THROUGH_TRANSPOSE`).
+generic contractions, reductions, arg-reductions of two inits, and ops whose
+chunk count the cost model chooses take `READ_THROUGH_TRANSPOSES`: the same
+generic, its maps the op's own composed with the permutations (list holes,
+as many as the op has loops and operands), its body the op's copied
+(`split_k.SPLIT_K_THROUGH_TRANSPOSE`).
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import AffineMapAttr
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import AffineMapAttr, StringAttr
 
 from xsplit.analysis.reduction import Reduction, through_transposes
 from xsplit.dialects.op_helpers import dense_i64
 from xsplit.rewrites.dsl import Constraint, Match, Template, attr, init, input, root_is, where
-from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.clone import CloningTemplate
 from xsplit.rewrites.dsl.numbers import described, some_operand
+from xsplit.rewrites.dsl.structure import arguments, region_ops
 from xsplit.rewrites.split.static_chunks import MATMUL_MAPS
 
 READ_THROUGH_TRANSPOSE = Template(
@@ -82,33 +83,61 @@ a_matmul_reading_a_transpose: Constraint = (
 where A or B (or both) is `linalg.transpose ... permutation = [1, 0]`."""
 
 
-# The builder, for any reduction reading transposes (and a chunk count the
-# cost model chooses): the op's own maps composed with the permutations.
+# Any reduction reading transposes (and a chunk count the cost model
+# chooses): the op as a generic whose maps are its own composed with the
+# permutations, its body copied.
+
+READ_THROUGH_TRANSPOSES = CloningTemplate(
+    """
+%0:$result_count = linalg.generic {indexing_maps = [$maps], iterator_types = [$iterators]} ins($sources : $sources.type) outs($inits : $inits.type) {
+^bb0(%90: $body_arguments[0].type
+$for i in 1..$body_arguments:
+    , %9$i: $body_arguments[$i].type
+$end
+  ):
+  %1:$result_count = $clone $body.ops replacing $body_arguments with %9 yielding $yielded
+  linalg.yield %1#0
+$for i in 1..$yielded:
+    , %1#$i
+$end
+    : $yielded.type
+} -> ($inits.type)
+""",
+    maps=lambda m: _composed_maps(m),
+    iterators=lambda m: _iterators(m),
+    result_count=lambda m: len(m["inits"]),
+)
+"""The op as a `linalg.generic` on the transposes' sources: the split
+patterns then cut the source in place. Sliced chunk by chunk, the
+transposed tensor is no longer fused away (ONNX's 8x4096x11008
+`Gemm transB=1` whole took 7.1 ms; split through the transpose, 76-77 ms
+at 4 to 43 chunks). `$sources` are its inputs, each transpose's result
+read at its source. The block's arguments are numbered (`%90`, `%91`, ...)
+and so keep the names of the op's own, as the copies of its body do."""
 
 
-def read_through_transposes(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    """The op as a `linalg.generic` on the transposes' sources: the split
-    patterns then cut the source in place. Sliced chunk by chunk, the
-    transposed tensor is no longer fused away (ONNX's 8x4096x11008
-    `Gemm transB=1` whole took 7.1 ms; split through the transpose, 76-77 ms
-    at 4 to 43 chunks)."""
+def _composed_maps(m: Match) -> list[AffineMapAttr]:
+    """Each input's map composed with its transpose's permutation, then the
+    op's output map for each init."""
     red: Reduction = m["red"]
     through: Reduction = m["through"]
-    maps = (*through.input_maps, *(red.output_map for _ in red.inits))
-    generic = ir.b.insert(
-        linalg.GenericOp(
-            through.inputs,
-            list(red.inits),
-            red.body(),
-            [AffineMapAttr(affine_map) for affine_map in maps],
-            [
-                IteratorTypeAttr.reduction() if d in red.reduction_dims else IteratorTypeAttr.parallel()
-                for d in range(red.num_loops)
-            ],
-            [v.type for v in red.inits],
-        )
-    )
-    return list(generic.results)
+    return [AffineMapAttr(a) for a in (*through.input_maps, *(red.output_map for _ in red.inits))]
+
+
+def _iterators(m: Match) -> list[StringAttr]:
+    """Each loop's kind, as the generic's custom syntax spells it."""
+    red: Reduction = m["red"]
+    return [
+        StringAttr("reduction" if d in red.reduction_dims else "parallel")
+        for d in range(red.num_loops)
+    ]
+
+
+its_body: Constraint = region_ops(0, "body", yielded="yielded") & arguments().capture(
+    "body_arguments"
+)
+"""The op's body (its ops, its block's arguments, what it yields), as the
+template copies it."""
 
 
 def _capture_through_transposes(m: Match) -> bool | str:
@@ -116,6 +145,9 @@ def _capture_through_transposes(m: Match) -> bool | str:
     if through is None:
         return "the transpose is its init, not an input"
     m.captures["through"] = through
+    m.captures["sources"] = through.inputs
+    # A linalg.reduce's are `inits`, the other ops' `outputs`.
+    m.captures["inits"] = list(m["red"].inits)
     return True
 
 

@@ -79,7 +79,6 @@ from xsplit.diagnostics import remark
 from xsplit.dialects.iree_linalg_ext import (
     SPLIT_REDUCTION,
     SplitReductionMappingAttr,
-    split_reduction_sizes,
 )
 from xsplit.rewrites.dsl import (
     Match,
@@ -87,7 +86,6 @@ from xsplit.rewrites.dsl import (
     Pass,
     Pattern,
     Remark,
-    UpdateRoot,
     ceildiv,
     divides,
     no_discardable_attributes,
@@ -100,6 +98,7 @@ from xsplit.rewrites.dsl import (
 )
 from xsplit.rewrites.dsl.builders import IRBuilder
 from xsplit.rewrites.dsl.constraints import attr
+from xsplit.rewrites.dsl.structure import results
 from xsplit.rewrites.dsl.numbers import described
 from xsplit.rewrites.split.aligned_split import (
     ALIGNED_CHUNK,
@@ -134,23 +133,26 @@ from xsplit.rewrites.split.encoded_split import (
 from xsplit.rewrites.split.expand_split import (
     EXPANDED_BATCH_MATMUL,
     EXPANDED_MATMUL,
+    expand_static_pattern,
     one_float_type,
     split_with_expand,
 )
-from xsplit.rewrites.split.forall_split import split_with_forall
+from xsplit.rewrites.split.forall_split import forall_static_patterns, split_with_forall
 from xsplit.rewrites.split.grouped import (
     GROUPED_BATCH_MATMUL,
     GROUPED_MATMUL,
     grouped_applies,
+    grouped_static_pattern,
     split_with_grouped_gemm,
 )
 from xsplit.rewrites.split.memo import planned_shape, shape
 from xsplit.rewrites.split.read_through import (
     READ_THROUGH_TRANSPOSE,
+    READ_THROUGH_TRANSPOSES,
     a_matmul_reading_a_transpose,
     it_reads_the_transpose,
+    its_body,
     reads_a_transpose,
-    read_through_transposes,
 )
 from xsplit.rewrites.split.static_chunks import (
     STATIC_BATCH_CHUNKS,
@@ -163,14 +165,16 @@ from xsplit.rewrites.split.static_chunks import (
 )
 from xsplit.rewrites.split.vector_chunks import vector_chunk_patterns
 from xsplit.rewrites.split.lift_vector import (
+    LIFTED_TO_ONE_ROW,
     MATVEC_AS_ONE_ROW,
     VECMAT_AS_ONE_ROW,
     a_static_matvec,
     a_static_vecmat,
     is_a_vector_contraction,
-    lift_to_one_row,
     lifts_for_cpu_tiles,
 )
+from xsplit.rewrites.split.lift_vector import its_body as its_vector_body
+from xsplit.rewrites.split.leave_to_iree import LEAVE_TO_IREE, the_model_leaves_it_to_iree
 from xsplit.rewrites.split.own_kernel import KERNEL_CHOICES, lower_to_own_kernel, own_kernel_chosen
 from xsplit.targets.gpu_tiles import split_alignment
 from xsplit.targets.table import TARGETS, Target, target
@@ -484,8 +488,9 @@ SPLIT_K_THROUGH_TRANSPOSE = Pattern(
     # and the model, which remarks on what it prices, must not see them again.
     where=reads_a_transpose
     & splits
-    & it_reads_the_transpose,
-    rewrite=read_through_transposes,
+    & it_reads_the_transpose
+    & its_body,
+    rewrite=READ_THROUGH_TRANSPOSES,
     benefit=4,
     options=[o.name for o in OPTIONS],
     family="split-k-through-transpose",
@@ -524,8 +529,9 @@ SPLIT_K_LIFTS_VECTOR = Pattern(
     & is_a_vector_contraction
     & splits
     & lifts_when_cpu_tiles_are_fixed
-    & chunks_align,
-    rewrite=lift_to_one_row,
+    & chunks_align
+    & its_vector_body,
+    rewrite=LIFTED_TO_ONE_ROW,
     benefit=3,
     options=[o.name for o in OPTIONS],
     family="split-k-lifts-vector",
@@ -557,37 +563,6 @@ SPLIT_K_LIFTS_MATVEC = Pattern(
 )
 
 
-def _capture_iree_chunk(m: Match) -> bool | str:
-    """Whether the model leaves the op to IREE's own split (a decode on a
-    GPU), and that split's chunk. Says nothing where it does not: the split
-    patterns tried next remark on the model's choice."""
-    o = m.options
-    if o["target"] is None or o["merge"] or o["factor"] or o["tile"]:
-        return "the chunk count is not the model's"
-    placed = modeled(m.root, o["target"])
-    assert placed is not None
-    if not placed.target.is_gpu:
-        return "the target is no GPU"
-    problem = problem_of(m["red"])
-    if isinstance(problem, str):
-        return problem
-    choice = choose_split(problem, placed.target)
-    if choice.iree_chunk is None:
-        return "the model does not leave it to IREE's own split"
-    m.captures["iree_chunk"] = choice.iree_chunk
-    m.captures["iree_reason"] = f"{placed.prefix()}split-k: {choice.reason}"
-    return True
-
-
-LEAVE_TO_IREE = UpdateRoot(
-    {SPLIT_REDUCTION: lambda m: split_reduction_sizes([m["iree_chunk"]])},
-    remark=lambda m: m["iree_reason"],
-)
-"""IREE's chunk set on the op in place; IREE forms the split dispatch
-(`iree-dispatch-creation-form-split-reduction-dispatches`) and its merge as
-under its flag. A chunk that divides K keeps IREE's chunks static."""
-
-
 SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
     name="split-k-leaves-decode-to-iree",
     doc="a one-row contraction (a decode) on a GPU target, marked with the split-reduction "
@@ -601,7 +576,8 @@ SPLIT_K_LEAVES_DECODE_TO_IREE = Pattern(
         "IREE has no split chunk on it yet",
         f"it has {SPLIT_REDUCTION}",
     )
-    & where("the model leaves it to IREE's own split", _capture_iree_chunk),
+    & results().capture("results")
+    & the_model_leaves_it_to_iree,
     rewrite=LEAVE_TO_IREE,
     benefit=5,
     options=[o.name for o in OPTIONS],
@@ -612,6 +588,10 @@ splits_by_expand = (
     (option("strategy") == "expand") & splits & expand_expresses_it & chunk_count_divides_k
 )
 """What split-k's expand strategy needs, on any reduction or as a template."""
+
+SPLIT_K_EXPAND_STATIC = expand_static_pattern(
+    [o.name for o in OPTIONS], splits_by_expand, REDUCTION_ROOTS
+)
 
 SPLIT_K_EXPAND = Pattern(
     name="split-k-expand",
@@ -782,12 +762,12 @@ SPLIT_K_DYNAMIC_TILES = Pattern(
 )
 
 
-
 # Static chunks of a vector contraction, each form's op tree and template
 # (vector_chunks.py), before the forall builder they specialise.
 SPLIT_K_VECTOR_CHUNKS = vector_chunk_patterns([o.name for o in OPTIONS], splits_by_options)
 SPLIT_K_GENERIC_CHUNKS = generic_chunks.chunk_patterns(_NAMES, splits_by_options)
 
+SPLIT_K_FORALL_STATIC = forall_static_patterns(_NAMES, splits, REDUCTION_ROOTS)
 SPLIT_K_FORALL = Pattern(
     name="split-k-forall",
     doc="partial reductions over K-chunks in an scf.forall, then a linalg.reduce merge",
@@ -839,6 +819,7 @@ SPLIT_K_GROUPED = Pattern(
     memo=shape,
 )
 
+SPLIT_K_GROUPED_STATIC = grouped_static_pattern(_NAMES, SPLIT_K_GROUPED.where, REDUCTION_ROOTS)
 SPLIT_K_GROUPED_MATMUL = Pattern(
     name="split-k-grouped-matmul",
     doc="a static linalg.matmul of one float type: one linalg_ext.split_grouped_gemm over "
@@ -967,9 +948,11 @@ SPLIT_K = Pass(
         SPLIT_K_EXPAND_MATMUL,
         SPLIT_K_EXPAND_BATCH_MATMUL,
         *SPLIT_K_EXPAND_GENERIC,
+        SPLIT_K_EXPAND_STATIC,
         SPLIT_K_EXPAND,
         SPLIT_K_GROUPED_MATMUL,
         SPLIT_K_GROUPED_BATCH_MATMUL,
+        SPLIT_K_GROUPED_STATIC,
         SPLIT_K_GROUPED,
         SPLIT_K_ALIGNED_MATMUL,
         SPLIT_K_ALIGNED_MATMUL_AND_TAIL,
@@ -982,6 +965,7 @@ SPLIT_K = Pass(
         *SPLIT_K_VECTOR_CHUNKS,
         *SPLIT_K_GENERIC_CHUNKS,
         SPLIT_K_DYNAMIC_TILES,
+        *SPLIT_K_FORALL_STATIC,
         SPLIT_K_FORALL,
     ],
     OPTIONS,

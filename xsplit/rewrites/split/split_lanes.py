@@ -95,15 +95,28 @@ LANE_SUMS = """
 """The dispatch that sums each row of W's main part lane by lane."""
 
 
-def _merge(into: str) -> str:
-    """The merge: each row's lanes added into `into` (the init, or the tail's result)."""
-    return f"""
-%merged_row = linalg.reduce ins(%lane_sums : $sums_type) outs({into} : $row_type) dimensions = [1] {{xsplit.split_part = "merge"}}
-  (%lane: f32, %total: f32) {{
+LANE_ADD = """  (%lane: f32, %total: f32) {
     %added = arith.addf %lane, %total : f32
     linalg.yield %added : f32
-  }}
+  }
 """
+"""The merge's body: a lane's sum added into the total."""
+
+MERGE_INTO_INIT = (
+    """
+%merged_row = linalg.reduce ins(%lane_sums : $sums_type) outs($c : $row_type) dimensions = [1] {xsplit.split_part = "merge"}
+"""
+    + LANE_ADD
+)
+"""The merge: each row's lanes added into the init."""
+
+MERGE_INTO_TAIL = (
+    """
+%merged_row = linalg.reduce ins(%lane_sums : $sums_type) outs(%tail : $row_type) dimensions = [1] {xsplit.split_part = "merge"}
+"""
+    + LANE_ADD
+)
+"""The same into the tail's result, which began from the init."""
 
 
 MATVEC_TAIL = """
@@ -120,8 +133,23 @@ ROW_MATMUL_TAIL = """
 """
 """The same for a one-row matmul."""
 
-ROW_OF = "%{0}_row = tensor.collapse_shape {1} [[0, 1]] : $c.type into $row_type\n"
-"""A one-row matmul's 1 x N init as the N-vector the merge adds into."""
+INIT_AS_VECTOR = (
+    """%c_row = tensor.collapse_shape $c [[0, 1]] : $c.type into $row_type
+
+%merged_row = linalg.reduce ins(%lane_sums : $sums_type) outs(%c_row : $row_type) dimensions = [1] {xsplit.split_part = "merge"}
+"""
+    + LANE_ADD
+)
+"""A one-row matmul's 1 x N init as the N-vector the merge adds into, and the merge."""
+
+TAIL_AS_VECTOR = (
+    """%tail_row = tensor.collapse_shape %tail [[0, 1]] : $c.type into $row_type
+
+%merged_row = linalg.reduce ins(%lane_sums : $sums_type) outs(%tail_row : $row_type) dimensions = [1] {xsplit.split_part = "merge"}
+"""
+    + LANE_ADD
+)
+"""The same for the tail's 1 x N result."""
 
 AS_ROW = """
 %merged = tensor.expand_shape %merged_row [[0, 1]] output_shape [1, $n] : $row_type into $c.type
@@ -173,15 +201,21 @@ ROWS_TAIL = """
 """The columns of K past the last whole vector, as a matmul of their own."""
 
 
-def _rows_merge(into: str) -> str:
-    """The merge of several rows: each (row of A, row of W)'s lanes added into `into`."""
-    return f"""
-%merged = linalg.reduce ins(%lane_sums : $rows_sums_type) outs({into} : $c.type) dimensions = [2] {{xsplit.split_part = "merge"}}
-  (%lane: f32, %total: f32) {{
-    %added = arith.addf %lane, %total : f32
-    linalg.yield %added : f32
-  }}
+ROWS_MERGE_INTO_INIT = (
+    """
+%merged = linalg.reduce ins(%lane_sums : $rows_sums_type) outs($c : $c.type) dimensions = [2] {xsplit.split_part = "merge"}
 """
+    + LANE_ADD
+)
+"""The merge of several rows: each (row of A, row of W)'s lanes added into the init."""
+
+ROWS_MERGE_INTO_TAIL = (
+    """
+%merged = linalg.reduce ins(%lane_sums : $rows_sums_type) outs(%tail : $c.type) dimensions = [2] {xsplit.split_part = "merge"}
+"""
+    + LANE_ADD
+)
+"""The same into the tail's result."""
 
 
 def _m(m: Match) -> int:
@@ -232,17 +266,15 @@ HOLES = dict(
     x_strides=lambda m: [1, 1] if _x_is_row(m) else [1],
 )
 
-MATVEC_LANES = Template(LANE_SUMS + _merge("$c"), results=["%merged_row"], **HOLES)
+MATVEC_LANES = Template(LANE_SUMS + MERGE_INTO_INIT, results=["%merged_row"], **HOLES)
 MATVEC_LANES_AND_TAIL = Template(
-    LANE_SUMS + MATVEC_TAIL + _merge("%tail"), results=["%merged_row"], **HOLES
+    LANE_SUMS + MATVEC_TAIL + MERGE_INTO_TAIL, results=["%merged_row"], **HOLES
 )
 ROW_MATMUL_LANES = Template(
-    LANE_SUMS + ROW_OF.format("c", "$c") + _merge("%c_row") + AS_ROW, results=["%merged"], **HOLES
+    LANE_SUMS + INIT_AS_VECTOR + AS_ROW, results=["%merged"], **HOLES
 )
 ROW_MATMUL_LANES_AND_TAIL = Template(
-    LANE_SUMS + ROW_MATMUL_TAIL + ROW_OF.format("tail", "%tail") + _merge("%tail_row") + AS_ROW,
-    results=["%merged"],
-    **HOLES,
+    LANE_SUMS + ROW_MATMUL_TAIL + TAIL_AS_VECTOR + AS_ROW, results=["%merged"], **HOLES
 )
 
 
@@ -255,9 +287,11 @@ ROWS_HOLES = dict(
     rows_x_lanes_type=lambda m: TensorType(f32, [_m(m), MAIN(m) // LANES(m), LANES(m)]),
     rows_x_tail_type=lambda m: TensorType(f32, [_m(m), TAIL(m)]),
 )
-ROWS_MATMUL_LANES = Template(ROWS_LANE_SUMS + _rows_merge("$c"), results=["%merged"], **ROWS_HOLES)
+ROWS_MATMUL_LANES = Template(
+    ROWS_LANE_SUMS + ROWS_MERGE_INTO_INIT, results=["%merged"], **ROWS_HOLES
+)
 ROWS_MATMUL_LANES_AND_TAIL = Template(
-    ROWS_LANE_SUMS + ROWS_TAIL + _rows_merge("%tail"), results=["%merged"], **ROWS_HOLES
+    ROWS_LANE_SUMS + ROWS_TAIL + ROWS_MERGE_INTO_TAIL, results=["%merged"], **ROWS_HOLES
 )
 
 

@@ -90,10 +90,12 @@ func.func @both_transposed(%x: tensor<100x4xf32>, %w: tensor<6x100xf32>, %c: ten
 // STATS3: split-k: split-k-static-batch-chunks: 0
 // STATS3: split-k: split-k-static-batch-chunks-and-tail: 2
 // The generic a read through both transposes leaves is A^T.B^T, which
-// expand's generic template splits (generic_chunks.py); the other ops'
-// stay with the builder.
+// expand's generic template splits (generic_chunks.py); the other op
+// (static, every input reading K) is split-k-expand-static's.
 // EXPAND-STATS: split-k: split-k-expand-batch-matmul: 1
 // EXPAND-STATS: split-k: split-k-expand-generic-at-bt: 1
-// EXPAND-STATS: split-k: split-k-expand: 1
+// EXPAND-STATS: split-k: split-k-expand-static: 1
+// EXPAND-STATS: split-k: split-k-expand: 0
 // GROUPED-STATS: split-k: split-k-grouped-batch-matmul: 1
-// GROUPED-STATS: split-k: split-k-grouped: 2
+// GROUPED-STATS: split-k: split-k-grouped-static: 2
+// GROUPED-STATS: split-k: split-k-grouped: 0

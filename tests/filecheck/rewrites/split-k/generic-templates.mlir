@@ -3,7 +3,8 @@
 // the loop and the merge written out, the partial and the tail copies of the
 // user's generic ($clone). This checks their IR and which pattern fired; a
 // generic with an attribute of its own, or whose body extends its inputs,
-// goes to the forall builder. strategy=expand has a template per form too
+// goes to split-k-forall-static's template (forall_split.py), any static
+// reduction's. strategy=expand has a template per form too
 // (expand_split.expanded_generic).
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | filecheck %s --check-prefix=EXPAND
 // RUN: xsplit-opt %s --split-input-file -p 'split-k{factor=4 strategy=expand}' | iree-opt > /dev/null
@@ -26,18 +27,21 @@
 // STATS4-DAG: split-k-static-generic-a-bt-chunks: 1
 // STATS4-DAG: split-k-static-generic-at-bt-chunks: 1
 // STATS4-DAG: split-k-static-generic-a-b-chunks-and-tail: 0
-// STATS4-DAG: split-k-forall: 2
+// STATS4-DAG: split-k-forall-static: 2
+// STATS4-DAG: split-k-forall: 0
 // STATS3-DAG: split-k-static-generic-a-b-chunks-and-tail: 1
 // STATS3-DAG: split-k-static-generic-at-b-chunks-and-tail: 1
 // STATS3-DAG: split-k-static-generic-a-bt-chunks-and-tail: 1
 // STATS3-DAG: split-k-static-generic-at-bt-chunks-and-tail: 1
 // STATS3-DAG: split-k-static-generic-at-b-chunks: 0
-// STATS3-DAG: split-k-forall: 2
+// STATS3-DAG: split-k-forall-static-and-tail: 2
+// STATS3-DAG: split-k-forall: 0
 // EXPSTATS-DAG: split-k-expand-generic-a-b: 1
 // EXPSTATS-DAG: split-k-expand-generic-at-b: 1
 // EXPSTATS-DAG: split-k-expand-generic-a-bt: 1
 // EXPSTATS-DAG: split-k-expand-generic-at-bt: 1
-// EXPSTATS-DAG: split-k-expand: 2
+// EXPSTATS-DAG: split-k-expand-static: 2
+// EXPSTATS-DAG: split-k-expand: 0
 // ALSTATS3-DAG: split-k-aligned-generic-a-b-and-tail: 1
 // ALSTATS3-DAG: split-k-aligned-generic-at-b-and-tail: 1
 // ALSTATS3-DAG: split-k-aligned-generic-a-bt-and-tail: 1

@@ -6,6 +6,9 @@
 // RUN: xsplit-opt --split-input-file %s -p 'auto{target=sm_80 kernel=own}' 2>/dev/null | filecheck %s --check-prefix=AUTO
 // RUN: xsplit-opt --split-input-file %s -p 'split-k{target=sm_80}' 2>&1 >/dev/null | filecheck %s --check-prefix=CHOICE
 // RUN: xsplit-opt --split-input-file %s -p 'split-k{kernel=own factor=4}' 2>&1 | filecheck %s --check-prefix=NO-TARGET
+// split-k{kernel=own}'s cases of one kernel a function; those of two are
+// in own-kernel-two-kernels.mlir, so that lit runs the two files side by
+// side. Each file has every RUN line: every pipeline meets every case.
 
 // A matmul as users write it, its init a fill: outlined into a kernel in
 // destination-passing form, lowered through the gemm stages; the function
@@ -62,59 +65,21 @@ func.func @filled(%a: tensor<37x1013xf32>, %b: tensor<1013x45xf32>) -> tensor<37
 }
 
 // -----
-
-// An imported util.func, two matmuls in a row (the second reads the
-// first's result) and other ops around them: each matmul is a kernel, the
-// rest of the program stays, and C from an argument is copied, not filled.
-// CHECK-LABEL: func.func @chain_gemm(%a: memref<8x600xf32>, %b: memref<600x16xf32>, %out: memref<8x16xf32>)
-// CHECK-LABEL: func.func @chain_gemm_1(%{{.*}}: memref<8x16xf32>, %w: memref<16x512xf32>, %out: memref<8x512xf32>)
-// CHECK-LABEL: util.func public @chain(%a: tensor<8x600xf32>, %b: tensor<600x16xf32>, %c: tensor<8x16xf32>, %w: tensor<16x512xf32>, %d: tensor<8x512xf32>) -> tensor<8x512xf32> attributes {xsplit.host}
-// CHECK: %[[C:.*]] = bufferization.to_buffer %c
-// CHECK: %[[OUT:.*]] = memref.alloc() : memref<8x16xf32>
-// CHECK: memref.copy %[[C]], %[[OUT]]
-// CHECK: func.call @chain_gemm(
-// CHECK: %[[X:.*]] = bufferization.to_tensor %[[OUT]]
-// CHECK: %[[Y:.*]] = arith.addf %[[X]], %c : tensor<8x16xf32>
-// CHECK: bufferization.to_buffer %[[Y]]
-// CHECK: func.call @chain_gemm_1(
-// CHECK: %[[Z:.*]] = bufferization.to_tensor
-// CHECK: %[[S:.*]] = arith.mulf %[[Z]], %d : tensor<8x512xf32>
-// CHECK: util.return %[[S]]
-util.func public @chain(%a: tensor<8x600xf32>, %b: tensor<600x16xf32>, %c: tensor<8x16xf32>, %w: tensor<16x512xf32>, %d: tensor<8x512xf32>) -> tensor<8x512xf32> {
-  %x = linalg.matmul ins(%a, %b : tensor<8x600xf32>, tensor<600x16xf32>) outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
-  %y = arith.addf %x, %c : tensor<8x16xf32>
-  %z = linalg.matmul ins(%y, %w : tensor<8x16xf32>, tensor<16x512xf32>) outs(%d : tensor<8x512xf32>) -> tensor<8x512xf32>
-  %s = arith.mulf %z, %d : tensor<8x512xf32>
-  util.return %s : tensor<8x512xf32>
-}
-
-// -----
-
-// Two deterministic kernels in one function: each pair of kernels has names
-// of its own.
-// DET-LABEL: func.func @two_gemm_partials(
-// DET-LABEL: func.func @two_gemm_merge(
-// DET-LABEL: func.func @two_gemm_1_partials(
-// DET-LABEL: func.func @two_gemm_1_merge(
-// DET-LABEL: func.func @two(
-// DET: func.call @two_gemm_partials(
-// DET: func.call @two_gemm_merge(
-// DET: func.call @two_gemm_1_partials(
-// DET: func.call @two_gemm_1_merge(
-func.func @two(%a: tensor<8x600xf32>, %b: tensor<600x16xf32>, %c: tensor<8x16xf32>, %d: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
-  %x = linalg.matmul ins(%a, %b : tensor<8x600xf32>, tensor<600x16xf32>) outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
-  %y = linalg.matmul ins(%a, %b : tensor<8x600xf32>, tensor<600x16xf32>) outs(%d : tensor<8x16xf32>) -> tensor<8x16xf32>
-  return %x, %y : tensor<8x16xf32>, tensor<8x16xf32>
-}
-
-// -----
-
 // f16 operands accumulated into f32 C: the kernel stages them as f16 and
 // multiplies them on sm_80's tensor cores.
 // CHECK-LABEL: func.func @half_gemm(%a: memref<20x300xf16>, %b: memref<300x24xf16>, %out: memref<20x24xf32>)
 // CHECK: nvgpu.mma.sync
 // CHECK-LABEL: func.func @half(
 // CHECK-SAME: attributes {xsplit.host}
+// DET-LABEL: func.func @half_gemm_partials(
+// DET-LABEL: func.func @half_gemm_merge(
+// DET: func.call @half_gemm_partials(
+// AUTO: hal.executable.source private @half_gemm_dispatch
+// AUTO-LABEL: func.func @half(
+// AUTO: func.call @half_gemm(
+// IREE-LABEL: func.func @half(
+// CPU: remark: split-k: kernel=own: cpu is not a GPU (the kernel needs threads and workgroup memory); the op takes the usual split
+// CHOICE: remark: split-k: own kernel not modeled: 8 or 32 or 128 chunks of K = 300 would be shorter than 256
 func.func @half(%a: tensor<20x300xf16>, %b: tensor<300x24xf16>) -> tensor<20x24xf32> {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<20x24xf32>
@@ -124,6 +89,25 @@ func.func @half(%a: tensor<20x300xf16>, %b: tensor<300x24xf16>) -> tensor<20x24x
 }
 
 // -----
+// None of these takes the own kernel, whatever the pipeline.
+// DET-NOT: xsplit.host
+// AUTO-LABEL: func.func @transposed(
+// AUTO-NOT: hal.executable.source
+// AUTO-LABEL: func.func @dynamic(
+// AUTO-NOT: hal.executable.source
+// AUTO-LABEL: func.func @batched(
+// AUTO-NOT: hal.executable.source
+// AUTO-LABEL: func.func @half_accumulator(
+// CPU: remark: split-k: kernel=own: cpu is not a GPU
+// CPU-NOT: xsplit.host
+// CHOICE: remark: split-k: not xsplit's own kernel: its operands are transposed or broadcast
+// CHOICE: remark: not split: the cost model needs static sizes
+// CHOICE: remark: split-k: not xsplit's own kernel: it is a linalg.batch_matmul
+// CHOICE: remark: split-k: not xsplit's own kernel: its accumulator is f16
+// IREE-NOT: xsplit.host
+// NO-TARGET: remark: split-k: kernel=own needs target= (a GPU); the op takes the usual split
+// NO-TARGET-NOT: xsplit.host
+
 
 // What the kernel cannot take keeps split-k's usual split, and says why.
 // REMARK: remark: split-k: not xsplit's own kernel: its operands are transposed or broadcast (indexing_maps); left to IREE's code
@@ -167,7 +151,6 @@ func.func @half_accumulator(%a: tensor<20x300xf16>, %b: tensor<300x24xf16>, %c: 
 }
 
 // -----
-
 // An aligned shape on sm_80: the own kernel's rate was never fitted to a
 // device run, so IREE's static chunks stay; the remark gives both modeled
 // times (IREE's staged chunks at 163 GFLOP/s an SM beat the own kernel's
@@ -183,6 +166,18 @@ func.func @half_accumulator(%a: tensor<20x300xf16>, %b: tensor<300x24xf16>, %c: 
 // CHOICE: remark: split-k: sm_80 chose factor 128
 // CHECK-LABEL: func.func @aligned(
 // CHECK-SAME: attributes {xsplit.host}
+// DET-LABEL: func.func @aligned_gemm_partials(
+// DET-LABEL: func.func @aligned_gemm_merge(
+// DET: func.call @aligned_gemm_partials(
+// AUTO: hal.executable.source private @aligned_gemm_dispatch
+// AUTO-LABEL: func.func @aligned(
+// AUTO: func.call @aligned_gemm(
+// IREE-LABEL: func.func @aligned(
+// CPU: remark: split-k: kernel=own: cpu is not a GPU (the kernel needs threads and workgroup memory); the op takes the usual split
+// IREE-NOT: xsplit.host
+// NO-TARGET: remark: split-k: kernel=own needs target= (a GPU); the op takes the usual split
+// NO-TARGET-NOT: xsplit.host
+// CPU-NOT: xsplit.host
 func.func @aligned(%a: tensor<256x65536xf32>, %b: tensor<65536x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %x = linalg.matmul ins(%a, %b : tensor<256x65536xf32>, tensor<65536x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
   return %x : tensor<256x256xf32>

@@ -104,3 +104,50 @@ func.func @prefill_linear(%x: tensor<48x30011xf32>, %w: tensor<800x30011xf32>) -
   %r = linalg.matmul ins(%x, %wt : tensor<48x30011xf32>, tensor<30011x800xf32>) outs(%init : tensor<48x800xf32>) -> tensor<48x800xf32>
   return %r : tensor<48x800xf32>
 }
+
+// -----
+
+// A batched B read transposed: the generic reads the weight itself through
+// (d0, d1, d2, d3) -> (d0, d2, d3) and keeps batch_matmul's body, then the
+// split cuts K = 100 into chunks of 34 and a tail of 32.
+// CPU-LABEL: func.func @batch_weight
+// CHECK-LABEL: func.func @batch_weight
+// CHECK-NOT:     linalg.transpose
+// CHECK:         tensor.extract_slice %w[0, 0, %{{.*}}] [2, 6, 34] [1, 1, 1] : tensor<2x6x100xf32> to tensor<2x6x34xf32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      arith.addf
+func.func @batch_weight(%a: tensor<2x4x100xf32>, %w: tensor<2x6x100xf32>, %c: tensor<2x4x6xf32>) -> tensor<2x4x6xf32> {
+  %e = tensor.empty() : tensor<2x100x6xf32>
+  %wt = linalg.transpose ins(%w : tensor<2x6x100xf32>) outs(%e : tensor<2x100x6xf32>) permutation = [0, 2, 1]
+  %r = linalg.batch_matmul ins(%a, %wt : tensor<2x4x100xf32>, tensor<2x100x6xf32>) outs(%c : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  return %r : tensor<2x4x6xf32>
+}
+
+// -----
+
+// An arg-max over a transposed input: two inits, the body's three block
+// arguments and two yields written out one per line in the template, the
+// body (its own names) copied.
+// CHECK-LABEL: func.func @argmax_of_transposed
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %src_chunk = tensor.extract_slice %src[%chunk_offset, 0] [300, 5] [1, 1] : tensor<900x5xf32> to tensor<300x5xf32>
+// CHECK:         %partial, %partial_index = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%src_chunk : tensor<300x5xf32>) outs(%partial_init, %partial_index_init : tensor<5xf32>, tensor<5xi64>) {
+// CHECK-NEXT:    ^bb0(%in: f32, %best: f32, %idx: i64):
+// CHECK:           linalg.yield %nv, %ni : f32, i64
+// CHECK-NEXT:    } -> (tensor<5xf32>, tensor<5xi64>)
+func.func @argmax_of_transposed(%src: tensor<900x5xf32>, %v: tensor<5xf32>, %i: tensor<5xi64>) -> (tensor<5xf32>, tensor<5xi64>) {
+  %e = tensor.empty() : tensor<5x900xf32>
+  %t = linalg.transpose ins(%src : tensor<900x5xf32>) outs(%e : tensor<5x900xf32>) permutation = [1, 0]
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%t : tensor<5x900xf32>) outs(%v, %i : tensor<5xf32>, tensor<5xi64>) {
+  ^bb0(%in: f32, %best: f32, %idx: i64):
+    %k = linalg.index 1 : index
+    %ki = arith.index_cast %k : index to i64
+    %gt = arith.cmpf ogt, %in, %best : f32
+    %nv = arith.select %gt, %in, %best : f32
+    %ni = arith.select %gt, %ki, %idx : i64
+    linalg.yield %nv, %ni : f32, i64
+  } -> (tensor<5xf32>, tensor<5xi64>)
+  return %r#0, %r#1 : tensor<5xf32>, tensor<5xi64>
+}

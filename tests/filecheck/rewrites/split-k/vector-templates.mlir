@@ -107,8 +107,9 @@ func.func @batch_vecmat(%x: tensor<3x1000xf32>, %w: tensor<3x1000x64xf32>, %c: t
 
 // -----
 
-// A matvec with an attribute of its own is no plain op tree: the forall
-// builder splits it, into the same IR.
+// A matvec with an attribute of its own is no plain op tree for the matvec
+// templates: split-k-forall-static's (any static reduction's) splits it,
+// into the same IR.
 // WHOLE-LABEL: func.func @marked
 // WHOLE:         linalg.matvec {keep} ins(%w_chunk, %x_chunk
 // WHOLE:         linalg.reduce ins(%{{.*}}:tensor<64x4xf32>) outs(%c:tensor<64xf32>) dimensions = [1]
@@ -122,10 +123,12 @@ func.func @marked(%w: tensor<64x1000xf32>, %x: tensor<1000xf32>, %c: tensor<64xf
 // STATS4: split-k-static-dot-chunks: 1
 // STATS4: split-k-static-batch-matvec-chunks: 1
 // STATS4: split-k-static-batch-vecmat-chunks: 1
-// STATS4: split-k-forall: 1
+// STATS4: split-k-forall-static: 1
+// STATS4: split-k-forall: 0
 // STATS3: split-k-static-matvec-chunks-and-tail: 1
 // STATS3: split-k-static-vecmat-chunks-and-tail: 1
 // STATS3: split-k-static-dot-chunks-and-tail: 1
 // STATS3: split-k-static-batch-matvec-chunks-and-tail: 1
 // STATS3: split-k-static-batch-vecmat-chunks-and-tail: 1
-// STATS3: split-k-forall: 1
+// STATS3: split-k-forall-static-and-tail: 1
+// STATS3: split-k-forall: 0
