@@ -87,6 +87,10 @@ def loop_count(k: int, count: int) -> int:
 STRATEGY_OF = {
     "split-k-static-chunks": "forall",
     "split-k-static-chunks-and-tail": "forall",
+    "split-k-forall-static": "forall",
+    "split-k-forall-static-and-tail": "forall",
+    "split-k-expand-static": "expand",
+    "split-k-grouped-static": "grouped",
     "split-k-expand-matmul": "expand",
     "split-k-grouped-matmul": "grouped",
 }
