@@ -384,6 +384,14 @@ def _fill(
                 if index_text.startswith("$") and index_text[1:] in loops
                 else int(values[index_text[1:]] if index_text.startswith("$") else index_text)
             )
+        if isinstance(value, SSAValue) and index is not None:
+            # One value has no items: writing it whole would hide a template
+            # that meant to take a list.
+            raise XsplitError(f"bad template: ${name} is one value, not a list to index", m.root)
+        if _is_value_list(value) and index is not None and not 0 <= index < len(value):
+            raise XsplitError(
+                f"bad template: ${name}[{index}] is past its {len(value)} values", m.root
+            )
         if isinstance(value, SSAValue) or _is_value_list(value):
             chosen = (
                 [(None, value)]
