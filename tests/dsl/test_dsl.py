@@ -136,7 +136,8 @@ def test_template_is_parsed_once_per_shape() -> None:
     }"""
     out = rewrite(src, "test-square")
     assert out.count("arith.muli") == 3 and "arith.addi" not in out
-    assert sorted(template._parsed) == [("i32",), ("i64",)]  # pyright: ignore[reportPrivateUsage]
+    shapes = sorted(str(t) for (t,) in template._parsed)  # pyright: ignore[reportPrivateUsage]
+    assert shapes == ["i32", "i64"]
 
 
 def test_bad_template_is_a_clear_error() -> None:

@@ -16,18 +16,18 @@ the regions xsplit itself formed only (`formed_by_xsplit`).
 
 from __future__ import annotations
 
-from xdsl.builder import Builder
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, TensorType
-from xdsl.ir import Block, Region, SSAValue
-from xdsl.rewriter import InsertPoint
+from collections.abc import Callable
 
-from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnOp
-from xsplit.dialects.iree_tensor_ext import (
-    DispatchTensorLoadOp,
-    DispatchTensorStoreOp,
-    DispatchTensorType,
+from xdsl.dialects.builtin import AnyFloat, DictionaryAttr, IndexType, IntegerType, TensorType
+from xdsl.ir import Attribute
+
+from xsplit.dialects.flow import DispatchRegionOp
+from xsplit.dialects.iree_tensor_ext import DispatchTensorType, TensorAccess
+from xsplit.rewrites.dispatch.form_dispatch_regions import (
+    formed_by_xsplit,
+    is_graph_level,
+    is_scalar_constant,
 )
-from xsplit.rewrites.dispatch.form_dispatch_regions import formed_by_xsplit, is_graph_level
 from xsplit.rewrites.dsl import (
     ALWAYS,
     Constraint,
@@ -39,9 +39,10 @@ from xsplit.rewrites.dsl import (
     region_blocks,
     where,
 )
-from xsplit.rewrites.dsl.builders import IRBuilder
+from xsplit.rewrites.dsl.clone import CloningTemplate
 from xsplit.rewrites.dsl.structure import (
     because,
+    region_ops,
     results,
     the_value,
     values_from_above,
@@ -53,9 +54,95 @@ def _whole(t: TensorType) -> tuple[list[int], list[int], list[int]]:
     return [0] * len(shape), shape, [1] * len(shape)
 
 
-is_scalar_constant = the_value.is_constant() & ~the_value.is_tensor()
-"""A scalar `arith.constant`, which the workgroups rebuild inside (see
-`form_dispatch_regions.is_scalar_constant`)."""
+def _of_each(values: str, f: Callable[[Attribute], object]) -> Callable[[Match], list[object]]:
+    """A helper: `f` of the type of each value of the captured list `values`."""
+    return lambda m: [f(v.type) for v in m[values]]
+
+
+def _loaded(t: Attribute) -> bool:
+    return isinstance(t, TensorType)
+
+
+def _readonly(t: Attribute) -> Attribute | None:
+    return DispatchTensorType.get(TensorAccess.READONLY, t) if isinstance(t, TensorType) else None
+
+
+def _writeonly(t: Attribute) -> Attribute:
+    assert isinstance(t, TensorType)
+    return DispatchTensorType.get(TensorAccess.WRITEONLY, t)
+
+
+def _zeros(t: Attribute) -> list[int]:
+    return _whole(t)[0] if isinstance(t, TensorType) else []
+
+
+def _sizes(t: Attribute) -> list[int]:
+    return _whole(t)[1] if isinstance(t, TensorType) else []
+
+
+def _ones(t: Attribute) -> list[int]:
+    return _whole(t)[2] if isinstance(t, TensorType) else []
+
+
+WORKGROUPS = CloningTemplate(
+    """
+$if $count:
+%0:$count = flow.dispatch.workgroups($arguments) : ($arguments.type) -> ($results.type) attributes $attributes =
+$else:
+flow.dispatch.workgroups($arguments) : ($arguments.type) -> () attributes $attributes =
+$end
+    (
+$for i in $arguments:
+$if $loaded[$i]:
+      %binding$i: $readonly[$i],
+$else:
+      %in$i: $arguments[$i].type,
+$end
+$end
+$for r in $results:
+      %out$r: $writeonly[$r],
+$end
+    ) {
+$for c in $constants:
+  %c$c = $clone $constants[$c]
+$end
+$for i in $arguments:
+$if $loaded[$i]:
+  %in$i = iree_tensor_ext.dispatch.tensor.load %binding$i, offsets = [$offsets[$i]], sizes = [$sizes[$i]], strides = [$strides[$i]] : $readonly[$i] -> $arguments[$i].type
+$end
+$end
+$if $count:
+  %yielded:$count = $move $body.ops replacing $constants with %c, $arguments with %in yielding $yielded
+$else:
+  $move $body.ops replacing $constants with %c, $arguments with %in
+$end
+$for r in $results:
+  iree_tensor_ext.dispatch.tensor.store %yielded#$r, %out$r, offsets = [$result_offsets[$r]], sizes = [$result_sizes[$r]], strides = [$result_strides[$r]] : $results[$r].type -> $writeonly[$r]
+$end
+  flow.return
+}
+""",
+    unnamed=True,
+    count=lambda m: len(m.root.results),
+    attributes=lambda m: DictionaryAttr(dict(m.root.attributes)),
+    loaded=_of_each("arguments", _loaded),
+    readonly=_of_each("arguments", _readonly),
+    writeonly=_of_each("results", _writeonly),
+    offsets=_of_each("arguments", _zeros),
+    sizes=_of_each("arguments", _sizes),
+    strides=_of_each("arguments", _ones),
+    result_offsets=_of_each("results", _zeros),
+    result_sizes=_of_each("results", _sizes),
+    result_strides=_of_each("results", _ones),
+)
+"""The region's ops moved into the workgroups' body, between loads of the
+tensors it captures (whole, from `readonly` bindings) and stores of what it
+yields (whole, into `writeonly` ones); the scalar constants it reads are
+rebuilt inside, its other scalars are the body's own arguments. No result is
+tied to an argument: said explicitly, as MLIR's flow dialect does (iree-opt
+adds `[-1 : index]` per result when it reads the op back)."""
+
+
 
 has_one_block = region_blocks("body", 1)
 has_no_workload = operand_group_size("workload", 0) & region_blocks("workgroup_count", 0)
@@ -73,56 +160,6 @@ captures_operands = values_from_above().each(
 """What it uses from above, nested regions included, is scalar constants
 (rebuilt inside) and the workgroups' operands: tensors, indices, integers
 and floats."""
-
-
-def region_to_workgroups(m: Match, ir: IRBuilder) -> list[SSAValue]:
-    region = m.root
-    assert isinstance(region, DispatchRegionOp)
-    constants: list[SSAValue] = m["constants"]
-    arguments: list[SSAValue] = m["arguments"]
-    # No result is tied to an argument. Said explicitly, as MLIR's flow dialect
-    # does: iree-opt adds `[-1 : index]` per result when it reads the op back,
-    # so a module without it would not print as the same program.
-    workgroups = DispatchWorkgroupsOp(
-        arguments,
-        list(region.result_types),
-        Region(Block()),
-        tied_operands=[-1] * len(region.result_types),
-    )
-    body = workgroups.workgroup_body.block
-    for t in workgroups.expected_block_arg_types():
-        body.insert_arg(t, len(body.args))
-    build = Builder(InsertPoint.at_end(body))
-
-    mapping: dict[SSAValue, SSAValue] = {}
-    for value in constants:
-        mapping[value] = build.insert(value.owner.clone()).results[0]
-    for value, placeholder in zip(arguments, body.args):
-        if isinstance(value.type, TensorType):
-            load = DispatchTensorLoadOp(placeholder, [], value.type, *_whole(value.type))
-            mapping[value] = build.insert(load).result
-        else:
-            mapping[value] = placeholder
-    terminator = region.body.block.last_op
-    assert isinstance(terminator, ReturnOp)
-    for op in list(region.body.block.ops):
-        if op is not terminator:
-            op.detach()
-            build.insert(op)
-    # Rewire the moved ops (not the dispatch's own operands) to the values
-    # available inside the body.
-    for outside, inside in mapping.items():
-        outside.replace_uses_with_if(
-            inside,
-            lambda use: use.operation is not workgroups and workgroups.is_ancestor(use.operation),
-        )
-    for value, placeholder in zip(terminator.values, body.args[len(arguments) :]):
-        assert isinstance(placeholder.type, DispatchTensorType)
-        whole = _whole(placeholder.type.bound_type)
-        build.insert(DispatchTensorStoreOp(mapping.get(value, value), placeholder, [], *whole))
-    build.insert(ReturnOp())
-    workgroups.attributes |= region.attributes
-    return list(ir.b.insert(workgroups).results)
 
 
 is_formed_by_xsplit = where(
@@ -144,8 +181,10 @@ def _patterns(selected: Constraint, which: str = "") -> tuple[Pattern | Remark, 
             & has_one_block
             & has_no_workload
             & has_static_shapes
-            & captures_operands,
-            rewrite=region_to_workgroups,
+            & captures_operands
+            & results().capture("results")
+            & region_ops("body", "body", yielded="yielded"),
+            rewrite=WORKGROUPS,
         ),
         Remark(
             name="dynamic-dispatch-region",

@@ -21,18 +21,17 @@ import weakref
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import TensorType, UnregisteredOp
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import UnregisteredOp
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 
-from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp, ReturnOp
+from xsplit.dialects.flow import DispatchRegionOp, DispatchWorkgroupsOp
 from xsplit.dialects.gpu import BlockMappingAttr
 from xsplit.dialects.iree_linalg_ext import SplitReductionMappingAttr
 from xsplit.dialects.scf import ForallOp
 from xsplit.rewrites.dsl import Match, Pass, Pattern, Remark, Template, attr, not_inside
-from xsplit.rewrites.dsl.builders import IRBuilder
-from xsplit.rewrites.dsl.structure import outputs, the_value
+from xsplit.rewrites.dsl.clone import CloningTemplate
+from xsplit.rewrites.dsl.structure import outputs, results, the_value, values_from_above
 
 
 _DEVICE_CODE = frozenset(
@@ -99,16 +98,6 @@ class RegionFormingTemplate(Template):
         return replacements
 
 
-def _result_dims(forall: ForallOp) -> list[SSAValue]:
-    """The loop's dynamic result sizes: those of the `tensor.empty`s it
-    writes into (`has_sizes_outside` holds), defined before it."""
-    dims: list[SSAValue] = []
-    for out in forall.outputs:
-        if isinstance(out.owner, tensor.EmptyOp):
-            dims.extend(out.owner.dynamic_sizes)
-    return dims
-
-
 is_graph_level = not_inside(*_DEVICE_CODE, description="is outside any dispatch")
 """Outside any dispatch and outside the executables IREE outlines them into."""
 is_split_reduction_loop = attr("mapping").each_is(SplitReductionMappingAttr)
@@ -120,42 +109,58 @@ has_sizes_outside = outputs().each(
 from before the loop: the region's result sizes."""
 
 
-def is_scalar_constant(value: SSAValue) -> bool:
-    """Whether `value` is a scalar `arith.constant`, which a dispatch rebuilds
-    inside rather than taking as an operand. A tensor constant (an ONNX
-    initializer) stays an operand: sliced in static chunks inside the
-    dispatch, iree-compile 3.13 crashes on CUDA (SIGSEGV in
-    iree-codegen-pad-dynamic-alloc; a 4x32 by constant 32x8 matmul in 3
-    chunks), and compiles it taken as an operand."""
-    return isinstance(value.owner, arith.ConstantOp) and not isinstance(value.type, TensorType)
+is_scalar_constant = the_value.is_constant() & ~the_value.is_tensor()
+"""A scalar `arith.constant`, which a dispatch rebuilds inside rather than
+taking as an operand. A tensor constant (an ONNX initializer) stays an
+operand: sliced in static chunks inside the dispatch, iree-compile 3.13
+crashes on CUDA (SIGSEGV in iree-codegen-pad-dynamic-alloc; a 4x32 by
+constant 32x8 matmul in 3 chunks), and compiles it taken as an operand."""
 
 
-def wrap_in_dispatch_region(m: Match, ir: IRBuilder) -> None:
-    """`flow.dispatch.region { empty; constants; the loop; flow.return }`."""
-    forall = m.root
-    assert isinstance(forall, ForallOp)
-    region = ir.b.insert(
-        new_dispatch_region(forall.result_types, Region(Block()), _result_dims(forall))
-    )
-    body = region.body.block
-    inside = Builder(InsertPoint.at_end(body))
-    # The loop's destinations and constants are rebuilt inside: IREE needs the
-    # empty tensor there, and constants inside save dispatch operands. The
-    # engine erases the originals once nothing uses them.
-    rebuilt: dict[SSAValue, SSAValue] = {}
-    for out in forall.outputs:
-        if isinstance(out.owner, tensor.EmptyOp) and out not in rebuilt:
-            rebuilt[out] = inside.insert(out.owner.clone()).results[0]
-    for used in m.defined_above():
-        if is_scalar_constant(used) and used not in rebuilt:
-            rebuilt[used] = inside.insert(used.owner.clone()).results[0]
-    forall.detach()
-    body.add_op(forall)
-    for old, new in rebuilt.items():
-        old.replace_uses_with_if(new, lambda use: forall.is_ancestor(use.operation))
-    body.add_op(ReturnOp(*forall.results))
-    for old, new in zip(forall.results, region.results):
-        old.replace_uses_with_if(new, lambda use: not region.is_ancestor(use.operation))
+def _result_sizes(m: Match) -> list[list[SSAValue]]:
+    """Each result's dynamic sizes: those of the `tensor.empty` it is
+    written into (`has_sizes_outside` holds), defined before the loop."""
+    return [
+        list(out.owner.dynamic_sizes) if isinstance(out.owner, tensor.EmptyOp) else []
+        for out in m.root.outputs  # type: ignore[attr-defined]
+    ]
+
+
+def _remember_regions(made: list[Operation]) -> None:
+    _FORMED.update(op for op in made if isinstance(op, DispatchRegionOp))
+
+
+WRAPPED_LOOP = CloningTemplate(
+    """
+$if $count:
+%0:$count = flow.dispatch.region -> (
+$else:
+flow.dispatch.region -> (
+$end
+$for r in $loop:
+    $loop[$r].type{$sizes[$r]},
+$end
+    ) {
+$for e in $empties:
+  %empty$e = $clone $empties[$e]
+$end
+$for c in $constants:
+  %constant$c = $clone $constants[$c]
+$end
+  $move $root replacing $empties with %empty, $constants with %constant
+  flow.return $loop : $loop.type
+}
+""",
+    unnamed=True,
+    count=lambda m: len(m.root.results),
+    record=_remember_regions,
+    sizes=_result_sizes,
+)
+"""The loop moved into a region of its own, with copies of the
+`tensor.empty`s it writes into (IREE needs them inside) and of the scalar
+constants it reads (inside, they are no operands of the dispatch); the
+engine erases the originals once nothing else uses them. The region
+carries each result's dynamic sizes out."""
 
 
 WRAP_SPLIT_LOOP = Pattern(
@@ -163,8 +168,13 @@ WRAP_SPLIT_LOOP = Pattern(
     doc="puts a graph-level split-reduction scf.forall, its tensor.empty and "
     "constants in a flow.dispatch.region",
     root=ForallOp,
-    where=is_graph_level & is_split_reduction_loop & has_sizes_outside,
-    rewrite=wrap_in_dispatch_region,
+    where=is_graph_level
+    & is_split_reduction_loop
+    & has_sizes_outside
+    & results().capture("loop")
+    & outputs().distinct().capture_those("empties", the_value.defined_by("tensor.empty"))
+    & values_from_above().capture_those("constants", is_scalar_constant),
+    rewrite=WRAPPED_LOOP,
 )
 
 SERIAL_BLOCK_LOOP = Remark(

@@ -20,12 +20,13 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
 
 from xsplit.dialects.affine import MaxOp
 from xsplit.dialects.op_helpers import dense_i64, nested_ops, split_mixed
+from xsplit.xdsl_compat import append_new_op, copy_block_shell, copy_op_shell
 
 Mixed = int | SSAValue
 """A size or offset: a constant, or an index value."""
@@ -181,3 +182,55 @@ def parse_map(m: str | AffineMap) -> AffineMap:
 @functools.cache
 def _parse_map_text(text: str) -> AffineMap:
     return Parser(Context(), text).parse_affine_map()
+
+
+def defined_before_use(block: Block) -> bool:
+    """Whether each value defined in `block` is defined before every use of
+    it there, in a walk in program order, and no region holds more than one
+    block or op has successors."""
+    inside: set[SSAValue] = set(block.args)
+    for top in block.ops:
+        for op in top.walk():
+            inside.update(op.results)
+            for region in op.regions:
+                inside.update(arg for b in region.blocks for arg in b.args)
+    defined: set[SSAValue] = set(block.args)
+
+    def visit(op: Operation) -> bool:
+        if op.successors:
+            return False
+        if any(v in inside and v not in defined for v in op.operands):
+            return False
+        defined.update(op.results)
+        for region in op.regions:
+            if len(region.blocks) > 1:
+                return False
+            for inner_block in region.blocks:
+                defined.update(inner_block.args)
+                if not all(visit(inner) for inner in inner_block.ops):
+                    return False
+        return True
+
+    return all(visit(op) for op in block.ops)
+
+
+def clone_in_order(op: Operation, mapping: dict[SSAValue, SSAValue]) -> Operation:
+    """`op.clone(value_mapper=mapping)` for an op whose values are defined
+    before their uses (`defined_before_use`): each clone gets its operands
+    when it is made, where xDSL's clone makes every op without them and walks
+    the clone again to set them."""
+    get = mapping.get
+    new = copy_op_shell(op, [get(v, v) for v in op._operands])  # pyright: ignore[reportPrivateUsage]
+    for old, result in zip(op.results, new.results):
+        mapping[old] = result
+    for region, new_region in zip(op.regions, new.regions):
+        for block in region.blocks:
+            new_block = copy_block_shell(block)
+            new_region.add_block(new_block)
+            for arg, new_arg in zip(block.args, new_block.args):
+                mapping[arg] = new_arg
+            inner = block.first_op
+            while inner is not None:
+                append_new_op(new_block, clone_in_order(inner, mapping))
+                inner = inner.next_op
+    return new

@@ -23,10 +23,31 @@ line does (`%partial`), where they would keep the original's names. What a line 
 replaces and yields are captures. Everything else in the
 text is a `Template`'s, and a type's dynamic sizes given by an empty list,
 `$t{$dims}`, are left out as MLIR prints them.
+
+Some ops a rewrite keeps are not its to copy either: the user's loop that a
+dispatch wraps, the ops of a region that becomes another op's body. As
+MLIR's `rewriter.moveOpBefore` and `inlineBlockBefore`, a line
+
+    $move $root replacing $vs with %v
+    %y:$n = $move $body.ops replacing $vs with %v yielding $ys
+
+moves the matched op (`$root`), the op that defines a captured value or a
+captured op (`$x`), or a captured list of ops (`$xs.ops`, `region_ops`)
+to where the line is, as they are: their results stay theirs, so the rest
+of the template may read them as captures (`flow.return $loop : $loop.type`
+where a region may read from above). `replacing` makes the moved ops, their
+regions included, use `%v0`, `%v1`, ... instead of `$vs[0]`, `$vs[1]`, ...
+`yielding $ys` names the captured values the rest of the template reads
+as `%y#i` (inside an op isolated from above, which may not read a capture):
+`$ys[i]`, or what replaces it.
+A template that moves its root into what it makes is the root's new home:
+the root's uses outside it read the template's results instead, and the
+root stays.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -40,7 +61,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnregisteredOp,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, SSAValue, Use
 
 from xsplit.rewrites.dsl.constraints import Match
 from xsplit.rewrites.dsl.template import Helper, Template
@@ -51,6 +72,11 @@ _CLONE = re.compile(
     r"(?:\((?P<operands>(?:\$\{[^{}]*\}|[^:()])*?)\s*:\s*(?P<types>[^()]*)\))?"
     r"(?:\s*->\s*\((?P<result_types>[^()]*)\))?"
     r"(?:\s+with\s+(?P<adding>\{.*\}))?(?P<renamed>\s+renamed)?"
+    r"(?:\s+replacing\s+(?P<replacing>.*?))?"
+    r"(?:\s+yielding\s+\$(?P<yielding>[A-Za-z_]\w*))?\s*$"
+)
+_MOVE = re.compile(
+    r"^(?P<indent>\s*)(?P<results>%[^=]*=\s*)?\$move\s+\$(?P<source>[A-Za-z_]\w*)(?P<ops>\.ops)?"
     r"(?:\s+replacing\s+(?P<replacing>.*?))?"
     r"(?:\s+yielding\s+\$(?P<yielding>[A-Za-z_]\w*))?\s*$"
 )
@@ -65,13 +91,47 @@ _OPS = "xsplit.ops"
 _SOURCE = "xsplit.source"
 _INDEX = "xsplit.index"
 _YIELDING = "xsplit.yielding"
+_MOVING = "xsplit.move"
 _EMPTY_LIST_ITEM = re.compile(r"\(\s*,\s*|,\s*(?=[,)])")
 _NO_DIMS = re.compile(r">\{\s*\}")
+
+
+def _pairs(replacing: str | None, line: str) -> list[tuple[str, str]]:
+    """`$vs with %v, $ws with %w` as (list, prefix) pairs."""
+    pairs: list[tuple[str, str]] = []
+    for part in (replacing or "").split(","):
+        if not part.strip():
+            continue
+        named = _REPLACING.match(part.strip())
+        if named is None:
+            raise ValueError(f"replacing needs `$list with %prefix`: {line.strip()}")
+        pairs.append((named[1], named[2]))
+    return pairs
+
+
+def _move_placeholder(found: re.Match[str], line: str) -> str:
+    """A `$move` line as an op xDSL parses: the replacements are its operands."""
+    pairs = _pairs(found["replacing"], line)
+    replacements = [f"%{prefix}[*{name}]" for name, prefix in pairs]
+    replacing = ", ".join(f'"{n}"' for n, _ in pairs)
+    types = ", ".join(f"${n}.type" for n, _ in pairs)
+    ops = f", {_OPS}" if found["ops"] else ""
+    yielding = found["yielding"]
+    said = f', {_YIELDING} = "{yielding}"' if yielding else ""
+    results = f"${yielding}.type" if yielding else ""
+    return (
+        f'{found["indent"]}{found["results"] or ""}"{_PLACEHOLDER}"({", ".join(replacements)}) '
+        f'{{{_MOVING} = "{found["source"]}"{ops}, {_REPLACED} = [{replacing}]{said}}} : '
+        f"({types}) -> ({results})"
+    )
 
 
 def _placeholder(line: str) -> str:
     """A `$clone` line as an op xDSL parses: the operands given and the
     replacements are its operands, what it copies its attributes."""
+    moving = _MOVE.match(line)
+    if moving is not None:
+        return _move_placeholder(moving, line)
     found = _CLONE.match(line)
     if found is None:
         return line
@@ -80,14 +140,7 @@ def _placeholder(line: str) -> str:
     types = [t.strip() for t in (found["types"] or "").split(",") if t.strip()]
     if len(operands) != len(types):
         raise ValueError(f"$clone needs one type per operand: {line.strip()}")
-    pairs: list[tuple[str, str]] = []
-    for part in (found["replacing"] or "").split(","):
-        if not part.strip():
-            continue
-        named = _REPLACING.match(part.strip())
-        if named is None:
-            raise ValueError(f"$clone replacing needs `$list with %prefix`: {line.strip()}")
-        pairs.append((named[1], named[2]))
+    pairs = _pairs(found["replacing"], line)
     # The replacements are operands too, `%v[*vs]` spelled out as `%v0, %v1,
     # ...` once the length of `$vs` is known (`_spell_replacements`).
     replacements = [f"%{prefix}[*{name}]" for name, prefix in pairs]
@@ -139,6 +192,15 @@ def _spell_replacements(text: str, values: dict[str, Any]) -> str:
     )
 
 
+@functools.cache
+def _placeholder_context() -> Context:
+    """xsplit's dialects, and the placeholders, ops no dialect knows: made
+    once, as a template parses once per shape and there are many shapes."""
+    from xsplit.dialects import make_context
+
+    return make_context(allow_unregistered=True)
+
+
 class CloningTemplate(Template):
     """A `Template` whose text may copy captured ops (see the module's doc)."""
 
@@ -147,6 +209,7 @@ class CloningTemplate(Template):
         text: str,
         results: Sequence[str] = (),
         record: Callable[[list[Operation]], None] | None = None,
+        unnamed: bool = False,
         **helpers: Helper,
     ):
         """`record`, if given, is called with the top-level ops each rewrite
@@ -155,7 +218,7 @@ class CloningTemplate(Template):
         self.source_text = text
         self.record = record
         lines = [_placeholder(line) for line in text.splitlines()]
-        super().__init__("\n".join(lines), results, **helpers)
+        super().__init__("\n".join(lines), results, unnamed, **helpers)
 
     def __repr__(self) -> str:
         return f"CloningTemplate({self.source_text!r})"
@@ -169,12 +232,9 @@ class CloningTemplate(Template):
         return _NO_DIMS.sub(">", filled)
 
     def _context(self) -> Context:
-        from xsplit.dialects import make_context
+        return _placeholder_context()
 
-        # The placeholders are ops no dialect knows.
-        return make_context(allow_unregistered=True)
-
-    def rewrite(self, m: Match, builder: Builder) -> list[SSAValue]:
+    def rewrite(self, m: Match, builder: Builder) -> list[SSAValue] | None:  # type: ignore[override]
         point = builder.insertion_point
         before = point.insert_before.prev_op if point.insert_before is not None else point.block.last_op
         replacements = super().rewrite(m, builder)
@@ -184,16 +244,27 @@ class CloningTemplate(Template):
             made.append(first)
             first = first.next_op
         # What the placeholders copy and replace are captures.
+        inserted = getattr(builder, "inserted", None)
         root_copies: list[Operation] = []
         replacements = _resolve_clones(
-            made, m.captures, replacements, getattr(builder, "inserted", None), m.root, root_copies
+            made, m.captures, replacements, inserted, m.root, root_copies
         )
+        made = [op for op in made if op.parent is not None]
         in_place = getattr(builder, "in_place", None)
         if in_place is not None:
             in_place.extend(root_copies)
         if self.record is not None:
             self.record(made)
-        return replacements
+        if not any(top.is_ancestor(m.root) for top in made):
+            return replacements
+        # The root moved into what the template made: its uses there stay
+        # its own, those outside read the template's results (`None`: the
+        # engine keeps the root).
+        for old, new in zip(m.root.results, replacements):
+            old.replace_uses_with_if(
+                new, lambda use: not any(top.is_ancestor(use.operation) for top in made)
+            )
+        return None
 
 
 def _resolve_clones(
@@ -205,12 +276,18 @@ def _resolve_clones(
     root_copies: list[Operation] | None = None,
 ) -> list[SSAValue]:
     """Replaces each placeholder the template made by the copy it stands for
-    (in `inserted` too: the engine's record of the ops a rewrite made); the
-    copies of `root` on its own operands and types go to `root_copies`."""
+    (in `inserted` too: the engine's record of the ops a rewrite made), or
+    by the ops it moves there; the copies of `root` on its own operands and
+    types go to `root_copies`."""
     swapped: dict[SSAValue, SSAValue] = {}
     for top in made:
         for op in list(top.walk()):
             if not _is_placeholder(op):
+                continue
+            if _MOVING in op.attributes:
+                if inserted is not None and op in inserted:
+                    inserted.remove(op)
+                _move(op, values, root)
                 continue
             if _OPS in op.attributes:
                 _copy_ops(op, values, made)
@@ -258,6 +335,44 @@ def _copy_ops(placeholder: Operation, values: dict[str, Any], made: list[Operati
         old.replace_uses_with_if(
             mapping[old], lambda use: any(top.is_ancestor(use.operation) for top in made)
         )
+    yielding = placeholder.attributes.get(_YIELDING)
+    if isinstance(yielding, StringAttr):
+        for result, value in zip(placeholder.results, values[yielding.data]):
+            result.replace_all_uses_with(mapping.get(value, value))
+    placeholder.detach()
+    placeholder.erase()
+
+
+def _move(placeholder: Operation, values: dict[str, Any], root: Operation) -> None:
+    """`$move`: the ops the line names, moved before the placeholder, and the
+    values `replacing` names replaced in them and in what follows them."""
+    name = placeholder.attributes[_MOVING]
+    assert isinstance(name, StringAttr)
+    if _OPS in placeholder.attributes:
+        ops = list(values[name.data])
+    elif name.data == "root" and "root" not in values:
+        ops = [root]
+    else:
+        found = values[name.data]
+        if isinstance(found, list | tuple):
+            found = found[0]
+        ops = [found if isinstance(found, Operation) else found.owner]
+    mapping = _replaced(placeholder, values, iter(placeholder.operands))
+    block = placeholder.parent
+    assert block is not None
+    for op in ops:
+        op.detach()
+        block.insert_op_before(op, placeholder)
+    scope = set(ops)
+
+    def in_scope(use: Use) -> bool:
+        op: Operation | None = use.operation
+        while op is not None and op.parent is not block:
+            op = op.parent_op()
+        return op in scope
+
+    for old, new in mapping.items():
+        old.replace_uses_with_if(new, in_scope)
     yielding = placeholder.attributes.get(_YIELDING)
     if isinstance(yielding, StringAttr):
         for result, value in zip(placeholder.results, values[yielding.data]):

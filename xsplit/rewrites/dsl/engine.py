@@ -31,7 +31,13 @@ from xdsl.traits import NoMemoryEffect, Pure
 
 from xsplit.collector import collector_paused
 from xsplit.diagnostics import XsplitError, remark
-from xsplit.rewrites.dsl.builders import IRBuilder, nested_ops, values_defined_above
+from xsplit.rewrites.dsl.builders import (
+    IRBuilder,
+    nested_ops,
+    values_defined_above,
+)
+from xsplit.rewrites.dsl.builders import clone_in_order as _clone_in_order
+from xsplit.rewrites.dsl.builders import defined_before_use as _defined_before_use
 from xsplit.rewrites.dsl.constraints import (
     AllOf,
     Constraint,
@@ -44,7 +50,6 @@ from xsplit.rewrites.dsl.constraints import (
 )
 from xsplit.rewrites.dsl.pattern import Pattern, Remark
 from xsplit.rewrites.dsl.structure import testing_a_set
-from xsplit.xdsl_compat import append_new_op, copy_block_shell, copy_op_shell
 
 
 class PatternGroup(Protocol):
@@ -553,58 +558,6 @@ class _BuiltTemplate:
             else:
                 builder.insert(op.clone(value_mapper=mapping))
         return [mapping[r] for r in self.results]
-
-
-def _defined_before_use(block: Block) -> bool:
-    """Whether each value defined in `block` is defined before every use of
-    it there, in a walk in program order, and no region holds more than one
-    block or op has successors."""
-    inside: set[SSAValue] = set(block.args)
-    for top in block.ops:
-        for op in _walk_new(top, None):
-            inside.update(op.results)
-            for region in op.regions:
-                inside.update(arg for b in region.blocks for arg in b.args)
-    defined: set[SSAValue] = set(block.args)
-
-    def visit(op: Operation) -> bool:
-        if op.successors:
-            return False
-        if any(v in inside and v not in defined for v in op.operands):
-            return False
-        defined.update(op.results)
-        for region in op.regions:
-            if len(region.blocks) > 1:
-                return False
-            for inner_block in region.blocks:
-                defined.update(inner_block.args)
-                if not all(visit(inner) for inner in inner_block.ops):
-                    return False
-        return True
-
-    return all(visit(op) for op in block.ops)
-
-
-def _clone_in_order(op: Operation, mapping: dict[SSAValue, SSAValue]) -> Operation:
-    """`op.clone(value_mapper=mapping)` for an op whose values are defined
-    before their uses (`_defined_before_use`): each clone gets its operands
-    when it is made, where xDSL's clone makes every op without them and walks
-    the clone again to set them."""
-    get = mapping.get
-    new = copy_op_shell(op, [get(v, v) for v in op._operands])  # pyright: ignore[reportPrivateUsage]
-    for old, result in zip(op.results, new.results):
-        mapping[old] = result
-    for region, new_region in zip(op.regions, new.regions):
-        for block in region.blocks:
-            new_block = copy_block_shell(block)
-            new_region.add_block(new_block)
-            for arg, new_arg in zip(block.args, new_block.args):
-                mapping[arg] = new_arg
-            inner = block.first_op
-            while inner is not None:
-                append_new_op(new_block, _clone_in_order(inner, mapping))
-                inner = inner.next_op
-    return new
 
 
 def _erase_if_dead(ops: list[Operation]) -> None:

@@ -176,6 +176,16 @@ class ValuesRef:
 
         return _predicate(f"there are {n} {self.description}", run)
 
+    def distinct(self) -> ValuesRef:
+        """The same values, each once, in order of first appearance (a
+        loop's outputs, one `tensor.empty` feeding two of them)."""
+
+        def find(m: Match) -> Sequence[SSAValue] | None:
+            found = self.find(m)
+            return None if found is None else list(dict.fromkeys(found))
+
+        return ValuesRef(f"distinct {self.description}", find)
+
     def all_distinct(self) -> Constraint:
         """No value appears twice."""
 

@@ -20,6 +20,9 @@ Holes:
   `$for i in 1..$n:`) and `$end`. Inside, `$i` is the index and `$i.prev` is
   `$i - 1`, so `%part$i` names one value per repetition and
   `%acc$i = arith.addf %acc$i.prev, %part$i` chains them.
+- Lines kept or left out by a helper's truth value, as `$if $n:` (or
+  `$if $n[$i]:`) ... `$else:` ... `$end`: an argument loaded only where it
+  is a tensor.
 - Repetition within a line, `${i in $n: text}`: `text` once per `i`, joined
   with commas, for what a line lists once per operand (`ins(${i in $xs:
   %e$i} : ...)`, a block's arguments `^bb0(${j in $args: %9$j:
@@ -27,12 +30,17 @@ Holes:
   (`[[0], [1, 2]]`, a reassociation).
 - Regions are MLIR text like the rest (a `linalg.generic` body, an
   `scf.forall` body).
+- A helper may return a list of lists of values (each result's dynamic
+  sizes): `$dims[$i]` spells out one of those lists.
 
 xDSL parses the filled text once per combination of hole contents (types,
 numbers, counts) and the parsed ops are cloned at each match. The results of
 the template's last op replace the root's results, or those `results=` names:
 `results=["%merged"]`, `results=["%r#1"]`, or `results=["$c"]` to replace the
 root by a captured value (DRR's `replaceWithValue`), with no ops at all.
+With `unnamed=True` the values the text names (`%in$i`) carry no name into
+the IR, as MLIR numbers unnamed values: the values they stand for give them
+theirs (a load of `%a` prints as `%a_1`).
 """
 
 from __future__ import annotations
@@ -48,9 +56,10 @@ from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ContainerType, ModuleOp, UnknownLoc
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
 
 from xsplit.diagnostics import XsplitError
+from xsplit.rewrites.dsl.builders import clone_in_order, defined_before_use
 from xsplit.rewrites.dsl.constraints import Match
 
 _HOLE = re.compile(
@@ -58,6 +67,8 @@ _HOLE = re.compile(
 )
 _FOR = re.compile(r"^\s*\$for\s+([A-Za-z_]\w*)\s+in\s+(?:(\d+)\.\.)?\$([A-Za-z_]\w*)\s*:\s*$")
 _END = re.compile(r"^\s*\$end\s*$")
+_IF = re.compile(r"^\s*\$if\s+(not\s+)?\$([A-Za-z_]\w*)(?:\[(\$?\w+)\])?\s*:\s*$")
+_ELSE = re.compile(r"^\s*\$else\s*:\s*$")
 _INLINE = re.compile(r"\$\{\s*([A-Za-z_]\w*)\s+in\s+(?:(\d+)\.\.)?\$([A-Za-z_]\w*)\s*:\s*")
 """The head of a repetition within a line, `${i in $n: `; its text runs to
 the brace that closes it."""
@@ -102,18 +113,24 @@ class _Parsed:
     where the root's replacements come from."""
 
     function: func.FuncOp
-    arguments: tuple[tuple[str, int | None], ...]
+    arguments: tuple[tuple[str, int | tuple[int, int] | None], ...]
     """(capture, index in it or None) for each argument of `function`."""
     results: tuple[tuple[str, int, int], ...]
     """("op", op position, result) or ("capture", argument position, 0)."""
+    in_order: bool
+    """Its values are defined before their uses (`defined_before_use`):
+    then it is cloned in one walk (`clone_in_order`)."""
 
 
 class Template:
     """A rewrite given as MLIR text with holes (see the module's doc)."""
 
-    def __init__(self, text: str, results: Sequence[str] = (), **helpers: Helper):
+    def __init__(
+        self, text: str, results: Sequence[str] = (), unnamed: bool = False, **helpers: Helper
+    ):
         self.text = text
         self.results = tuple(results)
+        self.unnamed = unnamed
         self.helpers = helpers
         self._parsed: dict[Hashable, _Parsed] = {}
 
@@ -133,7 +150,14 @@ class Template:
                 counts.append(inline.group(3))
         seen: dict[str, None] = {}
         for line in self.text.splitlines():
-            if _FOR.match(line) or _END.match(line):
+            if (opened := _IF.match(line)) is not None:
+                if opened.group(2) not in loops:
+                    seen.setdefault(opened.group(2), None)
+                index = opened.group(3) or ""
+                if index.startswith("$") and index[1:] not in loops:
+                    seen.setdefault(index[1:], None)
+                continue
+            if _FOR.match(line) or _END.match(line) or _ELSE.match(line):
                 continue
             for name, index, _ in _HOLE.findall(line):
                 if name not in loops:
@@ -177,13 +201,17 @@ class Template:
     def _parse(self, values: dict[str, Any], m: Match) -> _Parsed:
         from xsplit.reader import parse_module
 
-        arguments: dict[tuple[str, int | None], Attribute] = {}
+        arguments: dict[tuple[str, int | tuple[int, int] | None], Attribute] = {}
         for name, value in values.items():
             if isinstance(value, SSAValue):
                 arguments[(name, None)] = value.type
             elif _is_value_list(value):
                 for i, v in enumerate(value):
                     arguments[(name, i)] = v.type
+            elif _is_value_table(value):
+                for i, row in enumerate(value):
+                    for j, v in enumerate(row):
+                        arguments[(name, (i, j))] = v.type
         names: dict[tuple[str, str, int | None], str] = {}
         text = self._text_for(values)
         body = self._tidy("\n".join(_expand(text.splitlines(), values, {}, m, names)))
@@ -196,13 +224,20 @@ class Template:
         except XsplitError as e:
             raise XsplitError(f"bad template: {e.message}\n{source}") from None
         (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
+        if self.unnamed:
+            _drop_names(function, set(names.values()))
         _name_values(function, {unique: wanted for (_, wanted, _), unique in names.items()})
         # What a template makes is located where its root was (the engine
         # sees to it), never in the template's text.
         for op in function.walk():
             op.location = UnknownLoc()
         order = list(arguments)
-        return _Parsed(function, tuple(order), self._find_results(function, order, m))
+        return _Parsed(
+            function,
+            tuple(order),
+            self._find_results(function, order, m),
+            defined_before_use(function.body.block),
+        )
 
     # Hooks for templates with more syntax (`clone.CloningTemplate`): the
     # text for these hole contents, the filled text tidied, the context
@@ -218,7 +253,10 @@ class Template:
         return None
 
     def _find_results(
-        self, function: func.FuncOp, arguments: list[tuple[str, int | None]], m: Match
+        self,
+        function: func.FuncOp,
+        arguments: list[tuple[str, int | tuple[int, int] | None]],
+        m: Match,
     ) -> tuple[tuple[str, int, int], ...]:
         ops = [op for op in function.body.block.ops if not isinstance(op, func.ReturnOp)]
         if not self.results:
@@ -251,12 +289,18 @@ class Template:
         parsed = self._instantiate(values, m)
         mapping: dict[SSAValue, SSAValue] = {}
         for arg, (name, index) in zip(parsed.function.body.block.args, parsed.arguments):
-            mapping[arg] = values[name] if index is None else values[name][index]
+            if index is None:
+                mapping[arg] = values[name]
+            elif isinstance(index, tuple):
+                mapping[arg] = values[name][index[0]][index[1]]
+            else:
+                mapping[arg] = values[name][index]
         made: list[Operation] = []
         for op in parsed.function.body.block.ops:
             if isinstance(op, func.ReturnOp):
                 break
-            made.append(builder.insert(op.clone(value_mapper=mapping)))
+            copy = clone_in_order(op, mapping) if parsed.in_order else op.clone(value_mapper=mapping)
+            made.append(builder.insert(copy))
         replacements: list[SSAValue] = []
         for kind, position, index in parsed.results:
             if kind == "capture":
@@ -272,11 +316,32 @@ def _is_value_list(value: Any) -> bool:
     )
 
 
+def _is_value_table(value: Any) -> bool:
+    """A list of lists of values (each result's sizes), some list not empty."""
+    return (
+        isinstance(value, list | tuple)
+        and all(isinstance(row, list | tuple) for row in value)
+        and any(row for row in value)
+        and all(isinstance(v, SSAValue) for row in value for v in row)
+    )
+
+
 def _signature(value: Any) -> Hashable:
+    """What of a hole's content the parsed template depends on, hashable: a
+    value's type, a number, a type; lists as tuples of those.
+
+    Types key as themselves: equal types print alike, and hashing one costs
+    far less than printing it (a key is made at every match). Other
+    attributes key by their text: equal ones may print apart (0.0, -0.0).
+    A bool keys apart from the int it equals (`true` is not `1`)."""
     if isinstance(value, SSAValue):
-        return str(value.type)
-    if _is_value_list(value):
-        return ",".join(str(v.type) for v in value)
+        return value.type
+    if isinstance(value, list | tuple):
+        return tuple(_signature(v) for v in value)
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int | str | TypeAttribute) or value is None:
+        return value
     return _text(value)
 
 
@@ -289,8 +354,20 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _arg_name(name: str, index: int | None) -> str:
+def _arg_name(name: str, index: int | tuple[int, int] | None) -> str:
+    if isinstance(index, tuple):
+        return f"%{_ARG}{name}_{index[0]}_{index[1]}"
     return f"%{_ARG}{name}" if index is None else f"%{_ARG}{name}_{index}"
+
+
+def _drop_names(function: func.FuncOp, kept: set[str]) -> None:
+    """Takes the names the template's text gave its values off them, but
+    those a name hole asked for (`kept`, as they parsed)."""
+    for op in function.walk():
+        values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+        for value in values:
+            if value.name_hint not in kept:
+                value.name_hint = None
 
 
 def _element_type(t: Attribute) -> Attribute:
@@ -315,24 +392,45 @@ def _expand(
     m: Match,
     names: dict[tuple[str, str, int | None], str],
 ) -> list[str]:
-    """The template's lines with `$for` blocks unrolled and holes filled."""
+    """The template's lines with `$for` blocks unrolled, `$if` blocks kept
+    or left out, and holes filled."""
     out: list[str] = []
     i = 0
     while i < len(lines):
         line = lines[i]
         opened = _FOR.match(line)
-        if opened is None:
+        condition = _IF.match(line) if opened is None else None
+        if opened is None and condition is None:
             if _END.match(line):
                 raise XsplitError("bad template: $end without $for", m.root)
+            if _ELSE.match(line):
+                raise XsplitError("bad template: $else without $if", m.root)
             out.append(_fill(line, values, loops, m, names))
             i += 1
             continue
-        depth, j = 1, i + 1
+        depth, j, otherwise = 1, i + 1, None
         while j < len(lines) and depth:
-            depth += 1 if _FOR.match(lines[j]) else -1 if _END.match(lines[j]) else 0
+            if _FOR.match(lines[j]) or _IF.match(lines[j]):
+                depth += 1
+            elif _END.match(lines[j]):
+                depth -= 1
+            elif depth == 1 and _ELSE.match(lines[j]):
+                otherwise = j
             j += 1
         if depth:
-            raise XsplitError("bad template: $for without $end", m.root)
+            raise XsplitError(f"bad template: ${'if' if condition else 'for'} without $end", m.root)
+        if condition is not None:
+            holds = _truth(condition, values, loops, m)
+            if opened is None and otherwise is not None:
+                kept = lines[i + 1 : otherwise] if holds else lines[otherwise + 1 : j - 1]
+            else:
+                kept = lines[i + 1 : j - 1] if holds else []
+            out += _expand(kept, values, loops, m, names)
+            i = j
+            continue
+        if otherwise is not None:
+            raise XsplitError("bad template: $else in a $for", m.root)
+        assert opened is not None
         var, start, count_name = opened.group(1), int(opened.group(2) or 0), opened.group(3)
         count = loops.get(count_name, values.get(count_name))
         if isinstance(count, list | tuple):
@@ -343,6 +441,22 @@ def _expand(
             out += _expand(lines[i + 1 : j - 1], values, {**loops, var: index}, m, names)
         i = j
     return out
+
+
+def _truth(condition: re.Match[str], values: dict[str, Any], loops: dict[str, int], m: Match) -> bool:
+    """Whether an `$if` line's helper value (or the element it indexes) holds."""
+    negated, name, index_text = condition.group(1), condition.group(2), condition.group(3)
+    if name not in values:
+        raise XsplitError(f"template $if needs a helper, ${name} is none", m.root)
+    value = values[name]
+    if index_text is not None:
+        if index_text.startswith("$"):
+            key = index_text[1:]
+            index = loops[key] if key in loops else int(values[key])
+        else:
+            index = int(index_text)
+        value = value[index]
+    return bool(value) != bool(negated)
 
 
 def _fill(
@@ -388,13 +502,21 @@ def _fill(
             # One value has no items: writing it whole would hide a template
             # that meant to take a list.
             raise XsplitError(f"bad template: ${name} is one value, not a list to index", m.root)
-        if _is_value_list(value) and index is not None and not 0 <= index < len(value):
+        listed = _is_value_list(value) or _is_value_table(value)
+        if listed and index is not None and not 0 <= index < len(value):
             raise XsplitError(
                 f"bad template: ${name}[{index}] is past its {len(value)} values", m.root
             )
-        if isinstance(value, SSAValue) or _is_value_list(value):
+        if _is_value_table(value):
+            rows = list(enumerate(value)) if index is None else [(index, value[index])]
+            table: list[tuple[int | tuple[int, int] | None, SSAValue]] = [
+                ((r, c), v) for r, row in rows for c, v in enumerate(row)
+            ]
+        if isinstance(value, SSAValue) or _is_value_list(value) or _is_value_table(value):
             chosen = (
-                [(None, value)]
+                table
+                if _is_value_table(value)
+                else [(None, value)]
                 if isinstance(value, SSAValue)
                 else list(enumerate(value))
                 if index is None
