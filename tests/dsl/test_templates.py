@@ -130,6 +130,28 @@ def test_unknown_holes_and_unbalanced_for_are_clear_errors() -> None:
         rewrite(SRC, "test-t-open")
 
 
+def test_indexing_one_value_or_past_a_list_is_a_clear_error() -> None:
+    # `$x[1]` on one captured value once wrote `$x` whole, the index dropped.
+    _pass("test-t-index-one", Template("%r = arith.muli $x[1], $x : $x.type"))
+    with pytest.raises(XsplitError, match=r"\$x is one value, not a list to index"):
+        rewrite(SRC, "test-t-index-one")
+    _pass(
+        "test-t-index-past",
+        Template("%r = arith.muli $xs[2], $x : $x.type", xs=lambda m: [m["x"], m["y"]]),
+    )
+    with pytest.raises(XsplitError, match=r"\$xs\[2\] is past its 2 values"):
+        rewrite(SRC, "test-t-index-past")
+
+
+def test_a_repetition_over_what_is_no_count_is_a_clear_error() -> None:
+    _pass("test-t-for-count", Template("$for i in $n:\n%r$i = arith.muli $x, $x : $x.type\n$end", n=lambda m: "two"))
+    with pytest.raises(XsplitError, match=r"template \$for needs a count, \$n is 'two'"):
+        rewrite(SRC, "test-t-for-count")
+    _pass("test-t-inline-count", Template("%r = arith.addi ${i in $n: $x}, $x : $x.type", n=lambda m: "two"))
+    with pytest.raises(XsplitError, match=r"template \$\{i in \.\.\.\} needs a count, \$n is 'two'"):
+        rewrite(SRC, "test-t-inline-count")
+
+
 def test_holes_list_captures_helpers_and_counts_not_loop_indices() -> None:
     t = Template(
         "$for i in 1..$n:\n%a$i = arith.addi $x, $ys[$i] : $x.type\n$end",

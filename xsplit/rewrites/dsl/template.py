@@ -431,13 +431,8 @@ def _expand(
         if otherwise is not None:
             raise XsplitError("bad template: $else in a $for", m.root)
         assert opened is not None
-        var, start, count_name = opened.group(1), int(opened.group(2) or 0), opened.group(3)
-        count = loops.get(count_name, values.get(count_name))
-        if isinstance(count, list | tuple):
-            count = len(count)
-        if not isinstance(count, int):
-            raise XsplitError(f"template $for needs a count, ${count_name} is {count!r}", m.root)
-        for index in range(start, count):
+        var = opened.group(1)
+        for index in _repetitions(opened, "$for", values, loops, m):
             out += _expand(lines[i + 1 : j - 1], values, {**loops, var: index}, m, names)
         i = j
     return out
@@ -498,6 +493,15 @@ def _fill(
                 if index_text.startswith("$") and index_text[1:] in loops
                 else int(values[index_text[1:]] if index_text.startswith("$") else index_text)
             )
+        if isinstance(value, SSAValue) and index is not None:
+            # One value has no items: writing it whole would hide a template
+            # that meant to take a list.
+            raise XsplitError(f"bad template: ${name} is one value, not a list to index", m.root)
+        listed = _is_value_list(value) or _is_value_table(value)
+        if listed and index is not None and not 0 <= index < len(value):
+            raise XsplitError(
+                f"bad template: ${name}[{index}] is past its {len(value)} values", m.root
+            )
         if _is_value_table(value):
             rows = list(enumerate(value)) if index is None else [(index, value[index])]
             table: list[tuple[int | tuple[int, int] | None, SSAValue]] = [
@@ -533,6 +537,21 @@ def _fill(
     return _HOLE.sub(fill, line)
 
 
+def _repetitions(
+    head: re.Match[str], what: str, values: dict[str, Any], loops: dict[str, int], m: Match
+) -> range:
+    """The indices a `$for` or `${i in ...}` head (`_FOR`, `_INLINE`) runs
+    over: from its start (0 unless given) to its count, a number or the
+    length of a list."""
+    start, count_name = int(head.group(2) or 0), head.group(3)
+    count = loops.get(count_name, values.get(count_name))
+    if isinstance(count, list | tuple):
+        count = len(count)
+    if not isinstance(count, int):
+        raise XsplitError(f"template {what} needs a count, ${count_name} is {count!r}", m.root)
+    return range(start, count)
+
+
 def _repeat_inline(
     line: str,
     values: dict[str, Any],
@@ -551,14 +570,10 @@ def _repeat_inline(
             end += 1
         if depth:
             raise XsplitError("bad template: ${ without its }", m.root)
-        var, start, count_name = head.group(1), int(head.group(2) or 0), head.group(3)
-        count = loops.get(count_name, values.get(count_name))
-        if isinstance(count, list | tuple):
-            count = len(count)
-        if not isinstance(count, int):
-            raise XsplitError(f"template ${{{var} in ...}} needs a count, ${count_name} is {count!r}", m.root)
+        var = head.group(1)
         text = line[head.end() : end - 1]
-        copies = [_fill(text, values, {**loops, var: i}, m, names) for i in range(start, count)]
+        repeated = _repetitions(head, f"${{{var} in ...}}", values, loops, m)
+        copies = [_fill(text, values, {**loops, var: i}, m, names) for i in repeated]
         out += [line[at : head.start()], ", ".join(copies)]
         at = end
     return "".join(out) + line[at:]

@@ -27,6 +27,7 @@ from xsplit.rewrites.dsl import Constraint, Match, Pattern, Template, init, inpu
 from xsplit.rewrites.dsl.contractions import batch_loops, loop_of
 from xsplit.rewrites.dsl.targets import encoding_size, target
 from xsplit.rewrites.encoding.materialize_contractions import (
+    PACK_IN_REGION,
     RegionFormingCloningTemplate,
     encodes,
     filled,
@@ -178,15 +179,6 @@ VECMAT_PACKED_FILLED = _early(True, False, _FILLED_UNPACK)
 
 # Late: each pack in a dispatch region of its own, the mmt4d and unpack in one.
 
-_PACK_IN_REGION = """
-%{r} = flow.dispatch.region -> (${x}_packed) {{
-  %{e} = tensor.empty() : ${x}_packed
-  %{z} = arith.constant ${x}_zero
-  $clone ${x}_chain.ops
-  %{p} = linalg.pack ${x} padding_value(%{z} : ${x}.element_type) ${x}_perm inner_dims_pos = [${x}_dims] inner_tiles = [${x}_tiles] into %{e} : ${x}.type -> ${x}_packed
-  flow.return %{p} : ${x}_packed
-}}
-"""
 _UNIT_PACK_IN_REGION = """
 %{r} = flow.dispatch.region -> (${x}_packed) {{
   %{e} = tensor.empty() : ${x}_packed
@@ -224,8 +216,8 @@ _FILLED_UNPACK_IN_REGION = """
 
 
 def _late(a_unit: bool, b_unit: bool, init: str) -> RegionFormingCloningTemplate:
-    a_pack = _UNIT_PACK_IN_REGION if a_unit else _PACK_IN_REGION
-    b_pack = _UNIT_PACK_IN_REGION if b_unit else _PACK_IN_REGION
+    a_pack = _UNIT_PACK_IN_REGION if a_unit else PACK_IN_REGION
+    b_pack = _UNIT_PACK_IN_REGION if b_unit else PACK_IN_REGION
     a = a_pack.format(r=0, e=1, z=2, u=3, p=30, x="a")
     b = b_pack.format(r=4, e=5, z=6, u=7, p=31, x="b")
     c = ""

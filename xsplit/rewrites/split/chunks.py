@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr
 
+from xsplit.analysis.reduction import Reduction
 from xsplit.diagnostics import remark
-from xsplit.rewrites.dsl import ALWAYS, Constraint, cases, ceildiv, dim, divides, minimum, option
+from xsplit.rewrites.dsl import ALWAYS, Constraint, Match, cases, ceildiv, dim, divides, minimum, option
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
 from xsplit.rewrites.dsl.numbers import described
 
@@ -248,3 +250,31 @@ options_cut_k: Constraint = described(
 """`plan_chunks` leaves more than one chunk: factor=S with S and K above 1
 (a factor above K makes K chunks of 1), tile=T shorter than K, or the
 default rule's count of at least 2. target= is the cost model's to decide."""
+
+
+# What the static templates of expand, forall and grouped read of the
+# reduction `splits` captured as "red".
+
+
+def reads_k(expr: AffineExpr, m: Match) -> bool:
+    """Whether a result of an input's map is the split loop itself."""
+    red: Reduction = m["red"]
+    return isinstance(expr, AffineDimExpr) and expr.position == red.reduction_dim
+
+
+def every_input_reads_k(m: Match) -> bool | str:
+    """Every input has K as a dimension of its own (one that does not is
+    passed whole, which only the builders write)."""
+    red: Reduction = m["red"]
+    for i, input_map in enumerate(red.input_maps):
+        if not any(reads_k(e, m) for e in input_map.results):
+            return f"input {i} does not read K"
+    return True
+
+
+def capture_reduction_operands(m: Match) -> bool:
+    """The reduction's inputs and init, as `match_reduction` reads them."""
+    red: Reduction = m["red"]
+    m.captures["ins"] = list(red.inputs)
+    m.captures["c"] = red.init
+    return True

@@ -43,7 +43,14 @@ from xsplit.rewrites.dsl.constraints import Constraint
 from xsplit.rewrites.dsl.structure import arguments, operands, region_ops, the_value
 from xsplit.rewrites.dsl.clone import CloningTemplate
 from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
-from xsplit.rewrites.split.chunks import COUNT, K, ChunkPlan
+from xsplit.rewrites.split.chunks import (
+    COUNT,
+    K,
+    ChunkPlan,
+    capture_reduction_operands,
+    every_input_reads_k,
+    reads_k,
+)
 from xsplit.rewrites.split.forall_split import merge_partials
 from xsplit.rewrites.split.static_chunks import combiner
 
@@ -151,17 +158,13 @@ def _chunk_dim(m: Match) -> AffineExpr:
     return AffineExpr.dimension(_reduction(m).num_loops)
 
 
-def _reads_k(expr: AffineExpr, m: Match) -> bool:
-    return isinstance(expr, AffineDimExpr) and expr.position == _reduction(m).reduction_dim
-
-
 def expanded_groups(m: Match) -> list[list[list[int]]]:
     """Each input's reassociation: K's dimension becomes two, (chunk, within)."""
     groups: list[list[list[int]]] = []
     for input_map in _reduction(m).input_maps:
         at, mine = 0, []
         for expr in input_map.results:
-            width = 2 if _reads_k(expr, m) else 1
+            width = 2 if reads_k(expr, m) else 1
             mine.append(list(range(at, at + width)))
             at += width
         groups.append(mine)
@@ -175,7 +178,7 @@ def expanded_shapes(m: Match) -> list[list[int]]:
     for value, input_map in zip(red.inputs, red.input_maps):
         shape: list[int] = []
         for expr, size in zip(input_map.results, value.type.get_shape()):  # type: ignore[union-attr]
-            shape += [count, size // count] if _reads_k(expr, m) else [size]
+            shape += [count, size // count] if reads_k(expr, m) else [size]
         shapes.append(shape)
     return shapes
 
@@ -194,7 +197,7 @@ def expanded_maps(m: Match) -> list[AffineMapAttr]:
     red, chunk = _reduction(m), _chunk_dim(m)
     loops = red.num_loops + 1
     maps = [
-        AffineMap(loops, 0, tuple(r for e in im.results for r in ((chunk, e) if _reads_k(e, m) else (e,))))
+        AffineMap(loops, 0, tuple(r for e in im.results for r in ((chunk, e) if reads_k(e, m) else (e,))))
         for im in red.input_maps
     ]
     maps.append(AffineMap(loops, 0, (*red.output_map.results, chunk)))
@@ -218,23 +221,6 @@ def partials_of_reduction(m: Match) -> TensorType:
     """The init's type with one more dimension, a partial per chunk."""
     c = m["c"].type
     return TensorType(c.element_type, [*c.get_shape(), _count(m)])
-
-
-def every_input_reads_k(m: Match) -> bool | str:
-    """Each input has a K dimension to reshape (one that does not is passed
-    whole, by `split_with_expand`)."""
-    for i, input_map in enumerate(_reduction(m).input_maps):
-        if not any(_reads_k(e, m) for e in input_map.results):
-            return f"input {i} does not read K"
-    return True
-
-
-def capture_reduction_operands(m: Match) -> bool:
-    """The reduction's inputs and init, as `match_reduction` reads them."""
-    red = _reduction(m)
-    m.captures["ins"] = list(red.inputs)
-    m.captures["c"] = red.init
-    return True
 
 
 a_static_reduction_read_by_templates = (

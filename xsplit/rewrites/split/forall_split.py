@@ -49,7 +49,15 @@ from xsplit.rewrites.dsl.builders import IRBuilder, Mixed
 from xsplit.rewrites.dsl.clone import CloningTemplate
 from xsplit.rewrites.dsl.structure import operands, the_value
 from xsplit.rewrites.dsl.template import TemplateValue, value_named
-from xsplit.rewrites.split.chunks import ChunkPlan, StaticChunks, chunk_bounds, static_chunks
+from xsplit.rewrites.split.chunks import (
+    ChunkPlan,
+    StaticChunks,
+    capture_reduction_operands,
+    chunk_bounds,
+    every_input_reads_k,
+    reads_k,
+    static_chunks,
+)
 
 
 def _affine_sum(ir: IRBuilder, terms: Sequence[tuple[int, Mixed]], const: int) -> Mixed:
@@ -459,17 +467,13 @@ def _static(m: Match) -> StaticChunks:
     return static_chunks(m["plan"], m["k"])
 
 
-def _reads_k(expr: AffineExpr, m: Match) -> bool:
-    return isinstance(expr, AffineDimExpr) and expr.position == _red(m).reduction_dim
-
-
 def _slices(m: Match, offset: int | TemplateValue, size: int) -> list[tuple[list[int | TemplateValue], list[int]]]:
     """Each input's offsets and sizes: `size` of K from `offset`, all of the rest."""
     red = _red(m)
     slices = []
     for value, input_map in zip(red.inputs, red.input_maps):
         shape = value.type.get_shape()  # type: ignore[union-attr]
-        reads = [_reads_k(e, m) for e in input_map.results]
+        reads = [reads_k(e, m) for e in input_map.results]
         slices.append(
             (
                 [offset if k else 0 for k in reads],
@@ -620,12 +624,9 @@ def _sliced_plainly(m: Match) -> bool | str:
         return "the split loop indexes an input inside a window"
     if isinstance(red.op, Mmt4DOp | BatchMmt4DOp):
         return "an mmt4d's partial is its generic form"
-    for i, input_map in enumerate(red.input_maps):
-        if not any(_reads_k(e, m) for e in input_map.results):
-            return f"input {i} does not read K"
-    m.captures["ins"] = list(red.inputs)
-    m.captures["c"] = red.init
-    return True
+    if (reads := every_input_reads_k(m)) is not True:
+        return reads
+    return capture_reduction_operands(m)
 
 
 a_static_reduction_sliced_by_templates = (

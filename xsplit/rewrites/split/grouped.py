@@ -56,6 +56,7 @@ from xsplit.rewrites.split.chunks import (
     ChunkPlan,
     K,
     StaticChunks,
+    capture_reduction_operands,
     chunk_bounds,
     static_chunks,
 )
@@ -557,13 +558,6 @@ def _unit_row_groups(m: Match) -> list[list[int]]:
     return [[0, 1]] + [[d + 1] for d in range(1, rank)]
 
 
-def _captures_for_templates(m: Match) -> bool:
-    red = _red(m)
-    m.captures["ins"] = list(red.inputs)
-    m.captures["c"] = red.init
-    return True
-
-
 GROUPED_REDUCTION = CloningTemplate(
     """
 %identity = arith.constant $identity
@@ -611,7 +605,7 @@ def grouped_static_pattern(
         where=splits_by_grouped
         & ~option("target").is_set()
         & operands().each(the_value.has_static_shape())
-        & where("its inputs and init are captured", _captures_for_templates, pure=True)
+        & where("its inputs and init are captured", capture_reduction_operands, pure=True)
         & region_ops(0, "body", yielded="yielded")
         & arguments().capture("body_args"),
         rewrite=GROUPED_REDUCTION,
