@@ -149,24 +149,6 @@ LAST_GROUP = """
 """The shorter last group beside the loop, written into the last slot of
 what the loop made."""
 
-GROUP_LOOP_IN_REGION = """
-%9 = flow.dispatch.region -> ($p.type) {
-  %partials_init = tensor.empty() : $p.type
-  %partials = scf.forall (%group) in ($loops) shared_outs(%partials_out = %partials_init) -> ($p.type) {
-    %0 = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%group)
-    %1 = tensor.extract_slice %partials_out[%group, 0, 0] [1, $m, $n] [1, 1, 1] : $p.type to $slot_type
-    %2 = tensor.extract_slice $a[0, %0] [$m, $chunk] [1, 1] : $a.type to $a_chunk_type
-    %3 = tensor.extract_slice $b[%0, 0] [$chunk, $n] [1, 1] : $b.type to $b_chunk_type
-    %group_init = linalg.fill ins($identity : $p.element_type) outs(%1 : $slot_type) -> $slot_type
-    %partial = linalg.matmul ins(%2, %3 : $a_chunk_type, $b_chunk_type) outs(%group_init : $slot_type) -> $slot_type
-    scf.forall.in_parallel {
-      tensor.parallel_insert_slice %partial into %partials_out[%group, 0, 0] [1, $m, $n] [1, 1, 1] : $slot_type into $p.type
-    }
-  } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
-  flow.return %partials : $p.type
-}
-"""
-"""GROUP_LOOP in a `flow.dispatch.region` of its own, returning its partials."""
 
 LAST_GROUP_AFTER_REGION = """
 %4 = tensor.empty() : $slot_type
@@ -203,24 +185,6 @@ BATCH_LAST_GROUP = """
 %partials_with_tail = tensor.insert_slice %tail into %partials[$loops, 0, 0, 0] [1, $batch, $m, $n] [1, 1, 1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
 """
 
-BATCH_GROUP_LOOP_IN_REGION = """
-%9 = flow.dispatch.region -> ($p.type) {
-  %partials_init = tensor.empty() : $p.type
-  %partials = scf.forall (%group) in ($loops) shared_outs(%partials_out = %partials_init) -> ($p.type) {
-    %0 = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%group)
-    %1 = tensor.extract_slice %partials_out[%group, 0, 0, 0] [1, $batch, $m, $n] [1, 1, 1, 1] : $p.type to $slot_type
-    %2 = tensor.extract_slice $a[0, 0, %0] [$batch, $m, $chunk] [1, 1, 1] : $a.type to $a_chunk_type
-    %3 = tensor.extract_slice $b[0, %0, 0] [$batch, $chunk, $n] [1, 1, 1] : $b.type to $b_chunk_type
-    %group_init = linalg.fill ins($identity : $p.element_type) outs(%1 : $slot_type) -> $slot_type
-    %partial = linalg.batch_matmul ins(%2, %3 : $a_chunk_type, $b_chunk_type) outs(%group_init : $slot_type) -> $slot_type
-    scf.forall.in_parallel {
-      tensor.parallel_insert_slice %partial into %partials_out[%group, 0, 0, 0] [1, $batch, $m, $n] [1, 1, 1, 1] : $slot_type into $p.type
-    }
-  } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
-  flow.return %partials : $p.type
-}
-"""
-"""BATCH_GROUP_LOOP in a `flow.dispatch.region` of its own, returning its partials."""
 
 BATCH_LAST_GROUP_AFTER_REGION = """
 %4 = tensor.empty() : $slot_type
@@ -261,24 +225,6 @@ MATVEC_LAST_GROUP = """
 %partials_with_tail = tensor.insert_slice %tail into %partials[$loops, 0] [1, $m] [1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
 """
 
-MATVEC_GROUP_LOOP_IN_REGION = """
-%9 = flow.dispatch.region -> ($p.type) {
-  %partials_init = tensor.empty() : $p.type
-  %partials = scf.forall (%group) in ($loops) shared_outs(%partials_out = %partials_init) -> ($p.type) {
-    %0 = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%group)
-    %1 = tensor.extract_slice %partials_out[%group, 0] [1, $m] [1, 1] : $p.type to $slot_type
-    %2 = tensor.extract_slice $a[0, %0] [$m, $chunk] [1, 1] : $a.type to $a_chunk_type
-    %3 = tensor.extract_slice $b[%0] [$chunk] [1] : $b.type to $b_chunk_type
-    %group_init = linalg.fill ins($identity : $p.element_type) outs(%1 : $slot_type) -> $slot_type
-    %partial = linalg.matvec ins(%2, %3 : $a_chunk_type, $b_chunk_type) outs(%group_init : $slot_type) -> $slot_type
-    scf.forall.in_parallel {
-      tensor.parallel_insert_slice %partial into %partials_out[%group, 0] [1, $m] [1, 1] : $slot_type into $p.type
-    }
-  } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
-  flow.return %partials : $p.type
-}
-"""
-"""MATVEC_GROUP_LOOP in a `flow.dispatch.region` of its own, returning its partials."""
 
 MATVEC_LAST_GROUP_AFTER_REGION = """
 %4 = tensor.empty() : $slot_type
@@ -316,24 +262,6 @@ VECMAT_LAST_GROUP = """
 %partials_with_tail = tensor.insert_slice %tail into %partials[$loops, 0] [1, $n] [1, 1] {xsplit.split_part = "tail"} : $slot_type into $p.type
 """
 
-VECMAT_GROUP_LOOP_IN_REGION = """
-%9 = flow.dispatch.region -> ($p.type) {
-  %partials_init = tensor.empty() : $p.type
-  %partials = scf.forall (%group) in ($loops) shared_outs(%partials_out = %partials_init) -> ($p.type) {
-    %0 = affine.apply affine_map<(d0) -> (d0 * $chunk)> (%group)
-    %1 = tensor.extract_slice %partials_out[%group, 0] [1, $n] [1, 1] : $p.type to $slot_type
-    %2 = tensor.extract_slice $a[%0] [$chunk] [1] : $a.type to $a_chunk_type
-    %3 = tensor.extract_slice $b[%0, 0] [$chunk, $n] [1, 1] : $b.type to $b_chunk_type
-    %group_init = linalg.fill ins($identity : $p.element_type) outs(%1 : $slot_type) -> $slot_type
-    %partial = linalg.vecmat ins(%2, %3 : $a_chunk_type, $b_chunk_type) outs(%group_init : $slot_type) -> $slot_type
-    scf.forall.in_parallel {
-      tensor.parallel_insert_slice %partial into %partials_out[%group, 0] [1, $n] [1, 1] : $slot_type into $p.type
-    }
-  } {mapping = [#iree_linalg_ext.split_reduction_mapping<0>]}
-  flow.return %partials : $p.type
-}
-"""
-"""VECMAT_GROUP_LOOP in a `flow.dispatch.region` of its own, returning its partials."""
 
 VECMAT_LAST_GROUP_AFTER_REGION = """
 %4 = tensor.empty() : $slot_type
@@ -402,11 +330,22 @@ BATCH_TAIL_TYPES = dict(
 )
 
 
+IN_REGION_OPEN = """
+%9 = flow.dispatch.region -> ($p.type) {"""
+IN_REGION_CLOSE = """  flow.return %partials : $p.type
+}
+"""
+"""A group loop between these is in a `flow.dispatch.region` of its own,
+returning its partials as `%9` (which the `*_AFTER_REGION` last groups read)."""
+
+
 def _templates(
-    loop: str, last: str, in_region: str, after_region: str, holes: dict, tail_types: dict
+    loop: str, last: str, after_region: str, holes: dict, tail_types: dict
 ) -> tuple[Template, Template, Template, Template]:
-    """The loop, the loop and the last group, and both in a dispatch region."""
+    """The loop, the loop and the last group, and both with the loop in a
+    dispatch region."""
     tail = {**holes, **TAIL_HOLES, **tail_types}
+    in_region = IN_REGION_OPEN + loop + IN_REGION_CLOSE
     return (
         Template(loop, loops=GROUPS, **holes),
         Template(loop + last, loops=FULL, **tail),
@@ -418,7 +357,6 @@ def _templates(
 GROUPS_LOOP, GROUPS_AND_TAIL, GROUPS_IN_REGION, GROUPS_AND_TAIL_IN_REGION = _templates(
     GROUP_LOOP,
     LAST_GROUP,
-    GROUP_LOOP_IN_REGION,
     LAST_GROUP_AFTER_REGION,
     MATMUL_HOLES,
     MATMUL_TAIL_TYPES,
@@ -427,7 +365,6 @@ BATCH_GROUPS_LOOP, BATCH_GROUPS_AND_TAIL, BATCH_GROUPS_IN_REGION, BATCH_GROUPS_A
     _templates(
         BATCH_GROUP_LOOP,
         BATCH_LAST_GROUP,
-        BATCH_GROUP_LOOP_IN_REGION,
         BATCH_LAST_GROUP_AFTER_REGION,
         BATCH_HOLES,
         BATCH_TAIL_TYPES,
@@ -437,7 +374,6 @@ MATVEC_GROUPS_LOOP, MATVEC_GROUPS_AND_TAIL, MATVEC_GROUPS_IN_REGION, MATVEC_GROU
     _templates(
         MATVEC_GROUP_LOOP,
         MATVEC_LAST_GROUP,
-        MATVEC_GROUP_LOOP_IN_REGION,
         MATVEC_LAST_GROUP_AFTER_REGION,
         MATVEC_HOLES,
         MATVEC_TAIL_TYPES,
@@ -447,7 +383,6 @@ VECMAT_GROUPS_LOOP, VECMAT_GROUPS_AND_TAIL, VECMAT_GROUPS_IN_REGION, VECMAT_GROU
     _templates(
         VECMAT_GROUP_LOOP,
         VECMAT_LAST_GROUP,
-        VECMAT_GROUP_LOOP_IN_REGION,
         VECMAT_LAST_GROUP_AFTER_REGION,
         VECMAT_HOLES,
         VECMAT_TAIL_TYPES,
