@@ -86,6 +86,16 @@ def held_out_sample(seed: int = 3737) -> list[tuple[int, int, int, str]]:
     return out
 
 
+MATH_GOALS = {
+    (False, True): ("FFMA", 0.70, 256),
+    (False, False): ("HMMA", 0.35, 32),
+    (True, True): ("FMA", 0.60, 256),
+    (True, False): ("MFMA", 0.20, 16),
+}
+"""Issue 37's math clauses by (gfx942, on the FMA path): the op, its least
+share of the hot loop, and its least count a barrier (sm_90's after ptxas)."""
+
+
 def done_when(kernels, target: str, element: str) -> list[str]:
     """Issue 37's done-when clauses a configuration's kernels miss (the
     machine-code test's checks), as short words; empty where all hold."""
@@ -106,29 +116,16 @@ def done_when(kernels, target: str, element: str) -> list[str]:
     if target == "gfx942":
         if not (mix.get("GLOBAL_LOAD_X4") or k.async_copies):
             misses.append("no 16-byte load in loop")
-        if element == "f32" and not mix.get("MFMA"):
-            if mix.get("FMA", 0) < 0.60 * total:
-                misses.append(f"FMA {100 * mix.get('FMA', 0) / total:.0f}%")
-            if per is None or per < 256:
-                misses.append(f"{per} FMA/barrier")
-        else:
-            if mix.get("MFMA", 0) < 0.20 * total:
-                misses.append(f"MFMA {100 * mix.get('MFMA', 0) / total:.0f}%")
-            if per is None or per < 16:
-                misses.append(f"{per} MFMA/barrier")
-        return misses
-    if not mix.get("LDGSTS"):
-        misses.append("no cp.async in loop")
-    if element == "f32":
-        if mix.get("FFMA", 0) < 0.70 * total:
-            misses.append(f"FFMA {100 * mix.get('FFMA', 0) / total:.0f}%")
-        if per is None or per < 256:
-            misses.append(f"{per} FFMA/barrier")
+        on_fma = element == "f32" and not mix.get("MFMA")
     else:
-        if mix.get("HMMA", 0) < 0.35 * total:
-            misses.append(f"HMMA {100 * mix.get('HMMA', 0) / total:.0f}%")
-        if per is None or per < 32:
-            misses.append(f"{per} HMMA/barrier")
+        if not mix.get("LDGSTS"):
+            misses.append("no cp.async in loop")
+        on_fma = element == "f32"
+    op, share, at_least = MATH_GOALS[(target == "gfx942", on_fma)]
+    if mix.get(op, 0) < share * total:
+        misses.append(f"{op} {100 * mix.get(op, 0) / total:.0f}%")
+    if per is None or per < at_least:
+        misses.append(f"{per} {op}/barrier")
     return misses
 
 
